@@ -1,0 +1,44 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let package = Package(
+    name: "CareBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "carebridge", targets: ["carebridge"]),
+        .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
+        .library(name: "BridgeCore", targets: ["BridgeCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Pure decoders: bytes in, typed measurements out. No I/O, no C.
+        .target(name: "GATTDecoding"),
+        // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
+        .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // The thin command-line front.
+        .executableTarget(
+            name: "carebridge",
+            dependencies: [
+                "GATTDecoding",
+                "BridgeCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
+        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+    ]
+)
+
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,58 @@
+public import Foundation
+public import GATTDecoding
+
+/// What normalisation needs besides the decoded payload: when it arrived, which zone device clocks are in,
+/// and where it came from.
+public struct SampleContext: Sendable {
+    /// When the bridge received the payload.
+    public var receivedAt: Date
+    /// The bridge's time zone, in which zone-less device timestamps are read.
+    public var timeZone: TimeZone
+    public var source: SampleSource
+    /// The payload bytes, kept beside every sample so history can be re-decoded.
+    public var payload: [UInt8]
+
+    public init(receivedAt: Date, timeZone: TimeZone, source: SampleSource, payload: [UInt8]) {
+        self.receivedAt = receivedAt
+        self.timeZone = timeZone
+        self.source = source
+        self.payload = payload
+    }
+
+    /// Makes one sample: converts `value` from the transmitted `unit` to the type's canonical unit and stamps
+    /// it with the device time (read in ``timeZone``) or, without one, the receive time.
+    /// - Returns: nil if the unit cannot be converted to the type's canonical unit.
+    public func sample(
+        _ type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        deviceTime: DateTime? = nil,
+        index: Int = 0,
+        metadata: [String: String] = [:]
+    ) -> QuantitySample? {
+        guard let canonical = unit.convert(value, to: type.canonicalUnit) else { return nil }
+        let start = deviceTime?.date(in: timeZone) ?? receivedAt
+        return QuantitySample(
+            type: type,
+            value: canonical,
+            unit: type.canonicalUnit,
+            start: start,
+            transmittedValue: value,
+            transmittedUnit: unit,
+            source: source,
+            deviceTime: deviceTime.flatMap { $0.isUnknown ? nil : $0 },
+            receivedAt: receivedAt,
+            rawPayload: payload,
+            index: index,
+            metadata: metadata
+        )
+    }
+}
+
+/// A decoded payload that yields quantity samples.
+///
+/// Special values, "measurement unsuccessful", intermediate readings and status-flagged readings produce
+/// no sample for that quantity; the fields still show them.
+public protocol SampleProducing: GATTPayload {
+    func samples(in context: SampleContext) -> [QuantitySample]
+}

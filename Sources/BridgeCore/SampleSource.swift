@@ -1,0 +1,37 @@
+public import GATTDecoding
+
+/// Where a sample came from: a device's characteristic or advertisement, or a person typing it in.
+public struct SampleSource: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Decoded from what a device sent.
+        case device
+        /// Entered by hand (`carebridge ingest`).
+        case manual
+    }
+
+    public var kind: Kind
+    /// Characteristic (or service-data UUID) the payload arrived on.
+    public var characteristic: BluetoothUUID?
+    /// Decoder that read the payload, e.g. `weight-measurement`.
+    public var decoder: String?
+    public var device: DeviceIdentity?
+
+    public init(
+        kind: Kind,
+        characteristic: BluetoothUUID? = nil,
+        decoder: String? = nil,
+        device: DeviceIdentity? = nil
+    ) {
+        self.kind = kind
+        self.characteristic = characteristic
+        self.decoder = decoder
+        self.device = device
+    }
+
+    public static let manual = SampleSource(kind: .manual)
+
+    /// A device source for one decoder, with the identity known so far.
+    public static func device(_ payload: any GATTPayload.Type, identity: DeviceIdentity? = nil) -> SampleSource {
+        SampleSource(kind: .device, characteristic: payload.source.uuid, decoder: payload.identifier, device: identity)
+    }
+}

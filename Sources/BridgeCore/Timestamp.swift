@@ -1,0 +1,193 @@
+public import Foundation
+public import GATTDecoding
+
+/// ISO-8601 formatting and parsing with explicit zones, for output, keys and user input.
+public enum Timestamp {
+    /// `2023-12-25T14:30:45+01:00` in `zone` (milliseconds added when the instant has a fraction).
+    public static func format(_ date: Date, in zone: TimeZone) -> String {
+        let offset = zone.secondsFromGMT(for: date)
+        return format(date, offsetSeconds: offset)
+    }
+
+    /// A UTC form used inside idempotency keys: `2023-12-25T13:30:45.000Z`.
+    public static func utcKey(_ date: Date) -> String {
+        let text = format(date, offsetSeconds: 0, alwaysMilliseconds: true)
+        return String(text.dropLast(6)) + "Z"
+    }
+
+    static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {
+        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded() + Double(offsetSeconds) * 1000
+        let milliseconds = Int64(totalMilliseconds)
+        var days = milliseconds / 86_400_000
+        var millisOfDay = milliseconds % 86_400_000
+        if millisOfDay < 0 {
+            millisOfDay += 86_400_000
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        let seconds = millisOfDay / 1000
+        let fraction = millisOfDay % 1000
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        text += "\(pad(Int(seconds / 3600), 2)):\(pad(Int(seconds / 60 % 60), 2)):\(pad(Int(seconds % 60), 2))"
+        if fraction != 0 || alwaysMilliseconds { text += ".\(pad(Int(fraction), 3))" }
+        let sign = offsetSeconds < 0 ? "-" : "+"
+        let absolute = abs(offsetSeconds)
+        text += "\(sign)\(pad(absolute / 3600, 2)):\(pad(absolute / 60 % 60, 2))"
+        return text
+    }
+
+    /// Days since 1970-01-01 → proleptic Gregorian (year, month, day).
+    static func civil(fromDays days: Int64) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    /// Resolves a zone-less wall-clock time in `zone`.
+    ///
+    /// In a DST gap the time is moved forward by the gap; in a repeated hour the earlier instant is taken.
+    public static func date(
+        year: Int,
+        month: Int,
+        day: Int,
+        hour: Int = 0,
+        minute: Int = 0,
+        second: Int = 0,
+        nanosecond: Int = 0,
+        in zone: TimeZone
+    ) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let components = DateComponents(
+            year: year,
+            month: month,
+            day: day,
+            hour: hour,
+            minute: minute,
+            second: second,
+            nanosecond: nanosecond
+        )
+        return calendar.date(from: components)
+    }
+
+    /// Why user-supplied time text could not be read.
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        public var text: String
+        public var description: String {
+            "cannot read '\(text)' as a time: use ISO-8601 such as 2026-11-20, 2026-11-20T07:30, "
+                + "2026-11-20T07:30:00+01:00 or 2026-11-20T06:30:00Z"
+        }
+    }
+
+    /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff]]` with optional `Z` or `±HH:MM`.
+    /// Times without an offset are wall-clock times in `zone`.
+    public static func parse(_ text: String, in zone: TimeZone) throws(ParseError) -> Date {
+        let input = text.trimmingSpaces
+        let utf8 = Array(input.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= utf8.count, !range.isEmpty else { return nil }
+            var value = 0
+            for index in range {
+                let byte = utf8[index]
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        func expect(_ index: Int, _ character: Character) -> Bool {
+            index < utf8.count && utf8[index] == character.asciiValue!
+        }
+        guard let year = number(0..<4), expect(4, "-"), let month = number(5..<7), expect(7, "-"),
+            let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
+        else { throw ParseError(text: text) }
+        var hour = 0
+        var minute = 0
+        var second = 0
+        var nanosecond = 0
+        var index = 10
+        if index < utf8.count {
+            guard expect(10, "T") || expect(10, " "), let h = number(11..<13), expect(13, ":"),
+                let m = number(14..<16), h < 24, m < 60
+            else { throw ParseError(text: text) }
+            hour = h
+            minute = m
+            index = 16
+            if expect(index, ":") {
+                guard let s = number(17..<19), s < 61 else { throw ParseError(text: text) }
+                second = s
+                index = 19
+                if expect(index, ".") {
+                    var end = index + 1
+                    while end < utf8.count, utf8[end] >= 48, utf8[end] <= 57 { end += 1 }
+                    guard end > index + 1 else { throw ParseError(text: text) }
+                    let digits = String(decoding: utf8[(index + 1)..<min(end, index + 10)], as: UTF8.self)
+                    nanosecond = (Int(digits) ?? 0) * Int(pow(10.0, Double(9 - digits.count)))
+                    index = end
+                }
+            }
+        }
+        var resolvedZone = zone
+        if index < utf8.count {
+            if expect(index, "Z"), index + 1 == utf8.count {
+                resolvedZone = TimeZone(secondsFromGMT: 0)!
+            } else if expect(index, "+") || expect(index, "-"), let oh = number((index + 1)..<(index + 3)) {
+                var om = 0
+                if expect(index + 3, ":"), let minutes = number((index + 4)..<(index + 6)), index + 6 == utf8.count {
+                    om = minutes
+                } else if let minutes = number((index + 3)..<(index + 5)), index + 5 == utf8.count {
+                    om = minutes
+                } else if index + 3 != utf8.count {
+                    throw ParseError(text: text)
+                }
+                let sign = expect(index, "-") ? -1 : 1
+                guard let offsetZone = TimeZone(secondsFromGMT: sign * (oh * 3600 + om * 60)) else {
+                    throw ParseError(text: text)
+                }
+                resolvedZone = offsetZone
+            } else {
+                throw ParseError(text: text)
+            }
+        }
+        guard
+            let date = Timestamp.date(
+                year: year,
+                month: month,
+                day: day,
+                hour: hour,
+                minute: minute,
+                second: second,
+                nanosecond: nanosecond,
+                in: resolvedZone
+            )
+        else { throw ParseError(text: text) }
+        return date
+    }
+}
+
+extension DateTime {
+    /// The instant this device wall-clock time names in `zone`; nil when the device did not know the date.
+    public func date(in zone: TimeZone) -> Date? {
+        guard !isUnknown else { return nil }
+        return Timestamp.date(
+            year: year,
+            month: month,
+            day: day,
+            hour: hours,
+            minute: minutes,
+            second: seconds,
+            in: zone
+        )
+    }
+}

@@ -1,0 +1,39 @@
+public import GATTDecoding
+
+extension WeightMeasurement: SampleProducing {
+    /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
+    public func samples(in context: SampleContext) -> [QuantitySample] {
+        var metadata: [String: String] = [:]
+        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
+        var samples: [QuantitySample] = []
+        let massUnit: HealthUnit = isImperial ? .pound : .kilogram
+        if let weight, let sample = context.sample(.bodyMass, value: weight, unit: massUnit, deviceTime: timeStamp, metadata: metadata) {
+            samples.append(sample)
+        }
+        if !isUnsuccessful {
+            if let bmi,
+                let sample = context.sample(
+                    .bodyMassIndex,
+                    value: bmi,
+                    unit: .kilogramPerSquareMetre,
+                    deviceTime: timeStamp,
+                    metadata: metadata
+                )
+            {
+                samples.append(sample)
+            }
+            if let height,
+                let sample = context.sample(
+                    .height,
+                    value: height,
+                    unit: isImperial ? .inch : .metre,
+                    deviceTime: timeStamp,
+                    metadata: metadata
+                )
+            {
+                samples.append(sample)
+            }
+        }
+        return samples
+    }
+}

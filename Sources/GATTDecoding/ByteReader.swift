@@ -1,0 +1,75 @@
+/// A cursor over a characteristic value that reads little-endian fields and throws, with the offset,
+/// instead of reading out of bounds.
+///
+/// Bluetooth LE sends every multi-octet integer little-endian, so that is the default.
+public struct ByteReader: Sendable {
+    /// The whole payload being read.
+    public let bytes: [UInt8]
+    /// Offset of the next byte to read.
+    public private(set) var offset: Int
+    /// The characteristic or format being decoded, used in error messages.
+    public let context: String
+
+    public init(_ bytes: [UInt8], context: String) {
+        self.bytes = bytes
+        self.offset = 0
+        self.context = context
+    }
+
+    /// Bytes not read yet.
+    public var remaining: Int { bytes.count - offset }
+
+    /// Throws unless at least `count` more bytes are available for `field`.
+    public func require(_ count: Int, for field: String) throws(GATTDecodingError) {
+        guard remaining >= count else {
+            throw GATTDecodingError(
+                context: context,
+                offset: offset,
+                reason: .insufficientBytes(field: field, expected: count, available: remaining)
+            )
+        }
+    }
+
+    /// Reads an unsigned or signed integer of `T`'s width.
+    public mutating func read<T: FixedWidthInteger>(
+        _: T.Type = T.self,
+        field: String
+    ) throws(GATTDecodingError) -> T {
+        let size = MemoryLayout<T>.size
+        try require(size, for: field)
+        var value: T = 0
+        for index in 0..<size {
+            value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index)
+        }
+        offset += size
+        return value
+    }
+
+    /// Reads a 24-bit unsigned integer (PLX Device and Sensor Status, for example).
+    public mutating func readUInt24(field: String) throws(GATTDecodingError) -> UInt32 {
+        try require(3, for: field)
+        let value = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+        offset += 3
+        return value
+    }
+
+    /// Reads `count` raw bytes.
+    public mutating func readBytes(_ count: Int, field: String) throws(GATTDecodingError) -> [UInt8] {
+        try require(count, for: field)
+        let slice = Array(bytes[offset..<offset + count])
+        offset += count
+        return slice
+    }
+
+    /// Reads everything that is left.
+    public mutating func readRemaining() -> [UInt8] {
+        let slice = Array(bytes[offset...])
+        offset = bytes.count
+        return slice
+    }
+
+    /// Builds an error at the current offset, for checks that are not about length.
+    public func error(_ reason: GATTDecodingError.Reason) -> GATTDecodingError {
+        GATTDecodingError(context: context, offset: offset, reason: reason)
+    }
+}

@@ -1,0 +1,80 @@
+/// Date Time (0x2A08): a device's local wall-clock time, with no time zone.
+///
+/// Zero in year, month or day means "not known". Ranges are validated here because lenient calendar
+/// APIs would roll month 13 into the next year.
+/// - SeeAlso: GATT Specification Supplement, Date Time; `gatt-reference.md` §3.
+public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
+    public static let identifier = "date-time"
+    public static let name = "Date Time"
+    public static let source = PayloadSource.characteristic(.dateTime)
+
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hours: Int
+    public var minutes: Int
+    public var seconds: Int
+
+    public init(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hours = hours
+        self.minutes = minutes
+        self.seconds = seconds
+    }
+
+    public init(from reader: inout ByteReader) throws(GATTDecodingError) {
+        try reader.require(7, for: "Date Time")
+        let start = reader.offset
+        year = Int(try reader.read(UInt16.self, field: "Year"))
+        month = Int(try reader.read(UInt8.self, field: "Month"))
+        day = Int(try reader.read(UInt8.self, field: "Day"))
+        hours = Int(try reader.read(UInt8.self, field: "Hours"))
+        minutes = Int(try reader.read(UInt8.self, field: "Minutes"))
+        seconds = Int(try reader.read(UInt8.self, field: "Seconds"))
+        let checks: [(String, Int, ClosedRange<Int>, Int)] = [
+            ("Year", year, 1582...9999, 0), ("Month", month, 1...12, 2), ("Day", day, 1...31, 3),
+            ("Hours", hours, 0...23, 4), ("Minutes", minutes, 0...59, 5), ("Seconds", seconds, 0...59, 6),
+        ]
+        for (name, value, range, relative) in checks where value != 0 || relative >= 4 {
+            guard range.contains(value) else {
+                throw GATTDecodingError(
+                    context: reader.context,
+                    offset: start + relative,
+                    reason: .invalidValue(
+                        field: name,
+                        raw: UInt64(value),
+                        expected: "\(range.lowerBound)–\(range.upperBound)\(relative < 4 ? " or 0 (unknown)" : "")"
+                    )
+                )
+            }
+        }
+    }
+
+    /// True when the device does not know the date (year, month or day is 0).
+    public var isUnknown: Bool { year == 0 || month == 0 || day == 0 }
+
+    /// ISO-8601 wall-clock form without zone, e.g. `2024-03-15T07:30:00`.
+    public var description: String {
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2))"
+    }
+
+    public var fields: JSONObject {
+        isUnknown ? ["value": .string(description), "unknown": .bool(true)] : ["value": .string(description)]
+    }
+
+    /// The field form used inside measurements: the wall-clock string, or `"unknown"`.
+    public var field: JSONValue { isUnknown ? .string("unknown") : .string(description) }
+}
+
+extension ByteReader {
+    /// Reads a 7-octet Date Time.
+    public mutating func readDateTime() throws(GATTDecodingError) -> DateTime {
+        try DateTime(from: &self)
+    }
+}

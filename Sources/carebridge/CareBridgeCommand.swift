@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct CareBridgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "carebridge",
+        abstract: "Bridge Bluetooth LE health devices to a CareKit-style care plan.",
+        discussion: """
+            CareBridge decodes what scales, thermometers, heart-rate straps, blood-pressure cuffs, glucose \
+            meters and pulse oximeters send, normalises it into quantity samples, and completes the matching \
+            assessment events of a care plan.
+            """,
+        subcommands: [Decode.self]
+    )
+}

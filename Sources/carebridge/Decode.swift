@@ -1,0 +1,85 @@
+import ArgumentParser
+import BridgeCore
+import Foundation
+import GATTDecoding
+
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode one characteristic value or advertisement payload and show its fields and samples.",
+        discussion: """
+            Examples:
+              carebridge decode 2A9D 02A438E80703 0F071E00
+              carebridge decode 0x2a37 16484003
+              carebridge decode --service-data 181B 0022E80703 0F071E00F401A438
+
+            CHARACTERISTIC accepts 16-bit (2A9D, 0x2a9d) or full 128-bit UUIDs. HEX may contain spaces or \
+            colons. Timestamps without a zone (device clocks) are read in --time-zone. Exit status: 0 decoded, \
+            64 unknown characteristic, 65 malformed payload.
+            """
+    )
+
+    @Flag(name: .long, help: "Treat the UUID as a Service Data key of an advertisement (Mi scales).")
+    var serviceData = false
+
+    @Flag(name: .long, inversion: .prefixedNo, help: "Indent the JSON (default: on when writing to a terminal).")
+    var pretty: Bool?
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Characteristic (or service-data) UUID, e.g. 2A9D.")
+    var uuid: String
+
+    @Argument(parsing: .remaining, help: "The payload in hex.")
+    var hex: [String]
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        guard let parsed = BluetoothUUID(uuid) else {
+            Output.error("'\(uuid)' is not a Bluetooth UUID (use 2A9D, 0x2a9d or a 128-bit UUID)")
+            throw ExitCode(64)
+        }
+        let decoder = serviceData ? DecoderCatalog.decoder(forServiceData: parsed) : DecoderCatalog.decoder(forCharacteristic: parsed)
+        guard let decoder else {
+            let supported = DecoderCatalog.all.filter { $0.source.isServiceData == serviceData }
+                .map { "  \($0.source.uuid)  \($0.name)" }
+                .joined(separator: "\n")
+            Output.error(
+                "unsupported \(serviceData ? "service-data UUID" : "characteristic") \(parsed); supported:\n\(supported)"
+            )
+            throw ExitCode(64)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try Hex.bytes(hex.joined())
+        } catch {
+            Output.error("\(decoder.displayName): \(error)")
+            throw ExitCode(65)
+        }
+        let payload: any GATTPayload
+        do {
+            payload = try decoder.decode(bytes)
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(65)
+        }
+        var object: JSONObject = [
+            (serviceData ? "serviceData" : "characteristic"): .string(parsed.description),
+            "name": .string(decoder.name),
+            "decoder": .string(decoder.identifier),
+            "payload": .string(Hex.string(bytes)),
+            "fields": .object(payload.fields),
+        ]
+        var samples: [JSONValue] = []
+        if let producing = payload as? any SampleProducing {
+            let context = SampleContext(
+                receivedAt: Date(),
+                timeZone: zone,
+                source: .device(decoder),
+                payload: bytes
+            )
+            samples = producing.samples(in: context).map { $0.json(in: zone) }
+        }
+        object["samples"] = .array(samples)
+        print(JSONValue.object(object).serialized(pretty: pretty ?? Output.isTerminal))
+    }
+}

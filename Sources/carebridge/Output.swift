@@ -1,0 +1,16 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small helpers for writing to the terminal.
+enum Output {
+    /// True when standard output is a terminal (pretty output, progress bars).
+    static var isTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+
+    /// Writes one line to standard error.
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data(("carebridge: " + message + "\n").utf8))
+    }
+}
