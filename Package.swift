@@ -29,6 +29,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks that print figures (run with -c release).
+        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),

@@ -1,0 +1,36 @@
+// Benchmarks that print figures. Build and run in release:
+//   swift run -c release carebridge-bench            # all
+//   swift run -c release carebridge-bench decode     # one
+// Each benchmark lives in its own file and registers itself in `benchmarks` below.
+
+import Foundation
+
+/// A named benchmark; `run` prints its own figures.
+struct Benchmark: Sendable {
+    var name: String
+    var summary: String
+    var run: @Sendable () async throws -> Void
+}
+
+let benchmarks: [Benchmark] = [
+    decodeBenchmark
+]
+
+let requested = Set(CommandLine.arguments.dropFirst())
+if requested.contains("--help") || requested.contains("-h") {
+    print("usage: carebridge-bench [NAME…]\n")
+    for benchmark in benchmarks { print("  \(benchmark.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(benchmark.summary)") }
+    exit(0)
+}
+let unknown = requested.subtracting(benchmarks.map(\.name))
+if !unknown.isEmpty {
+    FileHandle.standardError.write(Data("carebridge-bench: unknown benchmark(s) \(unknown.sorted().joined(separator: ", "))\n".utf8))
+    exit(64)
+}
+#if DEBUG
+print("warning: debug build; figures are meaningful only with -c release")
+#endif
+for benchmark in benchmarks where requested.isEmpty || requested.contains(benchmark.name) {
+    print("== \(benchmark.name): \(benchmark.summary)")
+    try await benchmark.run()
+}
