@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,22 @@ let package = Package(
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // The live transport: bluetoothd over D-Bus (sd-bus), adapters through libudev.
+        .target(
+            name: "BlueZTransport",
+            dependencies: [
+                "BridgeCore",
+                "GATTDecoding",
+                "CSystemd",
+                "CUdev",
+                "CBluetooth",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -34,6 +51,16 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "BlueZTransportTests",
+            dependencies: [
+                "BlueZTransport",
+                "BridgeCore",
+                "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
 
