@@ -462,7 +462,7 @@ public final class DBusConnection: @unchecked Sendable {
             if contents == "y" {
                 var pointer: UnsafeRawPointer?
                 var size = 0
-                try check(sd_bus_message_read_array(m, type, &pointer, &size), "read ay")
+                try check(sd_bus_message_read_array(m, CChar(UInt8(ascii: "y")), &pointer, &size), "read ay")
                 guard let pointer, size > 0 else { return .bytes([]) }
                 return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: size)))
             }
