@@ -47,14 +47,14 @@ public struct MiBodyCompositionScale2: GATTPayload, Hashable {
         [
             "control0": .int(Int(control0)),
             "control1": .int(Int(control1)),
+            "stabilised": .bool(isStabilised),
+            "loadRemoved": .bool(isLoadRemoved),
+            "impedanceValid": .bool(isImpedanceValid),
             "timeStamp": timeStamp.field,
             "impedance": .int(Int(impedance)),
             "impedanceUnit": .string("Ohm"),
-            "impedanceValid": .bool(isImpedanceValid),
             "weight": .double(weight),
             "weightUnit": .string(weightUnit.rawValue),
-            "stabilised": .bool(isStabilised),
-            "loadRemoved": .bool(isLoadRemoved),
         ]
     }
 }

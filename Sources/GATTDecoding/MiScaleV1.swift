@@ -46,10 +46,10 @@ public struct MiScaleV1: GATTPayload, Hashable {
     public var fields: JSONObject {
         [
             "control": .int(Int(control)),
-            "weight": .double(weight),
-            "weightUnit": .string(weightUnit.rawValue),
             "stabilised": .bool(isStabilised),
             "loadRemoved": .bool(isLoadRemoved),
+            "weight": .double(weight),
+            "weightUnit": .string(weightUnit.rawValue),
             "timeStamp": timeStamp.field,
         ]
     }

@@ -106,6 +106,8 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
     public var `operator`: Operator
     /// Everything after the operator, as sent.
     public var operand: [UInt8]
+    /// Operand bytes no field above accounts for (unknown op code or filter type, trailing bytes).
+    public var unparsedOperand: [UInt8]
     /// Number of Stored Records response: the count.
     public var numberOfRecords: UInt32?
     /// Number of Stored Records response: how many octets the count used (1, 2 or 4).
@@ -158,7 +160,7 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
             break
         }
         operand = Array(reader.bytes[operandStart...])
-        _ = reader.readRemaining()
+        unparsedOperand = reader.readRemaining()
     }
 
     /// The request these bytes encode, when they are one of the requests ``Request`` can build.
@@ -204,7 +206,7 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
             fields["filterTypeName"] = .string(BitNames.code(Int(filterType), [1: "sequence number", 2: "user facing time"]))
             if !filterValues.isEmpty { fields["filterValues"] = .array(filterValues.map(\.field)) }
         }
-        if !operand.isEmpty { fields["operand"] = .string(Hex.string(operand)) }
+        if !unparsedOperand.isEmpty { fields["operand"] = .string(Hex.string(unparsedOperand)) }
         return fields
     }
 }
