@@ -15,6 +15,25 @@ public enum DecoderCatalog {
         BloodPressureMeasurement.self,
         IntermediateCuffPressure.self,
         BloodPressureFeature.self,
+        GlucoseMeasurement.self,
+        GlucoseMeasurementContext.self,
+        RecordAccessControlPoint.self,
+        PLXSpotCheckMeasurement.self,
+        PLXContinuousMeasurement.self,
+        PLXFeatures.self,
+        CurrentTime.self,
+        BatteryLevel.self,
+        ManufacturerNameString.self,
+        ModelNumberString.self,
+        SerialNumberString.self,
+        HardwareRevisionString.self,
+        FirmwareRevisionString.self,
+        SoftwareRevisionString.self,
+        SystemID.self,
+        PnPID.self,
+        // Advertisement formats (Service Data)
+        MiScaleV1.self,
+        MiBodyCompositionScale2.self,
     ]
 
     /// The default decoder for a characteristic UUID.
