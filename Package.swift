@@ -65,7 +65,8 @@ let package = Package(
             dependencies: [
                 "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Golden"]
         ),
     ]
 )

@@ -4,7 +4,7 @@ import GATTDecoding
 
 /// Writes a deterministic heart-rate strap session: advertisement, connect, Device Information reads, then
 /// one Heart Rate Measurement notification per second with the RR intervals of the beats that ended in
-/// that second (flags `16`: sensor contact detected, RR present, uint8 heart rate).
+/// that second (flags `16`: sensor contact detected, RR present, uint8 heart rate; `06` in a second without a beat).
 ///
 /// Used for `Recordings/heart-rate-strap-20-minutes.jsonl` and by the replay benchmark (24 hours). The same
 /// arguments always give the same bytes.
@@ -92,7 +92,8 @@ public struct SyntheticHeartRateSession: Sendable {
                 beat += interval
                 rr.append(UInt16((interval * 1024).rounded()))
             }
-            var bytes: [UInt8] = [0x16, UInt8(rate.rounded())]
+            // Flags 16: contact detected + RR present; 06 when no beat ended in this second.
+            var bytes: [UInt8] = [rr.isEmpty ? 0x06 : 0x16, UInt8(rate.rounded())]
             for value in rr.suffix(9) {
                 bytes.append(UInt8(value & 0xFF))
                 bytes.append(UInt8(value >> 8))
