@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,8 @@ let package = Package(
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -30,9 +33,10 @@ let package = Package(
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore", "CarePlan"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
     ]
 )
