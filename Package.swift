@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
         .library(name: "CareStore", targets: ["CareStore"]),
     ],
     dependencies: [
@@ -21,11 +22,14 @@ let package = Package(
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
         .target(
             name: "CareStore",
             dependencies: [
                 "BridgeCore",
+                "CarePlan",
                 "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -37,6 +41,7 @@ let package = Package(
             dependencies: [
                 "GATTDecoding",
                 "BridgeCore",
+                "CarePlan",
                 "CareStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -48,6 +53,7 @@ let package = Package(
             dependencies: [
                 "GATTDecoding",
                 "BridgeCore",
+                "CarePlan",
                 "CareStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -55,11 +61,13 @@ let package = Package(
         ),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
         .testTarget(
             name: "CareStoreTests",
             dependencies: [
                 "CareStore",
+                "CarePlan",
                 "BridgeCore",
                 "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
