@@ -7,6 +7,10 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// The store file or its directory could not be created or opened.
         case storeLocation
+        /// A task with this id already exists (``CareStore/addTask(_:at:)``).
+        case taskExists
+        /// The task content is not valid (empty id, bad schedule, linkage on an intervention, …).
+        case invalidTask
         /// No task has this id (or every version of it is deleted).
         case taskNotFound
         /// The task exists but is deleted.
