@@ -78,7 +78,7 @@ extension CareStore {
                 arguments: [version.record.uuid, scheduled.occurrence]
             )
             if exists == nil {
-                var outcome = OutcomeRecord(
+                let outcome = try OutcomeRecord(
                     id: nil,
                     taskUUID: version.record.uuid,
                     taskID: taskID,
@@ -87,10 +87,10 @@ extension CareStore {
                     eventEnd: scheduled.end,
                     createdDate: now,
                     updatedDate: now
-                )
-                try outcome.insert(db)
+                ).inserted(db)
+                guard let outcomeID = outcome.id else { throw CareStoreError(.database, "outcome insert returned no id") }
                 try OutcomeValueRecord(
-                    outcomeID: outcome.id!,
+                    outcomeID: outcomeID,
                     position: 0,
                     value: 1,
                     unit: "1",

@@ -1,6 +1,8 @@
 public import BridgeCore
+import CarePlan
 public import Foundation
 import GRDB
+import Logging
 
 extension CareStore {
     /// Stores one sample and auto-completes the events it falls in. Storing the same sample again (same

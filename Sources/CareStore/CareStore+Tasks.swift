@@ -2,6 +2,7 @@ import BridgeCore
 public import CarePlan
 public import Foundation
 import GRDB
+import Logging
 
 extension CareStore {
     /// Creates or versions every task of a plan in one transaction: a task that does not exist is added, a

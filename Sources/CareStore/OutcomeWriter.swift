@@ -1,3 +1,5 @@
+import BridgeCore
+import CarePlan
 import Foundation
 import GRDB
 
