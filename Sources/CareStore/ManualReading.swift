@@ -30,7 +30,8 @@ public enum ManualReading {
         }
 
         static func format(_ value: Double) -> String {
-            value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+            let rounded = (value * 100).rounded() / 100
+            return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
         }
     }
 
