@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
+        .library(name: "CareStore", targets: ["CareStore"]),
         .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
         .library(name: "SessionReplay", targets: ["SessionReplay"]),
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
@@ -16,12 +18,26 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
+        .target(
+            name: "CareStore",
+            dependencies: [
+                "BridgeCore",
+                "CarePlan",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
         .target(name: "DeviceProfiles", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
@@ -29,11 +45,11 @@ let package = Package(
             name: "SessionReplay",
             dependencies: ["BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
         ),
-        // The ingestion pipeline: transport events → profile → decoder → samples → sink.
+        // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
         .target(
             name: "CareBridgeKit",
             dependencies: [
-                "BridgeCore", "GATTDecoding", "DeviceProfiles", "SessionReplay",
+                "BridgeCore", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -43,6 +59,8 @@ let package = Package(
             dependencies: [
                 "GATTDecoding",
                 "BridgeCore",
+                "CarePlan",
+                "CareStore",
                 "DeviceProfiles",
                 "SessionReplay",
                 "CareBridgeKit",
@@ -51,9 +69,20 @@ let package = Package(
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(
+            name: "carebridge-bench",
+            dependencies: [
+                "GATTDecoding",
+                "BridgeCore",
+                "CarePlan",
+                "CareStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
@@ -63,10 +92,21 @@ let package = Package(
         .testTarget(
             name: "CareBridgeKitTests",
             dependencies: [
-                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding",
+                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "CareStoreTests",
+            dependencies: [
+                "CareStore",
+                "CarePlan",
+                "BridgeCore",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )
