@@ -21,7 +21,7 @@ public enum PipelineRunner {
         batchSize: Int = 4096,
         logger: Logger,
         progress: (@Sendable (Int) -> Void)? = nil
-    ) async throws -> IngestReport where C.Duration == Duration {
+    ) async throws -> PipelineReport where C.Duration == Duration {
         var configuration = configuration
         if let zone = transport.header.timeZone { configuration.timeZone = zone }
         var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
@@ -56,7 +56,7 @@ public enum PipelineRunner {
         configuration: PipelineConfiguration,
         sink: any SampleSink,
         logger: Logger
-    ) async throws -> IngestReport {
+    ) async throws -> PipelineReport {
         var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
         var batch = Batch(sink: sink, size: 1)
         var issues: [PipelineIssue] = []
@@ -81,7 +81,7 @@ public enum PipelineRunner {
         let sink: any SampleSink
         let size: Int
         var samples: [QuantitySample] = []
-        var report = IngestReport()
+        var report = PipelineReport()
 
         init(sink: any SampleSink, size: Int) {
             self.sink = sink

@@ -42,7 +42,7 @@ import Testing
         #expect(report.devices.allSatisfy { $0.profile != nil })
     }
 
-    static func replay(recording: String) async throws -> (IngestReport, [QuantitySample]) {
+    static func replay(recording: String) async throws -> (PipelineReport, [QuantitySample]) {
         let path = PackageFixtures.recordings.appendingPathComponent(recording).path
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let transport = try ReplayTransport(path: path, logger: logger)

@@ -22,7 +22,7 @@ public struct IngestProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What one ingest run did: devices, samples by type, bad lines and warnings.
-public struct IngestReport: Sendable {
+public struct PipelineReport: Sendable {
     public var events = 0
     public var devices: [DeviceSummary] = []
     public var samplesByType: [QuantityType: Int] = [:]
@@ -36,7 +36,7 @@ public struct IngestReport: Sendable {
     public var samples: Int { samplesByType.values.reduce(0, +) }
 
     /// Adds another run's figures (one report for several files).
-    public mutating func merge(_ other: IngestReport) {
+    public mutating func merge(_ other: PipelineReport) {
         events += other.events
         for device in other.devices {
             if let index = devices.firstIndex(where: { $0.identity.key == device.identity.key }) {
