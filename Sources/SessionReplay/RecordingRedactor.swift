@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GATTDecoding
 
 /// Replaces device addresses and names in a recording, consistently (the same address always becomes the
@@ -25,17 +25,11 @@ public struct RecordingRedactor {
         public var unparsedLines: [Int]
     }
 
-    /// Redacts `input` into `output` line by line (memory stays flat).
+    /// Redacts `input` into a new file `output` line by line (memory stays flat).
     /// - Throws: ``RecordingError`` when either file cannot be opened or written.
     public mutating func redact(input: String, output: String) throws(RecordingError) -> Report {
-        guard let lines = LineReader(path: input) else {
-            throw RecordingError(
-                code: .cannotOpen,
-                message: "cannot open: \(LineReader.lastErrorDescription)",
-                location: RecordingLocation(file: input, line: 0)
-            )
-        }
-        guard let handle = FileManager.default.createFile(atPath: output, contents: nil) ? FileHandle(forWritingAtPath: output) : nil
+        guard FileManager.default.createFile(atPath: output, contents: nil),
+            let handle = FileHandle(forWritingAtPath: output)
         else {
             throw RecordingError(
                 code: .cannotWrite,
@@ -44,6 +38,19 @@ public struct RecordingRedactor {
             )
         }
         defer { try? handle.close() }
+        return try redact(input: input, to: handle)
+    }
+
+    /// Redacts `input` line by line into an open file handle (standard output, for example).
+    /// - Throws: ``RecordingError`` when the input cannot be opened.
+    public mutating func redact(input: String, to handle: FileHandle) throws(RecordingError) -> Report {
+        guard let lines = LineReader(path: input) else {
+            throw RecordingError(
+                code: .cannotOpen,
+                message: "cannot open: \(LineReader.lastErrorDescription)",
+                location: RecordingLocation(file: input, line: 0)
+            )
+        }
         var report = Report(lines: 0, addresses: 0, names: 0, unparsedLines: [])
         var pending = Data()
         while let line = lines.nextLine({ bytes in redactLine(bytes, lineNumber: lines.lineNumber, report: &report) }) {

@@ -32,17 +32,19 @@ struct RecordingRedact: ParsableCommand {
 
     func run() throws {
         var redactor = RecordingRedactor(keepNames: keepNames)
-        let target = out ?? "/dev/stdout"
         guard FileManager.default.isReadableFile(atPath: file) else {
             Output.error("cannot read \(file)")
             throw ExitCode(66)
         }
         do {
-            let report = try redactor.redact(input: file, output: target)
-            if out != nil {
+            let report: RecordingRedactor.Report
+            if let out {
+                report = try redactor.redact(input: file, output: out)
                 Output.error(
-                    "redacted \(report.lines) lines: \(report.addresses) address(es), \(report.names) name(s) → \(target)"
+                    "redacted \(report.lines) lines: \(report.addresses) address(es), \(report.names) name(s) → \(out)"
                 )
+            } else {
+                report = try redactor.redact(input: file, to: FileHandle.standardOutput)
             }
             for line in report.unparsedLines {
                 Output.error("warning: \(file):\(line) is not valid JSON; only its addresses were replaced")
