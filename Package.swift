@@ -76,6 +76,9 @@ let package = Package(
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
+                "CareBridgeKit",
+                "DeviceProfiles",
+                "SessionReplay",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
