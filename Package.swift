@@ -9,17 +9,51 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
+        .library(name: "CareStore", targets: ["CareStore"]),
+        .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
+        .library(name: "SessionReplay", targets: ["SessionReplay"]),
+        .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
+        .target(
+            name: "CareStore",
+            dependencies: [
+                "BridgeCore",
+                "CarePlan",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
+        .target(name: "DeviceProfiles", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
+        .target(
+            name: "SessionReplay",
+            dependencies: ["BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
+        .target(
+            name: "CareBridgeKit",
+            dependencies: [
+                "BridgeCore", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan", "CareStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -42,24 +76,72 @@ let package = Package(
             dependencies: [
                 "GATTDecoding",
                 "BridgeCore",
+                "CarePlan",
+                "CareStore",
+                "DeviceProfiles",
+                "SessionReplay",
+                "CareBridgeKit",
+                "BlueZTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(
+            name: "carebridge-bench",
+            dependencies: [
+                "GATTDecoding",
+                "BridgeCore",
+                "CarePlan",
+                "CareStore",
+                "CareBridgeKit",
+                "DeviceProfiles",
+                "SessionReplay",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
         .testTarget(
             name: "BlueZTransportTests",
             dependencies: [
+                "carebridge",
                 "BlueZTransport",
                 "BridgeCore",
                 "GATTDecoding",
+                "CareStore",
+                "CarePlan",
+                "SessionReplay",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
+        .testTarget(
+            name: "SessionReplayTests",
+            dependencies: ["SessionReplay", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "CareBridgeKitTests",
+            dependencies: [
+                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan", "CareStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "CareStoreTests",
+            dependencies: [
+                "CareStore",
+                "CarePlan",
+                "BridgeCore",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -13,8 +13,15 @@ struct Benchmark: Sendable {
 }
 
 let benchmarks: [Benchmark] = [
-    decodeBenchmark
+    decodeBenchmark,
+    replayBenchmark,
 ]
+
+// Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child", let hours = Int(CommandLine.arguments[2]) {
+    try await runReplayChild(hours: hours)
+    exit(0)
+}
 
 let requested = Set(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("-h") {

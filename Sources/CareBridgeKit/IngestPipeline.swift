@@ -1,0 +1,486 @@
+public import BridgeCore
+public import DeviceProfiles
+import Foundation
+import GATTDecoding
+public import Logging
+
+/// The ingestion pipeline: transport events → device profile → decoder → samples with device identity.
+///
+/// A value type fed one event at a time; it never blocks and does no I/O, so live transports, replay and
+/// tests drive it alike (``PipelineRunner`` connects it to a transport and a sink). Which decoder reads a
+/// value is the claiming profile's choice, never the UUID's alone.
+///
+/// What it does on top of decoding:
+/// - identity: the advertised name and the Device Information strings go onto every sample of the device;
+/// - broadcast scales: one sample per quantity per stabilised weigh-in; repeated adverts are collapsed and
+///   adverts without samples (unstable, load removed) end a weigh-in that produced samples;
+/// - time: samples with a device time wait until the session ends (disconnect, reconnect, end of a
+///   weigh-in, end of input); if the device clock is evidently wrong the session's offset is estimated and
+///   applied to every timed sample of the session (``QuantitySample/clockOffset``);
+/// - multi-packet Body Composition values are merged before decoding; glucose measurements wait for their
+///   context (same sequence number); intermediate values are decoded but never become samples.
+public struct IngestPipeline {
+    public let catalog: DeviceCatalog
+    public var configuration: PipelineConfiguration
+    private let logger: Logger
+    private var devices: [String: DeviceState] = [:]
+    /// Addresses in order of first appearance, so output never depends on hashing.
+    private var order: [String] = []
+
+    public init(catalog: DeviceCatalog, configuration: PipelineConfiguration, logger: Logger) {
+        self.catalog = catalog
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// What the pipeline knows about each device it has seen, in order of first appearance.
+    public var deviceSummaries: [DeviceSummary] {
+        order.compactMap { address in
+            guard let state = devices[address] else { return nil }
+            return DeviceSummary(identity: state.identity, profile: state.profile?.id, samples: state.sampleCount)
+        }
+    }
+
+    /// Feeds one event.
+    /// - Parameters:
+    ///   - samples: finished samples are appended here.
+    ///   - issues: bad events and warnings are appended here.
+    public mutating func ingest(
+        _ event: TransportEvent,
+        samples: inout [QuantitySample],
+        issues: inout [PipelineIssue]
+    ) {
+        var state = devices[event.device] ?? newDevice(event.device)
+        var output = Output(samples: samples, issues: issues)
+        samples = []
+        issues = []
+        handle(event, state: &state, output: &output)
+        devices[event.device] = state
+        samples = output.samples
+        issues = output.issues
+    }
+
+    /// Ends every open session (end of a recording, shutdown) and emits what was waiting.
+    public mutating func finish(samples: inout [QuantitySample], issues: inout [PipelineIssue]) {
+        var output = Output(samples: samples, issues: issues)
+        samples = []
+        issues = []
+        for address in order {
+            guard var state = devices[address] else { continue }
+            endSession(&state, output: &output)
+            devices[address] = state
+        }
+        samples = output.samples
+        issues = output.issues
+    }
+
+    // MARK: - State
+
+    struct Output {
+        var samples: [QuantitySample]
+        var issues: [PipelineIssue]
+    }
+
+    struct PendingSample {
+        var sample: QuantitySample
+        var live: Bool
+    }
+
+    struct Session {
+        var pending: [PendingSample] = []
+        var lastIntermediate: Date?
+        var firstPacket: (bytes: [UInt8], time: Date)?
+        var awaitingContext: [(sequence: UInt16, samples: [PendingSample])] = []
+        var lastServiceData: [BluetoothUUID: [UInt8]] = [:]
+        var emittedTypes: Set<QuantityType> = []
+        var lastAdvertisement: Date?
+    }
+
+    struct DeviceState {
+        var identity: DeviceIdentity
+        var profile: DeviceProfile?
+        var session = Session()
+        var sampleCount = 0
+        var reportedUnclaimed = false
+        var reportedDecoders: Set<String> = []
+    }
+
+    private mutating func newDevice(_ address: String) -> DeviceState {
+        order.append(address)
+        return DeviceState(identity: DeviceIdentity(address: address))
+    }
+
+    // MARK: - Events
+
+    private func handle(_ event: TransportEvent, state: inout DeviceState, output: inout Output) {
+        switch event.kind {
+        case .advertisement(let advertisement):
+            if let name = advertisement.name, !name.isEmpty { state.identity.name = name }
+            claim(&state, advertisement: advertisement, time: event.time)
+            guard let profile = state.profile, profile.linkMode == .broadcast else { return }
+            for format in profile.serviceData {
+                guard let bytes = advertisement.serviceData[format.uuid] else { continue }
+                broadcast(bytes, format: format, time: event.time, state: &state, output: &output)
+            }
+        case .connected:
+            endSession(&state, output: &output)
+        case .servicesDiscovered(let services):
+            if state.profile == nil {
+                claim(&state, advertisement: Advertisement(serviceUUIDs: services.keys.sorted()), time: event.time)
+            }
+        case .value(let value):
+            characteristicValue(value, time: event.time, state: &state, output: &output)
+        case .disconnected(let reason):
+            logger.debug("disconnected", metadata: ["device.address": "\(event.device)", "reason": "\(reason)"])
+            endSession(&state, output: &output)
+        case .error(let message):
+            output.issues.append(
+                PipelineIssue(severity: .warning, device: event.device, time: event.time, message: "transport error: \(message)")
+            )
+        }
+    }
+
+    private func claim(_ state: inout DeviceState, advertisement: Advertisement, time: Date) {
+        guard state.profile == nil, let profile = catalog.profile(for: advertisement) else { return }
+        state.profile = profile
+        state.identity.profile = profile.id
+        logger.info(
+            "device claimed",
+            metadata: ["device.address": "\(state.identity.key)", "profile": "\(profile.id)"]
+        )
+    }
+
+    private func characteristicValue(
+        _ value: CharacteristicValue,
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) {
+        let address = state.identity.address ?? state.identity.key
+        func bad(_ message: String) {
+            output.issues.append(PipelineIssue(severity: .badEvent, device: address, time: time, message: message))
+        }
+        guard let profile = state.profile else {
+            bad("no device profile claims this device (no matching advertisement or services seen)")
+            return
+        }
+        guard let entry = profile.characteristic(value.characteristic) else {
+            bad("unknown characteristic \(value.characteristic) for profile \(profile.id)")
+            return
+        }
+        if entry.role == .identity {
+            setIdentity(&state.identity, decoder: entry.decoder, bytes: value.bytes)
+            return
+        }
+        guard let decoder = DecoderCatalog.decoder(identifier: entry.decoder) else {
+            if state.reportedDecoders.insert(entry.decoder).inserted {
+                output.issues.append(
+                    PipelineIssue(
+                        severity: .warning,
+                        device: address,
+                        time: time,
+                        message: "profile \(profile.id) names decoder '\(entry.decoder)' for \(value.characteristic), "
+                            + "which this build does not have; its values are ignored"
+                    )
+                )
+            }
+            return
+        }
+        var bytes = value.bytes
+        if entry.multiPacket {
+            guard let merged = multiPacket(bytes, time: time, state: &state, output: &output) else { return }
+            bytes = merged
+        }
+        let payload: any GATTPayload
+        do {
+            payload = try decoder.decode(bytes)
+        } catch {
+            bad("malformed payload: \(error.description)")
+            return
+        }
+        switch entry.role {
+        case .intermediate:
+            state.session.lastIntermediate = time
+        case .info, .identity:
+            logger.debug("value", metadata: ["device.address": "\(address)", "decoder": "\(decoder.identifier)"])
+        case .controlPoint:
+            // RACP Response Code (op code 6): the stored-record download is over; nothing more will follow.
+            if bytes.first == 0x06 { releaseAwaitingContext(&state.session) }
+        case .context:
+            attachContext(payload, bytes: bytes, time: time, state: &state, output: &output)
+        case .measurement:
+            guard let producing = payload as? any SampleProducing else { return }
+            let context = SampleContext(
+                receivedAt: time,
+                timeZone: configuration.timeZone,
+                source: SampleSource(
+                    kind: .device,
+                    characteristic: value.characteristic,
+                    decoder: decoder.identifier,
+                    device: state.identity
+                ),
+                payload: bytes
+            )
+            let samples = producing.samples(in: context)
+            let live = state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+            if live { state.session.lastIntermediate = nil }
+            // A glucose measurement whose context follows waits for it (matched by sequence number).
+            if bytes.count >= 3, bytes[0] & 0x10 != 0, profile.characteristics.contains(where: { $0.role == .context }) {
+                let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
+                state.session.awaitingContext.append((sequence, samples.map { PendingSample(sample: $0, live: live) }))
+                return
+            }
+            accept(samples, live: live, state: &state, output: &output)
+        }
+    }
+
+    // MARK: - Identity
+
+    /// Stores a Device Information string (trailing NUL and whitespace trimmed) in the identity field its
+    /// decoder identifier names.
+    private func setIdentity(_ identity: inout DeviceIdentity, decoder: String, bytes: [UInt8]) {
+        var text = String(decoding: bytes, as: UTF8.self)
+        while let last = text.unicodeScalars.last, last == "\0" || last.properties.isWhitespace {
+            text.unicodeScalars.removeLast()
+        }
+        let value = text.isEmpty ? nil : text
+        switch decoder {
+        case "manufacturer-name-string": identity.manufacturer = value
+        case "model-number-string": identity.model = value
+        case "serial-number-string": identity.serial = value
+        case "firmware-revision-string": identity.firmware = value
+        case "hardware-revision-string": identity.hardware = value
+        case "software-revision-string": identity.software = value
+        default: logger.debug("identity string without a field", metadata: ["decoder": "\(decoder)"])
+        }
+    }
+
+    // MARK: - Multi-packet values
+
+    private func multiPacket(
+        _ bytes: [UInt8],
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) -> [UInt8]? {
+        let address = state.identity.key
+        if let first = state.session.firstPacket, time.timeIntervalSince(first.time) > configuration.multiPacketTimeout {
+            output.issues.append(
+                PipelineIssue(severity: .warning, device: address, time: time, message: "dropped a multi-packet value whose continuation never came")
+            )
+            state.session.firstPacket = nil
+        }
+        let isMultiple = (BodyCompositionPackets.flags(bytes) ?? 0) & BodyCompositionPackets.multiplePacketFlag != 0
+        guard let first = state.session.firstPacket else {
+            if isMultiple {
+                state.session.firstPacket = (bytes, time)
+                return nil
+            }
+            return bytes
+        }
+        state.session.firstPacket = nil
+        do {
+            return try BodyCompositionPackets.merge(first.bytes, bytes)
+        } catch {
+            output.issues.append(
+                PipelineIssue(severity: .badEvent, device: address, time: time, message: "malformed payload: \(error.description)")
+            )
+            return nil
+        }
+    }
+
+    // MARK: - Glucose context
+
+    private func attachContext(
+        _ payload: any GATTPayload,
+        bytes: [UInt8],
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) {
+        guard bytes.count >= 3 else { return }
+        let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
+        guard let index = state.session.awaitingContext.firstIndex(where: { $0.sequence == sequence }) else {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: state.identity.key,
+                    time: time,
+                    message: "context for sequence number \(sequence) without a waiting measurement"
+                )
+            )
+            return
+        }
+        var metadata: [String: String] = [:]
+        Self.flatten(payload.fields, prefix: "", into: &metadata)
+        var waiting = state.session.awaitingContext.remove(at: index).samples
+        for position in waiting.indices {
+            for (key, value) in metadata where waiting[position].sample.metadata[key] == nil {
+                waiting[position].sample.metadata[key] = value
+            }
+        }
+        state.session.pending.append(contentsOf: waiting)
+    }
+
+    /// Context fields as metadata: nested objects joined with dots; flags and the sequence number left out.
+    static func flatten(_ object: JSONObject, prefix: String, into metadata: inout [String: String]) {
+        for member in object.members {
+            let lowered = member.key.lowercased()
+            if lowered.contains("flags") || lowered.contains("sequence") { continue }
+            let key = prefix.isEmpty ? member.key : "\(prefix).\(member.key)"
+            switch member.value {
+            case .null: continue
+            case .bool(let value): metadata[key] = value ? "true" : "false"
+            case .int(let value): metadata[key] = String(value)
+            case .double(let value): metadata[key] = String(value)
+            case .string(let value): metadata[key] = value
+            case .array(let values): metadata[key] = JSONValue.array(values).serialized()
+            case .object(let nested): flatten(nested, prefix: key, into: &metadata)
+            }
+        }
+    }
+
+    private func releaseAwaitingContext(_ session: inout Session) {
+        for waiting in session.awaitingContext { session.pending.append(contentsOf: waiting.samples) }
+        session.awaitingContext = []
+    }
+
+    // MARK: - Broadcast scales
+
+    private func broadcast(
+        _ bytes: [UInt8],
+        format: DeviceProfile.ServiceData,
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) {
+        let gap = state.profile?.tuning.weighInGap ?? 30
+        if let last = state.session.lastAdvertisement, time.timeIntervalSince(last) > gap {
+            endSession(&state, output: &output)
+        }
+        state.session.lastAdvertisement = time
+        if state.session.lastServiceData[format.uuid] == bytes { return }  // a repeat
+        state.session.lastServiceData[format.uuid] = bytes
+        guard let decoder = DecoderCatalog.decoder(identifier: format.decoder) else {
+            if state.reportedDecoders.insert(format.decoder).inserted {
+                output.issues.append(
+                    PipelineIssue(
+                        severity: .warning,
+                        device: state.identity.key,
+                        time: time,
+                        message: "profile \(state.profile?.id ?? "?") names decoder '\(format.decoder)', which this build does not have"
+                    )
+                )
+            }
+            return
+        }
+        let payload: any GATTPayload
+        do {
+            payload = try decoder.decode(bytes)
+        } catch {
+            output.issues.append(
+                PipelineIssue(severity: .badEvent, device: state.identity.key, time: time, message: "malformed advertisement: \(error.description)")
+            )
+            return
+        }
+        guard let producing = payload as? any SampleProducing else { return }
+        let context = SampleContext(
+            receivedAt: time,
+            timeZone: configuration.timeZone,
+            source: SampleSource(kind: .device, characteristic: format.uuid, decoder: decoder.identifier, device: state.identity),
+            payload: bytes
+        )
+        let samples = producing.samples(in: context)
+        if samples.isEmpty {
+            // Unstable or load removed: a weigh-in that already gave its samples is over.
+            if !state.session.emittedTypes.isEmpty { endSession(&state, output: &output) }
+            return
+        }
+        let fresh = samples.filter { !state.session.emittedTypes.contains($0.type) }
+        state.session.emittedTypes.formUnion(fresh.map(\.type))
+        accept(fresh, live: true, state: &state, output: &output)
+    }
+
+    // MARK: - Time
+
+    private func accept(_ samples: [QuantitySample], live: Bool, state: inout DeviceState, output: inout Output) {
+        let clockUnreliable = state.profile?.quirks.clockUnreliable ?? false
+        for var sample in samples {
+            if clockUnreliable || sample.deviceTime == nil {
+                if clockUnreliable {
+                    sample.end = sample.receivedAt.addingTimeInterval(sample.end.timeIntervalSince(sample.start))
+                    sample.start = sample.receivedAt
+                }
+                emit(sample, state: &state, output: &output)
+            } else {
+                state.session.pending.append(PendingSample(sample: sample, live: live))
+            }
+        }
+    }
+
+    private func emit(_ sample: QuantitySample, state: inout DeviceState, output: inout Output) {
+        var sample = sample
+        sample.source.device = state.identity
+        state.sampleCount += 1
+        output.samples.append(sample)
+    }
+
+    /// Ends the device's session: decides whether its clock was wrong, corrects and emits the waiting samples.
+    private func endSession(_ state: inout DeviceState, output: inout Output) {
+        var session = state.session
+        state.session = Session()
+        if session.firstPacket != nil {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: state.identity.key,
+                    time: session.firstPacket!.time,
+                    message: "dropped a multi-packet value whose continuation never came"
+                )
+            )
+        }
+        releaseAwaitingContext(&session)
+        guard !session.pending.isEmpty else { return }
+        let offset = clockOffset(session.pending)
+        if let offset {
+            logger.notice(
+                "device clock is off; correcting this session",
+                metadata: ["device.address": "\(state.identity.key)", "offset.seconds": "\(offset)"]
+            )
+        }
+        for pending in session.pending {
+            var sample = pending.sample
+            if let offset {
+                sample.start = sample.start.addingTimeInterval(offset)
+                sample.end = sample.end.addingTimeInterval(offset)
+                sample.clockOffset = offset
+            }
+            emit(sample, state: &state, output: &output)
+        }
+    }
+
+    /// The session's clock offset in whole seconds, when the device clock is evidently wrong:
+    /// a live measurement further than the skew tolerance from its receive time, a record in the future, or
+    /// a record before the year 2000. Estimated from the live measurement, else from the last record.
+    func clockOffset(_ pending: [PendingSample]) -> Double? {
+        func skew(_ sample: QuantitySample) -> Double { sample.receivedAt.timeIntervalSince(sample.start) }
+        if let live = pending.last(where: \.live), abs(skew(live.sample)) > configuration.clockSkewTolerance {
+            return skew(live.sample).rounded()
+        }
+        let implausible = pending.contains { pending in
+            let sample = pending.sample
+            return (sample.deviceTime?.year ?? 2000) < 2000 || -skew(sample) > configuration.futureTolerance
+        }
+        guard implausible, let last = pending.last else { return nil }
+        return skew(last.sample).rounded()
+    }
+}
+
+/// A device the pipeline saw.
+public struct DeviceSummary: Sendable, Hashable {
+    public var identity: DeviceIdentity
+    /// Id of the claiming profile, nil when none claimed it.
+    public var profile: String?
+    /// Samples emitted for the device.
+    public var samples: Int
+}

@@ -1,0 +1,54 @@
+public import BridgeCore
+public import SessionReplay
+
+/// A problem found while ingesting, with where it came from when the input was a recording.
+public struct IngestProblem: Sendable, Hashable, CustomStringConvertible {
+    /// `file:line` for recordings; nil for live transports.
+    public var location: RecordingLocation?
+    public var device: String?
+    public var message: String
+
+    public init(location: RecordingLocation?, device: String?, message: String) {
+        self.location = location
+        self.device = device
+        self.message = message
+    }
+
+    public var description: String {
+        var text = location.map { "\($0): " } ?? ""
+        if let device { text += "\(device): " }
+        return text + message
+    }
+}
+
+/// What one ingest run did: devices, samples by type, bad lines and warnings.
+public struct PipelineReport: Sendable {
+    public var events = 0
+    public var devices: [DeviceSummary] = []
+    public var samplesByType: [QuantityType: Int] = [:]
+    /// Events that could not be used (bad lines for recordings), in input order.
+    public var badEvents: [IngestProblem] = []
+    public var warnings: [IngestProblem] = []
+
+    public init() {}
+
+    /// Every sample the pipeline produced.
+    public var samples: Int { samplesByType.values.reduce(0, +) }
+
+    /// Adds another run's figures (one report for several files).
+    public mutating func merge(_ other: PipelineReport) {
+        events += other.events
+        for device in other.devices {
+            if let index = devices.firstIndex(where: { $0.identity.key == device.identity.key }) {
+                devices[index].samples += device.samples
+                devices[index].identity = device.identity
+                devices[index].profile = device.profile ?? devices[index].profile
+            } else {
+                devices.append(device)
+            }
+        }
+        for (type, count) in other.samplesByType { samplesByType[type, default: 0] += count }
+        badEvents += other.badEvents
+        warnings += other.warnings
+    }
+}

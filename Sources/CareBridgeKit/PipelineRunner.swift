@@ -1,0 +1,109 @@
+public import BridgeCore
+public import DeviceProfiles
+public import Logging
+public import SessionReplay
+
+/// Connects a transport, the pipeline and a sink: reads events, writes samples in batches, collects a report.
+public enum PipelineRunner {
+    /// Replays one recording through the pipeline into `sink`.
+    ///
+    /// Device clocks are read in the recording's zone when its header names one, else in
+    /// `configuration.timeZone`.
+    /// - Parameters:
+    ///   - batchSize: samples per ``SampleSink/write(_:)`` call.
+    ///   - progress: called with the current line number every few thousand events.
+    /// - Throws: what the transport or the sink throws.
+    public static func replay<C: Clock>(
+        _ transport: ReplayTransport<C>,
+        catalog: DeviceCatalog,
+        configuration: PipelineConfiguration,
+        sink: any SampleSink,
+        batchSize: Int = 4096,
+        logger: Logger,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> PipelineReport where C.Duration == Duration {
+        var configuration = configuration
+        if let zone = transport.header.timeZone { configuration.timeZone = zone }
+        var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
+        var batch = Batch(sink: sink, size: batchSize)
+        var issues: [PipelineIssue] = []
+        for try await item in transport.items() {
+            switch item {
+            case .problem(let problem):
+                batch.report.badEvents.append(IngestProblem(location: problem.location, device: nil, message: problem.message))
+            case .event(let event, let location):
+                batch.report.events += 1
+                pipeline.ingest(event, samples: &batch.samples, issues: &issues)
+                if !issues.isEmpty {
+                    batch.record(issues, location: location)
+                    issues.removeAll(keepingCapacity: true)
+                }
+                if batch.samples.count >= batchSize { try await batch.flush() }
+                if let progress, batch.report.events % 2048 == 0 { progress(location.line) }
+            }
+        }
+        pipeline.finish(samples: &batch.samples, issues: &issues)
+        batch.record(issues, location: nil)
+        try await batch.flush()
+        batch.report.devices = pipeline.deviceSummaries
+        return batch.report
+    }
+
+    /// Runs a live transport until its stream ends (or the task is cancelled).
+    public static func run(
+        _ transport: any DeviceTransport,
+        catalog: DeviceCatalog,
+        configuration: PipelineConfiguration,
+        sink: any SampleSink,
+        logger: Logger
+    ) async throws -> PipelineReport {
+        var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
+        var batch = Batch(sink: sink, size: 1)
+        var issues: [PipelineIssue] = []
+        for try await event in transport.events() {
+            batch.report.events += 1
+            pipeline.ingest(event, samples: &batch.samples, issues: &issues)
+            for issue in issues {
+                logger.warning("\(issue.message)", metadata: ["device.address": "\(issue.device)"])
+            }
+            batch.record(issues, location: nil)
+            issues.removeAll(keepingCapacity: true)
+            try await batch.flush()  // live samples go out as they come
+        }
+        pipeline.finish(samples: &batch.samples, issues: &issues)
+        batch.record(issues, location: nil)
+        try await batch.flush()
+        batch.report.devices = pipeline.deviceSummaries
+        return batch.report
+    }
+
+    private struct Batch {
+        let sink: any SampleSink
+        let size: Int
+        var samples: [QuantitySample] = []
+        var report = PipelineReport()
+
+        init(sink: any SampleSink, size: Int) {
+            self.sink = sink
+            self.size = size
+            samples.reserveCapacity(size + 64)
+        }
+
+        mutating func record(_ issues: [PipelineIssue], location: RecordingLocation?) {
+            for issue in issues {
+                let problem = IngestProblem(location: location, device: issue.device, message: issue.message)
+                switch issue.severity {
+                case .badEvent: report.badEvents.append(problem)
+                case .warning: report.warnings.append(problem)
+                }
+            }
+        }
+
+        mutating func flush() async throws {
+            guard !samples.isEmpty else { return }
+            for sample in samples { report.samplesByType[sample.type, default: 0] += 1 }
+            try await sink.write(samples)
+            samples.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import BridgeCore
+public import GATTDecoding
+
+/// Why a profile file could not be read: the JSON path of the field and what is wrong with it.
+public struct DeviceProfileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// JSON path of the offending field, e.g. `characteristics[2].uuid` (empty for the whole file).
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { field.isEmpty ? message : "\(field): \(message)" }
+}
+
+extension DeviceProfile {
+    /// Reads a profile from its JSON text (the `Devices/*.json` format documented in `Devices/README.md`).
+    /// - Throws: ``DeviceProfileError`` naming the field and the problem.
+    public init(json text: String) throws(DeviceProfileError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(text)
+        } catch {
+            throw DeviceProfileError(field: "", message: error.description)
+        }
+        try self.init(json: value)
+    }
+
+    /// Reads a profile from parsed JSON.
+    public init(json value: JSONValue) throws(DeviceProfileError) {
+        let root = try ProfileReader(value, path: "")
+        try root.allow(["id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes"])
+        id = try root.string("id")
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+            throw DeviceProfileError(field: "id", message: "'\(id)' must be non-empty letters, digits, '-', '_' or '.'")
+        }
+        name = try root.string("name")
+        notes = try root.optionalString("notes")
+        let linkText = try root.string("link")
+        guard let link = ConnectionPlan.LinkMode(rawValue: linkText) else {
+            throw DeviceProfileError(field: "link", message: "'\(linkText)' is not a link mode (gatt, broadcast)")
+        }
+        linkMode = link
+
+        let matchReader = try root.object("match")
+        try matchReader.allow(["serviceUUIDs", "serviceData", "name", "manufacturerID", "priority"])
+        match = Match(
+            serviceUUIDs: try matchReader.uuids("serviceUUIDs"),
+            serviceData: try matchReader.uuids("serviceData"),
+            namePattern: try matchReader.optionalString("name"),
+            manufacturerID: try matchReader.optionalCompanyID("manufacturerID"),
+            priority: try matchReader.optionalInt("priority") ?? 0
+        )
+        if match.isEmpty {
+            throw DeviceProfileError(
+                field: "match",
+                message: "give at least one of serviceUUIDs, serviceData, name, manufacturerID"
+            )
+        }
+
+        characteristics = []
+        for (index, entry) in try root.array("characteristics", required: false).enumerated() {
+            let reader = try ProfileReader(entry, path: "characteristics[\(index)]")
+            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket"])
+            let useText = try reader.string("use")
+            guard let use = Characteristic.Use(rawValue: useText) else {
+                throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read")
+            }
+            var role = Characteristic.Role.measurement
+            if let roleText = try reader.optionalString("role") {
+                guard let parsed = Characteristic.Role(rawValue: roleText) else {
+                    let roles = Characteristic.Role.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw reader.problem("role", "'\(roleText)' is not one of \(roles)")
+                }
+                role = parsed
+            }
+            let characteristic = Characteristic(
+                uuid: try reader.uuid("uuid"),
+                use: use,
+                decoder: try reader.string("decoder"),
+                role: role,
+                multiPacket: try reader.optionalBool("multiPacket") ?? false
+            )
+            if characteristics.contains(where: { $0.uuid == characteristic.uuid }) {
+                throw reader.problem("uuid", "\(characteristic.uuid) is listed twice")
+            }
+            characteristics.append(characteristic)
+        }
+
+        serviceData = []
+        for (index, entry) in try root.array("serviceData", required: false).enumerated() {
+            let reader = try ProfileReader(entry, path: "serviceData[\(index)]")
+            try reader.allow(["uuid", "decoder"])
+            serviceData.append(ServiceData(uuid: try reader.uuid("uuid"), decoder: try reader.string("decoder")))
+        }
+        if linkMode == .broadcast, serviceData.isEmpty {
+            throw DeviceProfileError(field: "serviceData", message: "a broadcast profile needs at least one entry")
+        }
+        if linkMode == .gatt, characteristics.isEmpty {
+            throw DeviceProfileError(field: "characteristics", message: "a gatt profile needs at least one entry")
+        }
+
+        quirks = Quirks()
+        if let reader = try root.optionalObject("quirks") {
+            try reader.allow(["clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock"])
+            quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false
+            quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false
+            quirks.pairingRequired = try reader.optionalBool("pairingRequired") ?? false
+            quirks.setDeviceClock = try reader.optionalBool("setDeviceClock") ?? false
+        }
+
+        tuning = Tuning()
+        if let reader = try root.optionalObject("tuning") {
+            try reader.allow(["reconnectBackoff", "reconnectBackoffMax", "notifySetupDelay", "weighInGap"])
+            tuning.reconnectBackoff = try reader.optionalSeconds("reconnectBackoff") ?? tuning.reconnectBackoff
+            tuning.reconnectBackoffMax = try reader.optionalSeconds("reconnectBackoffMax") ?? tuning.reconnectBackoffMax
+            tuning.notifySetupDelay = try reader.optionalSeconds("notifySetupDelay") ?? tuning.notifySetupDelay
+            tuning.weighInGap = try reader.optionalSeconds("weighInGap") ?? tuning.weighInGap
+        }
+    }
+}
+
+/// Typed access to one JSON object of a profile, with errors that name the field's path.
+private struct ProfileReader {
+    let object: JSONObject
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(DeviceProfileError) {
+        guard case .object(let object) = value else {
+            throw DeviceProfileError(field: path, message: "expected an object")
+        }
+        self.object = object
+        self.path = path
+    }
+
+    func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func problem(_ key: String, _ message: String) -> DeviceProfileError {
+        DeviceProfileError(field: fieldPath(key), message: message)
+    }
+
+    func allow(_ keys: Set<String>) throws(DeviceProfileError) {
+        for key in object.keys where !keys.contains(key) && !key.hasPrefix("_") {
+            throw problem(key, "unknown key (known: \(keys.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func string(_ key: String) throws(DeviceProfileError) -> String {
+        guard let value = try optionalString(key) else { throw problem(key, "missing (expected a string)") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(DeviceProfileError) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .string(let string) = value else { throw problem(key, "expected a string") }
+        return string
+    }
+
+    func optionalBool(_ key: String) throws(DeviceProfileError) -> Bool? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .bool(let bool) = value else { throw problem(key, "expected true or false") }
+        return bool
+    }
+
+    func optionalInt(_ key: String) throws(DeviceProfileError) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .int(let int) = value else { throw problem(key, "expected an integer") }
+        return int
+    }
+
+    func optionalSeconds(_ key: String) throws(DeviceProfileError) -> Double? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let seconds = value.doubleValue, seconds >= 0, seconds.isFinite else {
+            throw problem(key, "expected a non-negative number of seconds")
+        }
+        return seconds
+    }
+
+    /// A company identifier: an integer, or hex text such as `0157` / `0x0157`.
+    func optionalCompanyID(_ key: String) throws(DeviceProfileError) -> UInt16? {
+        guard let value = object[key], value != .null else { return nil }
+        switch value {
+        case .int(let int):
+            guard let id = UInt16(exactly: int) else { throw problem(key, "\(int) is not a 16-bit company id") }
+            return id
+        case .string(let text):
+            var digits = Substring(text)
+            if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+            guard let id = UInt16(digits, radix: 16) else {
+                throw problem(key, "'\(text)' is not a 16-bit company id in hex")
+            }
+            return id
+        default:
+            throw problem(key, "expected a company id (integer or hex string)")
+        }
+    }
+
+    func uuid(_ key: String) throws(DeviceProfileError) -> BluetoothUUID {
+        let text = try string(key)
+        guard let uuid = BluetoothUUID(text) else { throw problem(key, "'\(text)' is not a Bluetooth UUID") }
+        return uuid
+    }
+
+    func uuids(_ key: String) throws(DeviceProfileError) -> [BluetoothUUID] {
+        var result: [BluetoothUUID] = []
+        for (index, entry) in try array(key, required: false).enumerated() {
+            guard case .string(let text) = entry, let uuid = BluetoothUUID(text) else {
+                throw DeviceProfileError(field: "\(fieldPath(key))[\(index)]", message: "expected a Bluetooth UUID")
+            }
+            result.append(uuid)
+        }
+        return result
+    }
+
+    func array(_ key: String, required: Bool) throws(DeviceProfileError) -> [JSONValue] {
+        guard let value = object[key], value != .null else {
+            if required { throw problem(key, "missing (expected an array)") }
+            return []
+        }
+        guard case .array(let array) = value else { throw problem(key, "expected an array") }
+        return array
+    }
+
+    func object(_ key: String) throws(DeviceProfileError) -> ProfileReader {
+        guard let reader = try optionalObject(key) else { throw problem(key, "missing (expected an object)") }
+        return reader
+    }
+
+    func optionalObject(_ key: String) throws(DeviceProfileError) -> ProfileReader? {
+        guard let value = object[key], value != .null else { return nil }
+        return try ProfileReader(value, path: fieldPath(key))
+    }
+}

@@ -1,0 +1,45 @@
+public import BridgeCore
+
+extension DeviceProfile.Match {
+    /// True when every criterion this match gives holds for the advertisement.
+    public func matches(_ advertisement: Advertisement) -> Bool {
+        if isEmpty { return false }
+        if !serviceUUIDs.isEmpty, !serviceUUIDs.contains(where: advertisement.serviceUUIDs.contains) { return false }
+        if !serviceData.isEmpty, !serviceData.contains(where: { advertisement.serviceData[$0] != nil }) { return false }
+        if let manufacturerID, advertisement.manufacturerData[manufacturerID] == nil { return false }
+        if let namePattern {
+            guard let name = advertisement.name, Glob.matches(namePattern, name) else { return false }
+        }
+        return true
+    }
+}
+
+/// `*` and `?` wildcards over characters; everything else literal, case-sensitive.
+enum Glob {
+    static func matches(_ pattern: String, _ text: String) -> Bool {
+        let pattern = Array(pattern)
+        let text = Array(text)
+        var p = 0
+        var t = 0
+        var star: Int?
+        var resume = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == "?" || pattern[p] == text[t] {
+                p += 1
+                t += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                star = p
+                resume = t
+                p += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                t = resume
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+}

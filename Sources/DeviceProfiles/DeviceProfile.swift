@@ -1,0 +1,208 @@
+public import BridgeCore
+public import GATTDecoding
+
+/// How CareBridge recognises one kind of device and what it does with it: one `Devices/*.json` file.
+///
+/// Profiles are declarative data. Code reads them; code never special-cases device names.
+public struct DeviceProfile: Sendable, Hashable {
+    /// Stable id, e.g. `mi-body-composition-scale-2` (the file name without `.json` by convention).
+    public var id: String
+    /// Human name, e.g. `Xiaomi Mi Body Composition Scale 2`.
+    public var name: String
+    public var match: Match
+    public var linkMode: ConnectionPlan.LinkMode
+    /// GATT characteristics the bridge subscribes to or reads, each with the decoder that reads it.
+    public var characteristics: [Characteristic]
+    /// Advertisement Service Data formats (broadcast scales), each with its decoder.
+    public var serviceData: [ServiceData]
+    public var quirks: Quirks
+    public var tuning: Tuning
+    /// Free text for people reading the file.
+    public var notes: String?
+
+    public init(
+        id: String,
+        name: String,
+        match: Match,
+        linkMode: ConnectionPlan.LinkMode,
+        characteristics: [Characteristic] = [],
+        serviceData: [ServiceData] = [],
+        quirks: Quirks = Quirks(),
+        tuning: Tuning = Tuning(),
+        notes: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.match = match
+        self.linkMode = linkMode
+        self.characteristics = characteristics
+        self.serviceData = serviceData
+        self.quirks = quirks
+        self.tuning = tuning
+        self.notes = notes
+    }
+
+    /// What an advertisement must show for this profile to claim the device.
+    ///
+    /// Every criterion given must hold; within a list, any one entry is enough. Among the profiles that
+    /// match, the highest ``priority`` wins.
+    public struct Match: Sendable, Hashable {
+        /// At least one of these is in the advertised service UUID list.
+        public var serviceUUIDs: [BluetoothUUID]
+        /// At least one of these is a Service Data key of the advertisement.
+        public var serviceData: [BluetoothUUID]
+        /// Glob on the advertised name (`*` any run, `?` one character), e.g. `MIBFS*`.
+        public var namePattern: String?
+        /// The advertisement carries Manufacturer Data for this company identifier.
+        public var manufacturerID: UInt16?
+        public var priority: Int
+
+        public init(
+            serviceUUIDs: [BluetoothUUID] = [],
+            serviceData: [BluetoothUUID] = [],
+            namePattern: String? = nil,
+            manufacturerID: UInt16? = nil,
+            priority: Int = 0
+        ) {
+            self.serviceUUIDs = serviceUUIDs
+            self.serviceData = serviceData
+            self.namePattern = namePattern
+            self.manufacturerID = manufacturerID
+            self.priority = priority
+        }
+
+        /// True when no criterion is given (such a profile would claim everything; the loader refuses it).
+        public var isEmpty: Bool {
+            serviceUUIDs.isEmpty && serviceData.isEmpty && namePattern == nil && manufacturerID == nil
+        }
+    }
+
+    /// One GATT characteristic the profile uses.
+    public struct Characteristic: Sendable, Hashable {
+        public enum Use: String, Sendable, Hashable, CaseIterable {
+            case notify, indicate, read
+        }
+
+        /// What the pipeline does with the decoded value.
+        public enum Role: String, Sendable, Hashable, CaseIterable {
+            /// A final measurement: its samples are stored.
+            case measurement
+            /// Live progress (Intermediate Temperature, Intermediate Cuff Pressure): decoded, never stored;
+            /// it shows that the next final measurement is being taken now.
+            case intermediate
+            /// Extra information for the measurement with the same sequence number (Glucose Measurement
+            /// Context); merged into that measurement's metadata.
+            case context
+            /// A control point's responses (Record Access Control Point): decoded and logged.
+            case controlPoint
+            /// A Device Information string that goes onto the device identity (manufacturer, model, …).
+            case identity
+            /// Decoded and logged only (features, battery level, sensor location).
+            case info
+        }
+
+        public var uuid: BluetoothUUID
+        public var use: Use
+        /// Decoder identifier from the decoder catalogue, e.g. `heart-rate-measurement`.
+        public var decoder: String
+        public var role: Role
+        /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding.
+        public var multiPacket: Bool
+
+        public init(uuid: BluetoothUUID, use: Use, decoder: String, role: Role = .measurement, multiPacket: Bool = false) {
+            self.uuid = uuid
+            self.use = use
+            self.decoder = decoder
+            self.role = role
+            self.multiPacket = multiPacket
+        }
+    }
+
+    /// One advertisement Service Data format.
+    public struct ServiceData: Sendable, Hashable {
+        public var uuid: BluetoothUUID
+        public var decoder: String
+
+        public init(uuid: BluetoothUUID, decoder: String) {
+            self.uuid = uuid
+            self.decoder = decoder
+        }
+    }
+
+    /// Device behaviour the pipeline has to work around.
+    public struct Quirks: Sendable, Hashable {
+        /// The device clock cannot be trusted at all: samples are stamped with the receive time.
+        public var clockUnreliable: Bool
+        /// The device repeats its reading in many advertisements per weigh-in (collapsed into one sample).
+        public var broadcastRepeats: Bool
+        /// The device must be bonded before its characteristics can be used.
+        public var pairingRequired: Bool
+        /// Write Current Time after connecting (when the user allows it).
+        public var setDeviceClock: Bool
+
+        public init(
+            clockUnreliable: Bool = false,
+            broadcastRepeats: Bool = false,
+            pairingRequired: Bool = false,
+            setDeviceClock: Bool = false
+        ) {
+            self.clockUnreliable = clockUnreliable
+            self.broadcastRepeats = broadcastRepeats
+            self.pairingRequired = pairingRequired
+            self.setDeviceClock = setDeviceClock
+        }
+    }
+
+    /// Per-device timing for live transports.
+    public struct Tuning: Sendable, Hashable {
+        /// First reconnection delay after the device goes away, in seconds.
+        public var reconnectBackoff: Double
+        /// Longest reconnection delay, in seconds.
+        public var reconnectBackoffMax: Double
+        /// Pause between connecting and enabling notifications, in seconds.
+        public var notifySetupDelay: Double
+        /// A broadcast weigh-in ends after this many seconds without an advertisement.
+        public var weighInGap: Double
+
+        public init(
+            reconnectBackoff: Double = 10,
+            reconnectBackoffMax: Double = 40,
+            notifySetupDelay: Double = 0,
+            weighInGap: Double = 30
+        ) {
+            self.reconnectBackoff = reconnectBackoff
+            self.reconnectBackoffMax = reconnectBackoffMax
+            self.notifySetupDelay = notifySetupDelay
+            self.weighInGap = weighInGap
+        }
+    }
+}
+
+extension DeviceProfile {
+    /// The characteristic entry for `uuid`, if the profile uses it.
+    public func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
+        characteristics.first { $0.uuid == uuid }
+    }
+
+    /// The Service Data entry for `uuid`, if the profile decodes it.
+    public func serviceDataFormat(_ uuid: BluetoothUUID) -> ServiceData? {
+        serviceData.first { $0.uuid == uuid }
+    }
+
+    /// The connection plan a live transport carries out for a device this profile claimed.
+    public var connectionPlan: ConnectionPlan {
+        ConnectionPlan(
+            profile: id,
+            linkMode: linkMode,
+            subscribe: characteristics.filter { $0.use != .read }.map(\.uuid),
+            readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
+            requiresPairing: quirks.pairingRequired,
+            setsDeviceClock: quirks.setDeviceClock
+        )
+    }
+
+    /// Every decoder identifier the profile names.
+    public var decoderIdentifiers: [String] {
+        characteristics.map(\.decoder) + serviceData.map(\.decoder)
+    }
+}

@@ -1,0 +1,48 @@
+/// A place in a recording: `file:line`.
+public struct RecordingLocation: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    /// 1-based line number.
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { "\(file):\(line)" }
+}
+
+/// A line of a recording that could not be used; it is skipped and reported.
+public struct RecordingProblem: Sendable, Hashable, CustomStringConvertible {
+    public var location: RecordingLocation
+    public var message: String
+
+    public init(location: RecordingLocation, message: String) {
+        self.location = location
+        self.message = message
+    }
+
+    public var description: String { "\(location): \(message)" }
+}
+
+/// A recording that cannot be read at all (missing file, missing or invalid header).
+public struct RecordingError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        case cannotOpen
+        case invalidHeader
+        case unsupportedVersion
+        case cannotWrite
+    }
+
+    public var code: Code
+    public var message: String
+    public var location: RecordingLocation
+
+    public init(code: Code, message: String, location: RecordingLocation) {
+        self.code = code
+        self.message = message
+        self.location = location
+    }
+
+    public var description: String { "\(location): \(message)" }
+}

@@ -1,0 +1,139 @@
+public import BridgeCore
+public import Foundation
+import GATTDecoding
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a recording: the header line, then one JSON line per transport event.
+///
+/// Not thread-safe on its own; ``RecordingTransport`` serialises access.
+public final class RecordingWriter {
+    public let path: String
+    public let header: RecordingHeader
+    private let file: UnsafeMutablePointer<FILE>
+
+    /// Creates (or truncates) `path` and writes the header.
+    /// - Throws: ``RecordingError`` when the file cannot be created or written.
+    public init(path: String, header: RecordingHeader) throws(RecordingError) {
+        guard let file = fopen(path, "w") else {
+            throw RecordingError(
+                code: .cannotWrite,
+                message: "cannot create: \(String(cString: strerror(errno)))",
+                location: RecordingLocation(file: path, line: 0)
+            )
+        }
+        self.path = path
+        self.header = header
+        self.file = file
+        try writeLine(Self.line(for: header))
+    }
+
+    deinit {
+        fclose(file)
+    }
+
+    /// Appends one event; its `t` is the event time minus `recordedAt`, to the millisecond.
+    public func write(_ event: TransportEvent, note: String? = nil) throws(RecordingError) {
+        try writeLine(Self.line(for: event, recordedAt: header.recordedAt, note: note))
+    }
+
+    /// Flushes buffered lines to the file.
+    public func flush() {
+        fflush(file)
+    }
+
+    private func writeLine(_ line: String) throws(RecordingError) {
+        var text = line
+        text += "\n"
+        let written = text.withUTF8 { buffer in fwrite(buffer.baseAddress, 1, buffer.count, file) }
+        if written != text.utf8.count {
+            throw RecordingError(
+                code: .cannotWrite,
+                message: "write failed: \(String(cString: strerror(errno)))",
+                location: RecordingLocation(file: path, line: 0)
+            )
+        }
+    }
+
+    // MARK: - Line formatting
+
+    /// The header as one JSON line.
+    public static func line(for header: RecordingHeader) -> String {
+        let zone = header.timeZone ?? TimeZone(identifier: "UTC")!
+        var object: JSONObject = [
+            "format": .string(RecordingHeader.format),
+            "version": .int(header.version),
+            "recordedAt": .string(Timestamp.format(header.recordedAt, in: zone)),
+        ]
+        if let timeZone = header.timeZone { object["timeZone"] = .string(timeZone.identifier) }
+        for member in header.extra.members { object[member.key] = member.value }
+        return JSONValue.object(object).serialized()
+    }
+
+    /// One event as a JSON line.
+    public static func line(for event: TransportEvent, recordedAt: Date, note: String? = nil) -> String {
+        let t = (event.time.timeIntervalSince(recordedAt) * 1000).rounded() / 1000
+        var object: JSONObject = ["t": .double(t)]
+        switch event.kind {
+        case .advertisement(let advertisement):
+            object["kind"] = .string("advertisement")
+            object["device"] = .string(event.device)
+            if let name = advertisement.name { object["name"] = .string(name) }
+            if let rssi = advertisement.rssi { object["rssi"] = .int(rssi) }
+            if !advertisement.serviceUUIDs.isEmpty {
+                object["serviceUUIDs"] = .array(advertisement.serviceUUIDs.map { .string($0.description) })
+            }
+            if !advertisement.serviceData.isEmpty {
+                var data = JSONObject()
+                for key in advertisement.serviceData.keys.sorted() {
+                    data[key.description] = .string(Hex.string(advertisement.serviceData[key]!))
+                }
+                object["serviceData"] = .object(data)
+            }
+            if !advertisement.manufacturerData.isEmpty {
+                var data = JSONObject()
+                for key in advertisement.manufacturerData.keys.sorted() {
+                    data[companyKey(key)] = .string(Hex.string(advertisement.manufacturerData[key]!))
+                }
+                object["manufacturerData"] = .object(data)
+            }
+        case .connected:
+            object["kind"] = .string("connected")
+            object["device"] = .string(event.device)
+        case .servicesDiscovered(let services):
+            object["kind"] = .string("services")
+            object["device"] = .string(event.device)
+            var map = JSONObject()
+            for service in services.keys.sorted() {
+                map[service.description] = .array(services[service]!.map { .string($0.description) })
+            }
+            object["services"] = .object(map)
+        case .value(let value):
+            object["kind"] = .string(value.delivery.rawValue)
+            object["device"] = .string(event.device)
+            object["characteristic"] = .string(value.characteristic.description)
+            object["value"] = .string(Hex.string(value.bytes))
+        case .disconnected(let reason):
+            object["kind"] = .string("disconnected")
+            object["device"] = .string(event.device)
+            object["reason"] = .string(reason)
+        case .error(let message):
+            object["kind"] = .string("error")
+            object["device"] = .string(event.device)
+            object["message"] = .string(message)
+        }
+        if let note { object["note"] = .string(note) }
+        return JSONValue.object(object).serialized()
+    }
+
+    static func companyKey(_ id: UInt16) -> String {
+        let digits = String(id, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 4 - digits.count) + digits
+    }
+}

@@ -1,0 +1,102 @@
+public import BridgeCore
+import Foundation
+public import Logging
+import Synchronization
+
+/// A ``DeviceTransport`` that plays a recording back, paced by an injected clock.
+///
+/// Event times are the recorded ones (`recordedAt + t`), whatever the speed, so a replayed session produces
+/// the same samples as the live one did. The file is read one line at a time while the events are consumed
+/// (the stream is pull-based), so memory stays flat.
+public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration == Duration {
+    /// What the located stream yields.
+    public enum Item: Sendable {
+        case event(TransportEvent, RecordingLocation)
+        /// A bad line, skipped.
+        case problem(RecordingProblem)
+    }
+
+    public let header: RecordingHeader
+    public let path: String
+    private let speed: ReplaySpeed
+    private let clock: C
+    private let logger: Logger
+    private let cursor: Mutex<Cursor>
+
+    private struct Cursor {
+        var reader: RecordingReader?
+        var start: (instant: C.Instant, t: Double)?
+    }
+
+    /// Opens a recording for replay.
+    /// - Parameters:
+    ///   - path: the `.jsonl` file.
+    ///   - speed: pacing; `.max` never sleeps.
+    ///   - clock: the clock to sleep on (a test clock in tests).
+    ///   - logger: receives warnings about unknown kinds and keys.
+    /// - Throws: ``RecordingError`` when the file or its header cannot be read.
+    public init(path: String, speed: ReplaySpeed = .max, clock: C, logger: Logger) throws(RecordingError) {
+        let reader = try RecordingReader(path: path, logger: logger)
+        self.header = reader.header
+        self.path = path
+        self.speed = speed
+        self.clock = clock
+        self.logger = logger
+        self.cursor = Mutex(Cursor(reader: reader))
+    }
+
+    /// Events with their `file:line`, and bad lines, in file order. Can be consumed once.
+    public func items() -> AsyncThrowingStream<Item, any Error> {
+        AsyncThrowingStream { [self] () async throws -> Item? in try await nextItem() }
+    }
+
+    private func nextItem() async throws -> Item? {
+        let next: (Item, Double?)? = cursor.withLock { cursor in
+            guard let reader = cursor.reader else { return nil }
+            guard let item = reader.next() else {
+                cursor.reader = nil  // closes the file
+                return nil
+            }
+            switch item {
+            case .event(let recorded): return (.event(recorded.event, recorded.location), recorded.t)
+            case .problem(let problem): return (.problem(problem), nil)
+            }
+        }
+        guard let (item, t) = next else { return nil }
+        if let t, case .factor(let factor) = speed { try await pace(t: t, factor: factor) }
+        return item
+    }
+
+    private func pace(t: Double, factor: Double) async throws {
+        let now = clock.now
+        let start = cursor.withLock { cursor in
+            if cursor.start == nil { cursor.start = (now, t) }
+            return cursor.start!
+        }
+        let deadline = start.instant.advanced(by: .seconds((t - start.t) / factor))
+        if deadline > now { try await clock.sleep(until: deadline, tolerance: nil) }
+    }
+
+    // MARK: - DeviceTransport
+
+    /// The events alone; bad lines are logged as warnings and skipped.
+    public func events() -> AsyncThrowingStream<TransportEvent, any Error> {
+        AsyncThrowingStream { [self] () async throws -> TransportEvent? in
+            while let item = try await nextItem() {
+                switch item {
+                case .event(let event, _): return event
+                case .problem(let problem):
+                    logger.warning("skipping bad line", metadata: ["problem": "\(problem)"])
+                }
+            }
+            return nil
+        }
+    }
+}
+
+extension ReplayTransport where C == ContinuousClock {
+    /// Opens a recording for replay on the continuous clock.
+    public convenience init(path: String, speed: ReplaySpeed = .max, logger: Logger) throws(RecordingError) {
+        try self.init(path: path, speed: speed, clock: ContinuousClock(), logger: logger)
+    }
+}

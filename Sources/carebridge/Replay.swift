@@ -1,0 +1,175 @@
+import ArgumentParser
+import BridgeCore
+import CareBridgeKit
+import CarePlan
+import CareStore
+import DeviceProfiles
+import Foundation
+import GATTDecoding
+import SessionReplay
+
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay recorded sessions through the whole pipeline into the store.",
+        discussion: """
+            Each FILE is a recording (JSON Lines, see Recordings/README.md). Its events go through exactly the \
+            code a live device's would: the device profiles (Devices/) claim the devices and pick the decoders, \
+            the samples are normalised, stored, and complete the care plan's events. With --plan the plan is \
+            applied first. Replaying a file again adds nothing.
+
+            A bad line (invalid JSON, bad hex, malformed payload, unknown characteristic) is reported as \
+            FILE:LINE and skipped; everything else is ingested. With --strict every file is checked first and, \
+            if any line is bad, nothing is written.
+
+            Profiles come from the built-in Devices/ directory, $XDG_CONFIG_HOME/carebridge/devices and every \
+            --devices DIR (a later profile with the same id wins). Device clocks are read in the recording's \
+            time zone (header), else --time-zone.
+
+            Examples:
+              carebridge replay --store /tmp/demo.sqlite --plan Recordings/care-plan.json \\
+                  Recordings/weight-scale-morning-weigh-in.jsonl
+              carebridge replay --speed realtime Recordings/heart-rate-strap-20-minutes.jsonl
+
+            Exit status: 0 replayed (also with skipped bad lines); 64 bad arguments; 65 bad lines with \
+            --strict, or a malformed plan (nothing written); 66 a recording or plan cannot be read; 74 the \
+            store cannot be opened or written.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("A care plan to apply before replaying.", valueName: "file"))
+    var plan: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("max (default), realtime, or a factor such as 10 (ten times faster).", valueName: "speed")
+    )
+    var speed: String = "max"
+
+    @Option(name: .long, help: ArgumentHelp("Another directory of device profiles (repeatable).", valueName: "dir"))
+    var devices: [String] = []
+
+    @Flag(name: .long, help: "Refuse the whole replay (write nothing) if any line is bad.")
+    var strict = false
+
+    @Flag(name: .long, help: "Print the summary as JSON.")
+    var json = false
+
+    @Argument(help: "Recordings to replay, in order.", completion: .file(extensions: ["jsonl"]))
+    var files: [String]
+
+    func validate() throws {
+        guard ReplaySpeed(speed) != nil else {
+            throw ValidationError("--speed must be max, realtime or a positive number, not '\(speed)'")
+        }
+        guard !files.isEmpty else { throw ValidationError("give at least one recording") }
+    }
+
+    func run() async throws {
+        let zone = try global.resolvedTimeZone()
+        let logger = CLILogging.logger
+        let speed = ReplaySpeed(speed)!
+        let loaded = DeviceProfileLoader.load(
+            directories: DeviceProfileLoader.defaultDirectories(),
+            required: devices.map { URL(fileURLWithPath: $0) }
+        )
+        for problem in loaded.problems { Output.error("warning: device profile \(problem)") }
+        let configuration = PipelineConfiguration(timeZone: zone)
+
+        func open(_ file: String, speed: ReplaySpeed) throws -> ReplayTransport<ContinuousClock> {
+            do {
+                return try ReplayTransport(path: file, speed: speed, logger: logger)
+            } catch {
+                Output.error(error.description)
+                throw ExitCode(StoreExit.noInput)
+            }
+        }
+        for file in files { _ = try open(file, speed: .max) }  // every header readable before anything runs
+
+        if strict {
+            var bad: [IngestProblem] = []
+            for file in files {
+                let report = try await PipelineRunner.replay(
+                    try open(file, speed: .max),
+                    catalog: loaded.catalog,
+                    configuration: configuration,
+                    sink: DiscardingSink(),
+                    logger: logger
+                )
+                bad += report.badEvents
+            }
+            if !bad.isEmpty {
+                for problem in bad { Output.error(problem.description) }
+                Output.error("\(bad.count) bad line(s); nothing written (--strict)")
+                throw ExitCode(StoreExit.invalidData)
+            }
+        }
+
+        var document: CarePlanDocument?
+        if let plan {
+            guard let data = FileManager.default.contents(atPath: plan) else {
+                Output.error("cannot read plan file \(plan)")
+                throw ExitCode(StoreExit.noInput)
+            }
+            do {
+                document = try CarePlanDocument.parse(data, path: plan, bridgeZone: zone)
+            } catch {
+                Output.error("\(error.description) (nothing written)")
+                throw ExitCode(StoreExit.invalidData)
+            }
+        }
+        let store = try storeOptions.open(zone: zone)
+        if let document {
+            do {
+                try store.applyPlan(document)
+            } catch {
+                throw StoreExit.fail(error)
+            }
+        }
+
+        let sink = CareStoreSink(store: store, recordedAt: Date())
+        let started = ContinuousClock.now
+        var total = PipelineReport()
+        for file in files {
+            let progress = ProgressBar.forFile(file)
+            var callback: (@Sendable (Int) -> Void)?
+            if let progress { callback = { line in progress.update(line: line) } }
+            do {
+                let report = try await PipelineRunner.replay(
+                    try open(file, speed: speed),
+                    catalog: loaded.catalog,
+                    configuration: configuration,
+                    sink: sink,
+                    logger: logger,
+                    progress: callback
+                )
+                progress?.finish()
+                total.merge(report)
+            } catch let error as CareStoreError {
+                progress?.finish()
+                throw StoreExit.fail(error)
+            }
+        }
+        let elapsed = started.duration(to: .now)
+        let completed: [CareEvent]
+        do {
+            completed = try await sink.completedEvents()
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        for problem in total.badEvents { Output.error("skipped \(problem.description)") }
+        for warning in total.warnings { Output.error("warning: \(warning.description)") }
+        let summary = ReplaySummary(
+            files: files,
+            report: total,
+            inserted: await sink.inserted,
+            duplicates: await sink.duplicates,
+            unmatched: await sink.unmatched,
+            completed: completed,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        )
+        print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
+    }
+}

@@ -1,0 +1,112 @@
+import BridgeCore
+import DeviceProfiles
+import Foundation
+import GATTDecoding
+import Testing
+
+@Suite struct DeviceProfileLoaderTests {
+    static let valid = """
+        {"id": "my-scale", "name": "My scale", "match": {"name": "MYSCALE*", "priority": 50}, "link": "gatt",
+         "characteristics": [{"uuid": "2a9d", "use": "indicate", "decoder": "weight-measurement"}],
+         "quirks": {"clockUnreliable": true}}
+        """
+
+    func directory(_ files: [String: String]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return url
+    }
+
+    @Test func brokenProfileIsReportedWithPathAndOthersStillLoad() throws {
+        let dir = try directory([
+            "a-good.json": Self.valid,
+            "b-bad-uuid.json": Self.valid.replacingOccurrences(of: "2a9d", with: "zz9d").replacingOccurrences(of: "my-scale", with: "b"),
+            "c-not-json.json": "{\"id\": ",
+            "notes.txt": "ignored",
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = DeviceProfileLoader.load(directories: [dir])
+        #expect(result.catalog.profiles.map(\.id) == ["my-scale"])
+        #expect(result.problems.count == 2)
+        let bad = try #require(result.problems.first { $0.path.hasSuffix("b-bad-uuid.json") })
+        #expect(bad.message.contains("characteristics[0].uuid"))
+        #expect(bad.message.contains("zz9d"))
+        let notJSON = try #require(result.problems.first { $0.path.hasSuffix("c-not-json.json") })
+        #expect(notJSON.path == dir.appendingPathComponent("c-not-json.json").path)
+        #expect(notJSON.message.contains("column"))
+    }
+
+    @Test func userDirectoryProfileReplacesBuiltInWithSameID() throws {
+        let builtIn = try directory(["weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")])
+        let user = try directory([
+            "weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
+                .replacingOccurrences(of: "\"priority\": 50", with: "\"priority\": 99")
+        ])
+        defer {
+            try? FileManager.default.removeItem(at: builtIn)
+            try? FileManager.default.removeItem(at: user)
+        }
+        let result = DeviceProfileLoader.load(directories: [builtIn, user])
+        #expect(result.catalog.profiles.count == 1)
+        #expect(result.catalog.profiles.first?.match.priority == 99)
+        #expect(result.files["weight-scale"] == user.appendingPathComponent("weight-scale.json").path)
+    }
+
+    @Test func missingExplicitDirectoryIsAProblemButMissingDefaultIsNot() {
+        let missing = URL(fileURLWithPath: "/nonexistent/carebridge-devices")
+        #expect(DeviceProfileLoader.load(directories: [missing]).problems.isEmpty)
+        let explicit = DeviceProfileLoader.load(directories: [], required: [missing])
+        #expect(explicit.problems.map(\.path) == [missing.path])
+    }
+
+    @Test func userDirectoryFollowsXDGConfigHome() {
+        #expect(DeviceProfileLoader.userDirectory(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/home/a"])?.path == "/cfg/carebridge/devices")
+        #expect(DeviceProfileLoader.userDirectory(environment: ["HOME": "/home/a"])?.path == "/home/a/.config/carebridge/devices")
+    }
+
+    @Test func builtInDirectoryIsFoundAboveTheExecutable() throws {
+        let root = try directory([:])
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Devices"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".build/debug"), withIntermediateDirectories: true)
+        let found = DeviceProfileLoader.builtInDirectory(executable: root.appendingPathComponent(".build/debug/carebridge").path)
+        #expect(found?.resolvingSymlinksInPath().path == root.appendingPathComponent("Devices").resolvingSymlinksInPath().path)
+    }
+
+    @Test("rejects profiles with a clear field path", arguments: [
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"indicate\", \"decoder\": \"d\"}]}", "match"),
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"radio\"}", "link"),
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"listen\", \"decoder\": \"d\"}]}", "characteristics[0].use"),
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"broadcast\"}", "serviceData"),
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"], \"manufacturerID\": \"xyz\"}, \"link\": \"gatt\"}", "match.manufacturerID"),
+        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"quirk\": {}}", "quirk"),
+    ])
+    func rejectsWithFieldPath(json: String, field: String) {
+        #expect(throws: DeviceProfileError.self) { try DeviceProfile(json: json) }
+        do {
+            _ = try DeviceProfile(json: json)
+        } catch {
+            #expect(error.field == field, "\(error)")
+        }
+    }
+
+    @Test func matchCriteriaAreAllRequired() throws {
+        let profile = try DeviceProfile(json: Self.valid.replacingOccurrences(of: "\"name\": \"MYSCALE*\"", with: "\"name\": \"MYSCALE*\", \"manufacturerID\": \"0x0157\""))
+        #expect(profile.match.manufacturerID == 0x0157)
+        #expect(!profile.match.matches(Advertisement(name: "MYSCALE-1")))
+        #expect(profile.match.matches(Advertisement(name: "MYSCALE-1", manufacturerData: [0x0157: []])))
+        #expect(!profile.match.matches(Advertisement(name: "myscale-1", manufacturerData: [0x0157: []])))
+        #expect(profile.quirks.clockUnreliable)
+    }
+
+    @Test("name patterns are globs", arguments: [
+        ("MIBFS", "MIBFS", true), ("MIBFS*", "MIBFS", true), ("MIBFS*", "MIBFS-2", true), ("*H10*", "Polar H10 1A", true),
+        ("A?C", "ABC", true), ("A?C", "AC", false), ("MIBFS", "MIBFS2", false), ("*", "", true), ("a*b*c", "axxbyyc", true),
+        ("a*b*c", "axxbyy", false),
+    ])
+    func globs(pattern: String, name: String, matches: Bool) throws {
+        let match = DeviceProfile.Match(namePattern: pattern)
+        #expect(match.matches(Advertisement(name: name)) == matches)
+    }
+}

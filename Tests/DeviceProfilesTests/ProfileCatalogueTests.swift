@@ -1,0 +1,143 @@
+import BridgeCore
+import DeviceProfiles
+import Foundation
+import GATTDecoding
+import Testing
+
+/// The shipped `Devices/` profiles against a catalogue of advertisements: each must be claimed by exactly
+/// the intended profile, strictly ahead of any other profile that also matches (first-match collisions are
+/// a known failure of other bridges).
+@Suite struct ProfileCatalogueTests {
+    static let devices: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
+        }
+        return url.appendingPathComponent("Devices")
+    }()
+
+    static let loaded = DeviceProfileLoader.load(directories: [devices])
+
+    struct Fixture: Sendable, CustomTestStringConvertible {
+        var label: String
+        var advertisement: Advertisement
+        /// nil: no profile may claim it.
+        var expected: String?
+        var testDescription: String { label }
+    }
+
+    static let fixtures: [Fixture] = [
+        Fixture(label: "WSS scale", advertisement: Advertisement(name: "WS-100", serviceUUIDs: [.weightScaleService]), expected: "weight-scale"),
+        Fixture(
+            label: "WSS scale, 128-bit UUID",
+            advertisement: Advertisement(serviceUUIDs: [BluetoothUUID("0000181D-0000-1000-8000-00805F9B34FB")!]),
+            expected: "weight-scale"
+        ),
+        Fixture(
+            label: "BCS scale advertising 181B and 181D",
+            advertisement: Advertisement(serviceUUIDs: [.bodyCompositionService, .weightScaleService]),
+            expected: "body-composition-scale"
+        ),
+        Fixture(label: "BCS scale, 181B only", advertisement: Advertisement(serviceUUIDs: [.bodyCompositionService]), expected: "body-composition-scale"),
+        Fixture(label: "thermometer", advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]), expected: "health-thermometer"),
+        Fixture(label: "heart-rate strap", advertisement: Advertisement(name: "Polar H10 1A2B3C4D", serviceUUIDs: [.heartRateService]), expected: "heart-rate"),
+        Fixture(label: "blood-pressure cuff", advertisement: Advertisement(serviceUUIDs: [.bloodPressureService, .deviceInformationService]), expected: "blood-pressure"),
+        Fixture(label: "glucose meter", advertisement: Advertisement(serviceUUIDs: [.glucoseService]), expected: "glucose-meter"),
+        Fixture(label: "pulse oximeter", advertisement: Advertisement(serviceUUIDs: [.pulseOximeterService]), expected: "pulse-oximeter"),
+        Fixture(
+            label: "Mi Scale v1 (181D service data)",
+            advertisement: Advertisement(name: "MI_SCALE", serviceData: [.weightScaleService: [0x20, 0xA4, 0x38, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00]]),
+            expected: "mi-scale"
+        ),
+        Fixture(
+            label: "Mi Scale v1 that also lists 181D",
+            advertisement: Advertisement(
+                serviceUUIDs: [.weightScaleService],
+                serviceData: [.weightScaleService: [0x20, 0xA4, 0x38, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00]]
+            ),
+            expected: "mi-scale"
+        ),
+        Fixture(
+            label: "Mi Body Composition Scale 2 (181B service data)",
+            advertisement: Advertisement(name: "MIBFS", serviceData: [.bodyCompositionService: Array(repeating: 0, count: 13)]),
+            expected: "mi-body-composition-scale-2"
+        ),
+        Fixture(
+            label: "Mi BCS2 that also lists 181B",
+            advertisement: Advertisement(
+                serviceUUIDs: [.bodyCompositionService],
+                serviceData: [.bodyCompositionService: Array(repeating: 0, count: 13)],
+                manufacturerData: [0x0157: [0x01]]
+            ),
+            expected: "mi-body-composition-scale-2"
+        ),
+        Fixture(
+            label: "A&D UC-352BLE by name prefix",
+            advertisement: Advertisement(name: "A&D_UC-352BLE_0A1B2C", serviceUUIDs: [.weightScaleService]),
+            expected: "and-uc-352ble"
+        ),
+        Fixture(
+            label: "A&D name without the WSS service",
+            advertisement: Advertisement(name: "A&D_UC-352BLE_0A1B2C"),
+            expected: nil
+        ),
+        Fixture(label: "a phone", advertisement: Advertisement(name: "Pixel 8", manufacturerData: [0x00E0: [0x01, 0x02]]), expected: nil),
+        Fixture(label: "battery service only", advertisement: Advertisement(serviceUUIDs: [.batteryService]), expected: nil),
+        Fixture(label: "nothing at all", advertisement: Advertisement(), expected: nil),
+    ]
+
+    @Test func shippedProfilesLoadWithoutProblems() {
+        #expect(Self.loaded.problems.isEmpty, "\(Self.loaded.problems)")
+        let ids = Set(Self.loaded.catalog.profiles.map(\.id))
+        for required in [
+            "weight-scale", "body-composition-scale", "health-thermometer", "heart-rate", "blood-pressure",
+            "glucose-meter", "pulse-oximeter", "mi-scale", "mi-body-composition-scale-2",
+        ] {
+            #expect(ids.contains(required), "missing profile \(required)")
+        }
+    }
+
+    @Test("each advertisement is claimed by exactly the intended profile", arguments: fixtures)
+    func claimedByIntendedProfile(fixture: Fixture) {
+        let candidates = Self.loaded.catalog.candidates(for: fixture.advertisement)
+        #expect(candidates.first?.id == fixture.expected)
+        if candidates.count > 1 {
+            #expect(
+                candidates[0].match.priority > candidates[1].match.priority,
+                "\(candidates[0].id) and \(candidates[1].id) tie at priority \(candidates[0].match.priority)"
+            )
+        }
+        let plan = Self.loaded.catalog.plan(forDevice: "02:00:00:00:00:01", advertisement: fixture.advertisement)
+        #expect(plan?.profile == fixture.expected)
+    }
+
+    @Test func everyShippedProfileIsClaimableByOneFixture() {
+        let claimed = Set(Self.fixtures.compactMap(\.expected))
+        for profile in Self.loaded.catalog.profiles {
+            #expect(claimed.contains(profile.id), "no fixture advertisement for \(profile.id)")
+        }
+    }
+
+    @Test func everyDecoderNamedByAProfileExists() {
+        for profile in Self.loaded.catalog.profiles {
+            for identifier in profile.decoderIdentifiers {
+                #expect(DecoderCatalog.decoder(identifier: identifier) != nil, "\(profile.id) names unknown decoder \(identifier)")
+            }
+        }
+    }
+
+    @Test func connectionPlanCarriesLinkModeSubscriptionsAndQuirks() throws {
+        let glucose = try #require(Self.loaded.catalog.profile(id: "glucose-meter"))
+        let plan = glucose.connectionPlan
+        #expect(plan.linkMode == .gatt)
+        #expect(plan.requiresPairing)
+        #expect(plan.subscribe.contains(.glucoseMeasurement))
+        #expect(plan.subscribe.contains(.recordAccessControlPoint))
+        #expect(plan.readOnce.contains(.manufacturerNameString))
+        #expect(!plan.readOnce.contains(.glucoseMeasurement))
+        let mi = try #require(Self.loaded.catalog.profile(id: "mi-body-composition-scale-2"))
+        #expect(mi.connectionPlan.linkMode == .broadcast)
+        #expect(mi.quirks.broadcastRepeats)
+    }
+}

@@ -1,0 +1,121 @@
+import BridgeCore
+import Foundation
+import GATTDecoding
+import Logging
+import SessionReplay
+import Synchronization
+import Testing
+
+/// A fake live transport: yields the events it was given.
+struct ScriptedTransport: DeviceTransport {
+    var script: [TransportEvent]
+    func events() -> AsyncThrowingStream<TransportEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<TransportEvent, any Error>.makeStream()
+        for event in script { continuation.yield(event) }
+        continuation.finish()
+        return stream
+    }
+}
+
+@Suite struct RecordingRoundTripTests {
+    static let start = Date(timeIntervalSince1970: 1_795_157_880)
+    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let script: [TransportEvent] = [
+        TransportEvent(
+            time: start.addingTimeInterval(0.4),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .advertisement(
+                Advertisement(
+                    name: "MIBFS",
+                    rssi: -61,
+                    serviceUUIDs: [.bodyCompositionService],
+                    serviceData: [.bodyCompositionService: [0x02, 0x22]],
+                    manufacturerData: [0x0157: [0xAA]]
+                )
+            )
+        ),
+        TransportEvent(time: start.addingTimeInterval(1), device: "C4:7C:8D:6A:3E:10", kind: .connected),
+        TransportEvent(
+            time: start.addingTimeInterval(1.2),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .servicesDiscovered([.weightScaleService: [.weightMeasurement]])
+        ),
+        TransportEvent(
+            time: start.addingTimeInterval(3),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .value(CharacteristicValue(characteristic: .weightMeasurement, bytes: [0, 0xA4, 0x38], delivery: .indication))
+        ),
+        TransportEvent(time: start.addingTimeInterval(10), device: "C4:7C:8D:6A:3E:10", kind: .disconnected(reason: "remote")),
+    ]
+
+    @Test func recorderTeesEventsAndReplayGivesThemBack() async throws {
+        let path = try temporaryFile("tee.jsonl", contents: "")
+        let recorder = try RecordingTransport(
+            recording: ScriptedTransport(script: Self.script),
+            to: path,
+            recordedAt: Self.start,
+            timeZone: Self.zone,
+            logger: Logger(label: "t")
+        )
+        var passedOn: [TransportEvent] = []
+        for try await event in recorder.events() { passedOn.append(event) }
+        recorder.close()
+        #expect(passedOn == Self.script)
+
+        let replay = try ReplayTransport(path: path, logger: Logger(label: "t"))
+        #expect(replay.header.recordedAt == Self.start)
+        #expect(replay.header.timeZone == Self.zone)
+        var replayed: [TransportEvent] = []
+        for try await event in replay.events() { replayed.append(event) }
+        #expect(replayed == Self.script)
+    }
+
+    @Test func realtimeAndFactorSpeedsSleepOnTheInjectedClock() async throws {
+        let path = try temporaryFile("pace.jsonl", contents: "")
+        let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone))
+        for event in Self.script { try writer.write(event) }
+        writer.flush()
+
+        for (speed, expected) in [(ReplaySpeed.realtime, 9.6), (.factor(4), 2.4)] {
+            let clock = TestClock()
+            let transport = try ReplayTransport(path: path, speed: speed, clock: clock, logger: Logger(label: "t"))
+            let before = clock.now
+            var count = 0
+            for try await _ in transport.events() { count += 1 }
+            #expect(count == Self.script.count)
+            let elapsed = before.duration(to: clock.now)
+            #expect(abs(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18 - expected) < 1e-6)
+        }
+        let clock = TestClock()
+        let fast = try ReplayTransport(path: path, speed: .max, clock: clock, logger: Logger(label: "t"))
+        for try await _ in fast.events() {}
+        #expect(clock.sleeps.withLock { $0.isEmpty })
+    }
+
+    @Test("parses speeds", arguments: [("max", ReplaySpeed.max), ("realtime", .factor(1)), ("10", .factor(10)), ("0.5", .factor(0.5))])
+    func parsesSpeed(text: String, speed: ReplaySpeed) {
+        #expect(ReplaySpeed(text) == speed)
+    }
+
+    @Test func rejectsNonsenseSpeeds() {
+        #expect(ReplaySpeed("0") == nil)
+        #expect(ReplaySpeed("-2") == nil)
+        #expect(ReplaySpeed("fast") == nil)
+    }
+
+    @Test func itemsCarryFileAndLine() async throws {
+        let path = try temporaryFile("lines.jsonl", contents: "")
+        let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone))
+        for event in Self.script { try writer.write(event) }
+        writer.flush()
+        let transport = try ReplayTransport(path: path, logger: Logger(label: "t"))
+        var lines: [Int] = []
+        for try await item in transport.items() {
+            if case .event(_, let location) = item {
+                #expect(location.file == path)
+                lines.append(location.line)
+            }
+        }
+        #expect(lines == [2, 3, 4, 5, 6])
+    }
+}
