@@ -115,6 +115,7 @@ let package = Package(
                 "CareStore",
                 "CarePlan",
                 "SessionReplay",
+                "DeviceProfiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]

@@ -174,3 +174,34 @@ struct BlueZTransportTests {
         await collector.stop()
     }
 }
+
+extension BlueZTransportTests {
+    @Test func bondingProfileRegistersTheAgentAndPairsBeforeSubscribing() async throws {
+        let fake = try await FakeBlueZ()
+        defer { fake.stop() }
+        try await fake.addAdapter()
+        try await fake.addPeripheral(Self.scale, Self.scaleSpec)
+        var plan = TestPolicy.weightScale
+        plan.requiresPairing = true
+        let (transport, collector) = transport(fake, policy: TestPolicy(gatt: [.weightScaleService: plan]))
+        collector.start(transport)
+        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+        try await fake.advertise(Self.scale, Self.scaleAdvert)
+        #expect(try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } })
+        let journal = try await fake.journal()
+        let pair = try #require(journal.firstIndex(of: "Pair \(Self.scale)"))
+        let startNotify = try #require(journal.firstIndex { $0.hasPrefix("StartNotify") })
+        #expect(pair < startNotify)
+        let registered = try await fake.control.call(
+            DBusMethodCall(
+                destination: "org.bluez",
+                path: "/org/bluez",
+                interface: "org.freedesktop.DBus.Mock",
+                member: "GetMethodCalls",
+                arguments: [.string("RegisterAgent")]
+            )
+        )
+        #expect("\(registered.arguments)".contains("/org/carebridge/agent"))
+        await collector.shutDown(transport)
+    }
+}
