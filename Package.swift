@@ -97,6 +97,7 @@ let package = Package(
                 "CareBridgeKit",
                 "DeviceProfiles",
                 "SessionReplay",
+                "BlueZTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -15,6 +15,7 @@ struct Benchmark: Sendable {
 let benchmarks: [Benchmark] = [
     decodeBenchmark,
     replayBenchmark,
+    blueZLatencyBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.

@@ -536,6 +536,21 @@ def Notify(self, address, characteristic, value_hex):
     return PERIPHERALS[address.upper()].notify(full_uuid(characteristic), bytes.fromhex(value_hex))
 
 
+@dbus.service.method(MOCK_IFACE, in_signature='ssasu', out_signature='')
+def NotifySeries(self, address, characteristic, values, interval_ms):
+    '''Emits each hex value as a notification, one every interval_ms (the latency benchmark).'''
+    peripheral = PERIPHERALS[address.upper()]
+    uuid = full_uuid(characteristic)
+    queue = [bytes.fromhex(v) for v in values]
+
+    def tick():
+        if queue:
+            peripheral.notify(uuid, queue.pop(0))
+        return bool(queue)
+
+    GLib.timeout_add(max(1, interval_ms), tick)
+
+
 @dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
 def SetFault(self, name, value):
     FAULTS[name] = value
