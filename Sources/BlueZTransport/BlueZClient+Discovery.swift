@@ -152,6 +152,8 @@ extension BlueZClient {
     /// No advertisement at all for `scannerWatchdog` while discovering: restart discovery, then power-cycle,
     /// then give up so the service manager restarts the bridge.
     func watchdogTick() async {
+        // The actor answered: the loop is alive (systemd WATCHDOG=1 is sent from this).
+        if !stopping, fatal == nil { status(.alive) }
         guard discovering, !discoveryPausedForConnect, adapterPath != nil, !stopping else { return }
         let silence = clock.now - lastAdvertisement
         guard silence >= configuration.scannerWatchdog else { return }

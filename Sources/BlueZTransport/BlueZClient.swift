@@ -50,6 +50,7 @@ actor BlueZClient {
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
     var agent: PairingAgent?
+    var hotplug: UdevHotplugMonitor?
 
     struct Waiter {
         var check: () -> Bool
@@ -142,6 +143,15 @@ actor BlueZClient {
         bluezPresent = true
         try await attach(initial: true)
         startWatchdog()
+        if configuration.followHotplug {
+            let monitor = UdevHotplugMonitor()
+            do {
+                try monitor.start { action, adapter in continuation.yield(.hotplug(action: action, adapter: adapter)) }
+                hotplug = monitor
+            } catch {
+                logger.debug("udev hotplug monitoring unavailable; relying on D-Bus", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// Builds the mirror, picks and powers the adapter, starts discovery.
@@ -183,6 +193,7 @@ actor BlueZClient {
         guard !stopping else { return }
         stopping = true
         for task in tasks { task.cancel() }
+        hotplug?.stop()
         for waiter in waiters.values { waiter.continuation.resume(returning: false) }
         waiters.removeAll()
         if bus != nil, bluezPresent {
@@ -335,7 +346,6 @@ actor BlueZClient {
         else { return }
         lastAdvertisement = clock.now
         watchdogStage = 0
-        status(.alive)
         if let only = configuration.onlyDevice, only.uppercased() != address { return }
         let advertisement = Advertisement(device: properties, changed: changed)
         emit(address, .advertisement(advertisement))
@@ -349,7 +359,6 @@ actor BlueZClient {
         for (address, session) in sessions {
             guard let watched = session.watched[path] else { continue }
             emit(address, .value(CharacteristicValue(characteristic: watched.uuid, bytes: value, delivery: watched.delivery)))
-            status(.alive)
             return
         }
     }

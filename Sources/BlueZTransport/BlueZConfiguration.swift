@@ -29,6 +29,8 @@ public struct BlueZConfiguration: Sendable {
     public var reconnectBackoff: Duration = .seconds(10)
     /// Timeout of ordinary method calls.
     public var callTimeout: Duration = .seconds(10)
+    /// Follow controller hotplug through libudev (a hint; D-Bus stays the authority).
+    public var followHotplug = true
     /// Delays between retries are multiplied by this (tests shrink them).
     public var backoffScale: Double = 1
 

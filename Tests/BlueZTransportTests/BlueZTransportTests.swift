@@ -205,3 +205,23 @@ extension BlueZTransportTests {
         await collector.shutDown(transport)
     }
 }
+
+extension BlueZTransportTests {
+    @Test func adapterRemovedPausesAndItsReturnResumes() async throws {
+        let fake = try await FakeBlueZ()
+        defer { fake.stop() }
+        try await fake.addAdapter()
+        let (transport, collector) = transport(fake)
+        collector.start(transport)
+        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+        try await fake.mockCall("RemoveAdapterWithDevices", [.string("hci0")])
+        #expect(await FakeBlueZ.eventually {
+            collector.statusLog.contains(.paused(reason: "adapter hci0 was removed"))
+        })
+        try await fake.addAdapter()
+        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.resumed(adapter: "hci0")) })
+        #expect(try await fake.journal().filter { $0.hasPrefix("StartDiscovery") }.count == 2)
+        #expect(!collector.finished)
+        await collector.shutDown(transport)
+    }
+}
