@@ -42,7 +42,9 @@ let replayBenchmark = Benchmark(
 func runReplayChild(hours: Int) async throws {
     let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let zone = TimeZone(identifier: "Europe/Berlin")!
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-bench-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "carebridge-bench-\(UUID().uuidString)"
+    )
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let recording = directory.appendingPathComponent("heart-rate-\(hours)h.jsonl").path
@@ -54,7 +56,11 @@ func runReplayChild(hours: Int) async throws {
         notifications: notifications
     ).write(to: recording)
 
-    let store = try CareStore(path: directory.appendingPathComponent("store.sqlite").path, bridgeZone: zone, logger: logger)
+    let store = try CareStore(
+        path: directory.appendingPathComponent("store.sqlite").path,
+        bridgeZone: zone,
+        logger: logger
+    )
     let plan = """
         {"tasks": [
           {"id": "resting-heart-rate", "title": "Resting heart rate", "kind": "assessment",
