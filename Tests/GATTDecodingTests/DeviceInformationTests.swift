@@ -57,6 +57,20 @@ import Testing
         #expect(manufacturer.raw == Array(text.utf8))
     }
 
+    @Test func replacementMatchesTheStandardLibrary() throws {
+        var rng = SplitMix64(state: 7)
+        let edge: [[UInt8]] = [
+            [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98], [0xC0, 0xAF],
+            [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xEF, 0xBF, 0xBD], [0x80, 0x80, 0xC2], [0xF5, 0x41],
+        ]
+        let random = (0..<2000).map { _ in (0..<rng.below(24)).map { _ in rng.byte() } }
+        for bytes in edge + random {
+            let value = try SoftwareRevisionString.decode(bytes + [0x41])  // a final "A" so nothing is trimmed
+            #expect(value.value == String(decoding: bytes + [0x41], as: UTF8.self), "\(Hex.string(bytes))")
+            #expect((value.fields["invalidUTF8"] != nil) == (String(validating: bytes, as: UTF8.self) == nil))
+        }
+    }
+
     @Test func replacesInvalidUTF8AndKeepsTheRawBytes() throws {
         let value = try SerialNumberString.decode([0x41, 0xFF, 0x42, 0xC3, 0x00])
         #expect(value.value == "A\u{FFFD}B\u{FFFD}")
