@@ -23,7 +23,6 @@ struct TemperatureMeasurementLayout: Sendable, Hashable {
     var fields: JSONObject {
         var fields: JSONObject = [
             "flags": .int(Int(flags)),
-            "units": .string(isFahrenheit ? "Fahrenheit" : "Celsius"),
             "temperature": temperature.field,
             "temperatureUnit": .string(unit),
         ]
