@@ -46,7 +46,11 @@ private func measureDecode<Payload: SampleProducing>(
     print(
         "\(label): \(iterations) payloads, \(samples) samples in "
             + String(format: "%.3f s → %.2f M payloads/s", seconds, Double(iterations) / seconds / 1e6)
-            + String(format: " (CPU time %.3f s → %.2f M/s per core;", cpuSeconds, Double(iterations) / cpuSeconds / 1e6)
+            + String(
+                format: " (CPU time %.3f s → %.2f M/s per core;",
+                cpuSeconds,
+                Double(iterations) / cpuSeconds / 1e6
+            )
             + String(format: " decode only %.2f M/s)", Double(iterations) / decodeSeconds / 1e6)
     )
     _ = fields

@@ -6,14 +6,24 @@ import Testing
 @Suite struct BloodPressureSamplesTests {
     private let received = Date(timeIntervalSince1970: 1_700_000_000)
 
-    private func context(_ payload: [UInt8], _ type: any GATTPayload.Type = BloodPressureMeasurement.self) -> SampleContext {
-        SampleContext(receivedAt: received, timeZone: TimeZone(identifier: "Europe/Berlin")!, source: .device(type), payload: payload)
+    private func context(
+        _ payload: [UInt8],
+        _ type: any GATTPayload.Type = BloodPressureMeasurement.self
+    ) -> SampleContext {
+        SampleContext(
+            receivedAt: received,
+            timeZone: TimeZone(identifier: "Europe/Berlin")!,
+            source: .device(type),
+            payload: payload
+        )
     }
 
     @Test func referenceExampleIsThreePressuresAndAPulse() throws {
         let payload: [UInt8] = [0x04, 0x78, 0x00, 0x50, 0x00, 0x5D, 0x00, 0x40, 0x00]  // 120/80, MAP 93, 64 bpm
         let samples = try BloodPressureMeasurement.decode(payload).samples(in: context(payload))
-        #expect(samples.map(\.type) == [.bloodPressureSystolic, .bloodPressureDiastolic, .meanArterialPressure, .heartRate])
+        #expect(
+            samples.map(\.type) == [.bloodPressureSystolic, .bloodPressureDiastolic, .meanArterialPressure, .heartRate]
+        )
         #expect(samples.map(\.value) == [120, 80, 93, 64])
         #expect(samples.map(\.unit) == [.millimetreOfMercury, .millimetreOfMercury, .millimetreOfMercury, .perMinute])
         #expect(samples.allSatisfy { $0.metadata.isEmpty && $0.start == received })
@@ -57,7 +67,11 @@ import Testing
         let samples = try BloodPressureMeasurement.decode(payload).samples(in: context(payload))
         #expect(samples.count == 3)
         for sample in samples {
-            #expect(sample.metadata == ["userID": "1", "measurementStatus": "bodyMovement,irregularPulse,pulseRateAboveUpperLimit"])
+            #expect(
+                sample.metadata == [
+                    "userID": "1", "measurementStatus": "bodyMovement,irregularPulse,pulseRateAboveUpperLimit",
+                ]
+            )
             #expect(Timestamp.format(sample.start, in: .gmt) == "2024-03-15T06:30:00+00:00")
         }
         let calm: [UInt8] = [0x18, 0x82, 0x00, 0x55, 0x00, 0x64, 0x00, 0xFF, 0x00, 0x00]

@@ -33,10 +33,12 @@ import Testing
             0xD0, 0x06,  // height 1.744 m
         ]
         let samples = try samples(payload)
-        #expect(samples.map(\.type) == [
-            .bodyFatPercentage, .basalEnergyBurned, .muscleMass, .leanBodyMass, .bodyWaterMass, .bodyImpedance,
-            .bodyMass, .height,
-        ])
+        #expect(
+            samples.map(\.type) == [
+                .bodyFatPercentage, .basalEnergyBurned, .muscleMass, .leanBodyMass, .bodyWaterMass, .bodyImpedance,
+                .bodyMass, .height,
+            ]
+        )
         let byType = Dictionary(uniqueKeysWithValues: samples.map { ($0.type, $0) })
         #expect(byType[.bodyFatPercentage]?.value == 22.4)
         #expect(byType[.bodyFatPercentage]?.unit == .percent)
@@ -104,7 +106,9 @@ import Testing
         #expect(try samples(firstBytes).isEmpty)
         #expect(try samples(secondBytes).isEmpty)
         let merged = try #require(
-            try BodyCompositionMeasurement.decode(firstBytes).merged(with: BodyCompositionMeasurement.decode(secondBytes))
+            try BodyCompositionMeasurement.decode(firstBytes).merged(
+                with: BodyCompositionMeasurement.decode(secondBytes)
+            )
         )
         let context = SampleContext(
             receivedAt: Date(timeIntervalSince1970: 0),

@@ -12,7 +12,9 @@ import Testing
 
     @Test func referenceExampleIsOneBodyTemperatureWithItsSite() throws {
         let payload: [UInt8] = [0x04, 0x6D, 0x01, 0x00, 0xFF, 0x06]  // 36.5 °C, mouth
-        let samples = try TemperatureMeasurement.decode(payload).samples(in: context(payload, TemperatureMeasurement.self))
+        let samples = try TemperatureMeasurement.decode(payload).samples(
+            in: context(payload, TemperatureMeasurement.self)
+        )
         let sample = try #require(samples.first)
         #expect(samples.count == 1)
         #expect(sample.type == .bodyTemperature)
@@ -42,7 +44,10 @@ import Testing
         #expect(sample.metadata["temperatureType"] == nil)
     }
 
-    @Test(arguments: [[UInt8(0xFF), 0xFF, 0x7F, 0x00], [0x00, 0x00, 0x80, 0x00], [0xFE, 0xFF, 0x7F, 0x00], [0x02, 0x00, 0x80, 0x00], [0x01, 0x00, 0x80, 0x00]])
+    @Test(arguments: [
+        [UInt8(0xFF), 0xFF, 0x7F, 0x00], [0x00, 0x00, 0x80, 0x00], [0xFE, 0xFF, 0x7F, 0x00], [0x02, 0x00, 0x80, 0x00],
+        [0x01, 0x00, 0x80, 0x00],
+    ])
     func specialValuesGiveNoSample(code: [UInt8]) throws {
         let payload = [0x00] + code
         let value = try TemperatureMeasurement.decode(payload)

@@ -10,7 +10,9 @@ import Testing
     }
 
     private func samples(_ json: [String: Any]) -> [(String, Double)] {
-        (json["samples"] as? [[String: Any]] ?? []).map { ($0["type"] as? String ?? "?", $0["value"] as? Double ?? .nan) }
+        (json["samples"] as? [[String: Any]] ?? []).map {
+            ($0["type"] as? String ?? "?", $0["value"] as? Double ?? .nan)
+        }
     }
 
     @Test func temperatureMeasurementExample() throws {
@@ -30,7 +32,11 @@ import Testing
 
     @Test func bloodPressureMeasurementExample() throws {
         let json = try decode("0x2a35", "04 78 00 50 00 5D 00 40 00")
-        #expect(samples(json).map(\.0) == ["bloodPressureSystolic", "bloodPressureDiastolic", "meanArterialPressure", "heartRate"])
+        #expect(
+            samples(json).map(\.0) == [
+                "bloodPressureSystolic", "bloodPressureDiastolic", "meanArterialPressure", "heartRate",
+            ]
+        )
         #expect(samples(json).map(\.1) == [120, 80, 93, 64])
     }
 

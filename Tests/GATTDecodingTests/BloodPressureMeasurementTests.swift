@@ -23,10 +23,13 @@ import Testing
         #expect(value.pulseRate?.doubleValue == 64)
         #expect(value.pressureUnit == "mmHg")
         #expect(value.timeStamp == nil && value.userID == nil && value.measurementStatus == nil)
-        #expect(value.fields == [
-            "flags": .int(4), "systolic": .double(120), "diastolic": .double(80), "meanArterialPressure": .double(93),
-            "pressureUnit": .string("mmHg"), "pulseRate": .double(64), "pulseRateUnit": .string("bpm"),
-        ])
+        #expect(
+            value.fields == [
+                "flags": .int(4), "systolic": .double(120), "diastolic": .double(80),
+                "meanArterialPressure": .double(93),
+                "pressureUnit": .string("mmHg"), "pulseRate": .double(64), "pulseRateUnit": .string("bpm"),
+            ]
+        )
     }
 
     @Test func decodesEveryField() throws {
@@ -41,14 +44,20 @@ import Testing
         let status = try #require(value.measurementStatus)
         #expect(status.bodyMovement && status.irregularPulse && !status.cuffTooLoose && !status.improperPosition)
         #expect(status.pulseRateRange == .withinRange)
-        #expect(value.fields.keys == [
-            "flags", "systolic", "diastolic", "meanArterialPressure", "pressureUnit", "timeStamp", "pulseRate",
-            "pulseRateUnit", "userID", "measurementStatus",
-        ])
-        #expect(value.fields["measurementStatus"] == .object([
-            "value": .int(5), "bodyMovement": .bool(true), "cuffTooLoose": .bool(false),
-            "irregularPulse": .bool(true), "pulseRateRange": .string("withinRange"), "improperPosition": .bool(false),
-        ]))
+        #expect(
+            value.fields.keys == [
+                "flags", "systolic", "diastolic", "meanArterialPressure", "pressureUnit", "timeStamp", "pulseRate",
+                "pulseRateUnit", "userID", "measurementStatus",
+            ]
+        )
+        #expect(
+            value.fields["measurementStatus"]
+                == .object([
+                    "value": .int(5), "bodyMovement": .bool(true), "cuffTooLoose": .bool(false),
+                    "irregularPulse": .bool(true), "pulseRateRange": .string("withinRange"),
+                    "improperPosition": .bool(false),
+                ])
+        )
     }
 
     @Test func decodesKilopascal() throws {
@@ -88,24 +97,27 @@ import Testing
     }
 
     @Test func truncationErrorNamesTheField() {
-        #expect(throws: GATTDecodingError(
-            context: "Blood Pressure Measurement (2A35)",
-            offset: 7,
-            reason: .insufficientBytes(field: "Pulse Rate", expected: 2, available: 1)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Blood Pressure Measurement (2A35)",
+                offset: 7,
+                reason: .insufficientBytes(field: "Pulse Rate", expected: 2, available: 1)
+            )
+        ) {
             try BloodPressureMeasurement.decode([0x04, 0x78, 0x00, 0x50, 0x00, 0x5D, 0x00, 0x40])
         }
     }
 
     @Test(arguments: IEEE11073Special.allCases)
     func showsSpecialValuesByName(special: IEEE11073Special) throws {
-        let code: UInt16 = switch special {
-        case .nan: 0x07FF
-        case .nres: 0x0800
-        case .positiveInfinity: 0x07FE
-        case .negativeInfinity: 0x0802
-        case .reserved: 0x0801
-        }
+        let code: UInt16 =
+            switch special {
+            case .nan: 0x07FF
+            case .nres: 0x0800
+            case .positiveInfinity: 0x07FE
+            case .negativeInfinity: 0x0802
+            case .reserved: 0x0801
+            }
         let low = UInt8(code & 0xFF)
         let high = UInt8(code >> 8)
         let value = try BloodPressureMeasurement.decode([0x04, low, high, low, high, low, high, low, high])
@@ -127,7 +139,10 @@ import Testing
         #expect(status.irregularPulse == (bit == 2))
         #expect(status.pulseRateRange == (bit == 3 ? .aboveUpperLimit : bit == 4 ? .belowLowerLimit : .withinRange))
         #expect(status.improperPosition == (bit == 5))
-        let names = ["bodyMovement", "cuffTooLoose", "irregularPulse", "pulseRateAboveUpperLimit", "pulseRateBelowLowerLimit", "improperPosition"]
+        let names = [
+            "bodyMovement", "cuffTooLoose", "irregularPulse", "pulseRateAboveUpperLimit", "pulseRateBelowLowerLimit",
+            "improperPosition",
+        ]
         #expect(status.conditions == [names[bit]])
     }
 
@@ -148,7 +163,10 @@ import Testing
         #expect(status.reservedBits == 0xFFC0)
         #expect(status.conditions.isEmpty)
         #expect(value.fields["reservedFlags"] == .int(0xE0))
-        #expect(value.fields["measurementStatus"].flatMap { if case .object(let o) = $0 { o["reservedBits"] } else { nil } } == .int(0xFFC0))
+        #expect(
+            value.fields["measurementStatus"].flatMap { if case .object(let o) = $0 { o["reservedBits"] } else { nil } }
+                == .int(0xFFC0)
+        )
     }
 
     @Test func isInTheCatalogue() {
@@ -160,7 +178,8 @@ import Testing
     @Test func readsTheCuffPressureFromTheSystolicField() throws {
         // 1E: mmHg, time stamp, pulse, user, status; 8C 00: cuff 140 mmHg; FF 07 ×2: unused (NaN)
         let payload: [UInt8] = [
-            0x1E, 0x8C, 0x00, 0xFF, 0x07, 0xFF, 0x07, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x40, 0x00, 0x02, 0x00, 0x00,
+            0x1E, 0x8C, 0x00, 0xFF, 0x07, 0xFF, 0x07, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x40, 0x00, 0x02, 0x00,
+            0x00,
         ]
         let value = try IntermediateCuffPressure.decode(payload)
         #expect(value.cuffPressure.doubleValue == 140)
@@ -168,13 +187,17 @@ import Testing
         #expect(value.pulseRate?.doubleValue == 64)
         #expect(value.userID == 2)
         #expect(value.measurementStatus?.rawValue == 0)
-        #expect(value.fields.keys == [
-            "flags", "cuffPressure", "diastolicUnused", "meanArterialPressureUnused", "pressureUnit", "timeStamp",
-            "pulseRate", "pulseRateUnit", "userID", "measurementStatus",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "cuffPressure", "diastolicUnused", "meanArterialPressureUnused", "pressureUnit", "timeStamp",
+                "pulseRate", "pulseRateUnit", "userID", "measurementStatus",
+            ]
+        )
         #expect(value.fields["cuffPressure"] == .double(140))
         for length in 0..<payload.count {
-            #expect(throws: GATTDecodingError.self) { try IntermediateCuffPressure.decode(Array(payload.prefix(length))) }
+            #expect(throws: GATTDecodingError.self) {
+                try IntermediateCuffPressure.decode(Array(payload.prefix(length)))
+            }
         }
     }
 
@@ -195,11 +218,13 @@ import Testing
     }
 
     @Test func errorsNameTheCuffPressureField() {
-        #expect(throws: GATTDecodingError(
-            context: "Intermediate Cuff Pressure (2A36)",
-            offset: 1,
-            reason: .insufficientBytes(field: "Current Cuff Pressure", expected: 2, available: 1)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Intermediate Cuff Pressure (2A36)",
+                offset: 1,
+                reason: .insufficientBytes(field: "Current Cuff Pressure", expected: 2, available: 1)
+            )
+        ) {
             try IntermediateCuffPressure.decode([0x00, 0x8C])
         }
     }

@@ -30,9 +30,12 @@ import Testing
         #expect(value.timeStamp == nil && value.userID == nil && value.height == nil && value.muscleMass == nil)
         #expect(!value.isMultiplePacket)
         #expect(!value.isUnsuccessful)
-        #expect(value.fields.keys == [
-            "flags", "units", "multiplePacket", "bodyFatPercentage", "impedance", "impedanceUnit", "weight", "massUnit",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "units", "multiplePacket", "bodyFatPercentage", "impedance", "impedanceUnit", "weight",
+                "massUnit",
+            ]
+        )
     }
 
     @Test func decodesEveryFieldInSIUnits() throws {
@@ -51,11 +54,13 @@ import Testing
         #expect(value.weight == 70.0)
         #expect(value.height == 1.744)
         #expect(value.heightUnit == "m")
-        #expect(value.fields.keys == [
-            "flags", "units", "multiplePacket", "bodyFatPercentage", "timeStamp", "userID", "basalMetabolism",
-            "basalMetabolismUnit", "musclePercentage", "muscleMass", "massUnit", "fatFreeMass", "softLeanMass",
-            "bodyWaterMass", "impedance", "impedanceUnit", "weight", "height", "heightUnit",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "units", "multiplePacket", "bodyFatPercentage", "timeStamp", "userID", "basalMetabolism",
+                "basalMetabolismUnit", "musclePercentage", "muscleMass", "massUnit", "fatFreeMass", "softLeanMass",
+                "bodyWaterMass", "impedance", "impedanceUnit", "weight", "height", "heightUnit",
+            ]
+        )
         #expect(value.fields["timeStamp"] == .string("2024-03-15T07:30:00"))
         #expect(value.fields["muscleMass"] == .double(37.92))
     }
@@ -126,11 +131,13 @@ import Testing
 
     @Test func truncationErrorNamesTheField() {
         // flags 0x0200 (impedance) but the impedance has only one byte
-        #expect(throws: GATTDecodingError(
-            context: "Body Composition Measurement (2A9C)",
-            offset: 4,
-            reason: .insufficientBytes(field: "Impedance", expected: 2, available: 1)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Body Composition Measurement (2A9C)",
+                offset: 4,
+                reason: .insufficientBytes(field: "Impedance", expected: 2, available: 1)
+            )
+        ) {
             try BodyCompositionMeasurement.decode([0x00, 0x02, 0xE0, 0x00, 0x88])
         }
     }

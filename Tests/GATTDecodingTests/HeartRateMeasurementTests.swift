@@ -12,11 +12,13 @@ import Testing
         #expect(value.energyExpended == nil)
         #expect(Array(value.rrIntervals) == [832])
         #expect(RRIntervals.milliseconds(value.rrIntervals[0]) == 812.5)
-        #expect(value.fields == [
-            "flags": .int(0x16), "heartRateFormat": .string("uint8"), "sensorContact": .string("detected"),
-            "heartRate": .int(72), "heartRateUnit": .string("bpm"), "rrIntervals": .array([.double(812.5)]),
-            "rrIntervalUnit": .string("ms"),
-        ])
+        #expect(
+            value.fields == [
+                "flags": .int(0x16), "heartRateFormat": .string("uint8"), "sensorContact": .string("detected"),
+                "heartRate": .int(72), "heartRateUnit": .string("bpm"), "rrIntervals": .array([.double(812.5)]),
+                "rrIntervalUnit": .string("ms"),
+            ]
+        )
     }
 
     @Test func decodesUInt16HeartRateEnergyAndSeveralRRIntervals() throws {
@@ -40,7 +42,10 @@ import Testing
         #expect(value.fields["heartRateFormat"] == .string("uint16"))
     }
 
-    @Test(arguments: [(UInt8(0x00), HeartRateMeasurement.SensorContact.notSupported), (0x02, .notSupported), (0x04, .notDetected), (0x06, .detected)])
+    @Test(arguments: [
+        (UInt8(0x00), HeartRateMeasurement.SensorContact.notSupported), (0x02, .notSupported), (0x04, .notDetected),
+        (0x06, .detected),
+    ])
     func readsThreeStateSensorContact(bits: UInt8, contact: HeartRateMeasurement.SensorContact) throws {
         let value = try HeartRateMeasurement.decode([bits, 60])
         #expect(value.sensorContact == contact)
@@ -76,11 +81,13 @@ import Testing
                 let value = try HeartRateMeasurement.decode(prefix)
                 #expect(Array(value.rrIntervals) == Array([832, 1024, 512].prefix((length - 2) / 2)))
             } else {
-                #expect(throws: GATTDecodingError(
-                    context: "Heart Rate Measurement (2A37)",
-                    offset: length - 1,
-                    reason: .insufficientBytes(field: "RR-Interval", expected: 2, available: 1)
-                )) {
+                #expect(
+                    throws: GATTDecodingError(
+                        context: "Heart Rate Measurement (2A37)",
+                        offset: length - 1,
+                        reason: .insufficientBytes(field: "RR-Interval", expected: 2, available: 1)
+                    )
+                ) {
                     try HeartRateMeasurement.decode(prefix)
                 }
             }
@@ -88,11 +95,13 @@ import Testing
     }
 
     @Test func rrFlagWithoutAnIntervalIsAnError() {
-        #expect(throws: GATTDecodingError(
-            context: "Heart Rate Measurement (2A37)",
-            offset: 2,
-            reason: .insufficientBytes(field: "RR-Interval", expected: 2, available: 0)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Heart Rate Measurement (2A37)",
+                offset: 2,
+                reason: .insufficientBytes(field: "RR-Interval", expected: 2, available: 0)
+            )
+        ) {
             try HeartRateMeasurement.decode([0x10, 0x48])
         }
     }

@@ -55,10 +55,12 @@ import Testing
         #expect(!value.isFahrenheit)
         #expect(value.temperatureType == .mouth)
         #expect(value.timeStamp == nil)
-        #expect(value.fields == [
-            "flags": .int(4), "temperature": .double(36.5), "temperatureUnit": .string("°C"),
-            "temperatureType": .string("mouth"),
-        ])
+        #expect(
+            value.fields == [
+                "flags": .int(4), "temperature": .double(36.5), "temperatureUnit": .string("°C"),
+                "temperatureType": .string("mouth"),
+            ]
+        )
     }
 
     @Test(arguments: 0..<2)
@@ -123,18 +125,22 @@ import Testing
     }
 
     @Test func errorsNameTheirOwnCharacteristic() {
-        #expect(throws: GATTDecodingError(
-            context: "Intermediate Temperature (2A1E)",
-            offset: 1,
-            reason: .insufficientBytes(field: "Temperature", expected: 4, available: 2)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Intermediate Temperature (2A1E)",
+                offset: 1,
+                reason: .insufficientBytes(field: "Temperature", expected: 4, available: 2)
+            )
+        ) {
             try IntermediateTemperature.decode([0x00, 0x6D, 0x01])
         }
-        #expect(throws: GATTDecodingError(
-            context: "Temperature Measurement (2A1C)",
-            offset: 5,
-            reason: .insufficientBytes(field: "Temperature Type", expected: 1, available: 0)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Temperature Measurement (2A1C)",
+                offset: 5,
+                reason: .insufficientBytes(field: "Temperature Type", expected: 1, available: 0)
+            )
+        ) {
             try TemperatureMeasurement.decode([0x04, 0x6D, 0x01, 0x00, 0xFF])
         }
     }
@@ -155,11 +161,13 @@ import Testing
     }
 
     @Test func rejectsTwoOctets() {
-        #expect(throws: GATTDecodingError(
-            context: "Temperature Type (2A1D)",
-            offset: 1,
-            reason: .unexpectedLength(expected: "exactly 1 byte", actual: 2)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Temperature Type (2A1D)",
+                offset: 1,
+                reason: .unexpectedLength(expected: "exactly 1 byte", actual: 2)
+            )
+        ) {
             try TemperatureType.decode([0x06, 0x00])
         }
     }
