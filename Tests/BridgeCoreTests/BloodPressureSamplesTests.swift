@@ -79,6 +79,19 @@ import Testing
         #expect(calmSamples.first?.metadata == ["userID": "unknown", "measurementStatus": "none"])
     }
 
+    @Test func unknownDeviceDateFallsBackToTheReceiveTime() throws {
+        let payload: [UInt8] = [
+            0x02,  // time stamp
+            0x78, 0x00, 0x50, 0x00, 0x5D, 0x00,  // 120/80, MAP 93
+            0x00, 0x00, 0x00, 0x00, 0x07, 0x1E, 0x00,  // year, month, day 0: date unknown, 07:30:00
+        ]
+        let value = try BloodPressureMeasurement.decode(payload)
+        #expect(value.fields["timeStamp"] == .string("unknown"))
+        let samples = value.samples(in: context(payload))
+        #expect(samples.count == 3)
+        #expect(samples.allSatisfy { $0.start == received && $0.deviceTime == nil })
+    }
+
     @Test func intermediateCuffPressureIsNeverASample() throws {
         let payload: [UInt8] = [0x04, 0x8C, 0x00, 0xFF, 0x07, 0xFF, 0x07, 0x40, 0x00]
         let value = try IntermediateCuffPressure.decode(payload)
