@@ -97,6 +97,13 @@ let fuzzSeeds: [String: [[UInt8]]] = [
     "battery-level": [hex("5A")],
     "system-id": [hex("01 02 03 04 05 DC 1B 00")],
     "pnp-id": [hex("01 0D 00 34 12 10 01")],
+    "weight-scale-feature": [hex("9D 01 00 00")],
+    "body-composition-measurement": [hex("00 06 E0 00 88 13 B0 36")],
+    "temperature-measurement": [hex("06 6D 01 00 FF E8 07 03 0F 07 1E 00 06")],
+    "intermediate-temperature": [hex("04 6D 01 00 FF 06")],
+    "heart-rate-measurement": [hex("16 48 40 03"), hex("19 48 00 10 00 40 03 00 04")],
+    "blood-pressure-measurement": [hex("04 78 00 50 00 5D 00 40 00"), hex("1E 78 00 50 00 5D 00 E8 07 03 0F 07 1E 00 40 00 01 04 00")],
+    "intermediate-cuff-pressure": [hex("00 78 00 FF 07 FF 07")],
     "mi-scale-v1": [hex("20 A4 38 E8 07 03 0F 07 1E 00")],
     "mi-body-composition-scale-2": [hex("00 22 E8 07 03 0F 07 1E 00 F4 01 A4 38")],
 ]
