@@ -7,11 +7,23 @@ extension MiBodyCompositionScale2: SampleProducing {
         guard isFinal else { return [] }
         let start = context.start(for: timeStamp)
         var samples: [QuantitySample] = []
-        if let sample = context.sample(.bodyMass, value: weight, unit: weightUnit.healthUnit, deviceTime: timeStamp, start: start) {
+        if let sample = context.sample(
+            .bodyMass,
+            value: weight,
+            unit: weightUnit.healthUnit,
+            deviceTime: timeStamp,
+            start: start
+        ) {
             samples.append(sample)
         }
         if isImpedanceValid, impedance > 0,
-            let sample = context.sample(.bodyImpedance, value: Double(impedance), unit: .ohm, deviceTime: timeStamp, start: start)
+            let sample = context.sample(
+                .bodyImpedance,
+                value: Double(impedance),
+                unit: .ohm,
+                deviceTime: timeStamp,
+                start: start
+            )
         {
             samples.append(sample)
         }

@@ -43,12 +43,26 @@ enum PLXSampling {
         let start = context.start(for: deviceTime)
         var samples: [QuantitySample] = []
         if let value = spo2.doubleValue,
-            let sample = context.sample(.oxygenSaturation, value: value, unit: .percent, deviceTime: deviceTime, metadata: metadata, start: start)
+            let sample = context.sample(
+                .oxygenSaturation,
+                value: value,
+                unit: .percent,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
         {
             samples.append(sample)
         }
         if let value = pulseRate.doubleValue,
-            let sample = context.sample(.heartRate, value: value, unit: .perMinute, deviceTime: deviceTime, metadata: metadata, start: start)
+            let sample = context.sample(
+                .heartRate,
+                value: value,
+                unit: .perMinute,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
         {
             samples.append(sample)
         }

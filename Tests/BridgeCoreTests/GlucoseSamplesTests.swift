@@ -33,10 +33,12 @@ func berlinTime(_ date: Date) -> String {
         #expect(sample.transmittedValue == 0.00095)
         #expect(sample.transmittedUnit == .kilogramPerLitre)
         #expect(berlinTime(sample.start) == "2024-03-15T07:30:00+01:00")
-        #expect(sample.metadata == [
-            "sequenceNumber": "5", "baseTime": "2024-03-15T07:30:00", "sampleType": "capillary plasma",
-            "sampleLocation": "finger",
-        ])
+        #expect(
+            sample.metadata == [
+                "sequenceNumber": "5", "baseTime": "2024-03-15T07:30:00", "sampleType": "capillary plasma",
+                "sampleLocation": "finger",
+            ]
+        )
     }
 
     @Test func kilogramsPerLitreConvertWithoutFloatArtefacts() throws {
@@ -50,14 +52,18 @@ func berlinTime(_ date: Date) -> String {
 
     @Test func molesPerLitreGoThroughMillimolesAndTheMolarMass() throws {
         // flags 0x06 (mol/L); SFLOAT E = −4, M = 55 → 0.0055 mol/L = 5.5 mmol/L → 5.5 × 18.0156 mg/dL
-        let sample = try #require(try samples(GlucoseMeasurement.self, [0x06, 0x01, 0x00] + base + [0x37, 0xC0, 0x11]).first)
+        let sample = try #require(
+            try samples(GlucoseMeasurement.self, [0x06, 0x01, 0x00] + base + [0x37, 0xC0, 0x11]).first
+        )
         #expect(sample.value == 5.5 * 18.0156)
         #expect(sample.value == HealthUnit.millimolePerLitre.convert(5.5, to: .milligramPerDecilitre))
         #expect(abs(sample.value - 99.0858) < 1e-9)
         #expect(sample.transmittedValue == 0.0055)
         #expect(sample.transmittedUnit == .molePerLitre)
         // 7 mmol/L sent as 70 × 10⁻⁴ mol/L
-        let seven = try #require(try samples(GlucoseMeasurement.self, [0x06, 0x01, 0x00] + base + [0x46, 0xC0, 0x11]).first)
+        let seven = try #require(
+            try samples(GlucoseMeasurement.self, [0x06, 0x01, 0x00] + base + [0x46, 0xC0, 0x11]).first
+        )
         #expect(seven.value == 7 * 18.0156)
     }
 
@@ -78,7 +84,11 @@ func berlinTime(_ date: Date) -> String {
     @Test func unknownBaseTimeUsesTheReceiveTime() throws {
         let received = Date(timeIntervalSince1970: 1_800_000_000)
         let sample = try #require(
-            try samples(GlucoseMeasurement.self, [0x02, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x5F, 0xB0, 0x12], receivedAt: received).first
+            try samples(
+                GlucoseMeasurement.self,
+                [0x02, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x5F, 0xB0, 0x12],
+                receivedAt: received
+            ).first
         )
         #expect(sample.start == received)
         #expect(sample.deviceTime == nil)

@@ -32,7 +32,10 @@ import Testing
     @Test func v1OnlyAFinalFrameGivesASample() throws {
         for control in 0...255 {
             let expected = control & 0x20 != 0 && control & 0x80 == 0
-            #expect(try samples(MiScaleV1.self, [UInt8(control), 0xA4, 0x38] + stamp).count == (expected ? 1 : 0), "\(control)")
+            #expect(
+                try samples(MiScaleV1.self, [UInt8(control), 0xA4, 0x38] + stamp).count == (expected ? 1 : 0),
+                "\(control)"
+            )
             #expect(try samples(MiScaleV1.self, [UInt8(control), 0x00, 0x00] + stamp).isEmpty)
         }
     }
@@ -64,7 +67,11 @@ import Testing
     }
 
     @Test func bcs2ZeroImpedanceOrZeroWeightGivesNoSampleForIt() throws {
-        #expect(try samples(MiBodyCompositionScale2.self, [0x00, 0x22] + stamp + [0x00, 0x00, 0xA4, 0x38]).map(\.type) == [.bodyMass])
+        #expect(
+            try samples(MiBodyCompositionScale2.self, [0x00, 0x22] + stamp + [0x00, 0x00, 0xA4, 0x38]).map(\.type) == [
+                .bodyMass
+            ]
+        )
         #expect(try samples(MiBodyCompositionScale2.self, [0x00, 0x22] + stamp + [0xF4, 0x01, 0x00, 0x00]).isEmpty)
     }
 }

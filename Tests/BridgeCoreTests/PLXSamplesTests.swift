@@ -37,7 +37,8 @@ import Testing
     }
 
     @Test func statusBitsThatAreNotClinicalSuppressEverySample() throws {
-        let excluded: Set<Int> = [5, 6, 10, 11, 13, 14, 15]  // ongoing, early, demo, testing, unavailable, questionable, invalid
+        // ongoing, early estimate, demonstration, testing, unavailable, questionable, invalid
+        let excluded: Set<Int> = [5, 6, 10, 11, 13, 14, 15]
         for bit in 0..<16 {
             let status = UInt16(1) << bit
             let spot = [0x02, 0x61, 0x00, 0x40, 0x00, UInt8(status & 0xFF), UInt8(status >> 8)]
@@ -52,10 +53,12 @@ import Testing
         // validated data; low perfusion; PAI 5.2 %
         let payload = hex("0E 61 00 40 00 80 00 20 00 00 34 F0")
         let sample = try #require(try samples(PLXSpotCheckMeasurement.self, payload).first)
-        #expect(sample.metadata == [
-            "measurement": "spot-check", "measurementStatus": "validated data",
-            "deviceAndSensorStatus": "low perfusion detected", "pulseAmplitudeIndex": "5.2 %",
-        ])
+        #expect(
+            sample.metadata == [
+                "measurement": "spot-check", "measurementStatus": "validated data",
+                "deviceAndSensorStatus": "low perfusion detected", "pulseAmplitudeIndex": "5.2 %",
+            ]
+        )
     }
 
     @Test func continuousDocumentExampleUsesTheNormalValuesAndTheReceiveTime() throws {

@@ -25,14 +25,18 @@ private let sampleSeeds: [String: [[UInt8]]] = [
     "glucose-measurement": [
         hex("1B 02 01 E8 07 03 0F 07 1E 00 A6 FF 78 B0 11 21 00"), hex("06 05 00 E8 07 03 0F 07 1E 00 37 C0 12"),
     ],
-    "plx-spot-check-measurement": [hex("0F 61 00 40 00 E8 07 03 0F 07 1E 00 80 01 20 00 00 34 F0"), hex("00 61 00 40 00")],
+    "plx-spot-check-measurement": [
+        hex("0F 61 00 40 00 E8 07 03 0F 07 1E 00 80 01 20 00 00 34 F0"), hex("00 61 00 40 00"),
+    ],
     "plx-continuous-measurement": [hex("1F 62 00 48 00 61 00 49 00 60 00 47 00 00 01 10 00 00 34 F0")],
     "body-composition-measurement": [hex("00 06 E0 00 88 13 B0 36")],
     "temperature-measurement": [hex("06 6D 01 00 FF E8 07 03 0F 07 1E 00 06")],
     "heart-rate-measurement": [hex("16 48 40 03"), hex("19 48 00 10 00 40 03 00 04")],
     "blood-pressure-measurement": [hex("1E 78 00 50 00 5D 00 E8 07 03 0F 07 1E 00 40 00 01 04 00")],
     "mi-scale-v1": [hex("20 A4 38 E8 07 03 0F 07 1E 00"), hex("21 A4 38 E8 07 03 0F 07 1E 00")],
-    "mi-body-composition-scale-2": [hex("00 22 E8 07 03 0F 07 1E 00 F4 01 A4 38"), hex("01 62 E8 07 03 0F 07 1E 00 F4 01 A4 38")],
+    "mi-body-composition-scale-2": [
+        hex("00 22 E8 07 03 0F 07 1E 00 F4 01 A4 38"), hex("01 62 E8 07 03 0F 07 1E 00 F4 01 A4 38"),
+    ],
 ]
 
 @Suite struct SampleFuzzTests {
@@ -54,14 +58,20 @@ private let sampleSeeds: [String: [[UInt8]]] = [
     }
 
     @Test func theMiScalesAndGlucoseAndPLXDecodersProduceSamples() {
-        for identifier in ["glucose-measurement", "plx-spot-check-measurement", "plx-continuous-measurement", "mi-scale-v1", "mi-body-composition-scale-2"] {
+        for identifier in [
+            "glucose-measurement", "plx-spot-check-measurement", "plx-continuous-measurement", "mi-scale-v1",
+            "mi-body-composition-scale-2",
+        ] {
             #expect(DecoderCatalog.decoder(identifier: identifier) is any SampleProducing.Type, "\(identifier)")
         }
     }
 
     @Test func everySeedDecodesAndTheMeasurementSeedsProduceSamples() throws {
         for (identifier, seeds) in sampleSeeds {
-            let decoder = try #require(DecoderCatalog.decoder(identifier: identifier) as? any SampleProducing.Type, "\(identifier)")
+            let decoder = try #require(
+                DecoderCatalog.decoder(identifier: identifier) as? any SampleProducing.Type,
+                "\(identifier)"
+            )
             #expect(try seedsProduceSamples(decoder, seeds), "\(identifier)")
         }
     }
@@ -92,7 +102,9 @@ private let sampleSeeds: [String: [[UInt8]]] = [
                 payload = corpus[rng.below(corpus.count)]
                 switch rng.below(4) {
                 case 0:
-                    for _ in 0...rng.below(4) where !payload.isEmpty { payload[rng.below(payload.count)] ^= 1 << UInt8(rng.below(8)) }
+                    for _ in 0...rng.below(4) where !payload.isEmpty {
+                        payload[rng.below(payload.count)] ^= 1 << UInt8(rng.below(8))
+                    }
                 case 1: payload.removeLast(payload.count - rng.below(payload.count + 1))
                 case 2: payload += (0..<1 + rng.below(8)).map { _ in rng.byte() }
                 default: if !payload.isEmpty { payload[rng.below(payload.count)] = rng.byte() }
@@ -104,7 +116,8 @@ private let sampleSeeds: [String: [[UInt8]]] = [
             let context = SampleContext(receivedAt: received, timeZone: zone, source: source, payload: payload)
             for sample in value.samples(in: context) {
                 report.samples += 1
-                if !sample.value.isFinite || !sample.transmittedValue.isFinite || !sample.start.timeIntervalSince1970.isFinite
+                if !sample.value.isFinite || !sample.transmittedValue.isFinite
+                    || !sample.start.timeIntervalSince1970.isFinite
                     || sample.unit != sample.type.canonicalUnit
                 {
                     report.problems.append("\(Hex.string(payload)): \(sample.type) \(sample.value) \(sample.unit)")

@@ -22,7 +22,9 @@ import Testing
     }
 
     @Test func miScaleV1ServiceData() throws {
-        let object = try json(["decode", "--time-zone", "UTC", "--service-data", "0x181d", "20 A4 38 E8 07 03 0F 07 1E 00"])
+        let object = try json([
+            "decode", "--time-zone", "UTC", "--service-data", "0x181d", "20 A4 38 E8 07 03 0F 07 1E 00",
+        ])
         #expect(object["name"] as? String == "Xiaomi Mi Scale v1")
         let samples = try #require(object["samples"] as? [[String: Any]])
         #expect(samples.first?["value"] as? Double == 72.5)

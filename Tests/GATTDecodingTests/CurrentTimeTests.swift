@@ -10,7 +10,11 @@ import Testing
         #expect(value.dayOfWeekName == "Friday")
         #expect(value.fractions256 == 0)
         #expect(value.adjustReason == .manualTimeUpdate)
-        #expect(value.fields.keys == ["dateTime", "dayOfWeek", "dayOfWeekName", "fractions256", "adjustReason", "adjustReasonBits"])
+        #expect(
+            value.fields.keys == [
+                "dateTime", "dayOfWeek", "dayOfWeekName", "fractions256", "adjustReason", "adjustReasonBits",
+            ]
+        )
         #expect(value.fields["adjustReasonBits"] == .array([.string("manual time update")]))
     }
 
@@ -36,9 +40,13 @@ import Testing
             #expect(try CurrentTime.decode(value.bytes) == value)
         }
         #expect(try CurrentTime.decode(hex("E8 07 03 0F 07 1E 00 08 00 F0")).dayOfWeekName == "reserved")
-        #expect(try CurrentTime.decode(hex("E8 07 03 0F 07 1E 00 07 00 F0")).fields["adjustReasonBits"] == .array([
-            .string("reserved bit 4"), .string("reserved bit 5"), .string("reserved bit 6"), .string("reserved bit 7"),
-        ]))
+        #expect(
+            try CurrentTime.decode(hex("E8 07 03 0F 07 1E 00 07 00 F0")).fields["adjustReasonBits"]
+                == .array([
+                    .string("reserved bit 4"), .string("reserved bit 5"), .string("reserved bit 6"),
+                    .string("reserved bit 7"),
+                ])
+        )
     }
 
     @Test func rejectsEveryTruncatedPrefixAndAnImpossibleTime() {
@@ -62,11 +70,16 @@ import Testing
     @Test func addingMinutesCarriesAcrossMonthsAndKeepsSeconds() {
         let start = DateTime(year: 2023, month: 1, day: 31, hours: 23, minutes: 59, seconds: 42)
         #expect(start.adding(minutes: 1) == DateTime(year: 2023, month: 2, day: 1, hours: 0, minutes: 0, seconds: 42))
-        #expect(start.adding(minutes: -(31 * 1440)) == DateTime(year: 2022, month: 12, day: 31, hours: 23, minutes: 59, seconds: 42))
+        #expect(
+            start.adding(minutes: -(31 * 1440))
+                == DateTime(year: 2022, month: 12, day: 31, hours: 23, minutes: 59, seconds: 42)
+        )
         #expect(start.adding(minutes: 0) == start)
         // A day past the month's end, which the range check allows, carries into the next month.
-        #expect(DateTime(year: 2023, month: 2, day: 31, hours: 0, minutes: 0, seconds: 0).adding(minutes: 0)
-            == DateTime(year: 2023, month: 3, day: 3, hours: 0, minutes: 0, seconds: 0))
+        #expect(
+            DateTime(year: 2023, month: 2, day: 31, hours: 0, minutes: 0, seconds: 0).adding(minutes: 0)
+                == DateTime(year: 2023, month: 3, day: 3, hours: 0, minutes: 0, seconds: 0)
+        )
     }
 
     @Test func encodesSevenLittleEndianOctets() throws {

@@ -90,11 +90,13 @@ import Testing
         #expect(value.manufacturerIdentifier == 0x05_0403_0201)
         #expect(value.organizationallyUniqueIdentifier == 0x001BDC)
         #expect(value.ouiText == "00:1B:DC")
-        #expect(value.fields == [
-            "manufacturerIdentifier": .int(0x05_0403_0201),
-            "manufacturerIdentifierHex": .string("0x0504030201"),
-            "organizationallyUniqueIdentifier": .string("00:1B:DC"),
-        ])
+        #expect(
+            value.fields == [
+                "manufacturerIdentifier": .int(0x05_0403_0201),
+                "manufacturerIdentifierHex": .string("0x0504030201"),
+                "organizationallyUniqueIdentifier": .string("00:1B:DC"),
+            ]
+        )
     }
 
     @Test func largestValuesDecode() throws {
@@ -124,7 +126,11 @@ import Testing
         #expect(value.productID == 0x1234)
         #expect(value.productVersion == 0x0110)
         #expect(value.productVersionText == "1.1.0")
-        #expect(value.fields.keys == ["vendorIDSource", "vendorIDSourceName", "vendorID", "productID", "productVersion", "productVersionText"])
+        #expect(
+            value.fields.keys == [
+                "vendorIDSource", "vendorIDSourceName", "vendorID", "productID", "productVersion", "productVersionText",
+            ]
+        )
     }
 
     @Test func namesUSBAndReservedSources() throws {

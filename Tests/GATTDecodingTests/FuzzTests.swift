@@ -87,11 +87,16 @@ let fuzzSeeds: [String: [[UInt8]]] = [
     ],
     "glucose-measurement-context": [hex("FF 05 00 00 01 05 E0 02 51 08 07 3C 01 02 C0 41 F0"), hex("02 05 00 01")],
     "record-access-control-point": [
-        hex("06 00 01 01"), hex("05 00 07 00"), hex("01 03 01 10 00"), hex("01 04 02 E8 07 03 0F 07 1E 00 E8 07 03 10 07 1E 00"),
+        hex("06 00 01 01"), hex("05 00 07 00"), hex("01 03 01 10 00"),
+        hex("01 04 02 E8 07 03 0F 07 1E 00 E8 07 03 10 07 1E 00"),
         hex("03 00"),
     ],
-    "plx-spot-check-measurement": [hex("1F 61 00 40 00 E8 07 03 0F 07 1E 00 80 01 20 00 00 34 F0"), hex("00 61 00 40 00")],
-    "plx-continuous-measurement": [hex("1F 62 00 48 00 61 00 49 00 60 00 47 00 00 01 10 00 00 34 F0"), hex("00 62 00 48 00")],
+    "plx-spot-check-measurement": [
+        hex("1F 61 00 40 00 E8 07 03 0F 07 1E 00 80 01 20 00 00 34 F0"), hex("00 61 00 40 00"),
+    ],
+    "plx-continuous-measurement": [
+        hex("1F 62 00 48 00 61 00 49 00 60 00 47 00 00 01 10 00 00 34 F0"), hex("00 62 00 48 00"),
+    ],
     "plx-features": [hex("4B 00 E0 01 0A 80 00")],
     "current-time": [hex("E8 07 03 0F 07 1E 00 05 00 01")],
     "battery-level": [hex("5A")],
@@ -102,7 +107,9 @@ let fuzzSeeds: [String: [[UInt8]]] = [
     "temperature-measurement": [hex("06 6D 01 00 FF E8 07 03 0F 07 1E 00 06")],
     "intermediate-temperature": [hex("04 6D 01 00 FF 06")],
     "heart-rate-measurement": [hex("16 48 40 03"), hex("19 48 00 10 00 40 03 00 04")],
-    "blood-pressure-measurement": [hex("04 78 00 50 00 5D 00 40 00"), hex("1E 78 00 50 00 5D 00 E8 07 03 0F 07 1E 00 40 00 01 04 00")],
+    "blood-pressure-measurement": [
+        hex("04 78 00 50 00 5D 00 40 00"), hex("1E 78 00 50 00 5D 00 E8 07 03 0F 07 1E 00 40 00 01 04 00"),
+    ],
     "intermediate-cuff-pressure": [hex("00 78 00 FF 07 FF 07")],
     "mi-scale-v1": [hex("20 A4 38 E8 07 03 0F 07 1E 00")],
     "mi-body-composition-scale-2": [hex("00 22 E8 07 03 0F 07 1E 00 F4 01 A4 38")],
@@ -119,7 +126,10 @@ let fuzzSeeds: [String: [[UInt8]]] = [
         let report = fuzz(decoder, seeds: fuzzSeeds[identifier] ?? [])
         #expect(report.decoded + report.rejected == Self.iterations)
         #expect(report.decoded > 0, "no payload decoded: the fuzzer never reached the decoder's success path")
-        #expect(report.badErrors.isEmpty, "errors outside the payload or naming another decoder: \(report.badErrors.prefix(3))")
+        #expect(
+            report.badErrors.isEmpty,
+            "errors outside the payload or naming another decoder: \(report.badErrors.prefix(3))"
+        )
     }
 
     @Test func everyHandWrittenSeedDecodes() throws {

@@ -43,12 +43,15 @@ import Testing
         #expect(value.medicationUnit == "L")
         #expect(value.hbA1c?.doubleValue == 6.5)
         let fields = value.fields
-        #expect(fields.keys == [
-            "flags", "sequenceNumber", "extendedFlags", "carbohydrateID", "carbohydrateName", "carbohydrate",
-            "carbohydrateUnit", "meal", "mealName", "tester", "testerName", "health", "healthName", "exerciseDuration",
-            "exerciseDurationUnit", "exerciseIntensity", "exerciseIntensityUnit", "medicationID", "medicationName",
-            "medication", "medicationUnit", "hbA1c", "hbA1cUnit",
-        ])
+        #expect(
+            fields.keys == [
+                "flags", "sequenceNumber", "extendedFlags", "carbohydrateID", "carbohydrateName", "carbohydrate",
+                "carbohydrateUnit", "meal", "mealName", "tester", "testerName", "health", "healthName",
+                "exerciseDuration",
+                "exerciseDurationUnit", "exerciseIntensity", "exerciseIntensityUnit", "medicationID", "medicationName",
+                "medication", "medicationUnit", "hbA1c", "hbA1cUnit",
+            ]
+        )
         #expect(fields["carbohydrateName"] == .string("breakfast"))
         #expect(fields["testerName"] == .string("self"))
         #expect(fields["healthName"] == .string("no health issues"))
@@ -97,7 +100,9 @@ import Testing
     }
 
     @Test func specialValuesDecodeAsTheirNames() throws {
-        let value = try GlucoseMeasurementContext.decode([0x51, 0x01, 0x00, 0x01, 0xFF, 0x07, 0x01, 0x00, 0x08, 0xFE, 0x07])
+        let value = try GlucoseMeasurementContext.decode([
+            0x51, 0x01, 0x00, 0x01, 0xFF, 0x07, 0x01, 0x00, 0x08, 0xFE, 0x07,
+        ])
         #expect(value.fields["carbohydrate"] == .string("NaN"))
         #expect(value.fields["medication"] == .string("NRes"))
         #expect(value.fields["hbA1c"] == .string("+INF"))
@@ -109,11 +114,13 @@ import Testing
     }
 
     @Test func truncationErrorNamesTheMissingField() {
-        #expect(throws: GATTDecodingError(
-            context: "Glucose Measurement Context (2A34)",
-            offset: 3,
-            reason: .insufficientBytes(field: "Extended Flags", expected: 1, available: 0)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Glucose Measurement Context (2A34)",
+                offset: 3,
+                reason: .insufficientBytes(field: "Extended Flags", expected: 1, available: 0)
+            )
+        ) {
             try GlucoseMeasurementContext.decode([0x80, 0x05, 0x00])
         }
     }

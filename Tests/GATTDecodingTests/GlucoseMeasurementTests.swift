@@ -28,10 +28,12 @@ import Testing
         #expect(value.sampleLocationName == "finger")
         #expect(value.sensorStatus == nil)
         #expect(!value.contextFollows)
-        #expect(value.fields.keys == [
-            "flags", "sequenceNumber", "baseTime", "userFacingTime", "concentration", "concentrationUnit", "type",
-            "typeName", "sampleLocation", "sampleLocationName", "contextFollows",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "sequenceNumber", "baseTime", "userFacingTime", "concentration", "concentrationUnit", "type",
+                "typeName", "sampleLocation", "sampleLocationName", "contextFollows",
+            ]
+        )
     }
 
     @Test func decodesEveryFieldWithANegativeTimeOffset() throws {
@@ -47,9 +49,12 @@ import Testing
         #expect(value.contextFollows)
         #expect(value.fields["userFacingTime"] == .string("2024-03-15T06:00:00"))
         #expect(value.fields["timeOffset"] == .int(-90))
-        #expect(value.fields["sensorStatusBits"] == .array([
-            .string("device battery low"), .string("result higher than the device can process"),
-        ]))
+        #expect(
+            value.fields["sensorStatusBits"]
+                == .array([
+                    .string("device battery low"), .string("result higher than the device can process"),
+                ])
+        )
     }
 
     @Test func molePerLitreUnitBit() throws {
@@ -85,14 +90,24 @@ import Testing
     @Test func timeOffsetCrossesDayMonthAndYearBoundaries() throws {
         func userFacing(_ base: [UInt8], offset: Int16) throws -> DateTime {
             let raw = UInt16(bitPattern: offset)
-            return try GlucoseMeasurement.decode([0x01, 0x00, 0x00] + base + [UInt8(raw & 0xFF), UInt8(raw >> 8)]).userFacingTime
+            return try GlucoseMeasurement.decode([0x01, 0x00, 0x00] + base + [UInt8(raw & 0xFF), UInt8(raw >> 8)])
+                .userFacingTime
         }
         // 2024-03-01 00:10:00 − 20 min → 2024-02-29 23:50:00 (leap day)
-        #expect(try userFacing([0xE8, 0x07, 3, 1, 0, 10, 0], offset: -20) == DateTime(year: 2024, month: 2, day: 29, hours: 23, minutes: 50, seconds: 0))
+        #expect(
+            try userFacing([0xE8, 0x07, 3, 1, 0, 10, 0], offset: -20)
+                == DateTime(year: 2024, month: 2, day: 29, hours: 23, minutes: 50, seconds: 0)
+        )
         // 2023-12-31 23:50:30 + 15 min → 2024-01-01 00:05:30
-        #expect(try userFacing([0xE7, 0x07, 12, 31, 23, 50, 30], offset: 15) == DateTime(year: 2024, month: 1, day: 1, hours: 0, minutes: 5, seconds: 30))
+        #expect(
+            try userFacing([0xE7, 0x07, 12, 31, 23, 50, 30], offset: 15)
+                == DateTime(year: 2024, month: 1, day: 1, hours: 0, minutes: 5, seconds: 30)
+        )
         // + 32767 min (about 22.75 days) from 2024-03-15 07:30 → 2024-04-07 01:37
-        #expect(try userFacing(DateTime.exampleBytes, offset: .max) == DateTime(year: 2024, month: 4, day: 7, hours: 1, minutes: 37, seconds: 0))
+        #expect(
+            try userFacing(DateTime.exampleBytes, offset: .max)
+                == DateTime(year: 2024, month: 4, day: 7, hours: 1, minutes: 37, seconds: 0)
+        )
         // An unknown base time stays unknown.
         #expect(try userFacing([0, 0, 0, 0, 0, 0, 0], offset: 60).isUnknown)
     }
@@ -107,7 +122,9 @@ import Testing
 
     @Test func controlSolutionIsRecognisedByTypeOrLocation() throws {
         let byType = try GlucoseMeasurement.decode([0x02, 0x00, 0x00] + DateTime.exampleBytes + [0x5F, 0xB0, 0x1A])
-        let byLocation = try GlucoseMeasurement.decode([0x02, 0x00, 0x00] + DateTime.exampleBytes + [0x5F, 0xB0, 0x41])
+        let byLocation = try GlucoseMeasurement.decode(
+            [0x02, 0x00, 0x00] + DateTime.exampleBytes + [0x5F, 0xB0, 0x41]
+        )
         let patient = try GlucoseMeasurement.decode([0x02, 0x00, 0x00] + DateTime.exampleBytes + [0x5F, 0xB0, 0x11])
         #expect(byType.isControlSolution)
         #expect(byType.sampleTypeName == "control solution")
@@ -144,11 +161,13 @@ import Testing
     }
 
     @Test func truncationErrorNamesTheMissingField() {
-        #expect(throws: GATTDecodingError(
-            context: "Glucose Measurement (2A18)",
-            offset: 12,
-            reason: .insufficientBytes(field: "Type-Sample Location", expected: 1, available: 0)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Glucose Measurement (2A18)",
+                offset: 12,
+                reason: .insufficientBytes(field: "Type-Sample Location", expected: 1, available: 0)
+            )
+        ) {
             try GlucoseMeasurement.decode([0x02, 0x05, 0x00] + DateTime.exampleBytes + [0x5F, 0xB0])
         }
     }

@@ -68,10 +68,12 @@ import Testing
         #expect(value.weightUnit == .kilogram)
         #expect(value.timeStamp == .example)
         #expect(value.isFinal)
-        #expect(value.fields.keys == [
-            "control0", "control1", "stabilised", "loadRemoved", "impedanceValid", "timeStamp", "impedance",
-            "impedanceUnit", "weight", "weightUnit",
-        ])
+        #expect(
+            value.fields.keys == [
+                "control0", "control1", "stabilised", "loadRemoved", "impedanceValid", "timeStamp", "impedance",
+                "impedanceUnit", "weight", "weightUnit",
+            ]
+        )
         #expect(DecoderCatalog.decoder(forServiceData: BluetoothUUID(0x181B)) == MiBodyCompositionScale2.self)
     }
 

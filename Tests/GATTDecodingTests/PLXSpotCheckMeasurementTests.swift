@@ -31,11 +31,13 @@ import Testing
         #expect(value.deviceAndSensorStatus == .lowPerfusionDetected)
         #expect(value.pulseAmplitudeIndex?.doubleValue == 5.2)
         #expect(value.isDeviceClockNotSet)
-        #expect(value.fields.keys == [
-            "flags", "spo2", "spo2Unit", "pulseRate", "pulseRateUnit", "timeStamp", "measurementStatus",
-            "measurementStatusBits", "deviceAndSensorStatus", "deviceAndSensorStatusBits", "pulseAmplitudeIndex",
-            "pulseAmplitudeIndexUnit", "deviceClockNotSet",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "spo2", "spo2Unit", "pulseRate", "pulseRateUnit", "timeStamp", "measurementStatus",
+                "measurementStatusBits", "deviceAndSensorStatus", "deviceAndSensorStatusBits", "pulseAmplitudeIndex",
+                "pulseAmplitudeIndexUnit", "deviceClockNotSet",
+            ]
+        )
         #expect(value.fields["deviceAndSensorStatusBits"] == .array([.string("low perfusion detected")]))
     }
 
@@ -68,10 +70,12 @@ import Testing
 
     @Test func measurementStatusRFUBitsAreShownAsReserved() throws {
         let value = try PLXSpotCheckMeasurement.decode([0x02, 0x61, 0x00, 0x40, 0x00, 0x1F, 0x80])
-        #expect(value.measurementStatus?.names == [
-            "reserved bit 0", "reserved bit 1", "reserved bit 2", "reserved bit 3", "reserved bit 4",
-            "invalid measurement detected",
-        ])
+        #expect(
+            value.measurementStatus?.names == [
+                "reserved bit 0", "reserved bit 1", "reserved bit 2", "reserved bit 3", "reserved bit 4",
+                "invalid measurement detected",
+            ]
+        )
     }
 
     @Test func specialValuesDecodeAsTheirNames() throws {
@@ -125,11 +129,13 @@ import Testing
         #expect(value.measurementStatus == .fullyQualifiedData)
         #expect(value.deviceAndSensorStatus == .poorSignalDetected)
         #expect(value.pulseAmplitudeIndex?.doubleValue == 5.2)
-        #expect(value.fields.keys == [
-            "flags", "spo2", "spo2Unit", "pulseRate", "pulseRateUnit", "spo2Fast", "pulseRateFast", "spo2Slow",
-            "pulseRateSlow", "measurementStatus", "measurementStatusBits", "deviceAndSensorStatus",
-            "deviceAndSensorStatusBits", "pulseAmplitudeIndex", "pulseAmplitudeIndexUnit",
-        ])
+        #expect(
+            value.fields.keys == [
+                "flags", "spo2", "spo2Unit", "pulseRate", "pulseRateUnit", "spo2Fast", "pulseRateFast", "spo2Slow",
+                "pulseRateSlow", "measurementStatus", "measurementStatusBits", "deviceAndSensorStatus",
+                "deviceAndSensorStatusBits", "pulseAmplitudeIndex", "pulseAmplitudeIndexUnit",
+            ]
+        )
     }
 
     @Test func decodesEveryFlagCombination() throws {
@@ -182,16 +188,30 @@ import Testing
         #expect(value.supportedFeatures == 0x004B)
         #expect(value.supportsSpotCheckTimestamp)
         #expect(!value.supportsSpotCheckStorage)
-        #expect(value.measurementStatusSupport == [.measurementOngoing, .earlyEstimatedData, .validatedData, .fullyQualifiedData])
-        #expect(value.deviceAndSensorStatusSupport == [.equipmentMalfunctionDetected, .inadequateSignalDetected, .sensorDisconnected])
-        #expect(value.fields["supportedFeatureNames"] == .array([
-            .string("measurement status support present"), .string("device and sensor status support present"),
-            .string("spot-check timestamp"), .string("pulse amplitude index"),
-        ]))
-        #expect(value.fields.keys == [
-            "supportedFeatures", "supportedFeatureNames", "measurementStatusSupport", "measurementStatusSupportBits",
-            "deviceAndSensorStatusSupport", "deviceAndSensorStatusSupportBits",
-        ])
+        #expect(
+            value.measurementStatusSupport == [
+                .measurementOngoing, .earlyEstimatedData, .validatedData, .fullyQualifiedData,
+            ]
+        )
+        #expect(
+            value.deviceAndSensorStatusSupport == [
+                .equipmentMalfunctionDetected, .inadequateSignalDetected, .sensorDisconnected,
+            ]
+        )
+        #expect(
+            value.fields["supportedFeatureNames"]
+                == .array([
+                    .string("measurement status support present"), .string("device and sensor status support present"),
+                    .string("spot-check timestamp"), .string("pulse amplitude index"),
+                ])
+        )
+        #expect(
+            value.fields.keys == [
+                "supportedFeatures", "supportedFeatureNames", "measurementStatusSupport",
+                "measurementStatusSupportBits",
+                "deviceAndSensorStatusSupport", "deviceAndSensorStatusSupportBits",
+            ]
+        )
         expectEveryPrefixThrows(PLXFeatures.self, payload)
     }
 

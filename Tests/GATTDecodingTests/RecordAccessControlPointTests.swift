@@ -12,10 +12,13 @@ import Testing
         #expect(value.requestOpCode == .reportStoredRecords)
         #expect(value.responseValue == .success)
         #expect(value.endsProcedureSuccessfully)
-        #expect(value.fields.keys == [
-            "opCode", "opCodeName", "operator", "operatorName", "requestOpCode", "requestOpCodeName", "responseValue",
-            "responseValueName",
-        ])
+        #expect(
+            value.fields.keys == [
+                "opCode", "opCodeName", "operator", "operatorName", "requestOpCode", "requestOpCodeName",
+                "responseValue",
+                "responseValueName",
+            ]
+        )
         #expect(value.fields["responseValueName"] == .string("success"))
     }
 
@@ -55,8 +58,10 @@ import Testing
     }
 
     @Test(arguments: [
-        RACP.Request.reportAllRecords, .reportRecords(fromSequenceNumber: 0), .reportRecords(fromSequenceNumber: 0xFFFF),
-        .reportRecords(fromSequenceNumber: 0x1234), .reportNumberOfAllRecords, .reportNumberOfRecords(fromSequenceNumber: 42),
+        RACP.Request.reportAllRecords, .reportRecords(fromSequenceNumber: 0),
+        .reportRecords(fromSequenceNumber: 0xFFFF),
+        .reportRecords(fromSequenceNumber: 0x1234), .reportNumberOfAllRecords,
+        .reportNumberOfRecords(fromSequenceNumber: 42),
         .abort,
     ])
     func requestsRoundTrip(request: RACP.Request) throws {
@@ -81,7 +86,9 @@ import Testing
         #expect(value.operator == .withinRangeOf)
         #expect(value.filterValues == [.userFacingTime(.example), .userFacingTime(later)])
         #expect(value.request == nil)
-        #expect(value.fields["filterValues"] == .array([.string("2024-03-15T07:30:00"), .string("2024-03-16T07:30:00")]))
+        #expect(
+            value.fields["filterValues"] == .array([.string("2024-03-15T07:30:00"), .string("2024-03-16T07:30:00")])
+        )
     }
 
     @Test func unknownOpCodesAndFilterTypesKeepTheirOperand() throws {
@@ -96,8 +103,10 @@ import Testing
         #expect(unknownFilter.unparsedOperand == [0x01, 0x02])
     }
 
-    @Test(arguments: ["", "06", "06 00", "06 00 01", "01", "01 03", "01 03 01", "01 03 01 10", "01 04 01 10 00 20",
-        "04 02 02 E8 07 03 0F 07 1E"])
+    @Test(arguments: [
+        "", "06", "06 00", "06 00 01", "01", "01 03", "01 03 01", "01 03 01 10", "01 04 01 10 00 20",
+        "04 02 02 E8 07 03 0F 07 1E",
+    ])
     func rejectsTruncatedPayloads(payload: String) {
         #expect(throws: GATTDecodingError.self) { try RACP.decode(hex(payload)) }
     }
