@@ -9,16 +9,27 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "MQTTClient", targets: ["MQTTClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
+        .target(
+            name: "MQTTClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -34,6 +45,17 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: [
+                "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 
