@@ -82,6 +82,9 @@ public actor MQTTSession {
         return false
     }
 
+    /// Whether a PINGREQ is waiting for its PINGRESP (for tests).
+    var awaitingPingResponse: Bool { pingOutstanding }
+
     /// QoS 1 publishes not yet acknowledged: in flight, or queued while the connection is down.
     public var pendingPublishCount: Int { pending.count }
 
@@ -162,6 +165,7 @@ public actor MQTTSession {
         guard PublishPacket.isValidTopicName(topic), topic.utf8.count <= Int(UInt16.max) else {
             throw MQTTClientError(.invalidTopic, "'\(topic)' is not a valid topic name")
         }
+        guard qos != .exactlyOnce else { throw MQTTClientError(.unsupportedQoS, "QoS 2 is not supported; use QoS 1") }
         switch state {
         case .idle: throw MQTTClientError(.notConnected, "call connect() before publishing")
         case .closed: throw MQTTClientError(.sessionClosed, "the session was closed")
@@ -169,7 +173,7 @@ public actor MQTTSession {
         }
         switch qos {
         case .exactlyOnce:
-            throw MQTTClientError(.unsupportedQoS, "QoS 2 is not supported; use QoS 1")
+            break
         case .atMostOnce:
             guard case .connected(let channel) = state else {
                 throw MQTTClientError(.notConnected, "QoS 0 message to '\(topic)' dropped: not connected")
