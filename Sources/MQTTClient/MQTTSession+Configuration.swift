@@ -9,7 +9,11 @@ extension MQTTSession {
             public var maximum: Duration
             public var multiplier: Double
 
-            public init(initial: Duration = .milliseconds(250), maximum: Duration = .seconds(30), multiplier: Double = 2) {
+            public init(
+                initial: Duration = .milliseconds(250),
+                maximum: Duration = .seconds(30),
+                multiplier: Double = 2
+            ) {
                 self.initial = initial
                 self.maximum = maximum
                 self.multiplier = multiplier

@@ -178,13 +178,22 @@ public actor MQTTSession {
             guard case .connected(let channel) = state else {
                 throw MQTTClientError(.notConnected, "QoS 0 message to '\(topic)' dropped: not connected")
             }
-            channel.writeAndFlush(MQTTPacket.publish(PublishPacket(topic: topic, payload: payload, retain: retain)), promise: nil)
+            channel.writeAndFlush(
+                MQTTPacket.publish(PublishPacket(topic: topic, payload: payload, retain: retain)),
+                promise: nil
+            )
         case .atLeastOnce:
             guard pending.count < configuration.maximumPendingPublishes else {
                 throw MQTTClientError(.queueFull, "\(pending.count) QoS 1 publishes are waiting for PUBACK")
             }
             let packetID = allocatePacketID()
-            let packet = PublishPacket(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, packetID: packetID)
+            let packet = PublishPacket(
+                topic: topic,
+                payload: payload,
+                qos: .atLeastOnce,
+                retain: retain,
+                packetID: packetID
+            )
             do {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -315,7 +324,10 @@ public actor MQTTSession {
             if case .closed = state { return }
             if everConnected {
                 let delay = configuration.reconnectBackoff.delay(attempt: attempt)
-                logger.debug("reconnecting after back-off", metadata: ["mqtt.delay": "\(delay)", "mqtt.attempt": "\(attempt)"])
+                logger.debug(
+                    "reconnecting after back-off",
+                    metadata: ["mqtt.delay": "\(delay)", "mqtt.attempt": "\(attempt)"]
+                )
                 do { try await clock.sleep(for: delay) } catch { return }
                 if case .closed = state { return }
             }
@@ -456,7 +468,10 @@ public actor MQTTSession {
         keepAliveTask = nil
         guard case .connected(let current) = state, current === channel else { return }
         state = .reconnecting
-        logger.warning("MQTT connection lost", metadata: ["mqtt.reason": "\(reason)", "mqtt.pending": "\(pending.count)"])
+        logger.warning(
+            "MQTT connection lost",
+            metadata: ["mqtt.reason": "\(reason)", "mqtt.pending": "\(pending.count)"]
+        )
         failSubscribeWaiters(MQTTClientError(.connectionLost, "connection lost before SUBACK: \(reason)"))
         eventContinuation.yield(.connectionLost(reason: reason))
     }

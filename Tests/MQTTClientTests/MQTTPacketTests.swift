@@ -29,7 +29,12 @@ let samplePackets: [MQTTPacket] = [
             clientID: "bridge-ü",
             cleanSession: false,
             keepAliveSeconds: 15,
-            will: .init(topic: "carebridge/status", payload: buffer(Array("offline".utf8)), qos: .atLeastOnce, retain: true),
+            will: .init(
+                topic: "carebridge/status",
+                payload: buffer(Array("offline".utf8)),
+                qos: .atLeastOnce,
+                retain: true
+            ),
             username: "user",
             password: buffer([0x00, 0xFF, 0x10])
         )
@@ -103,7 +108,11 @@ let samplePackets: [MQTTPacket] = [
         #expect(try wire(.pingresp) == [0xD0, 0x00])
         #expect(try wire(.disconnect) == [0xE0, 0x00])
         #expect(try wire(.puback(packetID: 0x1234)) == [0x40, 0x02, 0x12, 0x34])
-        #expect(try wire(.connack(ConnAckPacket(sessionPresent: true, returnCode: .badUsernameOrPassword))) == [0x20, 0x02, 0x01, 0x04])
+        #expect(
+            try wire(.connack(ConnAckPacket(sessionPresent: true, returnCode: .badUsernameOrPassword))) == [
+                0x20, 0x02, 0x01, 0x04,
+            ]
+        )
     }
 
     @Test func encodesPublishFlagsInTheFixedHeader() throws {
@@ -114,10 +123,13 @@ let samplePackets: [MQTTPacket] = [
         #expect(try wire(packet) == [0x3B, 0x06, 0x00, 0x01, 0x74, 0x00, 0x05, 0xAA])
     }
 
-    @Test("remaining length uses the fewest varint bytes at every boundary", arguments: [
-        (0, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x80, 0x01]), (16383, [0xFF, 0x7F]),
-        (16384, [0x80, 0x80, 0x01]), (2_097_151, [0xFF, 0xFF, 0x7F]), (2_097_152, [0x80, 0x80, 0x80, 0x01]),
-    ])
+    @Test(
+        "remaining length uses the fewest varint bytes at every boundary",
+        arguments: [
+            (0, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x80, 0x01]), (16383, [0xFF, 0x7F]),
+            (16384, [0x80, 0x80, 0x01]), (2_097_151, [0xFF, 0xFF, 0x7F]), (2_097_152, [0x80, 0x80, 0x80, 0x01]),
+        ]
+    )
     func remainingLengthBoundaries(length: Int, varint: [UInt8]) throws {
         // QoS 0 PUBLISH to "t": 3 bytes of topic, the rest payload. Length 0 is checked with PINGREQ instead.
         let packet: MQTTPacket =
@@ -174,36 +186,63 @@ let samplePackets: [MQTTPacket] = [
 }
 
 @Suite struct MQTTPacketErrorTests {
-    @Test("malformed packets are rejected with what and where", arguments: [
-        ([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] as [UInt8], MQTTPacketError.malformedRemainingLength(offset: 1)),
-        ([0x00, 0x00], .unsupportedPacketType(raw: 0, offset: 0)),
-        ([0x60, 0x02, 0x00, 0x01], .invalidFixedHeaderFlags(packetType: .pubrel, flags: 0)),
-        ([0x62, 0x02, 0x00, 0x01], .unsupportedPacketType(raw: 6, offset: 0)),
-        ([0xC1, 0x00], .invalidFixedHeaderFlags(packetType: .pingreq, flags: 1)),
-        ([0xC0, 0x01, 0x00], .remainingLengthMismatch(packetType: .pingreq, declared: 1, consumed: 0)),
-        ([0x20, 0x03, 0x00, 0x00, 0x00], .remainingLengthMismatch(packetType: .connack, declared: 3, consumed: 2)),
-        ([0x20, 0x02, 0x02, 0x00], .invalidConnAckFlags(2, offset: 2)),
-        ([0x40, 0x02, 0x00, 0x00], .zeroPacketIdentifier(packetType: .puback, offset: 2)),
-        ([0x36, 0x05, 0x00, 0x01, 0x74, 0x00, 0x01], .invalidQoS(field: "PUBLISH QoS", raw: 3, offset: 0)),
-        ([0x38, 0x03, 0x00, 0x01, 0x74], .invalidFixedHeaderFlags(packetType: .publish, flags: 8)),
-        ([0x30, 0x04, 0x00, 0x02, 0xC3, 0x28], .invalidUTF8(field: "topic name", offset: 4)),
-        ([0x30, 0x03, 0x00, 0x01, 0x00], .invalidUTF8(field: "topic name", offset: 4)),
-        ([0x30, 0x03, 0x00, 0x01, 0x23], .invalidTopicName("#")),
-        ([0x30, 0x03, 0x00, 0x05, 0x61], .insufficientBytes(field: "topic name", expected: 5, actual: 1, offset: 4)),
-        ([0x32, 0x03, 0x00, 0x01, 0x74], .insufficientBytes(field: "packet identifier", expected: 2, actual: 0, offset: 5)),
-        ([0x82, 0x02, 0x00, 0x01], .emptyPayload(packetType: .subscribe)),
-        ([0x80, 0x06, 0x00, 0x01, 0x00, 0x01, 0x23, 0x01], .invalidFixedHeaderFlags(packetType: .subscribe, flags: 0)),
-        ([0x82, 0x06, 0x00, 0x01, 0x00, 0x01, 0x23, 0x04], .invalidQoS(field: "requested QoS", raw: 4, offset: 7)),
-        (
-            [0x10, 0x0C, 0x00, 0x06, 0x4D, 0x51, 0x49, 0x73, 0x64, 0x70, 0x03, 0x02, 0x00, 0x3C],
-            .invalidProtocolName("MQIsdp", offset: 2)
-        ),
-        ([0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x03, 0x02, 0x00, 0x3C], .unsupportedProtocolLevel(3, offset: 8)),
-        ([0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x03, 0x00, 0x3C], .invalidConnectFlags(3, offset: 9)),
-        ([0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x42, 0x00, 0x3C], .invalidConnectFlags(0x42, offset: 9)),
-        ([0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x22, 0x00, 0x3C], .invalidConnectFlags(0x22, offset: 9)),
-        ([0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x1E, 0x00, 0x3C], .invalidQoS(field: "will QoS", raw: 3, offset: 9)),
-    ])
+    @Test(
+        "malformed packets are rejected with what and where",
+        arguments: [
+            ([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] as [UInt8], MQTTPacketError.malformedRemainingLength(offset: 1)),
+            ([0x00, 0x00], .unsupportedPacketType(raw: 0, offset: 0)),
+            ([0x60, 0x02, 0x00, 0x01], .invalidFixedHeaderFlags(packetType: .pubrel, flags: 0)),
+            ([0x62, 0x02, 0x00, 0x01], .unsupportedPacketType(raw: 6, offset: 0)),
+            ([0xC1, 0x00], .invalidFixedHeaderFlags(packetType: .pingreq, flags: 1)),
+            ([0xC0, 0x01, 0x00], .remainingLengthMismatch(packetType: .pingreq, declared: 1, consumed: 0)),
+            ([0x20, 0x03, 0x00, 0x00, 0x00], .remainingLengthMismatch(packetType: .connack, declared: 3, consumed: 2)),
+            ([0x20, 0x02, 0x02, 0x00], .invalidConnAckFlags(2, offset: 2)),
+            ([0x40, 0x02, 0x00, 0x00], .zeroPacketIdentifier(packetType: .puback, offset: 2)),
+            ([0x36, 0x05, 0x00, 0x01, 0x74, 0x00, 0x01], .invalidQoS(field: "PUBLISH QoS", raw: 3, offset: 0)),
+            ([0x38, 0x03, 0x00, 0x01, 0x74], .invalidFixedHeaderFlags(packetType: .publish, flags: 8)),
+            ([0x30, 0x04, 0x00, 0x02, 0xC3, 0x28], .invalidUTF8(field: "topic name", offset: 4)),
+            ([0x30, 0x03, 0x00, 0x01, 0x00], .invalidUTF8(field: "topic name", offset: 4)),
+            ([0x30, 0x03, 0x00, 0x01, 0x23], .invalidTopicName("#")),
+            (
+                [0x30, 0x03, 0x00, 0x05, 0x61],
+                .insufficientBytes(field: "topic name", expected: 5, actual: 1, offset: 4)
+            ),
+            (
+                [0x32, 0x03, 0x00, 0x01, 0x74],
+                .insufficientBytes(field: "packet identifier", expected: 2, actual: 0, offset: 5)
+            ),
+            ([0x82, 0x02, 0x00, 0x01], .emptyPayload(packetType: .subscribe)),
+            (
+                [0x80, 0x06, 0x00, 0x01, 0x00, 0x01, 0x23, 0x01],
+                .invalidFixedHeaderFlags(packetType: .subscribe, flags: 0)
+            ),
+            ([0x82, 0x06, 0x00, 0x01, 0x00, 0x01, 0x23, 0x04], .invalidQoS(field: "requested QoS", raw: 4, offset: 7)),
+            (
+                [0x10, 0x0C, 0x00, 0x06, 0x4D, 0x51, 0x49, 0x73, 0x64, 0x70, 0x03, 0x02, 0x00, 0x3C],
+                .invalidProtocolName("MQIsdp", offset: 2)
+            ),
+            (
+                [0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x03, 0x02, 0x00, 0x3C],
+                .unsupportedProtocolLevel(3, offset: 8)
+            ),
+            (
+                [0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x03, 0x00, 0x3C],
+                .invalidConnectFlags(3, offset: 9)
+            ),
+            (
+                [0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x42, 0x00, 0x3C],
+                .invalidConnectFlags(0x42, offset: 9)
+            ),
+            (
+                [0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x22, 0x00, 0x3C],
+                .invalidConnectFlags(0x22, offset: 9)
+            ),
+            (
+                [0x10, 0x0A, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x04, 0x1E, 0x00, 0x3C],
+                .invalidQoS(field: "will QoS", raw: 3, offset: 9)
+            ),
+        ]
+    )
     func rejectsMalformedPacket(bytes: [UInt8], expected: MQTTPacketError) {
         var input = buffer(bytes)
         #expect(throws: expected) { try MQTTPacket.decode(from: &input) }
@@ -219,7 +258,9 @@ let samplePackets: [MQTTPacket] = [
             try MQTTPacket.publish(PublishPacket(topic: "a/+", payload: ByteBuffer())).encode(into: &out)
         }
         #expect(throws: MQTTPacketError.zeroPacketIdentifier(packetType: .publish, offset: 0)) {
-            try MQTTPacket.publish(PublishPacket(topic: "a", payload: ByteBuffer(), qos: .atLeastOnce)).encode(into: &out)
+            try MQTTPacket.publish(PublishPacket(topic: "a", payload: ByteBuffer(), qos: .atLeastOnce)).encode(
+                into: &out
+            )
         }
         #expect(throws: MQTTPacketError.invalidConnectFlags(0x40, offset: 0)) {
             try MQTTPacket.connect(ConnectPacket(clientID: "c", password: buffer([1]))).encode(into: &out)

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-@testable import MQTTClient
 import NIOCore
 import Testing
+
+@testable import MQTTClient
 
 /// Makes a session for `broker` with a unique client id; `clock` nil means the real clock.
 func makeSession(
@@ -93,7 +94,11 @@ struct MQTTSessionBrokerTests {
             ]
         )
         let late = try await MosquittoSubscriber(broker: broker, topic: "carebridge/bridge-1/status", count: 1)
-        #expect(try await late.messages() == [Message(topic: "carebridge/bridge-1/status", retained: true, qos: 1, payload: "offline")])
+        #expect(
+            try await late.messages() == [
+                Message(topic: "carebridge/bridge-1/status", retained: true, qos: 1, payload: "offline")
+            ]
+        )
         await session.disconnect()
     }
 
@@ -111,7 +116,11 @@ struct MQTTSessionBrokerTests {
         try await broker.waitForLog("Received DISCONNECT from \(clientID)")
 
         let late = try await MosquittoSubscriber(broker: broker, topic: "carebridge/bridge-2/status", count: 1)
-        #expect(try await late.messages() == [Message(topic: "carebridge/bridge-2/status", retained: true, qos: 1, payload: "online")])
+        #expect(
+            try await late.messages() == [
+                Message(topic: "carebridge/bridge-2/status", retained: true, qos: 1, payload: "online")
+            ]
+        )
         let error = await #expect(throws: MQTTClientError.self) {
             try await session.publish(topic: "carebridge/x", payload: "late")
         }
@@ -154,7 +163,10 @@ struct MQTTSessionBrokerTests {
         try await events.wait { $0 == .connected(sessionPresent: false, reconnect: true) }
         for publish in publishes { try await publish.value }
 
-        #expect(try await after.messages() == (0..<5).map { Message(topic: "outage/sample", retained: false, qos: 1, payload: "during-\($0)") })
+        #expect(
+            try await after.messages()
+                == (0..<5).map { Message(topic: "outage/sample", retained: false, qos: 1, payload: "during-\($0)") }
+        )
         #expect(await session.pendingPublishCount == 0)
         await session.disconnect()
     }
@@ -320,10 +332,16 @@ struct MQTTSessionBrokerTests {
     }
 
     @Test func backoffGrowsGeometricallyUpToItsMaximum() {
-        let backoff = MQTTSession.Configuration.Backoff(initial: .milliseconds(250), maximum: .seconds(3), multiplier: 2)
-        #expect((0..<6).map { backoff.delay(attempt: $0) } == [
-            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3),
-        ])
+        let backoff = MQTTSession.Configuration.Backoff(
+            initial: .milliseconds(250),
+            maximum: .seconds(3),
+            multiplier: 2
+        )
+        #expect(
+            (0..<6).map { backoff.delay(attempt: $0) } == [
+                .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3),
+            ]
+        )
     }
 
     @Test func keepAliveIsSentToTheBrokerInWholeSecondsRoundedUp() {

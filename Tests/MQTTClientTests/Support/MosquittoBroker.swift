@@ -36,7 +36,9 @@ final class MosquittoBroker: Sendable {
     /// Writes a config for a free loopback port; the broker is not started yet.
     init(allowAnonymous: Bool = true) throws {
         guard Self.isInstalled else {
-            throw Failure(description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)")
+            throw Failure(
+                description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
+            )
         }
         port = try Self.freeLoopbackPort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
@@ -84,10 +86,12 @@ final class MosquittoBroker: Sendable {
     /// Uses SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM and SIGINT, and
     /// mosquitto never unblocks them. With persistence off nothing is lost that a graceful stop would keep.
     func stop() {
-        guard let process = process.withLock({ current -> Process? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let process = process.withLock({ current -> Process? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -126,7 +130,8 @@ final class MosquittoBroker: Sendable {
 
     static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/sbin"]
+        let directories =
+            path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/sbin"]
         return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -137,7 +142,9 @@ final class MosquittoBroker: Sendable {
         defer { close(fd) }
         var address = loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw Failure(description: "bind() failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -154,7 +161,9 @@ final class MosquittoBroker: Sendable {
         defer { close(fd) }
         var address = loopback(port: port)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return result == 0
     }
@@ -187,7 +196,8 @@ final class MosquittoSubscriber: Sendable {
 
     /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
     /// published afterwards reaches it.
-    init(broker: MosquittoBroker, topic: String = "#", count: Int, qos: Int = 1, timeoutSeconds: Int = 30) async throws {
+    init(broker: MosquittoBroker, topic: String = "#", count: Int, qos: Int = 1, timeoutSeconds: Int = 30) async throws
+    {
         self.broker = broker
         self.count = count
         clientID = "sub-\(UUID().uuidString.prefix(8))"
