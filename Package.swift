@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
+        .library(name: "CareBridgeExport", targets: ["CareBridgeExport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
+        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -45,6 +48,7 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
         .testTarget(
             name: "MQTTClientTests",
             dependencies: [

@@ -341,6 +341,13 @@ public actor MQTTSession {
                     supervisor = nil
                     firstConnectWaiter?.resume(throwing: error)
                     firstConnectWaiter = nil
+                    // Publishes queued while the first connect was in progress have nowhere to go.
+                    let queued = pending
+                    pending.removeAll()
+                    for entry in queued {
+                        entry.timeout?.cancel()
+                        entry.continuation.resume(throwing: error)
+                    }
                     return
                 }
                 attempt += 1
