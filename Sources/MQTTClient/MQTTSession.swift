@@ -45,7 +45,11 @@ public actor MQTTSession {
     private var keepAliveTask: Task<Void, Never>?
     private var firstConnectWaiter: CheckedContinuation<Void, any Error>?
     private var pingOutstanding = false
-    private var lastPacketID: UInt16 = 0
+    /// The packet identifier used last; the next one follows it (wrapping 65535 → 1). Internal for tests.
+    var lastPacketID: UInt16 = 0
+    /// Every filter subscribed to, renewed after a reconnect that did not resume the broker's session.
+    private var subscriptions: [SubscribePacket.Subscription] = []
+    private var resubscribeIDs: Set<UInt16> = []
     private var pending: [PendingPublish] = []
     private var subscribeWaiters: [UInt16: CheckedContinuation<[SubAckPacket.ReturnCode], any Error>] = [:]
 
@@ -81,6 +85,9 @@ public actor MQTTSession {
         if case .connected = state { return true }
         return false
     }
+
+    /// Sets the packet identifier counter (for tests of the 65535 → 1 wrap).
+    func setLastPacketID(_ value: UInt16) { lastPacketID = value }
 
     /// Whether a PINGREQ is waiting for its PINGRESP (for tests).
     var awaitingPingResponse: Bool { pingOutstanding }
@@ -247,6 +254,7 @@ public actor MQTTSession {
         repeat {
             lastPacketID = lastPacketID == UInt16.max ? 1 : lastPacketID + 1
         } while pending.contains(where: { $0.packet.packetID == lastPacketID }) || subscribeWaiters[lastPacketID] != nil
+            || resubscribeIDs.contains(lastPacketID)
         return lastPacketID
     }
 
@@ -277,8 +285,8 @@ public actor MQTTSession {
 
     /// Subscribes on the live connection and returns the broker's SUBACK codes, one per subscription.
     ///
-    /// Messages arrive on ``messages``. Subscriptions belong to the broker's session: with clean session they
-    /// are gone after a reconnect.
+    /// Messages arrive on ``messages``. The session remembers its subscriptions and subscribes again after a
+    /// reconnect whose CONNACK says the broker kept no session (always the case with clean session).
     ///
     /// - Throws: ``MQTTClientError``: `.notConnected`, `.unsupportedQoS`, `.connectionLost`, `.sessionClosed`.
     public func subscribe(
@@ -290,6 +298,10 @@ public actor MQTTSession {
         }
         guard case .connected(let channel) = state else {
             throw MQTTClientError(.notConnected, "subscribe needs a live connection")
+        }
+        for subscription in subscriptions {
+            self.subscriptions.removeAll { $0.topicFilter == subscription.topicFilter }
+            self.subscriptions.append(subscription)
         }
         let packetID = allocatePacketID()
         do {
@@ -449,6 +461,14 @@ public actor MQTTSession {
             reconnect ? "MQTT reconnected" : "MQTT connected",
             metadata: ["mqtt.session_present": "\(sessionPresent)", "mqtt.pending": "\(pending.count)"]
         )
+        if reconnect, !sessionPresent, !subscriptions.isEmpty {
+            let packetID = allocatePacketID()
+            resubscribeIDs.insert(packetID)
+            channel.write(
+                MQTTPacket.subscribe(SubscribePacket(packetID: packetID, subscriptions: subscriptions)),
+                promise: nil
+            )
+        }
         // Everything not yet acknowledged goes out again, in order; what was sent before carries DUP.
         for index in pending.indices {
             var packet = pending[index].packet
@@ -480,6 +500,7 @@ public actor MQTTSession {
             metadata: ["mqtt.reason": "\(reason)", "mqtt.pending": "\(pending.count)"]
         )
         failSubscribeWaiters(MQTTClientError(.connectionLost, "connection lost before SUBACK: \(reason)"))
+        resubscribeIDs.removeAll()
         eventContinuation.yield(.connectionLost(reason: reason))
     }
 
@@ -509,7 +530,14 @@ public actor MQTTSession {
         case .pingresp:
             pingOutstanding = false
         case .suback(let suback):
-            subscribeWaiters.removeValue(forKey: suback.packetID)?.resume(returning: suback.returnCodes)
+            if resubscribeIDs.remove(suback.packetID) != nil {
+                logger.debug(
+                    "subscriptions renewed",
+                    metadata: ["mqtt.return_codes": "\(suback.returnCodes.map(\.rawValue))"]
+                )
+            } else {
+                subscribeWaiters.removeValue(forKey: suback.packetID)?.resume(returning: suback.returnCodes)
+            }
         case .publish(let publish):
             if publish.qos == .atLeastOnce, let packetID = publish.packetID {
                 channel.writeAndFlush(MQTTPacket.puback(packetID: packetID), promise: nil)

@@ -1,4 +1,5 @@
 import Foundation
+import InMemoryLogging
 import Logging
 import NIOCore
 import Testing
@@ -10,8 +11,10 @@ func makeSession(
     _ broker: MosquittoBroker,
     clientID: String = "cb-\(UUID().uuidString.prefix(8))",
     clock: ManualClock? = nil,
+    logger: Logger? = nil,
     configure: (inout MQTTSession.Configuration) -> Void = { _ in }
 ) -> MQTTSession {
+    let logger = logger ?? testLogger(clientID)
     var configuration = MQTTSession.Configuration(
         host: "127.0.0.1",
         port: broker.port,
@@ -21,9 +24,9 @@ func makeSession(
     )
     configure(&configuration)
     if let clock {
-        return MQTTSession(configuration: configuration, clock: clock, logger: testLogger(clientID))
+        return MQTTSession(configuration: configuration, clock: clock, logger: logger)
     }
-    return MQTTSession(configuration: configuration, logger: testLogger(clientID))
+    return MQTTSession(configuration: configuration, logger: logger)
 }
 
 typealias Message = MosquittoSubscriber.Message
@@ -41,7 +44,11 @@ func eventually(
     }
 }
 
-@Suite("MQTTSession against a real mosquitto broker", .enabled(if: MosquittoBroker.testsEnabled))
+@Suite(
+    "MQTTSession against a real mosquitto broker",
+    .enabled(if: MosquittoBroker.testsEnabled),
+    .timeLimit(.minutes(1))
+)
 struct MQTTSessionBrokerTests {
     @Test func qos1PublishesArriveExactlyWithPayloadsAndRetainFlags() async throws {
         let broker = try MosquittoBroker()
@@ -132,7 +139,8 @@ struct MQTTSessionBrokerTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let clock = ManualClock()
-        let session = makeSession(broker, clock: clock)
+        let logs = InMemoryLogHandler()
+        let session = makeSession(broker, clock: clock, logger: Logger(label: "outage", factory: { _ in logs }))
         let events = SessionEvents(session)
         let before = try await MosquittoSubscriber(broker: broker, topic: "outage/#", count: 2)
         try await session.connect()
@@ -168,6 +176,72 @@ struct MQTTSessionBrokerTests {
                 == (0..<5).map { Message(topic: "outage/sample", retained: false, qos: 1, payload: "during-\($0)") }
         )
         #expect(await session.pendingPublishCount == 0)
+
+        // The logger saw the loss (warning) and the reconnect with the queue it flushed (info), with metadata.
+        let lost = try #require(logs.entries.first { $0.message == "MQTT connection lost" })
+        #expect(lost.level == .warning)
+        #expect(lost.metadata["mqtt.broker"] == "127.0.0.1:\(broker.port)")
+        let reconnected = try #require(logs.entries.first { $0.message == "MQTT reconnected" })
+        #expect(reconnected.level == .info)
+        #expect(reconnected.metadata["mqtt.pending"] == "5")
+        #expect(logs.entries.contains { $0.message == "reconnect failed" && $0.level == .warning })
+        await session.disconnect()
+    }
+
+    @Test func manyConcurrentQoS1PublishesAreEachAcknowledgedAndDelivered() async throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let count = 200
+        let subscriber = try await MosquittoSubscriber(broker: broker, topic: "burst/#", count: count)
+        let session = makeSession(broker)
+        try await session.connect()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask { try await session.publish(topic: "burst/\(index % 7)", payload: "m\(index)") }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await session.pendingPublishCount == 0)
+        let received = try await subscriber.messages()
+        #expect(received.map(\.payload).sorted() == (0..<count).map { "m\($0)" }.sorted())
+        #expect(received.allSatisfy { $0.qos == 1 && !$0.retained && $0.topic.hasPrefix("burst/") })
+        await session.disconnect()
+    }
+
+    @Test func packetIdentifiersWrapFrom65535ToOne() async throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let clientID = "wrap-\(UUID().uuidString.prefix(8))"
+        let session = makeSession(broker, clientID: clientID)
+        try await session.connect()
+        await session.setLastPacketID(65_534)
+        for payload in ["a", "b", "c"] { try await session.publish(topic: "wrap/t", payload: payload) }
+        for id in ["m65535", "m1", "m2"] {
+            try await broker.waitForLog("Received PUBLISH from \(clientID) (d0, q1, r0, \(id), 'wrap/t'")
+        }
+        #expect(!broker.log.contains("Received PUBLISH from \(clientID) (d0, q1, r0, m0,"))
+        await session.disconnect()
+    }
+
+    @Test func subscriptionsAreRenewedAfterTheBrokerRestarts() async throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let session = makeSession(broker) {
+            $0.reconnectBackoff = .init(initial: .milliseconds(20), maximum: .milliseconds(200))
+        }
+        let events = SessionEvents(session)
+        try await session.connect()
+        #expect(try await session.subscribe([.init(topicFilter: "echo/#", qos: .atLeastOnce)]) == [.grantedQoS1])
+        var iterator = session.messages.makeAsyncIterator()
+        try await session.publish(topic: "echo/before", payload: "1")
+        #expect(await iterator.next()?.topic == "echo/before")
+
+        try broker.restart()
+        try await events.wait { $0 == .connected(sessionPresent: false, reconnect: true) }
+        try await session.publish(topic: "echo/after", payload: "2")
+        let message = try #require(await iterator.next())
+        #expect(message.topic == "echo/after")
+        #expect(String(buffer: message.payload) == "2")
         await session.disconnect()
     }
 
