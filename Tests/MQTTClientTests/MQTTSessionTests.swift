@@ -334,6 +334,28 @@ struct MQTTSessionBrokerTests {
         await session.disconnect()
     }
 
+    @Test func disconnectFailsWaitingPublishesAndEndsTheSession() async throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let clock = ManualClock()
+        let session = makeSession(broker, clock: clock)
+        try await session.connect()
+        try await session.connect()  // already connected: returns at once
+        broker.pause()
+        let publish = Task { try await session.publish(topic: "carebridge/never", payload: "x") }
+        try await eventually("publish in flight") { await session.pendingPublishCount == 1 }
+        await session.disconnect()
+        let error = await #expect(throws: MQTTClientError.self) { try await publish.value }
+        #expect(error?.code == .sessionClosed)
+        #expect(await session.pendingPublishCount == 0)
+        let again = await #expect(throws: MQTTClientError.self) { try await session.connect() }
+        #expect(again?.code == .sessionClosed)
+        var events: [MQTTSession.Event] = []
+        for await event in session.events { events.append(event) }  // finished by disconnect()
+        #expect(events == [.connected(sessionPresent: false, reconnect: false), .closed])
+        broker.resume()
+    }
+
     @Test func connectReportsTheBrokersRefusal() async throws {
         let broker = try MosquittoBroker(allowAnonymous: false)
         try broker.start()
@@ -371,6 +393,17 @@ struct MQTTSessionBrokerTests {
         #expect(String(buffer: message.payload) == "ping")
         #expect(message.qos == .atLeastOnce)
         await session.disconnect()
+    }
+}
+
+@Suite struct MosquittoBrokerGateTests {
+    @Test func brokerTestsRunWhenInstalledAndFailInsteadOfSkippingInCI() throws {
+        #expect(MosquittoBroker.testsEnabled(installed: true, environment: [:]))
+        #expect(MosquittoBroker.testsEnabled(installed: false, environment: ["CI": "true"]))
+        #expect(!MosquittoBroker.testsEnabled(installed: false, environment: [:]))
+        // Enabled without the tools, the helper throws, so the test fails with the install hint.
+        let error = #expect(throws: MosquittoBroker.Failure.self) { try MosquittoBroker(installed: false) }
+        #expect(error?.description.contains("apt-get install -y mosquitto mosquitto-clients") == true)
     }
 }
 

@@ -30,12 +30,18 @@ final class MosquittoBroker: Sendable {
     static let subscriberPath = locate("mosquitto_sub")
     static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
     /// Run broker tests when the tools are here, and always in CI (where a missing tool must fail the test).
-    static var testsEnabled: Bool { isInstalled || ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var testsEnabled: Bool {
+        testsEnabled(installed: isInstalled, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
+        installed || environment["CI"] == "true"
+    }
     static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
 
     /// Writes a config for a free loopback port; the broker is not started yet.
-    init(allowAnonymous: Bool = true) throws {
-        guard Self.isInstalled else {
+    init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
+        guard installed else {
             throw Failure(
                 description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
             )
