@@ -26,6 +26,8 @@ public struct MQTTClientError: Error, Sendable, CustomStringConvertible {
         case connectionLost
         /// The caller's task was cancelled.
         case cancelled
+        /// A broker URL was not `mqtt://[user[:password]@]host[:port]`.
+        case invalidURL
     }
 
     public var code: Code
