@@ -1,0 +1,113 @@
+import CarePlan
+import Foundation
+import Testing
+
+@Suite struct OccurrenceTests {
+    static let zones = ["Europe/Berlin", "America/New_York", "UTC", "Australia/Lord_Howe", "Asia/Kolkata", "America/Santiago"]
+
+    static func randomSchedule(_ random: inout SeededGenerator) -> Schedule {
+        let zone = zones.randomElement(using: &random)!
+        var elements: [ScheduleElement] = []
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            let start = WallClockTime(
+                year: Int.random(in: 2024...2026, using: &random),
+                month: Int.random(in: 1...12, using: &random),
+                day: [1, 15, 28, 29, 30, 31].randomElement(using: &random)!,
+                hour: [0, 1, 2, 3, 8, 23].randomElement(using: &random)!,
+                minute: [0, 30].randomElement(using: &random)!
+            )
+            guard start.validationProblem == nil else { continue }
+            let end: WallClockTime? = Bool.random(using: &random) ? nil : WallClockTime(year: 2027, month: Int.random(in: 1...12, using: &random), day: 10)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: elements.append(ScheduleElement(start: start, end: end, interval: .days(Int.random(in: 1...9, using: &random)), duration: .allDay))
+            case 1: elements.append(ScheduleElement(start: start, end: end, interval: .weeks(Int.random(in: 1...2, using: &random)), duration: .minutes(90)))
+            case 2: elements.append(ScheduleElement(start: start, end: end, interval: .months(Int.random(in: 1...3, using: &random)), duration: .hours(2)))
+            case 3: elements.append(ScheduleElement(start: start, end: end, interval: .hours(Int.random(in: 5...30, using: &random)), duration: .seconds(0)))
+            case 4: elements.append(ScheduleElement(start: start, end: end, interval: ScheduleInterval(days: 1, hours: 1), duration: .seconds(600)))
+            default:
+                let counts = (0..<7).map { _ in Int.random(in: 0...2, using: &random) }
+                elements.append(ScheduleElement(weeklyOccurrences: counts.allSatisfy { $0 == 0 } ? [1, 0, 0, 0, 0, 0, 0] : counts, start: start, end: end))
+            }
+        }
+        if elements.isEmpty { elements.append(ScheduleElement(start: wall("2025-01-31T08:00:00"), interval: .days(1))) }
+        return Schedule(timeZonePolicy: .fixed(zone), elements: elements)
+    }
+
+    static func same(_ engine: [ScheduledEvent], _ naive: [NaiveScheduleOracle.Event]) -> Bool {
+        engine.count == naive.count
+            && zip(engine, naive).allSatisfy {
+                $0.occurrence == $1.occurrence && $0.elementIndex == $1.elementIndex && $0.start == $1.start
+                    && $0.end == $1.end && $0.isAllDay == $1.isAllDay
+            }
+    }
+
+    @Test("engine matches a naive walk from the schedule start", arguments: 0..<40)
+    func matchesTheNaiveWalk(seed: Int) {
+        var random = SeededGenerator(state: UInt64(seed))
+        let schedule = Self.randomSchedule(&random)
+        let oracle = NaiveScheduleOracle(schedule, bridgeZone: utc)
+        for _ in 0..<4 {
+            let from = instant("2026-01-01T00:00:00").addingTimeInterval(Double.random(in: 0...(400 * 86_400), using: &random).rounded())
+            let to = from.addingTimeInterval(Double.random(in: 3600...(40 * 86_400), using: &random).rounded())
+            let engine = schedule.events(from: from, to: to, bridgeZone: utc)
+            let naive = oracle.events(from: from, to: to)
+            #expect(Self.same(engine, naive), "\(schedule) \(from)…\(to)\nengine \(engine)\nnaive  \(naive)")
+            if let middle = naive.dropFirst(naive.count / 2).first {
+                let single = schedule.event(occurrence: middle.occurrence, bridgeZone: utc)
+                #expect(single.map { Self.same([$0], [middle]) } == true, "occurrence \(middle.occurrence)")
+            }
+            let before = naive.filter { $0.start < from }.last.map { $0.occurrence + 1 }
+            let count = schedule.occurrenceCount(before: from, bridgeZone: utc)
+            #expect(count == oracle.allEvents(until: from).filter { $0.start < from }.count)
+            _ = before
+        }
+    }
+
+    @Test func numberingDoesNotDependOnTheQueryWindow() {
+        let schedule = Schedule(
+            timeZonePolicy: .fixed("Europe/Berlin"),
+            elements: [
+                ScheduleElement(start: wall("2026-01-01T08:00:00"), interval: .days(1)),
+                ScheduleElement(start: wall("2026-01-01T20:00:00"), interval: .days(2)),
+                ScheduleElement(weeklyOccurrences: [0, 2, 0, 0, 0, 1, 0], start: wall("2026-01-01")),
+            ]
+        )
+        let whole = schedule.events(from: instant("2026-01-01T00:00:00"), to: instant("2026-07-01T00:00:00"), bridgeZone: utc)
+        #expect(whole.map(\.occurrence) == Array(0..<whole.count))
+        let byOccurrence = Dictionary(uniqueKeysWithValues: whole.map { ($0.occurrence, $0) })
+        var day = instant("2026-01-01T00:00:00")
+        while day < instant("2026-07-01T00:00:00") {
+            for event in schedule.events(from: day, to: day.addingTimeInterval(86_400 * 3), bridgeZone: utc)
+            where event.start >= instant("2026-01-01T00:00:00") && event.start < instant("2026-07-01T00:00:00") {
+                #expect(byOccurrence[event.occurrence] == event)
+            }
+            day.addTimeInterval(86_400 * 5)
+        }
+        // Recomputing from a decoded copy (a "restart") gives the same numbering.
+        let copy = try! JSONDecoder().decode(Schedule.self, from: JSONEncoder().encode(schedule))
+        #expect(copy.events(from: instant("2026-01-01T00:00:00"), to: instant("2026-07-01T00:00:00"), bridgeZone: utc) == whole)
+    }
+
+    @Test func simultaneousEventsAreOrderedByElementIndex() {
+        let schedule = Schedule(
+            timeZonePolicy: .fixed("UTC"),
+            elements: [
+                ScheduleElement(start: wall("2026-01-01T08:00:00"), interval: .days(1), duration: .hours(1)),
+                ScheduleElement(start: wall("2026-01-01T08:00:00"), interval: .days(1), duration: .minutes(5)),
+            ]
+        )
+        let events = schedule.events(from: instant("2026-01-03T00:00:00"), to: instant("2026-01-04T00:00:00"), bridgeZone: utc)
+        #expect(events.map(\.elementIndex) == [0, 1])
+        #expect(events.map(\.occurrence) == [4, 5])
+        #expect(schedule.event(occurrence: 5, bridgeZone: utc)?.elementIndex == 1)
+    }
+
+    @Test func fiftyYearOldScheduleNumbersFromItsStart() throws {
+        let schedule = Schedule.daily(hour: 9, start: wall("1976-11-21"), timeZone: .fixed("Europe/Berlin"))
+        let events = schedule.events(from: instant("2026-11-21T00:00:00"), to: instant("2026-11-22T00:00:00"), bridgeZone: utc)
+        let days = Calendar(identifier: .gregorian).dateComponents([.day], from: instant("1976-11-21T00:00:00"), to: instant("2026-11-21T00:00:00")).day!
+        #expect(events.map(\.occurrence) == [days])
+        #expect(local(try #require(events.first).start, berlin) == "2026-11-21T09:00:00")
+        #expect(schedule.occurrenceCount(before: instant("2026-11-21T00:00:00"), bridgeZone: utc) == days)
+    }
+}
