@@ -22,7 +22,9 @@ extension Schedule {
     /// taken at `instant` completes.
     public func events(containing instant: Date, bridgeZone: TimeZone) -> [ScheduledEvent] {
         let t = instant.since1970
-        return ScheduleEngine(self, bridgeZone: bridgeZone).events(from: t, to: t.nextUp)
+        // An all-day window's inclusive end is 23:59:59 but it contains instants up to the next midnight,
+        // so look one second further back than the overlap query would.
+        return ScheduleEngine(self, bridgeZone: bridgeZone).events(from: t - 1, to: t.nextUp)
             .filter { $0.contains(instant) }
     }
 
