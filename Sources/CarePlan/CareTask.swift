@@ -166,7 +166,10 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         try container.encode(schedule, forKey: .schedule)
         try container.encodeIfPresent(linkage, forKey: .linkage)
         if let effectiveDate {
-            try container.encode(Timestamp.format(effectiveDate, in: TimeZone(secondsFromGMT: 0)!), forKey: .effectiveDate)
+            try container.encode(
+                Timestamp.format(effectiveDate, in: TimeZone(secondsFromGMT: 0)!),
+                forKey: .effectiveDate
+            )
         }
     }
 }

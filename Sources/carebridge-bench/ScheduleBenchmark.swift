@@ -27,7 +27,12 @@ let scheduleBenchmark = Benchmark(name: "schedule", summary: "one year of events
         medians.append(timings[timings.count / 2])
         print(
             "started \(String(age).leftPadded(2)) years ago: \(tasks.count) tasks, \(events) events in 2026: "
-                + String(format: "median %.2f ms, min %.2f ms, max %.2f ms", timings[timings.count / 2], timings[0], timings[timings.count - 1])
+                + String(
+                    format: "median %.2f ms, min %.2f ms, max %.2f ms",
+                    timings[timings.count / 2],
+                    timings[0],
+                    timings[timings.count - 1]
+                )
         )
     }
     print("(max includes the first query, which loads the zones)")
@@ -45,17 +50,42 @@ private func planSchedules(startYear: Int) -> [Schedule] {
         schedules.append(.daily(hour: hour, start: start, duration: .minutes(30), timeZone: berlin))
         schedules.append(.daily(hour: hour, minute: 30, start: start, duration: .hours(1), timeZone: .floating))
     }
-    schedules.append(Schedule(timeZonePolicy: berlin, elements: [ScheduleElement(start: start, interval: .days(1), duration: .allDay)]))
-    schedules.append(Schedule(timeZonePolicy: newYork, elements: [ScheduleElement(start: start, interval: .days(1), duration: .allDay)]))
+    schedules.append(
+        Schedule(
+            timeZonePolicy: berlin,
+            elements: [ScheduleElement(start: start, interval: .days(1), duration: .allDay)]
+        )
+    )
+    schedules.append(
+        Schedule(
+            timeZonePolicy: newYork,
+            elements: [ScheduleElement(start: start, interval: .days(1), duration: .allDay)]
+        )
+    )
     schedules.append(.every(days: 3, hour: 9, start: start, timeZone: berlin))
     schedules.append(.every(days: 2, hour: 21, start: start, duration: .seconds(0), timeZone: newYork))
     schedules.append(.weekly(weekdays: [.monday, .wednesday, .friday], hour: 8, start: start, timeZone: berlin))
     schedules.append(.weekly(weekdays: [.sunday], hour: 10, start: start, duration: .hours(2), timeZone: .floating))
     schedules.append(.weeklyOccurrences([0, 4, 0, 2, 0, 4, 0], start: start, timeZone: berlin))
     schedules.append(.weeklyOccurrences([1, 1, 1, 1, 1, 1, 1], start: start, timeZone: .floating))
-    schedules.append(Schedule(timeZonePolicy: berlin, elements: [ScheduleElement(start: start.at(hour: 8), interval: .hours(8), duration: .minutes(15))]))
-    schedules.append(Schedule(timeZonePolicy: berlin, elements: [ScheduleElement(start: start.at(hour: 9), interval: .months(1), duration: .hours(1))]))
-    schedules.append(Schedule(timeZonePolicy: newYork, elements: [ScheduleElement(start: start, interval: .months(3), duration: .allDay)]))
+    schedules.append(
+        Schedule(
+            timeZonePolicy: berlin,
+            elements: [ScheduleElement(start: start.at(hour: 8), interval: .hours(8), duration: .minutes(15))]
+        )
+    )
+    schedules.append(
+        Schedule(
+            timeZonePolicy: berlin,
+            elements: [ScheduleElement(start: start.at(hour: 9), interval: .months(1), duration: .hours(1))]
+        )
+    )
+    schedules.append(
+        Schedule(
+            timeZonePolicy: newYork,
+            elements: [ScheduleElement(start: start, interval: .months(3), duration: .allDay)]
+        )
+    )
     schedules.append(
         Schedule(
             timeZonePolicy: berlin,

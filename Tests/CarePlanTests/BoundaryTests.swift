@@ -6,16 +6,32 @@ import Testing
     let timed = Schedule.daily(hour: 8, start: wall("2026-06-01"), duration: .hours(1), timeZone: .fixed("UTC"))
 
     @Test func eventEndingExactlyAtQueryStartIsIncluded() {
-        let events = timed.events(from: instant("2026-06-02T09:00:00"), to: instant("2026-06-02T12:00:00"), bridgeZone: utc)
+        let events = timed.events(
+            from: instant("2026-06-02T09:00:00"),
+            to: instant("2026-06-02T12:00:00"),
+            bridgeZone: utc
+        )
         #expect(events.map(\.occurrence) == [1])
-        let after = timed.events(from: instant("2026-06-02T09:00:01"), to: instant("2026-06-02T12:00:00"), bridgeZone: utc)
+        let after = timed.events(
+            from: instant("2026-06-02T09:00:01"),
+            to: instant("2026-06-02T12:00:00"),
+            bridgeZone: utc
+        )
         #expect(after.isEmpty)
     }
 
     @Test func eventStartingExactlyAtQueryEndIsExcluded() {
-        let events = timed.events(from: instant("2026-06-02T00:00:00"), to: instant("2026-06-03T08:00:00"), bridgeZone: utc)
+        let events = timed.events(
+            from: instant("2026-06-02T00:00:00"),
+            to: instant("2026-06-03T08:00:00"),
+            bridgeZone: utc
+        )
         #expect(events.map(\.occurrence) == [1])
-        let later = timed.events(from: instant("2026-06-02T00:00:00"), to: instant("2026-06-03T08:00:00").addingTimeInterval(0.001), bridgeZone: utc)
+        let later = timed.events(
+            from: instant("2026-06-02T00:00:00"),
+            to: instant("2026-06-03T08:00:00").addingTimeInterval(0.001),
+            bridgeZone: utc
+        )
         #expect(later.map(\.occurrence) == [1, 2])
     }
 
@@ -30,13 +46,21 @@ import Testing
     }
 
     @Test func instantEventContainsOnlyItsStart() throws {
-        let schedule = Schedule.daily(hour: 8, start: wall("2026-06-01"), duration: .seconds(0), timeZone: .fixed("UTC"))
+        let schedule = Schedule.daily(
+            hour: 8,
+            start: wall("2026-06-01"),
+            duration: .seconds(0),
+            timeZone: .fixed("UTC")
+        )
         let event = try #require(schedule.event(occurrence: 0, bridgeZone: utc))
         #expect(event.start == event.end)
         #expect(event.contains(instant("2026-06-01T08:00:00")))
         #expect(!event.contains(instant("2026-06-01T08:00:00").addingTimeInterval(0.001)))
         #expect(schedule.events(containing: instant("2026-06-01T08:00:00"), bridgeZone: utc).count == 1)
-        #expect(schedule.events(from: instant("2026-06-01T08:00:00"), to: instant("2026-06-01T08:00:01"), bridgeZone: utc).count == 1)
+        #expect(
+            schedule.events(from: instant("2026-06-01T08:00:00"), to: instant("2026-06-01T08:00:01"), bridgeZone: utc)
+                .count == 1
+        )
     }
 
     @Test func allDayContainsUntilTheNextLocalMidnight() throws {
@@ -68,7 +92,10 @@ import Testing
     }
 
     @Test func queriesBeforeTheStartAreEmptyAndCountZero() {
-        #expect(timed.events(from: instant("2020-01-01T00:00:00"), to: instant("2026-06-01T08:00:00"), bridgeZone: utc).isEmpty)
+        #expect(
+            timed.events(from: instant("2020-01-01T00:00:00"), to: instant("2026-06-01T08:00:00"), bridgeZone: utc)
+                .isEmpty
+        )
         #expect(timed.occurrenceCount(before: instant("2026-06-01T08:00:00"), bridgeZone: utc) == 0)
         #expect(timed.occurrenceCount(before: instant("2026-06-01T08:00:01"), bridgeZone: utc) == 1)
         #expect(timed.event(occurrence: -1, bridgeZone: utc) == nil)

@@ -43,7 +43,11 @@ import Testing
     }
 
     @Test func scheduleUsesThePlanFileShape() throws {
-        let schedule = Schedule.weeklyOccurrences([0, 1, 0, 0, 0, 0, 0], start: wall("2026-11-02"), timeZone: .floating)
+        let schedule = Schedule.weeklyOccurrences(
+            [0, 1, 0, 0, 0, 0, 0],
+            start: wall("2026-11-02"),
+            timeZone: .floating
+        )
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(schedule)) as? [String: Any]
         #expect(object?["timeZone"] as? String == "floating")
         let element = (object?["elements"] as? [[String: Any]])?.first

@@ -29,7 +29,14 @@ struct NaiveScheduleOracle {
         floating.timeZone = TimeZone(secondsFromGMT: 0)!
 
         func components(_ wall: WallClockTime) -> DateComponents {
-            DateComponents(year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute, second: wall.second)
+            DateComponents(
+                year: wall.year,
+                month: wall.month,
+                day: wall.day,
+                hour: wall.hour,
+                minute: wall.minute,
+                second: wall.second
+            )
         }
         /// A wall-clock time held as a UTC date, resolved in the schedule's zone.
         func resolve(_ wallAsUTC: Date) -> Date {
@@ -62,8 +69,14 @@ struct NaiveScheduleOracle {
             } else if interval.days + interval.weeks > 0 || allDay {
                 var n = 0
                 while true {
-                    var wall = floating.date(byAdding: .day, value: n * (interval.days + 7 * interval.weeks), to: startWall)!
-                    if !allDay { wall = wall.addingTimeInterval(Double(n * (interval.hours * 3600 + interval.minutes * 60))) }
+                    var wall = floating.date(
+                        byAdding: .day,
+                        value: n * (interval.days + 7 * interval.weeks),
+                        to: startWall
+                    )!
+                    if !allDay {
+                        wall = wall.addingTimeInterval(Double(n * (interval.hours * 3600 + interval.minutes * 60)))
+                    }
                     let date = resolve(wall)
                     guard keep(date) else { break }
                     generated.append(date)
@@ -89,7 +102,13 @@ struct NaiveScheduleOracle {
         }
         collected.sort { ($0.start, $0.element, $0.n) < ($1.start, $1.element, $1.n) }
         return collected.enumerated().map { occurrence, event in
-            Event(occurrence: occurrence, elementIndex: event.element, start: event.start, end: event.end, isAllDay: event.allDay)
+            Event(
+                occurrence: occurrence,
+                elementIndex: event.element,
+                start: event.start,
+                end: event.end,
+                isAllDay: event.allDay
+            )
         }
     }
 

@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 @Suite struct OccurrenceTests {
-    static let zones = ["Europe/Berlin", "America/New_York", "UTC", "Australia/Lord_Howe", "Asia/Kolkata", "America/Santiago"]
+    static let zones = [
+        "Europe/Berlin", "America/New_York", "UTC", "Australia/Lord_Howe", "Asia/Kolkata", "America/Santiago",
+    ]
 
     static func randomSchedule(_ random: inout SeededGenerator) -> Schedule {
         let zone = zones.randomElement(using: &random)!
@@ -17,16 +19,64 @@ import Testing
                 minute: [0, 30].randomElement(using: &random)!
             )
             guard start.validationProblem == nil else { continue }
-            let end: WallClockTime? = Bool.random(using: &random) ? nil : WallClockTime(year: 2027, month: Int.random(in: 1...12, using: &random), day: 10)
+            let end: WallClockTime? =
+                Bool.random(using: &random)
+                ? nil : WallClockTime(year: 2027, month: Int.random(in: 1...12, using: &random), day: 10)
             switch Int.random(in: 0..<6, using: &random) {
-            case 0: elements.append(ScheduleElement(start: start, end: end, interval: .days(Int.random(in: 1...9, using: &random)), duration: .allDay))
-            case 1: elements.append(ScheduleElement(start: start, end: end, interval: .weeks(Int.random(in: 1...2, using: &random)), duration: .minutes(90)))
-            case 2: elements.append(ScheduleElement(start: start, end: end, interval: .months(Int.random(in: 1...3, using: &random)), duration: .hours(2)))
-            case 3: elements.append(ScheduleElement(start: start, end: end, interval: .hours(Int.random(in: 5...30, using: &random)), duration: .seconds(0)))
-            case 4: elements.append(ScheduleElement(start: start, end: end, interval: ScheduleInterval(days: 1, hours: 1), duration: .seconds(600)))
+            case 0:
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: .days(Int.random(in: 1...9, using: &random)),
+                        duration: .allDay
+                    )
+                )
+            case 1:
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: .weeks(Int.random(in: 1...2, using: &random)),
+                        duration: .minutes(90)
+                    )
+                )
+            case 2:
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: .months(Int.random(in: 1...3, using: &random)),
+                        duration: .hours(2)
+                    )
+                )
+            case 3:
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: .hours(Int.random(in: 5...30, using: &random)),
+                        duration: .seconds(0)
+                    )
+                )
+            case 4:
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: ScheduleInterval(days: 1, hours: 1),
+                        duration: .seconds(600)
+                    )
+                )
             default:
                 let counts = (0..<7).map { _ in Int.random(in: 0...2, using: &random) }
-                elements.append(ScheduleElement(weeklyOccurrences: counts.allSatisfy { $0 == 0 } ? [1, 0, 0, 0, 0, 0, 0] : counts, start: start, end: end))
+                elements.append(
+                    ScheduleElement(
+                        weeklyOccurrences: counts.allSatisfy { $0 == 0 } ? [1, 0, 0, 0, 0, 0, 0] : counts,
+                        start: start,
+                        end: end
+                    )
+                )
             }
         }
         if elements.isEmpty { elements.append(ScheduleElement(start: wall("2025-01-31T08:00:00"), interval: .days(1))) }
@@ -47,7 +97,9 @@ import Testing
         let schedule = Self.randomSchedule(&random)
         let oracle = NaiveScheduleOracle(schedule, bridgeZone: utc)
         for _ in 0..<4 {
-            let from = instant("2026-01-01T00:00:00").addingTimeInterval(Double.random(in: 0...(400 * 86_400), using: &random).rounded())
+            let from = instant("2026-01-01T00:00:00").addingTimeInterval(
+                Double.random(in: 0...(400 * 86_400), using: &random).rounded()
+            )
             let to = from.addingTimeInterval(Double.random(in: 3600...(40 * 86_400), using: &random).rounded())
             let engine = schedule.events(from: from, to: to, bridgeZone: utc)
             let naive = oracle.events(from: from, to: to)
@@ -72,7 +124,11 @@ import Testing
                 ScheduleElement(weeklyOccurrences: [0, 2, 0, 0, 0, 1, 0], start: wall("2026-01-01")),
             ]
         )
-        let whole = schedule.events(from: instant("2026-01-01T00:00:00"), to: instant("2026-07-01T00:00:00"), bridgeZone: utc)
+        let whole = schedule.events(
+            from: instant("2026-01-01T00:00:00"),
+            to: instant("2026-07-01T00:00:00"),
+            bridgeZone: utc
+        )
         #expect(whole.map(\.occurrence) == Array(0..<whole.count))
         let byOccurrence = Dictionary(uniqueKeysWithValues: whole.map { ($0.occurrence, $0) })
         var day = instant("2026-01-01T00:00:00")
@@ -85,7 +141,10 @@ import Testing
         }
         // Recomputing from a decoded copy (a "restart") gives the same numbering.
         let copy = try! JSONDecoder().decode(Schedule.self, from: JSONEncoder().encode(schedule))
-        #expect(copy.events(from: instant("2026-01-01T00:00:00"), to: instant("2026-07-01T00:00:00"), bridgeZone: utc) == whole)
+        #expect(
+            copy.events(from: instant("2026-01-01T00:00:00"), to: instant("2026-07-01T00:00:00"), bridgeZone: utc)
+                == whole
+        )
     }
 
     @Test func simultaneousEventsAreOrderedByElementIndex() {
@@ -96,7 +155,11 @@ import Testing
                 ScheduleElement(start: wall("2026-01-01T08:00:00"), interval: .days(1), duration: .minutes(5)),
             ]
         )
-        let events = schedule.events(from: instant("2026-01-03T00:00:00"), to: instant("2026-01-04T00:00:00"), bridgeZone: utc)
+        let events = schedule.events(
+            from: instant("2026-01-03T00:00:00"),
+            to: instant("2026-01-04T00:00:00"),
+            bridgeZone: utc
+        )
         #expect(events.map(\.elementIndex) == [0, 1])
         #expect(events.map(\.occurrence) == [4, 5])
         #expect(schedule.event(occurrence: 5, bridgeZone: utc)?.elementIndex == 1)
@@ -104,8 +167,16 @@ import Testing
 
     @Test func fiftyYearOldScheduleNumbersFromItsStart() throws {
         let schedule = Schedule.daily(hour: 9, start: wall("1976-11-21"), timeZone: .fixed("Europe/Berlin"))
-        let events = schedule.events(from: instant("2026-11-21T00:00:00"), to: instant("2026-11-22T00:00:00"), bridgeZone: utc)
-        let days = Calendar(identifier: .gregorian).dateComponents([.day], from: instant("1976-11-21T00:00:00"), to: instant("2026-11-21T00:00:00")).day!
+        let events = schedule.events(
+            from: instant("2026-11-21T00:00:00"),
+            to: instant("2026-11-22T00:00:00"),
+            bridgeZone: utc
+        )
+        let days = Calendar(identifier: .gregorian).dateComponents(
+            [.day],
+            from: instant("1976-11-21T00:00:00"),
+            to: instant("2026-11-21T00:00:00")
+        ).day!
         #expect(events.map(\.occurrence) == [days])
         #expect(local(try #require(events.first).start, berlin) == "2026-11-21T09:00:00")
         #expect(schedule.occurrenceCount(before: instant("2026-11-21T00:00:00"), bridgeZone: utc) == days)

@@ -37,7 +37,10 @@ import Testing
 
     /// Every half hour of 2026 (and the transition days at one-minute steps) resolves to the same instant as
     /// Foundation's calendar, including gaps (moved forward) and repeated hours (earlier instant).
-    @Test(arguments: ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/Santiago", "Asia/Kolkata", "Pacific/Chatham"])
+    @Test(arguments: [
+        "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/Santiago", "Asia/Kolkata",
+        "Pacific/Chatham",
+    ])
     func resolvesLikeFoundationsCalendar(zoneName: String) {
         let zone = TimeZone(identifier: zoneName)!
         var mismatches: [String] = []
@@ -45,17 +48,28 @@ import Testing
         var steps = 0
         while wallTime.year == 2026 {
             let expected = Timestamp.date(
-                year: wallTime.year, month: wallTime.month, day: wallTime.day,
-                hour: wallTime.hour, minute: wallTime.minute, second: wallTime.second, in: zone
+                year: wallTime.year,
+                month: wallTime.month,
+                day: wallTime.day,
+                hour: wallTime.hour,
+                minute: wallTime.minute,
+                second: wallTime.second,
+                in: zone
             )
             if wallTime.date(in: zone) != expected, mismatches.count < 5 { mismatches.append(wallTime.description) }
             // Half-hour steps, wrapping the clock fields by hand.
             wallTime.minute += 30
-            if wallTime.minute == 60 { wallTime.minute = 0; wallTime.hour += 1 }
+            if wallTime.minute == 60 {
+                wallTime.minute = 0
+                wallTime.hour += 1
+            }
             if wallTime.hour == 24 {
                 wallTime.hour = 0
                 wallTime.day += 1
-                if wallTime.validationProblem != nil { wallTime.day = 1; wallTime.month += 1 }
+                if wallTime.validationProblem != nil {
+                    wallTime.day = 1
+                    wallTime.month += 1
+                }
                 if wallTime.month == 13 { wallTime = WallClockTime(year: 2027, month: 1, day: 1) }
             }
             steps += 1
