@@ -81,7 +81,7 @@ final class ScheduleEngine {
             let first = generator.firstEnding(atOrAfter: from)
             let limit = generator.countWindows(before: to, inclusive: false)
             guard first < limit else { continue }
-            for n in first..<limit {
+            for n in first..<limit where generator.window(n).end >= from {
                 events.append(makeEvent(generator, n))
             }
         }

@@ -115,6 +115,37 @@ import Testing
         }
     }
 
+    /// Zones whose standard offset changed (not a DST transition): one engine evaluation spans the change.
+    @Test(arguments: [
+        ("Europe/Moscow", "2014-10-01", "2014-11-30"), ("Asia/Pyongyang", "2015-08-01", "2015-09-01"),
+        ("Pacific/Apia", "2011-12-20", "2012-01-10"), ("Europe/Volgograd", "2020-12-01", "2021-01-31"),
+    ])
+    func matchesTheNaiveWalkAcrossStandardOffsetChanges(zoneName: String, from: String, to: String) {
+        let zone = TimeZone(identifier: zoneName)!
+        let schedule = Schedule(
+            timeZonePolicy: .fixed(zoneName),
+            elements: [
+                ScheduleElement(start: wall("2010-01-01"), interval: .days(1), duration: .allDay),
+                ScheduleElement(start: wall("2010-01-01T02:30:00"), interval: .days(1), duration: .minutes(30)),
+                ScheduleElement(start: wall("2010-01-01T00:00:00"), interval: .hours(7), duration: .seconds(0)),
+            ]
+        )
+        let oracle = NaiveScheduleOracle(schedule, bridgeZone: utc)
+        let start = instant("\(from)T00:00:00", zone)
+        let end = instant("\(to)T00:00:00", zone)
+        let engine = schedule.events(from: start, to: end, bridgeZone: utc)
+        #expect(engine.count > 50)
+        #expect(Self.same(engine, oracle.events(from: start, to: end)))
+        // Auto-completion lookups agree with the window query every 3 hours across the change.
+        var t = start
+        while t < end {
+            let containing = schedule.events(containing: t, bridgeZone: utc)
+            let expected = engine.filter { $0.contains(t) }
+            #expect(containing == expected, "\(zoneName) at \(t)")
+            t.addTimeInterval(3 * 3600 + 17)
+        }
+    }
+
     @Test func numberingDoesNotDependOnTheQueryWindow() {
         let schedule = Schedule(
             timeZonePolicy: .fixed("Europe/Berlin"),
