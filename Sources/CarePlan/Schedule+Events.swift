@@ -10,41 +10,80 @@ extension Schedule {
     ///
     /// The window must be finite: an open-ended schedule has events until year 9999.
     public func events(from: Date, to: Date, bridgeZone: TimeZone) -> [ScheduledEvent] {
-        ScheduleEngine(self, bridgeZone: bridgeZone).events(from: from.since1970, to: to.since1970)
+        ScheduleEvaluator(self, bridgeZone: bridgeZone).events(from: from, to: to)
     }
 
     /// The event with this occurrence index, or nil when the schedule has fewer events.
     public func event(occurrence: Int, bridgeZone: TimeZone) -> ScheduledEvent? {
-        ScheduleEngine(self, bridgeZone: bridgeZone).event(occurrence: occurrence)
+        ScheduleEvaluator(self, bridgeZone: bridgeZone).event(occurrence: occurrence)
     }
 
     /// Events whose window contains `instant` (see ``ScheduledEvent/contains(_:)``): the events a sample
     /// taken at `instant` completes.
     public func events(containing instant: Date, bridgeZone: TimeZone) -> [ScheduledEvent] {
-        let t = instant.since1970
-        // An all-day window's inclusive end is 23:59:59 but it contains instants up to the next midnight,
-        // so look one second further back than the overlap query would.
-        return ScheduleEngine(self, bridgeZone: bridgeZone).events(from: t - 1, to: t.nextUp)
-            .filter { $0.contains(instant) }
+        ScheduleEvaluator(self, bridgeZone: bridgeZone).events(containing: instant)
     }
 
     /// Number of events whose window starts before `before`; equals the occurrence index of the first
     /// event starting at or after it.
     public func occurrenceCount(before: Date, bridgeZone: TimeZone) -> Int {
-        ScheduleEngine(self, bridgeZone: bridgeZone).countWindows(before: before.since1970)
+        ScheduleEvaluator(self, bridgeZone: bridgeZone).occurrenceCount(before: before)
     }
 }
+
+/// One schedule evaluated in one zone, for many queries in a row (matching a batch of samples): it keeps the
+/// zone's offsets and month steps it has computed. The `Schedule` methods build one per call.
+///
+/// Not thread-safe (it caches as it goes): use one per schedule per task or thread.
+public final class ScheduleEvaluator {
+    public let schedule: Schedule
+    /// The zone the schedule is evaluated in (its fixed zone, or the bridge zone for floating schedules).
+    public let zone: TimeZone
+    private let engine: ScheduleEngine
+
+    public init(_ schedule: Schedule, bridgeZone: TimeZone) {
+        self.schedule = schedule
+        self.zone = schedule.timeZonePolicy.zone(bridge: bridgeZone)
+        self.engine = ScheduleEngine(schedule, zone: zone)
+    }
+
+    /// See ``Schedule/events(from:to:bridgeZone:)``.
+    public func events(from: Date, to: Date) -> [ScheduledEvent] {
+        engine.events(from: from.since1970, to: to.since1970)
+    }
+
+    /// See ``Schedule/event(occurrence:bridgeZone:)``.
+    public func event(occurrence: Int) -> ScheduledEvent? {
+        engine.event(occurrence: occurrence)
+    }
+
+    /// See ``Schedule/events(containing:bridgeZone:)``.
+    public func events(containing instant: Date) -> [ScheduledEvent] {
+        let t = instant.since1970
+        // An all-day window's inclusive end is 23:59:59 but it contains instants up to the next midnight,
+        // so look one second further back than the overlap query would.
+        return engine.events(from: t - 1, to: t.nextUp).filter { $0.contains(instant) }
+    }
+
+    /// See ``Schedule/occurrenceCount(before:bridgeZone:)``.
+    public func occurrenceCount(before: Date) -> Int {
+        engine.countWindows(before: before.since1970)
+    }
+}
+
+@available(*, unavailable)
+extension ScheduleEvaluator: Sendable {}
 
 extension Date {
     var since1970: Double { timeIntervalSince1970 }
 }
 
-/// One evaluation of a schedule in one zone; built per query (cheap) and not shared.
+/// The element generators of one schedule in one zone, merged (behind ``ScheduleEvaluator``).
 final class ScheduleEngine {
     let generators: [ElementGenerator]
 
-    init(_ schedule: Schedule, bridgeZone: TimeZone) {
-        let resolver = ZoneResolver(schedule.timeZonePolicy.zone(bridge: bridgeZone))
+    init(_ schedule: Schedule, zone: TimeZone) {
+        let resolver = ZoneResolver(zone)
         generators = schedule.elements.enumerated().map { index, element in
             ElementGenerator(element: element, index: index, resolver: resolver)
         }

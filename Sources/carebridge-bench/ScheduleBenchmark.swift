@@ -38,6 +38,38 @@ let scheduleBenchmark = Benchmark(name: "schedule", summary: "one year of events
     print("(max includes the first query, which loads the zones)")
     let ratio = (medians.max() ?? 0) / max(medians.min() ?? 1, 1e-9)
     print(String(format: "max/min median ratio across ages: %.2f (flat ≈ 1; target < 20 ms)", ratio))
+
+    // Auto-completion: which events contain a sample's time, for every task of the plan.
+    let tasks = planSchedules(startYear: 2016)
+    var random = SystemRandomNumberGenerator()
+    let span = windowEnd.timeIntervalSince(windowStart)
+    let samples = (0..<20_000).map { _ in windowStart.addingTimeInterval(Double.random(in: 0..<span, using: &random)) }
+    var matched = 0
+    let oneShot = clock.measure {
+        for sample in samples {
+            for schedule in tasks { matched += schedule.events(containing: sample, bridgeZone: bridge).count }
+        }
+    }
+    let evaluators = tasks.map { ScheduleEvaluator($0, bridgeZone: bridge) }
+    var reusedMatched = 0
+    let reused = clock.measure {
+        for sample in samples {
+            for evaluator in evaluators { reusedMatched += evaluator.events(containing: sample).count }
+        }
+    }
+    for (label, elapsed, count) in [
+        ("Schedule.events(containing:)", oneShot, matched), ("ScheduleEvaluator (reused)", reused, reusedMatched),
+    ] {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(
+            "\(label): \(samples.count) samples × \(tasks.count) tasks, \(count) matches: "
+                + String(
+                    format: "%.0f samples/s (%.2f µs per task lookup)",
+                    Double(samples.count) / seconds,
+                    seconds / Double(samples.count * tasks.count) * 1e6
+                )
+        )
+    }
 }
 
 /// Twenty schedules of the kinds a care plan uses, all starting on Jan 1 of `startYear`.

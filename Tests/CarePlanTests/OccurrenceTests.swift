@@ -213,3 +213,36 @@ import Testing
         #expect(schedule.occurrenceCount(before: instant("2026-11-21T00:00:00"), bridgeZone: utc) == days)
     }
 }
+
+@Suite struct ScheduleEvaluatorTests {
+    /// A reused evaluator caches zone offsets and month steps; queries jumping back and forth across decades
+    /// must give exactly what a fresh evaluation gives.
+    @Test(arguments: ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia"])
+    func reusedEvaluatorAgreesWithFreshQueries(zoneName: String) {
+        let schedule = Schedule(
+            timeZonePolicy: .fixed(zoneName),
+            elements: [
+                ScheduleElement(start: wall("1990-01-31T02:30:00"), interval: .months(1), duration: .hours(1)),
+                ScheduleElement(start: wall("1990-01-01"), interval: .days(1), duration: .allDay),
+                ScheduleElement(start: wall("1990-01-01T01:00:00"), interval: .hours(5), duration: .minutes(20)),
+                ScheduleElement(weeklyOccurrences: [1, 0, 2, 0, 0, 0, 1], start: wall("1990-01-03")),
+            ]
+        )
+        let evaluator = ScheduleEvaluator(schedule, bridgeZone: utc)
+        var random = SeededGenerator(state: 42)
+        let low = instant("1989-06-01T00:00:00").timeIntervalSince1970
+        let high = instant("2040-01-01T00:00:00").timeIntervalSince1970
+        for _ in 0..<150 {
+            let t = Date(timeIntervalSince1970: Double.random(in: low..<high, using: &random).rounded())
+            let containing = evaluator.events(containing: t)
+            #expect(containing == schedule.events(containing: t, bridgeZone: utc))
+            #expect(containing.allSatisfy { $0.contains(t) })
+            let window = evaluator.events(from: t, to: t.addingTimeInterval(2 * 86_400))
+            #expect(window == schedule.events(from: t, to: t.addingTimeInterval(2 * 86_400), bridgeZone: utc))
+            #expect(evaluator.occurrenceCount(before: t) == schedule.occurrenceCount(before: t, bridgeZone: utc))
+            if let first = window.first {
+                #expect(evaluator.event(occurrence: first.occurrence) == first)
+            }
+        }
+    }
+}
