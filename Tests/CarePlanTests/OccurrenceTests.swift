@@ -22,7 +22,17 @@ import Testing
             let end: WallClockTime? =
                 Bool.random(using: &random)
                 ? nil : WallClockTime(year: 2027, month: Int.random(in: 1...12, using: &random), day: 10)
-            switch Int.random(in: 0..<6, using: &random) {
+            switch Int.random(in: 0..<7, using: &random) {
+            case 6:
+                // Long events that overlap the next ones.
+                elements.append(
+                    ScheduleElement(
+                        start: start,
+                        end: end,
+                        interval: .days(Int.random(in: 1...2, using: &random)),
+                        duration: .hours(Double(Int.random(in: 30...80, using: &random)))
+                    )
+                )
             case 0:
                 elements.append(
                     ScheduleElement(
@@ -80,7 +90,9 @@ import Testing
             }
         }
         if elements.isEmpty { elements.append(ScheduleElement(start: wall("2025-01-31T08:00:00"), interval: .days(1))) }
-        return Schedule(timeZonePolicy: .fixed(zone), elements: elements)
+        // A third of the schedules float: they are evaluated in the bridge zone the test passes.
+        let policy: TimeZonePolicy = Int.random(in: 0..<3, using: &random) == 0 ? .floating : .fixed(zone)
+        return Schedule(timeZonePolicy: policy, elements: elements)
     }
 
     static func same(_ engine: [ScheduledEvent], _ naive: [NaiveScheduleOracle.Event]) -> Bool {
@@ -95,23 +107,33 @@ import Testing
     func matchesTheNaiveWalk(seed: Int) {
         var random = SeededGenerator(state: UInt64(seed))
         let schedule = Self.randomSchedule(&random)
-        let oracle = NaiveScheduleOracle(schedule, bridgeZone: utc)
+        let bridge = TimeZone(identifier: Self.zones.randomElement(using: &random)!)!
+        let oracle = NaiveScheduleOracle(schedule, bridgeZone: bridge)
         for _ in 0..<4 {
             let from = instant("2026-01-01T00:00:00").addingTimeInterval(
                 Double.random(in: 0...(400 * 86_400), using: &random).rounded()
             )
             let to = from.addingTimeInterval(Double.random(in: 3600...(40 * 86_400), using: &random).rounded())
-            let engine = schedule.events(from: from, to: to, bridgeZone: utc)
+            let engine = schedule.events(from: from, to: to, bridgeZone: bridge)
             let naive = oracle.events(from: from, to: to)
             #expect(Self.same(engine, naive), "\(schedule) \(from)…\(to)\nengine \(engine)\nnaive  \(naive)")
             if let middle = naive.dropFirst(naive.count / 2).first {
-                let single = schedule.event(occurrence: middle.occurrence, bridgeZone: utc)
+                let single = schedule.event(occurrence: middle.occurrence, bridgeZone: bridge)
                 #expect(single.map { Self.same([$0], [middle]) } == true, "occurrence \(middle.occurrence)")
             }
-            let before = naive.filter { $0.start < from }.last.map { $0.occurrence + 1 }
-            let count = schedule.occurrenceCount(before: from, bridgeZone: utc)
+            let count = schedule.occurrenceCount(before: from, bridgeZone: bridge)
             #expect(count == oracle.allEvents(until: from).filter { $0.start < from }.count)
-            _ = before
+            // Auto-completion lookups: the naive events whose window contains the instant.
+            for t in [from, from.addingTimeInterval(to.timeIntervalSince(from) / 2).rounded, to.addingTimeInterval(-1)]
+            {
+                let expected = oracle.events(from: t.addingTimeInterval(-1), to: t.addingTimeInterval(1)).filter {
+                    $0.isAllDay
+                        ? $0.start <= t && t < $0.end.addingTimeInterval(1)
+                        : $0.end > $0.start ? $0.start <= t && t < $0.end : t == $0.start
+                }
+                let containing = schedule.events(containing: t, bridgeZone: bridge)
+                #expect(containing.map(\.occurrence) == expected.map(\.occurrence), "containing \(t)")
+            }
         }
     }
 

@@ -26,3 +26,8 @@ func instant(_ text: String, _ zone: TimeZone) -> Date {
 func local(_ date: Date, _ zone: TimeZone) -> String {
     WallClockTime(date, in: zone).description
 }
+
+extension Date {
+    /// Whole seconds, so generated test instants print and compare cleanly.
+    var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded()) }
+}
