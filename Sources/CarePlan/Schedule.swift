@@ -1,9 +1,3 @@
-/// A day of the week, numbered as Foundation numbers them (1 = Sunday … 7 = Saturday).
-public enum Weekday: Int, Sendable, Hashable, Codable, CaseIterable {
-    case sunday = 1
-    case monday, tuesday, wednesday, thursday, friday, saturday
-}
-
 /// When a task's events happen: one or more elements, evaluated in the zone of `timeZonePolicy`.
 ///
 /// Element order is significant and persisted: events of different elements that start at the same instant
