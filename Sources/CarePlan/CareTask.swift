@@ -1,4 +1,4 @@
-public import BridgeCore
+import BridgeCore
 public import Foundation
 
 /// A task of a care plan: one version's content (the store adds version identity and dates).
