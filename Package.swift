@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
         .library(name: "CareBridgeExport", targets: ["CareBridgeExport"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +34,8 @@ let package = Package(
         ),
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
         .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -44,9 +47,10 @@ let package = Package(
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore", "CarePlan"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
         .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
         .testTarget(
