@@ -9,16 +9,33 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "MQTTClient", targets: ["MQTTClient"]),
+        .library(name: "CareBridgeExport", targets: ["CareBridgeExport"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
+        .target(
+            name: "MQTTClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
+        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -30,10 +47,24 @@ let package = Package(
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore", "CarePlan"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: [
+                "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 

@@ -56,7 +56,7 @@ extension HealthUnit {
     /// Converts `value` from this unit to `target`.
     /// - Returns: nil when either unit is unknown or the dimensions differ.
     public func convert(_ value: Double, to target: HealthUnit) -> Double? {
-        if self == target { return value }
+        if hasSameScale(as: target) || self == target { return value }
         guard let from = scale, let to = target.scale, from.dimension == to.dimension else { return nil }
         if from.dimension == .temperature {
             // Fahrenheit ⇄ Celsius exactly: (F − 32) × 5/9, computed in that order to avoid rounding drift.

@@ -11,6 +11,9 @@ public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomS
         self.scaleIndex = HealthUnit.scaleIndex[rawValue] ?? UInt8.max
     }
 
+    /// Same known unit, decided without comparing strings.
+    func hasSameScale(as other: HealthUnit) -> Bool { scaleIndex != UInt8.max && scaleIndex == other.scaleIndex }
+
     var scale: Scale? { scaleIndex == UInt8.max ? nil : HealthUnit.scaleTable[Int(scaleIndex)] }
 
     public init(from decoder: any Decoder) throws {

@@ -13,7 +13,8 @@ struct Benchmark: Sendable {
 }
 
 let benchmarks: [Benchmark] = [
-    decodeBenchmark
+    decodeBenchmark,
+    scheduleBenchmark,
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
