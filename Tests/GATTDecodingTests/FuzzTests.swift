@@ -48,8 +48,19 @@ struct PayloadFuzzer {
     }
 
     mutating func next() -> [UInt8] {
-        guard !corpus.isEmpty, rng.below(4) != 0 else { return random(length: rng.below(41)) }
-        var payload = corpus[rng.below(corpus.count)]
+        var payload: [UInt8] = []
+        next(into: &payload)
+        return payload
+    }
+
+    /// Writes the next payload into `payload`, reusing its storage.
+    mutating func next(into payload: inout [UInt8]) {
+        payload.removeAll(keepingCapacity: true)
+        guard !corpus.isEmpty, rng.below(4) != 0 else {
+            appendRandom(rng.below(41), to: &payload)
+            return
+        }
+        payload.append(contentsOf: corpus[rng.below(corpus.count)])
         switch rng.below(6) {
         case 0:  // bit flips
             for _ in 0...rng.below(4) where !payload.isEmpty {
@@ -69,7 +80,6 @@ struct PayloadFuzzer {
             payload.removeLast(payload.count - rng.below(payload.count + 1))
             appendRandom(rng.below(20), to: &payload)
         }
-        return payload
     }
 
     /// Remembers a payload that decoded, up to a bound.
@@ -161,8 +171,10 @@ let fuzzSeeds: [String: [[UInt8]]] = [
         var fuzzer = PayloadFuzzer(seed: 0xC0FF_EE00 ^ UInt64(T.identifier.utf8.count), corpus: seeds)
         var report = Report()
         let context = T.displayName
+        var payload: [UInt8] = []
+        payload.reserveCapacity(64)
         for iteration in 0..<Self.iterations {
-            let payload = fuzzer.next()
+            fuzzer.next(into: &payload)
             do {
                 let value = try T.decode(payload)
                 report.decoded += 1
