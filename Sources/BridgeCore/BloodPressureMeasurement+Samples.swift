@@ -15,9 +15,17 @@ extension BloodPressureMeasurement: SampleProducing {
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         var samples: [QuantitySample] = []
         samples.reserveCapacity(4)
+        let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
             guard let value = value?.doubleValue,
-                let sample = context.sample(type, value: value, unit: unit, deviceTime: timeStamp, metadata: metadata)
+                let sample = context.sample(
+                    type,
+                    value: value,
+                    unit: unit,
+                    deviceTime: timeStamp,
+                    metadata: metadata,
+                    start: start
+                )
             else { return }
             samples.append(sample)
         }

@@ -15,9 +15,17 @@ extension BodyCompositionMeasurement: SampleProducing {
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         var samples: [QuantitySample] = []
         samples.reserveCapacity(8)
+        let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: Double?, _ unit: HealthUnit) {
             guard let value,
-                let sample = context.sample(type, value: value, unit: unit, deviceTime: timeStamp, metadata: metadata)
+                let sample = context.sample(
+                    type,
+                    value: value,
+                    unit: unit,
+                    deviceTime: timeStamp,
+                    metadata: metadata,
+                    start: start
+                )
             else { return }
             samples.append(sample)
         }

@@ -24,7 +24,9 @@ extension GlucoseMeasurement: SampleProducing {
         if let timeOffset { metadata["timeOffsetMinutes"] = String(timeOffset) }
         if let sampleTypeName { metadata["sampleType"] = sampleTypeName }
         if let sampleLocationName { metadata["sampleLocation"] = sampleLocationName }
-        if sensorStatus != nil { metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ") }
+        if sensorStatus != nil {
+            metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
+        }
         guard
             var sample = context.sample(
                 .bloodGlucose,

@@ -7,7 +7,9 @@ extension HeartRateMeasurement: SampleProducing {
     ///
     /// A heart rate of 0 (sent while the sensor warms up) yields no heartRate sample.
     public func samples(in context: SampleContext) -> [QuantitySample] {
-        var metadata: [String: String] = ["sensorContact": sensorContact.rawValue]
+        // Shared by every sample of the payload; without Energy Expended (most notifications) it is a
+        // prebuilt constant, so the hot path builds no dictionary.
+        var metadata = Self.contactMetadata(sensorContact)
         if let energyExpended { metadata["energyExpendedKJ"] = String(energyExpended) }
         var samples: [QuantitySample] = []
         samples.reserveCapacity(1 + rrIntervals.count)
@@ -28,5 +30,17 @@ extension HeartRateMeasurement: SampleProducing {
             }
         }
         return samples
+    }
+
+    private static let notSupportedMetadata = ["sensorContact": SensorContact.notSupported.rawValue]
+    private static let notDetectedMetadata = ["sensorContact": SensorContact.notDetected.rawValue]
+    private static let detectedMetadata = ["sensorContact": SensorContact.detected.rawValue]
+
+    private static func contactMetadata(_ contact: SensorContact) -> [String: String] {
+        switch contact {
+        case .notSupported: notSupportedMetadata
+        case .notDetected: notDetectedMetadata
+        case .detected: detectedMetadata
+        }
     }
 }

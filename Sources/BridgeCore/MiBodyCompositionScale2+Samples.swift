@@ -5,12 +5,25 @@ extension MiBodyCompositionScale2: SampleProducing {
     /// final frame whose impedance-valid bit is set and whose impedance is not 0. Stamped with the frame's time.
     public func samples(in context: SampleContext) -> [QuantitySample] {
         guard isFinal else { return [] }
+        let start = context.start(for: timeStamp)
         var samples: [QuantitySample] = []
-        if let sample = context.sample(.bodyMass, value: weight, unit: weightUnit.healthUnit, deviceTime: timeStamp) {
+        if let sample = context.sample(
+            .bodyMass,
+            value: weight,
+            unit: weightUnit.healthUnit,
+            deviceTime: timeStamp,
+            start: start
+        ) {
             samples.append(sample)
         }
         if isImpedanceValid, impedance > 0,
-            let sample = context.sample(.bodyImpedance, value: Double(impedance), unit: .ohm, deviceTime: timeStamp)
+            let sample = context.sample(
+                .bodyImpedance,
+                value: Double(impedance),
+                unit: .ohm,
+                deviceTime: timeStamp,
+                start: start
+            )
         {
             samples.append(sample)
         }

@@ -40,14 +40,29 @@ enum PLXSampling {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
         if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        let start = context.start(for: deviceTime)
         var samples: [QuantitySample] = []
         if let value = spo2.doubleValue,
-            let sample = context.sample(.oxygenSaturation, value: value, unit: .percent, deviceTime: deviceTime, metadata: metadata)
+            let sample = context.sample(
+                .oxygenSaturation,
+                value: value,
+                unit: .percent,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
         {
             samples.append(sample)
         }
         if let value = pulseRate.doubleValue,
-            let sample = context.sample(.heartRate, value: value, unit: .perMinute, deviceTime: deviceTime, metadata: metadata)
+            let sample = context.sample(
+                .heartRate,
+                value: value,
+                unit: .perMinute,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
         {
             samples.append(sample)
         }

@@ -36,9 +36,14 @@ public actor CareStoreSink: SampleSink {
     /// holds a value recorded by this run. Empty when nothing new was stored (a second replay).
     public func completedEvents() throws(CareStoreError) -> [CareEvent] {
         guard let earliest, let latest else { return [] }
-        let query = EventQuery(from: earliest.addingTimeInterval(-2 * 86_400), to: latest.addingTimeInterval(2 * 86_400))
+        let query = EventQuery(
+            from: earliest.addingTimeInterval(-2 * 86_400),
+            to: latest.addingTimeInterval(2 * 86_400)
+        )
         return try store.events(matching: query).filter { event in
-            event.isCompleted && (event.outcome?.values.contains { abs($0.recordedAt.timeIntervalSince(recordedAt)) < 0.0005 } ?? false)
+            event.isCompleted
+                && (event.outcome?.values.contains { abs($0.recordedAt.timeIntervalSince(recordedAt)) < 0.0005 }
+                    ?? false)
         }
     }
 }

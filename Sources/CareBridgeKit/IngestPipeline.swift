@@ -50,7 +50,8 @@ public struct IngestPipeline {
         samples: inout [QuantitySample],
         issues: inout [PipelineIssue]
     ) {
-        var state = devices[event.device] ?? newDevice(event.device)
+        // Taken out of the dictionary while it changes, so its buffers are not copied on write.
+        var state = devices.removeValue(forKey: event.device) ?? newDevice(event.device)
         var output = Output(samples: samples, issues: issues)
         samples = []
         issues = []
@@ -135,7 +136,12 @@ public struct IngestPipeline {
             endSession(&state, output: &output)
         case .error(let message):
             output.issues.append(
-                PipelineIssue(severity: .warning, device: event.device, time: event.time, message: "transport error: \(message)")
+                PipelineIssue(
+                    severity: .warning,
+                    device: event.device,
+                    time: event.time,
+                    message: "transport error: \(message)"
+                )
             )
         }
     }
@@ -222,10 +228,12 @@ public struct IngestPipeline {
                 payload: bytes
             )
             let samples = producing.samples(in: context)
-            let live = state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+            let live =
+                state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
             if live { state.session.lastIntermediate = nil }
             // A glucose measurement whose context follows waits for it (matched by sequence number).
-            if bytes.count >= 3, bytes[0] & 0x10 != 0, profile.characteristics.contains(where: { $0.role == .context }) {
+            if bytes.count >= 3, bytes[0] & 0x10 != 0, profile.characteristics.contains(where: { $0.role == .context })
+            {
                 let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
                 state.session.awaitingContext.append((sequence, samples.map { PendingSample(sample: $0, live: live) }))
                 return
@@ -264,9 +272,15 @@ public struct IngestPipeline {
         output: inout Output
     ) -> [UInt8]? {
         let address = state.identity.key
-        if let first = state.session.firstPacket, time.timeIntervalSince(first.time) > configuration.multiPacketTimeout {
+        if let first = state.session.firstPacket, time.timeIntervalSince(first.time) > configuration.multiPacketTimeout
+        {
             output.issues.append(
-                PipelineIssue(severity: .warning, device: address, time: time, message: "dropped a multi-packet value whose continuation never came")
+                PipelineIssue(
+                    severity: .warning,
+                    device: address,
+                    time: time,
+                    message: "dropped a multi-packet value whose continuation never came"
+                )
             )
             state.session.firstPacket = nil
         }
@@ -283,7 +297,12 @@ public struct IngestPipeline {
             return try BodyCompositionPackets.merge(first.bytes, bytes)
         } catch {
             output.issues.append(
-                PipelineIssue(severity: .badEvent, device: address, time: time, message: "malformed payload: \(error.description)")
+                PipelineIssue(
+                    severity: .badEvent,
+                    device: address,
+                    time: time,
+                    message: "malformed payload: \(error.description)"
+                )
             )
             return nil
         }
@@ -368,7 +387,8 @@ public struct IngestPipeline {
                         severity: .warning,
                         device: state.identity.key,
                         time: time,
-                        message: "profile \(state.profile?.id ?? "?") names decoder '\(format.decoder)', which this build does not have"
+                        message:
+                            "profile \(state.profile?.id ?? "?") names decoder '\(format.decoder)', which this build does not have"
                     )
                 )
             }
@@ -379,7 +399,12 @@ public struct IngestPipeline {
             payload = try decoder.decode(bytes)
         } catch {
             output.issues.append(
-                PipelineIssue(severity: .badEvent, device: state.identity.key, time: time, message: "malformed advertisement: \(error.description)")
+                PipelineIssue(
+                    severity: .badEvent,
+                    device: state.identity.key,
+                    time: time,
+                    message: "malformed advertisement: \(error.description)"
+                )
             )
             return
         }
@@ -387,7 +412,12 @@ public struct IngestPipeline {
         let context = SampleContext(
             receivedAt: time,
             timeZone: configuration.timeZone,
-            source: SampleSource(kind: .device, characteristic: format.uuid, decoder: decoder.identifier, device: state.identity),
+            source: SampleSource(
+                kind: .device,
+                characteristic: format.uuid,
+                decoder: decoder.identifier,
+                device: state.identity
+            ),
             payload: bytes
         )
         let samples = producing.samples(in: context)

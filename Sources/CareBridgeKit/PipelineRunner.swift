@@ -30,7 +30,9 @@ public enum PipelineRunner {
         for try await item in transport.items() {
             switch item {
             case .problem(let problem):
-                batch.report.badEvents.append(IngestProblem(location: problem.location, device: nil, message: problem.message))
+                batch.report.badEvents.append(
+                    IngestProblem(location: problem.location, device: nil, message: problem.message)
+                )
             case .event(let event, let location):
                 batch.report.events += 1
                 pipeline.ingest(event, samples: &batch.samples, issues: &issues)

@@ -109,7 +109,13 @@ public struct DeviceProfile: Sendable, Hashable {
         /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding.
         public var multiPacket: Bool
 
-        public init(uuid: BluetoothUUID, use: Use, decoder: String, role: Role = .measurement, multiPacket: Bool = false) {
+        public init(
+            uuid: BluetoothUUID,
+            use: Use,
+            decoder: String,
+            role: Role = .measurement,
+            multiPacket: Bool = false
+        ) {
             self.uuid = uuid
             self.use = use
             self.decoder = decoder

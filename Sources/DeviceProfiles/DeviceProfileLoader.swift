@@ -49,7 +49,9 @@ public enum DeviceProfileLoader {
         }
         var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         while url.path != "/" && !url.path.isEmpty {
-            for candidate in [url.appendingPathComponent("Devices"), url.appendingPathComponent("share/carebridge/Devices")]
+            for candidate in [
+                url.appendingPathComponent("Devices"), url.appendingPathComponent("share/carebridge/Devices"),
+            ]
             where isDirectory(candidate) {
                 return candidate
             }

@@ -40,7 +40,6 @@ public struct BloodPressureMeasurement: GATTPayload, Hashable {
     public var fields: JSONObject {
         var fields: JSONObject = [
             "flags": .int(Int(flags)),
-            "units": .string(pressureUnit),
             "systolic": systolic.field,
             "diastolic": diastolic.field,
             "meanArterialPressure": meanArterialPressure.field,

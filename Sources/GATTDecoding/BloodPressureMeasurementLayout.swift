@@ -19,11 +19,14 @@ struct BloodPressureMeasurementLayout: Sendable, Hashable {
         flags = try reader.read(UInt8.self, field: "Flags")
         first = try reader.readSFloat(field: cuffPressure ? "Current Cuff Pressure" : "Systolic")
         second = try reader.readSFloat(field: cuffPressure ? "Diastolic (unused)" : "Diastolic")
-        third = try reader.readSFloat(field: cuffPressure ? "Mean Arterial Pressure (unused)" : "Mean Arterial Pressure")
+        third = try reader.readSFloat(
+            field: cuffPressure ? "Mean Arterial Pressure (unused)" : "Mean Arterial Pressure"
+        )
         timeStamp = flags & 0x02 != 0 ? try reader.readDateTime() : nil
         pulseRate = flags & 0x04 != 0 ? try reader.readSFloat(field: "Pulse Rate") : nil
         userID = flags & 0x08 != 0 ? try reader.read(UInt8.self, field: "User ID") : nil
-        measurementStatus = flags & 0x10 != 0
+        measurementStatus =
+            flags & 0x10 != 0
             ? BloodPressureMeasurementStatus(rawValue: try reader.read(UInt16.self, field: "Measurement Status"))
             : nil
     }

@@ -63,9 +63,12 @@ public struct CurrentTime: GATTPayload, Hashable {
     public var dayOfWeekName: String {
         dayOfWeek == 0
             ? "unknown"
-            : BitNames.code(Int(dayOfWeek), [
-                1: "Monday", 2: "Tuesday", 3: "Wednesday", 4: "Thursday", 5: "Friday", 6: "Saturday", 7: "Sunday",
-            ])
+            : BitNames.code(
+                Int(dayOfWeek),
+                [
+                    1: "Monday", 2: "Tuesday", 3: "Wednesday", 4: "Thursday", 5: "Friday", 6: "Saturday", 7: "Sunday",
+                ]
+            )
     }
 
     public var fields: JSONObject {

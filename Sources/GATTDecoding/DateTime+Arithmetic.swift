@@ -3,8 +3,8 @@
 extension DateTime {
     /// This wall-clock time moved by `minutes` (Glucose Measurement: user-facing time = base time + offset).
     ///
-    /// An unknown date stays unknown. A day past the end of its month (the range check allows 31 February)
-    /// is carried into the next month, as the device would count it.
+    /// An unknown date stays unknown. A day past the end of its month (only possible for a value built in code;
+    /// decoding rejects it) is carried into the next month.
     public func adding(minutes: Int) -> DateTime {
         guard !isUnknown else { return self }
         let dayNumber = Self.days(year: year, month: month, day: day)

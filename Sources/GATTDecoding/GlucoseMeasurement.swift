@@ -55,7 +55,9 @@ public struct GlucoseMeasurement: GATTPayload, Hashable {
     /// Type 10 or location 4: a control-solution test, not patient data.
     public var isControlSolution: Bool { sampleType == 10 || sampleLocation == 4 }
     /// Names of the Sensor Status Annunciation bits that are set.
-    public var sensorStatusNames: [String] { sensorStatus.map { BitNames.names(of: UInt32($0), Self.statusNames) } ?? [] }
+    public var sensorStatusNames: [String] {
+        sensorStatus.map { BitNames.names(of: UInt32($0), Self.statusNames) } ?? []
+    }
 
     public static let typeNames: [Int: String] = [
         1: "capillary whole blood", 2: "capillary plasma", 3: "venous whole blood", 4: "venous plasma",

@@ -28,7 +28,8 @@ public struct HeartRateMeasurement: GATTPayload, Hashable {
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
         flags = try reader.read(UInt8.self, field: "Flags")
-        heartRate = flags & 0x01 != 0
+        heartRate =
+            flags & 0x01 != 0
             ? try reader.read(UInt16.self, field: "Heart Rate")
             : UInt16(try reader.read(UInt8.self, field: "Heart Rate"))
         energyExpended = flags & 0x08 != 0 ? try reader.read(UInt16.self, field: "Energy Expended") : nil

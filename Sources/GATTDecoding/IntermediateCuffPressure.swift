@@ -42,7 +42,6 @@ public struct IntermediateCuffPressure: GATTPayload, Hashable {
     public var fields: JSONObject {
         var fields: JSONObject = [
             "flags": .int(Int(flags)),
-            "units": .string(pressureUnit),
             "cuffPressure": cuffPressure.field,
             "diastolicUnused": unusedDiastolic.field,
             "meanArterialPressureUnused": unusedMeanArterialPressure.field,

@@ -38,7 +38,9 @@ public struct PLXContinuousMeasurement: GATTPayload, Hashable {
             pulseRateSlow = try reader.readSFloat(field: "SpO2PR-Slow PR")
         }
         if flags & 0x04 != 0 {
-            measurementStatus = PLXMeasurementStatus(rawValue: try reader.read(UInt16.self, field: "Measurement Status"))
+            measurementStatus = PLXMeasurementStatus(
+                rawValue: try reader.read(UInt16.self, field: "Measurement Status")
+            )
         }
         if flags & 0x08 != 0 {
             deviceAndSensorStatus = PLXDeviceAndSensorStatus(

@@ -27,7 +27,9 @@ public struct PLXSpotCheckMeasurement: GATTPayload, Hashable {
         pulseRate = try reader.readSFloat(field: "Pulse Rate")
         timeStamp = flags & 0x01 != 0 ? try reader.readDateTime() : nil
         if flags & 0x02 != 0 {
-            measurementStatus = PLXMeasurementStatus(rawValue: try reader.read(UInt16.self, field: "Measurement Status"))
+            measurementStatus = PLXMeasurementStatus(
+                rawValue: try reader.read(UInt16.self, field: "Measurement Status")
+            )
         }
         if flags & 0x04 != 0 {
             deviceAndSensorStatus = PLXDeviceAndSensorStatus(

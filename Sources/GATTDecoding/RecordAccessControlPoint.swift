@@ -26,10 +26,13 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
         public static let responseCode = OpCode(rawValue: 6)
 
         public var name: String {
-            BitNames.code(Int(rawValue), [
-                1: "report stored records", 2: "delete stored records", 3: "abort operation",
-                4: "report number of stored records", 5: "number of stored records response", 6: "response code",
-            ])
+            BitNames.code(
+                Int(rawValue),
+                [
+                    1: "report stored records", 2: "delete stored records", 3: "abort operation",
+                    4: "report number of stored records", 5: "number of stored records response", 6: "response code",
+                ]
+            )
         }
     }
 
@@ -47,10 +50,13 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
         public static let lastRecord = Operator(rawValue: 6)
 
         public var name: String {
-            BitNames.code(Int(rawValue), [
-                0: "null", 1: "all records", 2: "less than or equal to", 3: "greater than or equal to",
-                4: "within range of (inclusive)", 5: "first record", 6: "last record",
-            ])
+            BitNames.code(
+                Int(rawValue),
+                [
+                    0: "null", 1: "all records", 2: "less than or equal to", 3: "greater than or equal to",
+                    4: "within range of (inclusive)", 5: "first record", 6: "last record",
+                ]
+            )
         }
 
         /// Operators 2–4 carry a filter type and one or two filter values.
@@ -79,11 +85,14 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
         public static let operandNotSupported = ResponseValue(rawValue: 9)
 
         public var name: String {
-            BitNames.code(Int(rawValue), [
-                1: "success", 2: "op code not supported", 3: "invalid operator", 4: "operator not supported",
-                5: "invalid operand", 6: "no records found", 7: "abort unsuccessful", 8: "procedure not completed",
-                9: "operand not supported",
-            ])
+            BitNames.code(
+                Int(rawValue),
+                [
+                    1: "success", 2: "op code not supported", 3: "invalid operator", 4: "operator not supported",
+                    5: "invalid operand", 6: "no records found", 7: "abort unsuccessful", 8: "procedure not completed",
+                    9: "operand not supported",
+                ]
+            )
         }
     }
 
@@ -135,10 +144,12 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
             case 4: numberOfRecords = try reader.read(UInt32.self, field: "Number of Records")
             case 0: try reader.require(2, for: "Number of Records")
             default:
-                throw reader.error(.unexpectedLength(
-                    expected: "3, 4 or 6 octets (a 1-, 2- or 4-octet record count)",
-                    actual: reader.bytes.count
-                ))
+                throw reader.error(
+                    .unexpectedLength(
+                        expected: "3, 4 or 6 octets (a 1-, 2- or 4-octet record count)",
+                        actual: reader.bytes.count
+                    )
+                )
             }
             numberOfRecordsWidth = reader.offset - operandStart
         case .responseCode:
@@ -150,7 +161,8 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
                 filterType = type
                 for _ in 0..<count {
                     switch type {
-                    case 0x01: filterValues.append(.sequenceNumber(try reader.read(UInt16.self, field: "Sequence Number")))
+                    case 0x01:
+                        filterValues.append(.sequenceNumber(try reader.read(UInt16.self, field: "Sequence Number")))
                     case 0x02: filterValues.append(.userFacingTime(try reader.readDateTime()))
                     default: break
                     }
@@ -203,7 +215,9 @@ public struct RecordAccessControlPoint: GATTPayload, Hashable {
         }
         if let filterType {
             fields["filterType"] = .int(Int(filterType))
-            fields["filterTypeName"] = .string(BitNames.code(Int(filterType), [1: "sequence number", 2: "user facing time"]))
+            fields["filterTypeName"] = .string(
+                BitNames.code(Int(filterType), [1: "sequence number", 2: "user facing time"])
+            )
             if !filterValues.isEmpty { fields["filterValues"] = .array(filterValues.map(\.field)) }
         }
         if !unparsedOperand.isEmpty { fields["operand"] = .string(Hex.string(unparsedOperand)) }

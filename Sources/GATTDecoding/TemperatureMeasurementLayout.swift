@@ -13,7 +13,8 @@ struct TemperatureMeasurementLayout: Sendable, Hashable {
         flags = try reader.read(UInt8.self, field: "Flags")
         temperature = try reader.readMedFloat(field: "Temperature")
         timeStamp = flags & 0x02 != 0 ? try reader.readDateTime() : nil
-        temperatureType = flags & 0x04 != 0 ? TemperatureType(rawValue: try reader.read(UInt8.self, field: "Temperature Type")) : nil
+        temperatureType =
+            flags & 0x04 != 0 ? TemperatureType(rawValue: try reader.read(UInt8.self, field: "Temperature Type")) : nil
     }
 
     var isFahrenheit: Bool { flags & 0x01 != 0 }
@@ -23,7 +24,6 @@ struct TemperatureMeasurementLayout: Sendable, Hashable {
     var fields: JSONObject {
         var fields: JSONObject = [
             "flags": .int(Int(flags)),
-            "units": .string(isFahrenheit ? "Fahrenheit" : "Celsius"),
             "temperature": temperature.field,
             "temperatureUnit": .string(unit),
         ]

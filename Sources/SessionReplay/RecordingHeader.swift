@@ -15,7 +15,8 @@ public struct RecordingHeader: Sendable, Equatable {
     /// Any other header keys (host, adapter, notes, …), in file order.
     public var extra: JSONObject
 
-    public init(version: Int = currentVersion, recordedAt: Date, timeZone: TimeZone?, extra: JSONObject = JSONObject()) {
+    public init(version: Int = currentVersion, recordedAt: Date, timeZone: TimeZone?, extra: JSONObject = JSONObject())
+    {
         self.version = version
         self.recordedAt = recordedAt
         self.timeZone = timeZone

@@ -47,9 +47,15 @@ public final class RecordingReader {
         }
         self.lines = lines
         let location = RecordingLocation(file: path, line: 1)
-        let parsed = lines.nextLine { bytes in Result { () throws(JSONValue.ParseError) in try JSONValue.parse(utf8: bytes) } }
+        let parsed = lines.nextLine { bytes in
+            Result { () throws(JSONValue.ParseError) in try JSONValue.parse(utf8: bytes) }
+        }
         guard let parsed else {
-            throw RecordingError(code: .invalidHeader, message: "empty file: expected a header line", location: location)
+            throw RecordingError(
+                code: .invalidHeader,
+                message: "empty file: expected a header line",
+                location: location
+            )
         }
         header = try Self.header(from: parsed, location: location)
     }
@@ -99,7 +105,8 @@ public final class RecordingReader {
         guard version >= 1, version <= RecordingHeader.currentVersion else {
             throw RecordingError(
                 code: .unsupportedVersion,
-                message: "header: version \(version) is not supported (this build reads 1…\(RecordingHeader.currentVersion))",
+                message:
+                    "header: version \(version) is not supported (this build reads 1…\(RecordingHeader.currentVersion))",
                 location: location
             )
         }
@@ -182,7 +189,9 @@ public final class RecordingReader {
                 advertisement.rssi = rssi
             }
             if let uuids = object["serviceUUIDs"] {
-                guard let array = uuids.arrayValue else { throw LineError(message: "\"serviceUUIDs\" must be an array") }
+                guard let array = uuids.arrayValue else {
+                    throw LineError(message: "\"serviceUUIDs\" must be an array")
+                }
                 advertisement.serviceUUIDs = try array.map { value throws(LineError) in
                     try uuid(value, field: "serviceUUIDs")
                 }
@@ -202,7 +211,9 @@ public final class RecordingReader {
                     var digits = Substring(member.key)
                     if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
                     guard let company = UInt16(digits, radix: 16) else {
-                        throw LineError(message: "manufacturerData key '\(member.key)' is not a 16-bit company id in hex")
+                        throw LineError(
+                            message: "manufacturerData key '\(member.key)' is not a 16-bit company id in hex"
+                        )
                     }
                     advertisement.manufacturerData[company] = try bytes(
                         member.value,

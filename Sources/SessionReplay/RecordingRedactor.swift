@@ -74,7 +74,11 @@ public struct RecordingRedactor {
         return text.withUTF8 { redactLine($0, lineNumber: 0, report: &report) }
     }
 
-    private mutating func redactLine(_ bytes: UnsafeBufferPointer<UInt8>, lineNumber: Int, report: inout Report) -> String {
+    private mutating func redactLine(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        lineNumber: Int,
+        report: inout Report
+    ) -> String {
         report.lines += 1
         guard case .object(var object) = try? JSONValue.parse(utf8: bytes) else {
             if !bytes.isEmpty { report.unparsedLines.append(lineNumber) }

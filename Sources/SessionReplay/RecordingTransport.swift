@@ -1,7 +1,7 @@
 public import BridgeCore
 public import Foundation
-public import Logging
 public import GATTDecoding
+public import Logging
 import Synchronization
 
 /// Tees any ``DeviceTransport`` into a recording file: every event is written, then passed on unchanged.

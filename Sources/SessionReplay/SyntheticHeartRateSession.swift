@@ -102,12 +102,22 @@ public struct SyntheticHeartRateSession: Sendable {
                 TransportEvent(
                     time: at(t),
                     device: device,
-                    kind: .value(CharacteristicValue(characteristic: .heartRateMeasurement, bytes: bytes, delivery: .notification))
+                    kind: .value(
+                        CharacteristicValue(
+                            characteristic: .heartRateMeasurement,
+                            bytes: bytes,
+                            delivery: .notification
+                        )
+                    )
                 )
             )
         }
         try writer.write(
-            TransportEvent(time: at(start + Double(notifications) + 0.5), device: device, kind: .disconnected(reason: "remote"))
+            TransportEvent(
+                time: at(start + Double(notifications) + 0.5),
+                device: device,
+                kind: .disconnected(reason: "remote")
+            )
         )
         writer.flush()
     }

@@ -14,6 +14,7 @@ struct Benchmark: Sendable {
 
 let benchmarks: [Benchmark] = [
     decodeBenchmark,
+    scheduleBenchmark,
     replayBenchmark,
     blueZLatencyBenchmark,
 ]

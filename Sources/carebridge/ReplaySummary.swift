@@ -116,7 +116,9 @@ struct ReplaySummary {
             }
             lines.append(table.render())
         }
-        lines.append("Bad lines: \(report.badEvents.count)\(report.badEvents.isEmpty ? "" : " (skipped; listed on stderr)")")
+        lines.append(
+            "Bad lines: \(report.badEvents.count)\(report.badEvents.isEmpty ? "" : " (skipped; listed on stderr)")"
+        )
         if !report.warnings.isEmpty { lines.append("Warnings: \(report.warnings.count) (on stderr)") }
         return lines.joined(separator: "\n")
     }

@@ -56,7 +56,8 @@ import Testing
         #expect((again["eventsCompleted"] as? [Any])?.isEmpty == true)
 
         let events = try CarebridgeProcess.run([
-            "events", "--store", store, "--time-zone", "Europe/Berlin", "--from", "2026-11-20", "--task", "weigh-in", "--json",
+            "events", "--store", store, "--time-zone", "Europe/Berlin", "--from", "2026-11-20", "--task", "weigh-in",
+            "--json",
         ])
         #expect(events.status == 0, "\(events.stderr)")
         let list = try #require(JSONSerialization.jsonObject(with: Data(events.stdout.utf8)) as? [[String: Any]])
@@ -73,9 +74,12 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let completed = try #require(try json(result.stdout)["eventsCompleted"] as? [[String: Any]])
-        #expect(completed.compactMap { $0["start"] as? String }.sorted() == [
-            "2026-11-16T00:00:00+01:00", "2026-11-17T00:00:00+01:00", "2026-11-18T00:00:00+01:00", "2026-11-19T00:00:00+01:00",
-        ])
+        #expect(
+            completed.compactMap { $0["start"] as? String }.sorted() == [
+                "2026-11-16T00:00:00+01:00", "2026-11-17T00:00:00+01:00", "2026-11-18T00:00:00+01:00",
+                "2026-11-19T00:00:00+01:00",
+            ]
+        )
     }
 
     static func brokenRecording(in dir: URL) throws -> String {
@@ -114,7 +118,8 @@ import Testing
         let broken = try Self.brokenRecording(in: dir)
         let store = dir.appendingPathComponent("s.sqlite").path
         let result = try CarebridgeProcess.run([
-            "replay", "--store", store, "--plan", Self.plan, "--strict", Self.recording("weight-scale-morning-weigh-in.jsonl"), broken,
+            "replay", "--store", store, "--plan", Self.plan, "--strict",
+            Self.recording("weight-scale-morning-weigh-in.jsonl"), broken,
         ])
         #expect(result.status == 65)
         #expect(result.stderr.contains("\(broken):5:"))
@@ -132,7 +137,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try CarebridgeProcess.run([
-            "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--plan", Self.plan, "--time-zone", "Europe/Berlin",
+            "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--plan", Self.plan, "--time-zone",
+            "Europe/Berlin",
             Self.recording("heart-rate-strap-20-minutes.jsonl"), Self.recording("blood-pressure-kpa.jsonl"),
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -146,7 +152,9 @@ import Testing
     }
 
     @Test func unreadableRecordingExits66AndBadSpeedExits64() throws {
-        let missing = try CarebridgeProcess.run(["replay", "--store", "/tmp/never-\(UUID()).sqlite", "/nonexistent.jsonl"])
+        let missing = try CarebridgeProcess.run([
+            "replay", "--store", "/tmp/never-\(UUID()).sqlite", "/nonexistent.jsonl",
+        ])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("/nonexistent.jsonl"))
         let speed = try CarebridgeProcess.run(["replay", "--speed", "fast", Self.recording("blood-pressure-kpa.jsonl")])
@@ -159,7 +167,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let devices = dir.appendingPathComponent("devices")
         try FileManager.default.createDirectory(at: devices, withIntermediateDirectories: true)
-        try "{\"id\": \"x\"}".write(to: devices.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+        try "{\"id\": \"x\"}".write(
+            to: devices.appendingPathComponent("broken.json"),
+            atomically: true,
+            encoding: .utf8
+        )
         let result = try CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--devices", devices.path, "--json",
             Self.recording("thermometer-fahrenheit.jsonl"),
@@ -188,7 +200,9 @@ import Testing
         let file = try CarebridgeProcess.run(["recording", "redact", original.path, "--out", out])
         #expect(file.status == 0)
         #expect(try String(contentsOfFile: out, encoding: .utf8) == stdout.stdout)
-        let replay = try CarebridgeProcess.run(["replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--json", out])
+        let replay = try CarebridgeProcess.run([
+            "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--json", out,
+        ])
         #expect((try json(replay.stdout)["samples"] as? [String: Any])?["new"] as? Int == 3)
     }
 }

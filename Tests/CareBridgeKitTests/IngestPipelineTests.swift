@@ -31,7 +31,12 @@ import Testing
             )
         }
 
-        mutating func value(_ t: Double, _ characteristic: BluetoothUUID, _ bytes: [UInt8], _ delivery: CharacteristicValue.Delivery = .indication) {
+        mutating func value(
+            _ t: Double,
+            _ characteristic: BluetoothUUID,
+            _ bytes: [UInt8],
+            _ delivery: CharacteristicValue.Delivery = .indication
+        ) {
             send(t, .value(CharacteristicValue(characteristic: characteristic, bytes: bytes, delivery: delivery)))
         }
 
@@ -68,7 +73,11 @@ import Testing
         var run = Run()
         Self.connectedScale(&run)
         for day in 15...19 {
-            run.value(2 + Double(day) / 100, .weightMeasurement, Self.weight(at: Self.dateTime(2026, 11, day, 7, 30, 0)))
+            run.value(
+                2 + Double(day) / 100,
+                .weightMeasurement,
+                Self.weight(at: Self.dateTime(2026, 11, day, 7, 30, 0))
+            )
         }
         #expect(run.samples.isEmpty, "timed samples wait for the end of the session")
         run.send(4, .disconnected(reason: "remote"))
@@ -109,7 +118,11 @@ import Testing
             run.value(2, .intermediateTemperature, [0x00, 0x6B, 0x01, 0x00, 0xFF], .notification)  // 36.3 °C
             #expect(run.samples.isEmpty, "intermediate values are never samples")
             // Final 36.5 °C with time stamp.
-            run.value(5, .temperatureMeasurement, [0x02, 0x6D, 0x01, 0x00, 0xFF] + Self.dateTime(2026, 11, 20, deviceHour, deviceMinute, 5))
+            run.value(
+                5,
+                .temperatureMeasurement,
+                [0x02, 0x6D, 0x01, 0x00, 0xFF] + Self.dateTime(2026, 11, 20, deviceHour, deviceMinute, 5)
+            )
             run.finish()
             return run.samples.first
         }
@@ -127,7 +140,9 @@ import Testing
             name: "Cheap scale",
             match: DeviceProfile.Match(namePattern: "CHEAP*", priority: 100),
             linkMode: .gatt,
-            characteristics: [DeviceProfile.Characteristic(uuid: .weightMeasurement, use: .indicate, decoder: "weight-measurement")],
+            characteristics: [
+                DeviceProfile.Characteristic(uuid: .weightMeasurement, use: .indicate, decoder: "weight-measurement")
+            ],
             quirks: DeviceProfile.Quirks(clockUnreliable: true)
         )
         var run = Run()
@@ -172,7 +187,13 @@ import Testing
         run.send(0, .advertisement(Advertisement(serviceUUIDs: [.heartRateService])))
         run.value(1, .weightMeasurement, [0x00, 0xA4, 0x38])
         run.value(2, .heartRateMeasurement, [0x11], .notification)
-        run.send(3, .value(CharacteristicValue(characteristic: .heartRateMeasurement, bytes: [0x00, 60], delivery: .notification)), device: "02:00:00:00:00:FF")
+        run.send(
+            3,
+            .value(
+                CharacteristicValue(characteristic: .heartRateMeasurement, bytes: [0x00, 60], delivery: .notification)
+            ),
+            device: "02:00:00:00:00:FF"
+        )
         #expect(run.samples.isEmpty)
         #expect(run.issues.count == 3)
         #expect(run.issues.allSatisfy { $0.severity == .badEvent })
@@ -191,8 +212,10 @@ import Testing
         #expect(run.issues.isEmpty)
     }
 
-    static func mi(_ control1: UInt8, impedance: UInt16 = 0, weight: UInt16 = 14500, second: Int = 12) -> Advertisement {
-        let bytes = [0x02, control1] + dateTime(2026, 11, 20, 7, 59, second)
+    static func mi(_ control1: UInt8, impedance: UInt16 = 0, weight: UInt16 = 14500, second: Int = 12) -> Advertisement
+    {
+        let bytes =
+            [0x02, control1] + dateTime(2026, 11, 20, 7, 59, second)
             + [UInt8(impedance & 0xFF), UInt8(impedance >> 8), UInt8(weight & 0xFF), UInt8(weight >> 8)]
         return Advertisement(serviceData: [.bodyCompositionService: bytes])
     }
@@ -228,7 +251,11 @@ import Testing
         run.send(0, .advertisement(Advertisement(serviceUUIDs: [.bodyCompositionService])))
         run.send(1, .connected)
         // Packet 1: flags 1006 (multiple packets, time stamp, user), body fat 22.4 %, time, user 1.
-        run.value(2, .bodyCompositionMeasurement, [0x06, 0x10, 0xE0, 0x00] + Self.dateTime(2026, 11, 20, 7, 59, 0) + [0x01])
+        run.value(
+            2,
+            .bodyCompositionMeasurement,
+            [0x06, 0x10, 0xE0, 0x00] + Self.dateTime(2026, 11, 20, 7, 59, 0) + [0x01]
+        )
         #expect(run.samples.isEmpty)
         // Packet 2: flags 1600 (multiple packets, impedance, weight), body fat, 500.0 Ω, 72.5 kg.
         run.value(2.1, .bodyCompositionMeasurement, [0x00, 0x16, 0xE0, 0x00, 0x88, 0x13, 0xA4, 0x38])
@@ -238,7 +265,11 @@ import Testing
         let mass = try #require(run.samples.first { $0.type == .bodyMass })
         #expect(mass.value == 72.5)
         #expect(mass.deviceTime?.minutes == 59)
-        #expect(mass.rawPayload == [0x06, 0x06, 0xE0, 0x00] + Self.dateTime(2026, 11, 20, 7, 59, 0) + [0x01, 0x88, 0x13, 0xA4, 0x38])
+        #expect(
+            mass.rawPayload == [0x06, 0x06, 0xE0, 0x00] + Self.dateTime(2026, 11, 20, 7, 59, 0) + [
+                0x01, 0x88, 0x13, 0xA4, 0x38,
+            ]
+        )
     }
 
     @Test func lonelyFirstPacketIsDroppedWithAWarning() {
@@ -256,7 +287,8 @@ import Testing
         run.send(0, .advertisement(Advertisement(serviceUUIDs: [.glucoseService])))
         run.send(1, .connected)
         let time = Self.dateTime(2026, 11, 19, 7, 0, 0)
-        run.value(2, .glucoseMeasurement, [0x12, 0x05, 0x00] + time + [0x5F, 0xB0, 0x12], .notification)  // seq 5, context follows
+        // seq 5, context follows
+        run.value(2, .glucoseMeasurement, [0x12, 0x05, 0x00] + time + [0x5F, 0xB0, 0x12], .notification)
         run.value(2.1, .glucoseMeasurement, [0x02, 0x06, 0x00] + time + [0x60, 0xB0, 0x12], .notification)  // seq 6
         run.value(2.2, .glucoseMeasurementContext, [0x02, 0x05, 0x00, 0x03], .notification)  // seq 5: fasting
         run.value(2.3, .recordAccessControlPoint, [0x06, 0x00, 0x01, 0x01])

@@ -22,14 +22,18 @@ import Testing
         let existing = try? String(contentsOf: golden, encoding: .utf8)
         if PackageFixtures.isRecording || existing == nil {
             try rendered.write(to: golden, atomically: true, encoding: .utf8)
-            if existing == nil { Issue.record("golden file \(golden.lastPathComponent) was missing and has been recorded") }
+            if existing == nil {
+                Issue.record("golden file \(golden.lastPathComponent) was missing and has been recorded")
+            }
             return
         }
         let expectedLines = existing!.split(separator: "\n", omittingEmptySubsequences: false)
         let actualLines = rendered.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(actualLines.count == expectedLines.count, "line count differs from \(golden.lastPathComponent)")
         for (number, (actual, expected)) in zip(actualLines, expectedLines).enumerated() where actual != expected {
-            Issue.record("\(golden.lastPathComponent):\(number + 1) differs\n  expected: \(expected)\n  actual:   \(actual)")
+            Issue.record(
+                "\(golden.lastPathComponent):\(number + 1) differs\n  expected: \(expected)\n  actual:   \(actual)"
+            )
             break
         }
     }

@@ -14,14 +14,19 @@ import Testing
     func directory(_ files: [String: String]) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for (name, text) in files {
+            try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         return url
     }
 
     @Test func brokenProfileIsReportedWithPathAndOthersStillLoad() throws {
         let dir = try directory([
             "a-good.json": Self.valid,
-            "b-bad-uuid.json": Self.valid.replacingOccurrences(of: "2a9d", with: "zz9d").replacingOccurrences(of: "my-scale", with: "b"),
+            "b-bad-uuid.json": Self.valid.replacingOccurrences(of: "2a9d", with: "zz9d").replacingOccurrences(
+                of: "my-scale",
+                with: "b"
+            ),
             "c-not-json.json": "{\"id\": ",
             "notes.txt": "ignored",
         ])
@@ -38,7 +43,9 @@ import Testing
     }
 
     @Test func userDirectoryProfileReplacesBuiltInWithSameID() throws {
-        let builtIn = try directory(["weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")])
+        let builtIn = try directory([
+            "weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
+        ])
         let user = try directory([
             "weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
                 .replacingOccurrences(of: "\"priority\": 50", with: "\"priority\": 99")
@@ -61,27 +68,65 @@ import Testing
     }
 
     @Test func userDirectoryFollowsXDGConfigHome() {
-        #expect(DeviceProfileLoader.userDirectory(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/home/a"])?.path == "/cfg/carebridge/devices")
-        #expect(DeviceProfileLoader.userDirectory(environment: ["HOME": "/home/a"])?.path == "/home/a/.config/carebridge/devices")
+        #expect(
+            DeviceProfileLoader.userDirectory(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/home/a"])?.path
+                == "/cfg/carebridge/devices"
+        )
+        #expect(
+            DeviceProfileLoader.userDirectory(environment: ["HOME": "/home/a"])?.path
+                == "/home/a/.config/carebridge/devices"
+        )
     }
 
     @Test func builtInDirectoryIsFoundAboveTheExecutable() throws {
         let root = try directory([:])
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("Devices"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent(".build/debug"), withIntermediateDirectories: true)
-        let found = DeviceProfileLoader.builtInDirectory(executable: root.appendingPathComponent(".build/debug/carebridge").path)
-        #expect(found?.resolvingSymlinksInPath().path == root.appendingPathComponent("Devices").resolvingSymlinksInPath().path)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("Devices"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(".build/debug"),
+            withIntermediateDirectories: true
+        )
+        let found = DeviceProfileLoader.builtInDirectory(
+            executable: root.appendingPathComponent(".build/debug/carebridge").path
+        )
+        #expect(
+            found?.resolvingSymlinksInPath().path
+                == root.appendingPathComponent("Devices").resolvingSymlinksInPath().path
+        )
     }
 
-    @Test("rejects profiles with a clear field path", arguments: [
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"indicate\", \"decoder\": \"d\"}]}", "match"),
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"radio\"}", "link"),
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"listen\", \"decoder\": \"d\"}]}", "characteristics[0].use"),
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"broadcast\"}", "serviceData"),
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"], \"manufacturerID\": \"xyz\"}, \"link\": \"gatt\"}", "match.manufacturerID"),
-        ("{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"quirk\": {}}", "quirk"),
-    ])
+    @Test(
+        "rejects profiles with a clear field path",
+        arguments: [
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"indicate\", \"decoder\": \"d\"}]}",
+                "match"
+            ),
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"radio\"}",
+                "link"
+            ),
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"characteristics\": [{\"uuid\": \"2A9D\", \"use\": \"listen\", \"decoder\": \"d\"}]}",
+                "characteristics[0].use"
+            ),
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"broadcast\"}",
+                "serviceData"
+            ),
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"], \"manufacturerID\": \"xyz\"}, \"link\": \"gatt\"}",
+                "match.manufacturerID"
+            ),
+            (
+                "{\"id\": \"x\", \"name\": \"x\", \"match\": {\"serviceUUIDs\": [\"181D\"]}, \"link\": \"gatt\", \"quirk\": {}}",
+                "quirk"
+            ),
+        ]
+    )
     func rejectsWithFieldPath(json: String, field: String) {
         #expect(throws: DeviceProfileError.self) { try DeviceProfile(json: json) }
         do {
@@ -92,7 +137,12 @@ import Testing
     }
 
     @Test func matchCriteriaAreAllRequired() throws {
-        let profile = try DeviceProfile(json: Self.valid.replacingOccurrences(of: "\"name\": \"MYSCALE*\"", with: "\"name\": \"MYSCALE*\", \"manufacturerID\": \"0x0157\""))
+        let profile = try DeviceProfile(
+            json: Self.valid.replacingOccurrences(
+                of: "\"name\": \"MYSCALE*\"",
+                with: "\"name\": \"MYSCALE*\", \"manufacturerID\": \"0x0157\""
+            )
+        )
         #expect(profile.match.manufacturerID == 0x0157)
         #expect(!profile.match.matches(Advertisement(name: "MYSCALE-1")))
         #expect(profile.match.matches(Advertisement(name: "MYSCALE-1", manufacturerData: [0x0157: []])))
@@ -100,11 +150,16 @@ import Testing
         #expect(profile.quirks.clockUnreliable)
     }
 
-    @Test("name patterns are globs", arguments: [
-        ("MIBFS", "MIBFS", true), ("MIBFS*", "MIBFS", true), ("MIBFS*", "MIBFS-2", true), ("*H10*", "Polar H10 1A", true),
-        ("A?C", "ABC", true), ("A?C", "AC", false), ("MIBFS", "MIBFS2", false), ("*", "", true), ("a*b*c", "axxbyyc", true),
-        ("a*b*c", "axxbyy", false),
-    ])
+    @Test(
+        "name patterns are globs",
+        arguments: [
+            ("MIBFS", "MIBFS", true), ("MIBFS*", "MIBFS", true), ("MIBFS*", "MIBFS-2", true),
+            ("*H10*", "Polar H10 1A", true),
+            ("A?C", "ABC", true), ("A?C", "AC", false), ("MIBFS", "MIBFS2", false), ("*", "", true),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+        ]
+    )
     func globs(pattern: String, name: String, matches: Bool) throws {
         let match = DeviceProfile.Match(namePattern: pattern)
         #expect(match.matches(Advertisement(name: name)) == matches)

@@ -28,7 +28,11 @@ import Testing
     }
 
     static let fixtures: [Fixture] = [
-        Fixture(label: "WSS scale", advertisement: Advertisement(name: "WS-100", serviceUUIDs: [.weightScaleService]), expected: "weight-scale"),
+        Fixture(
+            label: "WSS scale",
+            advertisement: Advertisement(name: "WS-100", serviceUUIDs: [.weightScaleService]),
+            expected: "weight-scale"
+        ),
         Fixture(
             label: "WSS scale, 128-bit UUID",
             advertisement: Advertisement(serviceUUIDs: [BluetoothUUID("0000181D-0000-1000-8000-00805F9B34FB")!]),
@@ -39,15 +43,42 @@ import Testing
             advertisement: Advertisement(serviceUUIDs: [.bodyCompositionService, .weightScaleService]),
             expected: "body-composition-scale"
         ),
-        Fixture(label: "BCS scale, 181B only", advertisement: Advertisement(serviceUUIDs: [.bodyCompositionService]), expected: "body-composition-scale"),
-        Fixture(label: "thermometer", advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]), expected: "health-thermometer"),
-        Fixture(label: "heart-rate strap", advertisement: Advertisement(name: "Polar H10 1A2B3C4D", serviceUUIDs: [.heartRateService]), expected: "heart-rate"),
-        Fixture(label: "blood-pressure cuff", advertisement: Advertisement(serviceUUIDs: [.bloodPressureService, .deviceInformationService]), expected: "blood-pressure"),
-        Fixture(label: "glucose meter", advertisement: Advertisement(serviceUUIDs: [.glucoseService]), expected: "glucose-meter"),
-        Fixture(label: "pulse oximeter", advertisement: Advertisement(serviceUUIDs: [.pulseOximeterService]), expected: "pulse-oximeter"),
+        Fixture(
+            label: "BCS scale, 181B only",
+            advertisement: Advertisement(serviceUUIDs: [.bodyCompositionService]),
+            expected: "body-composition-scale"
+        ),
+        Fixture(
+            label: "thermometer",
+            advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]),
+            expected: "health-thermometer"
+        ),
+        Fixture(
+            label: "heart-rate strap",
+            advertisement: Advertisement(name: "Polar H10 1A2B3C4D", serviceUUIDs: [.heartRateService]),
+            expected: "heart-rate"
+        ),
+        Fixture(
+            label: "blood-pressure cuff",
+            advertisement: Advertisement(serviceUUIDs: [.bloodPressureService, .deviceInformationService]),
+            expected: "blood-pressure"
+        ),
+        Fixture(
+            label: "glucose meter",
+            advertisement: Advertisement(serviceUUIDs: [.glucoseService]),
+            expected: "glucose-meter"
+        ),
+        Fixture(
+            label: "pulse oximeter",
+            advertisement: Advertisement(serviceUUIDs: [.pulseOximeterService]),
+            expected: "pulse-oximeter"
+        ),
         Fixture(
             label: "Mi Scale v1 (181D service data)",
-            advertisement: Advertisement(name: "MI_SCALE", serviceData: [.weightScaleService: [0x20, 0xA4, 0x38, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00]]),
+            advertisement: Advertisement(
+                name: "MI_SCALE",
+                serviceData: [.weightScaleService: [0x20, 0xA4, 0x38, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00]]
+            ),
             expected: "mi-scale"
         ),
         Fixture(
@@ -60,7 +91,10 @@ import Testing
         ),
         Fixture(
             label: "Mi Body Composition Scale 2 (181B service data)",
-            advertisement: Advertisement(name: "MIBFS", serviceData: [.bodyCompositionService: Array(repeating: 0, count: 13)]),
+            advertisement: Advertisement(
+                name: "MIBFS",
+                serviceData: [.bodyCompositionService: Array(repeating: 0, count: 13)]
+            ),
             expected: "mi-body-composition-scale-2"
         ),
         Fixture(
@@ -82,8 +116,16 @@ import Testing
             advertisement: Advertisement(name: "A&D_UC-352BLE_0A1B2C"),
             expected: nil
         ),
-        Fixture(label: "a phone", advertisement: Advertisement(name: "Pixel 8", manufacturerData: [0x00E0: [0x01, 0x02]]), expected: nil),
-        Fixture(label: "battery service only", advertisement: Advertisement(serviceUUIDs: [.batteryService]), expected: nil),
+        Fixture(
+            label: "a phone",
+            advertisement: Advertisement(name: "Pixel 8", manufacturerData: [0x00E0: [0x01, 0x02]]),
+            expected: nil
+        ),
+        Fixture(
+            label: "battery service only",
+            advertisement: Advertisement(serviceUUIDs: [.batteryService]),
+            expected: nil
+        ),
         Fixture(label: "nothing at all", advertisement: Advertisement(), expected: nil),
     ]
 
@@ -122,7 +164,10 @@ import Testing
     @Test func everyDecoderNamedByAProfileExists() {
         for profile in Self.loaded.catalog.profiles {
             for identifier in profile.decoderIdentifiers {
-                #expect(DecoderCatalog.decoder(identifier: identifier) != nil, "\(profile.id) names unknown decoder \(identifier)")
+                #expect(
+                    DecoderCatalog.decoder(identifier: identifier) != nil,
+                    "\(profile.id) names unknown decoder \(identifier)"
+                )
             }
         }
     }

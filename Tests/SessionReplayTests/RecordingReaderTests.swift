@@ -52,17 +52,35 @@ import Testing
         #expect(advertisement.serviceData[.bodyCompositionService] == [0x02, 0xA4])
         #expect(advertisement.manufacturerData[0x0157] == [0x01, 0x02])
         #expect(events[0].event.time == reader.header.recordedAt.addingTimeInterval(0.4))
-        #expect(events[2].event.kind == .servicesDiscovered([.weightScaleService: [.weightMeasurement, .weightScaleFeature]]))
-        #expect(events[3].event.kind == .value(CharacteristicValue(characteristic: .manufacturerNameString, bytes: [0x41], delivery: .read)))
-        #expect(events[4].event.kind == .value(CharacteristicValue(characteristic: .heartRateMeasurement, bytes: [0x16, 0x48], delivery: .notification)))
+        #expect(
+            events[2].event.kind
+                == .servicesDiscovered([.weightScaleService: [.weightMeasurement, .weightScaleFeature]])
+        )
+        #expect(
+            events[3].event.kind
+                == .value(CharacteristicValue(characteristic: .manufacturerNameString, bytes: [0x41], delivery: .read))
+        )
+        #expect(
+            events[4].event.kind
+                == .value(
+                    CharacteristicValue(
+                        characteristic: .heartRateMeasurement,
+                        bytes: [0x16, 0x48],
+                        delivery: .notification
+                    )
+                )
+        )
         #expect(events[5].note == "72.5 kg")
         #expect(events[5].location.line == 7)
         #expect(events[6].event.kind == .disconnected(reason: "remote"))
     }
 
-    @Test("accepts UUIDs in 16-bit and 128-bit form, any case", arguments: [
-        "2A9D", "2a9d", "0x2A9D", "00002a9d-0000-1000-8000-00805f9b34fb", "00002A9D-0000-1000-8000-00805F9B34FB",
-    ])
+    @Test(
+        "accepts UUIDs in 16-bit and 128-bit form, any case",
+        arguments: [
+            "2A9D", "2a9d", "0x2A9D", "00002a9d-0000-1000-8000-00805f9b34fb", "00002A9D-0000-1000-8000-00805F9B34FB",
+        ]
+    )
     func uuidSpellings(spelling: String) throws {
         let (_, items, _) = try read([
             #"{"t": 1, "kind": "indication", "device": "AA:BB:CC:DD:EE:FF", "characteristic": "\#(spelling)", "value": "00a438"}"#
@@ -108,11 +126,14 @@ import Testing
         #expect(problems[0].description.hasPrefix("\(reader.path):3: "))
     }
 
-    @Test("rejects a file whose first line is not a header", arguments: [
-        "", #"{"t": 1, "kind": "connected", "device": "x"}"#,
-        #"{"format": "carebridge-recording", "version": 2, "recordedAt": "2026-11-20T07:58:00+01:00"}"#,
-        #"{"format": "carebridge-recording", "version": 1, "recordedAt": "yesterday"}"#,
-    ])
+    @Test(
+        "rejects a file whose first line is not a header",
+        arguments: [
+            "", #"{"t": 1, "kind": "connected", "device": "x"}"#,
+            #"{"format": "carebridge-recording", "version": 2, "recordedAt": "2026-11-20T07:58:00+01:00"}"#,
+            #"{"format": "carebridge-recording", "version": 1, "recordedAt": "yesterday"}"#,
+        ]
+    )
     func rejectsBadHeader(first: String) throws {
         let path = try temporaryFile("h.jsonl", contents: first + "\n")
         #expect(throws: RecordingError.self) { try RecordingReader(path: path, logger: Logger(label: "t")) }

@@ -51,7 +51,9 @@ import Testing
 
     @Test func keepNamesLeavesNamesAlone() {
         var redactor = RecordingRedactor(keepNames: true)
-        let line = redactor.redactLine(#"{"t": 1, "kind": "advertisement", "device": "C4:7C:8D:6A:3E:10", "name": "MIBFS"}"#)
+        let line = redactor.redactLine(
+            #"{"t": 1, "kind": "advertisement", "device": "C4:7C:8D:6A:3E:10", "name": "MIBFS"}"#
+        )
         #expect(line.contains("MIBFS"))
         #expect(line.contains("02:00:00:00:00:01"))
     }

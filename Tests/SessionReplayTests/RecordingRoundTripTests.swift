@@ -43,9 +43,15 @@ struct ScriptedTransport: DeviceTransport {
         TransportEvent(
             time: start.addingTimeInterval(3),
             device: "C4:7C:8D:6A:3E:10",
-            kind: .value(CharacteristicValue(characteristic: .weightMeasurement, bytes: [0, 0xA4, 0x38], delivery: .indication))
+            kind: .value(
+                CharacteristicValue(characteristic: .weightMeasurement, bytes: [0, 0xA4, 0x38], delivery: .indication)
+            )
         ),
-        TransportEvent(time: start.addingTimeInterval(10), device: "C4:7C:8D:6A:3E:10", kind: .disconnected(reason: "remote")),
+        TransportEvent(
+            time: start.addingTimeInterval(10),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .disconnected(reason: "remote")
+        ),
     ]
 
     @Test func recorderTeesEventsAndReplayGivesThemBack() async throws {
@@ -72,7 +78,10 @@ struct ScriptedTransport: DeviceTransport {
 
     @Test func realtimeAndFactorSpeedsSleepOnTheInjectedClock() async throws {
         let path = try temporaryFile("pace.jsonl", contents: "")
-        let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone))
+        let writer = try RecordingWriter(
+            path: path,
+            header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
+        )
         for event in Self.script { try writer.write(event) }
         writer.flush()
 
@@ -84,7 +93,10 @@ struct ScriptedTransport: DeviceTransport {
             for try await _ in transport.events() { count += 1 }
             #expect(count == Self.script.count)
             let elapsed = before.duration(to: clock.now)
-            #expect(abs(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18 - expected) < 1e-6)
+            #expect(
+                abs(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18 - expected)
+                    < 1e-6
+            )
         }
         let clock = TestClock()
         let fast = try ReplayTransport(path: path, speed: .max, clock: clock, logger: Logger(label: "t"))
@@ -92,7 +104,10 @@ struct ScriptedTransport: DeviceTransport {
         #expect(clock.sleeps.withLock { $0.isEmpty })
     }
 
-    @Test("parses speeds", arguments: [("max", ReplaySpeed.max), ("realtime", .factor(1)), ("10", .factor(10)), ("0.5", .factor(0.5))])
+    @Test(
+        "parses speeds",
+        arguments: [("max", ReplaySpeed.max), ("realtime", .factor(1)), ("10", .factor(10)), ("0.5", .factor(0.5))]
+    )
     func parsesSpeed(text: String, speed: ReplaySpeed) {
         #expect(ReplaySpeed(text) == speed)
     }
@@ -105,7 +120,10 @@ struct ScriptedTransport: DeviceTransport {
 
     @Test func itemsCarryFileAndLine() async throws {
         let path = try temporaryFile("lines.jsonl", contents: "")
-        let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone))
+        let writer = try RecordingWriter(
+            path: path,
+            header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
+        )
         for event in Self.script { try writer.write(event) }
         writer.flush()
         let transport = try ReplayTransport(path: path, logger: Logger(label: "t"))
