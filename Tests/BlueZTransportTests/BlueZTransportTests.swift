@@ -5,177 +5,179 @@ import GATTDecoding
 import Testing
 
 /// The transport against a fake bluetoothd on a private bus: the real D-Bus path, no radio.
-@Suite(.serialized, .enabled(if: FakeBlueZ.enabled, "needs dbus-daemon and python3-dbusmock"))
-struct BlueZTransportTests {
-    static let scale = "C4:7C:8D:6A:3E:10"
-    static let scaleSpec = """
-        {"name": "WS-1", "services": {"181D": [["2A9D", "indicate"]], "180A": [["2A29", "read"]], \
-        "180F": [["2A19", "read,notify"]]}, "reads": {"2A29": "4361726542726964676520536361", "2A19": "5a"}}
-        """
-    static let scaleAdvert = #"{"name": "WS-1", "rssi": -58, "serviceUUIDs": ["181D"]}"#
+extension FakeBlueZSuites {
+    @Suite
+    struct BlueZTransportTests {
+        static let scale = "C4:7C:8D:6A:3E:10"
+        static let scaleSpec = """
+            {"name": "WS-1", "services": {"181D": [["2A9D", "indicate"]], "180A": [["2A29", "read"]], \
+            "180F": [["2A19", "read,notify"]]}, "reads": {"2A29": "4361726542726964676520536361", "2A19": "5a"}}
+            """
+        static let scaleAdvert = #"{"name": "WS-1", "rssi": -58, "serviceUUIDs": ["181D"]}"#
 
-    func transport(_ fake: FakeBlueZ, policy: TestPolicy = TestPolicy(gatt: [.weightScaleService: TestPolicy.weightScale]))
-        -> (BlueZTransport, EventCollector)
-    {
-        let collector = EventCollector()
-        let transport = BlueZTransport(
-            configuration: .testing(fake.address),
-            policy: policy,
-            logger: .test,
-            status: { collector.record($0) }
-        )
-        return (transport, collector)
-    }
-
-    @Test func advertisementsCarryServiceDataAndUseTheLeDuplicateFilterWithoutUUIDs() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        try await fake.addAdapter()
-        try await fake.addPeripheral("D0:3E:7D:11:22:33", #"{"name": "MIBFS"}"#)
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
-        try await fake.advertise(
-            "D0:3E:7D:11:22:33",
-            #"{"name": "MIBFS", "rssi": -61, "serviceData": {"181B": "0224e8070b150c1e0af401b80b"}, "manufacturerData": {"0157": "0102"}}"#
-        )
-        let seen = await FakeBlueZ.eventually {
-            collector.events.contains {
-                guard case .advertisement(let ad) = $0.kind else { return false }
-                return ad.serviceData[BluetoothUUID(0x181B)] == [0x02, 0x24, 0xE8, 0x07, 0x0B, 0x15, 0x0C, 0x1E, 0x0A, 0xF4, 0x01, 0xB8, 0x0B]
-            }
-        }
-        #expect(seen)
-        let advert = collector.events.compactMap { event -> Advertisement? in
-            if case .advertisement(let ad) = event.kind, !ad.serviceData.isEmpty { return ad } else { return nil }
-        }.last
-        #expect(advert?.name == "MIBFS")
-        #expect(advert?.rssi == -61)
-        #expect(advert?.manufacturerData[0x0157] == [0x01, 0x02])
-        #expect(collector.events.last?.device == "D0:3E:7D:11:22:33")
-        await collector.stop()
-        let journal = try await fake.journal()
-        let filter = try #require(journal.firstIndex { $0.hasPrefix("SetDiscoveryFilter") })
-        #expect(journal[filter] == "SetDiscoveryFilter DuplicateData=1,Transport=le")
-        let start = try #require(journal.firstIndex { $0.hasPrefix("StartDiscovery") })
-        #expect(filter < start)
-        // Graceful stop ends our discovery session.
-        #expect(journal.last { $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery") }?.hasPrefix("StopDiscovery") == true)
-    }
-
-    @Test func connectsPerPlanStoppingDiscoveryFirstSubscribingAfterTheMatchAndReadingOnce() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        try await fake.addAdapter()
-        try await fake.addPeripheral(Self.scale, Self.scaleSpec)
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
-        try await fake.advertise(Self.scale, Self.scaleAdvert)
-        #expect(try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } })
-        let measurement = "0ea438e807030f071e00051801d006"
-        #expect(await FakeBlueZ.eventually {
-            _ = try? await fake.mockCall("Notify", [.string(Self.scale), .string("2A9D"), .string(measurement)])
-            return !collector.values(.weightMeasurement).isEmpty
-        })
-        #expect(collector.values(.weightMeasurement, delivery: .indication).first == (try Hex.bytes(measurement)))
-        #expect(await FakeBlueZ.eventually { collector.values(.batteryLevel, delivery: .read) == [[0x5A]] })
-        #expect(collector.values(.manufacturerNameString, delivery: .read) == [Array("CareBridge Sca".utf8)])
-        let kinds = collector.events.filter { $0.device == Self.scale }.map(\.kind)
-        let connected = try #require(kinds.firstIndex(of: .connected))
-        let services = try #require(kinds.firstIndex { if case .servicesDiscovered = $0 { true } else { false } })
-        #expect(connected < services)
-        if case .servicesDiscovered(let map) = kinds[services] {
-            #expect(map[.weightScaleService] == [.weightMeasurement])
-        }
-        await collector.shutDown(transport)
-
-        let journal = try await fake.journal()
-        let stop = try #require(journal.firstIndex { $0.hasPrefix("StopDiscovery") })
-        let connect = try #require(journal.firstIndex { $0.hasPrefix("Connect ") })
-        #expect(stop < connect, "StopDiscovery must precede Connect: \(journal)")
-        let startNotify = try #require(journal.first { $0.hasPrefix("StartNotify") })
-        #expect(startNotify.hasSuffix("match=yes"), "PropertiesChanged match must exist before StartNotify")
-        // Graceful shutdown: StopNotify, then Disconnect; never RemoveDevice.
-        #expect(journal.contains("StopNotify \(Self.scale) 2a9d"))
-        #expect(journal.contains("Disconnect \(Self.scale) local"))
-        #expect(!journal.contains { $0.hasPrefix("RemoveDevice") })
-        #expect(collector.events.last { $0.device == Self.scale }?.kind == .disconnected(reason: "local"))
-        #expect(collector.error == nil)
-    }
-
-    @Test func startDiscoveryInProgressIsRetriedWithBackoff() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        try await fake.addAdapter()
-        try await fake.setFault("start_discovery_in_progress", "2")
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
-        let starts = try await fake.journal().filter { $0.hasPrefix("StartDiscovery") }
-        #expect(starts.count >= 3)
-        #expect(collector.error == nil)
-        await collector.stop()
-    }
-
-    @Test func missingAdapterIsAClearError() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.finished })
-        let error = try #require(collector.error as? TransportError)
-        #expect(error.code == .noAdapter)
-        #expect(error.message.contains("no Bluetooth adapter"))
-    }
-
-    @Test func namedAdapterThatDoesNotExistListsTheOthers() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        try await fake.addAdapter("hci0")
-        var configuration = BlueZConfiguration.testing(fake.address)
-        configuration.adapter = "hci3"
-        let collector = EventCollector()
-        collector.start(BlueZTransport(configuration: configuration, policy: nil, logger: .test))
-        #expect(await FakeBlueZ.eventually { collector.finished })
-        let error = try #require(collector.error as? TransportError)
-        #expect(error.code == .noAdapter)
-        #expect(error.message.contains("hci3 not found; available: hci0"))
-    }
-
-    @Test func bluetoothdNotRunningIsAClearError() async throws {
-        let fake = try await FakeBlueZ(startBlueZ: false)
-        defer { fake.stop() }
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.finished })
-        let error = try #require(collector.error as? TransportError)
-        #expect(error.code == .bluetoothdNotRunning)
-    }
-
-    @Test func poweredOffAdapterIsPoweredOn() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
-        try await fake.addAdapter()
-        try await fake.mockCall("SetAdapterPowered", [.string("hci0"), .boolean(false)])
-        let (transport, collector) = transport(fake)
-        collector.start(transport)
-        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
-        let powered = try await fake.control.call(
-            DBusMethodCall(
-                destination: "org.bluez",
-                path: "/org/bluez/hci0",
-                interface: "org.freedesktop.DBus.Properties",
-                member: "Get",
-                arguments: [.string("org.bluez.Adapter1"), .string("Powered")]
+        func transport(_ fake: FakeBlueZ, policy: TestPolicy = TestPolicy(gatt: [.weightScaleService: TestPolicy.weightScale]))
+            -> (BlueZTransport, EventCollector)
+        {
+            let collector = EventCollector()
+            let transport = BlueZTransport(
+                configuration: .testing(fake.address),
+                policy: policy,
+                logger: .test,
+                status: { collector.record($0) }
             )
-        )
-        #expect(powered.arguments.first?.bool == true)
-        await collector.stop()
+            return (transport, collector)
+        }
+
+        @Test func advertisementsCarryServiceDataAndUseTheLeDuplicateFilterWithoutUUIDs() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.addPeripheral("D0:3E:7D:11:22:33", #"{"name": "MIBFS"}"#)
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            try await fake.advertise(
+                "D0:3E:7D:11:22:33",
+                #"{"name": "MIBFS", "rssi": -61, "serviceData": {"181B": "0224e8070b150c1e0af401b80b"}, "manufacturerData": {"0157": "0102"}}"#
+            )
+            let seen = await FakeBlueZ.eventually {
+                collector.events.contains {
+                    guard case .advertisement(let ad) = $0.kind else { return false }
+                    return ad.serviceData[BluetoothUUID(0x181B)] == [0x02, 0x24, 0xE8, 0x07, 0x0B, 0x15, 0x0C, 0x1E, 0x0A, 0xF4, 0x01, 0xB8, 0x0B]
+                }
+            }
+            #expect(seen)
+            let advert = collector.events.compactMap { event -> Advertisement? in
+                if case .advertisement(let ad) = event.kind, !ad.serviceData.isEmpty { return ad } else { return nil }
+            }.last
+            #expect(advert?.name == "MIBFS")
+            #expect(advert?.rssi == -61)
+            #expect(advert?.manufacturerData[0x0157] == [0x01, 0x02])
+            #expect(collector.events.last?.device == "D0:3E:7D:11:22:33")
+            await collector.stop()
+            let journal = try await fake.journal()
+            let filter = try #require(journal.firstIndex { $0.hasPrefix("SetDiscoveryFilter") })
+            #expect(journal[filter] == "SetDiscoveryFilter DuplicateData=1,Transport=le")
+            let start = try #require(journal.firstIndex { $0.hasPrefix("StartDiscovery") })
+            #expect(filter < start)
+            // Graceful stop ends our discovery session.
+            #expect(journal.last { $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery") }?.hasPrefix("StopDiscovery") == true)
+        }
+
+        @Test func connectsPerPlanStoppingDiscoveryFirstSubscribingAfterTheMatchAndReadingOnce() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.addPeripheral(Self.scale, Self.scaleSpec)
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            try await fake.advertise(Self.scale, Self.scaleAdvert)
+            #expect(try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } })
+            let measurement = "0ea438e807030f071e00051801d006"
+            #expect(await FakeBlueZ.eventually {
+                _ = try? await fake.mockCall("Notify", [.string(Self.scale), .string("2A9D"), .string(measurement)])
+                return !collector.values(.weightMeasurement).isEmpty
+            })
+            #expect(collector.values(.weightMeasurement, delivery: .indication).first == (try Hex.bytes(measurement)))
+            #expect(await FakeBlueZ.eventually { collector.values(.batteryLevel, delivery: .read) == [[0x5A]] })
+            #expect(collector.values(.manufacturerNameString, delivery: .read) == [Array("CareBridge Sca".utf8)])
+            let kinds = collector.events.filter { $0.device == Self.scale }.map(\.kind)
+            let connected = try #require(kinds.firstIndex(of: .connected))
+            let services = try #require(kinds.firstIndex { if case .servicesDiscovered = $0 { true } else { false } })
+            #expect(connected < services)
+            if case .servicesDiscovered(let map) = kinds[services] {
+                #expect(map[.weightScaleService] == [.weightMeasurement])
+            }
+            await collector.shutDown(transport)
+
+            let journal = try await fake.journal()
+            let stop = try #require(journal.firstIndex { $0.hasPrefix("StopDiscovery") })
+            let connect = try #require(journal.firstIndex { $0.hasPrefix("Connect ") })
+            #expect(stop < connect, "StopDiscovery must precede Connect: \(journal)")
+            let startNotify = try #require(journal.first { $0.hasPrefix("StartNotify") })
+            #expect(startNotify.hasSuffix("match=yes"), "PropertiesChanged match must exist before StartNotify")
+            // Graceful shutdown: StopNotify, then Disconnect; never RemoveDevice.
+            #expect(journal.contains("StopNotify \(Self.scale) 2a9d"))
+            #expect(journal.contains("Disconnect \(Self.scale) local"))
+            #expect(!journal.contains { $0.hasPrefix("RemoveDevice") })
+            #expect(collector.events.last { $0.device == Self.scale }?.kind == .disconnected(reason: "local"))
+            #expect(collector.error == nil)
+        }
+
+        @Test func startDiscoveryInProgressIsRetriedWithBackoff() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.setFault("start_discovery_in_progress", "2")
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            let starts = try await fake.journal().filter { $0.hasPrefix("StartDiscovery") }
+            #expect(starts.count >= 3)
+            #expect(collector.error == nil)
+            await collector.stop()
+        }
+
+        @Test func missingAdapterIsAClearError() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.finished })
+            let error = try #require(collector.error as? TransportError)
+            #expect(error.code == .noAdapter)
+            #expect(error.message.contains("no Bluetooth adapter"))
+        }
+
+        @Test func namedAdapterThatDoesNotExistListsTheOthers() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter("hci0")
+            var configuration = BlueZConfiguration.testing(fake.address)
+            configuration.adapter = "hci3"
+            let collector = EventCollector()
+            collector.start(BlueZTransport(configuration: configuration, policy: nil, logger: .test))
+            #expect(await FakeBlueZ.eventually { collector.finished })
+            let error = try #require(collector.error as? TransportError)
+            #expect(error.code == .noAdapter)
+            #expect(error.message.contains("hci3 not found; available: hci0"))
+        }
+
+        @Test func bluetoothdNotRunningIsAClearError() async throws {
+            let fake = try await FakeBlueZ(startBlueZ: false)
+            defer { fake.stop() }
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.finished })
+            let error = try #require(collector.error as? TransportError)
+            #expect(error.code == .bluetoothdNotRunning)
+        }
+
+        @Test func poweredOffAdapterIsPoweredOn() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.mockCall("SetAdapterPowered", [.string("hci0"), .boolean(false)])
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            let powered = try await fake.control.call(
+                DBusMethodCall(
+                    destination: "org.bluez",
+                    path: "/org/bluez/hci0",
+                    interface: "org.freedesktop.DBus.Properties",
+                    member: "Get",
+                    arguments: [.string("org.bluez.Adapter1"), .string("Powered")]
+                )
+            )
+            #expect(powered.arguments.first?.bool == true)
+            await collector.stop()
+        }
     }
 }
 
-extension BlueZTransportTests {
+extension FakeBlueZSuites.BlueZTransportTests {
     @Test func bondingProfileRegistersTheAgentAndPairsBeforeSubscribing() async throws {
         let fake = try await FakeBlueZ()
         defer { fake.stop() }
@@ -206,7 +208,7 @@ extension BlueZTransportTests {
     }
 }
 
-extension BlueZTransportTests {
+extension FakeBlueZSuites.BlueZTransportTests {
     @Test func adapterRemovedPausesAndItsReturnResumes() async throws {
         let fake = try await FakeBlueZ()
         defer { fake.stop() }

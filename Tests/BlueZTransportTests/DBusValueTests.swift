@@ -4,53 +4,55 @@ import Logging
 import Testing
 
 /// Marshalling through real sd-bus messages: an object exported on one connection echoes what another sends.
-@Suite(.serialized, .enabled(if: FakeBlueZ.enabled, "needs dbus-daemon"))
-struct DBusValueTests {
-    static let samples: [DBusValue] = [
-        .byte(0xFE), .boolean(true), .int16(-5), .uint16(0xFFFF), .int32(-70_000), .uint32(4_000_000_000),
-        .int64(-1 << 40), .uint64(1 << 63), .double(98.6), .string("Grüße"), .objectPath("/org/bluez/hci0"),
-        .signature("a{sv}"), .bytes([0x0E, 0xA4, 0x38]), .bytes([]),
-        .strings(["181d", "180a"]),
-        .properties(["Transport": .string("le"), "DuplicateData": .boolean(true), "RSSI": .int16(-61)]),
-        .dictionary(key: "q", value: "v", [.init(.uint16(0x0157), .variant(.bytes([1, 2])))]),
-        .structure([.string("a"), .uint32(7), .bytes([9])]),
-        .array(element: "(ss)", [.structure([.string("x"), .string("y")])]),
-    ]
+extension FakeBlueZSuites {
+    @Suite
+    struct DBusValueTests {
+        static let samples: [DBusValue] = [
+            .byte(0xFE), .boolean(true), .int16(-5), .uint16(0xFFFF), .int32(-70_000), .uint32(4_000_000_000),
+            .int64(-1 << 40), .uint64(1 << 63), .double(98.6), .string("Grüße"), .objectPath("/org/bluez/hci0"),
+            .signature("a{sv}"), .bytes([0x0E, 0xA4, 0x38]), .bytes([]),
+            .strings(["181d", "180a"]),
+            .properties(["Transport": .string("le"), "DuplicateData": .boolean(true), "RSSI": .int16(-61)]),
+            .dictionary(key: "q", value: "v", [.init(.uint16(0x0157), .variant(.bytes([1, 2])))]),
+            .structure([.string("a"), .uint32(7), .bytes([9])]),
+            .array(element: "(ss)", [.structure([.string("x"), .string("y")])]),
+        ]
 
-    @Test func everyTypeRoundTripsThroughSdBus() async throws {
-        let fake = try await FakeBlueZ(startBlueZ: false)
-        defer { fake.stop() }
-        let server = try DBusConnection.open(.address(fake.address))
-        defer { server.close() }
-        _ = try await server.exportObject(at: "/echo") { message in .values(message.arguments) }
-        let reply = try await fake.control.call(
-            DBusMethodCall(destination: server.uniqueName, path: "/echo", interface: "test.Echo", member: "Echo", arguments: Self.samples)
-        )
-        #expect(reply.arguments == Self.samples)
-    }
-
-    @Test func errorRepliesCarryTheirNameAndMessage() async throws {
-        let fake = try await FakeBlueZ(startBlueZ: false)
-        defer { fake.stop() }
-        let server = try DBusConnection.open(.address(fake.address))
-        defer { server.close() }
-        _ = try await server.exportObject(at: "/fail") { _ in .error(name: .inProgress, message: "Operation already in progress") }
-        let error = await #expect(throws: DBusError.self) {
-            try await fake.control.call(DBusMethodCall(destination: server.uniqueName, path: "/fail", interface: "x.Y", member: "Z"))
+        @Test func everyTypeRoundTripsThroughSdBus() async throws {
+            let fake = try await FakeBlueZ(startBlueZ: false)
+            defer { fake.stop() }
+            let server = try DBusConnection.open(.address(fake.address))
+            defer { server.close() }
+            _ = try await server.exportObject(at: "/echo") { message in .values(message.arguments) }
+            let reply = try await fake.control.call(
+                DBusMethodCall(destination: server.uniqueName, path: "/echo", interface: "test.Echo", member: "Echo", arguments: Self.samples)
+            )
+            #expect(reply.arguments == Self.samples)
         }
-        #expect(error?.name == .inProgress)
-        #expect(error?.message == "Operation already in progress")
-        #expect(error.map(ErrorClass.init) == .contention)
-    }
 
-    @Test func callsFailCleanlyAfterClose() async throws {
-        let fake = try await FakeBlueZ(startBlueZ: false)
-        defer { fake.stop() }
-        let connection = try DBusConnection.open(.address(fake.address))
-        connection.close()
-        try await Task.sleep(for: .milliseconds(100))
-        await #expect(throws: DBusError.self) {
-            try await connection.call(FakeBlueZ.bus("GetId", []))
+        @Test func errorRepliesCarryTheirNameAndMessage() async throws {
+            let fake = try await FakeBlueZ(startBlueZ: false)
+            defer { fake.stop() }
+            let server = try DBusConnection.open(.address(fake.address))
+            defer { server.close() }
+            _ = try await server.exportObject(at: "/fail") { _ in .error(name: .inProgress, message: "Operation already in progress") }
+            let error = await #expect(throws: DBusError.self) {
+                try await fake.control.call(DBusMethodCall(destination: server.uniqueName, path: "/fail", interface: "x.Y", member: "Z"))
+            }
+            #expect(error?.name == .inProgress)
+            #expect(error?.message == "Operation already in progress")
+            #expect(error.map(ErrorClass.init) == .contention)
+        }
+
+        @Test func callsFailCleanlyAfterClose() async throws {
+            let fake = try await FakeBlueZ(startBlueZ: false)
+            defer { fake.stop() }
+            let connection = try DBusConnection.open(.address(fake.address))
+            connection.close()
+            try await Task.sleep(for: .milliseconds(100))
+            await #expect(throws: DBusError.self) {
+                try await connection.call(FakeBlueZ.bus("GetId", []))
+            }
         }
     }
 }

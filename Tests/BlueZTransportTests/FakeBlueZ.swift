@@ -78,8 +78,20 @@ final class FakeBlueZ: @unchecked Sendable {
         address = String(decoding: line, as: UTF8.self)
         guard !address.isEmpty else { throw SetupError(description: "dbus-daemon printed no address") }
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("fake-bluez-\(UUID().uuidString).log")
-        control = try DBusConnection.open(.address(address))
-        if startBlueZ { try await startMock() }
+        do {
+            control = try DBusConnection.open(.address(address))
+        } catch {
+            kill(daemon.processIdentifier, SIGKILL)
+            throw error
+        }
+        if startBlueZ {
+            do {
+                try await startMock()
+            } catch {
+                stop()
+                throw error
+            }
+        }
     }
 
     /// Starts (or restarts after `stopMock`) the fake bluetoothd.
@@ -98,7 +110,7 @@ final class FakeBlueZ: @unchecked Sendable {
         mock.standardError = log
         try mock.run()
         self.mock = mock
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)  // python startup is slow on a loaded machine
         while Date() < deadline {
             if (try? await control.call(Self.bus("GetNameOwner", [.string("org.bluez")]))) != nil { return }
             try await Task.sleep(for: .milliseconds(50))
@@ -215,3 +227,8 @@ final class FakeBlueZ: @unchecked Sendable {
         return try await condition()
     }
 }
+
+/// Every suite that starts a private bus and a fake bluetoothd, run one test at a time: each test spawns a
+/// dbus-daemon and a Python process, and in parallel they starve each other (and the timing of the fakes).
+@Suite(.serialized, .enabled(if: FakeBlueZ.enabled, "needs dbus-daemon and python3-dbusmock for /usr/bin/python3"))
+enum FakeBlueZSuites {}
