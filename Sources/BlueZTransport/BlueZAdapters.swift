@@ -11,6 +11,24 @@ public struct BlueZAdapterState: Sendable, Hashable {
     public var discovering: Bool
     /// `modalias` (`usb:v1D6Bp0246d0537`): bluetoothd's view of the hardware.
     public var modalias: String?
+
+    public init(
+        name: String,
+        address: String? = nil,
+        alias: String? = nil,
+        powered: Bool,
+        powerState: String? = nil,
+        discovering: Bool,
+        modalias: String? = nil
+    ) {
+        self.name = name
+        self.address = address
+        self.alias = alias
+        self.powered = powered
+        self.powerState = powerState
+        self.discovering = discovering
+        self.modalias = modalias
+    }
 }
 
 /// One controller seen through udev, bluetoothd, or both.

@@ -23,6 +23,26 @@ public struct BluetoothController: Sendable, Hashable {
     /// Bus of the parent device (`usb`, `serial`, `sdio`, `platform`, …).
     public var bus: String?
     public var driver: String?
+
+    public init(
+        name: String,
+        sysPath: String,
+        usbVendorID: String? = nil,
+        usbProductID: String? = nil,
+        manufacturer: String? = nil,
+        product: String? = nil,
+        bus: String? = nil,
+        driver: String? = nil
+    ) {
+        self.name = name
+        self.sysPath = sysPath
+        self.usbVendorID = usbVendorID
+        self.usbProductID = usbProductID
+        self.manufacturer = manufacturer
+        self.product = product
+        self.bus = bus
+        self.driver = driver
+    }
 }
 
 /// Failures of libudev calls.

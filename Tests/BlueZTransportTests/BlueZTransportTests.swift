@@ -227,3 +227,91 @@ extension FakeBlueZSuites.BlueZTransportTests {
         await collector.shutDown(transport)
     }
 }
+
+extension FakeBlueZSuites.BlueZTransportTests {
+    @Test func currentTimeIsWrittenWhenTheProfileAsksAndTheUserEnabledIt() async throws {
+        let fake = try await FakeBlueZ()
+        defer { fake.stop() }
+        try await fake.addAdapter()
+        let spec = """
+            {"name": "WS-1", "services": {"181D": [["2A9D", "indicate"]], "1805": [["2A2B", "read,write,notify"]]}}
+            """
+        try await fake.addPeripheral(Self.scale, spec)
+        var plan = TestPolicy.weightScale
+        plan.setsDeviceClock = true
+        let collector = EventCollector()
+        var configuration = BlueZConfiguration.testing(fake.address)
+        configuration.setDeviceClock = true
+        configuration.timeZone = TimeZone(identifier: "UTC")!
+        let transport = BlueZTransport(
+            configuration: configuration,
+            policy: TestPolicy(gatt: [.weightScaleService: plan]),
+            logger: .test,
+            status: { collector.record($0) }
+        )
+        collector.start(transport)
+        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+        try await fake.advertise(Self.scale, Self.scaleAdvert)
+        let written = try await FakeBlueZ.eventually {
+            try await fake.journal().contains { $0.hasPrefix("WriteValue \(Self.scale) 2a2b") }
+        }
+        #expect(written)
+        let entry = try #require(try await fake.journal().first { $0.hasPrefix("WriteValue") })
+        let hex = try #require(entry.split(separator: " ").last)
+        let bytes = try Hex.bytes(String(hex))
+        #expect(bytes.count == 10, "Exact Time 256 (9 bytes) + Adjust Reason")
+        let year = Int(bytes[0]) | Int(bytes[1]) << 8
+        #expect(year == Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year)
+        await collector.shutDown(transport)
+    }
+
+    @Test func rfkillBlockedAdapterIsAConfigurationError() async throws {
+        let fake = try await FakeBlueZ()
+        defer { fake.stop() }
+        try await fake.addAdapter()
+        try await fake.mockCall("BlockAdapter", [.string("hci0")])
+        let result = try await CarebridgeBinary.run(["scan", "--timeout", "2"], bus: fake.address)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("blocked by rfkill: run `rfkill unblock bluetooth`"))
+    }
+
+    @Test func systemdUnitIsTypeNotifyWithAWatchdog() async throws {
+        let result = try await CarebridgeBinary.run(["systemd-unit", "--executable", "/opt/cb/carebridge"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Type=notify"))
+        #expect(result.stdout.contains("WatchdogSec="))
+        #expect(result.stdout.contains("ExecStart=/opt/cb/carebridge run --store /var/lib/carebridge/store.sqlite"))
+        #expect(result.stdout.contains("SupplementaryGroups=bluetooth"))
+    }
+}
+
+@Suite struct HardwareViewTests {
+    @Test func bluetoothAddressesAreValidatedAndNormalisedByLibbluetooth() {
+        #expect(BluetoothAddress("c4:7c:8d:6a:3e:10")?.description == "C4:7C:8D:6A:3E:10")
+        #expect(BluetoothAddress("c4:7c:8d:6a:3e:10")?.pathElement == "dev_C4_7C_8D_6A_3E_10")
+        #expect(BluetoothAddress("C4:7C:8D:6A:3E") == nil)
+        #expect(BluetoothAddress("C4:7C:8D:6A:3E:1G") == nil)
+        #expect(BluetoothAddress("C4-7C-8D-6A-3E-10") == nil)
+    }
+
+    @Test func udevListsOnlyHostControllers() throws {
+        let controllers = try UdevControllers.list()
+        let sysfs = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/bluetooth")) ?? []
+        #expect(Set(controllers.map(\.name)) == Set(sysfs.filter { $0.hasPrefix("hci") && !$0.contains(":") }))
+    }
+
+    @Test func adapterReportJoinsUdevAndBlueZByName() {
+        let hardware = [
+            BluetoothController(name: "hci1", sysPath: "/sys/devices/usb1/hci1", usbVendorID: "0a12", usbProductID: "0001", bus: "usb")
+        ]
+        let bluez = [
+            BlueZAdapterState(name: "hci0", address: "00:01:02:03:04:05", powered: true, discovering: false),
+            BlueZAdapterState(name: "hci1", address: "00:1A:7D:DA:71:13", powered: false, discovering: false),
+        ]
+        let report = BlueZAdapters.report(hardware: hardware, bluez: bluez)
+        #expect(report.map(\.name) == ["hci0", "hci1"])
+        #expect(report[0].hardware == nil)
+        #expect(report[1].hardware?.usbVendorID == "0a12")
+        #expect(report[1].bluez?.powered == false)
+    }
+}

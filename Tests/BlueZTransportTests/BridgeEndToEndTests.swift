@@ -154,7 +154,9 @@ extension FakeBlueZSuites {
             try await fake.addAdapter()
             let store = Self.temporaryStore()
             defer { try? FileManager.default.removeItem(atPath: store) }
-            let bridge = try await Self.startBridge(fake, store: store)
+            let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("recordings-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: recordings) }
+            let bridge = try await Self.startBridge(fake, store: store, extra: ["--record", recordings.path])
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl"))
             try await Self.settle(fake)
             #expect(await bridge.terminate() == 0)
@@ -162,6 +164,17 @@ extension FakeBlueZSuites {
             #expect(completed.map(\.task) == ["weigh-in"])
             #expect(completed.first?.values == ["72.5 kg"])
             #expect(bridge.stderr.contains("device session established"))
+
+            // --record wrote the session; replaying it stores the same samples again (so: nothing new).
+            let files = try FileManager.default.contentsOfDirectory(atPath: recordings.path).filter { $0.hasSuffix(".jsonl") }
+            #expect(files.count == 1)
+            let replayStore = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: replayStore) }
+            let replay = try await CarebridgeBinary.run([
+                "replay", "--store", replayStore, recordings.appendingPathComponent(files[0]).path,
+            ])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            #expect(try await Self.storedKeys(replayStore) == (try await Self.storedKeys(store)))
         }
 
         @Test func recordThenReplayGivesTheSameSamples() async throws {

@@ -143,6 +143,14 @@ def SetAdapterPowered(self, device_name, powered):
     emit_changed(adapter, ADAPTER_IFACE, {'Powered': dbus.Boolean(powered, variant_level=1)})
 
 
+@dbus.service.method(MOCK_IFACE, in_signature='s', out_signature='')
+def BlockAdapter(self, device_name):
+    '''rfkill soft block: powered off, PowerState off-blocked, and Set(Powered, true) refused.'''
+    adapter = mockobject.objects['/org/bluez/' + device_name]
+    adapter.props[ADAPTER_IFACE]['Powered'] = dbus.Boolean(False, variant_level=1)
+    adapter.props[ADAPTER_IFACE]['PowerState'] = dbus.String('off-blocked', variant_level=1)
+
+
 # ---------------------------------------------------------------------------------------------- peripherals
 
 
