@@ -1,5 +1,5 @@
-import Foundation
 import BridgeCore
+import Foundation
 import GATTDecoding
 
 extension Advertisement {
@@ -42,7 +42,10 @@ enum CurrentTime {
     static func bytes(for date: Date, in zone: TimeZone) -> [UInt8] {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday, .nanosecond], from: date)
+        let c = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second, .weekday, .nanosecond],
+            from: date
+        )
         let year = UInt16(c.year ?? 2000)
         // Day of week: Monday = 1 … Sunday = 7 (Foundation: Sunday = 1).
         let weekday = UInt8(((c.weekday ?? 1) + 5) % 7 + 1)

@@ -46,13 +46,22 @@ public enum BlueZAdapters {
         do {
             bus = try DBusConnection.open(address)
         } catch {
-            throw TransportError(.busUnavailable, "cannot connect to the D-Bus system bus: \(error.message)", cause: error)
+            throw TransportError(
+                .busUnavailable,
+                "cannot connect to the D-Bus system bus: \(error.message)",
+                cause: error
+            )
         }
         defer { bus.close() }
         let reply: DBusMessage
         do {
             reply = try await bus.call(
-                DBusMethodCall(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager, member: "GetManagedObjects"),
+                DBusMethodCall(
+                    destination: BlueZ.service,
+                    path: "/",
+                    interface: BlueZ.objectManager,
+                    member: "GetManagedObjects"
+                ),
                 timeout: .seconds(10)
             )
         } catch {

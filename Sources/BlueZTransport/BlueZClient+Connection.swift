@@ -44,7 +44,10 @@ extension BlueZClient {
             let outcome = await attemptConnection(address, plan: plan)
             switch outcome {
             case .established:
-                logger.info("device session established", metadata: ["device": "\(address)", "profile": "\(plan.profile)"])
+                logger.info(
+                    "device session established",
+                    metadata: ["device": "\(address)", "profile": "\(plan.profile)"]
+                )
                 return
             case .failed(let errorClass, let reason):
                 let backoff = Backoff.for(errorClass)
@@ -124,7 +127,8 @@ extension BlueZClient {
         let wanted = Set(plan.subscribe.map(\.uuidString))
         let exported = await wait(timeout: configuration.servicesTimeout) {
             let present = Set(self.mirror.characteristics(of: path).keys)
-            return wanted.isSubset(of: present) || self.mirror.properties(path, BlueZ.device)?["Connected"]?.bool != true
+            return wanted.isSubset(of: present)
+                || self.mirror.properties(path, BlueZ.device)?["Connected"]?.bool != true
         }
         guard sessions[address] != nil, mirror.properties(path, BlueZ.device)?["Connected"]?.bool == true else {
             endSession(address: address, reason: "remote")
@@ -137,7 +141,10 @@ extension BlueZClient {
                 await disconnect(address, reason: "timeout")
                 return .failed(.timeout, "characteristics \(missing.joined(separator: ", ")) never appeared")
             }
-            logger.warning("some characteristics are missing", metadata: ["device": "\(address)", "missing": "\(missing)"])
+            logger.warning(
+                "some characteristics are missing",
+                metadata: ["device": "\(address)", "missing": "\(missing)"]
+            )
         }
         var services: [BluetoothUUID: [BluetoothUUID]] = [:]
         for (service, chars) in mirror.services(of: path) {
@@ -177,7 +184,10 @@ extension BlueZClient {
                     endSession(address: address, reason: "vanished")
                     return .failed(.objectMissing, "StartNotify \(uuid): \(error)")
                 }
-                logger.warning("StartNotify failed", metadata: ["device": "\(address)", "characteristic": "\(uuid)", "error": "\(error)"])
+                logger.warning(
+                    "StartNotify failed",
+                    metadata: ["device": "\(address)", "characteristic": "\(uuid)", "error": "\(error)"]
+                )
             }
         }
         guard sessions[address] != nil else { return .failed(.transient, "disconnected while subscribing") }
@@ -194,10 +204,15 @@ extension BlueZClient {
                     emit(address, .value(CharacteristicValue(characteristic: uuid, bytes: bytes, delivery: .read)))
                 }
             } catch {
-                logger.warning("ReadValue failed", metadata: ["device": "\(address)", "characteristic": "\(uuid)", "error": "\(error)"])
+                logger.warning(
+                    "ReadValue failed",
+                    metadata: ["device": "\(address)", "characteristic": "\(uuid)", "error": "\(error)"]
+                )
             }
         }
-        if plan.setsDeviceClock, configuration.setDeviceClock, let characteristic = characteristics[CurrentTime.uuid.uuidString] {
+        if plan.setsDeviceClock, configuration.setDeviceClock,
+            let characteristic = characteristics[CurrentTime.uuid.uuidString]
+        {
             let bytes = CurrentTime.bytes(for: Date(), in: configuration.timeZone)
             do {
                 _ = try await call(

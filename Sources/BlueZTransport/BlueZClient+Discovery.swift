@@ -52,7 +52,12 @@ extension BlueZClient {
         }
         if !powered {
             // Some stacks answer Set before the PropertiesChanged: ask once more.
-            if let reply = try? await call(path, BlueZ.properties, "Get", [.string(BlueZ.adapter), .string("Powered")]),
+            if let reply = try? await call(
+                path,
+                BlueZ.properties,
+                "Get",
+                [.string(BlueZ.adapter), .string("Powered")]
+            ),
                 reply.arguments.first?.bool == true
             {
                 return
@@ -171,11 +176,13 @@ extension BlueZClient {
             await powerCycle()
             do { try await startDiscovery() } catch { fail(error) }
         default:
-            fail(TransportError(
-                .scannerWedged,
-                "no advertisement for \(silence) after restarting discovery and power-cycling the adapter; "
-                    + "exiting so the service manager restarts the bridge"
-            ))
+            fail(
+                TransportError(
+                    .scannerWedged,
+                    "no advertisement for \(silence) after restarting discovery and power-cycling the adapter; "
+                        + "exiting so the service manager restarts the bridge"
+                )
+            )
         }
         lastAdvertisement = clock.now
         inputContinuation.yield(.wake)

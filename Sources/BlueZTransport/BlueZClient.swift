@@ -161,7 +161,11 @@ actor BlueZClient {
             reply = try await call("/", BlueZ.objectManager, "GetManagedObjects")
         } catch {
             if error.name == .serviceUnknown || error.name == .nameHasNoOwner {
-                throw TransportError(.bluetoothdNotRunning, "bluetoothd is not running (org.bluez has no owner)", cause: error)
+                throw TransportError(
+                    .bluetoothdNotRunning,
+                    "bluetoothd is not running (org.bluez has no owner)",
+                    cause: error
+                )
             }
             throw TransportError(.busUnavailable, "GetManagedObjects on org.bluez failed", cause: error)
         }
@@ -172,9 +176,11 @@ actor BlueZClient {
             if let wanted = configuration.adapter {
                 message =
                     "adapter \(wanted) not found"
-                    + (available.isEmpty ? ": bluetoothd has no adapter" : "; available: \(available.joined(separator: ", "))")
+                    + (available.isEmpty
+                        ? ": bluetoothd has no adapter" : "; available: \(available.joined(separator: ", "))")
             } else {
-                message = "no Bluetooth adapter: bluetoothd has none (is the controller plugged in? see `carebridge adapters`)"
+                message =
+                    "no Bluetooth adapter: bluetoothd has none (is the controller plugged in? see `carebridge adapters`)"
             }
             if initial { throw TransportError(.noAdapter, message) }
             logger.warning("waiting for an adapter", metadata: ["reason": "\(message)"])
@@ -358,7 +364,10 @@ actor BlueZClient {
     func characteristicChanged(_ path: String, value: [UInt8]) {
         for (address, session) in sessions {
             guard let watched = session.watched[path] else { continue }
-            emit(address, .value(CharacteristicValue(characteristic: watched.uuid, bytes: value, delivery: watched.delivery)))
+            emit(
+                address,
+                .value(CharacteristicValue(characteristic: watched.uuid, bytes: value, delivery: watched.delivery))
+            )
             return
         }
     }

@@ -1,7 +1,6 @@
+internal import CBluetooth
 // The one file that talks to libbluetooth (BlueZ's C library): address parsing and formatting.
 import Foundation
-
-internal import CBluetooth
 
 /// A Bluetooth device address (`AA:BB:CC:DD:EE:FF`), validated by libbluetooth.
 public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
@@ -15,7 +14,8 @@ public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
         guard str2ba(text, &address) == 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: 18)
         guard ba2str(&address, &buffer) >= 0 else { return nil }
-        description = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).uppercased()
+        description = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .uppercased()
     }
 
     /// The object-path element BlueZ uses: `dev_AA_BB_CC_DD_EE_FF`.

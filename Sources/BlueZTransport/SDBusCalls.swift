@@ -134,7 +134,10 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Adds a match rule; `handler` runs on the bus thread, in receive order, for every matching message.
     /// - Returns: an id for `removeMatch`.
-    public func addMatch(_ rule: String, handler: @escaping @Sendable (DBusMessage) -> Void) async throws(DBusError)
+    public func addMatch(
+        _ rule: String,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) async throws(DBusError)
         -> UInt64
     {
         let result: Result<UInt64, DBusError> = await withCheckedContinuation { continuation in
@@ -253,7 +256,9 @@ public final class DBusConnection: @unchecked Sendable {
         let calls = pendingCalls
         pendingCalls.removeAll()
         for (_, box) in calls {
-            box.complete(.failure(DBusError(name: .disconnected, message: "connection closed", operation: box.operation)))
+            box.complete(
+                .failure(DBusError(name: .disconnected, message: "connection closed", operation: box.operation))
+            )
         }
         // From here on submit() runs items inline against the closed connection; drain what came before.
         let items = state.withLock { state -> [@Sendable (DBusConnection) -> Void] in
@@ -292,7 +297,8 @@ public final class DBusConnection: @unchecked Sendable {
         }
         nextID += 1
         let box = CallBox(id: nextID, owner: self, operation: operation, completion: completion)
-        let micros = UInt64(max(0, timeout.components.seconds)) * 1_000_000
+        let micros =
+            UInt64(max(0, timeout.components.seconds)) * 1_000_000
             + UInt64(max(0, timeout.components.attoseconds / 1_000_000_000_000))
         r = sd_bus_call_async(bus, nil, message, callReplied, Unmanaged.passUnretained(box).toOpaque(), micros)
         if r < 0 {
@@ -319,7 +325,10 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    private func installMatch(_ rule: String, handler: @escaping @Sendable (DBusMessage) -> Void) -> Result<
+    private func installMatch(
+        _ rule: String,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) -> Result<
         UInt64, DBusError
     > {
         guard let bus else {
@@ -340,11 +349,16 @@ public final class DBusConnection: @unchecked Sendable {
         box.handler(copied)
     }
 
-    private func installObject(_ path: String, handler: @escaping @Sendable (DBusMessage) -> DBusMethodReply)
+    private func installObject(
+        _ path: String,
+        handler: @escaping @Sendable (DBusMessage) -> DBusMethodReply
+    )
         -> Result<UInt64, DBusError>
     {
         guard let bus else {
-            return .failure(DBusError(name: .disconnected, message: "connection closed", operation: "sd_bus_add_object"))
+            return .failure(
+                DBusError(name: .disconnected, message: "connection closed", operation: "sd_bus_add_object")
+            )
         }
         nextID += 1
         let box = ObjectBox(owner: self, handler: handler)
@@ -477,7 +491,11 @@ public final class DBusConnection: @unchecked Sendable {
                     try check(e, "enter e\(inner)")
                     if e == 0 { break }
                     guard let key = try readValue(m), let value = try readValue(m) else {
-                        throw DBusError(name: .init("System.Error.EBADMSG"), message: "short dict entry", operation: "read")
+                        throw DBusError(
+                            name: .init("System.Error.EBADMSG"),
+                            message: "short dict entry",
+                            operation: "read"
+                        )
                     }
                     try check(sd_bus_message_exit_container(m), "exit e")
                     entries.append(.init(key, value))
@@ -539,7 +557,9 @@ public final class DBusConnection: @unchecked Sendable {
         case .objectPath(let s): try string("o", s)
         case .signature(let s): try string("g", s)
         case .bytes(let bytes):
-            let r = bytes.withUnsafeBytes { sd_bus_message_append_array(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
+            let r = bytes.withUnsafeBytes {
+                sd_bus_message_append_array(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count)
+            }
             try check(r, "append ay")
         case .array(let element, let values):
             try container("a", element) { () throws(DBusError) in

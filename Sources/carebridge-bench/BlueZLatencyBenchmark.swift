@@ -51,7 +51,9 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     let template = root.appendingPathComponent("Tests/BlueZTransportTests/Fixtures/fake_bluez.py").path
     let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let zone = TimeZone(identifier: "Europe/Berlin")!
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-bench-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "carebridge-bench-\(UUID().uuidString)"
+    )
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -84,7 +86,13 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     defer { control.close() }
     func mockCall(_ member: String, _ arguments: [DBusValue]) async throws -> DBusMessage {
         try await control.call(
-            DBusMethodCall(destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments),
+            DBusMethodCall(
+                destination: "org.bluez",
+                path: "/",
+                interface: "org.bluez.Mock",
+                member: member,
+                arguments: arguments
+            ),
             timeout: .seconds(30)
         )
     }
@@ -102,7 +110,11 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     )
 
     // The bridge: transport → pipeline → store with a plan linking heart rate.
-    let store = try CareStore(path: directory.appendingPathComponent("store.sqlite").path, bridgeZone: zone, logger: logger)
+    let store = try CareStore(
+        path: directory.appendingPathComponent("store.sqlite").path,
+        bridgeZone: zone,
+        logger: logger
+    )
     let plan = """
         {"tasks": [{"id": "heart-rate", "title": "Heart rate", "kind": "assessment",
           "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2020-01-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
@@ -125,7 +137,10 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     }
     var subscribed = false
     for _ in 0..<300 where !subscribed {
-        _ = try? await mockCall("Advertise", [.string(device), .string(#"{"name": "HRM", "rssi": -50, "serviceUUIDs": ["180D"]}"#)])
+        _ = try? await mockCall(
+            "Advertise",
+            [.string(device), .string(#"{"name": "HRM", "rssi": -50, "serviceUUIDs": ["180D"]}"#)]
+        )
         try await Task.sleep(for: .milliseconds(100))
         let journal = try await mockCall("GetJournal", []).arguments.first?.stringArray ?? []
         subscribed = journal.contains { $0.hasPrefix("StartNotify") }
@@ -161,6 +176,16 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     latencies.sort()
     guard !latencies.isEmpty else { throw BenchError(description: "no sample reached the store") }
     func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count - 1) * p))] }
-    print("notifications emitted: \(emitted.count), stored: \(latencies.count), lost: \(emitted.count - latencies.count)")
-    print(String(format: "latency ms: median %.2f  p90 %.2f  p99 %.2f  max %.2f", percentile(0.5), percentile(0.9), percentile(0.99), latencies.last!))
+    print(
+        "notifications emitted: \(emitted.count), stored: \(latencies.count), lost: \(emitted.count - latencies.count)"
+    )
+    print(
+        String(
+            format: "latency ms: median %.2f  p90 %.2f  p99 %.2f  max %.2f",
+            percentile(0.5),
+            percentile(0.9),
+            percentile(0.99),
+            latencies.last!
+        )
+    )
 }

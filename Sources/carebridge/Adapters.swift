@@ -65,7 +65,9 @@ struct Adapters: AsyncParsableCommand {
             var table = Table(["ADAPTER", "ADDRESS", "POWERED", "STATE", "DISCOVERING", "BUS", "USB ID", "PRODUCT"])
             for row in report {
                 let usb = row.hardware.flatMap { hw in hw.usbVendorID.map { "\($0):\(hw.usbProductID ?? "?")" } } ?? "-"
-                let product = [row.hardware?.manufacturer, row.hardware?.product].compactMap { $0 }.joined(separator: " ")
+                let product = [row.hardware?.manufacturer, row.hardware?.product].compactMap { $0 }.joined(
+                    separator: " "
+                )
                 table.append([
                     row.name,
                     row.bluez?.address ?? "-",

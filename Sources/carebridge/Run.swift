@@ -41,7 +41,10 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A care plan to apply before starting.", valueName: "file"))
     var plan: String?
 
-    @Option(name: .long, help: ArgumentHelp("Also write the session as a recording into this directory.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write the session as a recording into this directory.", valueName: "dir")
+    )
     var record: String?
 
     @Option(name: .long, help: ArgumentHelp("Passkey for devices whose profile requires bonding.", valueName: "digits"))
@@ -59,12 +62,18 @@ struct Run: AsyncParsableCommand {
     )
     var clockSkewTolerance: Double = 3600
 
-    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (default: run until stopped).", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Stop after this many seconds (default: run until stopped).", valueName: "seconds")
+    )
     var duration: Double?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Restart discovery after this long without any advertisement (seconds).", valueName: "seconds")
+        help: ArgumentHelp(
+            "Restart discovery after this long without any advertisement (seconds).",
+            valueName: "seconds"
+        )
     )
     var scannerWatchdog: Double = 90
 
@@ -77,7 +86,8 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         var base = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
-        base.logLevel = ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        base.logLevel =
+            ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = base
         let catalog = bluez.catalog()
 
@@ -148,7 +158,13 @@ struct Run: AsyncParsableCommand {
         let pipeline = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
         let report: PipelineReport
         do {
-            report = try await PipelineRunner.run(transport, catalog: catalog, configuration: pipeline, sink: sink, logger: logger)
+            report = try await PipelineRunner.run(
+                transport,
+                catalog: catalog,
+                configuration: pipeline,
+                sink: sink,
+                logger: logger
+            )
         } catch let error as TransportError {
             recorder?.close()
             logger.error("bridge stopped", metadata: ["error": "\(error)", "code": "\(error.code.rawValue)"])

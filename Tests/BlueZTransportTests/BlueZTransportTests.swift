@@ -15,7 +15,10 @@ extension FakeBlueZSuites {
             """
         static let scaleAdvert = #"{"name": "WS-1", "rssi": -58, "serviceUUIDs": ["181D"]}"#
 
-        func transport(_ fake: FakeBlueZ, policy: TestPolicy = TestPolicy(gatt: [.weightScaleService: TestPolicy.weightScale]))
+        func transport(
+            _ fake: FakeBlueZ,
+            policy: TestPolicy = TestPolicy(gatt: [.weightScaleService: TestPolicy.weightScale])
+        )
             -> (BlueZTransport, EventCollector)
         {
             let collector = EventCollector()
@@ -43,7 +46,9 @@ extension FakeBlueZSuites {
             let seen = await FakeBlueZ.eventually {
                 collector.events.contains {
                     guard case .advertisement(let ad) = $0.kind else { return false }
-                    return ad.serviceData[BluetoothUUID(0x181B)] == [0x02, 0x24, 0xE8, 0x07, 0x0B, 0x15, 0x0C, 0x1E, 0x0A, 0xF4, 0x01, 0xB8, 0x0B]
+                    return ad.serviceData[BluetoothUUID(0x181B)] == [
+                        0x02, 0x24, 0xE8, 0x07, 0x0B, 0x15, 0x0C, 0x1E, 0x0A, 0xF4, 0x01, 0xB8, 0x0B,
+                    ]
                 }
             }
             #expect(seen)
@@ -61,7 +66,11 @@ extension FakeBlueZSuites {
             let start = try #require(journal.firstIndex { $0.hasPrefix("StartDiscovery") })
             #expect(filter < start)
             // Graceful stop ends our discovery session.
-            #expect(journal.last { $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery") }?.hasPrefix("StopDiscovery") == true)
+            #expect(
+                journal.last { $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery") }?.hasPrefix(
+                    "StopDiscovery"
+                ) == true
+            )
         }
 
         @Test func connectsPerPlanStoppingDiscoveryFirstSubscribingAfterTheMatchAndReadingOnce() async throws {
@@ -73,12 +82,19 @@ extension FakeBlueZSuites {
             collector.start(transport)
             #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
             try await fake.advertise(Self.scale, Self.scaleAdvert)
-            #expect(try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } })
+            #expect(
+                try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } }
+            )
             let measurement = "0ea438e807030f071e00051801d006"
-            #expect(await FakeBlueZ.eventually {
-                _ = try? await fake.mockCall("Notify", [.string(Self.scale), .string("2A9D"), .string(measurement)])
-                return !collector.values(.weightMeasurement).isEmpty
-            })
+            #expect(
+                await FakeBlueZ.eventually {
+                    _ = try? await fake.mockCall(
+                        "Notify",
+                        [.string(Self.scale), .string("2A9D"), .string(measurement)]
+                    )
+                    return !collector.values(.weightMeasurement).isEmpty
+                }
+            )
             #expect(collector.values(.weightMeasurement, delivery: .indication).first == (try Hex.bytes(measurement)))
             #expect(await FakeBlueZ.eventually { collector.values(.batteryLevel, delivery: .read) == [[0x5A]] })
             #expect(collector.values(.manufacturerNameString, delivery: .read) == [Array("CareBridge Sca".utf8)])
@@ -217,9 +233,11 @@ extension FakeBlueZSuites.BlueZTransportTests {
         collector.start(transport)
         #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
         try await fake.mockCall("RemoveAdapterWithDevices", [.string("hci0")])
-        #expect(await FakeBlueZ.eventually {
-            collector.statusLog.contains(.paused(reason: "adapter hci0 was removed"))
-        })
+        #expect(
+            await FakeBlueZ.eventually {
+                collector.statusLog.contains(.paused(reason: "adapter hci0 was removed"))
+            }
+        )
         try await fake.addAdapter()
         #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.resumed(adapter: "hci0")) })
         #expect(try await fake.journal().filter { $0.hasPrefix("StartDiscovery") }.count == 2)
@@ -261,7 +279,9 @@ extension FakeBlueZSuites.BlueZTransportTests {
         let bytes = try Hex.bytes(String(hex))
         #expect(bytes.count == 10, "Exact Time 256 (9 bytes) + Adjust Reason")
         let year = Int(bytes[0]) | Int(bytes[1]) << 8
-        #expect(year == Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year)
+        #expect(
+            year == Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year
+        )
         await collector.shutDown(transport)
     }
 
@@ -302,7 +322,13 @@ extension FakeBlueZSuites.BlueZTransportTests {
 
     @Test func adapterReportJoinsUdevAndBlueZByName() {
         let hardware = [
-            BluetoothController(name: "hci1", sysPath: "/sys/devices/usb1/hci1", usbVendorID: "0a12", usbProductID: "0001", bus: "usb")
+            BluetoothController(
+                name: "hci1",
+                sysPath: "/sys/devices/usb1/hci1",
+                usbVendorID: "0a12",
+                usbProductID: "0001",
+                bus: "usb"
+            )
         ]
         let bluez = [
             BlueZAdapterState(name: "hci0", address: "00:01:02:03:04:05", powered: true, discovering: false),

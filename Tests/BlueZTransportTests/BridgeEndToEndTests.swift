@@ -48,9 +48,13 @@ extension FakeBlueZSuites {
         }
 
         static func storedKeys(_ store: String) async throws -> [SampleKey] {
-            let result = try await CarebridgeBinary.run(["samples", "--store", store, "--json", "--from", "2000-01-01", "--to", "2100-01-01"])
+            let result = try await CarebridgeBinary.run([
+                "samples", "--store", store, "--json", "--from", "2000-01-01", "--to", "2100-01-01",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
-            let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            let array = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            )
             return array.map(key).sorted { $0.description < $1.description }
         }
 
@@ -66,9 +70,13 @@ extension FakeBlueZSuites {
                 "events", "--store", store, "--json", "--from", "2026-11-01", "--to", "2026-12-31",
             ])
             #expect(result.status == 0, "\(result.stderr)")
-            let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            let array = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            )
             return array.map { event in
-                let values = (event["values"] as? [[String: Any]] ?? []).map { "\($0["value"] ?? "") \($0["unit"] ?? "")" }
+                let values = (event["values"] as? [[String: Any]] ?? []).map {
+                    "\($0["value"] ?? "") \($0["unit"] ?? "")"
+                }
                 return EventKey(
                     task: "\(event["task"] ?? "")",
                     occurrence: (event["occurrence"] as? NSNumber)?.intValue ?? -1,
@@ -79,11 +87,13 @@ extension FakeBlueZSuites {
         }
 
         static func temporaryStore() -> String {
-            FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-e2e-\(UUID().uuidString).sqlite").path
+            FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-e2e-\(UUID().uuidString).sqlite")
+                .path
         }
 
         /// Starts `carebridge run` against the fake, waits until it discovers.
-        static func startBridge(_ fake: FakeBlueZ, store: String, extra: [String] = []) async throws -> CarebridgeBinary {
+        static func startBridge(_ fake: FakeBlueZ, store: String, extra: [String] = []) async throws -> CarebridgeBinary
+        {
             let bridge = try CarebridgeBinary(
                 ["run", "--store", store, "--plan", plan, "--clock-skew-tolerance", "1000000000"] + extra,
                 bus: fake.address,
@@ -143,7 +153,10 @@ extension FakeBlueZSuites {
             if let connect = journal.firstIndex(where: { $0.hasPrefix("Connect ") }) {
                 let lastStopBefore = journal[..<connect].lastIndex { $0.hasPrefix("StopDiscovery") }
                 let lastStartBefore = journal[..<connect].lastIndex { $0.hasPrefix("StartDiscovery") }
-                #expect(lastStopBefore != nil && lastStopBefore! > lastStartBefore!, "discovery must be stopped before Connect")
+                #expect(
+                    lastStopBefore != nil && lastStopBefore! > lastStartBefore!,
+                    "discovery must be stopped before Connect"
+                )
             }
             #expect(journal.filter { $0.hasPrefix("StartNotify") }.allSatisfy { $0.hasSuffix("match=yes") })
         }
@@ -154,7 +167,9 @@ extension FakeBlueZSuites {
             try await fake.addAdapter()
             let store = Self.temporaryStore()
             defer { try? FileManager.default.removeItem(atPath: store) }
-            let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("recordings-\(UUID().uuidString)")
+            let recordings = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "recordings-\(UUID().uuidString)"
+            )
             defer { try? FileManager.default.removeItem(at: recordings) }
             let bridge = try await Self.startBridge(fake, store: store, extra: ["--record", recordings.path])
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl"))
@@ -166,7 +181,9 @@ extension FakeBlueZSuites {
             #expect(bridge.stderr.contains("device session established"))
 
             // --record wrote the session; replaying it stores the same samples again (so: nothing new).
-            let files = try FileManager.default.contentsOfDirectory(atPath: recordings.path).filter { $0.hasSuffix(".jsonl") }
+            let files = try FileManager.default.contentsOfDirectory(atPath: recordings.path).filter {
+                $0.hasSuffix(".jsonl")
+            }
             #expect(files.count == 1)
             let replayStore = Self.temporaryStore()
             defer { try? FileManager.default.removeItem(atPath: replayStore) }
@@ -182,12 +199,19 @@ extension FakeBlueZSuites {
             defer { fake.stop() }
             try await fake.addAdapter()
             let recording = "thermometer-fahrenheit.jsonl"
-            let out = FileManager.default.temporaryDirectory.appendingPathComponent("recorded-\(UUID().uuidString).jsonl").path
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "recorded-\(UUID().uuidString).jsonl"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: out) }
-            let recorder = try CarebridgeBinary(["record", "--out", out, "--device", "02:00:00:00:00:04"], bus: fake.address)
-            #expect(try await FakeBlueZ.eventually(timeout: .seconds(30)) {
-                try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
-            })
+            let recorder = try CarebridgeBinary(
+                ["record", "--out", out, "--device", "02:00:00:00:00:04"],
+                bus: fake.address
+            )
+            #expect(
+                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                    try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
+                }
+            )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
             try await Self.settle(fake)
             #expect(await recorder.terminate() == 0, "\(recorder.stderr)")
@@ -203,8 +227,12 @@ extension FakeBlueZSuites {
             #expect(replay.status == 0, "\(replay.stderr)")
             // Same payloads, values and device times as the original recording's golden samples. (The recorded
             // session was live: its receive times are today's, so the clock-skew correction is not compared.)
-            let expected = try Self.keys(fromGolden: recording).map { SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil) }
-            let stored = try await Self.storedKeys(store).map { SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil) }
+            let expected = try Self.keys(fromGolden: recording).map {
+                SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil)
+            }
+            let stored = try await Self.storedKeys(store).map {
+                SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil)
+            }
             #expect(stored == expected)
         }
 
@@ -213,15 +241,21 @@ extension FakeBlueZSuites {
             defer { fake.stop() }
             try await fake.addAdapter()
             let scan = try CarebridgeBinary(["scan", "--timeout", "4", "--json"], bus: fake.address)
-            #expect(try await FakeBlueZ.eventually(timeout: .seconds(30)) {
-                try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
-            })
-            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl"))
+            #expect(
+                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                    try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
+                }
+            )
+            try await fake.play(
+                FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl")
+            )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent("thermometer-fahrenheit.jsonl"))
             #expect(await scan.wait(timeout: .seconds(30)) == 0, "\(scan.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.stdout.utf8)) as? [String: Any])
             let devices = try #require(object["devices"] as? [[String: Any]])
-            let profiles = Dictionary(uniqueKeysWithValues: devices.map { ("\($0["address"]!)", "\($0["profile"] ?? "-")") })
+            let profiles = Dictionary(
+                uniqueKeysWithValues: devices.map { ("\($0["address"]!)", "\($0["profile"] ?? "-")") }
+            )
             #expect(profiles["02:00:00:00:00:08"] == "mi-body-composition-scale-2")
             #expect(profiles["02:00:00:00:00:04"] == "health-thermometer")
             // scan never connects.
@@ -234,7 +268,9 @@ extension FakeBlueZSuites {
             try await fake.addAdapter("hci0")
             let result = try await CarebridgeBinary.run(["adapters", "--json"], bus: fake.address)
             #expect(result.status == 0, "\(result.stderr)")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            )
             let adapters = try #require(object["adapters"] as? [[String: Any]])
             let hci0 = try #require(adapters.first { $0["name"] as? String == "hci0" })
             let bluez = try #require(hci0["bluez"] as? [String: Any])

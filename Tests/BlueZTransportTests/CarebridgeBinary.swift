@@ -64,7 +64,10 @@ final class CarebridgeBinary: @unchecked Sendable {
     }
 
     /// Runs a command to completion (store queries, replay).
-    static func run(_ arguments: [String], bus: String = "unix:path=/nonexistent") async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ arguments: [String],
+        bus: String = "unix:path=/nonexistent"
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let binary = try CarebridgeBinary(arguments, bus: bus)
         let status = await binary.wait(timeout: .seconds(120)) ?? -1
         return (status, binary.stdout, binary.stderr)

@@ -1,7 +1,8 @@
-@testable import BlueZTransport
 import Foundation
 import Logging
 import Testing
+
+@testable import BlueZTransport
 
 /// Marshalling through real sd-bus messages: an object exported on one connection echoes what another sends.
 extension FakeBlueZSuites {
@@ -25,7 +26,13 @@ extension FakeBlueZSuites {
             defer { server.close() }
             _ = try await server.exportObject(at: "/echo") { message in .values(message.arguments) }
             let reply = try await fake.control.call(
-                DBusMethodCall(destination: server.uniqueName, path: "/echo", interface: "test.Echo", member: "Echo", arguments: Self.samples)
+                DBusMethodCall(
+                    destination: server.uniqueName,
+                    path: "/echo",
+                    interface: "test.Echo",
+                    member: "Echo",
+                    arguments: Self.samples
+                )
             )
             #expect(reply.arguments == Self.samples)
         }
@@ -35,9 +42,13 @@ extension FakeBlueZSuites {
             defer { fake.stop() }
             let server = try DBusConnection.open(.address(fake.address))
             defer { server.close() }
-            _ = try await server.exportObject(at: "/fail") { _ in .error(name: .inProgress, message: "Operation already in progress") }
+            _ = try await server.exportObject(at: "/fail") { _ in
+                .error(name: .inProgress, message: "Operation already in progress")
+            }
             let error = await #expect(throws: DBusError.self) {
-                try await fake.control.call(DBusMethodCall(destination: server.uniqueName, path: "/fail", interface: "x.Y", member: "Z"))
+                try await fake.control.call(
+                    DBusMethodCall(destination: server.uniqueName, path: "/fail", interface: "x.Y", member: "Z")
+                )
             }
             #expect(error?.name == .inProgress)
             #expect(error?.message == "Operation already in progress")
@@ -65,7 +76,10 @@ extension FakeBlueZSuites {
         ("org.bluez.Error.Failed", "Blocked through rfkill", .configuration),
         ("org.bluez.Error.Failed", "Adapter not found", .needsReset),
         ("org.bluez.Error.NotReady", "Resource Not Ready", .needsReset),
-        ("org.freedesktop.DBus.Error.UnknownObject", "Method \"Connect\" with signature \"\" on interface \"org.bluez.Device1\" doesn't exist", .objectMissing),
+        (
+            "org.freedesktop.DBus.Error.UnknownObject",
+            "Method \"Connect\" with signature \"\" on interface \"org.bluez.Device1\" doesn't exist", .objectMissing
+        ),
         ("org.freedesktop.DBus.Error.NoReply", "Method call timed out", .timeout),
         ("org.bluez.Error.AuthenticationFailed", "", .fatal),
     ])
@@ -88,11 +102,23 @@ extension FakeBlueZSuites {
     let device = "/org/bluez/hci0/dev_02_00_00_00_00_07"
 
     func call(_ member: String, _ arguments: [DBusValue]) -> DBusMethodReply {
-        agent.answer(DBusMessage(kind: .methodCall, sequence: 1, path: agent.path, interface: "org.bluez.Agent1", member: member, arguments: arguments))
+        agent.answer(
+            DBusMessage(
+                kind: .methodCall,
+                sequence: 1,
+                path: agent.path,
+                interface: "org.bluez.Agent1",
+                member: member,
+                arguments: arguments
+            )
+        )
     }
 
     @Test func answersOnlyForTheDeviceBeingPaired() {
-        #expect(call("RequestPasskey", [.objectPath(device)]) == .error(name: .rejected, message: "CareBridge is not pairing \(device)"))
+        #expect(
+            call("RequestPasskey", [.objectPath(device)])
+                == .error(name: .rejected, message: "CareBridge is not pairing \(device)")
+        )
         agent.allow(device)
         #expect(call("RequestPasskey", [.objectPath(device)]) == .values([.uint32(123_456)]))
         #expect(call("RequestPinCode", [.objectPath(device)]) == .values([.string("123456")]))
@@ -103,7 +129,10 @@ extension FakeBlueZSuites {
             Issue.record("a wrong confirmation code must be rejected")
         }
         agent.forbid(device)
-        if case .error(let name, _) = call("AuthorizeService", [.objectPath(device), .string("0000180d-0000-1000-8000-00805f9b34fb")]) {
+        if case .error(let name, _) = call(
+            "AuthorizeService",
+            [.objectPath(device), .string("0000180d-0000-1000-8000-00805f9b34fb")]
+        ) {
             #expect(name == .rejected)
         } else {
             Issue.record("no longer pairing: must reject")

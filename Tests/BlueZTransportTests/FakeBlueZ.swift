@@ -115,7 +115,10 @@ final class FakeBlueZ: @unchecked Sendable {
             if (try? await control.call(Self.bus("GetNameOwner", [.string("org.bluez")]))) != nil { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw SetupError(description: "fake org.bluez did not appear; log: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")")
+        throw SetupError(
+            description:
+                "fake org.bluez did not appear; log: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")"
+        )
     }
 
     func stopMock() {
@@ -154,7 +157,13 @@ final class FakeBlueZ: @unchecked Sendable {
     @discardableResult
     func mockCall(_ member: String, _ arguments: [DBusValue] = []) async throws -> DBusMessage {
         try await control.call(
-            DBusMethodCall(destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments),
+            DBusMethodCall(
+                destination: "org.bluez",
+                path: "/",
+                interface: "org.bluez.Mock",
+                member: member,
+                arguments: arguments
+            ),
             timeout: .seconds(20)
         )
     }
@@ -218,7 +227,10 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes.
-    static func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func eventually(
+        timeout: Duration = .seconds(15),
+        _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }

@@ -10,8 +10,10 @@ import Testing
 extension FakeBlueZSuites {
     @Suite
     struct FaultTests {
-        static let catalog = DeviceProfileLoader.load(directories: [FakeBlueZ.packageRoot.appendingPathComponent("Devices")])
-            .catalog
+        static let catalog = DeviceProfileLoader.load(directories: [
+            FakeBlueZ.packageRoot.appendingPathComponent("Devices")
+        ])
+        .catalog
         static let burst = "weight-scale-stored-burst.jsonl"
         static let burstDevice = "02:00:00:00:00:02"
         static let heartRate = "heart-rate-strap-20-minutes.jsonl"
@@ -56,7 +58,13 @@ extension FakeBlueZSuites {
         ) async throws -> (FakeBlueZ, EventCollector, BlueZTransport) {
             let fake = try await FakeBlueZ()
             do {
-                return try await playLosslessly(fake, recording, faults: faults, characteristic: characteristic, expectDisconnects: expectDisconnects)
+                return try await playLosslessly(
+                    fake,
+                    recording,
+                    faults: faults,
+                    characteristic: characteristic,
+                    expectDisconnects: expectDisconnects
+                )
             } catch {
                 fake.stop()
                 throw error
@@ -132,7 +140,10 @@ extension FakeBlueZSuites {
             #expect(collector.statusLog.contains(.resumed(adapter: "hci0")))
             let journal = try await fake.journal()
             let restart = try #require(journal.firstIndex(of: "bluetoothd start"))
-            #expect(journal[restart...].contains { $0.hasPrefix("StartDiscovery") }, "discovery restarted after bluetoothd")
+            #expect(
+                journal[restart...].contains { $0.hasPrefix("StartDiscovery") },
+                "discovery restarted after bluetoothd"
+            )
             await collector.shutDown(transport)
         }
 
@@ -171,9 +182,11 @@ extension FakeBlueZSuites {
             let (transport, collector) = start(fake) { $0.servicesTimeout = .milliseconds(700) }
             #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(Self.burst))
-            #expect(await FakeBlueZ.eventually(timeout: .seconds(30)) {
-                collector.events.contains { if case .error = $0.kind { true } else { false } }
-            })
+            #expect(
+                await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                    collector.events.contains { if case .error = $0.kind { true } else { false } }
+                }
+            )
             let journal = try await fake.journal()
             let error = collector.events.compactMap { event -> String? in
                 if case .error(let message) = event.kind { message } else { nil }
@@ -184,10 +197,14 @@ extension FakeBlueZSuites {
             #expect(journal.contains("Disconnect \(Self.burstDevice) local"), "a half-open link is closed")
             #expect(collector.values(.weightMeasurement).isEmpty)
             // Still discovering and reporting other devices.
-            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl"))
-            #expect(await FakeBlueZ.eventually {
-                collector.events.contains { $0.device == "02:00:00:00:00:08" }
-            })
+            try await fake.play(
+                FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl")
+            )
+            #expect(
+                await FakeBlueZ.eventually {
+                    collector.events.contains { $0.device == "02:00:00:00:00:08" }
+                }
+            )
             #expect(!collector.finished)
             await collector.shutDown(transport)
         }

@@ -15,7 +15,10 @@ extension FakeBlueZSuites {
             let fd: Int32
 
             init() throws {
-                path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
+                path =
+                    FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "notify-\(UUID().uuidString.prefix(8))"
+                    ).path
                 fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
                 var address = sockaddr_un()
                 address.sun_family = sa_family_t(AF_UNIX)
@@ -25,7 +28,9 @@ extension FakeBlueZSuites {
                     buffer[bytes.count] = 0
                 }
                 let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
                 guard fd >= 0, bound == 0 else { throw FakeBlueZ.SetupError(description: "cannot bind \(path)") }
             }
@@ -53,7 +58,9 @@ extension FakeBlueZSuites {
             defer { fake.stop() }
             try await fake.addAdapter()
             let socket = try NotifySocket()
-            let store = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString).sqlite").path
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "notify-\(UUID().uuidString).sqlite"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: store) }
             let bridge = try CarebridgeBinary(
                 ["run", "--store", store, "--scanner-watchdog", "4"],
@@ -71,7 +78,11 @@ extension FakeBlueZSuites {
             messages += socket.drain()
             #expect(messages.contains("STOPPING=1"))
             let journal = try await fake.journal()
-            #expect(journal.last { $0.hasPrefix("StartDiscovery") || $0.hasPrefix("StopDiscovery") }?.hasPrefix("StopDiscovery") == true)
+            #expect(
+                journal.last { $0.hasPrefix("StartDiscovery") || $0.hasPrefix("StopDiscovery") }?.hasPrefix(
+                    "StopDiscovery"
+                ) == true
+            )
         }
     }
 }
