@@ -3,6 +3,19 @@ import Foundation
 import GATTDecoding
 import GRDB
 
+/// Devices repeat across a batch: encode each identity to JSON once.
+struct DeviceEncodingCache {
+    private var last: (DeviceIdentity, String)?
+
+    mutating func json(_ device: DeviceIdentity?) -> String? {
+        guard let device else { return nil }
+        if let last, last.0 == device { return last.1 }
+        let json = SampleRecord.encodeDevice(device)
+        last = (device, json)
+        return json
+    }
+}
+
 extension SampleRecord {
     /// The columns of `sample`, in the order ``insertArguments(_:recordedAt:)`` binds them.
     static let insertSQL = """
@@ -14,7 +27,7 @@ extension SampleRecord {
         """
 
     /// Arguments for ``insertSQL`` (the hot ingest path binds these directly instead of encoding a record).
-    static func insertArguments(_ sample: QuantitySample, id: String, key: String, recordedAt: Date)
+    static func insertArguments(_ sample: QuantitySample, id: String, key: String, device json: String?, recordedAt: Date)
         -> StatementArguments
     {
         let device = sample.source.device
@@ -32,7 +45,7 @@ extension SampleRecord {
             sample.source.characteristic?.description,
             sample.source.decoder,
             device?.key,
-            device.map(Self.encodeDevice),
+            json,
             sample.deviceTime?.description,
             sample.receivedAt.timeIntervalSince1970,
             sample.clockOffset,
