@@ -19,8 +19,16 @@ public struct SampleContext: Sendable {
         self.payload = payload
     }
 
+    /// The instant a sample with this device time is stamped with: the device time read in ``timeZone``,
+    /// or the receive time when there is none (or the device did not know the date).
+    public func start(for deviceTime: DateTime?) -> Date {
+        deviceTime?.date(in: timeZone) ?? receivedAt
+    }
+
     /// Makes one sample: converts `value` from the transmitted `unit` to the type's canonical unit and stamps
     /// it with the device time (read in ``timeZone``) or, without one, the receive time.
+    /// Pass `start` (from ``start(for:)``) when making several samples from one payload, to resolve the device
+    /// time once.
     /// - Returns: nil if the unit cannot be converted to the type's canonical unit.
     public func sample(
         _ type: QuantityType,
@@ -28,10 +36,11 @@ public struct SampleContext: Sendable {
         unit: HealthUnit,
         deviceTime: DateTime? = nil,
         index: Int = 0,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:],
+        start resolvedStart: Date? = nil
     ) -> QuantitySample? {
         guard let canonical = unit.convert(value, to: type.canonicalUnit) else { return nil }
-        let start = deviceTime?.date(in: timeZone) ?? receivedAt
+        let start = resolvedStart ?? self.start(for: deviceTime)
         return QuantitySample(
             type: type,
             value: canonical,

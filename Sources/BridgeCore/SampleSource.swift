@@ -14,7 +14,12 @@ public struct SampleSource: Sendable, Hashable {
     public var characteristic: BluetoothUUID?
     /// Decoder that read the payload, e.g. `weight-measurement`.
     public var decoder: String?
-    public var device: DeviceIdentity?
+    /// The device identity, boxed so that copying a sample stays cheap.
+    public var device: DeviceIdentity? {
+        get { deviceBox?.identity }
+        set { deviceBox = newValue.map(DeviceBox.init) }
+    }
+    private var deviceBox: DeviceBox?
 
     public init(
         kind: Kind,
@@ -25,7 +30,19 @@ public struct SampleSource: Sendable, Hashable {
         self.kind = kind
         self.characteristic = characteristic
         self.decoder = decoder
-        self.device = device
+        self.deviceBox = device.map(DeviceBox.init)
+    }
+
+    public static func == (lhs: SampleSource, rhs: SampleSource) -> Bool {
+        lhs.kind == rhs.kind && lhs.characteristic == rhs.characteristic && lhs.decoder == rhs.decoder
+            && lhs.device == rhs.device
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(characteristic)
+        hasher.combine(decoder)
+        hasher.combine(device)
     }
 
     public static let manual = SampleSource(kind: .manual)
@@ -34,4 +51,10 @@ public struct SampleSource: Sendable, Hashable {
     public static func device(_ payload: any GATTPayload.Type, identity: DeviceIdentity? = nil) -> SampleSource {
         SampleSource(kind: .device, characteristic: payload.source.uuid, decoder: payload.identifier, device: identity)
     }
+}
+
+/// Immutable storage for a ``DeviceIdentity`` shared by every sample of one payload.
+private final class DeviceBox: Sendable {
+    let identity: DeviceIdentity
+    init(_ identity: DeviceIdentity) { self.identity = identity }
 }

@@ -176,18 +176,43 @@ public enum Timestamp {
     }
 }
 
+extension Timestamp {
+    /// Days from 1970-01-01 to a proleptic Gregorian date.
+    static func days(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Resolves a wall-clock time given as seconds since 1970-01-01T00:00 *local* in `zone`.
+    ///
+    /// Same policy as ``date(year:month:day:hour:minute:second:nanosecond:in:)``: a time in a DST gap is moved
+    /// forward by the gap, a time in a repeated hour resolves to the earlier instant. Assumes at most one
+    /// offset change within a day either side, which holds for every zone in the IANA database.
+    public static func date(localSeconds local: Int64, in zone: TimeZone) -> Date {
+        let cache = ZoneOffsetCache.shared
+        let before = cache.offset(at: local - 86_400, in: zone)
+        let after = cache.offset(at: local + 86_400, in: zone)
+        if before == after { return Date(timeIntervalSince1970: Double(local - before)) }
+        let early = local - max(before, after)
+        let late = local - min(before, after)
+        if cache.offset(at: early, in: zone) == local - early { return Date(timeIntervalSince1970: Double(early)) }
+        if cache.offset(at: late, in: zone) == local - late { return Date(timeIntervalSince1970: Double(late)) }
+        // In the gap: read it with the offset in force before the change, which lands after the gap.
+        return Date(timeIntervalSince1970: Double(local - before))
+    }
+}
+
 extension DateTime {
     /// The instant this device wall-clock time names in `zone`; nil when the device did not know the date.
     public func date(in zone: TimeZone) -> Date? {
         guard !isUnknown else { return nil }
-        return Timestamp.date(
-            year: year,
-            month: month,
-            day: day,
-            hour: hours,
-            minute: minutes,
-            second: seconds,
-            in: zone
-        )
+        let local =
+            Timestamp.days(year: year, month: month, day: day) * 86_400 + Int64(hours * 3600 + minutes * 60 + seconds)
+        return Timestamp.date(localSeconds: local, in: zone)
     }
 }

@@ -6,8 +6,10 @@ extension WeightMeasurement: SampleProducing {
         var metadata: [String: String] = [:]
         if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
         var samples: [QuantitySample] = []
+        samples.reserveCapacity(3)
+        let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
-        if let weight, let sample = context.sample(.bodyMass, value: weight, unit: massUnit, deviceTime: timeStamp, metadata: metadata) {
+        if let weight, let sample = context.sample(.bodyMass, value: weight, unit: massUnit, deviceTime: timeStamp, metadata: metadata, start: start) {
             samples.append(sample)
         }
         if !isUnsuccessful {
@@ -17,7 +19,8 @@ extension WeightMeasurement: SampleProducing {
                     value: bmi,
                     unit: .kilogramPerSquareMetre,
                     deviceTime: timeStamp,
-                    metadata: metadata
+                    metadata: metadata,
+                    start: start
                 )
             {
                 samples.append(sample)
@@ -28,7 +31,8 @@ extension WeightMeasurement: SampleProducing {
                     value: height,
                     unit: isImperial ? .inch : .metre,
                     deviceTime: timeStamp,
-                    metadata: metadata
+                    metadata: metadata,
+                    start: start
                 )
             {
                 samples.append(sample)

@@ -3,35 +3,61 @@
 /// An open set: any UUID a device sends round-trips, the ones CareBridge knows have names below.
 /// Parsing accepts `2A9D`, `0x2a9d`, `00002a9d`, and `00002a9d-0000-1000-8000-00805f9b34fb` (any case).
 public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The 128 bits as 32 lowercase hex digits, no dashes.
-    public let hex: String
+    /// The upper and lower 64 bits (stored as integers so copying a UUID costs nothing).
+    public let high: UInt64
+    public let low: UInt64
 
-    private static let baseSuffix = "00001000800000805f9b34fb"
+    /// The Bluetooth base UUID `00000000-0000-1000-8000-00805F9B34FB` with the assigned number zeroed.
+    private static let baseHigh: UInt64 = 0x0000_0000_0000_1000
+    private static let baseLow: UInt64 = 0x8000_0080_5F9B_34FB
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
 
     /// Parses the usual spellings; nil when the text is not a UUID.
     public init?(_ text: String) {
-        var digits = text.lowercased()
-        if digits.hasPrefix("0x") { digits.removeFirst(2) }
-        digits.removeAll { $0 == "-" }
-        guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit) else { return nil }
-        switch digits.count {
-        case 4: hex = "0000" + digits + Self.baseSuffix
-        case 8: hex = digits + Self.baseSuffix
-        case 32: hex = digits
-        default: return nil
+        var digits = Substring(text)
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        if digits.contains("-") {
+            // Dashes only in the canonical 8-4-4-4-12 layout.
+            let groups = digits.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
+            guard groups == [8, 4, 4, 4, 12] else { return nil }
+        }
+        let hexDigits = digits.filter { $0 != "-" }
+        guard !hexDigits.isEmpty, hexDigits.allSatisfy(\.isHexDigit) else { return nil }
+        switch hexDigits.count {
+        case 4, 8:
+            guard let value = UInt64(hexDigits, radix: 16) else { return nil }
+            self.init(high: value << 32 | Self.baseHigh, low: Self.baseLow)
+        case 32:
+            guard let high = UInt64(hexDigits.prefix(16), radix: 16), let low = UInt64(hexDigits.suffix(16), radix: 16)
+            else { return nil }
+            self.init(high: high, low: low)
+        default:
+            return nil
         }
     }
 
     /// A 16-bit assigned number on the Bluetooth base UUID.
     public init(_ short: UInt16) {
-        let digits = String(short, radix: 16)
-        hex = "0000" + String(repeating: "0", count: 4 - digits.count) + digits + Self.baseSuffix
+        self.init(high: UInt64(short) << 32 | Self.baseHigh, low: Self.baseLow)
     }
 
     /// The 16-bit assigned number, when this UUID is one on the Bluetooth base.
     public var shortValue: UInt16? {
-        guard hex.hasPrefix("0000"), hex.hasSuffix(Self.baseSuffix) else { return nil }
-        return UInt16(hex.dropFirst(4).prefix(4), radix: 16)
+        guard low == Self.baseLow, high & 0xFFFF_0000_FFFF_FFFF == Self.baseHigh else { return nil }
+        return UInt16(truncatingIfNeeded: high >> 32)
+    }
+
+    /// The 128 bits as 32 lowercase hex digits, no dashes.
+    public var hex: String {
+        func digits(_ value: UInt64) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }
+        return digits(high) + digits(low)
     }
 
     /// `2A9D` for SIG assigned numbers, else the dashed 128-bit form.
@@ -50,7 +76,9 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
         return groups.joined(separator: "-")
     }
 
-    public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool { lhs.hex < rhs.hex }
+    public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
 }
 
 // MARK: - Assigned numbers CareBridge uses

@@ -7,13 +7,25 @@ public struct ByteReader: Sendable {
     public let bytes: [UInt8]
     /// Offset of the next byte to read.
     public private(set) var offset: Int
-    /// The characteristic or format being decoded, used in error messages.
-    public let context: String
+    private let contextName: String?
+    private let contextType: (any GATTPayload.Type)?
+
+    /// The characteristic or format being decoded, used in error messages (built only when needed).
+    public var context: String { contextName ?? contextType?.displayName ?? "payload" }
 
     public init(_ bytes: [UInt8], context: String) {
         self.bytes = bytes
         self.offset = 0
-        self.context = context
+        self.contextName = context
+        self.contextType = nil
+    }
+
+    /// A reader whose errors name `payload`'s characteristic.
+    public init(_ bytes: [UInt8], for payload: any GATTPayload.Type) {
+        self.bytes = bytes
+        self.offset = 0
+        self.contextName = nil
+        self.contextType = payload
     }
 
     /// Bytes not read yet.

@@ -33,23 +33,52 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
         hours = Int(try reader.read(UInt8.self, field: "Hours"))
         minutes = Int(try reader.read(UInt8.self, field: "Minutes"))
         seconds = Int(try reader.read(UInt8.self, field: "Seconds"))
-        let checks: [(String, Int, ClosedRange<Int>, Int)] = [
-            ("Year", year, 1582...9999, 0), ("Month", month, 1...12, 2), ("Day", day, 1...31, 3),
-            ("Hours", hours, 0...23, 4), ("Minutes", minutes, 0...59, 5), ("Seconds", seconds, 0...59, 6),
-        ]
-        for (name, value, range, relative) in checks where value != 0 || relative >= 4 {
-            guard range.contains(value) else {
-                throw GATTDecodingError(
-                    context: reader.context,
-                    offset: start + relative,
-                    reason: .invalidValue(
-                        field: name,
-                        raw: UInt64(value),
-                        expected: "\(range.lowerBound)–\(range.upperBound)\(relative < 4 ? " or 0 (unknown)" : "")"
-                    )
+        try Self.check("Year", year, 1582...9999, unknownAllowed: true, offset: start, reader)
+        try Self.check("Month", month, 1...12, unknownAllowed: true, offset: start + 2, reader)
+        try Self.check("Day", day, 1...31, unknownAllowed: true, offset: start + 3, reader)
+        if year != 0, month != 0, day > Self.daysInMonth(year: year, month: month) {
+            throw GATTDecodingError(
+                context: reader.context,
+                offset: start + 3,
+                reason: .invalidValue(
+                    field: "Day",
+                    raw: UInt64(day),
+                    expected: "1–\(Self.daysInMonth(year: year, month: month)) for \(year)-\(month)"
                 )
-            }
+            )
         }
+        try Self.check("Hours", hours, 0...23, unknownAllowed: false, offset: start + 4, reader)
+        try Self.check("Minutes", minutes, 0...59, unknownAllowed: false, offset: start + 5, reader)
+        try Self.check("Seconds", seconds, 0...59, unknownAllowed: false, offset: start + 6, reader)
+    }
+
+    /// Days in a month of the proleptic Gregorian calendar.
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func check(
+        _ name: String,
+        _ value: Int,
+        _ range: ClosedRange<Int>,
+        unknownAllowed: Bool,
+        offset: Int,
+        _ reader: ByteReader
+    ) throws(GATTDecodingError) {
+        guard !range.contains(value), !(unknownAllowed && value == 0) else { return }
+        throw GATTDecodingError(
+            context: reader.context,
+            offset: offset,
+            reason: .invalidValue(
+                field: name,
+                raw: UInt64(value),
+                expected: "\(range.lowerBound)–\(range.upperBound)\(unknownAllowed ? " or 0 (unknown)" : "")"
+            )
+        )
     }
 
     /// True when the device does not know the date (year, month or day is 0).

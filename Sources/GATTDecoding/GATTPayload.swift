@@ -42,7 +42,7 @@ extension GATTPayload {
 
     /// Decodes a whole payload.
     public static func decode(_ bytes: [UInt8]) throws(GATTDecodingError) -> Self {
-        var reader = ByteReader(bytes, context: displayName)
+        var reader = ByteReader(bytes, for: Self.self)
         return try Self(from: &reader)
     }
 }

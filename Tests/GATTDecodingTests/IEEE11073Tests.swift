@@ -51,3 +51,25 @@ import Testing
         #expect(SFloat(mantissa: 1000, exponent: -1).doubleValue == SFloat(mantissa: 100, exponent: 0).doubleValue)
     }
 }
+
+@Suite struct BluetoothUUIDTests {
+    @Test(arguments: ["2A9D", "2a9d", "0x2A9D", "00002A9D", "00002a9d-0000-1000-8000-00805f9b34fb"])
+    func parsesEverySpellingOfAnAssignedNumber(text: String) throws {
+        let uuid = try #require(BluetoothUUID(text))
+        #expect(uuid == .weightMeasurement)
+        #expect(uuid.description == "2A9D")
+        #expect(uuid.shortValue == 0x2A9D)
+        #expect(uuid.uuidString == "00002a9d-0000-1000-8000-00805f9b34fb")
+    }
+
+    @Test func keepsVendorUUIDsWhole() throws {
+        let uuid = try #require(BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E"))
+        #expect(uuid.shortValue == nil)
+        #expect(uuid.description == "6e400001-b5a3-f393-e0a9-e50e24dcca9e")
+    }
+
+    @Test(arguments: ["", "2A9", "xyz1", "2A9D-", "0000-2a9d", "00002a9d-0000-1000-8000-00805f9b34f"])
+    func rejectsNonUUIDs(text: String) {
+        #expect(BluetoothUUID(text) == nil)
+    }
+}

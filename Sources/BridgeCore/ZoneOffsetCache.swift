@@ -1,0 +1,42 @@
+public import Foundation
+import Synchronization
+
+/// Remembers, per time zone, stretches of time with a constant UTC offset, so resolving device timestamps
+/// does not ask ICU for every sample (that lookup cost more than decoding the payload).
+///
+/// A memo of immutable zone data: it never changes an answer, only how fast it comes.
+final class ZoneOffsetCache: Sendable {
+    private struct Segment {
+        var zone: String
+        /// Seconds since 1970 (UTC), `start ..< end`.
+        var start: Int64
+        var end: Int64
+        var offset: Int64
+    }
+
+    static let shared = ZoneOffsetCache()
+
+    private static let capacity = 16
+    private let segments = Mutex<[Segment]>([])
+
+    /// `zone.secondsFromGMT(for:)` at `utc` seconds since 1970.
+    func offset(at utc: Int64, in zone: TimeZone) -> Int64 {
+        let identifier = zone.identifier
+        let hit = segments.withLock { segments -> Int64? in
+            for segment in segments where segment.start <= utc && utc < segment.end && segment.zone == identifier {
+                return segment.offset
+            }
+            return nil
+        }
+        if let hit { return hit }
+        let instant = Date(timeIntervalSince1970: Double(utc))
+        let offset = Int64(zone.secondsFromGMT(for: instant))
+        let next = zone.nextDaylightSavingTimeTransition(after: instant).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+        let segment = Segment(zone: identifier, start: utc, end: next ?? Int64.max, offset: offset)
+        segments.withLock { segments in
+            if segments.count >= Self.capacity { segments.removeFirst() }
+            segments.append(segment)
+        }
+        return offset
+    }
+}
