@@ -46,10 +46,22 @@ public struct CareStore: Sendable {
         self.databaseWriter = writer
         self.bridgeZone = bridgeZone
         self.logger = logger
-        do {
-            try Schema.migrator.migrate(writer)
-        } catch {
-            throw CareStoreError(.database, "cannot migrate the store: \(error)", cause: error)
+        // GRDB reads the applied migrations before it takes the write lock, so two processes opening a new
+        // store together can both try to run "v1"; the loser fails on an existing table. The winner has
+        // committed by then, so migrating again finds nothing left to do.
+        var attempt = 0
+        while true {
+            do {
+                try Schema.migrator.migrate(writer)
+                break
+            } catch {
+                attempt += 1
+                guard attempt < 10, (try? writer.read({ db in try db.tableExists("grdb_migrations") })) == true else {
+                    throw CareStoreError(.database, "cannot migrate the store: \(error)", cause: error)
+                }
+                logger.debug("migration raced another process; retrying", metadata: ["attempt": "\(attempt)"])
+                Thread.sleep(forTimeInterval: 0.02)
+            }
         }
     }
 

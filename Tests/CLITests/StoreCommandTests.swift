@@ -143,10 +143,9 @@ import Testing
         #expect(fileMode & 0o777 == 0o600 && directoryMode & 0o777 == 0o700)
     }
 
-    @Test func concurrentIngestProcessesLoseNothingAndNeverReportALock() throws {
-        let plan = try write(Self.plan, to: "plan.json")
-        #expect(try run(["plan", "apply", plan]).status == 0)
-        let count = 24
+    /// Starts `count` `carebridge ingest heartRate …` processes at once on the store and waits for all.
+    /// - Returns: a line per process that failed or wrote to standard error.
+    func ingestConcurrently(count: Int) throws -> [String] {
         var processes: [(Process, Pipe)] = []
         for index in 0..<count {
             let process = Process()
@@ -171,6 +170,14 @@ import Testing
             process.waitUntilExit()
             if process.terminationStatus != 0 || !stderr.isEmpty { failures.append("\(process.terminationStatus): \(stderr)") }
         }
+        return failures
+    }
+
+    @Test func concurrentIngestProcessesLoseNothingAndNeverReportALock() throws {
+        let plan = try write(Self.plan, to: "plan.json")
+        #expect(try run(["plan", "apply", plan]).status == 0)
+        let count = 24
+        let failures = try ingestConcurrently(count: count)
         #expect(failures.isEmpty, "\(failures)")
         #expect(!failures.joined().contains("locked"))
         let samples = try #require(try json(["samples", "--type", "heartRate"]) as? [[String: Any]])
@@ -181,5 +188,14 @@ import Testing
         let values = try #require(events.first?["values"] as? [[String: Any]])
         #expect(values.count == count)
         #expect(values.compactMap { $0["value"] as? Double } == (0..<count).map { Double(60 + $0) })
+    }
+
+    @Test func concurrentProcessesCreatingTheStoreTogetherAllSucceed() throws {
+        // No store file yet: every process races to create it, set WAL and migrate.
+        let count = 16
+        let failures = try ingestConcurrently(count: count)
+        #expect(failures.isEmpty, "\(failures)")
+        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        #expect(samples.count == count)
     }
 }
