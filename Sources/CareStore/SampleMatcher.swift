@@ -65,6 +65,7 @@ struct SampleMatcher {
         guard let candidates = versions.linkedByType[sample.type] else { return false }
         let instant = sample.start
         var matched = false
+        var sampleID: String?
         for version in candidates where version.governs(instant) {
             guard let linkage = version.task.linkage,
                 let value = sample.unit.convert(sample.value, to: linkage.unit)
@@ -72,20 +73,16 @@ struct SampleMatcher {
             for event in eventCache.events(of: version, containing: instant, zone: zone) {
                 matched = true
                 let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
-                var touch = touched[key] ?? Touch(version: version, event: event)
-                if forceFullDerivation {
-                    touch.full = true
+                // `mean` and `sum` always re-read the window, so they need no contributions.
+                if forceFullDerivation || linkage.aggregation == .mean || linkage.aggregation == .sum {
+                    touched[key, default: Touch(version: version, event: event)].full = true
                 } else {
-                    touch.contributions.append(
-                        Contribution(
-                            sampleID: id.uuidString.lowercased(),
-                            value: value,
-                            measuredAt: instant,
-                            recordedAt: recordedAt
-                        )
+                    sampleID = sampleID ?? id.uuidString.lowercased()
+                    // In place: copying the touch out and back would copy its contributions every time.
+                    touched[key, default: Touch(version: version, event: event)].contributions.append(
+                        Contribution(sampleID: sampleID!, value: value, measuredAt: instant, recordedAt: recordedAt)
                     )
                 }
-                touched[key] = touch
             }
         }
         return matched

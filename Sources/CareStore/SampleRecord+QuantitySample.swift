@@ -30,29 +30,29 @@ extension SampleRecord {
     static func insertArguments(_ sample: QuantitySample, id: String, key: String, device json: String?, recordedAt: Date)
         -> StatementArguments
     {
-        let device = sample.source.device
+        // Already `DatabaseValue`s: GRDB's generic conversion of concrete sequences goes through a key path.
         let values: [(any DatabaseValueConvertible)?] = [
-            id,
-            key,
-            sample.type.rawValue,
-            sample.value,
-            sample.unit.rawValue,
-            sample.start.timeIntervalSince1970,
-            sample.end.timeIntervalSince1970,
-            sample.transmittedValue,
-            sample.transmittedUnit.rawValue,
-            sample.source.kind.rawValue,
-            sample.source.characteristic?.description,
-            sample.source.decoder,
-            device?.key,
-            json,
-            sample.deviceTime?.description,
-            sample.receivedAt.timeIntervalSince1970,
-            sample.clockOffset,
-            Hex.string(sample.rawPayload),
-            sample.index,
-            sample.metadata.isEmpty ? nil : Self.encodeMetadata(sample.metadata),
-            recordedAt.timeIntervalSince1970,
+            id.databaseValue,
+            key.databaseValue,
+            sample.type.rawValue.databaseValue,
+            sample.value.databaseValue,
+            sample.unit.rawValue.databaseValue,
+            sample.start.timeIntervalSince1970.databaseValue,
+            sample.end.timeIntervalSince1970.databaseValue,
+            sample.transmittedValue.databaseValue,
+            sample.transmittedUnit.rawValue.databaseValue,
+            sample.source.kind.rawValue.databaseValue,
+            sample.source.characteristic?.description.databaseValue ?? DatabaseValue.null,
+            sample.source.decoder?.databaseValue ?? DatabaseValue.null,
+            sample.source.device?.key.databaseValue ?? DatabaseValue.null,
+            json?.databaseValue ?? DatabaseValue.null,
+            sample.deviceTime?.description.databaseValue ?? DatabaseValue.null,
+            sample.receivedAt.timeIntervalSince1970.databaseValue,
+            sample.clockOffset?.databaseValue ?? DatabaseValue.null,
+            Hex.string(sample.rawPayload).databaseValue,
+            sample.index.databaseValue,
+            sample.metadata.isEmpty ? DatabaseValue.null : Self.encodeMetadata(sample.metadata).databaseValue,
+            recordedAt.timeIntervalSince1970.databaseValue,
         ]
         return StatementArguments(values)
     }

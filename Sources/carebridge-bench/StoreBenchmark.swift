@@ -6,6 +6,10 @@ import GATTDecoding
 import GRDB
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The 20-task plan both store benchmarks use: 12 linked assessments (every aggregation) and 8 interventions,
 /// all in Europe/Berlin, starting on `start`.
 func benchmarkPlan(start: WallClockTime) -> CarePlanDocument {
@@ -99,6 +103,22 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
     mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+/// CPU seconds this process has used (user + system): a fair figure when other work shares the machine.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Runs `body`, returning wall-clock and CPU seconds.
+func measure(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+    let clock = ContinuousClock()
+    let cpuStart = processCPUSeconds()
+    let wall = try clock.measure(body)
+    return (seconds(wall), processCPUSeconds() - cpuStart)
 }
 
 func seconds(_ duration: Duration) -> Double {
