@@ -50,6 +50,13 @@ public struct CareStore: Sendable {
         self.databaseWriter = writer
         self.bridgeZone = bridgeZone
         self.logger = logger
+        if let superseded = try? writer.read({ db in try Schema.migrator.hasBeenSuperseded(db) }), superseded {
+            throw CareStoreError(
+                .database,
+                "the store was written by a newer CareBridge (it has migrations this version does not know); "
+                    + "upgrade CareBridge or use another --store"
+            )
+        }
         // GRDB reads the applied migrations before it takes the write lock, so two processes opening a new
         // store together can both try to run "v1"; the loser fails on an existing table. The winner has
         // committed by then, so migrating again finds nothing left to do.
