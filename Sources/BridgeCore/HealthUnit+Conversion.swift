@@ -8,7 +8,7 @@ extension HealthUnit {
 
     /// A map to the dimension's base unit: `base = value × numerator / denominator`. Integers, so that a
     /// conversion can use the exact reduced ratio (mol/L → mmol/L is exactly × 1000).
-    private struct Scale {
+    struct Scale: Sendable {
         var dimension: Dimension
         var numerator: Int64
         var denominator: Int64 = 1
@@ -17,35 +17,38 @@ extension HealthUnit {
     /// Molar mass of glucose, g/mol, used between mmol/L and mg/dL.
     public static let glucoseMolarMass = 180.156
 
-    private var scale: Scale? {
-        switch self {
-        case .kilogram: Scale(dimension: .mass, numerator: 1)
-        case .gram: Scale(dimension: .mass, numerator: 1, denominator: 1000)
-        case .pound: Scale(dimension: .mass, numerator: 45_359_237, denominator: 100_000_000)
-        case .jin: Scale(dimension: .mass, numerator: 1, denominator: 2)
-        case .metre: Scale(dimension: .length, numerator: 1)
-        case .centimetre: Scale(dimension: .length, numerator: 1, denominator: 100)
-        case .inch: Scale(dimension: .length, numerator: 254, denominator: 10_000)
-        case .kilogramPerSquareMetre: Scale(dimension: .massPerArea, numerator: 1)
-        case .percent: Scale(dimension: .fraction, numerator: 1)
-        case .kilocalorie: Scale(dimension: .energy, numerator: 1)
-        case .kilojoule: Scale(dimension: .energy, numerator: 1000, denominator: 4184)
-        case .ohm: Scale(dimension: .resistance, numerator: 1)
-        case .celsius, .fahrenheit: Scale(dimension: .temperature, numerator: 1)
-        case .perMinute: Scale(dimension: .frequency, numerator: 1)
-        case .millisecond: Scale(dimension: .duration, numerator: 1)
-        case .second: Scale(dimension: .duration, numerator: 1000)
-        case .rrTick: Scale(dimension: .duration, numerator: 1000, denominator: 1024)
-        case .millimetreOfMercury: Scale(dimension: .pressure, numerator: 1)
-        case .kilopascal: Scale(dimension: .pressure, numerator: 7_500_615_758, denominator: 1_000_000_000)
-        case .milligramPerDecilitre: Scale(dimension: .glucoseConcentration, numerator: 1)
-        case .kilogramPerLitre: Scale(dimension: .glucoseConcentration, numerator: 100_000)
+    /// Every unit CareBridge converts, by UCUM code.
+    static let scaleTable: [Scale] = scaleList.map(\.1)
+    static let scaleIndex: [String: UInt8] = Dictionary(
+        uniqueKeysWithValues: scaleList.enumerated().map { ($0.element.0, UInt8($0.offset)) }
+    )
+    private static let scaleList: [(String, Scale)] = [
+        ("kg", Scale(dimension: .mass, numerator: 1)),
+        ("g", Scale(dimension: .mass, numerator: 1, denominator: 1000)),
+        ("[lb_av]", Scale(dimension: .mass, numerator: 45_359_237, denominator: 100_000_000)),
+        ("[jin]", Scale(dimension: .mass, numerator: 1, denominator: 2)),
+        ("m", Scale(dimension: .length, numerator: 1)),
+        ("cm", Scale(dimension: .length, numerator: 1, denominator: 100)),
+        ("[in_i]", Scale(dimension: .length, numerator: 254, denominator: 10_000)),
+        ("kg/m2", Scale(dimension: .massPerArea, numerator: 1)),
+        ("%", Scale(dimension: .fraction, numerator: 1)),
+        ("kcal", Scale(dimension: .energy, numerator: 1)),
+        ("kJ", Scale(dimension: .energy, numerator: 1000, denominator: 4184)),
+        ("Ohm", Scale(dimension: .resistance, numerator: 1)),
+        ("Cel", Scale(dimension: .temperature, numerator: 1)),
+        ("[degF]", Scale(dimension: .temperature, numerator: 1)),
+        ("/min", Scale(dimension: .frequency, numerator: 1)),
+        ("ms", Scale(dimension: .duration, numerator: 1)),
+        ("s", Scale(dimension: .duration, numerator: 1000)),
+        ("s/1024", Scale(dimension: .duration, numerator: 1000, denominator: 1024)),
+        ("mm[Hg]", Scale(dimension: .pressure, numerator: 1)),
+        ("kPa", Scale(dimension: .pressure, numerator: 7_500_615_758, denominator: 1_000_000_000)),
+        ("mg/dL", Scale(dimension: .glucoseConcentration, numerator: 1)),
+        ("kg/L", Scale(dimension: .glucoseConcentration, numerator: 100_000)),
         // 1 mmol/L × 180.156 g/mol = 180.156 mg/L = 18.0156 mg/dL
-        case .millimolePerLitre: Scale(dimension: .glucoseConcentration, numerator: 180_156, denominator: 10_000)
-        case .molePerLitre: Scale(dimension: .glucoseConcentration, numerator: 180_156_000, denominator: 10_000)
-        default: nil
-        }
-    }
+        ("mmol/L", Scale(dimension: .glucoseConcentration, numerator: 180_156, denominator: 10_000)),
+        ("mol/L", Scale(dimension: .glucoseConcentration, numerator: 180_156_000, denominator: 10_000)),
+    ]
 
     /// The dimension, or nil for a unit CareBridge cannot convert.
     public var dimension: Dimension? { scale?.dimension }
@@ -53,7 +56,7 @@ extension HealthUnit {
     /// Converts `value` from this unit to `target`.
     /// - Returns: nil when either unit is unknown or the dimensions differ.
     public func convert(_ value: Double, to target: HealthUnit) -> Double? {
-        if self == target { return value }
+        if hasSameScale(as: target) || self == target { return value }
         guard let from = scale, let to = target.scale, from.dimension == to.dimension else { return nil }
         if from.dimension == .temperature {
             // Fahrenheit ⇄ Celsius exactly: (F − 32) × 5/9, computed in that order to avoid rounding drift.

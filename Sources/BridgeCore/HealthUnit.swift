@@ -3,10 +3,31 @@
 /// An open set: a unit CareBridge cannot convert still round-trips as a value.
 public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
+    /// The conversion scale, looked up once when the unit is made (conversions are on the ingest hot path).
+    private let scaleIndex: UInt8
 
     public init(rawValue: String) {
         self.rawValue = rawValue
+        self.scaleIndex = HealthUnit.scaleIndex[rawValue] ?? UInt8.max
     }
+
+    /// Same known unit, decided without comparing strings.
+    func hasSameScale(as other: HealthUnit) -> Bool { scaleIndex != UInt8.max && scaleIndex == other.scaleIndex }
+
+    var scale: Scale? { scaleIndex == UInt8.max ? nil : HealthUnit.scaleTable[Int(scaleIndex)] }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static func == (lhs: HealthUnit, rhs: HealthUnit) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     public var description: String { rawValue }
 

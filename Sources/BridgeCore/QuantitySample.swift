@@ -15,15 +15,27 @@ public struct QuantitySample: Sendable, Hashable {
     /// The value and unit as transmitted, before normalisation.
     public var transmittedValue: Double
     public var transmittedUnit: HealthUnit
-    public var source: SampleSource
+    /// Where the sample came from.
+    public var source: SampleSource {
+        get { provenance.source }
+        set { mutateProvenance { $0.source = newValue } }
+    }
     /// The device's own wall-clock stamp (no zone), when the payload carried one.
     public var deviceTime: DateTime?
     /// When the bridge received the payload (or the reading was entered).
-    public var receivedAt: Date
+    public var receivedAt: Date {
+        get { provenance.receivedAt }
+        set { mutateProvenance { $0.receivedAt = newValue } }
+    }
     /// Seconds added to the device's clock when it was evidently wrong (set by the pipeline).
     public var clockOffset: Double?
     /// The payload bytes the sample was decoded from (empty for manual entries).
-    public var rawPayload: [UInt8]
+    public var rawPayload: [UInt8] {
+        get { provenance.payload }
+        set { mutateProvenance { $0.payload = newValue } }
+    }
+    /// Source, payload and receive time: the same for every sample of one payload, so they are shared.
+    private var provenance: SampleProvenance
     /// Position among samples of the same type from one payload (RR intervals), 0 otherwise.
     public var index: Int
     /// Context a reader may want: user ID, measurement site, status bits, note.
@@ -52,13 +64,60 @@ public struct QuantitySample: Sendable, Hashable {
         self.end = end ?? start
         self.transmittedValue = transmittedValue ?? value
         self.transmittedUnit = transmittedUnit ?? unit
-        self.source = source
+        self.provenance = SampleProvenance(source: source, payload: rawPayload, receivedAt: receivedAt ?? start)
         self.deviceTime = deviceTime
-        self.receivedAt = receivedAt ?? start
         self.clockOffset = clockOffset
-        self.rawPayload = rawPayload
         self.index = index
         self.metadata = metadata
+    }
+
+    /// Makes a sample that shares `provenance` with its siblings from the same payload.
+    init(
+        type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        start: Date,
+        transmittedValue: Double,
+        transmittedUnit: HealthUnit,
+        provenance: SampleProvenance,
+        deviceTime: DateTime?,
+        index: Int,
+        metadata: [String: String]
+    ) {
+        self.type = type
+        self.value = value
+        self.unit = unit
+        self.start = start
+        self.end = start
+        self.transmittedValue = transmittedValue
+        self.transmittedUnit = transmittedUnit
+        self.provenance = provenance
+        self.deviceTime = deviceTime
+        self.clockOffset = nil
+        self.index = index
+        self.metadata = metadata
+    }
+
+    private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
+        var fields = provenance.fields
+        change(&fields)
+        provenance = SampleProvenance(fields)
+    }
+
+    public static func == (lhs: QuantitySample, rhs: QuantitySample) -> Bool {
+        lhs.type == rhs.type && lhs.value == rhs.value && lhs.unit == rhs.unit && lhs.start == rhs.start
+            && lhs.end == rhs.end && lhs.transmittedValue == rhs.transmittedValue
+            && lhs.transmittedUnit == rhs.transmittedUnit && lhs.deviceTime == rhs.deviceTime
+            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index && lhs.metadata == rhs.metadata
+            && (lhs.provenance === rhs.provenance || lhs.provenance.fields == rhs.provenance.fields)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(value)
+        hasher.combine(start)
+        hasher.combine(index)
+        hasher.combine(provenance.fields)
     }
 
     /// The key that makes ingest idempotent.
@@ -80,4 +139,27 @@ public struct QuantitySample: Sendable, Hashable {
 
     /// A stable UUID derived from the idempotency key (SHA-256, name-based layout).
     public var id: UUID { SHA256.uuid(for: idempotencyKey) }
+}
+
+/// Immutable provenance shared by every sample decoded from one payload.
+final class SampleProvenance: Sendable {
+    struct Fields: Hashable {
+        var source: SampleSource
+        var payload: [UInt8]
+        var receivedAt: Date
+    }
+
+    let fields: Fields
+
+    var source: SampleSource { fields.source }
+    var payload: [UInt8] { fields.payload }
+    var receivedAt: Date { fields.receivedAt }
+
+    init(_ fields: Fields) {
+        self.fields = fields
+    }
+
+    convenience init(source: SampleSource, payload: [UInt8], receivedAt: Date) {
+        self.init(Fields(source: source, payload: payload, receivedAt: receivedAt))
+    }
 }

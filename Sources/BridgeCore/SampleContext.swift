@@ -5,18 +5,27 @@ public import GATTDecoding
 /// and where it came from.
 public struct SampleContext: Sendable {
     /// When the bridge received the payload.
-    public var receivedAt: Date
+    public var receivedAt: Date {
+        get { provenance.receivedAt }
+        set { provenance = SampleProvenance(source: source, payload: payload, receivedAt: newValue) }
+    }
     /// The bridge's time zone, in which zone-less device timestamps are read.
     public var timeZone: TimeZone
-    public var source: SampleSource
+    public var source: SampleSource {
+        get { provenance.source }
+        set { provenance = SampleProvenance(source: newValue, payload: payload, receivedAt: receivedAt) }
+    }
     /// The payload bytes, kept beside every sample so history can be re-decoded.
-    public var payload: [UInt8]
+    public var payload: [UInt8] {
+        get { provenance.payload }
+        set { provenance = SampleProvenance(source: source, payload: newValue, receivedAt: receivedAt) }
+    }
+    /// Shared by every sample made from this context.
+    private var provenance: SampleProvenance
 
     public init(receivedAt: Date, timeZone: TimeZone, source: SampleSource, payload: [UInt8]) {
-        self.receivedAt = receivedAt
         self.timeZone = timeZone
-        self.source = source
-        self.payload = payload
+        self.provenance = SampleProvenance(source: source, payload: payload, receivedAt: receivedAt)
     }
 
     /// The instant a sample with this device time is stamped with: the device time read in ``timeZone``,
@@ -48,10 +57,8 @@ public struct SampleContext: Sendable {
             start: start,
             transmittedValue: value,
             transmittedUnit: unit,
-            source: source,
+            provenance: provenance,
             deviceTime: deviceTime.flatMap { $0.isUnknown ? nil : $0 },
-            receivedAt: receivedAt,
-            rawPayload: payload,
             index: index,
             metadata: metadata
         )

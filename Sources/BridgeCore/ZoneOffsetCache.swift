@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Remembers, per time zone, stretches of time with a constant UTC offset, so resolving device timestamps

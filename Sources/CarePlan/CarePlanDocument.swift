@@ -1,5 +1,5 @@
-public import Foundation
 import BridgeCore
+public import Foundation
 import GATTDecoding
 
 /// A care plan as read from a plan file: the tasks to create or version.
@@ -30,7 +30,8 @@ public struct CarePlanDocument: Sendable, Hashable {
     ///   - path: the file name to put in errors.
     ///   - bridgeZone: the configured zone, for `effectiveDate`s of floating schedules.
     /// - Throws: ``CarePlanError`` naming the file, the JSON path and the problem.
-    public static func parse(_ data: Data, path: String, bridgeZone: TimeZone) throws(CarePlanError) -> CarePlanDocument {
+    public static func parse(_ data: Data, path: String, bridgeZone: TimeZone) throws(CarePlanError) -> CarePlanDocument
+    {
         let root: JSONValue
         do {
             root = try PlanJSONParser.parse(Array(data))
@@ -76,7 +77,12 @@ private struct PlanReader {
         }
     }
 
-    func string(_ object: JSONObject, _ key: String, _ at: String, required: Bool = false) throws(CarePlanError) -> String? {
+    func string(
+        _ object: JSONObject,
+        _ key: String,
+        _ at: String,
+        required: Bool = false
+    ) throws(CarePlanError) -> String? {
         guard let value = object[key], value != .null else {
             if required { throw fail(join(at, key), "missing required key \"\(key)\"") }
             return nil
@@ -85,12 +91,19 @@ private struct PlanReader {
         return text
     }
 
-    func array(_ object: JSONObject, _ key: String, _ at: String, required: Bool = false) throws(CarePlanError) -> [JSONValue]? {
+    func array(
+        _ object: JSONObject,
+        _ key: String,
+        _ at: String,
+        required: Bool = false
+    ) throws(CarePlanError) -> [JSONValue]? {
         guard let value = object[key], value != .null else {
             if required { throw fail(join(at, key), "missing required key \"\(key)\"") }
             return nil
         }
-        guard case .array(let values) = value else { throw fail(join(at, key), "expected an array, got \(kind(value))") }
+        guard case .array(let values) = value else {
+            throw fail(join(at, key), "expected an array, got \(kind(value))")
+        }
         return values
     }
 
@@ -215,7 +228,12 @@ private struct PlanReader {
         return Schedule(timeZonePolicy: policy, elements: elements)
     }
 
-    func wallClock(_ object: JSONObject, _ key: String, _ at: String, required: Bool) throws(CarePlanError) -> WallClockTime? {
+    func wallClock(
+        _ object: JSONObject,
+        _ key: String,
+        _ at: String,
+        required: Bool
+    ) throws(CarePlanError) -> WallClockTime? {
         guard let text = try string(object, key, at, required: required) else { return nil }
         do {
             return try WallClockTime(parsing: text)
@@ -246,7 +264,13 @@ private struct PlanReader {
             for (index, item) in weekly.enumerated() {
                 counts.append(try integer(item, join(at, "weekly[\(index)]")))
             }
-            element = ScheduleElement(weeklyOccurrences: counts, start: start, end: end, text: text, targetValues: targets)
+            element = ScheduleElement(
+                weeklyOccurrences: counts,
+                start: start,
+                end: end,
+                text: text,
+                targetValues: targets
+            )
         } else {
             guard let intervalValue = object["interval"] else {
                 throw fail(join(at, "interval"), "missing required key \"interval\" (or \"weekly\")")
@@ -329,7 +353,10 @@ private struct PlanReader {
         let aggregationText = try string(object, "aggregation", at) ?? Aggregation.each.rawValue
         guard let aggregation = Aggregation(rawValue: aggregationText) else {
             let known = Aggregation.allCases.map(\.rawValue).joined(separator: ", ")
-            throw fail(join(at, "aggregation"), "unknown aggregation \"\(aggregationText)\" (expected one of: \(known))")
+            throw fail(
+                join(at, "aggregation"),
+                "unknown aggregation \"\(aggregationText)\" (expected one of: \(known))"
+            )
         }
         let linkage = SampleLinkage(type: type, unit: unit, aggregation: aggregation)
         if let problem = linkage.validationProblem { throw fail(join(at, problem.field), problem.message) }

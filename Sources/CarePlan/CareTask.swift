@@ -1,61 +1,5 @@
-public import BridgeCore
+import BridgeCore
 public import Foundation
-
-/// What completes a task's events.
-public enum TaskKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Shown on a care card and completed by the patient (`carebridge complete`).
-    case intervention
-    /// A measurement or survey; with a ``SampleLinkage`` it is completed by samples.
-    case assessment
-}
-
-/// How the samples that fall into one event window become outcome values.
-public enum Aggregation: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Every sample becomes a value (CareKit's discrete linkage).
-    case each
-    case first, last, min, max, mean
-    /// One summed value (CareKit's cumulative linkage).
-    case sum
-}
-
-/// Links an assessment task to a quantity type: samples of that type complete its events.
-public struct SampleLinkage: Sendable, Hashable, Codable {
-    public var type: QuantityType
-    /// The unit outcome values are expressed in; must convert to and from `type.canonicalUnit`.
-    public var unit: HealthUnit
-    public var aggregation: Aggregation
-
-    public init(type: QuantityType, unit: HealthUnit, aggregation: Aggregation) {
-        self.type = type
-        self.unit = unit
-        self.aggregation = aggregation
-    }
-
-    /// Why the linkage cannot be used (the unit does not measure the type), with the field, or nil.
-    public var validationProblem: (field: String, message: String)? {
-        if unit.convert(1, to: type.canonicalUnit) == nil {
-            return ("unit", "unit '\(unit)' cannot express \(type.title) (canonical unit \(type.canonicalUnit))")
-        }
-        return nil
-    }
-
-    private enum CodingKeys: String, CodingKey { case type, unit, aggregation }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        type = try container.decode(QuantityType.self, forKey: .type)
-        let text = try container.decode(String.self, forKey: .unit)
-        unit = HealthUnit(parsing: text) ?? HealthUnit(rawValue: text)
-        aggregation = try container.decode(Aggregation.self, forKey: .aggregation)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(unit.rawValue, forKey: .unit)
-        try container.encode(aggregation, forKey: .aggregation)
-    }
-}
 
 /// A task of a care plan: one version's content (the store adds version identity and dates).
 public struct CareTask: Sendable, Hashable, Codable, Identifiable {
@@ -166,7 +110,10 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         try container.encode(schedule, forKey: .schedule)
         try container.encodeIfPresent(linkage, forKey: .linkage)
         if let effectiveDate {
-            try container.encode(Timestamp.format(effectiveDate, in: TimeZone(secondsFromGMT: 0)!), forKey: .effectiveDate)
+            try container.encode(
+                Timestamp.format(effectiveDate, in: TimeZone(secondsFromGMT: 0)!),
+                forKey: .effectiveDate
+            )
         }
     }
 }

@@ -109,8 +109,16 @@ final class ElementGenerator {
     /// Window of event `n`: `[start, end]` with `end` inclusive.
     func window(_ n: Int) -> (start: Double, end: Double) {
         if isAllDay {
-            let day = day(n)
-            return (resolver.startOfDay(day), resolver.startOfDay(day + 1) - 1)
+            var day = day(n)
+            let start = resolver.startOfDay(day)
+            var next = resolver.startOfDay(day + 1)
+            // A calendar day the zone skipped entirely (Samoa, 2011-12-30) resolves to the next day's midnight:
+            // the event then spans that next day.
+            while next <= start {
+                day += 1
+                next = resolver.startOfDay(day + 1)
+            }
+            return (start, next - 1)
         }
         let start = generated(n)
         return (start, start + duration)
@@ -129,14 +137,16 @@ final class ElementGenerator {
         return min(cap, countGenerated(before: t, inclusive: inclusive))
     }
 
-    /// First `n` whose window end is at or after `t`.
+    /// A lower bound for the first `n` whose window end is at or after `t` (exact for timed events; all-day
+    /// events start one local day early, so callers filter by the window end).
     func firstEnding(atOrAfter t: Double) -> Int {
         if isAllDay {
-            // end(n) ≥ t ⇔ startOfDay(day(n) + 1) ≥ t + 1 ⇔ day(n) + 1 ≥ ceilDay(t + 1)
+            // end(n) ≥ t ⇔ startOfDay(day(n) + 1) ≥ t + 1 ⇔ day(n) + 1 ≥ ceilDay(t + 1); one day of slack
+            // covers a day the zone skipped, whose event spans the following day.
             let probe = t + 1
             let day = resolver.dayNumber(of: probe)
             let ceilDay = resolver.startOfDay(day) >= probe ? day : day + 1
-            return countDays(before: ceilDay - 1)
+            return countDays(before: ceilDay - 2)
         }
         // start(n) + d ≥ t ⇔ start(n) ≥ t − d
         return countGenerated(before: t - duration, inclusive: false)

@@ -1,8 +1,3 @@
-/// A day of the week, numbered as Foundation numbers them (1 = Sunday … 7 = Saturday).
-public enum Weekday: Int, Sendable, Hashable, Codable, CaseIterable {
-    case sunday = 1, monday, tuesday, wednesday, thursday, friday, saturday
-}
-
 /// When a task's events happen: one or more elements, evaluated in the zone of `timeZonePolicy`.
 ///
 /// Element order is significant and persisted: events of different elements that start at the same instant
@@ -33,7 +28,9 @@ public struct Schedule: Sendable, Hashable, Codable {
     public var validationProblem: (field: String, message: String)? {
         if elements.isEmpty { return ("elements", "a schedule needs at least one element") }
         for (index, element) in elements.enumerated() {
-            if let problem = element.validationProblem { return ("elements[\(index)].\(problem.field)", problem.message) }
+            if let problem = element.validationProblem {
+                return ("elements[\(index)].\(problem.field)", problem.message)
+            }
         }
         return nil
     }

@@ -32,7 +32,8 @@ public struct ScheduledEvent: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let utc = TimeZone(secondsFromGMT: 0)!
-        return "#\(occurrence) (element \(elementIndex)) \(WallClockTime(start, in: utc))Z…\(WallClockTime(end, in: utc))Z"
+        return
+            "#\(occurrence) (element \(elementIndex)) \(WallClockTime(start, in: utc))Z…\(WallClockTime(end, in: utc))Z"
             + (isAllDay ? " all-day" : "")
     }
 }

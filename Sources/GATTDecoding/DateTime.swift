@@ -8,31 +8,57 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
     public static let name = "Date Time"
     public static let source = PayloadSource.characteristic(.dateTime)
 
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hours: Int
-    public var minutes: Int
-    public var seconds: Int
+    // Stored as the wire widths so a sample carrying a device time stays small.
+    private var rawYear: UInt16
+    private var rawMonth: UInt8
+    private var rawDay: UInt8
+    private var rawHours: UInt8
+    private var rawMinutes: UInt8
+    private var rawSeconds: UInt8
+
+    public var year: Int {
+        get { Int(rawYear) }
+        set { rawYear = UInt16(clamping: newValue) }
+    }
+    public var month: Int {
+        get { Int(rawMonth) }
+        set { rawMonth = UInt8(clamping: newValue) }
+    }
+    public var day: Int {
+        get { Int(rawDay) }
+        set { rawDay = UInt8(clamping: newValue) }
+    }
+    public var hours: Int {
+        get { Int(rawHours) }
+        set { rawHours = UInt8(clamping: newValue) }
+    }
+    public var minutes: Int {
+        get { Int(rawMinutes) }
+        set { rawMinutes = UInt8(clamping: newValue) }
+    }
+    public var seconds: Int {
+        get { Int(rawSeconds) }
+        set { rawSeconds = UInt8(clamping: newValue) }
+    }
 
     public init(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) {
-        self.year = year
-        self.month = month
-        self.day = day
-        self.hours = hours
-        self.minutes = minutes
-        self.seconds = seconds
+        rawYear = UInt16(clamping: year)
+        rawMonth = UInt8(clamping: month)
+        rawDay = UInt8(clamping: day)
+        rawHours = UInt8(clamping: hours)
+        rawMinutes = UInt8(clamping: minutes)
+        rawSeconds = UInt8(clamping: seconds)
     }
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
         try reader.require(7, for: "Date Time")
         let start = reader.offset
-        year = Int(try reader.read(UInt16.self, field: "Year"))
-        month = Int(try reader.read(UInt8.self, field: "Month"))
-        day = Int(try reader.read(UInt8.self, field: "Day"))
-        hours = Int(try reader.read(UInt8.self, field: "Hours"))
-        minutes = Int(try reader.read(UInt8.self, field: "Minutes"))
-        seconds = Int(try reader.read(UInt8.self, field: "Seconds"))
+        rawYear = try reader.read(UInt16.self, field: "Year")
+        rawMonth = try reader.read(UInt8.self, field: "Month")
+        rawDay = try reader.read(UInt8.self, field: "Day")
+        rawHours = try reader.read(UInt8.self, field: "Hours")
+        rawMinutes = try reader.read(UInt8.self, field: "Minutes")
+        rawSeconds = try reader.read(UInt8.self, field: "Seconds")
         try Self.check("Year", year, 1582...9999, unknownAllowed: true, offset: start, reader)
         try Self.check("Month", month, 1...12, unknownAllowed: true, offset: start + 2, reader)
         try Self.check("Day", day, 1...31, unknownAllowed: true, offset: start + 3, reader)

@@ -13,7 +13,10 @@ struct Benchmark: Sendable {
 }
 
 let benchmarks: [Benchmark] = [
-    decodeBenchmark, storeIngestBenchmark, storeQueryBenchmark,
+    decodeBenchmark,
+    scheduleBenchmark,
+    storeIngestBenchmark,
+    storeQueryBenchmark,
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

@@ -16,10 +16,34 @@ import Testing
     }
 
     static let transitions = [
-        Transition(zone: "Europe/Berlin", day: "2026-03-29", dayBefore: "2026-03-28", dayAfter: "2026-03-30", hours: 23),
-        Transition(zone: "Europe/Berlin", day: "2026-10-25", dayBefore: "2026-10-24", dayAfter: "2026-10-26", hours: 25),
-        Transition(zone: "America/New_York", day: "2026-03-08", dayBefore: "2026-03-07", dayAfter: "2026-03-09", hours: 23),
-        Transition(zone: "America/New_York", day: "2026-11-01", dayBefore: "2026-10-31", dayAfter: "2026-11-02", hours: 25),
+        Transition(
+            zone: "Europe/Berlin",
+            day: "2026-03-29",
+            dayBefore: "2026-03-28",
+            dayAfter: "2026-03-30",
+            hours: 23
+        ),
+        Transition(
+            zone: "Europe/Berlin",
+            day: "2026-10-25",
+            dayBefore: "2026-10-24",
+            dayAfter: "2026-10-26",
+            hours: 25
+        ),
+        Transition(
+            zone: "America/New_York",
+            day: "2026-03-08",
+            dayBefore: "2026-03-07",
+            dayAfter: "2026-03-09",
+            hours: 23
+        ),
+        Transition(
+            zone: "America/New_York",
+            day: "2026-11-01",
+            dayBefore: "2026-10-31",
+            dayAfter: "2026-11-02",
+            hours: 25
+        ),
     ]
 
     @Test("daily events keep their wall-clock time across the transition", arguments: transitions)
@@ -31,7 +55,10 @@ import Testing
             to: instant("\(transition.dayAfter)T23:00:00", zone),
             bridgeZone: utc
         )
-        #expect(events.map { local($0.start, zone) } == [transition.dayBefore, transition.day, transition.dayAfter].map { "\($0)T08:00:00" })
+        #expect(
+            events.map { local($0.start, zone) }
+                == [transition.dayBefore, transition.day, transition.dayAfter].map { "\($0)T08:00:00" }
+        )
         #expect(events[1].start.timeIntervalSince(events[0].start) == transition.hours * 3600)
         #expect(events[2].start.timeIntervalSince(events[1].start) == 24 * 3600)
         #expect(events.map(\.occurrence) == [events[0].occurrence, events[0].occurrence + 1, events[0].occurrence + 2])
@@ -58,7 +85,13 @@ import Testing
         let zone = TimeZone(identifier: transition.zone)!
         let day = wall(transition.day)
         let weekday = Weekday(rawValue: day.weekday)!
-        let schedule = Schedule.weekly(weekdays: [weekday], hour: 9, minute: 15, start: wall("2026-01-01"), timeZone: .fixed(transition.zone))
+        let schedule = Schedule.weekly(
+            weekdays: [weekday],
+            hour: 9,
+            minute: 15,
+            start: wall("2026-01-01"),
+            timeZone: .fixed(transition.zone)
+        )
         let events = schedule.events(
             from: instant("\(transition.day)T00:00:00", zone).addingTimeInterval(-8 * 86_400),
             to: instant("\(transition.day)T00:00:00", zone).addingTimeInterval(8 * 86_400),
@@ -71,16 +104,41 @@ import Testing
 
     @Test func wallTimeInTheSpringGapMovesForwardOnlyThatDay() {
         let schedule = Schedule.daily(hour: 2, minute: 30, start: wall("2026-03-27"), timeZone: .fixed("Europe/Berlin"))
-        let events = schedule.events(from: instant("2026-03-28T00:00:00"), to: instant("2026-03-31T00:00:00"), bridgeZone: utc)
-        #expect(events.map { local($0.start, berlin) } == ["2026-03-28T02:30:00", "2026-03-29T03:30:00", "2026-03-30T02:30:00"])
-        #expect(events.map { local($0.start, utc) } == ["2026-03-28T01:30:00", "2026-03-29T01:30:00", "2026-03-30T00:30:00"])
+        let events = schedule.events(
+            from: instant("2026-03-28T00:00:00"),
+            to: instant("2026-03-31T00:00:00"),
+            bridgeZone: utc
+        )
+        #expect(
+            events.map { local($0.start, berlin) } == [
+                "2026-03-28T02:30:00", "2026-03-29T03:30:00", "2026-03-30T02:30:00",
+            ]
+        )
+        #expect(
+            events.map { local($0.start, utc) } == [
+                "2026-03-28T01:30:00", "2026-03-29T01:30:00", "2026-03-30T00:30:00",
+            ]
+        )
     }
 
     @Test func repeatedHourTakesTheEarlierInstant() {
-        let schedule = Schedule.daily(hour: 1, minute: 30, start: wall("2026-10-30"), timeZone: .fixed("America/New_York"))
-        let events = schedule.events(from: instant("2026-10-31T00:00:00"), to: instant("2026-11-03T00:00:00"), bridgeZone: utc)
+        let schedule = Schedule.daily(
+            hour: 1,
+            minute: 30,
+            start: wall("2026-10-30"),
+            timeZone: .fixed("America/New_York")
+        )
+        let events = schedule.events(
+            from: instant("2026-10-31T00:00:00"),
+            to: instant("2026-11-03T00:00:00"),
+            bridgeZone: utc
+        )
         // 01:30 EDT (-4) on Nov 1, not 01:30 EST (-5).
-        #expect(events.map { local($0.start, utc) } == ["2026-10-31T05:30:00", "2026-11-01T05:30:00", "2026-11-02T06:30:00"])
+        #expect(
+            events.map { local($0.start, utc) } == [
+                "2026-10-31T05:30:00", "2026-11-01T05:30:00", "2026-11-02T06:30:00",
+            ]
+        )
     }
 
     @Test func hourlyEventsStayEvenlySpacedThroughTheTransition() {
@@ -88,10 +146,17 @@ import Testing
             timeZonePolicy: .fixed("Europe/Berlin"),
             elements: [ScheduleElement(start: wall("2026-10-25T00:00:00"), interval: .hours(1), duration: .seconds(0))]
         )
-        let events = schedule.events(from: instant("2026-10-24T00:00:00"), to: instant("2026-10-25T04:00:00", berlin), bridgeZone: utc)
-        #expect(events.map { local($0.start, berlin) } == [
-            "2026-10-25T00:00:00", "2026-10-25T01:00:00", "2026-10-25T02:00:00", "2026-10-25T02:00:00", "2026-10-25T03:00:00",
-        ])
+        let events = schedule.events(
+            from: instant("2026-10-24T00:00:00"),
+            to: instant("2026-10-25T04:00:00", berlin),
+            bridgeZone: utc
+        )
+        #expect(
+            events.map { local($0.start, berlin) } == [
+                "2026-10-25T00:00:00", "2026-10-25T01:00:00", "2026-10-25T02:00:00", "2026-10-25T02:00:00",
+                "2026-10-25T03:00:00",
+            ]
+        )
         #expect(zip(events, events.dropFirst()).allSatisfy { $1.start.timeIntervalSince($0.start) == 3600 })
     }
 
@@ -102,7 +167,11 @@ import Testing
                 timeZonePolicy: .fixed(zoneName),
                 elements: [ScheduleElement(start: wall("2026-01-01"), interval: .days(1), duration: .allDay)]
             )
-            let events = schedule.events(from: instant("2026-01-01T00:00:00", zone), to: instant("2027-01-01T00:00:00", zone), bridgeZone: utc)
+            let events = schedule.events(
+                from: instant("2026-01-01T00:00:00", zone),
+                to: instant("2027-01-01T00:00:00", zone),
+                bridgeZone: utc
+            )
             #expect(events.count == 365)
             #expect(events.last?.occurrence == 364)
             #expect(zip(events, events.dropFirst()).allSatisfy { $0.end.addingTimeInterval(1) == $1.start })

@@ -1,3 +1,4 @@
+import BridgeCore
 import CarePlan
 import Foundation
 
@@ -10,17 +11,23 @@ func wall(_ text: String) -> WallClockTime {
     try! WallClockTime(parsing: text)
 }
 
-/// An instant written as UTC text, e.g. `2026-03-29T06:00:00`.
+/// An instant written as UTC text, e.g. `2026-03-29T06:00:00` (read by BridgeCore's `Timestamp`, i.e.
+/// Foundation's calendar, not by the code under test).
 func instant(_ text: String) -> Date {
-    wall(text).date(in: utc)
+    try! Timestamp.parse(text, in: utc)
 }
 
 /// An instant written as a wall-clock time in `zone`.
 func instant(_ text: String, _ zone: TimeZone) -> Date {
-    wall(text).date(in: zone)
+    try! Timestamp.parse(text, in: zone)
 }
 
 /// The wall-clock text an instant shows in `zone`.
 func local(_ date: Date, _ zone: TimeZone) -> String {
     WallClockTime(date, in: zone).description
+}
+
+extension Date {
+    /// Whole seconds, so generated test instants print and compare cleanly.
+    var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded()) }
 }

@@ -1,0 +1,71 @@
+public import GATTDecoding
+
+extension PLXSpotCheckMeasurement: SampleProducing {
+    /// oxygenSaturation (%) and heartRate (/min), each only when finite. Nothing when the measurement status
+    /// marks the reading as not clinical (ongoing, early estimate, demonstration, testing, unavailable,
+    /// questionable, invalid). The timestamp is used unless the device says its clock is not set; then the
+    /// receive time is.
+    public func samples(in context: SampleContext) -> [QuantitySample] {
+        PLXSampling.samples(
+            spo2: spo2,
+            pulseRate: pulseRate,
+            measurementStatus: measurementStatus,
+            deviceAndSensorStatus: deviceAndSensorStatus,
+            pulseAmplitudeIndex: pulseAmplitudeIndex,
+            deviceTime: isDeviceClockNotSet ? nil : timeStamp,
+            kind: "spot-check",
+            context: context
+        )
+    }
+}
+
+/// Normalisation shared by the two PLX measurements.
+enum PLXSampling {
+    static func samples(
+        spo2: SFloat,
+        pulseRate: SFloat,
+        measurementStatus: PLXMeasurementStatus?,
+        deviceAndSensorStatus: PLXDeviceAndSensorStatus?,
+        pulseAmplitudeIndex: SFloat?,
+        deviceTime: DateTime?,
+        kind: String,
+        context: SampleContext
+    ) -> [QuantitySample] {
+        if let measurementStatus, !measurementStatus.isDisjoint(with: .notClinical) { return [] }
+        var metadata = ["measurement": kind]
+        if let measurementStatus, !measurementStatus.isEmpty {
+            metadata["measurementStatus"] = measurementStatus.names.joined(separator: ", ")
+        }
+        if let deviceAndSensorStatus, !deviceAndSensorStatus.isEmpty {
+            metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
+        }
+        if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        let start = context.start(for: deviceTime)
+        var samples: [QuantitySample] = []
+        if let value = spo2.doubleValue,
+            let sample = context.sample(
+                .oxygenSaturation,
+                value: value,
+                unit: .percent,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
+        {
+            samples.append(sample)
+        }
+        if let value = pulseRate.doubleValue,
+            let sample = context.sample(
+                .heartRate,
+                value: value,
+                unit: .perMinute,
+                deviceTime: deviceTime,
+                metadata: metadata,
+                start: start
+            )
+        {
+            samples.append(sample)
+        }
+        return samples
+    }
+}

@@ -1,0 +1,189 @@
+public import BridgeCore
+public import Foundation
+public import GATTDecoding
+
+/// Builds the MQTT messages that make CareBridge samples appear in Home Assistant: one retained discovery
+/// config per device and quantity type, and a state message per sample.
+///
+/// Topics:
+/// - config: `<discoveryPrefix>/sensor/<node>/<object>/config`, node `carebridge_<device>`, object `<type>`;
+/// - state: `<topicPrefix>/<device>/<type>`, a JSON object whose `id` is the sample id, so consumers can drop
+///   repeats of an at-least-once delivery;
+/// - availability: `<topicPrefix>/status` with `online`/`offline` (the bridge's MQTT last will).
+///
+/// `<device>` is the device key (address, serial or name) reduced to `[a-z0-9_-]`, as Home Assistant wants
+/// for node and object ids and so that it is one safe topic level.
+///
+/// - SeeAlso: Home Assistant, "MQTT Discovery" and the `sensor` platform options.
+public struct HomeAssistantDiscovery: Sendable, Hashable {
+    /// Home Assistant's discovery prefix, `homeassistant` unless configured otherwise.
+    public var discoveryPrefix: String
+    /// First level of the state and availability topics.
+    public var topicPrefix: String
+    /// CareBridge's version, shown as the discovery origin.
+    public var bridgeVersion: String?
+
+    public static let availablePayload = "online"
+    public static let notAvailablePayload = "offline"
+
+    public init(
+        discoveryPrefix: String = "homeassistant",
+        topicPrefix: String = "carebridge",
+        bridgeVersion: String? = nil
+    ) {
+        self.discoveryPrefix = discoveryPrefix
+        self.topicPrefix = topicPrefix
+        self.bridgeVersion = bridgeVersion
+    }
+
+    /// One MQTT message to publish: topic, JSON payload and whether the broker should retain it.
+    public struct Message: Sendable, Equatable {
+        public var topic: String
+        public var payload: JSONValue
+        public var retain: Bool
+    }
+
+    // MARK: - Topics
+
+    /// Where the bridge announces `online` and its last will says `offline`.
+    public var availabilityTopic: String { "\(topicPrefix)/status" }
+
+    /// `carebridge/<device>/<type>` for a device (nil: manually entered samples).
+    public func stateTopic(device: DeviceIdentity?, type: QuantityType) -> String {
+        "\(topicPrefix)/\(Self.deviceID(device))/\(type.rawValue)"
+    }
+
+    /// `<prefix>/sensor/carebridge_<device>/<type>/config`.
+    public func configTopic(device: DeviceIdentity?, type: QuantityType) -> String {
+        "\(discoveryPrefix)/sensor/\(Self.nodeID(device))/\(Self.objectID(type))/config"
+    }
+
+    /// A device key reduced to `[a-z0-9_-]` (`AA:BB:…` becomes `aa_bb_…`); `manual` without a device.
+    public static func deviceID(_ device: DeviceIdentity?) -> String {
+        guard let device else { return "manual" }
+        let sanitized = String(
+            device.key.lowercased().unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "a"..."z", "0"..."9", "_", "-": Character(scalar)
+                default: "_"
+                }
+            }
+        )
+        return sanitized.isEmpty ? "unknown" : sanitized
+    }
+
+    static func nodeID(_ device: DeviceIdentity?) -> String { "carebridge_\(deviceID(device))" }
+    static func objectID(_ type: QuantityType) -> String { type.rawValue }
+
+    // MARK: - Messages
+
+    /// The retained discovery config for samples of `type` from `device`.
+    public func config(device: DeviceIdentity?, type: QuantityType) -> Message {
+        let unit = type.canonicalUnit
+        var config: JSONObject = [
+            "name": .string(Self.entityName(type)),
+            "unique_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
+            "object_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
+            "state_topic": .string(stateTopic(device: device, type: type)),
+            "value_template": .string("{{ value_json.value }}"),
+            "json_attributes_topic": .string(stateTopic(device: device, type: type)),
+            "unit_of_measurement": .string(Self.displayUnit(unit)),
+        ]
+        if let deviceClass = Self.deviceClass(type) { config["device_class"] = .string(deviceClass) }
+        config["state_class"] = .string("measurement")
+        config["availability_topic"] = .string(availabilityTopic)
+        config["payload_available"] = .string(Self.availablePayload)
+        config["payload_not_available"] = .string(Self.notAvailablePayload)
+        config["device"] = .object(deviceBlock(device))
+        var origin: JSONObject = ["name": .string("CareBridge")]
+        if let bridgeVersion { origin["sw_version"] = .string(bridgeVersion) }
+        config["origin"] = .object(origin)
+        return Message(topic: configTopic(device: device, type: type), payload: .object(config), retain: true)
+    }
+
+    /// The state message for one sample: not retained, carrying the sample id, value, unit and times.
+    ///
+    /// - Parameters:
+    ///   - sample: the sample; its value is sent in its own unit (CareBridge's samples use the canonical one
+    ///     that ``config(device:type:)`` declares; others are converted when the units allow).
+    ///   - zone: the zone the times are written in (ISO 8601 with offset).
+    public func state(for sample: QuantitySample, in zone: TimeZone) -> Message {
+        let canonical = sample.type.canonicalUnit
+        let converted = sample.unit == canonical ? sample.value : sample.unit.convert(sample.value, to: canonical)
+        let (value, unit) = converted.map { ($0, canonical) } ?? (sample.value, sample.unit)
+        var state: JSONObject = [
+            "id": .string(sample.id.uuidString.lowercased()),
+            "type": .string(sample.type.rawValue),
+            "value": .double(value),
+            "unit": .string(Self.displayUnit(unit)),
+            "ucum": .string(unit.rawValue),
+            "start": .string(Timestamp.format(sample.start, in: zone)),
+        ]
+        if sample.end != sample.start { state["end"] = .string(Timestamp.format(sample.end, in: zone)) }
+        state["source"] = .string(sample.source.kind.rawValue)
+        if let device = sample.source.device { state["device"] = .string(device.key) }
+        state["received_at"] = .string(Timestamp.format(sample.receivedAt, in: zone))
+        return Message(
+            topic: stateTopic(device: sample.source.device, type: sample.type),
+            payload: .object(state),
+            retain: false
+        )
+    }
+
+    /// The device block shared by every entity of one device.
+    func deviceBlock(_ device: DeviceIdentity?) -> JSONObject {
+        var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device))])]
+        guard let device else {
+            block["name"] = .string("CareBridge manual entries")
+            block["manufacturer"] = .string("CareBridge")
+            return block
+        }
+        block["name"] = .string(device.name ?? device.model ?? device.key)
+        if let manufacturer = device.manufacturer { block["manufacturer"] = .string(manufacturer) }
+        if let model = device.model { block["model"] = .string(model) }
+        if let software = device.software ?? device.firmware { block["sw_version"] = .string(software) }
+        if let hardware = device.hardware { block["hw_version"] = .string(hardware) }
+        if let serial = device.serial { block["serial_number"] = .string(serial) }
+        if let address = device.address {
+            block["connections"] = .array([.array([.string("bluetooth"), .string(address.lowercased())])])
+        }
+        return block
+    }
+
+    // MARK: - Home Assistant vocabulary
+
+    /// The entity name Home Assistant shows next to the device name, e.g. `Body mass`.
+    static func entityName(_ type: QuantityType) -> String {
+        let title = type.title
+        return title.prefix(1).uppercased() + title.dropFirst()
+    }
+
+    /// Home Assistant's `device_class` where it has one whose units fit; nil otherwise.
+    static func deviceClass(_ type: QuantityType) -> String? {
+        switch type {
+        case .bodyMass, .leanBodyMass, .bodyWaterMass, .muscleMass: "weight"
+        case .bodyTemperature: "temperature"
+        case .height: "distance"
+        case .rrInterval: "duration"
+        case .bloodPressureSystolic, .bloodPressureDiastolic, .meanArterialPressure: "pressure"
+        case .bloodGlucose: "blood_glucose_concentration"
+        case .bodyMassIndex, .bodyFatPercentage, .basalEnergyBurned, .bodyImpedance, .heartRate, .oxygenSaturation:
+            nil
+        }
+    }
+
+    /// The unit as Home Assistant writes it (`°C`, `mmHg`, `bpm`); the UCUM code when it has no spelling.
+    static func displayUnit(_ unit: HealthUnit) -> String {
+        switch unit {
+        case .celsius: "°C"
+        case .fahrenheit: "°F"
+        case .millimetreOfMercury: "mmHg"
+        case .perMinute: "bpm"
+        case .kilogramPerSquareMetre: "kg/m²"
+        case .ohm: "Ω"
+        case .pound: "lb"
+        case .inch: "in"
+        default: unit.rawValue
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// Why an ``MQTTSession`` operation failed: a code to switch on, a message for people, the underlying cause,
+/// and where it was raised.
+public struct MQTTClientError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The TCP connection could not be opened or broke during the handshake.
+        case connectionFailed
+        /// The broker answered CONNECT with a non-zero return code.
+        case connectionRefused(ConnAckPacket.ReturnCode)
+        /// No CONNACK arrived within the connect timeout.
+        case connectTimedOut
+        /// The operation needs a live connection (QoS 0 publish, subscribe) or ``MQTTSession/connect()`` first.
+        case notConnected
+        /// The session was closed with ``MQTTSession/disconnect()`` before the operation completed.
+        case sessionClosed
+        /// A QoS 1 publish was not acknowledged within the configured publish timeout.
+        case publishTimedOut
+        /// The queue of unacknowledged QoS 1 publishes is full.
+        case queueFull
+        /// The topic is not a valid PUBLISH topic name (empty or with a wildcard).
+        case invalidTopic
+        /// QoS 2 is not supported by this client.
+        case unsupportedQoS
+        /// The broker refused a subscription.
+        case subscriptionRefused
+        /// The connection was lost while waiting for an answer that is not retried (SUBACK).
+        case connectionLost
+        /// The caller's task was cancelled.
+        case cancelled
+        /// A broker URL was not `mqtt://[user[:password]@]host[:port]`.
+        case invalidURL
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error)?
+    public var file: String
+    public var line: Int
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        cause: (any Error)? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String {
+        var text = "MQTT \(code): \(message)"
+        if let cause { text += " (cause: \(cause))" }
+        return text + " [\(file):\(line)]"
+    }
+}

@@ -1,0 +1,61 @@
+import NIOCore
+
+extension MQTTSession.Configuration {
+    /// A configuration for a broker URL such as `mqtt://broker.local`, `mqtt://user:secret@10.0.0.2:1884` or
+    /// `mqtt://[::1]:1883`; the port defaults to 1883.
+    ///
+    /// - Throws: ``MQTTClientError`` with `.invalidURL` for another scheme (TLS, `mqtts://`, is not supported),
+    ///   an empty host, or a port outside 1–65535.
+    public init(url: String, clientID: String) throws(MQTTClientError) {
+        let scheme = "mqtt://"
+        guard url.lowercased().hasPrefix(scheme) else {
+            throw MQTTClientError(.invalidURL, "'\(url)' does not start with mqtt:// (TLS is not supported)")
+        }
+        var rest = Substring(url.dropFirst(scheme.count))
+        if let slash = rest.firstIndex(of: "/") {
+            guard rest[slash...].allSatisfy({ $0 == "/" }) else {
+                throw MQTTClientError(.invalidURL, "'\(url)' has a path; a broker URL has none")
+            }
+            rest = rest[..<slash]
+        }
+        var username: String?
+        var password: ByteBuffer?
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if let colon = credentials.firstIndex(of: ":") {
+                username = String(credentials[..<colon])
+                password = ByteBuffer(string: String(credentials[credentials.index(after: colon)...]))
+            } else {
+                username = String(credentials)
+            }
+        }
+        var host = rest
+        var port = 1883
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else {
+                throw MQTTClientError(.invalidURL, "'\(url)' has an unterminated IPv6 address")
+            }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else {
+                    throw MQTTClientError(.invalidURL, "'\(url)': junk after the address")
+                }
+                port = try Self.port(after.dropFirst(), url: url)
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            port = try Self.port(rest[rest.index(after: colon)...], url: url)
+        }
+        guard !host.isEmpty else { throw MQTTClientError(.invalidURL, "'\(url)' has no host") }
+        self.init(host: String(host), port: port, clientID: clientID, username: username, password: password)
+    }
+
+    private static func port(_ text: Substring, url: String) throws(MQTTClientError) -> Int {
+        guard let port = Int(text), (1...65_535).contains(port) else {
+            throw MQTTClientError(.invalidURL, "'\(url)' has port '\(text)'; expected 1–65535")
+        }
+        return port
+    }
+}

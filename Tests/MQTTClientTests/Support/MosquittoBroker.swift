@@ -1,0 +1,243 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `mosquitto` broker for tests, on a fixed loopback port chosen at creation.
+///
+/// Written to be reused by any test target (it needs only Foundation): `start()`, `stop()`, `restart()` on the
+/// same port, `pause()`/`resume()` with SIGSTOP/SIGCONT to make the broker unresponsive, and the broker's log
+/// (`log_type all`) to assert what it received. The generated config listens on 127.0.0.1 only, allows
+/// anonymous clients (unless told otherwise) and keeps nothing on disk.
+///
+/// When the tools are missing, ``isInstalled`` is false: tests gate on ``testsEnabled``, which is also true
+/// under `CI=true` so that a CI machine without mosquitto fails instead of skipping.
+final class MosquittoBroker: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let port: Int
+    let directory: URL
+    private let process = Mutex<Process?>(nil)
+
+    var configURL: URL { directory.appendingPathComponent("mosquitto.conf") }
+    var logURL: URL { directory.appendingPathComponent("mosquitto.log") }
+
+    static let mosquittoPath = locate("mosquitto")
+    static let subscriberPath = locate("mosquitto_sub")
+    static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
+    /// Run broker tests when the tools are here, and always in CI (where a missing tool must fail the test).
+    static var testsEnabled: Bool {
+        testsEnabled(installed: isInstalled, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
+        installed || environment["CI"] == "true"
+    }
+    static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
+
+    /// Writes a config for a free loopback port; the broker is not started yet.
+    init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
+        guard installed else {
+            throw Failure(
+                description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
+            )
+        }
+        port = try Self.freeLoopbackPort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = """
+            listener \(port) 127.0.0.1
+            allow_anonymous \(allowAnonymous)
+            persistence false
+            user root
+            log_dest file \(directory.appendingPathComponent("mosquitto.log").path)
+            log_type all
+            log_timestamp false
+
+            """
+        try config.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts the broker and returns once it accepts TCP connections on ``port``.
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.mosquittoPath!)
+        process.arguments = ["-c", configURL.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process.withLock { $0 = process }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if !process.isRunning {
+                throw Failure(description: "mosquitto exited with \(process.terminationStatus); log:\n\(log)")
+            }
+            if Self.canConnect(port: port) { return }
+            usleep(10_000)
+        }
+        throw Failure(description: "mosquitto is not listening on 127.0.0.1:\(port) after 10 s; log:\n\(log)")
+    }
+
+    /// Stops the broker and waits for it to exit; clients see their sockets close.
+    ///
+    /// Uses SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM and SIGINT, and
+    /// mosquitto never unblocks them. With persistence off nothing is lost that a graceful stop would keep.
+    func stop() {
+        guard
+            let process = process.withLock({ current -> Process? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Stops and starts again on the same port.
+    func restart() throws {
+        stop()
+        try start()
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open, nothing is answered.
+    func pause() {
+        if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGSTOP) }
+    }
+
+    /// Lets a paused broker run again (SIGCONT).
+    func resume() {
+        if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGCONT) }
+    }
+
+    /// Everything the broker logged so far.
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// Waits until the log contains `text` `count` times.
+    func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if log.components(separatedBy: text).count - 1 >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw Failure(description: "mosquitto log has not shown '\(text)' ×\(count) within \(timeout); log:\n\(log)")
+    }
+
+    // MARK: - Helpers
+
+    static func locate(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories =
+            path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/sbin"]
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// A loopback port nobody listens on right now (bind to port 0, read it back, close).
+    static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw Failure(description: "bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw Failure(description: "getsockname() failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
+
+/// An independent subscriber: `mosquitto_sub` on the test broker, printing `topic|retain|qos|payload` lines.
+final class MosquittoSubscriber: Sendable {
+    struct Message: Equatable, CustomStringConvertible {
+        var topic: String
+        var retained: Bool
+        var qos: Int
+        var payload: String
+
+        var description: String { "\(topic) r\(retained ? 1 : 0) q\(qos) \(payload)" }
+    }
+
+    let broker: MosquittoBroker
+    let clientID: String
+    let count: Int
+    let outputURL: URL
+    private let process: Process
+
+    /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
+    /// published afterwards reaches it.
+    init(broker: MosquittoBroker, topic: String = "#", count: Int, qos: Int = 1, timeoutSeconds: Int = 30) async throws
+    {
+        self.broker = broker
+        self.count = count
+        clientID = "sub-\(UUID().uuidString.prefix(8))"
+        outputURL = broker.directory.appendingPathComponent("\(clientID).out")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: MosquittoBroker.subscriberPath!)
+        process.arguments = [
+            "-h", "127.0.0.1", "-p", "\(broker.port)", "-i", clientID, "-q", "\(qos)", "-t", topic,
+            "-C", "\(count)", "-W", "\(timeoutSeconds)", "-F", "%t|%r|%q|%p",
+        ]
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        try await broker.waitForLog("Sending SUBACK to \(clientID)")
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Waits for `mosquitto_sub` to exit after ``count`` messages and returns them in arrival order.
+    func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            throw MosquittoBroker.Failure(description: "mosquitto_sub got only:\n\(text)\nbroker log:\n\(broker.log)")
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            let fields = line.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            return Message(topic: fields[0], retained: fields[1] == "1", qos: Int(fields[2]) ?? -1, payload: fields[3])
+        }
+    }
+}
