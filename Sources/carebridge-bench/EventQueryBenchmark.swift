@@ -52,7 +52,7 @@ let storeQueryBenchmark = Benchmark(
         var timings: [Double] = []
         var cpu: [Double] = []
         var count = 0
-        for _ in 0..<15 {
+        for _ in 0..<40 {
             let elapsed = try measure {
                 count = try store.events(matching: EventQuery(from: from, to: to)).count
             }
