@@ -16,6 +16,8 @@ let benchmarks: [Benchmark] = [
     decodeBenchmark,
     scheduleBenchmark,
     replayBenchmark,
+    storeIngestBenchmark,
+    storeQueryBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
