@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "carebridge", targets: ["carebridge"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "SampleExport", targets: ["SampleExport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,8 @@ let package = Package(
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
+        .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -30,10 +33,11 @@ let package = Package(
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore"]),
+        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore", "SampleExport"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(name: "SampleExportTests", dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"]),
     ]
 )
 
