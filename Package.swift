@@ -37,7 +37,11 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
-        .testTarget(name: "SampleExportTests", dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"]),
+        .testTarget(
+            name: "SampleExportTests",
+            dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"],
+            exclude: ["Validator"]
+        ),
     ]
 )
 
