@@ -1,5 +1,11 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A buffered sink writing UTF-8 to a file handle in 64 KiB blocks.
 ///
 /// Use `sink.write` as an ``ExportSink``; call ``flush()`` (or ``close()``) when done.
@@ -22,12 +28,15 @@ public final class FileSink: TextOutputStream {
         buffer.reserveCapacity(capacity)
     }
 
-    /// Creates or truncates the file at `path`.
-    /// - Throws: ``ExportError`` with code `output` when the file cannot be created.
+    /// Creates or truncates the file at `path` with `open(2)`, so a device such as `/dev/null` stays a device
+    /// (FileManager's `createFile` would replace it with a regular file).
+    /// - Throws: ``ExportError`` with code `output` when the file cannot be opened.
     public init(path: String, capacity: Int = 1 << 16) throws(ExportError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
-        else { throw ExportError(code: .output, message: "cannot create \(path)") }
-        self.handle = handle
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ExportError(code: .output, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.ownsHandle = true
         self.name = path
         self.capacity = capacity

@@ -13,8 +13,15 @@ struct Benchmark: Sendable {
 }
 
 let benchmarks: [Benchmark] = [
-    decodeBenchmark
+    decodeBenchmark,
+    exportBenchmark,
 ]
+
+// A child run of the export benchmark, measured in its own process (see ExportBenchmark.swift).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3]) {
+    try runExport(format: CommandLine.arguments[2], count: count)
+    exit(0)
+}
 
 let requested = Set(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("-h") {
