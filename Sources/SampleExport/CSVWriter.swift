@@ -34,7 +34,7 @@ public final class CSVWriter {
         let sample = record.sample
         var row = ""
         row.reserveCapacity(256)
-        row += sample.id.uuidString.lowercased()
+        row += UUIDText.lowercase(sample.id)
         row += ","
         row += sample.type.rawValue
         row += ","

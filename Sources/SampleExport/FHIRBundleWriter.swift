@@ -67,9 +67,12 @@ public final class FHIRBundleWriter {
     private var started = false
     private var entries = 0
     private var finished = false
-    private var writtenDevices: Set<String> = []
+    /// Devices already written: key → reference (`urn:uuid:…`) and display name.
+    private var writtenDevices: [String: DeviceReference] = [:]
     private var pending: [(key: PairKey, record: ExportRecord, serial: Int)] = []
     private var serial = 0
+    /// `code` JSON by primary code and text: the same few concepts repeat for every Observation.
+    private var concepts: [String: String] = [:]
 
     /// - Parameters:
     ///   - options: bundle type, subject, zone.
@@ -131,11 +134,11 @@ public final class FHIRBundleWriter {
     }
 
     /// Writes one entry: `fullUrl`, `resource`, and in a transaction the conditional-create `request`.
-    private func writeEntry(type: String, uuid: UUID, resource: String, identifierSystem: String, identifier: String) throws {
+    private func writeEntry(type: String, fullUrl: String, resource: String, identifierSystem: String, identifier: String) throws {
         try startIfNeeded()
         var entry = entries == 0 ? ",\"entry\":[\n" : ",\n"
         entry.reserveCapacity(resource.utf8.count + 256)
-        entry += "{\"fullUrl\":\"urn:uuid:\(uuid.uuidString.lowercased())\",\"resource\":"
+        entry += "{\"fullUrl\":\"" + fullUrl + "\",\"resource\":"
         entry += resource
         if options.bundleType == .transaction {
             entry += ",\"request\":{\"method\":\"POST\",\"url\":\"\(type)\",\"ifNoneExist\":"
@@ -174,7 +177,7 @@ public final class FHIRBundleWriter {
             return
         }
         let device = try writeDeviceIfNeeded(sample.source)
-        let id = sample.id
+        let id = UUIDText.lowercase(sample.id)
         var resource = observationHead(
             profile: coding.profile,
             manual: sample.source.kind == .manual,
@@ -190,10 +193,10 @@ public final class FHIRBundleWriter {
         resource += "}"
         try writeEntry(
             type: "Observation",
-            uuid: id,
+            fullUrl: "urn:uuid:" + id,
             resource: resource,
             identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id.uuidString.lowercased()
+            identifier: id
         )
         summary.exported += 1
     }
@@ -209,7 +212,7 @@ public final class FHIRBundleWriter {
             return
         }
         let device = try writeDeviceIfNeeded(high.source)
-        let id = SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)")
+        let id = UUIDText.lowercase(SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)"))
         var resource = observationHead(
             profile: VitalSignCoding.bloodPressureProfile,
             manual: high.source.kind == .manual || low.source.kind == .manual,
@@ -233,10 +236,10 @@ public final class FHIRBundleWriter {
         resource += "}"
         try writeEntry(
             type: "Observation",
-            uuid: id,
+            fullUrl: "urn:uuid:" + id,
             resource: resource,
             identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id.uuidString.lowercased()
+            identifier: id
         )
         summary.exported += 2
     }
@@ -245,7 +248,7 @@ public final class FHIRBundleWriter {
     private func observationHead(
         profile: String,
         manual: Bool,
-        identifier: UUID,
+        identifier: String,
         codings: [FHIRCoding],
         text: String,
         start: Date,
@@ -258,10 +261,18 @@ public final class FHIRBundleWriter {
             out += "\"display\":\"Reported by the patient\"}]"
         }
         out += "},\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
-        out += identifier.uuidString.lowercased()
+        out += identifier
         out += "\"}],\"status\":\"final\",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
         out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}],\"code\":"
-        Self.appendCodeableConcept(codings, text: text, to: &out)
+        let conceptKey = codings.first.map { $0.code + "|" + text } ?? text
+        if let concept = concepts[conceptKey] {
+            out += concept
+        } else {
+            var concept = ""
+            Self.appendCodeableConcept(codings, text: text, to: &concept)
+            concepts[conceptKey] = concept
+            out += concept
+        }
         if let subject = options.subject {
             out += ",\"subject\":{\"reference\":"
             JSONText.appendString(subject, to: &out)
@@ -281,9 +292,9 @@ public final class FHIRBundleWriter {
         return out
     }
 
-    private func appendDevice(_ device: (uuid: UUID, display: String?)?, to out: inout String) {
+    private func appendDevice(_ device: DeviceReference?, to out: inout String) {
         guard let device else { return }
-        out += ",\"device\":{\"reference\":\"urn:uuid:\(device.uuid.uuidString.lowercased())\""
+        out += ",\"device\":{\"reference\":\"" + device.reference + "\""
         if let display = device.display {
             out += ",\"display\":"
             JSONText.appendString(display, to: &out)
@@ -346,21 +357,23 @@ public final class FHIRBundleWriter {
     // MARK: - Devices
 
     /// Writes the Device for `source` the first time it appears. Returns its fullUrl UUID and a display name.
-    private func writeDeviceIfNeeded(_ source: SampleSource) throws -> (uuid: UUID, display: String?)? {
+    private func writeDeviceIfNeeded(_ source: SampleSource) throws -> DeviceReference? {
         guard source.kind == .device, let identity = source.device else { return nil }
         let key = identity.key
-        let uuid = SHA256.uuid(for: "device|\(key)")
-        let display = identity.name ?? identity.model
-        if writtenDevices.contains(key) { return (uuid, display) }
-        writtenDevices.insert(key)
+        if let known = writtenDevices[key] { return known }
+        let device = DeviceReference(
+            reference: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "device|\(key)")),
+            display: identity.name ?? identity.model
+        )
+        writtenDevices[key] = device
         try writeEntry(
             type: "Device",
-            uuid: uuid,
+            fullUrl: device.reference,
             resource: Self.deviceResource(identity),
             identifierSystem: Self.deviceIdentifierSystem,
             identifier: key
         )
-        return (uuid, display)
+        return device
     }
 
     static func deviceResource(_ identity: DeviceIdentity) -> String {
@@ -407,6 +420,12 @@ public final class FHIRBundleWriter {
         out += "}"
         return out
     }
+}
+
+/// How Observations point at a Device entry.
+struct DeviceReference {
+    var reference: String
+    var display: String?
 }
 
 /// What makes a systolic and a diastolic sample halves of one reading.
