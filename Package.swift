@@ -10,10 +10,13 @@ let package = Package(
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
         .library(name: "SampleExport", targets: ["SampleExport"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
+        .library(name: "CareStore", targets: ["CareStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
@@ -22,21 +25,59 @@ let package = Package(
         .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
         .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
+        .target(
+            name: "CareStore",
+            dependencies: [
+                "BridgeCore",
+                "CarePlan",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
             dependencies: [
                 "GATTDecoding",
                 "BridgeCore",
+                "CarePlan",
+                "CareStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
-        .executableTarget(name: "carebridge-bench", dependencies: ["GATTDecoding", "BridgeCore", "SampleExport"]),
+        .executableTarget(
+            name: "carebridge-bench",
+            dependencies: [
+                "GATTDecoding",
+                "BridgeCore",
+                "CarePlan",
+                "CareStore",
+                "SampleExport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "CareStoreTests",
+            dependencies: [
+                "CareStore",
+                "CarePlan",
+                "BridgeCore",
+                "GATTDecoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "SampleExportTests",
             dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"],

@@ -13,7 +13,7 @@ import Glibc
 /// size (`ru_maxrss`) is its own: a streaming writer shows about the same peak at 100k and 1M samples.
 let exportBenchmark = Benchmark(name: "export", summary: "export samples to FHIR and CSV (/dev/null): samples/s, peak RSS") {
     print("The machine is shared: wall-clock figures include waiting for a core; CPU s is this process's own time.")
-    print("format   samples   wall s   samples/s  CPU s  samples/CPU-s  output MB  peak RSS MB")
+    print("format           samples   wall s   samples/s  CPU s  samples/CPU-s  output MB  peak RSS MB")
     for format in ["fhir", "csv", "fhir-transaction"] {
         for count in [100_000, 1_000_000] {
             let process = Process()
@@ -88,7 +88,7 @@ func runExport(format: String, count: Int) throws {
     let cpu =
         Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     let row = [
-        format.padding(toLength: 8, withPad: " ", startingAt: 0),
+        format.padding(toLength: 16, withPad: " ", startingAt: 0),
         String(format: "%8d", count),
         String(format: "%8.2f", seconds),
         String(format: "%11.0f", Double(count) / seconds),

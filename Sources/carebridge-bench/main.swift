@@ -13,7 +13,7 @@ struct Benchmark: Sendable {
 }
 
 let benchmarks: [Benchmark] = [
-    decodeBenchmark,
+    decodeBenchmark, storeIngestBenchmark, storeQueryBenchmark,
     exportBenchmark,
 ]
 

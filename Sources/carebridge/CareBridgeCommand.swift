@@ -10,6 +10,9 @@ struct CareBridgeCommand: AsyncParsableCommand {
             meters and pulse oximeters send, normalises it into quantity samples, and completes the matching \
             assessment events of a care plan.
             """,
-        subcommands: [Decode.self]
+        subcommands: [
+            Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
+            Uncomplete.self,
+        ]
     )
 }

@@ -1,0 +1,338 @@
+public import Foundation
+import BridgeCore
+import GATTDecoding
+
+/// A care plan as read from a plan file: the tasks to create or version.
+///
+/// Format (JSON):
+/// ```json
+/// {"tasks": [{"id": "weigh-in", "title": "Weigh yourself", "kind": "assessment",
+///   "schedule": {"timeZone": "Europe/Berlin",
+///                "elements": [{"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+///   "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}}]}
+/// ```
+/// Task keys: `id`, `title`, `kind` (required); `instructions`, `groupIdentifier`, `tags`, `impactsAdherence`
+/// (default true), `effectiveDate` (ISO-8601; without an offset a wall-clock time in the schedule's zone),
+/// `linkage` (assessments only). Schedule: `timeZone` (IANA id or `"floating"`, the default), `elements`.
+/// Element: `start` (wall-clock), `end`, `interval` (`days`, `weeks`, `months`, `hours`, `minutes`),
+/// `duration` (`"allDay"` or seconds; default 3600), `text`, `targetValues` (`[{"value": 8000, "unit": "…"}]`),
+/// or the weekly form `{"start": …, "weekly": [0,4,0,2,0,4,0]}` (counts from Sunday). Unknown keys are errors.
+public struct CarePlanDocument: Sendable, Hashable {
+    public var tasks: [CareTask]
+
+    public init(tasks: [CareTask]) {
+        self.tasks = tasks
+    }
+
+    /// Reads and validates a plan file; nothing is returned unless the whole file is valid.
+    /// - Parameters:
+    ///   - data: the file's bytes (UTF-8 JSON).
+    ///   - path: the file name to put in errors.
+    ///   - bridgeZone: the configured zone, for `effectiveDate`s of floating schedules.
+    /// - Throws: ``CarePlanError`` naming the file, the JSON path and the problem.
+    public static func parse(_ data: Data, path: String, bridgeZone: TimeZone) throws(CarePlanError) -> CarePlanDocument {
+        let root: JSONValue
+        do {
+            root = try PlanJSONParser.parse(Array(data))
+        } catch {
+            throw CarePlanError(
+                path: path,
+                location: "line \(error.line), column \(error.column)",
+                message: "invalid JSON: \(error.message)"
+            )
+        }
+        let reader = PlanReader(path: path, bridgeZone: bridgeZone)
+        return try reader.document(root)
+    }
+}
+
+/// Walks the parsed JSON, keeping the JSON path for errors.
+private struct PlanReader {
+    let path: String
+    let bridgeZone: TimeZone
+
+    func fail(_ location: String, _ message: String) -> CarePlanError {
+        CarePlanError(path: path, location: location, message: message)
+    }
+
+    func object(_ value: JSONValue, _ at: String, keys allowed: [String]) throws(CarePlanError) -> JSONObject {
+        guard case .object(let object) = value else { throw fail(at, "expected an object, got \(kind(value))") }
+        for key in object.keys where !allowed.contains(key) {
+            throw fail(join(at, key), "unknown key \"\(key)\" (expected one of: \(allowed.joined(separator: ", ")))")
+        }
+        return object
+    }
+
+    func join(_ at: String, _ key: String) -> String { at.isEmpty ? key : "\(at).\(key)" }
+
+    func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string(let text): "the string \"\(text)\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    func string(_ object: JSONObject, _ key: String, _ at: String, required: Bool = false) throws(CarePlanError) -> String? {
+        guard let value = object[key], value != .null else {
+            if required { throw fail(join(at, key), "missing required key \"\(key)\"") }
+            return nil
+        }
+        guard case .string(let text) = value else { throw fail(join(at, key), "expected a string, got \(kind(value))") }
+        return text
+    }
+
+    func array(_ object: JSONObject, _ key: String, _ at: String, required: Bool = false) throws(CarePlanError) -> [JSONValue]? {
+        guard let value = object[key], value != .null else {
+            if required { throw fail(join(at, key), "missing required key \"\(key)\"") }
+            return nil
+        }
+        guard case .array(let values) = value else { throw fail(join(at, key), "expected an array, got \(kind(value))") }
+        return values
+    }
+
+    func number(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Double {
+        switch value {
+        case .int(let number): return Double(number)
+        case .double(let number) where number.isFinite: return number
+        default: throw fail(at, "expected a number, got \(kind(value))")
+        }
+    }
+
+    func integer(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Int {
+        switch value {
+        case .int(let number): return number
+        case .double(let number) where number == number.rounded() && abs(number) < 1e15: return Int(number)
+        default: throw fail(at, "expected a whole number, got \(kind(value))")
+        }
+    }
+
+    func document(_ root: JSONValue) throws(CarePlanError) -> CarePlanDocument {
+        let object = try self.object(root, "", keys: ["tasks"])
+        guard let items = try array(object, "tasks", "", required: true) else { throw fail("tasks", "missing") }
+        var tasks: [CareTask] = []
+        var seen: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let at = "tasks[\(index)]"
+            let task = try self.task(item, at)
+            if let first = seen[task.id] {
+                throw fail(join(at, "id"), "duplicate task id \"\(task.id)\" (also tasks[\(first)].id)")
+            }
+            seen[task.id] = index
+            tasks.append(task)
+        }
+        return CarePlanDocument(tasks: tasks)
+    }
+
+    func task(_ value: JSONValue, _ at: String) throws(CarePlanError) -> CareTask {
+        let keys = [
+            "id", "title", "kind", "instructions", "groupIdentifier", "tags", "impactsAdherence", "schedule",
+            "linkage", "effectiveDate",
+        ]
+        let object = try self.object(value, at, keys: keys)
+        guard let id = try string(object, "id", at, required: true), !id.isEmpty else {
+            throw fail(join(at, "id"), "task id must not be empty")
+        }
+        guard let title = try string(object, "title", at, required: true), !title.isEmpty else {
+            throw fail(join(at, "title"), "title must not be empty")
+        }
+        let kindText = try string(object, "kind", at, required: true) ?? ""
+        guard let kind = TaskKind(rawValue: kindText) else {
+            throw fail(join(at, "kind"), "unknown kind \"\(kindText)\" (expected intervention or assessment)")
+        }
+        var tags: [String] = []
+        for (index, tag) in (try array(object, "tags", at) ?? []).enumerated() {
+            guard case .string(let text) = tag else {
+                throw fail(join(at, "tags[\(index)]"), "expected a string, got \(self.kind(tag))")
+            }
+            tags.append(text)
+        }
+        var impactsAdherence = true
+        if let flag = object["impactsAdherence"], flag != .null {
+            guard case .bool(let value) = flag else {
+                throw fail(join(at, "impactsAdherence"), "expected true or false, got \(self.kind(flag))")
+            }
+            impactsAdherence = value
+        }
+        guard let scheduleValue = object["schedule"] else {
+            throw fail(join(at, "schedule"), "missing required key \"schedule\"")
+        }
+        let schedule = try self.schedule(scheduleValue, join(at, "schedule"))
+        var linkage: SampleLinkage?
+        if let linkageValue = object["linkage"], linkageValue != .null {
+            if kind == .intervention {
+                throw fail(
+                    join(at, "linkage"),
+                    "an intervention is completed by the patient and cannot have a sample linkage "
+                        + "(use \"kind\": \"assessment\")"
+                )
+            }
+            linkage = try self.linkage(linkageValue, join(at, "linkage"))
+        }
+        var effectiveDate: Date?
+        if let text = try string(object, "effectiveDate", at) {
+            do {
+                effectiveDate = try Timestamp.parse(text, in: schedule.timeZonePolicy.zone(bridge: bridgeZone))
+            } catch {
+                throw fail(join(at, "effectiveDate"), error.description)
+            }
+        }
+        return CareTask(
+            id: id,
+            title: title,
+            instructions: try string(object, "instructions", at),
+            kind: kind,
+            groupIdentifier: try string(object, "groupIdentifier", at),
+            tags: tags,
+            impactsAdherence: impactsAdherence,
+            schedule: schedule,
+            linkage: linkage,
+            effectiveDate: effectiveDate
+        )
+    }
+
+    func schedule(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Schedule {
+        let object = try self.object(value, at, keys: ["timeZone", "elements"])
+        var policy = TimeZonePolicy.floating
+        if let text = try string(object, "timeZone", at) {
+            guard let parsed = TimeZonePolicy(parsing: text) else {
+                throw fail(
+                    join(at, "timeZone"),
+                    "unknown time zone \"\(text)\" (use an IANA identifier such as Europe/Berlin, or \"floating\")"
+                )
+            }
+            policy = parsed
+        }
+        let items = try array(object, "elements", at, required: true) ?? []
+        if items.isEmpty { throw fail(join(at, "elements"), "a schedule needs at least one element") }
+        var elements: [ScheduleElement] = []
+        for (index, item) in items.enumerated() {
+            elements.append(try element(item, join(at, "elements[\(index)]")))
+        }
+        return Schedule(timeZonePolicy: policy, elements: elements)
+    }
+
+    func wallClock(_ object: JSONObject, _ key: String, _ at: String, required: Bool) throws(CarePlanError) -> WallClockTime? {
+        guard let text = try string(object, key, at, required: required) else { return nil }
+        do {
+            return try WallClockTime(parsing: text)
+        } catch {
+            throw fail(join(at, key), error.description)
+        }
+    }
+
+    func element(_ value: JSONValue, _ at: String) throws(CarePlanError) -> ScheduleElement {
+        let keys = ["start", "end", "interval", "duration", "text", "targetValues", "weekly"]
+        let object = try self.object(value, at, keys: keys)
+        guard let start = try wallClock(object, "start", at, required: true) else { throw fail(at, "missing start") }
+        let end = try wallClock(object, "end", at, required: false)
+        let text = try string(object, "text", at)
+        var targets: [TargetValue] = []
+        for (index, item) in (try array(object, "targetValues", at) ?? []).enumerated() {
+            targets.append(try target(item, join(at, "targetValues[\(index)]")))
+        }
+        let element: ScheduleElement
+        if let weekly = try array(object, "weekly", at) {
+            if object["interval"] != nil {
+                throw fail(join(at, "interval"), "a weekly element repeats every week; remove \"interval\"")
+            }
+            if let duration = object["duration"], duration != .string("allDay") {
+                throw fail(join(at, "duration"), "weekly occurrences are all-day events; remove \"duration\"")
+            }
+            var counts: [Int] = []
+            for (index, item) in weekly.enumerated() {
+                counts.append(try integer(item, join(at, "weekly[\(index)]")))
+            }
+            element = ScheduleElement(weeklyOccurrences: counts, start: start, end: end, text: text, targetValues: targets)
+        } else {
+            guard let intervalValue = object["interval"] else {
+                throw fail(join(at, "interval"), "missing required key \"interval\" (or \"weekly\")")
+            }
+            let interval = try self.interval(intervalValue, join(at, "interval"))
+            var duration = EventDuration.hours(1)
+            if let durationValue = object["duration"], durationValue != .null {
+                switch durationValue {
+                case .string("allDay"): duration = .allDay
+                case .int, .double: duration = .seconds(try number(durationValue, join(at, "duration")))
+                default:
+                    throw fail(
+                        join(at, "duration"),
+                        "expected \"allDay\" or a number of seconds, got \(kind(durationValue))"
+                    )
+                }
+            }
+            element = ScheduleElement(
+                start: start,
+                end: end,
+                interval: interval,
+                duration: duration,
+                text: text,
+                targetValues: targets
+            )
+        }
+        if let problem = element.validationProblem { throw fail(join(at, problem.field), problem.message) }
+        return element
+    }
+
+    func interval(_ value: JSONValue, _ at: String) throws(CarePlanError) -> ScheduleInterval {
+        let names = ["days", "weeks", "months", "hours", "minutes"]
+        let object = try self.object(value, at, keys: names)
+        var components: [String: Int] = [:]
+        for name in names {
+            if let item = object[name] {
+                let number = try integer(item, join(at, name))
+                if number < 0 { throw fail(join(at, name), "must not be negative (got \(number))") }
+                components[name] = number
+            }
+        }
+        let interval = ScheduleInterval(
+            days: components["days"] ?? 0,
+            weeks: components["weeks"] ?? 0,
+            months: components["months"] ?? 0,
+            hours: components["hours"] ?? 0,
+            minutes: components["minutes"] ?? 0
+        )
+        if let problem = interval.validationProblem { throw fail(at, problem) }
+        return interval
+    }
+
+    func target(_ value: JSONValue, _ at: String) throws(CarePlanError) -> TargetValue {
+        let object = try self.object(value, at, keys: ["value", "unit"])
+        guard let number = object["value"] else { throw fail(join(at, "value"), "missing required key \"value\"") }
+        var unit: HealthUnit?
+        if let text = try string(object, "unit", at) {
+            guard let parsed = HealthUnit(parsing: text) else {
+                throw fail(join(at, "unit"), "unknown unit \"\(text)\"")
+            }
+            unit = parsed
+        }
+        return TargetValue(value: try self.number(number, join(at, "value")), unit: unit)
+    }
+
+    func linkage(_ value: JSONValue, _ at: String) throws(CarePlanError) -> SampleLinkage {
+        let object = try self.object(value, at, keys: ["type", "unit", "aggregation"])
+        let typeText = try string(object, "type", at, required: true) ?? ""
+        guard let type = QuantityType(rawValue: typeText) else {
+            let known = QuantityType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail(join(at, "type"), "unknown quantity type \"\(typeText)\" (known: \(known))")
+        }
+        var unit = type.canonicalUnit
+        if let unitText = try string(object, "unit", at) {
+            guard let parsed = HealthUnit(parsing: unitText) else {
+                throw fail(join(at, "unit"), "unknown unit \"\(unitText)\"")
+            }
+            unit = parsed
+        }
+        let aggregationText = try string(object, "aggregation", at) ?? Aggregation.each.rawValue
+        guard let aggregation = Aggregation(rawValue: aggregationText) else {
+            let known = Aggregation.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail(join(at, "aggregation"), "unknown aggregation \"\(aggregationText)\" (expected one of: \(known))")
+        }
+        let linkage = SampleLinkage(type: type, unit: unit, aggregation: aggregation)
+        if let problem = linkage.validationProblem { throw fail(join(at, problem.field), problem.message) }
+        return linkage
+    }
+}

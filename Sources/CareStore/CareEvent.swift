@@ -1,0 +1,137 @@
+public import BridgeCore
+public import CarePlan
+public import Foundation
+
+/// One value of an outcome, in order.
+public struct OutcomeValue: Sendable, Hashable {
+    public var value: Double
+    public var unit: HealthUnit
+    /// When it was measured (the sample's start, or the completion time for interventions).
+    public var measuredAt: Date
+    /// The sample it came from; nil for interventions and for `mean`/`sum` aggregates.
+    public var sampleID: UUID?
+    /// When it entered the store (the sample's ingest time).
+    public var recordedAt: Date
+
+    public init(value: Double, unit: HealthUnit, measuredAt: Date, sampleID: UUID?, recordedAt: Date) {
+        self.value = value
+        self.unit = unit
+        self.measuredAt = measuredAt
+        self.sampleID = sampleID
+        self.recordedAt = recordedAt
+    }
+}
+
+/// The persisted outcome of one event.
+public struct Outcome: Sendable, Hashable {
+    public var values: [OutcomeValue]
+    public var createdDate: Date
+    public var updatedDate: Date
+
+    public init(values: [OutcomeValue], createdDate: Date, updatedDate: Date) {
+        self.values = values
+        self.createdDate = createdDate
+        self.updatedDate = updatedDate
+    }
+}
+
+/// An event computed from a task version's schedule, with its outcome if there is one.
+public struct CareEvent: Sendable, Hashable, Identifiable {
+    public var key: EventKey
+    public var title: String
+    public var kind: TaskKind
+    public var impactsAdherence: Bool
+    public var start: Date
+    public var end: Date
+    public var isAllDay: Bool
+    /// The schedule element's text, if any.
+    public var text: String?
+    public var targetValues: [TargetValue]
+    /// The zone the schedule is evaluated in (its calendar days are this zone's).
+    public var timeZone: TimeZone
+    public var outcome: Outcome?
+
+    public init(
+        key: EventKey,
+        title: String,
+        kind: TaskKind,
+        impactsAdherence: Bool,
+        start: Date,
+        end: Date,
+        isAllDay: Bool,
+        text: String?,
+        targetValues: [TargetValue],
+        timeZone: TimeZone,
+        outcome: Outcome?
+    ) {
+        self.key = key
+        self.title = title
+        self.kind = kind
+        self.impactsAdherence = impactsAdherence
+        self.start = start
+        self.end = end
+        self.isAllDay = isAllDay
+        self.text = text
+        self.targetValues = targetValues
+        self.timeZone = timeZone
+        self.outcome = outcome
+    }
+
+    /// The stable event id, `<taskVersionUUID>#<occurrence>`.
+    public var id: String { key.description }
+    public var taskID: String { key.taskID }
+    public var occurrence: Int { key.occurrence }
+
+    /// Progress toward completion, 0…1 (CareKit's strategies). Without target values: 1 when the outcome has a
+    /// value. With target values: Σ values / Σ targets, clamped (a goal of 0 is met by any outcome).
+    public var progress: Double {
+        guard let values = outcome?.values, !values.isEmpty else { return 0 }
+        guard !targetValues.isEmpty else { return 1 }
+        let unit = values[0].unit
+        let goal = targetValues.reduce(0.0) { sum, target in
+            sum + (target.unit.flatMap { $0.convert(target.value, to: unit) } ?? target.value)
+        }
+        guard goal > 0 else { return 1 }
+        let total = values.reduce(0.0) { $0 + $1.value }
+        return Swift.min(Swift.max(total / goal, 0), 1)
+    }
+
+    /// Whether the event counts as completed (progress reached 1).
+    public var isCompleted: Bool { progress >= 1 }
+}
+
+/// Which events to compute.
+public struct EventQuery: Sendable, Hashable {
+    /// Events ending at or after this instant…
+    public var from: Date
+    /// …and starting before this one (CareKit's overlap semantics).
+    public var to: Date
+    /// Only these tasks (all when empty).
+    public var taskIDs: Set<String>
+    /// Only these kinds (all when empty).
+    public var kinds: Set<TaskKind>
+
+    public init(from: Date, to: Date, taskIDs: Set<String> = [], kinds: Set<TaskKind> = []) {
+        self.from = from
+        self.to = to
+        self.taskIDs = taskIDs
+        self.kinds = kinds
+    }
+}
+
+/// Completion for one calendar day.
+public struct DailyAdherence: Sendable, Hashable {
+    /// The day, `YYYY-MM-DD`, in the zone of the schedules' time-zone policy.
+    public var day: String
+    public var completed: Int
+    public var total: Int
+    /// Mean progress of the day's events (CareKit's aggregation); nil when the day has no events.
+    public var progress: Double?
+
+    public init(day: String, completed: Int, total: Int, progress: Double?) {
+        self.day = day
+        self.completed = completed
+        self.total = total
+        self.progress = progress
+    }
+}

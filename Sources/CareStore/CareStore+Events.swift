@@ -1,0 +1,278 @@
+import BridgeCore
+public import CarePlan
+public import Foundation
+public import GRDB
+
+extension CareStore {
+    /// The events overlapping the query interval, with outcomes, sorted by start, then task id, then occurrence.
+    ///
+    /// Events are computed from each task version's schedule for the part of the interval in which that version
+    /// is in force; outcomes are fetched by (version, occurrence range) through an index. The cost depends on the
+    /// interval and the number of tasks, not on how much history the store holds.
+    public func events(matching query: EventQuery) throws(CareStoreError) -> [CareEvent] {
+        let zone = bridgeZone
+        return try read { db in try Self.events(db, query: query, zone: zone) }
+    }
+
+    /// The same events as ``events(matching:)``, again after every change that touches them (GRDB
+    /// `ValueObservation`: the whole result each time, duplicates removed).
+    public func observeEvents(matching query: EventQuery) -> AsyncValueObservation<[CareEvent]> {
+        let zone = bridgeZone
+        return ValueObservation.tracking { db in try Self.events(db, query: query, zone: zone) }
+            .removeDuplicates()
+            .values(in: databaseWriter)
+    }
+
+    /// Completed and total events per calendar day for tasks that impact adherence.
+    /// - Parameters:
+    ///   - from: the first instant considered; days are listed from its day in the bridge's zone.
+    ///   - to: the end of the interval (exclusive).
+    ///   - kinds: only these kinds of task (all when empty).
+    public func adherence(from: Date, to: Date, kinds: Set<TaskKind> = []) throws(CareStoreError) -> [DailyAdherence] {
+        let events = try events(matching: EventQuery(from: from, to: to, kinds: kinds))
+            .filter { $0.impactsAdherence && $0.start >= from }
+        var buckets: [String: (completed: Int, total: Int, progress: Double)] = [:]
+        var day = WallClockTime(from, in: bridgeZone).startOfDay
+        while day.date(in: bridgeZone) < to {
+            buckets[day.dayKey] = (0, 0, 0)
+            day = WallClockTime(day.date(in: bridgeZone).addingTimeInterval(36 * 3600), in: bridgeZone).startOfDay
+        }
+        for event in events {
+            let key = WallClockTime(event.start, in: event.timeZone).dayKey
+            var bucket = buckets[key] ?? (0, 0, 0)
+            bucket.total += 1
+            bucket.progress += event.progress
+            if event.isCompleted { bucket.completed += 1 }
+            buckets[key] = bucket
+        }
+        return buckets.keys.sorted().map { key in
+            let bucket = buckets[key]!
+            return DailyAdherence(
+                day: key,
+                completed: bucket.completed,
+                total: bucket.total,
+                progress: bucket.total == 0 ? nil : bucket.progress / Double(bucket.total)
+            )
+        }
+    }
+
+    /// Completes an event by hand (interventions, and assessments without a linkage).
+    /// - Parameters:
+    ///   - taskID: the task.
+    ///   - occurrence: the occurrence index in the version in force at `at`; nil = the event containing `at`.
+    ///   - at: when it was done (default now).
+    /// - Returns: the event with its outcome. Completing a completed event changes nothing.
+    /// - Throws: ``CareStoreError`` `.taskNotFound`, `.eventNotFound`, `.wrongTaskKind` (linked assessments are
+    ///   completed by samples).
+    @discardableResult
+    public func complete(taskID: String, occurrence: Int? = nil, at: Date = Date(), now: Date = Date())
+        throws(CareStoreError) -> CareEvent
+    {
+        let zone = bridgeZone
+        let (event, changed) = try write { db -> (CareEvent, Bool) in
+            let (version, scheduled) = try Self.resolveEvent(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            var changed = false
+            let exists = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+                arguments: [version.record.uuid, scheduled.occurrence]
+            )
+            if exists == nil {
+                let outcome = try OutcomeRecord(
+                    id: nil,
+                    taskUUID: version.record.uuid,
+                    taskID: taskID,
+                    occurrence: scheduled.occurrence,
+                    eventStart: scheduled.start,
+                    eventEnd: scheduled.end,
+                    createdDate: now,
+                    updatedDate: now
+                ).inserted(db)
+                guard let outcomeID = outcome.id else { throw CareStoreError(.database, "outcome insert returned no id") }
+                try OutcomeValueRecord(
+                    outcomeID: outcomeID,
+                    position: 0,
+                    value: 1,
+                    unit: "1",
+                    measuredAt: at,
+                    sampleID: nil,
+                    recordedAt: now
+                ).insert(db)
+                changed = true
+            }
+            let event = try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0]
+            return (event, changed)
+        }
+        if changed { broadcaster.publish([.eventUpdated(event.key)]) }
+        return event
+    }
+
+    /// Removes the outcome of a hand-completed event.
+    /// - Returns: the event, now without outcome.
+    /// - Throws: as ``complete(taskID:occurrence:at:now:)``.
+    @discardableResult
+    public func uncomplete(taskID: String, occurrence: Int? = nil, at: Date = Date()) throws(CareStoreError) -> CareEvent {
+        let zone = bridgeZone
+        let (event, changed) = try write { db -> (CareEvent, Bool) in
+            let (version, scheduled) = try Self.resolveEvent(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            try db.execute(
+                sql: "DELETE FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+                arguments: [version.record.uuid, scheduled.occurrence]
+            )
+            let changed = db.changesCount > 0
+            return (try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0], changed)
+        }
+        if changed { broadcaster.publish([.eventUpdated(event.key)]) }
+        return event
+    }
+
+    // MARK: - Internals
+
+    static func resolveEvent(_ db: Database, taskID: String, occurrence: Int?, at: Date, zone: TimeZone) throws
+        -> (TaskVersion, ScheduledEvent)
+    {
+        let versions = try TaskVersions.load(db)
+        let chain = versions.versions(of: taskID)
+        let utc = TimeZone(secondsFromGMT: 0)!
+        guard !chain.isEmpty else { throw CareStoreError(.taskNotFound, "no task '\(taskID)'", taskID: taskID) }
+        guard let version = versions.version(of: taskID, at: at) else {
+            if chain.last?.isTombstone == true {
+                throw CareStoreError(.taskDeleted, "task '\(taskID)' is deleted", taskID: taskID, date: at)
+            }
+            throw CareStoreError(
+                .eventNotFound,
+                "task '\(taskID)' is not in force at \(Timestamp.format(at, in: utc)) (its first version takes effect "
+                    + "\(Timestamp.format(chain[0].effective, in: utc)))",
+                taskID: taskID,
+                date: at
+            )
+        }
+        if version.task.linkage != nil {
+            throw CareStoreError(
+                .wrongTaskKind,
+                "task '\(taskID)' is completed by \(version.task.linkage!.type.title) samples; record one with "
+                    + "`carebridge ingest` instead",
+                taskID: taskID,
+                version: version.uuid
+            )
+        }
+        let schedule = version.task.schedule
+        if let occurrence {
+            guard occurrence >= 0, let event = schedule.storeEvent(occurrence: occurrence, zone: zone),
+                event.end >= version.effective, version.until.map({ event.start < $0 }) ?? true
+            else {
+                throw CareStoreError(
+                    .eventNotFound,
+                    "task '\(taskID)' (version \(version.record.versionNumber)) has no occurrence \(occurrence)",
+                    taskID: taskID,
+                    version: version.uuid,
+                    occurrence: occurrence
+                )
+            }
+            return (version, event)
+        }
+        guard let event = schedule.storeEvents(containing: at, zone: zone).first else {
+            throw CareStoreError(
+                .eventNotFound,
+                "task '\(taskID)' has no event at \(Timestamp.format(at, in: zone)); pass --occurrence or --at",
+                taskID: taskID,
+                version: version.uuid,
+                date: at
+            )
+        }
+        return (version, event)
+    }
+
+    static func events(_ db: Database, query: EventQuery, zone: TimeZone) throws -> [CareEvent] {
+        guard query.from < query.to else { return [] }
+        let versions = try TaskVersions.load(db)
+        var result: [CareEvent] = []
+        for version in versions.all where !version.isTombstone && !version.isShadowed {
+            if !query.taskIDs.isEmpty, !query.taskIDs.contains(version.record.id) { continue }
+            if !query.kinds.isEmpty, !query.kinds.contains(version.task.kind) { continue }
+            guard let (lower, upper) = version.clip(from: query.from, to: query.to) else { continue }
+            let scheduled = version.task.schedule.storeEvents(from: lower, to: upper, zone: zone)
+            result += try events(db, version: version, scheduled: scheduled, zone: zone)
+        }
+        result.sort { ($0.start, $0.taskID, $0.occurrence) < ($1.start, $1.taskID, $1.occurrence) }
+        return result
+    }
+
+    /// Joins computed events of one version with their outcomes (two indexed queries).
+    static func events(_ db: Database, version: TaskVersion, scheduled: [ScheduledEvent], zone: TimeZone) throws
+        -> [CareEvent]
+    {
+        guard let low = scheduled.map(\.occurrence).min(), let high = scheduled.map(\.occurrence).max() else {
+            return []
+        }
+        let outcomes = try db.cachedStatement(
+            sql: """
+                SELECT id, occurrence, createdDate, updatedDate FROM outcome
+                WHERE taskUUID = ? AND occurrence BETWEEN ? AND ?
+                """
+        )
+        var byOccurrence: [Int: (id: Int64, outcome: Outcome)] = [:]
+        var byID: [Int64: Int] = [:]
+        let rows = try Row.fetchCursor(outcomes, arguments: [version.record.uuid, low, high])
+        while let row = try rows.next() {
+            let occurrence: Int = row[1]
+            let id: Int64 = row[0]
+            byOccurrence[occurrence] = (
+                id,
+                Outcome(
+                    values: [],
+                    createdDate: Date(timeIntervalSince1970: row[2]),
+                    updatedDate: Date(timeIntervalSince1970: row[3])
+                )
+            )
+            byID[id] = occurrence
+        }
+        if !byOccurrence.isEmpty {
+            let values = try db.cachedStatement(
+                sql: """
+                    SELECT v.outcomeID, v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt
+                    FROM outcome o JOIN outcomeValue v ON v.outcomeID = o.id
+                    WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
+                    ORDER BY v.outcomeID, v.position
+                    """
+            )
+            let valueRows = try Row.fetchCursor(values, arguments: [version.record.uuid, low, high])
+            while let row = try valueRows.next() {
+                guard let occurrence = byID[row[0]] else { continue }
+                byOccurrence[occurrence]?.outcome.values.append(
+                    OutcomeValue(
+                        value: row[1],
+                        unit: HealthUnit(rawValue: row[2]),
+                        measuredAt: Date(timeIntervalSince1970: row[3]),
+                        sampleID: (row[4] as String?).flatMap(UUID.init(uuidString:)),
+                        recordedAt: Date(timeIntervalSince1970: row[5])
+                    )
+                )
+            }
+        }
+        let task = version.task
+        let scheduleZone = task.schedule.timeZonePolicy.zone(bridge: zone)
+        return scheduled.map { event in
+            let element = task.schedule.elements.indices.contains(event.elementIndex)
+                ? task.schedule.elements[event.elementIndex] : nil
+            return CareEvent(
+                key: EventKey(taskID: task.id, taskVersion: version.uuid, occurrence: event.occurrence),
+                title: task.title,
+                kind: task.kind,
+                impactsAdherence: task.impactsAdherence,
+                start: event.start,
+                end: event.end,
+                isAllDay: event.isAllDay,
+                text: element?.text,
+                targetValues: element?.targetValues ?? [],
+                timeZone: scheduleZone,
+                outcome: byOccurrence[event.occurrence]?.outcome
+            )
+        }
+    }
+}
+
+extension WallClockTime {
+    /// `YYYY-MM-DD`.
+    var dayKey: String { String(description.prefix(10)) }
+}

@@ -1,0 +1,156 @@
+public import BridgeCore
+import CarePlan
+public import Foundation
+import GRDB
+import Logging
+
+extension CareStore {
+    /// Stores one sample and auto-completes the events it falls in. Storing the same sample again (same
+    /// idempotency key) changes nothing.
+    /// - Returns: what happened (inserted or duplicate, events updated).
+    /// - Throws: ``CareStoreError`` (`.invalidSample`, `.database`).
+    @discardableResult
+    public func recordSample(_ sample: QuantitySample, recordedAt: Date = Date()) throws(CareStoreError) -> IngestReport {
+        try recordSamples([sample], recordedAt: recordedAt)
+    }
+
+    /// Stores many samples in one transaction and auto-completes every linked event they fall in.
+    ///
+    /// This is the fast path for history downloads and the pipeline: each sample is one prepared-statement
+    /// insert; every event touched by the batch is derived once at the end.
+    /// - Parameters:
+    ///   - samples: samples in any order; duplicates (in the batch or already stored) are skipped.
+    ///   - recordedAt: the ingest time stamped on new rows and on the outcome values they produce.
+    /// - Throws: ``CareStoreError`` `.invalidSample` (naming the batch index) before anything is written, or
+    ///   `.database`.
+    @discardableResult
+    public func recordSamples(_ samples: [QuantitySample], recordedAt: Date = Date()) throws(CareStoreError)
+        -> IngestReport
+    {
+        for (index, sample) in samples.enumerated() {
+            guard sample.value.isFinite else {
+                throw CareStoreError(.invalidSample, "sample \(index) (\(sample.type)): value \(sample.value) is not finite")
+            }
+            guard sample.end >= sample.start else {
+                throw CareStoreError(.invalidSample, "sample \(index) (\(sample.type)): end is before start")
+            }
+            guard sample.unit.convert(1, to: sample.type.canonicalUnit) != nil else {
+                throw CareStoreError(
+                    .invalidSample,
+                    "sample \(index) (\(sample.type)): unit \(sample.unit) is not convertible to \(sample.type.canonicalUnit)"
+                )
+            }
+        }
+        let collectChanges = broadcaster.hasSubscribers
+        let zone = bridgeZone
+        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+            var report = IngestReport()
+            var changes: [StoreChange] = []
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            let insert = try db.cachedStatement(sql: SampleRecord.insertSQL)
+            var devices = DeviceEncodingCache()
+            for sample in samples {
+                let key = sample.idempotencyKey
+                let id = SHA256.uuid(for: key)
+                insert.setUncheckedArguments(
+                    SampleRecord.insertArguments(
+                        sample,
+                        id: id.uuidString.lowercased(),
+                        key: key,
+                        device: devices.json(sample.source.device),
+                        recordedAt: recordedAt
+                    )
+                )
+                try insert.execute()
+                guard db.changesCount > 0 else {
+                    report.duplicates += 1
+                    continue
+                }
+                report.inserted += 1
+                if collectChanges { changes.append(.sampleAdded(id: id, type: sample.type, start: sample.start)) }
+                if !matcher.add(sample, id: id, recordedAt: recordedAt) { report.unmatched += 1 }
+            }
+            let updated = try matcher.apply(db, now: recordedAt)
+            report.eventsUpdated = updated.count
+            if collectChanges { changes += updated.map(StoreChange.eventUpdated) }
+            return (report, changes)
+        }
+        broadcaster.publish(changes)
+        if report.inserted > 0 {
+            logger.debug(
+                "recorded samples",
+                metadata: [
+                    "samples.inserted": "\(report.inserted)", "samples.duplicates": "\(report.duplicates)",
+                    "events.updated": "\(report.eventsUpdated)",
+                ]
+            )
+        }
+        return report
+    }
+
+    /// Deletes a sample: the row becomes a tombstone (a later re-import stays deleted) and every outcome it fed
+    /// is derived again from the remaining samples.
+    /// - Returns: false if no live sample has this id.
+    @discardableResult
+    public func deleteSample(id: UUID, at date: Date = Date()) throws(CareStoreError) -> Bool {
+        let zone = bridgeZone
+        let result = try write { db -> [StoreChange]? in
+            guard
+                let record = try SampleRecord.filter(Column("id") == id.uuidString.lowercased())
+                    .filter(Column("deletedDate") == nil).fetchOne(db)
+            else { return nil }
+            try db.execute(
+                sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
+                arguments: [date.timeIntervalSince1970, record.id]
+            )
+            let sample = try record.storedSample().sample
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            _ = matcher.add(sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            let updated = try matcher.apply(db, now: date)
+            return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
+        }
+        guard let result else { return false }
+        broadcaster.publish(result)
+        return true
+    }
+
+    /// One sample by id (deleted ones too).
+    public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
+        let record = try read { db in
+            try SampleRecord.filter(Column("id") == id.uuidString.lowercased()).fetchOne(db)
+        }
+        return try record?.storedSample()
+    }
+
+    /// Samples by measurement time, oldest first.
+    public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
+        let zone = bridgeZone
+        let records = try read { db -> [SampleRecord] in
+            var request = SampleRecord.all()
+            if !query.types.isEmpty { request = request.filter(query.types.map(\.rawValue).contains(Column("type"))) }
+            if let from = query.from { request = request.filter(Column("start") >= from.timeIntervalSince1970) }
+            if let to = query.to { request = request.filter(Column("start") < to.timeIntervalSince1970) }
+            if !query.includesDeleted { request = request.filter(Column("deletedDate") == nil) }
+            request = request.order(Column("start"), Column("id"))
+            var records = try request.fetchAll(db)
+            if query.unmatchedOnly {
+                var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+                records = records.filter { record in
+                    guard let type = QuantityType(rawValue: record.type) else { return true }
+                    return !matcher.matches(type: type, at: record.start)
+                }
+            }
+            if let limit = query.limit { records = Array(records.prefix(limit)) }
+            return records
+        }
+        var result: [StoredSample] = []
+        result.reserveCapacity(records.count)
+        for record in records { result.append(try record.storedSample()) }
+        return result
+    }
+
+    /// How many live samples the store holds.
+    public func sampleCount() throws(CareStoreError) -> Int {
+        try read { db in try SampleRecord.filter(Column("deletedDate") == nil).fetchCount(db) }
+    }
+}

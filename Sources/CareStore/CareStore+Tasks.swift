@@ -1,0 +1,237 @@
+import BridgeCore
+public import CarePlan
+public import Foundation
+import GRDB
+import Logging
+
+extension CareStore {
+    /// Creates or versions every task of a plan in one transaction: a task that does not exist is added, a
+    /// task whose content changed gets a new version, an unchanged task is left alone. Tasks not in the plan
+    /// are not touched. If any task fails (e.g. the versioning guard), nothing is applied.
+    /// - Throws: ``CareStoreError`` `.versionWouldShadowOutcomes` naming the task, version and date.
+    @discardableResult
+    public func applyPlan(_ plan: CarePlanDocument, at now: Date = Date()) throws(CareStoreError) -> PlanApplyReport {
+        let zone = bridgeZone
+        let report = try write { db -> PlanApplyReport in
+            var report = PlanApplyReport()
+            var added: [UUID] = []
+            let versions = try TaskVersions.load(db)
+            for task in plan.tasks {
+                let chain = versions.versions(of: task.id)
+                if let newest = chain.last, newest.record.deletedDate == nil, Self.sameContent(newest.task, task) {
+                    report.unchanged.append(task.id)
+                    continue
+                }
+                added.append(try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now))
+                if chain.isEmpty { report.added.append(task.id) } else { report.updated.append(task.id) }
+            }
+            report.eventsUpdated = try Self.deriveFromStoredSamples(db, versions: added, zone: zone, now: now).count
+            return report
+        }
+        if !report.added.isEmpty || !report.updated.isEmpty {
+            broadcaster.publish([.taskListChanged(taskIDs: report.added + report.updated)])
+            logger.info(
+                "applied care plan",
+                metadata: ["tasks.added": "\(report.added.count)", "tasks.updated": "\(report.updated.count)"]
+            )
+        }
+        return report
+    }
+
+    /// Adds a new task (version 1).
+    /// - Throws: ``CareStoreError`` if a task with this id exists (even deleted).
+    @discardableResult
+    public func addTask(_ task: CareTask, at now: Date = Date()) throws(CareStoreError) -> StoredTask {
+        let zone = bridgeZone
+        let stored = try write { db -> StoredTask in
+            guard try TaskRecord.filter(Column("id") == task.id).fetchCount(db) == 0 else {
+                throw CareStoreError(.taskExists, "task '\(task.id)' already exists; update it instead", taskID: task.id)
+            }
+            let uuid = try Self.insertVersion(db, task: task, chain: [], zone: zone, now: now)
+            _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
+            return try Self.storedTask(db, uuid: uuid)
+        }
+        broadcaster.publish([.taskListChanged(taskIDs: [task.id])])
+        return stored
+    }
+
+    /// Adds a new version of an existing task, effective from `task.effectiveDate` (default: its schedule's
+    /// start). Past outcomes stay with the versions they belong to.
+    /// - Throws: ``CareStoreError`` `.taskNotFound`, `.taskDeleted`, or `.versionWouldShadowOutcomes` when the
+    ///   effective date is at or before the start of an event that already has an outcome.
+    @discardableResult
+    public func updateTask(_ task: CareTask, at now: Date = Date()) throws(CareStoreError) -> StoredTask {
+        let zone = bridgeZone
+        let stored = try write { db -> StoredTask in
+            let chain = try TaskVersions.load(db).versions(of: task.id)
+            guard let newest = chain.last else {
+                throw CareStoreError(.taskNotFound, "no task '\(task.id)' to update", taskID: task.id)
+            }
+            guard newest.record.deletedDate == nil else {
+                throw CareStoreError(.taskDeleted, "task '\(task.id)' is deleted", taskID: task.id, version: newest.uuid)
+            }
+            let uuid = try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now)
+            _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
+            return try Self.storedTask(db, uuid: uuid)
+        }
+        broadcaster.publish([.taskListChanged(taskIDs: [task.id])])
+        return stored
+    }
+
+    /// Deletes a task by appending a tombstone version effective at `date` (default now). Events before it,
+    /// and their outcomes, stay visible: deletion never rewrites history. Events from `date` on disappear.
+    /// - Throws: ``CareStoreError`` `.taskNotFound` or `.taskDeleted`.
+    public func deleteTask(id: String, effective date: Date? = nil, at now: Date = Date()) throws(CareStoreError) {
+        try write { db in
+            let chain = try TaskVersions.load(db).versions(of: id)
+            guard let newest = chain.last else {
+                throw CareStoreError(.taskNotFound, "no task '\(id)' to delete", taskID: id)
+            }
+            guard newest.record.deletedDate == nil else {
+                throw CareStoreError(.taskDeleted, "task '\(id)' is already deleted", taskID: id, version: newest.uuid)
+            }
+            var record = newest.record
+            record.uuid = UUID().uuidString.lowercased()
+            record.versionNumber = newest.record.versionNumber + 1
+            record.previousVersionUUID = newest.record.uuid
+            record.effectiveDate = date ?? now
+            record.createdDate = now
+            record.deletedDate = now
+            try record.insert(db)
+        }
+        broadcaster.publish([.taskListChanged(taskIDs: [id])])
+    }
+
+    /// The newest version of every task that is not deleted, by id.
+    public func tasks() throws(CareStoreError) -> [StoredTask] {
+        let versions = try read { db in try TaskVersions.load(db) }
+        return versions.current.map(\.storedTask)
+    }
+
+    /// Every version of one task, oldest first (tombstone included).
+    public func taskVersions(id: String) throws(CareStoreError) -> [StoredTask] {
+        let versions = try read { db in try TaskVersions.load(db) }
+        return versions.versions(of: id).map(\.storedTask)
+    }
+
+    // MARK: - Internals
+
+    /// Content equality, ignoring the effective date (re-applying the same plan is a no-op).
+    static func sameContent(_ a: CareTask, _ b: CareTask) -> Bool {
+        var a = a
+        var b = b
+        a.effectiveDate = nil
+        b.effectiveDate = nil
+        return a == b
+    }
+
+    /// Checks the versioning guard and inserts the next version of `task`.
+    static func insertVersion(
+        _ db: Database,
+        task: CareTask,
+        chain: [TaskVersion],
+        zone: TimeZone,
+        now: Date
+    ) throws -> UUID {
+        if let problem = task.validationProblem {
+            throw CareStoreError(.invalidTask, "task '\(task.id)': \(problem.field): \(problem.message)", taskID: task.id)
+        }
+        let effective = task.effectiveDate(bridgeZone: zone)
+        if !chain.isEmpty,
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT taskUUID, occurrence, eventStart FROM outcome
+                    WHERE taskID = ? ORDER BY eventStart DESC LIMIT 1
+                    """,
+                arguments: [task.id]
+            )
+        {
+            let latest = Date(timeIntervalSince1970: row["eventStart"])
+            if effective <= latest {
+                let version = UUID(uuidString: row["taskUUID"])
+                let utc = TimeZone(secondsFromGMT: 0)!
+                throw CareStoreError(
+                    .versionWouldShadowOutcomes,
+                    "task '\(task.id)': a new version effective \(Timestamp.format(effective, in: utc)) would take effect "
+                        + "at or before the event of \(Timestamp.format(latest, in: utc)) (version "
+                        + "\(row["taskUUID"] as String), occurrence \(row["occurrence"] as Int)) that already has an "
+                        + "outcome; to reschedule, give the task an effectiveDate after \(Timestamp.format(latest, in: utc))",
+                    taskID: task.id,
+                    version: version,
+                    date: latest,
+                    occurrence: row["occurrence"]
+                )
+            }
+        }
+        let uuid = UUID()
+        let previous = chain.last
+        var stored = task
+        stored.effectiveDate = effective
+        let record = TaskRecord(
+            task: stored,
+            uuid: uuid,
+            versionNumber: (previous?.record.versionNumber ?? 0) + 1,
+            previous: previous?.record.uuid,
+            effective: effective,
+            created: now,
+            deleted: nil
+        )
+        try record.insert(db)
+        return uuid
+    }
+
+    /// Derives outcomes of newly added linked versions from samples already stored in their regions.
+    static func deriveFromStoredSamples(_ db: Database, versions added: [UUID], zone: TimeZone, now: Date) throws
+        -> [EventKey]
+    {
+        guard !added.isEmpty else { return [] }
+        let versions = try TaskVersions.load(db)
+        var matcher = SampleMatcher(versions: versions, bridgeZone: zone)
+        let wanted = Set(added)
+        for version in versions.all where wanted.contains(version.uuid) {
+            guard !version.isTombstone, !version.isShadowed, let linkage = version.task.linkage,
+                version.task.kind == .assessment
+            else { continue }
+            let starts = try Double.fetchCursor(
+                db,
+                sql: """
+                    SELECT DISTINCT start FROM sample
+                    WHERE type = ? AND start >= ? AND start < ? AND deletedDate IS NULL ORDER BY start
+                    """,
+                arguments: [
+                    linkage.type.rawValue, version.effective.timeIntervalSince1970,
+                    version.until?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude,
+                ]
+            )
+            while let start = try starts.next() {
+                for event in version.task.schedule.storeEvents(containing: Date(timeIntervalSince1970: start), zone: zone) {
+                    matcher.touch(version: version, event: event)
+                }
+            }
+        }
+        return try matcher.apply(db, now: now)
+    }
+
+    static func storedTask(_ db: Database, uuid: UUID) throws -> StoredTask {
+        let versions = try TaskVersions.load(db)
+        guard let version = versions.all.first(where: { $0.uuid == uuid }) else {
+            throw CareStoreError(.taskNotFound, "task version \(uuid) vanished")
+        }
+        return version.storedTask
+    }
+}
+
+extension TaskVersion {
+    var storedTask: StoredTask {
+        StoredTask(
+            task: task,
+            version: uuid,
+            versionNumber: record.versionNumber,
+            previousVersion: record.previousVersionUUID.flatMap(UUID.init(uuidString:)),
+            effectiveDate: record.effectiveDate,
+            createdDate: record.createdDate,
+            deletedDate: record.deletedDate
+        )
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+public import GRDB
+public import Logging
+
+/// The care-plan store: versioned tasks, samples, outcomes, and the auto-completion that links them.
+///
+/// A `Sendable` value owning one GRDB writer (a `DatabasePool` for files, so several processes can share a store
+/// in WAL mode). Every write is one IMMEDIATE transaction; SQLite's busy timeout makes concurrent writers wait
+/// instead of failing, so no "database is locked" reaches a caller.
+public struct CareStore: Sendable {
+    /// The database. Exposed for benchmarks and tests; go through the store's methods otherwise.
+    public let databaseWriter: any DatabaseWriter
+    /// The bridge's configured zone: floating schedules are evaluated in it.
+    public let bridgeZone: TimeZone
+    let logger: Logger
+    let broadcaster = ChangeBroadcaster()
+
+    /// How long a writer waits for another process's transaction before giving up (seconds).
+    public static let busyTimeout: TimeInterval = 60
+
+    /// Opens (creating if needed) the store file at `path`: mode 0600 in a 0700 directory, WAL journal, migrated
+    /// to the newest schema.
+    /// - Throws: ``CareStoreError`` (`.storeLocation` or `.database`) naming the path.
+    public init(path: String, bridgeZone: TimeZone, logger: Logger) throws(CareStoreError) {
+        try StoreLocation.prepare(path: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "CareStore"
+        configuration.prepareDatabase { db in
+            // Durable at every checkpoint; in WAL mode NORMAL never corrupts, it may only lose the last
+            // transactions on power loss.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw CareStoreError(.database, "cannot open store \(path): \(error)", cause: error)
+        }
+        try self.init(writer: pool, bridgeZone: bridgeZone, logger: logger)
+        logger.debug("opened care store", metadata: ["store.path": "\(path)"])
+    }
+
+    /// Uses an existing writer (e.g. an in-memory `DatabaseQueue()` in tests) and migrates it.
+    public init(writer: any DatabaseWriter, bridgeZone: TimeZone, logger: Logger) throws(CareStoreError) {
+        self.databaseWriter = writer
+        self.bridgeZone = bridgeZone
+        self.logger = logger
+        do {
+            try Schema.migrator.migrate(writer)
+        } catch {
+            throw CareStoreError(.database, "cannot migrate the store: \(error)", cause: error)
+        }
+    }
+
+    /// The names of the migrations applied to this store, oldest first.
+    public func appliedMigrations() throws(CareStoreError) -> [String] {
+        try read { db in try Schema.migrator.appliedMigrations(db) }
+    }
+
+    /// Every change committed through this store value (and its copies) from now on, batched per transaction.
+    /// The stream ends when the consumer's task is cancelled.
+    public func changes() -> AsyncStream<[StoreChange]> {
+        broadcaster.subscribe()
+    }
+
+    // MARK: - Access with typed errors
+
+    func read<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
+        do {
+            return try databaseWriter.read(body)
+        } catch let error as CareStoreError {
+            throw error
+        } catch {
+            throw CareStoreError(.database, "store read failed: \(error)", cause: error)
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
+        do {
+            return try databaseWriter.write(body)
+        } catch let error as CareStoreError {
+            throw error
+        } catch {
+            throw CareStoreError(.database, "store write failed: \(error)", cause: error)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+public import Foundation
+
+/// A store operation that failed: what (``code``), a sentence for people (``message``), and the task, version,
+/// occurrence and date involved where there is one.
+public struct CareStoreError: Error, Sendable, CustomStringConvertible {
+    /// The closed set of failures the store reports.
+    public enum Code: String, Sendable, Hashable {
+        /// The store file or its directory could not be created or opened.
+        case storeLocation
+        /// A task with this id already exists (``CareStore/addTask(_:at:)``).
+        case taskExists
+        /// The task content is not valid (empty id, bad schedule, linkage on an intervention, …).
+        case invalidTask
+        /// No task has this id (or every version of it is deleted).
+        case taskNotFound
+        /// The task exists but is deleted.
+        case taskDeleted
+        /// A new task version would take effect at or before an event that already has an outcome.
+        case versionWouldShadowOutcomes
+        /// The task has no event with this occurrence index, or no event at this time.
+        case eventNotFound
+        /// The operation does not apply to this kind of task (e.g. completing a linked assessment by hand).
+        case wrongTaskKind
+        /// A sample that cannot be stored (unit not convertible to its type's canonical unit, not finite, …).
+        case invalidSample
+        /// A value stored in the database could not be read back (corrupt row, unknown enum).
+        case corruptRow
+        /// SQLite reported an error; ``cause`` holds GRDB's `DatabaseError`.
+        case database
+    }
+
+    public var code: Code
+    public var message: String
+    /// The task id (the developer id, stable across versions).
+    public var taskID: String?
+    /// The task version involved.
+    public var version: UUID?
+    /// The date the check failed on (e.g. the start of the event whose outcome would be shadowed).
+    public var date: Date?
+    public var occurrence: Int?
+    public var cause: (any Error)?
+    public var file: String
+    public var line: Int
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        taskID: String? = nil,
+        version: UUID? = nil,
+        date: Date? = nil,
+        occurrence: Int? = nil,
+        cause: (any Error)? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.taskID = taskID
+        self.version = version
+        self.date = date
+        self.occurrence = occurrence
+        self.cause = cause
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,254 @@
+import BridgeCore
+import CarePlan
+import Foundation
+import GRDB
+
+/// Auto-completion: which linked events a batch of samples falls into, and the outcomes those events get.
+///
+/// Samples are collected first (``add(_:id:recordedAt:forceFullDerivation:)``); ``apply(_:now:)`` then writes
+/// each touched event once. Outcomes are a pure function of the live samples in the event window that lie in
+/// the task version's region, so deriving again always gives the same result. When an outcome already exists,
+/// the common cases are applied incrementally (append to `each`, compare for `first`/`last`/`min`/`max`);
+/// `mean`, `sum`, deletions and out-of-order arrivals re-read the window.
+struct SampleMatcher {
+    /// A new sample's contribution, value already in the linkage unit.
+    struct Contribution {
+        var sampleID: String
+        var value: Double
+        var measuredAt: Date
+        var recordedAt: Date
+
+        /// Order of `each` values and the tie-break everywhere: measurement time, then sample id.
+        static func chronological(_ a: Contribution, _ b: Contribution) -> Bool {
+            (a.measuredAt, a.sampleID) < (b.measuredAt, b.sampleID)
+        }
+    }
+
+    struct Touch {
+        var version: TaskVersion
+        var event: ScheduledEvent
+        var contributions: [Contribution] = []
+        var full = false
+    }
+
+    struct TouchKey: Hashable {
+        var version: UUID
+        var occurrence: Int
+    }
+
+    let zone: TimeZone
+    let versions: TaskVersions
+    private(set) var touched: [TouchKey: Touch] = [:]
+    private var eventCache = EventCache()
+
+    init(db: Database, bridgeZone: TimeZone) throws {
+        zone = bridgeZone
+        versions = try TaskVersions.load(db)
+    }
+
+    init(versions: TaskVersions, bridgeZone: TimeZone) {
+        zone = bridgeZone
+        self.versions = versions
+    }
+
+    /// Whether a sample of `type` taken at `instant` falls into some linked event.
+    mutating func matches(type: QuantityType, at instant: Date) -> Bool {
+        for version in versions.linkedByType[type] ?? [] where version.governs(instant) {
+            if !eventCache.events(of: version, containing: instant, zone: zone).isEmpty { return true }
+        }
+        return false
+    }
+
+    /// Notes the events a sample falls into.
+    /// - Returns: whether it fell into any.
+    mutating func add(_ sample: QuantitySample, id: UUID, recordedAt: Date, forceFullDerivation: Bool = false) -> Bool {
+        guard let candidates = versions.linkedByType[sample.type] else { return false }
+        let instant = sample.start
+        var matched = false
+        for version in candidates where version.governs(instant) {
+            guard let linkage = version.task.linkage,
+                let value = sample.unit.convert(sample.value, to: linkage.unit)
+            else { continue }
+            for event in eventCache.events(of: version, containing: instant, zone: zone) {
+                matched = true
+                let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
+                var touch = touched[key] ?? Touch(version: version, event: event)
+                if forceFullDerivation {
+                    touch.full = true
+                } else {
+                    touch.contributions.append(
+                        Contribution(
+                            sampleID: id.uuidString.lowercased(),
+                            value: value,
+                            measuredAt: instant,
+                            recordedAt: recordedAt
+                        )
+                    )
+                }
+                touched[key] = touch
+            }
+        }
+        return matched
+    }
+
+    /// Marks an event for full derivation from the stored samples (used when a version is added).
+    mutating func touch(version: TaskVersion, event: ScheduledEvent) {
+        let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
+        var touch = touched[key] ?? Touch(version: version, event: event)
+        touch.full = true
+        touched[key] = touch
+    }
+
+    /// Writes the outcome of every touched event.
+    /// - Returns: the events whose outcome changed, in a deterministic order.
+    mutating func apply(_ db: Database, now: Date) throws -> [EventKey] {
+        let keys = touched.keys.sorted { ($0.version.uuidString, $0.occurrence) < ($1.version.uuidString, $1.occurrence) }
+        var changed: [EventKey] = []
+        let writer = try OutcomeWriter(db: db)
+        for key in keys {
+            guard let touch = touched[key], let linkage = touch.version.task.linkage else { continue }
+            let eventKey = EventKey(taskID: touch.version.record.id, taskVersion: key.version, occurrence: key.occurrence)
+            if !touch.full, try applyIncrementally(touch, linkage: linkage, writer: writer, now: now) {
+                changed.append(eventKey)
+                continue
+            }
+            let contributions = try storedContributions(db, touch: touch, linkage: linkage)
+            try writer.replace(
+                touch,
+                values: Self.aggregate(contributions, linkage.aggregation),
+                now: now
+            )
+            changed.append(eventKey)
+        }
+        touched = [:]
+        return changed
+    }
+
+    /// The common cases without re-reading the window.
+    /// - Returns: false when a full derivation is needed instead.
+    private func applyIncrementally(_ touch: Touch, linkage: SampleLinkage, writer: OutcomeWriter, now: Date) throws -> Bool {
+        let new = touch.contributions.sorted(by: Contribution.chronological)
+        guard !new.isEmpty else { return false }
+        let aggregation = linkage.aggregation
+        if aggregation == .mean || aggregation == .sum { return false }
+        guard let existing = try writer.outcomeID(touch) else {
+            // No outcome yet means no live sample matched this event before: the new ones are all there is.
+            try writer.replace(touch, values: Self.aggregate(new, aggregation), now: now)
+            return true
+        }
+        switch aggregation {
+        case .each:
+            guard let last = try writer.lastValue(outcomeID: existing) else { return false }
+            let lastKey = Contribution(
+                sampleID: last.sampleID ?? "",
+                value: last.value,
+                measuredAt: last.measuredAt,
+                recordedAt: last.recordedAt
+            )
+            // Out of order: re-read the window so values stay in measurement order.
+            guard Contribution.chronological(lastKey, new[0]) else { return false }
+            try writer.append(touch, outcomeID: existing, from: last.position + 1, values: new, now: now)
+            return true
+        case .first, .last, .min, .max:
+            guard let current = try writer.lastValue(outcomeID: existing), current.position == 0 else {
+                return false
+            }
+            let currentContribution = Contribution(
+                sampleID: current.sampleID ?? "",
+                value: current.value,
+                measuredAt: current.measuredAt,
+                recordedAt: current.recordedAt
+            )
+            let best = Self.aggregate([currentContribution] + new, aggregation)
+            if let winner = best.first, winner.sampleID != currentContribution.sampleID {
+                try writer.replace(touch, values: best, now: now)
+            }
+            return true
+        case .mean, .sum:
+            return false
+        }
+    }
+
+    /// The live samples in the event window and the version's region, as contributions, chronological.
+    private func storedContributions(_ db: Database, touch: Touch, linkage: SampleLinkage) throws -> [Contribution] {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT id, value, unit, start, recordedAt FROM sample
+                WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL
+                """
+        )
+        statement.setUncheckedArguments([
+            linkage.type.rawValue, touch.event.start.timeIntervalSince1970,
+            touch.event.end.timeIntervalSince1970 + 1,
+        ])
+        var result: [Contribution] = []
+        let rows = try Row.fetchCursor(statement)
+        while let row = try rows.next() {
+            let instant = Date(timeIntervalSince1970: row[3])
+            guard touch.event.contains(instant), touch.version.governs(instant) else { continue }
+            let unit = HealthUnit(rawValue: row[2])
+            guard let value = unit.convert(row[1], to: linkage.unit) else { continue }
+            result.append(
+                Contribution(
+                    sampleID: row[0],
+                    value: value,
+                    measuredAt: instant,
+                    recordedAt: Date(timeIntervalSince1970: row[4])
+                )
+            )
+        }
+        return result.sorted(by: Contribution.chronological)
+    }
+
+    /// Outcome values from chronological contributions. `mean` and `sum` give one value without a sample id,
+    /// measured at the latest contribution.
+    static func aggregate(_ contributions: [Contribution], _ aggregation: Aggregation) -> [Contribution] {
+        guard let firstSample = contributions.first, let lastSample = contributions.last else { return [] }
+        switch aggregation {
+        case .each:
+            return contributions
+        case .first:
+            return [contributions.min(by: Contribution.chronological)!]
+        case .last:
+            return [contributions.max(by: Contribution.chronological)!]
+        case .min:
+            return [contributions.min { ($0.value, $0.measuredAt, $0.sampleID) < ($1.value, $1.measuredAt, $1.sampleID) }!]
+        case .max:
+            return [contributions.min { ($0.value, $1.measuredAt, $1.sampleID) > ($1.value, $0.measuredAt, $0.sampleID) }!]
+        case .mean, .sum:
+            let total = contributions.reduce(0) { $0 + $1.value }
+            let value = aggregation == .sum ? total : total / Double(contributions.count)
+            let measured = max(firstSample.measuredAt, lastSample.measuredAt)
+            let recorded = contributions.map(\.recordedAt).max()!
+            return [Contribution(sampleID: "", value: value, measuredAt: measured, recordedAt: recorded)]
+        }
+    }
+}
+
+/// Events of linked versions, computed one UTC day at a time and reused for every sample of that day, so a
+/// batch asks the schedule engine (and the zone database) once per task and day instead of once per sample.
+struct EventCache {
+    static let chunk: Double = 86_400
+    private struct Key: Hashable {
+        var version: UUID
+        var chunk: Int64
+    }
+    private var entries: [Key: [ScheduledEvent]] = [:]
+
+    /// The events of `version` whose window contains `instant`.
+    mutating func events(of version: TaskVersion, containing instant: Date, zone: TimeZone) -> [ScheduledEvent] {
+        let seconds = instant.timeIntervalSince1970
+        let chunk = Int64((seconds / Self.chunk).rounded(.down))
+        let key = Key(version: version.uuid, chunk: chunk)
+        let overlapping: [ScheduledEvent]
+        if let cached = entries[key] {
+            overlapping = cached
+        } else {
+            if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
+            let from = Date(timeIntervalSince1970: Double(chunk) * Self.chunk)
+            overlapping = version.task.schedule.storeEvents(from: from, to: from.addingTimeInterval(Self.chunk), zone: zone)
+            entries[key] = overlapping
+        }
+        return overlapping.filter { $0.contains(instant) }
+    }
+}

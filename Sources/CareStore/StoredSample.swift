@@ -1,0 +1,69 @@
+public import BridgeCore
+public import Foundation
+
+/// A sample as the store holds it: the quantity sample plus when it was stored and whether it was deleted.
+public struct StoredSample: Sendable, Hashable {
+    public var sample: QuantitySample
+    /// When this store first recorded the sample (ingest time; measurement time is `sample.start`).
+    public var recordedAt: Date
+    /// Set when the sample was deleted; the row stays so a re-import does not bring it back.
+    public var deletedDate: Date?
+
+    public init(sample: QuantitySample, recordedAt: Date, deletedDate: Date? = nil) {
+        self.sample = sample
+        self.recordedAt = recordedAt
+        self.deletedDate = deletedDate
+    }
+
+    public var id: UUID { sample.id }
+}
+
+/// Which samples to read.
+public struct SampleQuery: Sendable, Hashable {
+    /// Only these types (all when empty).
+    public var types: Set<QuantityType>
+    /// Measurement time (`start`) at or after this instant.
+    public var from: Date?
+    /// Measurement time before this instant.
+    public var to: Date?
+    /// Only samples that fed no event (outside every window of a linked task, or before its effective date).
+    public var unmatchedOnly: Bool
+    /// Also return deleted samples (tombstones).
+    public var includesDeleted: Bool
+    public var limit: Int?
+
+    public init(
+        types: Set<QuantityType> = [],
+        from: Date? = nil,
+        to: Date? = nil,
+        unmatchedOnly: Bool = false,
+        includesDeleted: Bool = false,
+        limit: Int? = nil
+    ) {
+        self.types = types
+        self.from = from
+        self.to = to
+        self.unmatchedOnly = unmatchedOnly
+        self.includesDeleted = includesDeleted
+        self.limit = limit
+    }
+}
+
+/// What a call to `recordSamples(_:)` did.
+public struct IngestReport: Sendable, Hashable {
+    /// Samples that were new to the store.
+    public var inserted: Int
+    /// Samples already stored (same idempotency key), left unchanged.
+    public var duplicates: Int
+    /// Events whose outcome was created or re-derived.
+    public var eventsUpdated: Int
+    /// New samples that fed no event.
+    public var unmatched: Int
+
+    public init(inserted: Int = 0, duplicates: Int = 0, eventsUpdated: Int = 0, unmatched: Int = 0) {
+        self.inserted = inserted
+        self.duplicates = duplicates
+        self.eventsUpdated = eventsUpdated
+        self.unmatched = unmatched
+    }
+}

@@ -1,0 +1,157 @@
+import BridgeCore
+import CarePlan
+import Foundation
+import GRDB
+
+/// One stored task version with its decoded schedule and the region of time in which it is in force.
+///
+/// Versions of one task form a chain (version 1, 2, …). Version *k* is in force from its effective date until
+/// the earliest effective date of any newer version; a version a newer one starts before is fully shadowed
+/// (CareKit's "newest version in interval" rule, PR #350).
+struct TaskVersion: Sendable {
+    let record: TaskRecord
+    let uuid: UUID
+    let task: CareTask
+    let effective: Date
+    /// Exclusive end of the region (the next version's effective date), nil while it is the newest.
+    let until: Date?
+    var isTombstone: Bool { record.deletedDate != nil }
+    var isShadowed: Bool { until.map { $0 <= effective } ?? false }
+
+    /// Whether an instant lies in this version's region.
+    func governs(_ instant: Date) -> Bool {
+        instant >= effective && (until.map { instant < $0 } ?? true)
+    }
+
+    /// The region intersected with `[from, to)`, or nil when empty.
+    func clip(from: Date, to: Date) -> (Date, Date)? {
+        let lower = max(from, effective)
+        let upper = min(to, until ?? to)
+        return lower < upper ? (lower, upper) : nil
+    }
+}
+
+/// Every task version in the store, grouped by task id, with regions computed.
+struct TaskVersions: Sendable {
+    /// All versions, by task id then version number.
+    let all: [TaskVersion]
+    /// Live (non-tombstone, non-shadowed) versions with a sample linkage, by linked type.
+    let linkedByType: [QuantityType: [TaskVersion]]
+
+    static func load(_ db: Database) throws -> TaskVersions {
+        let records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
+        var all: [TaskVersion] = []
+        var index = 0
+        while index < records.count {
+            var end = index
+            while end < records.count, records[end].id == records[index].id { end += 1 }
+            // Newest first: each version is bounded by the earliest effective date among newer ones.
+            var bound: Date?
+            var chain: [TaskVersion] = []
+            for record in records[index..<end].reversed() {
+                let task = try record.careTask()
+                let version = TaskVersion(
+                    record: record,
+                    uuid: UUID(uuidString: record.uuid) ?? UUID(),
+                    task: task,
+                    effective: record.effectiveDate,
+                    until: bound
+                )
+                chain.append(version)
+                bound = min(bound ?? record.effectiveDate, record.effectiveDate)
+            }
+            all += chain.reversed()
+            index = end
+        }
+        var linked: [QuantityType: [TaskVersion]] = [:]
+        for version in all where !version.isTombstone && !version.isShadowed {
+            if let linkage = version.task.linkage, version.task.kind == .assessment {
+                linked[linkage.type, default: []].append(version)
+            }
+        }
+        return TaskVersions(all: all, linkedByType: linked)
+    }
+
+    /// The versions of one task, oldest first.
+    func versions(of taskID: String) -> [TaskVersion] { all.filter { $0.record.id == taskID } }
+
+    /// The version of `taskID` in force at `instant` (nil before the first version or after a deletion).
+    func version(of taskID: String, at instant: Date) -> TaskVersion? {
+        versions(of: taskID).last { !$0.isShadowed && $0.governs(instant) }.flatMap { $0.isTombstone ? nil : $0 }
+    }
+
+    /// The newest version of every task that is not deleted, by task id.
+    var current: [TaskVersion] {
+        var result: [TaskVersion] = []
+        var index = 0
+        while index < all.count {
+            var end = index
+            while end < all.count, all[end].record.id == all[index].record.id { end += 1 }
+            let newest = all[end - 1]
+            if !newest.isTombstone { result.append(newest) }
+            index = end
+        }
+        return result
+    }
+}
+
+extension TaskRecord {
+    /// Decodes the stored task content (schedule JSON, linkage columns).
+    func careTask() throws -> CareTask {
+        let schedule: Schedule
+        do {
+            schedule = try JSONDecoder().decode(Schedule.self, from: Data(self.schedule.utf8))
+        } catch {
+            throw CareStoreError(.corruptRow, "task \(id) version \(uuid): schedule cannot be read: \(error)", taskID: id)
+        }
+        guard let kind = TaskKind(rawValue: kind) else {
+            throw CareStoreError(.corruptRow, "task \(id) version \(uuid): unknown kind '\(self.kind)'", taskID: id)
+        }
+        var linkage: SampleLinkage?
+        if let linkageType, let linkageUnit, let linkageAggregation {
+            guard let type = QuantityType(rawValue: linkageType), let aggregation = Aggregation(rawValue: linkageAggregation)
+            else {
+                throw CareStoreError(.corruptRow, "task \(id) version \(uuid): unknown linkage \(linkageType)/\(linkageAggregation)", taskID: id)
+            }
+            linkage = SampleLinkage(type: type, unit: HealthUnit(rawValue: linkageUnit), aggregation: aggregation)
+        }
+        let tags = (try? JSONDecoder().decode([String].self, from: Data(self.tags.utf8))) ?? []
+        return CareTask(
+            id: id,
+            title: title,
+            instructions: instructions,
+            kind: kind,
+            groupIdentifier: groupIdentifier,
+            tags: tags,
+            impactsAdherence: impactsAdherence,
+            schedule: schedule,
+            linkage: linkage,
+            effectiveDate: effectiveDate
+        )
+    }
+
+    /// A new version row for `task`.
+    init(task: CareTask, uuid: UUID, versionNumber: Int, previous: String?, effective: Date, created: Date, deleted: Date?) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        self.init(
+            uuid: uuid.uuidString.lowercased(),
+            id: task.id,
+            versionNumber: versionNumber,
+            previousVersionUUID: previous,
+            title: task.title,
+            instructions: task.instructions,
+            kind: task.kind.rawValue,
+            groupIdentifier: task.groupIdentifier,
+            tags: (try? encoder.encode(task.tags)).map { String(decoding: $0, as: UTF8.self) } ?? "[]",
+            impactsAdherence: task.impactsAdherence,
+            schedule: (try? encoder.encode(task.schedule)).map { String(decoding: $0, as: UTF8.self) } ?? "{}",
+            linkageType: task.linkage?.type.rawValue,
+            linkageUnit: task.linkage?.unit.rawValue,
+            linkageAggregation: task.linkage?.aggregation.rawValue,
+            effectiveDate: effective,
+            createdDate: created,
+            deletedDate: deleted
+        )
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import CareStore
+import Foundation
+
+/// The arguments `complete` and `uncomplete` share: TASK [--at TIME] [--occurrence N].
+struct EventSelection: ParsableArguments {
+    @Argument(help: "The task id, e.g. medication.")
+    var task: String
+
+    @Option(name: .long, help: "When it was done, and which event (the one containing this time). Default now.")
+    var at: String?
+
+    @Option(name: .long, help: "The occurrence index in the task version in force at --at (see `events`).")
+    var occurrence: Int?
+
+    /// Prints the event as `medication #9 (2026-11-10 08:00–09:00)`.
+    static func describe(_ event: CareEvent, zone: TimeZone) -> String {
+        let start = TimeArguments.short(event.start, zone: zone)
+        let window = event.isAllDay ? String(start.prefix(10)) + " all day" : start + "–" + TimeArguments.short(event.end, zone: zone).suffix(5)
+        return "\(event.taskID) #\(event.occurrence) (\(window))"
+    }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import GATTDecoding
+
+struct Events: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the events of the care plan in an interval, with their outcomes.",
+        discussion: """
+            Events overlapping [--from, --to) are listed, sorted by start then task. --from defaults to the \
+            start of today, --to to one day after --from; a bare date for --to means the end of that day. \
+            Times are shown in --time-zone (default TZ, then the system zone).
+
+            JSON (--json): an array of {"task", "occurrence", "start", "end", "completed", "values": [{"value", \
+            "unit", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or null.
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: "Interval start (ISO-8601 date or time).")
+    var from: String?
+
+    @Option(name: .long, help: "Interval end (exclusive; a bare date includes that day).")
+    var to: String?
+
+    @Option(name: .long, help: "Only this task (repeatable).")
+    var task: [String] = []
+
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+            ?? TimeArguments.startOfDay(Date(), zone: zone)
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+            ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
+        guard start < end else { throw ValidationError("--from must be before --to") }
+        let store = try storeOptions.open(zone: zone)
+        let events: [CareEvent]
+        do {
+            events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        if json {
+            let array = events.map { event -> JSONValue in
+                let values = (event.outcome?.values ?? []).map { value -> JSONValue in
+                    .object([
+                        "value": .double(value.value),
+                        "unit": .string(value.unit.rawValue),
+                        "at": .string(Timestamp.format(value.measuredAt, in: zone)),
+                        "sample": value.sampleID.map { .string($0.uuidString.lowercased()) } ?? .null,
+                    ])
+                }
+                return .object([
+                    "task": .string(event.taskID),
+                    "occurrence": .int(event.occurrence),
+                    "start": .string(Timestamp.format(event.start, in: zone)),
+                    "end": .string(Timestamp.format(event.end, in: zone)),
+                    "completed": .bool(event.isCompleted),
+                    "values": .array(values),
+                ])
+            }
+            print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
+            return
+        }
+        if events.isEmpty {
+            print("no events")
+            return
+        }
+        var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
+        for event in events {
+            let values = (event.outcome?.values ?? []).map { value in
+                value.unit.rawValue == "1" ? "done \(TimeArguments.short(value.measuredAt, zone: zone))" : "\(Self.number(value.value)) \(value.unit)"
+            }
+            table.append([
+                event.isAllDay ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day" : TimeArguments.short(event.start, zone: zone),
+                event.isAllDay ? "" : TimeArguments.short(event.end, zone: zone),
+                event.taskID,
+                String(event.occurrence),
+                event.isCompleted ? "yes" : (event.progress > 0 ? "\(Int(event.progress * 100))%" : "no"),
+                values.joined(separator: ", "),
+            ])
+        }
+        print(table.render())
+    }
+
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+struct Plan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply a care plan file to the store, or show the current plan.",
+        discussion: "The plan format is described in the README (\"Care plan store\").",
+        subcommands: [PlanApply.self, PlanShow.self]
+    )
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import CarePlan
+import CareStore
+import Foundation
+import GATTDecoding
+
+struct PlanApply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Create or version the tasks of a care plan file (JSON).",
+        discussion: """
+            A task that is new is added; a task whose content changed gets a new version effective from its \
+            effectiveDate (default: its schedule's start); an unchanged task is left alone; tasks missing from \
+            the file are not touched. The whole file is checked first and applied in one transaction: if \
+            anything is wrong (the error names the file, the JSON path and the problem), nothing is applied. A \
+            new version may not take effect at or before an event that already has an outcome: give it an \
+            effectiveDate after that event.
+
+            Example:
+              carebridge plan apply plan.json
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the result as JSON.")
+    var json = false
+
+    @Argument(help: "The plan file.", completion: .file())
+    var file: String
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        guard let data = FileManager.default.contents(atPath: file) else {
+            Output.error("cannot read plan file \(file)")
+            throw ExitCode(StoreExit.noInput)
+        }
+        let plan: CarePlanDocument
+        do {
+            plan = try CarePlanDocument.parse(data, path: file, bridgeZone: zone)
+        } catch {
+            Output.error("\(error.description) (nothing applied)")
+            throw ExitCode(StoreExit.invalidData)
+        }
+        let store = try storeOptions.open(zone: zone)
+        let report: PlanApplyReport
+        do {
+            report = try store.applyPlan(plan)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        if json {
+            let object: JSONObject = [
+                "added": .array(report.added.map(JSONValue.string)),
+                "updated": .array(report.updated.map(JSONValue.string)),
+                "unchanged": .array(report.unchanged.map(JSONValue.string)),
+                "eventsUpdated": .int(report.eventsUpdated),
+            ]
+            print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
+            return
+        }
+        var table = Table(["TASK", "RESULT"])
+        for id in report.added { table.append([id, "added"]) }
+        for id in report.updated { table.append([id, "new version"]) }
+        for id in report.unchanged { table.append([id, "unchanged"]) }
+        print(table.render())
+        if report.eventsUpdated > 0 {
+            print("\(report.eventsUpdated) event(s) completed from samples already in the store")
+        }
+    }
+}

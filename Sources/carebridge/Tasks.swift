@@ -1,0 +1,67 @@
+import ArgumentParser
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import GATTDecoding
+
+struct Tasks: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the current tasks (newest version of each).",
+        discussion: "\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let store = try storeOptions.open(zone: zone)
+        let tasks: [StoredTask]
+        do {
+            tasks = try store.tasks()
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        if json {
+            let array = tasks.map { stored -> JSONValue in
+                var object: JSONObject = [
+                    "id": .string(stored.id),
+                    "title": .string(stored.task.title),
+                    "kind": .string(stored.task.kind.rawValue),
+                    "version": .string(stored.version.uuidString.lowercased()),
+                    "versionNumber": .int(stored.versionNumber),
+                    "effectiveDate": .string(Timestamp.format(stored.effectiveDate, in: zone)),
+                    "timeZone": .string(stored.task.schedule.timeZonePolicy.description),
+                    "schedule": .string(TaskDescription.schedule(stored.task.schedule)),
+                ]
+                if let linkage = stored.task.linkage {
+                    object["linkage"] = .object([
+                        "type": .string(linkage.type.rawValue), "unit": .string(linkage.unit.rawValue),
+                        "aggregation": .string(linkage.aggregation.rawValue),
+                    ])
+                }
+                return .object(object)
+            }
+            print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
+            return
+        }
+        if tasks.isEmpty {
+            print("no tasks (apply a plan with `carebridge plan apply FILE`)")
+            return
+        }
+        var table = Table(["ID", "KIND", "V", "EFFECTIVE", "ZONE", "LINKAGE", "TITLE"])
+        for stored in tasks {
+            let linkage = stored.task.linkage.map { "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit))" } ?? "—"
+            table.append([
+                stored.id, stored.task.kind.rawValue, String(stored.versionNumber),
+                TimeArguments.short(stored.effectiveDate, zone: zone), stored.task.schedule.timeZonePolicy.description,
+                linkage, stored.task.title,
+            ])
+        }
+        print(table.render())
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import BridgeCore
+import Foundation
+
+/// Reading and showing times on the command line, in the user's zone.
+enum TimeArguments {
+    /// Parses `--at`/`--from` style text; dates without a zone are wall-clock times in `zone`.
+    static func parse(_ text: String, option: String, zone: TimeZone) throws -> Date {
+        do {
+            return try Timestamp.parse(text, in: zone)
+        } catch {
+            throw ValidationError("\(option): \(error.description)")
+        }
+    }
+
+    /// Parses an interval end: a bare date (`2026-11-07`) means the end of that day, so `--to` is inclusive.
+    static func parseEnd(_ text: String, option: String, zone: TimeZone) throws -> Date {
+        let date = try parse(text, option: option, zone: zone)
+        guard text.count == 10 else { return date }
+        return startOfDay(date.addingTimeInterval(36 * 3600), zone: zone)
+    }
+
+    static func startOfDay(_ date: Date, zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar.startOfDay(for: date)
+    }
+
+    /// `2026-11-10 08:00` (seconds when not zero) in `zone`.
+    static func short(_ date: Date, zone: TimeZone) -> String {
+        let iso = Timestamp.format(date, in: zone)
+        let seconds = iso.dropFirst(17).prefix(2)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(seconds == "00" ? 5 : 8))
+    }
+}

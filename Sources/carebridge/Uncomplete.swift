@@ -1,0 +1,30 @@
+import ArgumentParser
+import CareStore
+import Foundation
+
+struct Uncomplete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Undo `complete`: remove the outcome of an intervention's event.",
+        discussion: """
+            Selects the event as `complete` does (--at, default now, or --occurrence).
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var selection: EventSelection
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
+        let store = try storeOptions.open(zone: zone)
+        do {
+            let event = try store.uncomplete(taskID: selection.task, occurrence: selection.occurrence, at: at)
+            print("not done: \(EventSelection.describe(event, zone: zone))")
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import Testing
+
+@Suite struct InterventionTests {
+    typealias F = StoreFixture
+
+    @Test func completesTheEventContainingTheTime() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.medication())
+        let event = try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 8, 20))
+        #expect(event.isCompleted)
+        #expect(event.start == F.berlinTime(2026, 11, 10, 8))
+        #expect(event.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 8, 20))
+        let listed = try fixture.store.events(
+            matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 11))
+        )
+        #expect(listed.map(\.isCompleted) == [true])
+    }
+
+    @Test func completesByOccurrenceAndUncompletes() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.medication())
+        // Occurrence 9 is the tenth daily event: 2026-11-10 08:00.
+        let event = try fixture.store.complete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 12))
+        #expect(event.start == F.berlinTime(2026, 11, 10, 8) && event.isCompleted)
+        // Completing again changes nothing.
+        let again = try fixture.store.complete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 13))
+        #expect(again.outcome == event.outcome)
+        let undone = try fixture.store.uncomplete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 12))
+        #expect(undone.outcome == nil && !undone.isCompleted)
+    }
+
+    @Test func noEventAtThatTimeIsAnError() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.medication())
+        let error = try #require(throws: CareStoreError.self) {
+            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 12))
+        }
+        #expect(error.code == .eventNotFound && error.taskID == "medication")
+        let unknown = try #require(throws: CareStoreError.self) { try fixture.store.complete(taskID: "nope") }
+        #expect(unknown.code == .taskNotFound)
+    }
+
+    @Test func linkedAssessmentsAreCompletedBySamplesNotByHand() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.weighIn())
+        let error = try #require(throws: CareStoreError.self) {
+            try fixture.store.complete(taskID: "weigh-in", at: F.berlinTime(2026, 11, 10, 12))
+        }
+        #expect(error.code == .wrongTaskKind)
+    }
+
+    @Test func eventsAreSortedByStartThenTask() throws {
+        let fixture = try F()
+        var early = F.medication()
+        early.id = "a-early"
+        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication(), early]))
+        let events = try fixture.store.events(
+            matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
+        )
+        #expect(events.map(\.taskID) == ["weigh-in", "a-early", "medication", "weigh-in", "a-early", "medication"])
+    }
+
+    @Test func adherenceCountsCompletedPerLocalDay() throws {
+        let fixture = try F()
+        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
+        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
+        try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
+        let days = try fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
+        #expect(days.map(\.day) == ["2026-11-10", "2026-11-11"])
+        #expect(days.map(\.completed) == [1, 1])
+        #expect(days.map(\.total) == [2, 2])
+        let interventions = try fixture.store.adherence(
+            from: F.berlinTime(2026, 11, 10),
+            to: F.berlinTime(2026, 11, 12),
+            kinds: [.intervention]
+        )
+        #expect(interventions.map(\.completed) == [0, 1])
+    }
+}

@@ -1,0 +1,89 @@
+import BridgeCore
+import CareStore
+import GATTDecoding
+import Foundation
+import GRDB
+import Testing
+
+@Suite struct StoreFileTests {
+    @Test func createsFile0600InDirectory0700() throws {
+        let fixture = try StoreFixture()
+        let path = fixture.directory.path("care/store.sqlite")
+        let fileMode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        let directoryMode = try #require(
+            FileManager.default.attributesOfItem(atPath: fixture.directory.path("care"))[.posixPermissions] as? Int
+        )
+        #expect(fileMode & 0o777 == 0o600)
+        #expect(directoryMode & 0o777 == 0o700)
+        // The WAL companion exists once the pool has written, with the main file's mode.
+        _ = try fixture.store.recordSample(StoreFixture.weight(70, at: Date()))
+        if let walMode = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.posixPermissions] as? Int {
+            #expect(walMode & 0o077 == 0)
+        }
+    }
+
+    @Test func usesWALJournal() throws {
+        let fixture = try StoreFixture()
+        let mode = try fixture.store.databaseWriter.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+    }
+
+    @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() throws {
+        let fixture = try StoreFixture()
+        #expect(try fixture.store.appliedMigrations() == ["v1"])
+        let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
+        try fixture.store.recordSample(sample)
+        let reopened = try CareStore(
+            path: fixture.directory.path("care/store.sqlite"),
+            bridgeZone: StoreFixture.berlin,
+            logger: .quiet
+        )
+        #expect(try reopened.appliedMigrations() == ["v1"])
+        let stored = try #require(try reopened.sample(id: sample.id))
+        #expect(stored.sample == sample)
+        let tables = try reopened.databaseWriter.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        }
+        #expect(tables.contains("task") && tables.contains("sample") && tables.contains("outcome"))
+        #expect(tables.contains("outcomeValue"))
+    }
+
+    @Test func defaultPathFollowsEnvironment() {
+        #expect(StoreLocation.defaultPath(environment: ["CAREBRIDGE_STORE": "/x/y.sqlite", "HOME": "/h"]) == "/x/y.sqlite")
+        #expect(
+            StoreLocation.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/h"])
+                == "/data/carebridge/store.sqlite"
+        )
+        #expect(StoreLocation.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/carebridge/store.sqlite")
+        // A relative XDG_DATA_HOME is invalid per the spec and ignored.
+        #expect(
+            StoreLocation.defaultPath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"])
+                == "/h/.local/share/carebridge/store.sqlite"
+        )
+    }
+
+    @Test func refusesAPathUnderAFile() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path("plain")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        #expect(throws: CareStoreError.self) {
+            _ = try CareStore(path: file + "/store.sqlite", bridgeZone: .current, logger: .quiet)
+        }
+    }
+
+    @Test func storedSampleRoundTripsEveryField() throws {
+        let fixture = try StoreFixture()
+        var sample = StoreFixture.weight(80.25, at: Date(timeIntervalSince1970: 1_800_000_000))
+        sample.deviceTime = .init(year: 2027, month: 1, day: 15, hours: 8, minutes: 0, seconds: 0)
+        sample.clockOffset = -3.5
+        sample.metadata = ["user": "2", "note": "after breakfast"]
+        sample.transmittedValue = 176.9
+        sample.transmittedUnit = .pound
+        sample.source.device?.model = "BF 720"
+        try fixture.store.recordSample(sample, recordedAt: Date(timeIntervalSince1970: 1_800_000_100))
+        let stored = try #require(try fixture.store.sample(id: sample.id))
+        #expect(stored.sample == sample)
+        #expect(stored.sample.idempotencyKey == sample.idempotencyKey)
+        #expect(stored.recordedAt == Date(timeIntervalSince1970: 1_800_000_100))
+    }
+}
