@@ -46,6 +46,7 @@ let package = Package(
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
+                "SampleExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
