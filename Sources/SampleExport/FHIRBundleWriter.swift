@@ -1,6 +1,6 @@
 import BridgeCore
-import GATTDecoding
 public import Foundation
+import GATTDecoding
 
 /// Writes samples as a FHIR R4 `Bundle` of vital-signs Observations, one entry at a time.
 ///
@@ -134,7 +134,13 @@ public final class FHIRBundleWriter {
     }
 
     /// Writes one entry: `fullUrl`, `resource`, and in a transaction the conditional-create `request`.
-    private func writeEntry(type: String, fullUrl: String, resource: String, identifierSystem: String, identifier: String) throws {
+    private func writeEntry(
+        type: String,
+        fullUrl: String,
+        resource: String,
+        identifierSystem: String,
+        identifier: String
+    ) throws {
         try startIfNeeded()
         var entry = entries == 0 ? ",\"entry\":[\n" : ",\n"
         entry.reserveCapacity(resource.utf8.count + 256)
@@ -172,7 +178,8 @@ public final class FHIRBundleWriter {
 
     private func writeSingle(_ record: ExportRecord) throws {
         let sample = record.sample
-        guard let coding = VitalSignCoding.of(sample.type), let quantity = Self.quantity(of: sample, coding: coding) else {
+        guard let coding = VitalSignCoding.of(sample.type), let quantity = Self.quantity(of: sample, coding: coding)
+        else {
             summary.skipped[sample.type, default: 0] += 1
             return
         }
@@ -223,7 +230,9 @@ public final class FHIRBundleWriter {
             end: high.end
         )
         resource += ",\"component\":["
-        for (index, (coding, value)) in [(VitalSignCoding.systolic, highValue), (VitalSignCoding.diastolic, lowValue)].enumerated() {
+        for (index, (coding, value)) in [(VitalSignCoding.systolic, highValue), (VitalSignCoding.diastolic, lowValue)]
+            .enumerated()
+        {
             if index > 0 { resource += "," }
             resource += "{\"code\":"
             Self.appendCodeableConcept([coding], text: nil, to: &resource)
@@ -327,12 +336,17 @@ public final class FHIRBundleWriter {
     }
 
     /// The value text, unit and codings for `sample`, or nil when it cannot be expressed in the coding's unit.
-    static func quantity(of sample: QuantitySample, coding: VitalSignCoding) -> (value: String, unit: HealthUnit, codings: [FHIRCoding])? {
+    static func quantity(
+        of sample: QuantitySample,
+        coding: VitalSignCoding
+    ) -> (value: String, unit: HealthUnit, codings: [FHIRCoding])? {
         if sample.type == .bloodGlucose {
             // Molar concentration in, molar out (15074-8); mass concentration otherwise (2339-0).
             switch sample.transmittedUnit {
             case .millimolePerLitre:
-                return JSONText.number(sample.transmittedValue).map { ($0, .millimolePerLitre, [VitalSignCoding.glucoseMoles]) }
+                return JSONText.number(sample.transmittedValue).map {
+                    ($0, .millimolePerLitre, [VitalSignCoding.glucoseMoles])
+                }
             case .molePerLitre:
                 return DecimalText.scaled(sample.transmittedValue, byPowerOfTen: 3)
                     .map { ($0, .millimolePerLitre, [VitalSignCoding.glucoseMoles]) }
@@ -348,7 +362,8 @@ public final class FHIRBundleWriter {
         if sample.unit == .metre, coding.unit == .centimetre {
             return DecimalText.scaled(sample.value, byPowerOfTen: 2).map { ($0, coding.unit, coding.codings) }
         }
-        guard let converted = sample.unit.convert(sample.value, to: coding.unit), let text = JSONText.number(converted) else {
+        guard let converted = sample.unit.convert(sample.value, to: coding.unit), let text = JSONText.number(converted)
+        else {
             return nil
         }
         return (text, coding.unit, coding.codings)
@@ -405,8 +420,10 @@ public final class FHIRBundleWriter {
             out += ",\"modelNumber\":"
             JSONText.appendString(model, to: &out)
         }
-        let versions = [("firmware", identity.firmware), ("hardware", identity.hardware), ("software", identity.software)]
-            .compactMap { kind, value in value.map { (kind, $0) } }
+        let versions = [
+            ("firmware", identity.firmware), ("hardware", identity.hardware), ("software", identity.software),
+        ]
+        .compactMap { kind, value in value.map { (kind, $0) } }
         if !versions.isEmpty {
             out += ",\"version\":["
             for (index, (kind, value)) in versions.enumerated() {

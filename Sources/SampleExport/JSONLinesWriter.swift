@@ -1,5 +1,5 @@
-public import Foundation
 import BridgeCore
+public import Foundation
 import GATTDecoding
 
 /// Writes samples as JSON Lines: one object per line, `QuantitySample.json(in:)` plus `matches`.

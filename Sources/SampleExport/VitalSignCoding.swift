@@ -36,7 +36,10 @@ public struct VitalSignCoding: Sendable, Hashable {
     public var unit: HealthUnit
 
     /// Blood pressure panel and its two components.
-    public static let bloodPressurePanel = FHIRCoding.loinc("85354-9", "Blood pressure panel with all children optional")
+    public static let bloodPressurePanel = FHIRCoding.loinc(
+        "85354-9",
+        "Blood pressure panel with all children optional"
+    )
     public static let systolic = FHIRCoding.loinc("8480-6", "Systolic blood pressure")
     public static let diastolic = FHIRCoding.loinc("8462-4", "Diastolic blood pressure")
     public static let bloodPressureProfile = profileBase + "bp"
@@ -54,11 +57,23 @@ public struct VitalSignCoding: Sendable, Hashable {
         let vitalsigns = profileBase + "vitalsigns"
         switch type {
         case .bodyMass:
-            return VitalSignCoding(codings: [.loinc("29463-7", "Body weight")], profile: profileBase + "bodyweight", unit: .kilogram)
+            return VitalSignCoding(
+                codings: [.loinc("29463-7", "Body weight")],
+                profile: profileBase + "bodyweight",
+                unit: .kilogram
+            )
         case .bodyTemperature:
-            return VitalSignCoding(codings: [.loinc("8310-5", "Body temperature")], profile: profileBase + "bodytemp", unit: .celsius)
+            return VitalSignCoding(
+                codings: [.loinc("8310-5", "Body temperature")],
+                profile: profileBase + "bodytemp",
+                unit: .celsius
+            )
         case .heartRate:
-            return VitalSignCoding(codings: [.loinc("8867-4", "Heart rate")], profile: profileBase + "heartrate", unit: .perMinute)
+            return VitalSignCoding(
+                codings: [.loinc("8867-4", "Heart rate")],
+                profile: profileBase + "heartrate",
+                unit: .perMinute
+            )
         case .bodyMassIndex:
             return VitalSignCoding(
                 codings: [.loinc("39156-5", "Body mass index (BMI) [Ratio]")],
@@ -66,11 +81,23 @@ public struct VitalSignCoding: Sendable, Hashable {
                 unit: .kilogramPerSquareMetre
             )
         case .height:
-            return VitalSignCoding(codings: [.loinc("8302-2", "Body height")], profile: profileBase + "bodyheight", unit: .centimetre)
+            return VitalSignCoding(
+                codings: [.loinc("8302-2", "Body height")],
+                profile: profileBase + "bodyheight",
+                unit: .centimetre
+            )
         case .bodyFatPercentage:
-            return VitalSignCoding(codings: [.loinc("41982-0", "Percentage of body fat Measured")], profile: vitalsigns, unit: .percent)
+            return VitalSignCoding(
+                codings: [.loinc("41982-0", "Percentage of body fat Measured")],
+                profile: vitalsigns,
+                unit: .percent
+            )
         case .leanBodyMass:
-            return VitalSignCoding(codings: [.loinc("91557-9", "Lean body weight")], profile: vitalsigns, unit: .kilogram)
+            return VitalSignCoding(
+                codings: [.loinc("91557-9", "Lean body weight")],
+                profile: vitalsigns,
+                unit: .kilogram
+            )
         case .oxygenSaturation:
             return VitalSignCoding(
                 codings: [
@@ -87,7 +114,11 @@ public struct VitalSignCoding: Sendable, Hashable {
         case .bloodPressureDiastolic:
             return VitalSignCoding(codings: [diastolic], profile: vitalsigns, unit: .millimetreOfMercury)
         case .meanArterialPressure:
-            return VitalSignCoding(codings: [.loinc("8478-0", "Mean blood pressure")], profile: vitalsigns, unit: .millimetreOfMercury)
+            return VitalSignCoding(
+                codings: [.loinc("8478-0", "Mean blood pressure")],
+                profile: vitalsigns,
+                unit: .millimetreOfMercury
+            )
         case .rrInterval, .bodyImpedance, .bodyWaterMass, .muscleMass, .basalEnergyBurned:
             return nil
         }

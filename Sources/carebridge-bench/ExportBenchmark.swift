@@ -11,7 +11,10 @@ import Glibc
 ///
 /// Each run happens in a child process (`carebridge-bench export-run FORMAT COUNT`) so that its peak resident
 /// size (`ru_maxrss`) is its own: a streaming writer shows about the same peak at 100k and 1M samples.
-let exportBenchmark = Benchmark(name: "export", summary: "export samples to FHIR and CSV (/dev/null): samples/s, peak RSS") {
+let exportBenchmark = Benchmark(
+    name: "export",
+    summary: "export samples to FHIR and CSV (/dev/null): samples/s, peak RSS"
+) {
     print("The machine is shared: wall-clock figures include waiting for a core; CPU s is this process's own time.")
     print("format           samples   wall s   samples/s  CPU s  samples/CPU-s  output MB  peak RSS MB")
     for format in ["fhir", "csv", "fhir-transaction"] {
@@ -38,7 +41,10 @@ func runExport(format: String, count: Int) throws {
         switch format {
         case "csv": CSVWriter(timeZone: zone, sink: write)
         case "fhir-transaction":
-            FHIRBundleWriter(options: .init(bundleType: .transaction, subject: "Patient/bench", timeZone: zone), sink: write)
+            FHIRBundleWriter(
+                options: .init(bundleType: .transaction, subject: "Patient/bench", timeZone: zone),
+                sink: write
+            )
         default: FHIRBundleWriter(options: .init(subject: "Patient/bench", timeZone: zone), sink: write)
         }
     let devices = (0..<4).map { index in
@@ -50,7 +56,9 @@ func runExport(format: String, count: Int) throws {
         )
     }
     let base = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
-    let types: [QuantityType] = [.bodyMass, .heartRate, .bloodPressureSystolic, .bloodPressureDiastolic, .bodyTemperature]
+    let types: [QuantityType] = [
+        .bodyMass, .heartRate, .bloodPressureSystolic, .bloodPressureDiastolic, .bodyTemperature,
+    ]
     let clock = ContinuousClock()
     var summary = ExportSummary()
     let elapsed = try clock.measure {
@@ -76,7 +84,12 @@ func runExport(format: String, count: Int) throws {
                 receivedAt: at,
                 rawPayload: [UInt8(truncatingIfNeeded: reading), UInt8(truncatingIfNeeded: reading >> 8), 7]
             )
-            try writer.write(ExportRecord(sample: sample, matches: index % 3 == 0 ? [EventMatch(task: "daily", occurrence: reading)] : []))
+            try writer.write(
+                ExportRecord(
+                    sample: sample,
+                    matches: index % 3 == 0 ? [EventMatch(task: "daily", occurrence: reading)] : []
+                )
+            )
         }
         summary = try writer.finish()
         try sink.close()
@@ -86,7 +99,8 @@ func runExport(format: String, count: Int) throws {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let peakMB = Double(usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
     let cpu =
-        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+        / 1e6
     let row = [
         format.padding(toLength: 16, withPad: " ", startingAt: 0),
         String(format: "%8d", count),

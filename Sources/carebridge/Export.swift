@@ -56,13 +56,18 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: "FHIR Bundle type: collection (to read) or transaction (to POST to a server).")
     var bundle: BundleKind = .collection
 
-    @Option(name: .long, help: ArgumentHelp("FHIR subject of every Observation, e.g. Patient/123.", valueName: "reference"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("FHIR subject of every Observation, e.g. Patient/123.", valueName: "reference")
+    )
     var subject: String?
 
-    /// Samples read from the store per query.
-    static let pageSize = 5_000
+    /// Samples read from the store per query (hidden: for tests of the paging).
+    @Option(name: .long, help: .hidden)
+    var pageSize = 5_000
 
     func validate() throws {
+        guard pageSize > 0 else { throw ValidationError("--page-size must be positive") }
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
         }
@@ -108,7 +113,7 @@ struct Export: ParsableCommand {
         )
         let summary: ExportSummary
         do {
-            try StoredSampleCursor(store: store, query: query, pageSize: Self.pageSize).forEach { record in
+            try StoredSampleCursor(store: store, query: query, pageSize: pageSize).read { record in
                 try writer.write(record)
             }
             summary = try writer.finish()
@@ -140,7 +145,7 @@ struct StoredSampleCursor {
     var pageSize: Int
 
     /// Calls `body` once per sample, in (start, id) order, holding one page at a time.
-    func forEach(_ body: (ExportRecord) throws -> Void) throws {
+    func read(_ body: (ExportRecord) throws -> Void) throws {
         var cursor: (start: Date, id: String)?
         var limit = pageSize
         while true {

@@ -4,7 +4,10 @@ import SampleExport
 import Testing
 
 @Suite struct CSVWriterTests {
-    func csv(_ records: [ExportRecord], zone: TimeZone = Fixtures.berlin) throws -> (text: String, summary: ExportSummary) {
+    func csv(
+        _ records: [ExportRecord],
+        zone: TimeZone = Fixtures.berlin
+    ) throws -> (text: String, summary: ExportSummary) {
         let collector = Fixtures.Collector()
         let writer = CSVWriter(timeZone: zone, sink: collector.sink)
         for record in records { try writer.write(record) }

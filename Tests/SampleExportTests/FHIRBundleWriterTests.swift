@@ -75,7 +75,9 @@ import Testing
         let panel = try #require(panels.first)
         #expect(panels.count == 1)
         #expect(panel["valueQuantity"] == nil)
-        #expect((panel["meta"] as? [String: Any])?["profile"] as? [String] == ["http://hl7.org/fhir/StructureDefinition/bp"])
+        #expect(
+            (panel["meta"] as? [String: Any])?["profile"] as? [String] == ["http://hl7.org/fhir/StructureDefinition/bp"]
+        )
         let components = try #require(panel["component"] as? [[String: Any]])
         #expect(components.map(Parsed.codes) == [["8480-6"], ["8462-4"]])
         let values = components.map { (($0["valueQuantity"] as? [String: Any])?["value"] as? NSNumber)?.doubleValue }
@@ -153,7 +155,11 @@ import Testing
         #expect(cuffDevice["modelNumber"] as? String == "UA-651BLE")
         #expect(cuffDevice["serialNumber"] as? String == "SN-0001")
         let names = try #require(cuffDevice["deviceName"] as? [[String: String]])
-        #expect(names == [["name": "BPM Connect", "type": "user-friendly-name"], ["name": "UA-651BLE", "type": "model-name"]])
+        #expect(
+            names == [
+                ["name": "BPM Connect", "type": "user-friendly-name"], ["name": "UA-651BLE", "type": "model-name"],
+            ]
+        )
         let versions = try #require(cuffDevice["version"] as? [[String: Any]])
         #expect(versions.map { $0["value"] as? String } == ["1.2.3", "rev B"])
         #expect(versions.map { ($0["type"] as? [String: String])?["text"] } == ["firmware", "hardware"])
@@ -182,14 +188,21 @@ import Testing
     @Test func transactionEntriesAreConditionalCreates() throws {
         let cuff = Fixtures.device(Fixtures.cuff)
         let weight = Fixtures.sample(.bodyMass, 70.4, source: cuff)
-        let options = FHIRBundleWriter.Options(bundleType: .transaction, subject: "Patient/p1", timeZone: Fixtures.berlin)
+        let options = FHIRBundleWriter.Options(
+            bundleType: .transaction,
+            subject: "Patient/p1",
+            timeZone: Fixtures.berlin
+        )
         let (text, _) = try Fixtures.fhir([ExportRecord(sample: weight)], options: options)
         let bundle = try Parsed.object(text)
         #expect(bundle["type"] as? String == "transaction")
         let requests = try Parsed.entries(text).map { $0["request"] as? [String: String] }
         #expect(
             requests == [
-                ["method": "POST", "url": "Device", "ifNoneExist": "identifier=urn:carebridge:device|A4:C1:38:00:00:01"],
+                [
+                    "method": "POST", "url": "Device",
+                    "ifNoneExist": "identifier=urn:carebridge:device|A4:C1:38:00:00:01",
+                ],
                 [
                     "method": "POST", "url": "Observation",
                     "ifNoneExist": "identifier=urn:carebridge:sample|" + weight.id.uuidString.lowercased(),
@@ -201,8 +214,14 @@ import Testing
     }
 
     @Test func sameSamplesGiveTheSameBundleTwice() throws {
-        let first = try Fixtures.fhir(Fixtures.everyType, options: .init(bundleType: .transaction, timeZone: Fixtures.berlin))
-        let second = try Fixtures.fhir(Fixtures.everyType, options: .init(bundleType: .transaction, timeZone: Fixtures.berlin))
+        let first = try Fixtures.fhir(
+            Fixtures.everyType,
+            options: .init(bundleType: .transaction, timeZone: Fixtures.berlin)
+        )
+        let second = try Fixtures.fhir(
+            Fixtures.everyType,
+            options: .init(bundleType: .transaction, timeZone: Fixtures.berlin)
+        )
         #expect(first.text == second.text)
         #expect(first.text.contains("ifNoneExist"))
     }
@@ -219,7 +238,10 @@ import Testing
         let manual = Fixtures.sample(.bodyMass, 71, source: .manual)
         let measured = Fixtures.sample(.bodyMass, 71, payload: [7])
         let options = FHIRBundleWriter.Options(subject: "Patient/p1", timeZone: Fixtures.berlin)
-        let (text, _) = try Fixtures.fhir([ExportRecord(sample: manual), ExportRecord(sample: measured)], options: options)
+        let (text, _) = try Fixtures.fhir(
+            [ExportRecord(sample: manual), ExportRecord(sample: measured)],
+            options: options
+        )
         let observations = try Parsed.resources(text, type: "Observation")
         let tags = observations.map { (($0["meta"] as? [String: Any])?["tag"] as? [[String: String]])?.first?["code"] }
         #expect(tags == ["patient-reported", nil])

@@ -19,15 +19,31 @@ struct FHIRValidationTests {
         var records = Fixtures.everyType
         for minute in 0..<3 {
             let at = Fixtures.morning.addingTimeInterval(Double(3600 + minute * 60))
-            records.append(ExportRecord(sample: Fixtures.sample(.bloodPressureSystolic, 118 + Double(minute), source: cuff, at: at)))
+            records.append(
+                ExportRecord(
+                    sample: Fixtures.sample(.bloodPressureSystolic, 118 + Double(minute), source: cuff, at: at)
+                )
+            )
             records.append(ExportRecord(sample: Fixtures.sample(.bloodPressureDiastolic, 77, source: cuff, at: at)))
             records.append(ExportRecord(sample: Fixtures.sample(.meanArterialPressure, 91, source: cuff, at: at)))
         }
-        records.append(ExportRecord(sample: Fixtures.sample(.bodyMass, 70.25, source: .manual), matches: [EventMatch(task: "weigh", occurrence: 3)]))
-        records.append(ExportRecord(sample: Fixtures.sample(.bloodGlucose, 99.0858, transmitted: (0.0055, .molePerLitre))))
         records.append(
             ExportRecord(
-                sample: Fixtures.sample(.heartRate, 61.5, at: Fixtures.morning, end: Fixtures.morning.addingTimeInterval(30.25))
+                sample: Fixtures.sample(.bodyMass, 70.25, source: .manual),
+                matches: [EventMatch(task: "weigh", occurrence: 3)]
+            )
+        )
+        records.append(
+            ExportRecord(sample: Fixtures.sample(.bloodGlucose, 99.0858, transmitted: (0.0055, .molePerLitre)))
+        )
+        records.append(
+            ExportRecord(
+                sample: Fixtures.sample(
+                    .heartRate,
+                    61.5,
+                    at: Fixtures.morning,
+                    end: Fixtures.morning.addingTimeInterval(30.25)
+                )
             )
         )
         return records

@@ -111,7 +111,9 @@ enum Parsed {
 
     /// Resources of `type` among the bundle's entries.
     static func resources(_ text: String, type: String) throws -> [[String: Any]] {
-        try entries(text).compactMap { $0["resource"] as? [String: Any] }.filter { $0["resourceType"] as? String == type }
+        try entries(text).compactMap { $0["resource"] as? [String: Any] }.filter {
+            $0["resourceType"] as? String == type
+        }
     }
 
     static func codes(_ resource: [String: Any]) -> [String] {

@@ -47,7 +47,9 @@ enum PythonTool {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("empty.json")
-        guard (try? Data("{\"resourceType\":\"Bundle\",\"type\":\"collection\"}".utf8).write(to: file)) != nil else { return false }
+        guard (try? Data("{\"resourceType\":\"Bundle\",\"type\":\"collection\"}".utf8).write(to: file)) != nil else {
+            return false
+        }
         let r4 = try? run("validate_fhir.py", [file.path])
         let r4b = try? run("validate_fhir.py", [file.path, "--r4b", r4bDirectory])
         return r4?.status == 0 && r4b?.status == 0
