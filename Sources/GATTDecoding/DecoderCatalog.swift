@@ -4,6 +4,17 @@ public enum DecoderCatalog {
     public static let all: [any GATTPayload.Type] = [
         DateTime.self,
         WeightMeasurement.self,
+        WeightScaleFeature.self,
+        BodyCompositionMeasurement.self,
+        BodyCompositionFeature.self,
+        TemperatureMeasurement.self,
+        IntermediateTemperature.self,
+        TemperatureType.self,
+        HeartRateMeasurement.self,
+        BodySensorLocation.self,
+        BloodPressureMeasurement.self,
+        IntermediateCuffPressure.self,
+        BloodPressureFeature.self,
     ]
 
     /// The default decoder for a characteristic UUID.

@@ -1,0 +1,38 @@
+public import GATTDecoding
+
+extension BloodPressureMeasurement: SampleProducing {
+    /// bloodPressureSystolic, bloodPressureDiastolic and meanArterialPressure in mm[Hg] (converted from kPa
+    /// when sent so) and heartRate from the pulse rate; a special value (NaN, NRes, ±INF, reserved) gives no
+    /// sample for that quantity. User ID and the measurement status conditions (comma-separated names, or
+    /// `none`) go into the metadata.
+    public func samples(in context: SampleContext) -> [QuantitySample] {
+        var metadata: [String: String] = [:]
+        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
+        if let measurementStatus {
+            let conditions = measurementStatus.conditions
+            metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
+        }
+        let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
+        var samples: [QuantitySample] = []
+        samples.reserveCapacity(4)
+        let start = context.start(for: timeStamp)  // resolve the device time once
+        func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
+            guard let value = value?.doubleValue,
+                let sample = context.sample(
+                    type,
+                    value: value,
+                    unit: unit,
+                    deviceTime: timeStamp,
+                    metadata: metadata,
+                    start: start
+                )
+            else { return }
+            samples.append(sample)
+        }
+        add(.bloodPressureSystolic, systolic, pressureUnit)
+        add(.bloodPressureDiastolic, diastolic, pressureUnit)
+        add(.meanArterialPressure, meanArterialPressure, pressureUnit)
+        add(.heartRate, pulseRate, .perMinute)
+        return samples
+    }
+}

@@ -1,0 +1,42 @@
+public import GATTDecoding
+
+extension BodyCompositionMeasurement: SampleProducing {
+    /// bodyFatPercentage, basalEnergyBurned (kJ → kcal), muscleMass, leanBodyMass (the fat-free mass),
+    /// bodyWaterMass, bodyImpedance, bodyMass and height, each when present.
+    ///
+    /// Nothing when the measurement was unsuccessful (Body Fat 0xFFFF), and nothing from a single packet of
+    /// a multiple-packet measurement (flag bit 12): join the packets with ``BodyCompositionMeasurement/merged(with:)``
+    /// first, so that partial measurements are never stored. Muscle percentage and soft lean mass have no
+    /// quantity type; they stay in the fields.
+    public func samples(in context: SampleContext) -> [QuantitySample] {
+        guard !isUnsuccessful, !isMultiplePacket else { return [] }
+        var metadata: [String: String] = [:]
+        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
+        let massUnit: HealthUnit = isImperial ? .pound : .kilogram
+        var samples: [QuantitySample] = []
+        samples.reserveCapacity(8)
+        let start = context.start(for: timeStamp)  // resolve the device time once
+        func add(_ type: QuantityType, _ value: Double?, _ unit: HealthUnit) {
+            guard let value,
+                let sample = context.sample(
+                    type,
+                    value: value,
+                    unit: unit,
+                    deviceTime: timeStamp,
+                    metadata: metadata,
+                    start: start
+                )
+            else { return }
+            samples.append(sample)
+        }
+        add(.bodyFatPercentage, bodyFatPercentage, .percent)
+        add(.basalEnergyBurned, basalMetabolism.map(Double.init), .kilojoule)
+        add(.muscleMass, muscleMass, massUnit)
+        add(.leanBodyMass, fatFreeMass, massUnit)
+        add(.bodyWaterMass, bodyWaterMass, massUnit)
+        add(.bodyImpedance, impedance, .ohm)
+        add(.bodyMass, weight, massUnit)
+        add(.height, height, isImperial ? .inch : .metre)
+        return samples
+    }
+}

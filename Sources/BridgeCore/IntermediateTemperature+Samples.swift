@@ -1,0 +1,6 @@
+public import GATTDecoding
+
+extension IntermediateTemperature: SampleProducing {
+    /// None: an intermediate temperature is never a final reading (`gatt-reference.md` §6.1).
+    public func samples(in context: SampleContext) -> [QuantitySample] { [] }
+}

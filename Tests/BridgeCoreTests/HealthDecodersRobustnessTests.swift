@@ -1,0 +1,108 @@
+import BridgeCore
+import Foundation
+import GATTDecoding
+import Testing
+
+/// Random and mutated payloads never trap the body-composition, thermometer, heart-rate and blood-pressure
+/// decoders, their fields or their normalisation: every payload either decodes or throws a
+/// ``GATTDecodingError``.
+@Suite struct HealthDecodersRobustnessTests {
+    /// A small deterministic generator (SplitMix64), so a failure can be reproduced.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Each decoder with a valid seed payload to mutate.
+    static let cases: [(any GATTPayload.Type, [UInt8])] = [
+        (WeightScaleFeature.self, [0x9D, 0x01, 0x00, 0x00]),
+        (
+            BodyCompositionMeasurement.self,
+            [
+                0xFE, 0x0F, 0xE0, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x02, 0x70, 0x17, 0xC2, 0x01, 0xA0,
+                0x1D, 0x20, 0x2A, 0x40, 0x1F, 0x00, 0x19, 0x88, 0x13, 0xB0, 0x36, 0xD0, 0x06,
+            ]
+        ),
+        (BodyCompositionFeature.self, [0xFF, 0x9F, 0x01, 0x00]),
+        (TemperatureMeasurement.self, [0x07, 0xDA, 0x03, 0x00, 0xFF, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x03]),
+        (IntermediateTemperature.self, [0x07, 0xDA, 0x03, 0x00, 0xFF, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x03]),
+        (TemperatureType.self, [0x06]),
+        (HeartRateMeasurement.self, [0x1F, 0x48, 0x00, 0x10, 0x00, 0x40, 0x03, 0x00, 0x04]),
+        (BodySensorLocation.self, [0x01]),
+        (
+            BloodPressureMeasurement.self,
+            [
+                0x1F, 0x82, 0x00, 0x55, 0x00, 0x64, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0xDC, 0xF2, 0x01,
+                0x05, 0x00,
+            ]
+        ),
+        (
+            IntermediateCuffPressure.self,
+            [
+                0x1E, 0x8C, 0x00, 0xFF, 0x07, 0xFF, 0x07, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x40, 0x00, 0x02,
+                0x00, 0x00,
+            ]
+        ),
+        (BloodPressureFeature.self, [0x05, 0x00]),
+    ]
+
+    @Test(arguments: 0..<cases.count)
+    func randomAndMutatedPayloadsDecodeOrThrowButNeverTrap(index: Int) throws {
+        let (decoder, seed) = Self.cases[index]
+        var generator = SplitMix64(state: UInt64(index + 1))
+        var decoded = 0
+        var rejected = 0
+        for round in 0..<20_000 {
+            var payload: [UInt8]
+            if round % 2 == 0 {
+                // random length and bytes
+                payload = (0..<Int.random(in: 0...32, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+            } else {
+                // the valid payload with a few bytes flipped, cut or extended
+                payload = seed
+                for _ in 0..<Int.random(in: 1...3, using: &generator) where !payload.isEmpty {
+                    payload[Int.random(in: 0..<payload.count, using: &generator)] = UInt8.random(
+                        in: 0...255,
+                        using: &generator
+                    )
+                }
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: payload.removeLast(Int.random(in: 0...payload.count, using: &generator))
+                case 1: payload += [UInt8.random(in: 0...255, using: &generator)]
+                default: break
+                }
+            }
+            do {
+                let value = try decoder.decode(payload)
+                _ = value.fields.keys.count
+                if let producing = value as? any SampleProducing {
+                    let context = SampleContext(
+                        receivedAt: Date(timeIntervalSince1970: 0),
+                        timeZone: .gmt,
+                        source: .device(decoder),
+                        payload: payload
+                    )
+                    for sample in producing.samples(in: context) {
+                        #expect(sample.value.isFinite)
+                        #expect(sample.unit == sample.type.canonicalUnit)
+                    }
+                }
+                decoded += 1
+            } catch {
+                #expect(error.context.hasPrefix(decoder.name))
+                #expect(error.offset >= 0 && error.offset <= payload.count)
+                rejected += 1
+            }
+        }
+        #expect(decoded + rejected == 20_000)
+        #expect(decoded > 0)
+    }
+}
