@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
         .library(name: "CareBridgeExport", targets: ["CareBridgeExport"]),
+        .library(name: "SampleExport", targets: ["SampleExport"]),
         .library(name: "CarePlan", targets: ["CarePlan"]),
         .library(name: "CareStore", targets: ["CareStore"]),
         .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
@@ -40,6 +41,8 @@ let package = Package(
         ),
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
         .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
+        .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
         .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
@@ -96,6 +99,7 @@ let package = Package(
                 "SessionReplay",
                 "CareBridgeKit",
                 "BlueZTransport",
+                "SampleExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -112,6 +116,7 @@ let package = Package(
                 "DeviceProfiles",
                 "SessionReplay",
                 "BlueZTransport",
+                "SampleExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -171,6 +176,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "SampleExportTests",
+            dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"],
+            exclude: ["Validator"]
         ),
     ]
 )

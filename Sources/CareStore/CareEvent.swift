@@ -35,21 +35,52 @@ public struct Outcome: Sendable, Hashable {
     }
 }
 
+/// What every event of one task version shares; one instance per version, so events stay small to copy.
+final class EventTaskInfo: Sendable, Hashable {
+    let title: String
+    let kind: TaskKind
+    let impactsAdherence: Bool
+    let timeZone: TimeZone
+    /// Per schedule element: its text and target values.
+    let elements: [(text: String?, targetValues: [TargetValue])]
+
+    init(
+        title: String,
+        kind: TaskKind,
+        impactsAdherence: Bool,
+        timeZone: TimeZone,
+        elements: [(text: String?, targetValues: [TargetValue])]
+    ) {
+        self.title = title
+        self.kind = kind
+        self.impactsAdherence = impactsAdherence
+        self.timeZone = timeZone
+        self.elements = elements
+    }
+
+    static func == (lhs: EventTaskInfo, rhs: EventTaskInfo) -> Bool {
+        lhs === rhs
+            || (lhs.title == rhs.title && lhs.kind == rhs.kind && lhs.impactsAdherence == rhs.impactsAdherence
+                && lhs.timeZone == rhs.timeZone && lhs.elements.count == rhs.elements.count
+                && zip(lhs.elements, rhs.elements).allSatisfy { $0.text == $1.text && $0.targetValues == $1.targetValues })
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(title)
+        hasher.combine(kind)
+    }
+}
+
 /// An event computed from a task version's schedule, with its outcome if there is one.
 public struct CareEvent: Sendable, Hashable, Identifiable {
     public var key: EventKey
-    public var title: String
-    public var kind: TaskKind
-    public var impactsAdherence: Bool
     public var start: Date
     public var end: Date
     public var isAllDay: Bool
-    /// The schedule element's text, if any.
-    public var text: String?
-    public var targetValues: [TargetValue]
-    /// The zone the schedule is evaluated in (its calendar days are this zone's).
-    public var timeZone: TimeZone
+    /// Which element of the schedule produced the event.
+    public var elementIndex: Int
     public var outcome: Outcome?
+    let info: EventTaskInfo
 
     public init(
         key: EventKey,
@@ -64,17 +95,42 @@ public struct CareEvent: Sendable, Hashable, Identifiable {
         timeZone: TimeZone,
         outcome: Outcome?
     ) {
+        self.init(
+            key: key,
+            start: start,
+            end: end,
+            isAllDay: isAllDay,
+            elementIndex: 0,
+            outcome: outcome,
+            info: EventTaskInfo(
+                title: title,
+                kind: kind,
+                impactsAdherence: impactsAdherence,
+                timeZone: timeZone,
+                elements: [(text, targetValues)]
+            )
+        )
+    }
+
+    init(key: EventKey, start: Date, end: Date, isAllDay: Bool, elementIndex: Int, outcome: Outcome?, info: EventTaskInfo) {
         self.key = key
-        self.title = title
-        self.kind = kind
-        self.impactsAdherence = impactsAdherence
         self.start = start
         self.end = end
         self.isAllDay = isAllDay
-        self.text = text
-        self.targetValues = targetValues
-        self.timeZone = timeZone
+        self.elementIndex = elementIndex
         self.outcome = outcome
+        self.info = info
+    }
+
+    public var title: String { info.title }
+    public var kind: TaskKind { info.kind }
+    public var impactsAdherence: Bool { info.impactsAdherence }
+    /// The zone the schedule is evaluated in (its calendar days are this zone's).
+    public var timeZone: TimeZone { info.timeZone }
+    /// The schedule element's text, if any.
+    public var text: String? { info.elements.indices.contains(elementIndex) ? info.elements[elementIndex].text : nil }
+    public var targetValues: [TargetValue] {
+        info.elements.indices.contains(elementIndex) ? info.elements[elementIndex].targetValues : []
     }
 
     /// The stable event id, `<taskVersionUUID>#<occurrence>`.

@@ -186,16 +186,26 @@ extension CareStore {
     static func events(_ db: Database, query: EventQuery, zone: TimeZone) throws -> [CareEvent] {
         guard query.from < query.to else { return [] }
         let versions = try TaskVersions.load(db)
-        var result: [CareEvent] = []
-        for version in versions.all where !version.isTombstone && !version.isShadowed {
-            if !query.taskIDs.isEmpty, !query.taskIDs.contains(version.record.id) { continue }
-            if !query.kinds.isEmpty, !query.kinds.contains(version.task.kind) { continue }
+        // Versions in task-id order, so sorting needs only (start, rank, occurrence) and no string comparisons.
+        let live = versions.all.filter { version in
+            !version.isTombstone && !version.isShadowed
+                && (query.taskIDs.isEmpty || query.taskIDs.contains(version.record.id))
+                && (query.kinds.isEmpty || query.kinds.contains(version.task.kind))
+        }.sorted { ($0.record.id, $0.record.versionNumber) < ($1.record.id, $1.record.versionNumber) }
+        var perVersion: [[CareEvent]] = []
+        var keys: [(start: Double, rank: Int, occurrence: Int, index: Int)] = []
+        for (rank, version) in live.enumerated() {
             guard let (lower, upper) = version.clip(from: query.from, to: query.to) else { continue }
             let scheduled = version.task.schedule.storeEvents(from: lower, to: upper, zone: zone)
-            result += try events(db, version: version, scheduled: scheduled, zone: zone)
+            let events = try events(db, version: version, scheduled: scheduled, zone: zone)
+            let list = perVersion.count
+            for (index, event) in events.enumerated() {
+                keys.append((event.start.timeIntervalSince1970, rank, event.occurrence, list << 32 | index))
+            }
+            perVersion.append(events)
         }
-        result.sort { ($0.start, $0.taskID, $0.occurrence) < ($1.start, $1.taskID, $1.occurrence) }
-        return result
+        keys.sort { ($0.start, $0.rank, $0.occurrence) < ($1.start, $1.rank, $1.occurrence) }
+        return keys.map { perVersion[$0.index >> 32][$0.index & 0xFFFF_FFFF] }
     }
 
     /// Joins computed events of one version with their outcomes (two indexed queries).
@@ -205,68 +215,62 @@ extension CareStore {
         guard let low = scheduled.map(\.occurrence).min(), let high = scheduled.map(\.occurrence).max() else {
             return []
         }
-        let outcomes = try db.cachedStatement(
+        // One indexed range scan: outcomes of this version in the occurrence range, each with its values in
+        // order (the unique (taskUUID, occurrence) index and the outcomeValue primary key give the order).
+        let statement = try db.cachedStatement(
             sql: """
-                SELECT id, occurrence, createdDate, updatedDate FROM outcome
-                WHERE taskUUID = ? AND occurrence BETWEEN ? AND ?
+                SELECT o.occurrence, o.createdDate, o.updatedDate,
+                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt
+                FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
+                WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
+                ORDER BY o.occurrence, v.position
                 """
         )
-        var byOccurrence: [Int: (id: Int64, outcome: Outcome)] = [:]
-        var byID: [Int64: Int] = [:]
-        let rows = try Row.fetchCursor(outcomes, arguments: [version.record.uuid, low, high])
+        var byOccurrence: [Int: Outcome] = [:]
+        var current: (occurrence: Int, outcome: Outcome)?
+        let rows = try Row.fetchCursor(statement, arguments: [version.record.uuid, low, high])
         while let row = try rows.next() {
-            let occurrence: Int = row[1]
-            let id: Int64 = row[0]
-            byOccurrence[occurrence] = (
-                id,
-                Outcome(
-                    values: [],
-                    createdDate: Date(timeIntervalSince1970: row[2]),
-                    updatedDate: Date(timeIntervalSince1970: row[3])
-                )
-            )
-            byID[id] = occurrence
-        }
-        if !byOccurrence.isEmpty {
-            let values = try db.cachedStatement(
-                sql: """
-                    SELECT v.outcomeID, v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt
-                    FROM outcome o JOIN outcomeValue v ON v.outcomeID = o.id
-                    WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
-                    ORDER BY v.outcomeID, v.position
-                    """
-            )
-            let valueRows = try Row.fetchCursor(values, arguments: [version.record.uuid, low, high])
-            while let row = try valueRows.next() {
-                guard let occurrence = byID[row[0]] else { continue }
-                byOccurrence[occurrence]?.outcome.values.append(
-                    OutcomeValue(
-                        value: row[1],
-                        unit: HealthUnit(rawValue: row[2]),
-                        measuredAt: Date(timeIntervalSince1970: row[3]),
-                        sampleID: (row[4] as String?).flatMap(UUID.init(uuidString:)),
-                        recordedAt: Date(timeIntervalSince1970: row[5])
+            let occurrence: Int = row[0]
+            if current?.occurrence != occurrence {
+                if let current { byOccurrence[current.occurrence] = current.outcome }
+                current = (
+                    occurrence,
+                    Outcome(
+                        values: [],
+                        createdDate: Date(timeIntervalSince1970: row[1]),
+                        updatedDate: Date(timeIntervalSince1970: row[2])
                     )
                 )
             }
+            guard let value: Double = row[3] else { continue }
+            current?.outcome.values.append(
+                OutcomeValue(
+                    value: value,
+                    unit: HealthUnit(rawValue: row[4]),
+                    measuredAt: Date(timeIntervalSince1970: row[5]),
+                    sampleID: (row[6] as String?).flatMap(UUID.init(uuidString:)),
+                    recordedAt: Date(timeIntervalSince1970: row[7])
+                )
+            )
         }
+        if let current { byOccurrence[current.occurrence] = current.outcome }
         let task = version.task
-        let scheduleZone = task.schedule.timeZonePolicy.zone(bridge: zone)
+        let info = EventTaskInfo(
+            title: task.title,
+            kind: task.kind,
+            impactsAdherence: task.impactsAdherence,
+            timeZone: task.schedule.timeZonePolicy.zone(bridge: zone),
+            elements: task.schedule.elements.map { ($0.text, $0.targetValues) }
+        )
         return scheduled.map { event in
-            let element = task.schedule.elements.indices.contains(event.elementIndex)
-                ? task.schedule.elements[event.elementIndex] : nil
-            return CareEvent(
+            CareEvent(
                 key: EventKey(taskID: task.id, taskVersion: version.uuid, occurrence: event.occurrence),
-                title: task.title,
-                kind: task.kind,
-                impactsAdherence: task.impactsAdherence,
                 start: event.start,
                 end: event.end,
                 isAllDay: event.isAllDay,
-                text: element?.text,
-                targetValues: element?.targetValues ?? [],
-                timeZone: scheduleZone,
-                outcome: byOccurrence[event.occurrence]?.outcome
+                elementIndex: event.elementIndex,
+                outcome: byOccurrence[event.occurrence],
+                info: info
             )
         }
     }

@@ -48,11 +48,18 @@ extension CareStore {
             var changes: [StoreChange] = []
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             let insert = try db.cachedStatement(sql: SampleRecord.insertSQL)
+            var devices = DeviceEncodingCache()
             for sample in samples {
                 let key = sample.idempotencyKey
                 let id = SHA256.uuid(for: key)
                 insert.setUncheckedArguments(
-                    SampleRecord.insertArguments(sample, id: id.uuidString.lowercased(), key: key, recordedAt: recordedAt)
+                    SampleRecord.insertArguments(
+                        sample,
+                        id: id.uuidString.lowercased(),
+                        key: key,
+                        device: devices.json(sample.source.device),
+                        recordedAt: recordedAt
+                    )
                 )
                 try insert.execute()
                 guard db.changesCount > 0 else {
@@ -127,7 +134,7 @@ extension CareStore {
             request = request.order(Column("start"), Column("id"))
             var records = try request.fetchAll(db)
             if query.unmatchedOnly {
-                let matcher = try SampleMatcher(db: db, bridgeZone: zone)
+                var matcher = try SampleMatcher(db: db, bridgeZone: zone)
                 records = records.filter { record in
                     guard let type = QuantityType(rawValue: record.type) else { return true }
                     return !matcher.matches(type: type, at: record.start)

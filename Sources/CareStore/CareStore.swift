@@ -30,6 +30,10 @@ public struct CareStore: Sendable {
             // Durable at every checkpoint; in WAL mode NORMAL never corrupts, it may only lose the last
             // transactions on power loss.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A 32 MiB page cache and memory-mapped reads keep index pages of large histories in memory
+            // during bulk ingest instead of re-reading them with pread.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
+            try db.execute(sql: "PRAGMA mmap_size = 268435456")
         }
         let pool: DatabasePool
         do {
@@ -46,10 +50,29 @@ public struct CareStore: Sendable {
         self.databaseWriter = writer
         self.bridgeZone = bridgeZone
         self.logger = logger
-        do {
-            try Schema.migrator.migrate(writer)
-        } catch {
-            throw CareStoreError(.database, "cannot migrate the store: \(error)", cause: error)
+        if let superseded = try? writer.read({ db in try Schema.migrator.hasBeenSuperseded(db) }), superseded {
+            throw CareStoreError(
+                .database,
+                "the store was written by a newer CareBridge (it has migrations this version does not know); "
+                    + "upgrade CareBridge or use another --store"
+            )
+        }
+        // GRDB reads the applied migrations before it takes the write lock, so two processes opening a new
+        // store together can both try to run "v1"; the loser fails on an existing table. The winner has
+        // committed by then, so migrating again finds nothing left to do.
+        var attempt = 0
+        while true {
+            do {
+                try Schema.migrator.migrate(writer)
+                break
+            } catch {
+                attempt += 1
+                guard attempt < 10, (try? writer.read({ db in try db.tableExists("grdb_migrations") })) == true else {
+                    throw CareStoreError(.database, "cannot migrate the store: \(error)", cause: error)
+                }
+                logger.debug("migration raced another process; retrying", metadata: ["attempt": "\(attempt)"])
+                Thread.sleep(forTimeInterval: 0.02)
+            }
         }
     }
 

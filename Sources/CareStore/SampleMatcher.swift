@@ -39,6 +39,7 @@ struct SampleMatcher {
     let zone: TimeZone
     let versions: TaskVersions
     private(set) var touched: [TouchKey: Touch] = [:]
+    private var eventCache = EventCache()
 
     init(db: Database, bridgeZone: TimeZone) throws {
         zone = bridgeZone
@@ -51,9 +52,9 @@ struct SampleMatcher {
     }
 
     /// Whether a sample of `type` taken at `instant` falls into some linked event.
-    func matches(type: QuantityType, at instant: Date) -> Bool {
+    mutating func matches(type: QuantityType, at instant: Date) -> Bool {
         for version in versions.linkedByType[type] ?? [] where version.governs(instant) {
-            if !version.task.schedule.storeEvents(containing: instant, zone: zone).isEmpty { return true }
+            if !eventCache.events(of: version, containing: instant, zone: zone).isEmpty { return true }
         }
         return false
     }
@@ -64,27 +65,24 @@ struct SampleMatcher {
         guard let candidates = versions.linkedByType[sample.type] else { return false }
         let instant = sample.start
         var matched = false
+        var sampleID: String?
         for version in candidates where version.governs(instant) {
             guard let linkage = version.task.linkage,
                 let value = sample.unit.convert(sample.value, to: linkage.unit)
             else { continue }
-            for event in version.task.schedule.storeEvents(containing: instant, zone: zone) {
+            for event in eventCache.events(of: version, containing: instant, zone: zone) {
                 matched = true
                 let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
-                var touch = touched[key] ?? Touch(version: version, event: event)
-                if forceFullDerivation {
-                    touch.full = true
+                // `mean` and `sum` always re-read the window, so they need no contributions.
+                if forceFullDerivation || linkage.aggregation == .mean || linkage.aggregation == .sum {
+                    touched[key, default: Touch(version: version, event: event)].full = true
                 } else {
-                    touch.contributions.append(
-                        Contribution(
-                            sampleID: id.uuidString.lowercased(),
-                            value: value,
-                            measuredAt: instant,
-                            recordedAt: recordedAt
-                        )
+                    sampleID = sampleID ?? id.uuidString.lowercased()
+                    // In place: copying the touch out and back would copy its contributions every time.
+                    touched[key, default: Touch(version: version, event: event)].contributions.append(
+                        Contribution(sampleID: sampleID!, value: value, measuredAt: instant, recordedAt: recordedAt)
                     )
                 }
-                touched[key] = touch
             }
         }
         return matched
@@ -221,5 +219,33 @@ struct SampleMatcher {
             let recorded = contributions.map(\.recordedAt).max()!
             return [Contribution(sampleID: "", value: value, measuredAt: measured, recordedAt: recorded)]
         }
+    }
+}
+
+/// Events of linked versions, computed one UTC day at a time and reused for every sample of that day, so a
+/// batch asks the schedule engine (and the zone database) once per task and day instead of once per sample.
+struct EventCache {
+    static let chunk: Double = 86_400
+    private struct Key: Hashable {
+        var version: UUID
+        var chunk: Int64
+    }
+    private var entries: [Key: [ScheduledEvent]] = [:]
+
+    /// The events of `version` whose window contains `instant`.
+    mutating func events(of version: TaskVersion, containing instant: Date, zone: TimeZone) -> [ScheduledEvent] {
+        let seconds = instant.timeIntervalSince1970
+        let chunk = Int64((seconds / Self.chunk).rounded(.down))
+        let key = Key(version: version.uuid, chunk: chunk)
+        let overlapping: [ScheduledEvent]
+        if let cached = entries[key] {
+            overlapping = cached
+        } else {
+            if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
+            let from = Date(timeIntervalSince1970: Double(chunk) * Self.chunk)
+            overlapping = version.task.schedule.storeEvents(from: from, to: from.addingTimeInterval(Self.chunk), zone: zone)
+            entries[key] = overlapping
+        }
+        return overlapping.filter { $0.contains(instant) }
     }
 }

@@ -3,6 +3,19 @@ import Foundation
 import GATTDecoding
 import GRDB
 
+/// Devices repeat across a batch: encode each identity to JSON once.
+struct DeviceEncodingCache {
+    private var last: (DeviceIdentity, String)?
+
+    mutating func json(_ device: DeviceIdentity?) -> String? {
+        guard let device else { return nil }
+        if let last, last.0 == device { return last.1 }
+        let json = SampleRecord.encodeDevice(device)
+        last = (device, json)
+        return json
+    }
+}
+
 extension SampleRecord {
     /// The columns of `sample`, in the order ``insertArguments(_:recordedAt:)`` binds them.
     static let insertSQL = """
@@ -14,32 +27,32 @@ extension SampleRecord {
         """
 
     /// Arguments for ``insertSQL`` (the hot ingest path binds these directly instead of encoding a record).
-    static func insertArguments(_ sample: QuantitySample, id: String, key: String, recordedAt: Date)
+    static func insertArguments(_ sample: QuantitySample, id: String, key: String, device json: String?, recordedAt: Date)
         -> StatementArguments
     {
-        let device = sample.source.device
+        // Already `DatabaseValue`s: GRDB's generic conversion of concrete sequences goes through a key path.
         let values: [(any DatabaseValueConvertible)?] = [
-            id,
-            key,
-            sample.type.rawValue,
-            sample.value,
-            sample.unit.rawValue,
-            sample.start.timeIntervalSince1970,
-            sample.end.timeIntervalSince1970,
-            sample.transmittedValue,
-            sample.transmittedUnit.rawValue,
-            sample.source.kind.rawValue,
-            sample.source.characteristic?.description,
-            sample.source.decoder,
-            device?.key,
-            device.map(Self.encodeDevice),
-            sample.deviceTime?.description,
-            sample.receivedAt.timeIntervalSince1970,
-            sample.clockOffset,
-            Hex.string(sample.rawPayload),
-            sample.index,
-            sample.metadata.isEmpty ? nil : Self.encodeMetadata(sample.metadata),
-            recordedAt.timeIntervalSince1970,
+            id.databaseValue,
+            key.databaseValue,
+            sample.type.rawValue.databaseValue,
+            sample.value.databaseValue,
+            sample.unit.rawValue.databaseValue,
+            sample.start.timeIntervalSince1970.databaseValue,
+            sample.end.timeIntervalSince1970.databaseValue,
+            sample.transmittedValue.databaseValue,
+            sample.transmittedUnit.rawValue.databaseValue,
+            sample.source.kind.rawValue.databaseValue,
+            sample.source.characteristic?.description.databaseValue ?? DatabaseValue.null,
+            sample.source.decoder?.databaseValue ?? DatabaseValue.null,
+            sample.source.device?.key.databaseValue ?? DatabaseValue.null,
+            json?.databaseValue ?? DatabaseValue.null,
+            sample.deviceTime?.description.databaseValue ?? DatabaseValue.null,
+            sample.receivedAt.timeIntervalSince1970.databaseValue,
+            sample.clockOffset?.databaseValue ?? DatabaseValue.null,
+            Hex.string(sample.rawPayload).databaseValue,
+            sample.index.databaseValue,
+            sample.metadata.isEmpty ? DatabaseValue.null : Self.encodeMetadata(sample.metadata).databaseValue,
+            recordedAt.timeIntervalSince1970.databaseValue,
         ]
         return StatementArguments(values)
     }

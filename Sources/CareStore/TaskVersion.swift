@@ -2,6 +2,7 @@ import BridgeCore
 import CarePlan
 import Foundation
 import GRDB
+import Synchronization
 
 /// One stored task version with its decoded schedule and the region of time in which it is in force.
 ///
@@ -49,7 +50,7 @@ struct TaskVersions: Sendable {
             var bound: Date?
             var chain: [TaskVersion] = []
             for record in records[index..<end].reversed() {
-                let task = try record.careTask()
+                let task = try DecodedTasks.shared.task(for: record)
                 let version = TaskVersion(
                     record: record,
                     uuid: UUID(uuidString: record.uuid) ?? UUID(),
@@ -92,6 +93,19 @@ struct TaskVersions: Sendable {
             index = end
         }
         return result
+    }
+}
+
+/// Task versions are immutable, so their decoded content is cached per version uuid for the process.
+final class DecodedTasks: Sendable {
+    static let shared = DecodedTasks()
+    private let cache = Mutex<[String: CareTask]>([:])
+
+    func task(for record: TaskRecord) throws -> CareTask {
+        if let task = cache.withLock({ $0[record.uuid] }) { return task }
+        let task = try record.careTask()
+        cache.withLock { $0[record.uuid] = task }
+        return task
     }
 }
 

@@ -51,6 +51,7 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
     }
 
     private func nextItem() async throws -> Item? {
+        if Task.isCancelled { return nil }  // the stream finishes on cancellation
         let next: (Item, Double?)? = cursor.withLock { cursor in
             guard let reader = cursor.reader else { return nil }
             guard let item = reader.next() else {

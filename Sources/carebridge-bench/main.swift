@@ -15,13 +15,22 @@ struct Benchmark: Sendable {
 let benchmarks: [Benchmark] = [
     decodeBenchmark,
     scheduleBenchmark,
+    storeIngestBenchmark,
+    storeQueryBenchmark,
     replayBenchmark,
     blueZLatencyBenchmark,
+    exportBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child", let hours = Int(CommandLine.arguments[2]) {
     try await runReplayChild(hours: hours)
+    exit(0)
+}
+
+// A child run of the export benchmark, measured in its own process (see ExportBenchmark.swift).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3]) {
+    try runExport(format: CommandLine.arguments[2], count: count)
     exit(0)
 }
 

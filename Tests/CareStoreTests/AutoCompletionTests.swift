@@ -201,3 +201,53 @@ import Testing
         #expect(batch.contains(.eventUpdated(event.key)))
     }
 }
+
+@Suite struct TimeZoneMatchingTests {
+    typealias F = StoreFixture
+
+    @Test func lateEveningOnThe25HourDayMatchesThatDay() throws {
+        // 2026-10-25 in Berlin has 25 hours (CEST → CET): 23:30 local is 22:30 UTC, still the 25th.
+        let fixture = try F()
+        try fixture.store.addTask(F.weighIn())
+        let sample = F.weight(70, at: F.berlinTime(2026, 10, 25, 23, 30))
+        #expect(try fixture.store.recordSample(sample).unmatched == 1)  // before the plan's start (Nov 1)
+        let november = try F()
+        var task = F.weighIn()
+        task.schedule = .daily(hour: 0, start: WallClockTime(year: 2026, month: 10, day: 1), duration: .allDay, timeZone: .fixed("Europe/Berlin"))
+        try november.store.addTask(task)
+        try november.store.recordSample(sample)
+        let events = try november.store.events(
+            matching: EventQuery(from: F.berlinTime(2026, 10, 25), to: F.berlinTime(2026, 10, 26))
+        ).filter { $0.start >= F.berlinTime(2026, 10, 25) }
+        let event = try #require(events.first)
+        #expect(event.end.timeIntervalSince(event.start) == 25 * 3600 - 1)
+        #expect(event.outcome?.values.first?.sampleID == sample.id)
+    }
+
+    @Test func fixedZoneScheduleIgnoresTheBridgeZoneButFloatingFollowsIt() throws {
+        let newYork = TimeZone(identifier: "America/New_York")!
+        let instant = F.berlinTime(2026, 11, 10, 3)  // 03:00 Berlin = 21:00 New York on the 9th
+        for (policy, expectedDay) in [(TimeZonePolicy.fixed("Europe/Berlin"), 10), (.floating, 9)] {
+            let fixture = try F(bridgeZone: newYork)
+            var task = F.weighIn()
+            task.schedule.timeZonePolicy = policy
+            try fixture.store.addTask(task)
+            try fixture.store.recordSample(F.weight(70, at: instant))
+            let completed = try fixture.store.events(
+                matching: EventQuery(from: F.berlinTime(2026, 11, 8), to: F.berlinTime(2026, 11, 12))
+            ).filter(\.isCompleted)
+            let zone = policy == .floating ? newYork : F.berlin
+            #expect(completed.map { WallClockTime($0.start, in: zone).day } == [expectedDay])
+        }
+    }
+
+    @Test func eventIDsAreStableAcrossRestarts() throws {
+        let fixture = try F()
+        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
+        let query = EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 20))
+        let before = try fixture.store.events(matching: query).map(\.id)
+        let reopened = try CareStore(path: fixture.directory.path("care/store.sqlite"), bridgeZone: F.berlin, logger: .quiet)
+        #expect(try reopened.events(matching: query).map(\.id) == before)
+        #expect(before.count == 20)
+    }
+}

@@ -86,4 +86,31 @@ import Testing
         #expect(stored.sample.idempotencyKey == sample.idempotencyKey)
         #expect(stored.recordedAt == Date(timeIntervalSince1970: 1_800_000_100))
     }
+
+    @Test func refusesAStoreWrittenByANewerSchema() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.databaseWriter.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
+        }
+        let error = try #require(throws: CareStoreError.self) {
+            _ = try CareStore(path: fixture.directory.path("care/store.sqlite"), bridgeZone: .current, logger: .quiet)
+        }
+        #expect(error.message.contains("newer"))
+    }
+
+    @Test func observedEventsUpdateAfterASample() async throws {
+        let fixture = try StoreFixture()
+        try fixture.store.addTask(StoreFixture.weighIn())
+        let query = EventQuery(
+            from: StoreFixture.berlinTime(2026, 11, 10),
+            to: StoreFixture.berlinTime(2026, 11, 11),
+            taskIDs: ["weigh-in"]
+        )
+        var iterator = fixture.store.observeEvents(matching: query).makeAsyncIterator()
+        let initial = try #require(try await iterator.next())
+        #expect(!initial.isEmpty && initial.allSatisfy { !$0.isCompleted })
+        try fixture.store.recordSample(StoreFixture.weight(72, at: StoreFixture.berlinTime(2026, 11, 10, 7)))
+        let updated = try #require(try await iterator.next())
+        #expect(updated.contains { $0.isCompleted })
+    }
 }

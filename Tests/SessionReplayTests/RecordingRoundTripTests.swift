@@ -137,3 +137,33 @@ struct ScriptedTransport: DeviceTransport {
         #expect(lines == [2, 3, 4, 5, 6])
     }
 }
+
+@Suite struct ReplayCancellationTests {
+    @Test func streamFinishesWhenTheConsumerIsCancelled() async throws {
+        let path = try temporaryFile("long.jsonl", contents: "")
+        let start = Date(timeIntervalSince1970: 1_795_157_880)
+        let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: start, timeZone: nil))
+        for second in 0..<10_000 {
+            try writer.write(
+                TransportEvent(
+                    time: start.addingTimeInterval(Double(second)),
+                    device: "AA:BB:CC:DD:EE:FF",
+                    kind: .connected
+                )
+            )
+        }
+        writer.flush()
+        let transport = try ReplayTransport(path: path, logger: Logger(label: "t"))
+        let task = Task {
+            var count = 0
+            for try await _ in transport.events() {
+                count += 1
+                if count == 10 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+            return count
+        }
+        let count = try await task.value
+        #expect(count >= 10)
+        #expect(count < 10_000)
+    }
+}

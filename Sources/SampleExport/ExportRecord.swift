@@ -1,0 +1,25 @@
+public import BridgeCore
+
+/// A care-plan event a sample counted towards: the task's id and which occurrence of it.
+public struct EventMatch: Sendable, Hashable {
+    /// The task's user-facing id, e.g. `morning-weight`.
+    public var task: String
+    /// The occurrence index within the task's schedule.
+    public var occurrence: Int
+
+    public init(task: String, occurrence: Int) {
+        self.task = task
+        self.occurrence = occurrence
+    }
+}
+
+/// One sample to export, with the care-plan events it was matched to (none when it matched nothing).
+public struct ExportRecord: Sendable, Hashable {
+    public var sample: QuantitySample
+    public var matches: [EventMatch]
+
+    public init(sample: QuantitySample, matches: [EventMatch] = []) {
+        self.sample = sample
+        self.matches = matches
+    }
+}

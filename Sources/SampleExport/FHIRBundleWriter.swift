@@ -1,0 +1,465 @@
+import BridgeCore
+public import Foundation
+import GATTDecoding
+
+/// Writes samples as a FHIR R4 `Bundle` of vital-signs Observations, one entry at a time.
+///
+/// Nothing is held beyond what pairing blood pressure needs (a systolic waits for its diastolic for at most
+/// ``Options/pairingWindow`` records) and the set of devices already written, so memory stays flat however many
+/// samples go through. Each entry is one line of output.
+///
+/// - Observations: `status` final, category vital-signs, LOINC code(s) and profile from ``VitalSignCoding``,
+///   UCUM `valueQuantity`, `effectiveDateTime` (or `effectivePeriod` when start ≠ end), `identifier`
+///   `urn:carebridge:sample|<sample id>`, `device` referencing the Device entry.
+/// - Blood pressure: a systolic and a diastolic sample from the same payload (same device, characteristic,
+///   time and raw bytes, or the same manual entry) become one 85354-9 panel with two components.
+/// - Devices: one `Device` per source device, written just before its first Observation, `fullUrl`
+///   `urn:uuid:<SHA256.uuid(for: "device|<key>")>`, `identifier` `urn:carebridge:device|<address>`.
+/// - Manual readings carry `meta.tag` `urn:carebridge:reading-source|patient-reported` and, with a subject,
+///   `performer` = the subject.
+/// - Transaction bundles: every entry is `POST` with `ifNoneExist: identifier=<system>|<value>`, so posting the
+///   same export twice creates nothing new.
+/// - Types with no code are skipped and counted in ``ExportSummary/skipped``.
+public final class FHIRBundleWriter {
+    /// `Bundle.type`.
+    public enum BundleType: String, Sendable, CaseIterable {
+        case collection
+        case transaction
+    }
+
+    public struct Options: Sendable {
+        public var bundleType: BundleType
+        /// Reference to the patient, e.g. `Patient/123` (vital-signs profiles expect one).
+        public var subject: String?
+        /// Zone in which times are written (the offset is always explicit).
+        public var timeZone: TimeZone
+        /// `Bundle.timestamp`, when given.
+        public var timestamp: Date?
+        /// How many records a lone systolic or diastolic waits for its partner.
+        public var pairingWindow: Int
+
+        public init(
+            bundleType: BundleType = .collection,
+            subject: String? = nil,
+            timeZone: TimeZone = .current,
+            timestamp: Date? = nil,
+            pairingWindow: Int = 16
+        ) {
+            self.bundleType = bundleType
+            self.subject = subject
+            self.timeZone = timeZone
+            self.timestamp = timestamp
+            self.pairingWindow = max(1, pairingWindow)
+        }
+    }
+
+    /// Identifier system of Observations (value: sample id, or the panel id for blood pressure).
+    public static let sampleIdentifierSystem = "urn:carebridge:sample"
+    /// Identifier system of Devices (value: the device key, its address when known).
+    public static let deviceIdentifierSystem = "urn:carebridge:device"
+    /// Tag system marking how a reading was taken.
+    public static let readingSourceSystem = "urn:carebridge:reading-source"
+
+    public let options: Options
+    private let sink: ExportSink
+    private var formatter: ZoneFormatter
+    private var summary = ExportSummary()
+    private var started = false
+    private var entries = 0
+    private var finished = false
+    /// Devices already written: key → reference (`urn:uuid:…`) and display name.
+    private var writtenDevices: [String: DeviceReference] = [:]
+    private var pending: [(key: PairKey, record: ExportRecord, serial: Int)] = []
+    private var serial = 0
+    /// `code` JSON by primary code and text: the same few concepts repeat for every Observation.
+    private var concepts: [String: String] = [:]
+
+    /// - Parameters:
+    ///   - options: bundle type, subject, zone.
+    ///   - sink: receives the text in order.
+    public init(options: Options = Options(), sink: @escaping ExportSink) {
+        self.options = options
+        self.sink = sink
+        self.formatter = ZoneFormatter(zone: options.timeZone)
+    }
+
+    /// Adds one record.
+    /// - Throws: ``ExportError`` after `finish()`, or what the sink throws.
+    public func write(_ record: ExportRecord) throws {
+        guard !finished else { throw ExportError.finished("FHIR bundle writer") }
+        summary.records += 1
+        serial += 1
+        let type = record.sample.type
+        if type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
+            let key = PairKey(record.sample)
+            if let index = pending.firstIndex(where: { $0.key == key && $0.record.sample.type != type }) {
+                let partner = pending.remove(at: index).record
+                let (systolic, diastolic) = type == .bloodPressureSystolic ? (record, partner) : (partner, record)
+                try writePanel(systolic: systolic, diastolic: diastolic)
+            } else {
+                pending.append((key, record, serial))
+            }
+        } else {
+            try writeSingle(record)
+        }
+        while let first = pending.first, serial - first.serial >= options.pairingWindow {
+            pending.removeFirst()
+            try writeSingle(first.record)
+        }
+    }
+
+    /// Writes what is still waiting for a partner and closes the bundle.
+    /// - Returns: counts of records, exported records, resources and skipped types.
+    public func finish() throws -> ExportSummary {
+        guard !finished else { throw ExportError.finished("FHIR bundle writer") }
+        for item in pending { try writeSingle(item.record) }
+        pending.removeAll()
+        try startIfNeeded()
+        finished = true
+        try sink(entries > 0 ? "\n]}\n" : "}\n")
+        return summary
+    }
+
+    // MARK: - Structure
+
+    private func startIfNeeded() throws {
+        guard !started else { return }
+        started = true
+        var head = "{\"resourceType\":\"Bundle\",\"type\":\"\(options.bundleType.rawValue)\""
+        if let timestamp = options.timestamp {
+            head += ",\"timestamp\":"
+            JSONText.appendString(formatter.format(timestamp), to: &head)
+        }
+        try sink(head)
+    }
+
+    /// Writes one entry: `fullUrl`, `resource`, and in a transaction the conditional-create `request`.
+    private func writeEntry(
+        type: String,
+        fullUrl: String,
+        resource: String,
+        identifierSystem: String,
+        identifier: String
+    ) throws {
+        try startIfNeeded()
+        var entry = entries == 0 ? ",\"entry\":[\n" : ",\n"
+        entry.reserveCapacity(resource.utf8.count + 256)
+        entry += "{\"fullUrl\":\"" + fullUrl + "\",\"resource\":"
+        entry += resource
+        if options.bundleType == .transaction {
+            entry += ",\"request\":{\"method\":\"POST\",\"url\":\"\(type)\",\"ifNoneExist\":"
+            JSONText.appendString("identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier), to: &entry)
+            entry += "}"
+        }
+        entry += "}"
+        entries += 1
+        summary.resources += 1
+        try sink(entry)
+    }
+
+    /// Percent-encodes what would break a search parameter value (`&`, `#`, `+`, `%`, spaces, non-ASCII).
+    static func searchEscaped(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "|"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    // MARK: - Observations
+
+    private func writeSingle(_ record: ExportRecord) throws {
+        let sample = record.sample
+        guard let coding = VitalSignCoding.of(sample.type), let quantity = Self.quantity(of: sample, coding: coding)
+        else {
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
+        let device = try writeDeviceIfNeeded(sample.source)
+        let id = UUIDText.lowercase(sample.id)
+        var resource = observationHead(
+            profile: coding.profile,
+            manual: sample.source.kind == .manual,
+            identifier: id,
+            codings: quantity.codings,
+            text: sample.type.title,
+            start: sample.start,
+            end: sample.end
+        )
+        resource += ",\"valueQuantity\":"
+        Self.appendQuantity(quantity.value, quantity.unit, to: &resource)
+        appendDevice(device, to: &resource)
+        resource += "}"
+        try writeEntry(
+            type: "Observation",
+            fullUrl: "urn:uuid:" + id,
+            resource: resource,
+            identifierSystem: Self.sampleIdentifierSystem,
+            identifier: id
+        )
+        summary.exported += 1
+    }
+
+    private func writePanel(systolic: ExportRecord, diastolic: ExportRecord) throws {
+        let high = systolic.sample
+        let low = diastolic.sample
+        guard let highValue = JSONText.number(high.value), let lowValue = JSONText.number(low.value),
+            high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury
+        else {
+            try writeSingle(systolic)
+            try writeSingle(diastolic)
+            return
+        }
+        let device = try writeDeviceIfNeeded(high.source)
+        let id = UUIDText.lowercase(SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)"))
+        var resource = observationHead(
+            profile: VitalSignCoding.bloodPressureProfile,
+            manual: high.source.kind == .manual || low.source.kind == .manual,
+            identifier: id,
+            codings: [VitalSignCoding.bloodPressurePanel],
+            text: "blood pressure",
+            start: high.start,
+            end: high.end
+        )
+        resource += ",\"component\":["
+        for (index, (coding, value)) in [(VitalSignCoding.systolic, highValue), (VitalSignCoding.diastolic, lowValue)]
+            .enumerated()
+        {
+            if index > 0 { resource += "," }
+            resource += "{\"code\":"
+            Self.appendCodeableConcept([coding], text: nil, to: &resource)
+            resource += ",\"valueQuantity\":"
+            Self.appendQuantity(value, .millimetreOfMercury, to: &resource)
+            resource += "}"
+        }
+        resource += "]"
+        appendDevice(device, to: &resource)
+        resource += "}"
+        try writeEntry(
+            type: "Observation",
+            fullUrl: "urn:uuid:" + id,
+            resource: resource,
+            identifierSystem: Self.sampleIdentifierSystem,
+            identifier: id
+        )
+        summary.exported += 2
+    }
+
+    /// Everything up to and including the effective time.
+    private func observationHead(
+        profile: String,
+        manual: Bool,
+        identifier: String,
+        codings: [FHIRCoding],
+        text: String,
+        start: Date,
+        end: Date
+    ) -> String {
+        var out = "{\"resourceType\":\"Observation\",\"meta\":{\"profile\":[\"\(profile)\"]"
+        out.reserveCapacity(900)
+        if manual {
+            out += ",\"tag\":[{\"system\":\"\(Self.readingSourceSystem)\",\"code\":\"patient-reported\","
+            out += "\"display\":\"Reported by the patient\"}]"
+        }
+        out += "},\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
+        out += identifier
+        out += "\"}],\"status\":\"final\",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
+        out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}],\"code\":"
+        let conceptKey = codings.first.map { $0.code + "|" + text } ?? text
+        if let concept = concepts[conceptKey] {
+            out += concept
+        } else {
+            var concept = ""
+            Self.appendCodeableConcept(codings, text: text, to: &concept)
+            concepts[conceptKey] = concept
+            out += concept
+        }
+        if let subject = options.subject {
+            out += ",\"subject\":{\"reference\":"
+            JSONText.appendString(subject, to: &out)
+            out += "}"
+        }
+        if start == end {
+            out += ",\"effectiveDateTime\":\"" + formatter.format(start) + "\""
+        } else {
+            out += ",\"effectivePeriod\":{\"start\":\"" + formatter.format(min(start, end)) + "\",\"end\":\""
+            out += formatter.format(max(start, end)) + "\"}"
+        }
+        if manual, let subject = options.subject {
+            out += ",\"performer\":[{\"reference\":"
+            JSONText.appendString(subject, to: &out)
+            out += "}]"
+        }
+        return out
+    }
+
+    private func appendDevice(_ device: DeviceReference?, to out: inout String) {
+        guard let device else { return }
+        out += ",\"device\":{\"reference\":\"" + device.reference + "\""
+        if let display = device.display {
+            out += ",\"display\":"
+            JSONText.appendString(display, to: &out)
+        }
+        out += "}"
+    }
+
+    static func appendCodeableConcept(_ codings: [FHIRCoding], text: String?, to out: inout String) {
+        out += "{\"coding\":["
+        for (index, coding) in codings.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"system\":\"\(coding.system)\",\"code\":\"\(coding.code)\",\"display\":"
+            JSONText.appendString(coding.display, to: &out)
+            out += "}"
+        }
+        out += "]"
+        if let text {
+            out += ",\"text\":"
+            JSONText.appendString(text, to: &out)
+        }
+        out += "}"
+    }
+
+    static func appendQuantity(_ value: String, _ unit: HealthUnit, to out: inout String) {
+        out += "{\"value\":" + value + ",\"unit\":"
+        JSONText.appendString(unit.rawValue, to: &out)
+        out += ",\"system\":\"\(VitalSignCoding.ucumSystem)\",\"code\":"
+        JSONText.appendString(unit.rawValue, to: &out)
+        out += "}"
+    }
+
+    /// The value text, unit and codings for `sample`, or nil when it cannot be expressed in the coding's unit.
+    static func quantity(
+        of sample: QuantitySample,
+        coding: VitalSignCoding
+    ) -> (value: String, unit: HealthUnit, codings: [FHIRCoding])? {
+        if sample.type == .bloodGlucose {
+            // Molar concentration in, molar out (15074-8); mass concentration otherwise (2339-0).
+            switch sample.transmittedUnit {
+            case .millimolePerLitre:
+                return JSONText.number(sample.transmittedValue).map {
+                    ($0, .millimolePerLitre, [VitalSignCoding.glucoseMoles])
+                }
+            case .molePerLitre:
+                return DecimalText.scaled(sample.transmittedValue, byPowerOfTen: 3)
+                    .map { ($0, .millimolePerLitre, [VitalSignCoding.glucoseMoles]) }
+            default: break
+            }
+        }
+        if sample.unit == coding.unit {
+            return JSONText.number(sample.value).map { ($0, coding.unit, coding.codings) }
+        }
+        if sample.transmittedUnit == coding.unit {
+            return JSONText.number(sample.transmittedValue).map { ($0, coding.unit, coding.codings) }
+        }
+        if sample.unit == .metre, coding.unit == .centimetre {
+            return DecimalText.scaled(sample.value, byPowerOfTen: 2).map { ($0, coding.unit, coding.codings) }
+        }
+        guard let converted = sample.unit.convert(sample.value, to: coding.unit), let text = JSONText.number(converted)
+        else {
+            return nil
+        }
+        return (text, coding.unit, coding.codings)
+    }
+
+    // MARK: - Devices
+
+    /// Writes the Device for `source` the first time it appears. Returns its fullUrl UUID and a display name.
+    private func writeDeviceIfNeeded(_ source: SampleSource) throws -> DeviceReference? {
+        guard source.kind == .device, let identity = source.device else { return nil }
+        let key = identity.key
+        if let known = writtenDevices[key] { return known }
+        let device = DeviceReference(
+            reference: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "device|\(key)")),
+            display: identity.name ?? identity.model
+        )
+        writtenDevices[key] = device
+        try writeEntry(
+            type: "Device",
+            fullUrl: device.reference,
+            resource: Self.deviceResource(identity),
+            identifierSystem: Self.deviceIdentifierSystem,
+            identifier: key
+        )
+        return device
+    }
+
+    static func deviceResource(_ identity: DeviceIdentity) -> String {
+        var out = "{\"resourceType\":\"Device\",\"identifier\":[{\"system\":\"\(deviceIdentifierSystem)\",\"value\":"
+        JSONText.appendString(identity.key, to: &out)
+        out += "}]"
+        if let manufacturer = identity.manufacturer {
+            out += ",\"manufacturer\":"
+            JSONText.appendString(manufacturer, to: &out)
+        }
+        if let serial = identity.serial {
+            out += ",\"serialNumber\":"
+            JSONText.appendString(serial, to: &out)
+        }
+        let names = [(identity.name, "user-friendly-name"), (identity.model, "model-name")].compactMap { name, type in
+            name.map { ($0, type) }
+        }
+        if !names.isEmpty {
+            out += ",\"deviceName\":["
+            for (index, (name, type)) in names.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"name\":"
+                JSONText.appendString(name, to: &out)
+                out += ",\"type\":\"\(type)\"}"
+            }
+            out += "]"
+        }
+        if let model = identity.model {
+            out += ",\"modelNumber\":"
+            JSONText.appendString(model, to: &out)
+        }
+        let versions = [
+            ("firmware", identity.firmware), ("hardware", identity.hardware), ("software", identity.software),
+        ]
+        .compactMap { kind, value in value.map { (kind, $0) } }
+        if !versions.isEmpty {
+            out += ",\"version\":["
+            for (index, (kind, value)) in versions.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"type\":{\"text\":\"\(kind)\"},\"value\":"
+                JSONText.appendString(value, to: &out)
+                out += "}"
+            }
+            out += "]"
+        }
+        out += "}"
+        return out
+    }
+}
+
+/// How Observations point at a Device entry.
+struct DeviceReference {
+    var reference: String
+    var display: String?
+}
+
+/// What makes a systolic and a diastolic sample halves of one reading.
+struct PairKey: Hashable {
+    var kind: SampleSource.Kind
+    var device: String?
+    var characteristic: String?
+    var start: Date
+    var end: Date
+    var payload: [UInt8]
+
+    init(_ sample: QuantitySample) {
+        kind = sample.source.kind
+        device = sample.source.device?.key
+        characteristic = sample.source.characteristic?.description
+        start = sample.start
+        end = sample.end
+        payload = sample.rawPayload
+    }
+}

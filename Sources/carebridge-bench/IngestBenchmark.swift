@@ -1,0 +1,127 @@
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import GATTDecoding
+import GRDB
+
+/// Ingest with auto-completion against the 20-task plan, then a plain SQLite insert of the same rows.
+/// `BENCH_SAMPLES` (default 1,000,000) and `BENCH_BATCH` (default 10,000 samples per transaction) override.
+let storeIngestBenchmark = Benchmark(
+    name: "store-ingest",
+    summary: "recordSamples with auto-completion vs plain SQLite insert (1M samples, 20 tasks)"
+) {
+    let environment = ProcessInfo.processInfo.environment
+    let count = environment["BENCH_SAMPLES"].flatMap(Int.init) ?? 1_000_000
+    let batch = environment["BENCH_BATCH"].flatMap(Int.init) ?? 10_000
+    let directory = try benchmarkDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let planStart = WallClockTime(year: 2024, month: 1, day: 1)
+    // One sample a minute: 1M samples span about 694 days.
+    let samples = benchmarkSamples(count: count, from: planStart.date(in: berlin), spacing: 60)
+    let store = try CareStore(path: directory.appendingPathComponent("store.sqlite").path, bridgeZone: berlin, logger: quietLogger)
+    try store.applyPlan(benchmarkPlan(start: planStart))
+
+    var inserted = 0
+    var unmatched = 0
+    var eventsUpdated = 0
+    let storeTime = try measure {
+        var index = 0
+        while index < samples.count {
+            let end = min(index + batch, samples.count)
+            let report = try store.recordSamples(Array(samples[index..<end]))
+            inserted += report.inserted
+            unmatched += report.unmatched
+            eventsUpdated += report.eventsUpdated
+            index = end
+        }
+    }
+    let span = (samples.first!.start, samples.last!.start.addingTimeInterval(1))
+    let completed = try store.events(matching: EventQuery(from: span.0, to: span.1, kinds: [.assessment]))
+        .filter(\.isCompleted).count
+    let values = try store.databaseWriter.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0 }
+
+    // Plain SQLite: the same `sample` table (DDL copied from the store), the same rows and batches, one
+    // prepared INSERT per row, no auto-completion.
+    let ddl = try store.databaseWriter.read { db in
+        try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sample' AND sql IS NOT NULL")
+    }
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+        // The store's own settings, so only the work differs.
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        try db.execute(sql: "PRAGMA cache_size = -32768")
+        try db.execute(sql: "PRAGMA mmap_size = 268435456")
+    }
+    let plain = try DatabasePool(path: directory.appendingPathComponent("plain.sqlite").path, configuration: configuration)
+    try plain.write { db in for sql in ddl { try db.execute(sql: sql) } }
+    let device = String(decoding: try JSONEncoder().encode(samples[0].source.device!), as: UTF8.self)
+    let recordedAt = Date().timeIntervalSince1970
+    let plainTime = try measure {
+        var index = 0
+        while index < samples.count {
+            let end = min(index + batch, samples.count)
+            try plain.write { db in
+                let statement = try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO sample (id, idempotencyKey, type, value, unit, start, "end",
+                        transmittedValue, transmittedUnit, sourceKind, characteristic, decoder, deviceKey, device,
+                        deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                )
+                for sample in samples[index..<end] {
+                    let key = sample.idempotencyKey
+                    let values: [(any DatabaseValueConvertible)?] = [
+                        SHA256.uuid(for: key).uuidString.lowercased().databaseValue, key.databaseValue,
+                        sample.type.rawValue.databaseValue, sample.value.databaseValue,
+                        sample.unit.rawValue.databaseValue, sample.start.timeIntervalSince1970.databaseValue,
+                        sample.end.timeIntervalSince1970.databaseValue, sample.transmittedValue.databaseValue,
+                        sample.transmittedUnit.rawValue.databaseValue, sample.source.kind.rawValue.databaseValue,
+                        sample.source.characteristic?.description.databaseValue ?? DatabaseValue.null,
+                        sample.source.decoder?.databaseValue ?? DatabaseValue.null,
+                        sample.source.device?.key.databaseValue ?? DatabaseValue.null, device.databaseValue, DatabaseValue.null,
+                        sample.receivedAt.timeIntervalSince1970.databaseValue, DatabaseValue.null,
+                        Hex.string(sample.rawPayload).databaseValue, sample.index.databaseValue, DatabaseValue.null,
+                        recordedAt.databaseValue,
+                    ]
+                    statement.setUncheckedArguments(StatementArguments(values))
+                    try statement.execute()
+                }
+            }
+            index = end
+        }
+    }
+    // The part of both figures that is not SQLite: idempotency key, SHA-256 id, hex payload, arguments.
+    var checksum = 0
+    let prepareTime = measure {
+        for sample in samples {
+            let key = sample.idempotencyKey
+            let id = SHA256.uuid(for: key).uuidString.lowercased()
+            checksum &+= key.utf8.count &+ id.utf8.count &+ Hex.string(sample.rawPayload).utf8.count
+        }
+    }
+    print("samples: \(count) (\(inserted) inserted, \(unmatched) unmatched), batches of \(batch), 20 tasks")
+    print("auto-completion: \(eventsUpdated) event updates, \(completed) assessment events completed, \(values) outcome values")
+    for (label, time) in [("store ingest with auto-completion", storeTime), ("plain SQLite insert, same rows   ", plainTime)] {
+        print(
+            label
+                + String(
+                    format: ": wall %.2f s → %.0f samples/s; CPU %.2f s → %.0f samples/s",
+                time.wall,
+                Double(count) / time.wall,
+                time.cpu,
+                Double(count) / time.cpu
+            )
+        )
+    }
+    print(
+        String(
+            format: "of which key + SHA-256 id + hex per row: CPU %.2f s (%.1f µs/row) [%d]",
+            prepareTime.cpu,
+            prepareTime.cpu / Double(count) * 1e6,
+            checksum % 10
+        )
+    )
+    print(String(format: "ratio store / plain: wall %.2f, CPU %.2f", storeTime.wall / plainTime.wall, storeTime.cpu / plainTime.cpu))
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import BridgeCore
+import CareStore
+import Foundation
+import SampleExport
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export stored samples as a FHIR R4 bundle, CSV or JSON Lines.",
+        discussion: """
+            Samples are read from the store oldest first, in pages, and written as they are read, so an export \
+            of millions of samples needs little memory.
+
+            fhir: a Bundle of vital-signs Observations (LOINC codes, UCUM units, one Device per source device, \
+            systolic and diastolic as one blood-pressure panel). --bundle transaction makes every entry a \
+            conditional create (POST with ifNoneExist on its identifier), so posting the same export to a FHIR \
+            server twice creates nothing new. Types without a LOINC code (RR intervals, impedance, …) are left \
+            out and counted in the summary.
+            csv: one row per sample (RFC 4180): id, type, value, unit, start, end, source, device, transmitted \
+            value and unit, matched task and occurrence (';'-joined when several).
+            jsonl: one sample object per line, with its matched events.
+
+            The export goes to standard output unless --out is given; a one-line summary goes to standard error.
+
+            Exit status: 0 done; 64 bad arguments (unknown type, format or time); 73 the output file cannot be \
+            created or written; 74 the store cannot be opened or read.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case fhir, csv, jsonl
+    }
+
+    enum BundleKind: String, ExpressibleByArgument, CaseIterable {
+        case collection, transaction
+    }
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: "fhir, csv or jsonl.")
+    var format: Format
+
+    @Option(name: .long, help: "Measured at or after (ISO-8601; a bare date is its midnight).")
+    var from: String?
+
+    @Option(name: .long, help: "Measured before (a bare date includes that day).")
+    var to: String?
+
+    @Option(name: .long, help: "Only this quantity type (repeatable), e.g. bodyMass.")
+    var type: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var out: String?
+
+    @Option(name: .long, help: "FHIR Bundle type: collection (to read) or transaction (to POST to a server).")
+    var bundle: BundleKind = .collection
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("FHIR subject of every Observation, e.g. Patient/123.", valueName: "reference")
+    )
+    var subject: String?
+
+    /// Samples read from the store per query (hidden: for tests of the paging).
+    @Option(name: .long, help: .hidden)
+    var pageSize = 5_000
+
+    func validate() throws {
+        guard pageSize > 0 else { throw ValidationError("--page-size must be positive") }
+        if format != .fhir, bundle != .collection || subject != nil {
+            throw ValidationError("--bundle and --subject apply to --format fhir only")
+        }
+    }
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        var types = Set<QuantityType>()
+        for text in type {
+            do {
+                types.insert(try ManualReading.parseType(text))
+            } catch {
+                Output.error(error.description)
+                throw ExitCode(StoreExit.usage)
+            }
+        }
+        let query = SampleQuery(
+            types: types,
+            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
+            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        )
+        let store = try storeOptions.open(zone: zone)
+
+        let sink: FileSink
+        if let out {
+            do {
+                sink = try FileSink(path: out)
+            } catch {
+                Output.error(error.message)
+                throw ExitCode(Self.cannotCreate)
+            }
+        } else {
+            sink = FileSink(handle: .standardOutput, name: "standard output")
+        }
+        let writer = ExportFormat(rawValue: format.rawValue)!.makeWriter(
+            fhir: FHIRBundleWriter.Options(
+                bundleType: bundle == .transaction ? .transaction : .collection,
+                subject: subject,
+                timestamp: Date()
+            ),
+            timeZone: zone,
+            sink: { try sink.append($0) }
+        )
+        let summary: ExportSummary
+        do {
+            try StoredSampleCursor(store: store, query: query, pageSize: pageSize).read { record in
+                try writer.write(record)
+            }
+            summary = try writer.finish()
+            try sink.close()
+        } catch let error as CareStoreError {
+            throw StoreExit.fail(error)
+        } catch let error as ExportError {
+            Output.error(error.message)
+            throw ExitCode(Self.cannotCreate)
+        }
+        var line = "exported \(summary.exported) sample\(summary.exported == 1 ? "" : "s")"
+        if format == .fhir { line += " as \(summary.resources) resource\(summary.resources == 1 ? "" : "s")" }
+        line += " to \(sink.name)"
+        if !summary.skipped.isEmpty {
+            let skipped = summary.skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
+            line += "; skipped (no FHIR code): " + skipped.joined(separator: ", ")
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// EX_CANTCREAT.
+    static let cannotCreate: Int32 = 73
+}
+
+/// Reads samples page by page, oldest first, with the care-plan events each one completed.
+struct StoredSampleCursor {
+    var store: CareStore
+    var query: SampleQuery
+    var pageSize: Int
+
+    /// Calls `body` once per sample, in (start, id) order, holding one page at a time.
+    func read(_ body: (ExportRecord) throws -> Void) throws {
+        var cursor: (start: Date, id: String)?
+        var limit = pageSize
+        while true {
+            var page = query
+            if let cursor { page.from = max(query.from ?? cursor.start, cursor.start) }
+            page.limit = limit
+            let samples = try store.samples(matching: page)
+            let fresh = samples.filter { stored in
+                guard let cursor else { return true }
+                let start = stored.sample.start
+                return start > cursor.start || (start == cursor.start && stored.id.uuidString.lowercased() > cursor.id)
+            }
+            if fresh.isEmpty {
+                // A full page of samples all at the cursor's instant: read a bigger page.
+                if samples.count < limit { return }
+                limit *= 2
+                continue
+            }
+            let matches = try self.matches(for: fresh)
+            for stored in fresh {
+                try body(ExportRecord(sample: stored.sample, matches: matches[stored.id] ?? []))
+            }
+            let last = fresh[fresh.count - 1]
+            cursor = (last.sample.start, last.id.uuidString.lowercased())
+            limit = pageSize
+            if samples.count < page.limit ?? 0 { return }
+        }
+    }
+
+    /// Which events each sample fed: outcome values carry the id of the sample they came from.
+    private func matches(for samples: [StoredSample]) throws -> [UUID: [EventMatch]] {
+        guard let first = samples.first?.sample.start, let last = samples.last?.sample.end else { return [:] }
+        let day: TimeInterval = 86_400
+        let events = try store.events(matching: EventQuery(from: first - day, to: max(last, first) + day))
+        var matches: [UUID: [EventMatch]] = [:]
+        for event in events {
+            for value in event.outcome?.values ?? [] {
+                guard let id = value.sampleID else { continue }
+                let match = EventMatch(task: event.taskID, occurrence: event.occurrence)
+                if matches[id]?.contains(match) != true { matches[id, default: []].append(match) }
+            }
+        }
+        return matches
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+/// `carebridge export` end to end: a real store file filled through the CLI, exported by the built executable.
+@Suite struct ExportCommandTests {
+    /// A store with a daily weigh-in task and a few manual readings, in its own directory.
+    final class StoreDirectory {
+        let url: URL
+        var store: String { url.appendingPathComponent("store.sqlite").path }
+        var environment: [String: String] { ["CAREBRIDGE_STORE": store, "TZ": "Europe/Berlin"] }
+
+        init() throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-export-\(UUID())")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            let plan = url.appendingPathComponent("plan.json")
+            try Data(
+                """
+                {"tasks": [{"id": "weigh-in", "title": "Weigh yourself", "kind": "assessment",
+                  "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T00:00:00",
+                    "interval": {"days": 1}, "duration": "allDay"}]},
+                  "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}}]}
+                """.utf8
+            ).write(to: plan)
+            try run(["plan", "apply", plan.path])
+            for reading in [
+                ["bodyMass", "72.4", "kg", "2026-11-20T07:30"],
+                ["bodyMass", "160", "lb", "2026-11-21T07:30"],
+                ["bloodPressureSystolic", "121", "mmHg", "2026-11-21T08:00"],
+                ["bloodPressureDiastolic", "79", "mmHg", "2026-11-21T08:00"],
+                ["bloodGlucose", "5.5", "mmol/L", "2026-11-21T09:00"],
+            ] {
+                try run(["ingest", reading[0], reading[1], reading[2], "--at", reading[3]])
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+
+        @discardableResult
+        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+            let result = try CarebridgeProcess.run(arguments, environment: environment)
+            #expect(result.status == 0, "carebridge \(arguments.joined(separator: " ")): \(result.stderr)")
+            return result
+        }
+    }
+
+    static var validator: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("SampleExportTests/Validator/validate_fhir.py").path
+    }
+
+    @Test func exportsATransactionBundleThatTheR4ValidatorAccepts() throws {
+        let directory = try StoreDirectory()
+        let out = directory.url.appendingPathComponent("bundle.json").path
+        let result = try directory.run([
+            "export", "--format", "fhir", "--bundle", "transaction", "--subject", "Patient/p1", "--out", out,
+        ])
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("exported 5 samples as 4 resources to \(out)"))
+        let bundle =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
+        let entries = try #require(bundle?["entry"] as? [[String: Any]])
+        let codes = entries.compactMap { entry -> String? in
+            let code = (entry["resource"] as? [String: Any])?["code"] as? [String: Any]
+            return ((code?["coding"] as? [[String: Any]])?.first)?["code"] as? String
+        }
+        #expect(codes == ["29463-7", "29463-7", "85354-9", "15074-8"])
+        #expect(
+            entries.allSatisfy {
+                ($0["request"] as? [String: String])?["ifNoneExist"]?.hasPrefix("identifier=") == true
+            }
+        )
+
+        guard PythonTool.validatorsRequired else { return }
+        let validation = try PythonTool.python([Self.validator, out])
+        #expect(validation.status == 0, "R4 validator: \(validation.stderr)")
+    }
+
+    @Test func exportsCSVToStandardOutputWithMatchedEvents() throws {
+        let directory = try StoreDirectory()
+        let result = try directory.run(["export", "--format", "csv", "--type", "bodyMass"])
+        let lines = result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("id,type,value,unit,start,end,source,device"))
+        #expect(lines[1].hasSuffix(",manual,,72.4,kg,weigh-in,19"))
+        #expect(lines[2].contains(",2026-11-21T07:30:00+01:00,"))
+        #expect(lines[2].hasSuffix(",160.0,[lb_av],weigh-in,20"))
+    }
+
+    @Test func exportsJSONLinesWithinTheTimeRange() throws {
+        let directory = try StoreDirectory()
+        let result = try directory.run([
+            "export", "--format", "jsonl", "--from", "2026-11-21", "--to", "2026-11-21T08:30",
+        ])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        let types = try lines.map { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+        }
+        #expect(Set(types.compactMap { $0 }) == ["bodyMass", "bloodPressureSystolic", "bloodPressureDiastolic"])
+    }
+
+    @Test("pages through the store without losing or repeating a sample", arguments: [1, 2, 3])
+    func pagingGivesTheSameExport(pageSize: Int) throws {
+        // Systolic and diastolic share one instant, so a page of one ends in the middle of a tie.
+        let directory = try StoreDirectory()
+        let whole = try directory.run(["export", "--format", "csv"]).stdout
+        let paged = try directory.run(["export", "--format", "csv", "--page-size", String(pageSize)]).stdout
+        #expect(paged == whole)
+        #expect(whole.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 6)
+    }
+
+    @Test func refusesAnUnknownTypeAndAnUnwritableFile() throws {
+        let directory = try StoreDirectory()
+        let unknown = try CarebridgeProcess.run(
+            ["export", "--format", "csv", "--type", "bogus"],
+            environment: directory.environment
+        )
+        #expect(unknown.status == 64)
+        let unwritable = try CarebridgeProcess.run(
+            ["export", "--format", "csv", "--out", directory.url.path + "/missing/dir/out.csv"],
+            environment: directory.environment
+        )
+        #expect(unwritable.status == 73)
+        #expect(unwritable.stderr.contains("missing/dir/out.csv"))
+        let mixed = try CarebridgeProcess.run(
+            ["export", "--format", "csv", "--bundle", "transaction"],
+            environment: directory.environment
+        )
+        #expect(mixed.status == 64)
+    }
+}
+
+/// Runs python3 for the validator; in CI a missing validator fails the test that needs it.
+enum PythonTool {
+    static var validatorsRequired: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true"
+            || (try? python(["-c", "import fhir.resources as f; assert f.__fhir_version__ == '4.0.1'"]).status) == 0
+    }
+
+    static func python(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CarebridgeProcess.Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self)
+        )
+    }
+}

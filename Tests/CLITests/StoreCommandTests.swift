@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+/// End-to-end tests of the store commands on real store files.
+@Suite struct StoreCommandTests {
+    let directory: URL
+    let storePath: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("data/store.sqlite").path
+    }
+
+    static let plan = """
+        {"tasks": [
+          {"id": "weigh-in", "title": "Weigh yourself", "kind": "assessment",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+           "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}},
+          {"id": "heart-rate", "title": "Heart rate", "kind": "assessment",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+           "linkage": {"type": "heartRate", "unit": "bpm", "aggregation": "each"}},
+          {"id": "medication", "title": "Take medication", "kind": "intervention",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 3600}]}}
+        ]}
+        """
+
+    func write(_ text: String, to name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+        try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+    }
+
+    func json(_ arguments: [String]) throws -> Any {
+        let result = try run(arguments + ["--json"])
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
+    @Test func applyIngestAndListEventsAsJSON() throws {
+        let plan = try write(Self.plan, to: "plan.json")
+        #expect(try run(["plan", "apply", plan]).status == 0)
+        let ingest = try run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-10T07:30"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        #expect(try run(["complete", "medication", "--at", "2026-11-10T08:15"]).status == 0)
+        let events = try #require(
+            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10"]) as? [[String: Any]]
+        )
+        #expect(events.map { $0["task"] as? String } == ["heart-rate", "weigh-in", "medication"])
+        let weighIn = try #require(events.first { $0["task"] as? String == "weigh-in" })
+        #expect(weighIn["occurrence"] as? Int == 9)
+        #expect(weighIn["start"] as? String == "2026-11-10T00:00:00+01:00")
+        #expect(weighIn["end"] as? String == "2026-11-10T23:59:59+01:00")
+        #expect(weighIn["completed"] as? Bool == true)
+        let value = try #require((weighIn["values"] as? [[String: Any]])?.first)
+        #expect(abs((value["value"] as? Double ?? 0) - 160 * 0.45359237) < 1e-9)
+        #expect(value["unit"] as? String == "kg")
+        #expect(value["at"] as? String == "2026-11-10T07:30:00+01:00")
+        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        #expect(samples.count == 1 && value["sample"] as? String == samples[0]["id"] as? String)
+        let medication = try #require(events.last)
+        #expect(medication["completed"] as? Bool == true)
+        #expect((medication["values"] as? [[String: Any]])?.first?["sample"] is NSNull)
+        // Human output is an aligned table with the zone's local times.
+        let table = try run(["events", "--from", "2026-11-10", "--to", "2026-11-10"])
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("START") == true && lines.count == 4)
+        #expect(table.stdout.contains("2026-11-10 08:00"))
+    }
+
+    @Test func malformedPlanNamesPathAndLocationAndAppliesNothing() throws {
+        let broken = Self.plan.replacingOccurrences(of: "\"duration\": 3600", with: "\"duration\": \"soon\"")
+        let plan = try write(broken, to: "broken.json")
+        let result = try run(["plan", "apply", plan])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("broken.json") && result.stderr.contains("tasks[2]"))
+        #expect(result.stderr.contains("nothing applied"))
+        #expect((try json(["tasks"]) as? [Any])?.isEmpty == true)
+        let missing = try run(["plan", "apply", directory.appendingPathComponent("absent.json").path])
+        #expect(missing.status == 66)
+    }
+
+    @Test func refusesUnknownUnitsTypesAndImplausibleValuesWritingNothing() throws {
+        let unknownUnit = try run(["ingest", "bodyMass", "11", "stone"])
+        #expect(unknownUnit.status == 64 && unknownUnit.stderr.contains("unknown unit 'stone'"))
+        let unknownType = try run(["ingest", "mood", "3", "kg"])
+        #expect(unknownType.status == 64 && unknownType.stderr.contains("unknown quantity type 'mood'"))
+        let fever = try run(["ingest", "bodyTemperature", "46", "°C"])
+        #expect(fever.status == 65 && fever.stderr.contains("25–45"))
+        let heavy = try run(["ingest", "bodyMass", "700", "kg"])
+        #expect(heavy.status == 65)
+        let heart = try run(["ingest", "heartRate", "350", "bpm"])
+        #expect(heart.status == 65)
+        #expect((try json(["samples"]) as? [Any])?.isEmpty == true)
+    }
+
+    @Test func versionGuardErrorExitsWithTaskAndDate() throws {
+        let plan = try write(Self.plan, to: "plan.json")
+        #expect(try run(["plan", "apply", plan]).status == 0)
+        #expect(try run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30"]).status == 0)
+        let retitled = try write(Self.plan.replacingOccurrences(of: "Weigh yourself", with: "Step on the scale"), to: "v2.json")
+        let result = try run(["plan", "apply", retitled])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("weigh-in") && result.stderr.contains("2026-11-09T23:00:00"))
+        let tasks = try #require(try json(["tasks"]) as? [[String: Any]])
+        #expect(tasks.first { $0["id"] as? String == "weigh-in" }?["title"] as? String == "Weigh yourself")
+    }
+
+    @Test func completeAndUncompleteByOccurrence() throws {
+        let plan = try write(Self.plan, to: "plan.json")
+        #expect(try run(["plan", "apply", plan]).status == 0)
+        let done = try run(["complete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
+        #expect(done.status == 0 && done.stdout.contains("medication #9"))
+        let undone = try run(["uncomplete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
+        #expect(undone.status == 0)
+        let events = try #require(
+            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "medication"]) as? [[String: Any]]
+        )
+        #expect(events.map { $0["completed"] as? Bool } == [false])
+        let missing = try run(["complete", "medication", "--at", "2026-11-10T12:00"])
+        #expect(missing.status == 1 && missing.stderr.contains("no event"))
+    }
+
+    @Test func defaultStoreLivesUnderXDGDataHomeWithPrivateModes() throws {
+        let data = directory.appendingPathComponent("xdg").path
+        let result = try CarebridgeProcess.run(
+            ["ingest", "heartRate", "61", "bpm"],
+            environment: ["XDG_DATA_HOME": data, "CAREBRIDGE_STORE": ""]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let file = data + "/carebridge/store.sqlite"
+        let fileMode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        let directoryMode = try #require(
+            FileManager.default.attributesOfItem(atPath: data + "/carebridge")[.posixPermissions] as? Int
+        )
+        #expect(fileMode & 0o777 == 0o600 && directoryMode & 0o777 == 0o700)
+    }
+
+    /// Starts `count` `carebridge ingest heartRate …` processes at once on the store and waits for all.
+    /// - Returns: a line per process that failed or wrote to standard error.
+    func ingestConcurrently(count: Int) throws -> [String] {
+        var processes: [(Process, Pipe)] = []
+        for index in 0..<count {
+            let process = Process()
+            process.executableURL = CarebridgeProcess.executable
+            // Distinct minutes so every reading is a distinct sample; all on one day's event.
+            process.arguments = [
+                "ingest", "heartRate", String(60 + index), "bpm", "--at",
+                String(format: "2026-11-10T10:%02d", index), "--store", storePath,
+            ]
+            var environment = ProcessInfo.processInfo.environment
+            environment["TZ"] = "Europe/Berlin"
+            process.environment = environment
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            processes.append((process, errors))
+        }
+        for (process, _) in processes { try process.run() }
+        var failures: [String] = []
+        for (process, errors) in processes {
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if process.terminationStatus != 0 || !stderr.isEmpty { failures.append("\(process.terminationStatus): \(stderr)") }
+        }
+        return failures
+    }
+
+    @Test func concurrentIngestProcessesLoseNothingAndNeverReportALock() throws {
+        let plan = try write(Self.plan, to: "plan.json")
+        #expect(try run(["plan", "apply", plan]).status == 0)
+        let count = 24
+        let failures = try ingestConcurrently(count: count)
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(!failures.joined().contains("locked"))
+        let samples = try #require(try json(["samples", "--type", "heartRate"]) as? [[String: Any]])
+        #expect(samples.count == count)
+        let events = try #require(
+            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "heart-rate"]) as? [[String: Any]]
+        )
+        let values = try #require(events.first?["values"] as? [[String: Any]])
+        #expect(values.count == count)
+        #expect(values.compactMap { $0["value"] as? Double } == (0..<count).map { Double(60 + $0) })
+    }
+
+    @Test func concurrentProcessesCreatingTheStoreTogetherAllSucceed() throws {
+        // No store file yet: every process races to create it, set WAL and migrate.
+        let count = 16
+        let failures = try ingestConcurrently(count: count)
+        #expect(failures.isEmpty, "\(failures)")
+        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        #expect(samples.count == count)
+    }
+}

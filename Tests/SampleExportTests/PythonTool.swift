@@ -1,0 +1,60 @@
+import Foundation
+
+/// Runs `python3` scripts from Tests/SampleExportTests/Validator: independent checks of what we write.
+enum PythonTool {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Exit status a script uses when the package it needs is not installed.
+    static let notInstalled: Int32 = 3
+
+    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    static var validatorDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Validator")
+    }
+
+    /// Where `.ci/run` installs fhir.resources 8.x (R4B models) with `pip install --target`.
+    static var r4bDirectory: String {
+        ProcessInfo.processInfo.environment["CAREBRIDGE_FHIR_R4B"] ?? "/opt/carebridge/fhir-r4b"
+    }
+
+    static func run(_ script: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", validatorDirectory.appendingPathComponent(script).path] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self)
+        )
+    }
+
+    /// True when python3 and both fhir.resources validators are installed.
+    static let validatorsInstalled: Bool = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-probe-\(UUID())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("empty.json")
+        guard (try? Data("{\"resourceType\":\"Bundle\",\"type\":\"collection\"}".utf8).write(to: file)) != nil else {
+            return false
+        }
+        let r4 = try? run("validate_fhir.py", [file.path])
+        let r4b = try? run("validate_fhir.py", [file.path, "--r4b", r4bDirectory])
+        return r4?.status == 0 && r4b?.status == 0
+    }()
+
+    /// Run validator tests when the validators are installed, and always in CI (where a missing one fails).
+    static var validatorsRequired: Bool { inCI || validatorsInstalled }
+}
