@@ -50,6 +50,8 @@ actor BlueZClient {
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
     var agent: PairingAgent?
+    /// Last event time per device, in whole milliseconds since 1970 (see `emit`).
+    var lastEventMillisecond: [String: Double] = [:]
     var hotplug: UdevHotplugMonitor?
 
     struct Waiter {
@@ -341,8 +343,20 @@ actor BlueZClient {
 
     // MARK: - Events
 
+    /// Emits an event stamped with the receive time. A device's events get strictly increasing whole
+    /// milliseconds: a sample without a device clock is identified by its receive time, and two notifications
+    /// cannot really arrive within one millisecond (the shortest LE connection interval is 7.5 ms), so equal
+    /// stamps only come from a backlog processed at once and must not collapse two readings into one.
     func emit(_ address: String, _ kind: TransportEvent.Kind) {
-        output.yield(TransportEvent(time: Date(), device: address, kind: kind))
+        var time = Date()
+        let milliseconds = (time.timeIntervalSince1970 * 1000).rounded()
+        if let last = lastEventMillisecond[address], milliseconds <= last {
+            time = Date(timeIntervalSince1970: (last + 1) / 1000)
+            lastEventMillisecond[address] = last + 1
+        } else {
+            lastEventMillisecond[address] = milliseconds
+        }
+        output.yield(TransportEvent(time: time, device: address, kind: kind))
     }
 
     func deviceAdvertised(_ path: String, changed: ObjectMirror.Properties) {
