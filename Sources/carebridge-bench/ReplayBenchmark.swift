@@ -34,7 +34,7 @@ let replayBenchmark = Benchmark(
         }
         rows.append(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
-    print("hours  notifications  samples   seconds  notifications/s  samples/s   peak RSS  pipeline-only s")
+    print("hours  notifications  samples   seconds  CPU s  notifications/s  samples/s   peak RSS  pipeline-only s")
     for row in rows { print(row) }
 }
 
@@ -90,6 +90,7 @@ func runReplayChild(hours: Int) async throws {
         )
     }
     var report = PipelineReport()
+    let cpuBefore = processCPUSeconds()
     let elapsed = try await clock.measure {
         report = try await PipelineRunner.replay(
             try ReplayTransport(path: recording, logger: logger),
@@ -104,16 +105,18 @@ func runReplayChild(hours: Int) async throws {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
     let seconds = toSeconds(elapsed)
+    let cpu = processCPUSeconds() - cpuBefore
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let peakMB = Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
     print(
         String(
-            format: "%5d  %13d  %7d  %8.2f  %15.0f  %9.0f  %6.1f MB  %14.2f",
+            format: "%5d  %13d  %7d  %8.2f  %5.2f  %15.0f  %9.0f  %6.1f MB  %14.2f",
             hours,
             notifications,
             report.samples,
             seconds,
+            cpu,
             Double(notifications) / seconds,
             Double(report.samples) / seconds,
             peakMB,
