@@ -51,7 +51,6 @@ let storeIngestBenchmark = Benchmark(
         // The store's own settings, so only the work differs.
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
         try db.execute(sql: "PRAGMA cache_size = -65536")
-        try db.execute(sql: "PRAGMA mmap_size = 268435456")
     }
     let plain = try DatabasePool(path: directory.appendingPathComponent("plain.sqlite").path, configuration: configuration)
     try plain.write { db in
