@@ -50,7 +50,7 @@ let storeIngestBenchmark = Benchmark(
     configuration.prepareDatabase { db in
         // The store's own settings, so only the work differs.
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        try db.execute(sql: "PRAGMA cache_size = -65536")
+        try db.execute(sql: "PRAGMA cache_size = -32768")
     }
     let plain = try DatabasePool(path: directory.appendingPathComponent("plain.sqlite").path, configuration: configuration)
     try plain.write { db in
