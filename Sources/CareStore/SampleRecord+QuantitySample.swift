@@ -76,9 +76,13 @@ final class SampleInserter {
         bind(handle, 13, sample.deviceTime?.description)
         sqlite3_bind_double(handle, 14, sample.receivedAt.timeIntervalSince1970)
         if let offset = sample.clockOffset { sqlite3_bind_double(handle, 15, offset) } else { sqlite3_bind_null(handle, 15) }
-        sample.rawPayload.withUnsafeBytes { bytes in
-            // A zero-length blob, not NULL, for manual entries.
-            _ = sqlite3_bind_blob(handle, 16, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient)
+        if sample.rawPayload.isEmpty {
+            // An empty blob, not NULL, for manual entries.
+            sqlite3_bind_zeroblob(handle, 16, 0)
+        } else {
+            sample.rawPayload.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(handle, 16, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+            }
         }
         sqlite3_bind_int64(handle, 17, Int64(sample.index))
         bind(handle, 18, metadataJSON(sample.metadata))
