@@ -18,7 +18,7 @@ public enum PipelineRunner {
         catalog: DeviceCatalog,
         configuration: PipelineConfiguration,
         sink: any SampleSink,
-        batchSize: Int = 4096,
+        batchSize: Int = 32_768,
         logger: Logger,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> PipelineReport where C.Duration == Duration {

@@ -20,7 +20,7 @@ let replayBenchmark = Benchmark(
     summary: "replay a 1 h and a 24 h heart-rate recording into a fresh store: notifications/s, peak memory"
 ) {
     var rows: [String] = []
-    for hours in [1, 24] {
+    for hours in [1, 24, 72] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         process.arguments = ["--replay-child", String(hours)]
@@ -97,7 +97,7 @@ func runReplayChild(hours: Int) async throws {
             catalog: catalog,
             configuration: PipelineConfiguration(timeZone: zone),
             sink: CareStoreSink(store: store, recordedAt: Date()),
-            batchSize: Int(ProcessInfo.processInfo.environment["BENCH_BATCH"] ?? "") ?? 4096,
+            batchSize: Int(ProcessInfo.processInfo.environment["BENCH_BATCH"] ?? "") ?? 32_768,
             logger: logger
         )
     }
