@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
         .library(name: "SessionReplay", targets: ["SessionReplay"]),
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
+        .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -70,6 +71,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Publishing the store's outbox to MQTT with Home Assistant discovery (used by `replay` and `run`).
+        .target(
+            name: "MQTTBridge",
+            dependencies: [
+                "BridgeCore", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport", "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Helpers for test targets only: a real mosquitto broker and subscriber.
+        .target(name: "TestSupport"),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -82,6 +94,8 @@ let package = Package(
                 "SessionReplay",
                 "CareBridgeKit",
                 "SampleExport",
+                "MQTTBridge",
+                "CareBridgeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -135,12 +149,20 @@ let package = Package(
             name: "MQTTClientTests",
             dependencies: [
                 "MQTTClient",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: [
+                "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
+                "GATTDecoding",
             ]
         ),
         .testTarget(

@@ -83,6 +83,7 @@ enum Schema {
                     """
             )
         }
+        OutboxSchema.register(in: &migrator)
         return migrator
     }
 }

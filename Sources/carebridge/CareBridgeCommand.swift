@@ -12,7 +12,7 @@ struct CareBridgeCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
-            Uncomplete.self, Replay.self, Recording.self, Export.self,
+            Uncomplete.self, Replay.self, Recording.self, Export.self, Outbox.self,
         ]
     )
 }
