@@ -75,7 +75,7 @@ struct BridgeProcess {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
+                Glibc.kill(process.processIdentifier, SIGKILL)
                 throw MosquittoBroker.Failure(description: "carebridge did not finish within \(timeout):\n\(stderr)")
             }
             try await Task.sleep(for: .milliseconds(20))
