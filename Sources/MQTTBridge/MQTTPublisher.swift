@@ -88,12 +88,21 @@ public actor MQTTPublisher: SampleSink {
         eventTask = nil
         guard let session else { return }
         if await session.isConnected {
-            try? await session.publish(
-                topic: configuration.discovery.availabilityTopic,
-                payload: HomeAssistantDiscovery.notAvailablePayload,
-                qos: .atMostOnce,
-                retain: true
-            )
+            let topic = configuration.discovery.availabilityTopic
+            // QoS 1 so that it is stored like the will would be; bounded, the broker may be gone meanwhile.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await session.publish(
+                        topic: topic,
+                        payload: HomeAssistantDiscovery.notAvailablePayload,
+                        qos: .atLeastOnce,
+                        retain: true
+                    )
+                }
+                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            }
         }
         await session.disconnect()
         self.session = nil

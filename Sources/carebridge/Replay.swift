@@ -152,6 +152,8 @@ struct Replay: AsyncParsableCommand {
                     catalog: loaded.catalog,
                     configuration: configuration,
                     sink: pipelineSink,
+                    // A paced replay stores (and publishes) each sample as it comes, as a live device would.
+                    batchSize: speed == .max ? 4096 : 1,
                     logger: logger,
                     progress: callback
                 )
