@@ -142,7 +142,8 @@ let package = Package(
                 "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
         .testTarget(

@@ -121,3 +121,30 @@ import Testing
         #expect(try fixture.store.outboxSummary().isEnabled == false)
     }
 }
+
+@Suite struct OutboxMigrationTests {
+    /// `Fixtures/store-v1.sqlite`: a store with only the `v1` schema and four blood-pressure samples.
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/store-v1.sqlite")
+
+    @Test func v1StoreMigratesToTheOutboxKeepingItsSamplesAndQueueingNothingOld() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("care/store.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: directory.path("care"),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: path)
+        let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
+        #expect(try store.appliedMigrations() == ["v1", "v2-outbox"])
+        let before = try store.sampleCount()
+        #expect(before == 4)
+        #expect(try store.outboxCount() == 0)
+        try store.enableOutbox()
+        let sample = StoreFixture.weight(72, at: OutboxTests.morning)
+        try store.recordSample(sample)
+        #expect(try store.pendingOutbox(limit: 10).map(\.sampleID) == [sample.id])
+        #expect(try store.sampleCount() == before + 1)
+    }
+}
