@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SessionReplay", targets: ["SessionReplay"]),
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
+        .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -82,6 +83,22 @@ let package = Package(
         ),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
+        // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // The live transport: bluetoothd over D-Bus (sd-bus), adapters through libudev.
+        .target(
+            name: "BlueZTransport",
+            dependencies: [
+                "BridgeCore",
+                "GATTDecoding",
+                "CSystemd",
+                "CUdev",
+                "CBluetooth",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The thin command-line front.
         .executableTarget(
             name: "carebridge",
@@ -93,6 +110,7 @@ let package = Package(
                 "DeviceProfiles",
                 "SessionReplay",
                 "CareBridgeKit",
+                "BlueZTransport",
                 "SampleExport",
                 "MQTTBridge",
                 "CareBridgeExport",
@@ -111,6 +129,7 @@ let package = Package(
                 "CareBridgeKit",
                 "DeviceProfiles",
                 "SessionReplay",
+                "BlueZTransport",
                 "SampleExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +139,21 @@ let package = Package(
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "BlueZTransportTests",
+            dependencies: [
+                "carebridge",
+                "BlueZTransport",
+                "BridgeCore",
+                "GATTDecoding",
+                "CareStore",
+                "CarePlan",
+                "SessionReplay",
+                "DeviceProfiles",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
             name: "SessionReplayTests",

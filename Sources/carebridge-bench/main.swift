@@ -18,6 +18,7 @@ let benchmarks: [Benchmark] = [
     storeIngestBenchmark,
     storeQueryBenchmark,
     replayBenchmark,
+    blueZLatencyBenchmark,
     exportBenchmark,
 ]
 

@@ -12,7 +12,8 @@ struct CareBridgeCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
-            Uncomplete.self, Replay.self, Recording.self, Export.self, Outbox.self,
+            Uncomplete.self, Replay.self, Recording.self, Export.self, Adapters.self, Scan.self, Run.self, Record.self,
+            SystemdUnit.self, Outbox.self,
         ]
     )
 }

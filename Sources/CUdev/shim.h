@@ -1,0 +1,6 @@
+#ifndef CAREBRIDGE_CUDEV_SHIM_H
+#define CAREBRIDGE_CUDEV_SHIM_H
+
+#include <libudev.h>
+
+#endif

@@ -1,0 +1,90 @@
+import ArgumentParser
+import BlueZTransport
+import BridgeCore
+import Foundation
+import GATTDecoding
+import Logging
+import SessionReplay
+
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Capture a live session into a recording file (Recordings/ format).",
+        discussion: """
+            Discovers, connects and subscribes exactly as `run` does, but writes every transport event \
+            (advertisements, connections, services, reads, notifications, indications, disconnections) to FILE \
+            instead of the store. `carebridge replay FILE` later gives exactly the samples a live run would \
+            have stored. With --device only that address is recorded (and connected). Stops on SIGINT/SIGTERM \
+            or after --duration seconds. Redact before sharing: `carebridge recording redact FILE`.
+
+            Examples:
+              carebridge record --out weigh-in.jsonl --device C4:7C:8D:6A:3E:10
+              carebridge record --out broadcast.jsonl --duration 60
+
+            \(BlueZExit.help)
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The recording to write (truncated if it exists).", valueName: "file"))
+    var out: String
+
+    @Option(name: .long, help: ArgumentHelp("Only record this device.", valueName: "address"))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @OptionGroup var bluez: BlueZOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let device, BluetoothAddress(device) == nil {
+            throw ValidationError("--device must be a Bluetooth address such as C4:7C:8D:6A:3E:10, not '\(device)'")
+        }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() async throws {
+        let zone = try global.resolvedTimeZone()
+        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        var configuration = bluez.configuration()
+        configuration.onlyDevice = device.flatMap(BluetoothAddress.init)?.description
+        configuration.timeZone = zone
+        let live = BlueZTransport(configuration: configuration, policy: bluez.catalog(), logger: logger)
+        let shutdown = live.shutdown
+        let recorder: RecordingTransport
+        do {
+            recorder = try RecordingTransport(
+                recording: live,
+                to: out,
+                recordedAt: Date(),
+                timeZone: zone,
+                extra: ["adapter": .string(bluez.adapter ?? "default")],
+                logger: logger
+            )
+        } catch {
+            Output.error("cannot write recording \(out): \(error)")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
+        let signals = SignalTrap { shutdown.request() }
+        defer { signals.cancel() }
+        var timer: Task<Void, Never>?
+        if let duration {
+            timer = Task {
+                try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+                shutdown.request()
+            }
+        }
+        defer { timer?.cancel() }
+        var count = 0
+        do {
+            for try await _ in recorder.events() { count += 1 }
+        } catch let error as TransportError {
+            recorder.close()
+            throw BlueZExit.fail(error)
+        }
+        recorder.close()
+        logger.info("recording written", metadata: ["file": "\(out)", "events": "\(count)"])
+    }
+}

@@ -1,0 +1,236 @@
+import ArgumentParser
+import BlueZTransport
+import BridgeCore
+import CareBridgeKit
+import CarePlan
+import CareStore
+import DeviceProfiles
+import Foundation
+import GATTDecoding
+import Logging
+import SessionReplay
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the bridge: live devices through BlueZ into the store, completing care-plan events.",
+        discussion: """
+            Discovers LE devices, connects to the ones a Devices/ profile claims (one connection attempt at a \
+            time), subscribes to their measurements, and ingests every sample into the store, which completes \
+            the matching events of the care plan as they arrive. Broadcast scales are read from their \
+            advertisements. Log lines are structured (swift-log) on standard error; CAREBRIDGE_LOG_LEVEL \
+            (trace, debug, info, notice, warning, error) changes the level (default info).
+
+            SIGINT or SIGTERM stops gracefully: notifications are stopped, devices disconnected, samples \
+            flushed, exit 0. Under systemd (Type=notify) READY=1 is sent once the adapter is discovering and \
+            WATCHDOG=1 while the loop makes progress. bluetoothd restarts and adapter unplugging pause the \
+            bridge until they come back; a scanner that stays silent is restarted, then the adapter power-cycled, \
+            then the bridge exits with 75 so the service manager restarts it.
+
+            Examples:
+              carebridge run --store /var/lib/carebridge/store.sqlite --plan Recordings/care-plan.json
+              carebridge run --adapter hci1 --record /var/lib/carebridge/recordings
+              carebridge run --mqtt mqtt://homeassistant.local --mqtt-prefix homeassistant
+
+            With --mqtt every new sample is queued in the store's outbox in the transaction that stores it and \
+            published (QoS 1) with Home Assistant discovery; on stop the bridge waits up to --mqtt-wait seconds \
+            for the outbox to drain, and what is left goes out with the next run (see `carebridge outbox`).
+
+            \(BlueZExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var bluez: BlueZOptions
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var mqtt: MQTTOptions
+
+    @Option(name: .long, help: ArgumentHelp("A care plan to apply before starting.", valueName: "file"))
+    var plan: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write the session as a recording into this directory.", valueName: "dir")
+    )
+    var record: String?
+
+    @Option(name: .long, help: ArgumentHelp("Passkey for devices whose profile requires bonding.", valueName: "digits"))
+    var passkey: UInt32?
+
+    @Flag(name: .long, help: "Write Current Time to devices whose profile asks for it.")
+    var setDeviceClock = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Trust device clocks up to this far from the receive time (seconds, default 3600).",
+            valueName: "seconds"
+        )
+    )
+    var clockSkewTolerance: Double = 3600
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Stop after this many seconds (default: run until stopped).", valueName: "seconds")
+    )
+    var duration: Double?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Restart discovery after this long without any advertisement (seconds).",
+            valueName: "seconds"
+        )
+    )
+    var scannerWatchdog: Double = 90
+
+    func validate() throws {
+        if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        guard scannerWatchdog > 0 else { throw ValidationError("--scanner-watchdog must be positive") }
+    }
+
+    func run() async throws {
+        let zone = try global.resolvedTimeZone()
+        var base = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        base.logLevel =
+            ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let logger = base
+        let catalog = bluez.catalog()
+
+        var document: CarePlanDocument?
+        if let plan {
+            guard let data = FileManager.default.contents(atPath: plan) else {
+                Output.error("cannot read plan file \(plan)")
+                throw ExitCode(StoreExit.noInput)
+            }
+            do {
+                document = try CarePlanDocument.parse(data, path: plan, bridgeZone: zone)
+            } catch {
+                Output.error("\(error.description) (nothing written)")
+                throw ExitCode(StoreExit.invalidData)
+            }
+        }
+        let store = try storeOptions.open(zone: zone)
+        if let document {
+            do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
+        }
+
+        var configuration = bluez.configuration()
+        configuration.passkey = passkey
+        configuration.setDeviceClock = setDeviceClock
+        configuration.timeZone = zone
+        configuration.scannerWatchdog = .milliseconds(Int64(scannerWatchdog * 1000))
+        let notifier = ServiceNotifier(logger: logger)
+        let live = BlueZTransport(configuration: configuration, policy: catalog, logger: logger) { notifier.status($0) }
+        let shutdown = live.shutdown
+
+        var transport: any DeviceTransport = live
+        var recorder: RecordingTransport?
+        if let record {
+            let path = try RecordingFile.create(in: record, zone: zone)
+            do {
+                recorder = try RecordingTransport(
+                    recording: live,
+                    to: path,
+                    recordedAt: Date(),
+                    timeZone: zone,
+                    extra: ["adapter": .string(bluez.adapter ?? "default")],
+                    logger: logger
+                )
+            } catch {
+                Output.error("cannot write recording \(path): \(error)")
+                throw ExitCode(StoreExit.storeUnavailable)
+            }
+            transport = recorder!
+            logger.info("recording", metadata: ["file": "\(path)"])
+        }
+
+        let signals = SignalTrap {
+            logger.info("stopping (signal)")
+            ServiceManager.notify("STOPPING=1")
+            shutdown.request()
+        }
+        defer { signals.cancel() }
+        var timer: Task<Void, Never>?
+        if let duration {
+            timer = Task {
+                try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+                shutdown.request()
+            }
+        }
+        defer { timer?.cancel() }
+
+        let sink = CareStoreSink(store: store, recordedAt: Date())
+        let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        if let publisher { try await mqtt.start(publisher) }
+        let pipelineSink: any SampleSink = publisher.map { FanOutSink([sink, $0]) } ?? sink
+        let pipeline = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
+        let report: PipelineReport
+        do {
+            report = try await PipelineRunner.run(
+                transport,
+                catalog: catalog,
+                configuration: pipeline,
+                sink: pipelineSink,
+                logger: logger
+            )
+        } catch let error as TransportError {
+            recorder?.close()
+            logger.error("bridge stopped", metadata: ["error": "\(error)", "code": "\(error.code.rawValue)"])
+            throw BlueZExit.fail(error)
+        } catch let error as CareStoreError {
+            recorder?.close()
+            throw StoreExit.fail(error)
+        }
+        recorder?.close()
+        if let publisher { _ = await mqtt.finish(publisher) }  // what is left waits in the outbox for the next run
+        let completed = (try? await sink.completedEvents()) ?? []
+        let inserted = await sink.inserted
+        let duplicates = await sink.duplicates
+        logger.info(
+            "bridge stopped",
+            metadata: [
+                "events": "\(report.events)", "samples": "\(report.samples)", "inserted": "\(inserted)",
+                "duplicates": "\(duplicates)", "completedEvents": "\(completed.count)",
+            ]
+        )
+    }
+}
+
+/// Turns transport status into sd_notify messages (no-ops outside systemd) and log lines.
+final class ServiceNotifier: Sendable {
+    let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    func status(_ status: BlueZStatus) {
+        switch status {
+        case .ready(let adapter):
+            ServiceManager.notify("READY=1\nSTATUS=discovering on \(adapter)")
+        case .alive:
+            ServiceManager.notify("WATCHDOG=1")
+        case .paused(let reason):
+            ServiceManager.notify("STATUS=paused: \(reason)")
+        case .resumed(let adapter):
+            ServiceManager.notify("STATUS=discovering on \(adapter)")
+            logger.info("resumed", metadata: ["adapter": "\(adapter)"])
+        }
+    }
+}
+
+/// Recording files written by `run --record`.
+enum RecordingFile {
+    static func create(in directory: String, zone: TimeZone) throws -> String {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            Output.error("cannot create recording directory \(directory): \(error.localizedDescription)")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss"
+        return (directory as NSString).appendingPathComponent("carebridge-\(formatter.string(from: Date())).jsonl")
+    }
+}

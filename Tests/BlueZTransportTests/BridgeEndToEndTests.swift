@@ -1,0 +1,289 @@
+import BlueZTransport
+import Foundation
+import GATTDecoding
+import Testing
+
+/// The real `carebridge` binary against the fake bluetoothd, driven by the Recordings/ sessions: the samples
+/// and completed events it stores must be exactly those a replay of the same recording gives.
+extension FakeBlueZSuites {
+    @Suite
+    struct BridgeEndToEndTests {
+        static let plan = FakeBlueZ.recordings.appendingPathComponent("care-plan.json").path
+
+        /// The live-independent part of a sample: what the device said and what it became.
+        struct SampleKey: Hashable, CustomStringConvertible {
+            var type: String
+            var value: String
+            var unit: String
+            var payload: String
+            var deviceTime: String?
+            var description: String { "\(type) \(value) \(unit) \(payload) \(deviceTime ?? "-")" }
+        }
+
+        static func keys(fromGolden recording: String) throws -> [SampleKey] {
+            let url = FakeBlueZ.packageRoot.appendingPathComponent(
+                "Tests/CareBridgeKitTests/Golden/" + recording.replacingOccurrences(of: ".jsonl", with: ".golden.jsonl")
+            )
+            let text = try String(contentsOf: url, encoding: .utf8)
+            return try text.split(separator: "\n").compactMap { line in
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                guard object["type"] != nil else { return nil }
+                return key(object)
+            }.sorted { $0.description < $1.description }
+        }
+
+        static func key(_ object: [String: Any]) -> SampleKey {
+            func text(_ any: Any?) -> String {
+                if let number = any as? NSNumber { return "\(number.doubleValue)" }
+                return any.map { "\($0)" } ?? ""
+            }
+            let source = object["source"] as? [String: Any]
+            return SampleKey(
+                type: text(object["type"]),
+                value: text(object["value"]),
+                unit: text(object["unit"]),
+                payload: text(object["payload"] ?? source?["payload"]),
+                deviceTime: (object["deviceTime"] ?? source?["deviceTime"]).map { "\($0)" }
+            )
+        }
+
+        static func storedKeys(_ store: String) async throws -> [SampleKey] {
+            let result = try await CarebridgeBinary.run([
+                "samples", "--store", store, "--json", "--from", "2000-01-01", "--to", "2100-01-01",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let array = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            )
+            return array.map(key).sorted { $0.description < $1.description }
+        }
+
+        struct EventKey: Hashable {
+            var task: String
+            var occurrence: Int
+            var completed: Bool
+            var values: [String]
+        }
+
+        static func events(_ store: String) async throws -> [EventKey] {
+            let result = try await CarebridgeBinary.run([
+                "events", "--store", store, "--json", "--from", "2026-11-01", "--to", "2026-12-31",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let array = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            )
+            return array.map { event in
+                let values = (event["values"] as? [[String: Any]] ?? []).map {
+                    "\($0["value"] ?? "") \($0["unit"] ?? "")"
+                }
+                return EventKey(
+                    task: "\(event["task"] ?? "")",
+                    occurrence: (event["occurrence"] as? NSNumber)?.intValue ?? -1,
+                    completed: (event["completed"] as? Bool) ?? false,
+                    values: values
+                )
+            }.filter(\.completed)
+        }
+
+        static func temporaryStore() -> String {
+            FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-e2e-\(UUID().uuidString).sqlite")
+                .path
+        }
+
+        /// Starts `carebridge run` against the fake, waits until it discovers.
+        static func startBridge(_ fake: FakeBlueZ, store: String, extra: [String] = []) async throws -> CarebridgeBinary
+        {
+            let bridge = try CarebridgeBinary(
+                ["run", "--store", store, "--plan", plan, "--clock-skew-tolerance", "1000000000"] + extra,
+                bus: fake.address,
+                environment: ["CAREBRIDGE_LOG_LEVEL": "info"]
+            )
+            let discovering = try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                try await fake.journal().contains { $0.hasPrefix("StartDiscovery") } || !bridge.process.isRunning
+            }
+            #expect(discovering && bridge.process.isRunning, "bridge did not start: \(bridge.stderr)")
+            return bridge
+        }
+
+        /// Waits for the fake to finish a playback, then for the bridge to ingest what it emitted.
+        static func settle(_ fake: FakeBlueZ, timeout: Duration = .seconds(120)) async throws {
+            let status = try await fake.waitForPlayback(timeout: timeout)
+            #expect(status.done, "playback did not finish: \(status.pending) events pending")
+            try await Task.sleep(for: .milliseconds(1500))
+        }
+
+        @Test(
+            "run stores exactly the replay's samples and completed events",
+            arguments: [
+                "weight-scale-morning-weigh-in.jsonl",
+                "thermometer-fahrenheit.jsonl",
+                "heart-rate-strap-20-minutes.jsonl",
+                "mi-body-composition-scale-2-broadcast.jsonl",
+            ]
+        )
+        func runMatchesReplay(recording: String) async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let store = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let bridge = try await Self.startBridge(fake, store: store)
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
+            try await Self.settle(fake)
+            let status = await bridge.terminate()
+            #expect(status == 0, "carebridge run: \(bridge.stderr.suffix(3000))")
+
+            let expected = try Self.keys(fromGolden: recording)
+            let stored = try await Self.storedKeys(store)
+            #expect(stored.count == expected.count, "stored \(stored.count) samples, golden has \(expected.count)")
+            #expect(stored == expected)
+
+            let replayStore = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: replayStore) }
+            let replay = try await CarebridgeBinary.run([
+                "replay", "--store", replayStore, "--plan", Self.plan,
+                FakeBlueZ.recordings.appendingPathComponent(recording).path,
+            ])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            #expect(try await Self.events(store) == (try await Self.events(replayStore)))
+
+            let journal = try await fake.journal()
+            #expect(!journal.contains { $0.hasPrefix("RemoveDevice") })
+            if let connect = journal.firstIndex(where: { $0.hasPrefix("Connect ") }) {
+                let lastStopBefore = journal[..<connect].lastIndex { $0.hasPrefix("StopDiscovery") }
+                let lastStartBefore = journal[..<connect].lastIndex { $0.hasPrefix("StartDiscovery") }
+                #expect(
+                    lastStopBefore != nil && lastStopBefore! > lastStartBefore!,
+                    "discovery must be stopped before Connect"
+                )
+            }
+            #expect(journal.filter { $0.hasPrefix("StartNotify") }.allSatisfy { $0.hasSuffix("match=yes") })
+        }
+
+        @Test func weighInCompletesThePlansEvent() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let store = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let recordings = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "recordings-\(UUID().uuidString)"
+            )
+            defer { try? FileManager.default.removeItem(at: recordings) }
+            let bridge = try await Self.startBridge(fake, store: store, extra: ["--record", recordings.path])
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl"))
+            try await Self.settle(fake)
+            #expect(await bridge.terminate() == 0)
+            let completed = try await Self.events(store)
+            #expect(completed.map(\.task) == ["weigh-in"])
+            #expect(completed.first?.values == ["72.5 kg"])
+            #expect(bridge.stderr.contains("device session established"))
+
+            // --record wrote the session; replaying it stores the same samples again (so: nothing new).
+            let files = try FileManager.default.contentsOfDirectory(atPath: recordings.path).filter {
+                $0.hasSuffix(".jsonl")
+            }
+            #expect(files.count == 1)
+            let replayStore = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: replayStore) }
+            let replay = try await CarebridgeBinary.run([
+                "replay", "--store", replayStore, recordings.appendingPathComponent(files[0]).path,
+            ])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            #expect(try await Self.storedKeys(replayStore) == (try await Self.storedKeys(store)))
+        }
+
+        @Test func recordThenReplayGivesTheSameSamples() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let recording = "thermometer-fahrenheit.jsonl"
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "recorded-\(UUID().uuidString).jsonl"
+            ).path
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let recorder = try CarebridgeBinary(
+                ["record", "--out", out, "--device", "02:00:00:00:00:04"],
+                bus: fake.address
+            )
+            #expect(
+                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                    try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
+                }
+            )
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
+            try await Self.settle(fake)
+            #expect(await recorder.terminate() == 0, "\(recorder.stderr)")
+            let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+            #expect(lines.first?.contains("carebridge-recording") == true)
+            #expect(lines.contains { $0.contains("\"indication\"") })
+
+            let store = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let replay = try await CarebridgeBinary.run([
+                "replay", "--store", store, "--time-zone", "Europe/Berlin", out,
+            ])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            // Same payloads, values and device times as the original recording's golden samples. (The recorded
+            // session was live: its receive times are today's, so the clock-skew correction is not compared.)
+            let expected = try Self.keys(fromGolden: recording).map {
+                SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil)
+            }
+            let stored = try await Self.storedKeys(store).map {
+                SampleKey(type: $0.type, value: $0.value, unit: $0.unit, payload: $0.payload, deviceTime: nil)
+            }
+            #expect(stored == expected)
+        }
+
+        @Test func scanListsDevicesWithTheirProfiles() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let scan = try CarebridgeBinary(["scan", "--timeout", "4", "--json"], bus: fake.address)
+            #expect(
+                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                    try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
+                }
+            )
+            try await fake.play(
+                FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl")
+            )
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("thermometer-fahrenheit.jsonl"))
+            #expect(await scan.wait(timeout: .seconds(30)) == 0, "\(scan.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.stdout.utf8)) as? [String: Any])
+            let devices = try #require(object["devices"] as? [[String: Any]])
+            let profiles = Dictionary(
+                uniqueKeysWithValues: devices.map { ("\($0["address"]!)", "\($0["profile"] ?? "-")") }
+            )
+            #expect(profiles["02:00:00:00:00:08"] == "mi-body-composition-scale-2")
+            #expect(profiles["02:00:00:00:00:04"] == "health-thermometer")
+            // scan never connects.
+            #expect(!(try await fake.journal()).contains { $0.hasPrefix("Connect ") })
+        }
+
+        @Test func adaptersShowsBlueZState() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter("hci0")
+            let result = try await CarebridgeBinary.run(["adapters", "--json"], bus: fake.address)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            )
+            let adapters = try #require(object["adapters"] as? [[String: Any]])
+            let hci0 = try #require(adapters.first { $0["name"] as? String == "hci0" })
+            let bluez = try #require(hci0["bluez"] as? [String: Any])
+            #expect(bluez["address"] as? String == "00:01:02:03:04:05")
+            #expect(bluez["powered"] as? Bool == true)
+        }
+
+        @Test func bluetoothdNotRunningExitsWith69AndSaysSo() async throws {
+            let fake = try await FakeBlueZ(startBlueZ: false)
+            defer { fake.stop() }
+            let result = try await CarebridgeBinary.run(["scan", "--timeout", "1"], bus: fake.address)
+            #expect(result.status == 69)
+            #expect(result.stderr.contains("bluetoothd is not running"))
+        }
+    }
+}

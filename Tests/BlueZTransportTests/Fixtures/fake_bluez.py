@@ -1,0 +1,633 @@
+# A fake bluetoothd for CareBridge's tests: python-dbusmock's bluez5 template, extended with GATT objects,
+# simulated peripherals driven by Recordings/ files, and fault injection.
+#
+# Run (on a private bus, see bluez-dbus.md section 11):
+#   DBUS_SYSTEM_BUS_ADDRESS=<addr> /usr/bin/python3 -m dbusmock --system --template Tests/.../fake_bluez.py
+#
+# Control API on / (interface org.bluez.Mock), in addition to bluez5's AddAdapter/AddDevice/...:
+#   AddAdapter(ss)              adapter with our discovery methods (fault injection, journal)
+#   SetAdapterPowered(sb)       set Powered without a client
+#   AddPeripheral(sss)          adapter, address, JSON {"name":..., "services": {"181D": [["2A9D","indicate"], ...]},
+#                               "reads": {"2A29": "hex"}} — a connectable GATT device
+#   Play(ssd)                   adapter, Recordings/ file, speed (<= 0: as fast as possible): adverts are emitted,
+#                               notifications wait until the client subscribed, disconnects are simulated
+#   Advertise(ss)               address, JSON {"name", "rssi", "serviceData": {"181B": "hex"}, "manufacturerData": {...}}
+#   Notify(sss)                 address, characteristic UUID, hex
+#   SetFault(ss)                name, value (see FAULTS)
+#   RestartBluetoothd(u)        drop the org.bluez name, reset connections, reacquire after N ms
+#   VanishDevice(s)             remove a device object (InterfacesRemoved); it comes back on its next advert
+#   PlaybackStatus() -> s       JSON {"done": bool, "emitted": n, "pending": n, ...}
+#   GetJournal() -> as          every client call and every emission, in order
+#   NotificationTimes() -> ad   wall-clock time of each notification emitted (for the latency benchmark)
+
+import json
+import time
+
+import dbus
+from gi.repository import GLib
+
+from dbusmock import OBJECT_MANAGER_IFACE, mockobject
+from dbusmock.templates import bluez5
+
+BUS_NAME = 'org.bluez'
+MAIN_OBJ = '/'
+SYSTEM_BUS = True
+IS_OBJECT_MANAGER = True
+
+MOCK_IFACE = 'org.bluez.Mock'
+ADAPTER_IFACE = 'org.bluez.Adapter1'
+DEVICE_IFACE = 'org.bluez.Device1'
+SERVICE_IFACE = 'org.bluez.GattService1'
+CHAR_IFACE = 'org.bluez.GattCharacteristic1'
+PROPS_IFACE = 'org.freedesktop.DBus.Properties'
+
+BASE = '-0000-1000-8000-00805f9b34fb'
+
+# Fault switches (SetFault name value):
+#   start_discovery_in_progress  N      the next N StartDiscovery calls fail with org.bluez.Error.InProgress
+#   never_resolve                ADDR   Connect succeeds but ServicesResolved never becomes true
+#   disconnect_after             ADDR=N the device disconnects (once) after N notifications
+#   vanish_after                 ADDR=N the device object vanishes (once) after N notifications
+#   restart_after                N      bluetoothd restarts (once) after N notifications in total
+#   notify_in_start_notify       1      a pending notification is emitted inside StartNotify, before its reply
+#   late_characteristics         MS     GATT objects are exported MS after ServicesResolved
+FAULTS = {}
+JOURNAL = []
+NOTIFY_TIMES = []
+PERIPHERALS = {}  # address -> Peripheral
+STATE = {'mock': None, 'notifications': 0}
+
+
+def full_uuid(text):
+    t = text.lower()
+    if t.startswith('0x'):
+        t = t[2:]
+    if len(t) == 4:
+        return '0000' + t + BASE
+    if len(t) == 8:
+        return t + BASE
+    if len(t) == 32:
+        return f'{t[0:8]}-{t[8:12]}-{t[12:16]}-{t[16:20]}-{t[20:32]}'
+    return t
+
+
+def journal(entry):
+    JOURNAL.append(entry)
+
+
+def byte_array(data, variant_level=0):
+    return dbus.Array([dbus.Byte(b) for b in data], signature='y', variant_level=variant_level)
+
+
+def emit_changed(obj, iface, props):
+    for name, value in props.items():
+        obj.props.setdefault(iface, {})[name] = value
+    obj.EmitSignal(PROPS_IFACE, 'PropertiesChanged', 'sa{sv}as', [
+        iface, dbus.Dictionary(props, signature='sv'), dbus.Array([], signature='s')])
+
+
+def manager():
+    return mockobject.objects['/']
+
+
+def device_path(adapter, address):
+    return f'/org/bluez/{adapter}/dev_' + address.replace(':', '_').upper()
+
+
+# ---------------------------------------------------------------------------------------------- adapter
+
+
+def start_discovery(adapter):
+    journal('StartDiscovery ' + adapter.__dbus_object_path__.split('/')[-1])
+    remaining = int(FAULTS.get('start_discovery_in_progress', 0))
+    if remaining > 0:
+        FAULTS['start_discovery_in_progress'] = remaining - 1
+        raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')
+    if adapter.props[ADAPTER_IFACE].get('Discovering'):
+        raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')
+    bluez5.StartDiscovery(adapter)
+
+
+def stop_discovery(adapter):
+    journal('StopDiscovery ' + adapter.__dbus_object_path__.split('/')[-1])
+    if not adapter.props[ADAPTER_IFACE].get('Discovering'):
+        raise dbus.exceptions.DBusException('No discovery started', name='org.bluez.Error.Failed')
+    bluez5.StopDiscovery(adapter)
+
+
+def set_discovery_filter(adapter, discovery_filter):
+    keys = ','.join(f'{k}={discovery_filter[k]}' for k in sorted(discovery_filter))
+    journal('SetDiscoveryFilter ' + keys)
+    bluez5.SetDiscoveryFilter(adapter, discovery_filter)
+
+
+def remove_device(adapter, path):
+    journal('RemoveDevice ' + str(path))
+    bluez5.RemoveDevice(adapter, path)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='s')
+def AddAdapter(self, device_name, system_name):
+    path = bluez5.AddAdapter(self, device_name, system_name)
+    adapter = mockobject.objects[path]
+    adapter.AddMethod(ADAPTER_IFACE, 'StartDiscovery', '', '', start_discovery)
+    adapter.AddMethod(ADAPTER_IFACE, 'StopDiscovery', '', '', stop_discovery)
+    adapter.AddMethod(ADAPTER_IFACE, 'SetDiscoveryFilter', 'a{sv}', '', set_discovery_filter)
+    adapter.AddMethod(ADAPTER_IFACE, 'RemoveDevice', 'o', '', remove_device)
+    return path
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sb', out_signature='')
+def SetAdapterPowered(self, device_name, powered):
+    adapter = mockobject.objects['/org/bluez/' + device_name]
+    emit_changed(adapter, ADAPTER_IFACE, {'Powered': dbus.Boolean(powered, variant_level=1)})
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='s', out_signature='')
+def BlockAdapter(self, device_name):
+    '''rfkill soft block: powered off, PowerState off-blocked, and Set(Powered, true) refused.'''
+    adapter = mockobject.objects['/org/bluez/' + device_name]
+    adapter.props[ADAPTER_IFACE]['Powered'] = dbus.Boolean(False, variant_level=1)
+    adapter.props[ADAPTER_IFACE]['PowerState'] = dbus.String('off-blocked', variant_level=1)
+
+
+# ---------------------------------------------------------------------------------------------- peripherals
+
+
+class Peripheral:
+    '''A simulated GATT device (or broadcaster) behind one Device1 object.'''
+
+    def __init__(self, adapter, address, name, services, reads):
+        self.adapter = adapter
+        self.address = address.upper()
+        self.name = name
+        self.services = services  # [(service uuid, [(char uuid, [flags])])]
+        self.reads = reads  # char uuid (full) -> bytes
+        self.notifying = set()  # char uuids (full)
+        self.char_paths = {}  # char uuid -> path
+        self.object_paths = []
+        self.connected = False
+        self.last_advert = None
+        self.last_advert_time = 0.0
+        self.events = []
+        self.position = 0
+        self.speed = 0.0
+        self.done = True
+        self.delivered = 0
+        self.faults_fired = set()
+        self.ensure_device()
+
+    @property
+    def path(self):
+        return device_path(self.adapter, self.address)
+
+    def device(self):
+        return mockobject.objects.get(self.path)
+
+    def ensure_device(self):
+        if self.device() is not None:
+            return
+        bluez5.AddDevice(manager(), self.adapter, self.address, self.name or '')
+        dev = self.device()
+        dev.AddMethod(DEVICE_IFACE, 'Connect', '', '', lambda obj: self.connect())
+        dev.AddMethod(DEVICE_IFACE, 'Disconnect', '', '', lambda obj: self.disconnect('local'))
+        dev.AddMethod(DEVICE_IFACE, 'Pair', '', '', lambda obj: self.pair())
+        # bluez5 types these as aa{qv}/aa{sv}: fix them without UpdateProperties (broken in 0.28).
+        dev.props[DEVICE_IFACE]['ManufacturerData'] = dbus.Dictionary({}, signature='qv', variant_level=1)
+        dev.props[DEVICE_IFACE]['ServiceData'] = dbus.Dictionary({}, signature='sv', variant_level=1)
+        dev.props[DEVICE_IFACE]['RSSI'] = dbus.Int16(-60, variant_level=1)
+        if not self.name:
+            del dev.props[DEVICE_IFACE]['Name']
+
+    # -- advertising
+
+    def advertise(self, advert):
+        self.ensure_device()
+        dev = self.device()
+        props = {'RSSI': dbus.Int16(int(advert.get('rssi', -60)), variant_level=1)}
+        if advert.get('name'):
+            props['Name'] = dbus.String(advert['name'], variant_level=1)
+        if advert.get('serviceUUIDs'):
+            props['UUIDs'] = dbus.Array([full_uuid(u) for u in advert['serviceUUIDs']], signature='s', variant_level=1)
+        if advert.get('serviceData'):
+            props['ServiceData'] = dbus.Dictionary(
+                {full_uuid(k): byte_array(bytes.fromhex(v), variant_level=1) for k, v in advert['serviceData'].items()},
+                signature='sv', variant_level=1)
+        if advert.get('manufacturerData'):
+            props['ManufacturerData'] = dbus.Dictionary(
+                {dbus.UInt16(int(k, 16)): byte_array(bytes.fromhex(v), variant_level=1)
+                 for k, v in advert['manufacturerData'].items()},
+                signature='qv', variant_level=1)
+        emit_changed(dev, DEVICE_IFACE, props)
+        self.last_advert = advert
+        self.last_advert_time = time.monotonic()
+        journal('advertise ' + self.address)
+
+    def readvertise_if_idle(self):
+        if not self.connected and time.monotonic() - self.last_advert_time > 0.3:
+            self.advertise(self.last_advert or {'name': self.name, 'rssi': -60})
+
+    # -- connection
+
+    def connect(self):
+        journal('Connect ' + self.address)
+        if self.connected:
+            raise dbus.exceptions.DBusException('Already Connected', name='org.bluez.Error.AlreadyConnected')
+        self.connected = True
+        emit_changed(self.device(), DEVICE_IFACE, {'Connected': dbus.Boolean(True, variant_level=1)})
+        if FAULTS.get('never_resolve', '').upper() == self.address:
+            return
+        delay = int(FAULTS.get('late_characteristics', 0))
+        # Real BlueZ: ServicesResolved arrives after Connect returns; GATT objects may come later still.
+        if delay > 0:
+            GLib.timeout_add(10, self.resolve_services)
+            GLib.timeout_add(10 + delay, self.export_gatt)
+        else:
+            GLib.timeout_add(10, self.export_and_resolve)
+
+    def export_and_resolve(self):
+        if self.connected:
+            self.export_gatt()
+            self.resolve_services()
+        return False
+
+    def resolve_services(self):
+        if self.connected and self.device() is not None:
+            emit_changed(self.device(), DEVICE_IFACE, {'ServicesResolved': dbus.Boolean(True, variant_level=1)})
+        return False
+
+    def export_gatt(self):
+        if not self.connected or self.char_paths:
+            return False
+        handle = 0x10
+        for service_uuid, chars in self.services:
+            service_path = f'{self.path}/service{handle:04x}'
+            service_props = {
+                'UUID': dbus.String(service_uuid, variant_level=1),
+                'Primary': dbus.Boolean(True, variant_level=1),
+                'Device': dbus.ObjectPath(self.path, variant_level=1),
+                'Handle': dbus.UInt16(handle, variant_level=1),
+            }
+            manager().AddObject(service_path, SERVICE_IFACE, service_props, [])
+            self.object_paths.append(service_path)
+            manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
+                                 [dbus.ObjectPath(service_path), {SERVICE_IFACE: service_props}])
+            handle += 1
+            for char_uuid, flags in chars:
+                char_path = f'{service_path}/char{handle:04x}'
+                char_props = {
+                    'UUID': dbus.String(char_uuid, variant_level=1),
+                    'Service': dbus.ObjectPath(service_path, variant_level=1),
+                    'Value': byte_array(b'', variant_level=1),
+                    'Notifying': dbus.Boolean(False, variant_level=1),
+                    'Flags': dbus.Array(flags, signature='s', variant_level=1),
+                    'Handle': dbus.UInt16(handle, variant_level=1),
+                }
+                uuid = char_uuid
+                manager().AddObject(char_path, CHAR_IFACE, char_props, [
+                    ('ReadValue', 'a{sv}', 'ay', lambda obj, options, u=uuid: self.read_value(u)),
+                    ('WriteValue', 'aya{sv}', '', lambda obj, value, options, u=uuid: self.write_value(u, value)),
+                    ('StartNotify', '', '', lambda obj, u=uuid: self.start_notify(u)),
+                    ('StopNotify', '', '', lambda obj, u=uuid: self.stop_notify(u)),
+                ])
+                self.char_paths[char_uuid] = char_path
+                self.object_paths.append(char_path)
+                manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
+                                     [dbus.ObjectPath(char_path), {CHAR_IFACE: char_props}])
+                handle += 2
+        return False
+
+    def remove_gatt(self, emit=True):
+        for path in reversed(self.object_paths):
+            if path in mockobject.objects:
+                iface = CHAR_IFACE if '/char' in path else SERVICE_IFACE
+                manager().RemoveObject(path)
+                if emit:
+                    manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesRemoved', 'oas',
+                                         [dbus.ObjectPath(path), dbus.Array([iface], signature='s')])
+        self.object_paths = []
+        self.char_paths = {}
+        self.notifying = set()
+
+    def disconnect(self, reason, emit=True):
+        journal(f'Disconnect {self.address} {reason}')
+        if not self.connected:
+            if reason == 'local':
+                raise dbus.exceptions.DBusException('Not Connected', name='org.bluez.Error.NotConnected')
+            return
+        self.connected = False
+        self.remove_gatt(emit)
+        if emit and self.device() is not None:
+            emit_changed(self.device(), DEVICE_IFACE, {
+                'ServicesResolved': dbus.Boolean(False, variant_level=1),
+                'Connected': dbus.Boolean(False, variant_level=1),
+            })
+
+    def pair(self):
+        journal('Pair ' + self.address)
+        emit_changed(self.device(), DEVICE_IFACE, {
+            'Paired': dbus.Boolean(True, variant_level=1), 'Bonded': dbus.Boolean(True, variant_level=1)})
+
+    def vanish(self):
+        journal('vanish ' + self.address)
+        self.connected = False
+        self.remove_gatt(True)
+        if self.device() is not None:
+            manager().RemoveObject(self.path)
+            manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesRemoved', 'oas',
+                                 [dbus.ObjectPath(self.path), dbus.Array([DEVICE_IFACE], signature='s')])
+        self.last_advert_time = time.monotonic()  # come back on the next re-advertisement
+
+    # -- GATT
+
+    def read_value(self, uuid):
+        journal(f'ReadValue {self.address} {uuid[4:8]}')
+        return byte_array(self.reads.get(uuid, b''))
+
+    def write_value(self, uuid, value):
+        journal(f'WriteValue {self.address} {uuid[4:8]} {bytes(value).hex()}')
+
+    def start_notify(self, uuid):
+        journal(f'StartNotify {self.address} {uuid[4:8]} match={"yes" if client_matches_properties() else "no"}')
+        path = self.char_paths[uuid]
+        self.notifying.add(uuid)
+        emit_changed(mockobject.objects[path], CHAR_IFACE, {'Notifying': dbus.Boolean(True, variant_level=1)})
+        if FAULTS.get('notify_in_start_notify'):
+            # The peripheral answers the CCCD write with a measurement at once: before our reply goes out.
+            self.step_notifications(limit=1)
+
+    def stop_notify(self, uuid):
+        journal(f'StopNotify {self.address} {uuid[4:8]}')
+        self.notifying.discard(uuid)
+        path = self.char_paths.get(uuid)
+        if path:
+            emit_changed(mockobject.objects[path], CHAR_IFACE, {'Notifying': dbus.Boolean(False, variant_level=1)})
+
+    def notify(self, uuid, data):
+        path = self.char_paths.get(uuid)
+        if not path or uuid not in self.notifying:
+            return False
+        emit_changed(mockobject.objects[path], CHAR_IFACE, {'Value': byte_array(data, variant_level=1)})
+        NOTIFY_TIMES.append(time.time())
+        self.delivered += 1
+        STATE['notifications'] += 1
+        journal(f'notify {self.address} {uuid[4:8]}')
+        self.after_notification()
+        return True
+
+    def after_notification(self):
+        for fault, action in (('disconnect_after', self.fault_disconnect), ('vanish_after', self.vanish)):
+            spec = FAULTS.get(fault, '')
+            if '=' in spec and fault not in self.faults_fired:
+                address, count = spec.split('=')
+                if address.upper() == self.address and self.delivered >= int(count):
+                    self.faults_fired.add(fault)
+                    action()
+        spec = FAULTS.get('restart_after', '')
+        if spec and 'restart' not in STATE and STATE['notifications'] >= int(spec):
+            STATE['restart'] = True
+            restart_bluetoothd(300)
+
+    def fault_disconnect(self):
+        self.disconnect('remote')
+
+    # -- playback
+
+    def play(self, events, speed):
+        self.events.extend(events)
+        self.speed = speed
+        if self.done:
+            self.done = False
+            GLib.timeout_add(1, self.step)
+
+    def delay_ms(self, index):
+        if self.speed <= 0 or index + 1 >= len(self.events):
+            return 1
+        dt = self.events[index + 1]['t'] - self.events[index]['t']
+        return max(1, int(dt * 1000 / self.speed))
+
+    def step(self):
+        if STATE.get('paused'):
+            GLib.timeout_add(50, self.step)
+            return False
+        while self.position < len(self.events):
+            event = self.events[self.position]
+            kind = event.get('kind')
+            if kind == 'advertisement':
+                self.advertise(event)
+                self.position += 1
+                GLib.timeout_add(self.delay_ms(self.position - 1), self.step)
+                return False
+            if kind in ('notification', 'indication'):
+                if not self.step_notifications(limit=1):
+                    self.readvertise_if_idle()
+                    GLib.timeout_add(20, self.step)
+                    return False
+                GLib.timeout_add(self.delay_ms(self.position - 1), self.step)
+                return False
+            if kind == 'disconnected':
+                if self.connected:
+                    self.disconnect('remote')
+                self.position += 1
+                continue
+            # connected / services / read: driven by the client.
+            self.position += 1
+        self.done = True
+        return False
+
+    def step_notifications(self, limit):
+        '''Emits up to `limit` pending notifications the client has subscribed to; returns how many.'''
+        sent = 0
+        while sent < limit and self.position < len(self.events):
+            event = self.events[self.position]
+            if event.get('kind') not in ('notification', 'indication'):
+                break
+            uuid = full_uuid(event['characteristic'])
+            if not self.connected or uuid not in self.notifying:
+                break
+            self.position += 1
+            self.notify(uuid, bytes.fromhex(event['value']))
+            sent += 1
+        return sent
+
+
+def client_matches_properties():
+    '''Whether some client other than us has a PropertiesChanged match covering /org/bluez.'''
+    try:
+        bus = manager().connection
+        driver = bus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus')
+        rules = driver.GetAllMatchRules(dbus_interface='org.freedesktop.DBus.Debug.Stats')
+        own = bus.get_unique_name()
+        for owner, owner_rules in rules.items():
+            if owner == own:
+                continue
+            for rule in owner_rules:
+                if 'PropertiesChanged' in rule and ("path_namespace='/org/bluez'" in rule or 'path' not in rule):
+                    return True
+    except dbus.exceptions.DBusException:
+        return False
+    return False
+
+
+def layout_from_recording(events):
+    services = {}
+    flags = {}
+    reads = {}
+    for event in events:
+        kind = event.get('kind')
+        if kind == 'services':
+            for service, chars in event.get('services', {}).items():
+                services.setdefault(full_uuid(service), [])
+                for char in chars:
+                    if full_uuid(char) not in services[full_uuid(service)]:
+                        services[full_uuid(service)].append(full_uuid(char))
+        elif kind in ('notification', 'indication'):
+            flags.setdefault(full_uuid(event['characteristic']), set()).add('notify' if kind == 'notification' else 'indicate')
+        elif kind == 'read':
+            reads.setdefault(full_uuid(event['characteristic']), bytes.fromhex(event['value']))
+            flags.setdefault(full_uuid(event['characteristic']), set()).add('read')
+    layout = []
+    for service, chars in services.items():
+        layout.append((service, [(c, sorted(flags.get(c, {'read'}))) for c in chars]))
+    return layout, reads
+
+
+def parse_layout(spec):
+    layout = []
+    for service, chars in spec.get('services', {}).items():
+        layout.append((full_uuid(service), [(full_uuid(c[0]), c[1].split(',')) for c in chars]))
+    reads = {full_uuid(k): bytes.fromhex(v) for k, v in spec.get('reads', {}).items()}
+    return layout, reads
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sss', out_signature='s')
+def AddPeripheral(self, adapter, address, spec_json):
+    spec = json.loads(spec_json)
+    layout, reads = parse_layout(spec)
+    peripheral = Peripheral(adapter, address, spec.get('name'), layout, reads)
+    PERIPHERALS[peripheral.address] = peripheral
+    return peripheral.path
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ssd', out_signature='as')
+def Play(self, adapter, path, speed):
+    events = []
+    with open(path, encoding='utf-8') as f:
+        for number, line in enumerate(f):
+            line = line.strip()
+            if not line:
+                continue
+            obj = json.loads(line)
+            if number == 0 and obj.get('format'):
+                continue
+            if 'kind' in obj and 'device' in obj:
+                events.append(obj)
+    by_device = {}
+    for event in events:
+        by_device.setdefault(event['device'].upper(), []).append(event)
+    for address, device_events in by_device.items():
+        if address not in PERIPHERALS:
+            layout, reads = layout_from_recording(device_events)
+            name = next((e.get('name') for e in device_events if e.get('name')), None)
+            PERIPHERALS[address] = Peripheral(adapter, address, name, layout, reads)
+        PERIPHERALS[address].play(device_events, speed)
+    return sorted(by_device)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
+def Advertise(self, address, advert_json):
+    PERIPHERALS[address.upper()].advertise(json.loads(advert_json))
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sss', out_signature='b')
+def Notify(self, address, characteristic, value_hex):
+    return PERIPHERALS[address.upper()].notify(full_uuid(characteristic), bytes.fromhex(value_hex))
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ssasu', out_signature='')
+def NotifySeries(self, address, characteristic, values, interval_ms):
+    '''Emits each hex value as a notification, one every interval_ms (the latency benchmark).'''
+    peripheral = PERIPHERALS[address.upper()]
+    uuid = full_uuid(characteristic)
+    queue = [bytes.fromhex(v) for v in values]
+
+    def tick():
+        if queue:
+            peripheral.notify(uuid, queue.pop(0))
+        return bool(queue)
+
+    GLib.timeout_add(max(1, interval_ms), tick)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
+def SetFault(self, name, value):
+    FAULTS[name] = value
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='s', out_signature='')
+def VanishDevice(self, address):
+    PERIPHERALS[address.upper()].vanish()
+
+
+def restart_bluetoothd(delay_ms):
+    journal('bluetoothd stop')
+    bus = manager().connection
+    STATE['paused'] = True
+    for peripheral in PERIPHERALS.values():
+        if peripheral.connected:
+            peripheral.disconnect('restart', emit=False)
+            dev = peripheral.device()
+            if dev is not None:
+                dev.props[DEVICE_IFACE]['Connected'] = dbus.Boolean(False, variant_level=1)
+                dev.props[DEVICE_IFACE]['ServicesResolved'] = dbus.Boolean(False, variant_level=1)
+    for path, obj in list(mockobject.objects.items()):
+        if ADAPTER_IFACE in obj.props:
+            obj.props[ADAPTER_IFACE]['Discovering'] = dbus.Boolean(False, variant_level=1)
+    bus.release_name(BUS_NAME)
+
+    def back():
+        bus.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+        journal('bluetoothd start')
+        STATE['paused'] = False
+        return False
+
+    GLib.timeout_add(max(1, delay_ms), back)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='u', out_signature='')
+def RestartBluetoothd(self, delay_ms):
+    restart_bluetoothd(delay_ms)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='s')
+def PlaybackStatus(self):
+    return json.dumps({
+        'done': all(p.done for p in PERIPHERALS.values()),
+        'notifications': STATE['notifications'],
+        'pending': sum(len(p.events) - p.position for p in PERIPHERALS.values()),
+    })
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='as')
+def GetJournal(self):
+    return dbus.Array(JOURNAL, signature='s')
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='ad')
+def NotificationTimes(self):
+    return dbus.Array(NOTIFY_TIMES, signature='d')
+
+
+# bluez5's other control methods stay available.
+AddDevice = bluez5.AddDevice
+PairDevice = bluez5.PairDevice
+ConnectDevice = bluez5.ConnectDevice
+DisconnectDevice = bluez5.DisconnectDevice
+RemoveAdapter = bluez5.RemoveAdapter
+RemoveAdapterWithDevices = bluez5.RemoveAdapterWithDevices
+BlockDevice = bluez5.BlockDevice
+
+
+def load(mock, parameters):
+    bluez5.load(mock, parameters)
+    STATE['mock'] = mock
