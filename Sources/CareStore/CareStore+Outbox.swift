@@ -1,5 +1,5 @@
-public import Foundation
 import BridgeCore
+public import Foundation
 import GRDB
 import Logging
 
@@ -11,7 +11,10 @@ extension CareStore {
     /// adds an outbox entry in the same transaction (also when stored by a process without a publisher), until
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
     /// - Throws: ``CareStoreError`` `.database`.
-    public func enableOutbox(channel: String = CareStore.mqttOutboxChannel, at date: Date = Date())
+    public func enableOutbox(
+        channel: String = CareStore.mqttOutboxChannel,
+        at date: Date = Date()
+    )
         throws(CareStoreError)
     {
         try write { db in
@@ -45,7 +48,10 @@ extension CareStore {
 
     /// The oldest pending entries of `channel`, in delivery order, with their samples.
     /// - Parameter limit: at most this many entries.
-    public func pendingOutbox(channel: String = CareStore.mqttOutboxChannel, limit: Int) throws(CareStoreError)
+    public func pendingOutbox(
+        channel: String = CareStore.mqttOutboxChannel,
+        limit: Int
+    ) throws(CareStoreError)
         -> [OutboxEntry]
     {
         let (rows, records) = try read { db -> ([Row], [String: SampleRecord]) in
@@ -79,7 +85,10 @@ extension CareStore {
     }
 
     /// Removes delivered entries (after the broker acknowledged them).
-    public func removeOutboxEntries(_ sequences: [Int64], channel: String = CareStore.mqttOutboxChannel)
+    public func removeOutboxEntries(
+        _ sequences: [Int64],
+        channel: String = CareStore.mqttOutboxChannel
+    )
         throws(CareStoreError)
     {
         guard !sequences.isEmpty else { return }
@@ -102,7 +111,9 @@ extension CareStore {
     }
 
     /// What `channel` holds: count, oldest entry, and per device and quantity type.
-    public func outboxSummary(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError)
+    public func outboxSummary(
+        channel: String = CareStore.mqttOutboxChannel
+    ) throws(CareStoreError)
         -> OutboxSummary
     {
         try read { db in

@@ -1,6 +1,6 @@
 public import CareBridgeExport
-import NIOCore
 public import MQTTClient
+import NIOCore
 
 extension MQTTPublisher {
     /// Where and how the publisher delivers the store's outbox.

@@ -1,6 +1,6 @@
 public import BridgeCore
-public import CareBridgeKit
 import CareBridgeExport
+public import CareBridgeKit
 public import CareStore
 public import Foundation
 import GATTDecoding

@@ -211,8 +211,13 @@ public final class MosquittoSubscriber: Sendable {
 
     /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
     /// published afterwards reaches it.
-    public init(broker: MosquittoBroker, topic: String = "#", count: Int, qos: Int = 1, timeoutSeconds: Int = 30) async throws
-    {
+    public init(
+        broker: MosquittoBroker,
+        topic: String = "#",
+        count: Int,
+        qos: Int = 1,
+        timeoutSeconds: Int = 30
+    ) async throws {
         self.broker = broker
         self.count = count
         clientID = "sub-\(UUID().uuidString.prefix(8))"

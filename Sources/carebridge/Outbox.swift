@@ -56,7 +56,9 @@ struct Outbox: ParsableCommand {
             if json {
                 print(JSONValue.object(["dropped": .int(dropped), "enabled": .bool(!disable)]).serialized())
             } else {
-                print("dropped \(dropped) pending entr\(dropped == 1 ? "y" : "ies")\(disable ? "; queueing stopped" : "")")
+                print(
+                    "dropped \(dropped) pending entr\(dropped == 1 ? "y" : "ies")\(disable ? "; queueing stopped" : "")"
+                )
             }
             return
         }

@@ -9,7 +9,11 @@ import Testing
 
     static func weights(_ count: Int, from start: Date = morning) -> [QuantitySample] {
         (0..<count).map { index in
-            StoreFixture.weight(70 + Double(index) / 10, at: start.addingTimeInterval(Double(index) * 60), payload: UInt8(index))
+            StoreFixture.weight(
+                70 + Double(index) / 10,
+                at: start.addingTimeInterval(Double(index) * 60),
+                payload: UInt8(index)
+            )
         }
     }
 

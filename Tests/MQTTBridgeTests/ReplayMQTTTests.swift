@@ -24,7 +24,11 @@ struct ReplayMQTTTests {
         try #require(expected.samples.count == Self.homeAssistantVocabulary.count)
         let broker = try MosquittoBroker()
         try broker.start()
-        let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: expected.samples.count)
+        let states = try await MosquittoSubscriber(
+            broker: broker,
+            topic: "carebridge/+/+",
+            count: expected.samples.count
+        )
         let store = scratch.path("store.sqlite")
         let url = "mqtt://127.0.0.1:\(broker.port)"
 
@@ -59,7 +63,11 @@ struct ReplayMQTTTests {
         }
 
         // A late subscriber gets one retained config per device and type, and the retained availability.
-        let configs = try await MosquittoSubscriber(broker: broker, topic: "homeassistant/#", count: expected.samples.count)
+        let configs = try await MosquittoSubscriber(
+            broker: broker,
+            topic: "homeassistant/#",
+            count: expected.samples.count
+        )
         let configMessages = try await configs.messages()
         let device = ExpectedSamples.deviceID(expected.samples[0])
         #expect(Set(configMessages.map(\.topic)).count == expected.samples.count)
@@ -82,7 +90,11 @@ struct ReplayMQTTTests {
             #expect(deviceBlock["identifiers"] as? [String] == ["carebridge_\(device)"])
         }
         let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
-        #expect(try await status.messages() == [.init(topic: "carebridge/status", retained: true, qos: 1, payload: "offline")])
+        #expect(
+            try await status.messages() == [
+                .init(topic: "carebridge/status", retained: true, qos: 1, payload: "offline")
+            ]
+        )
         #expect(broker.log.contains("Will message specified"))
 
         // Replaying again stores nothing new, so nothing is published: the broker received exactly one state
@@ -105,7 +117,9 @@ struct ReplayMQTTTests {
         let expected = try await ExpectedSamples(recording: recording, scratch: scratch)
         // The samples of the first three notifications (one second apart in the recording) arrive before the stop.
         let receivedTimes = expected.samples.compactMap { $0["receivedAt"] as? String }
-        let firstTimes = Set(receivedTimes.sorted().reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.prefix(3))
+        let firstTimes = Set(
+            receivedTimes.sorted().reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.prefix(3)
+        )
         let before = receivedTimes.filter(firstTimes.contains).count
         try #require(before > 0 && before < expected.samples.count - 10)
 
@@ -179,7 +193,10 @@ struct ReplayMQTTTests {
         #expect(outbox["pending"] as? Int == expected.samples.count)
         let topics = try #require(outbox["topics"] as? [[String: Any]])
         #expect(topics.reduce(0) { $0 + ($1["pending"] as? Int ?? 0) } == expected.samples.count)
-        #expect(Set(topics.compactMap { $0["topic"] as? String }) == Set(expected.samples.map { ExpectedSamples.stateTopic($0) }))
+        #expect(
+            Set(topics.compactMap { $0["topic"] as? String })
+                == Set(expected.samples.map { ExpectedSamples.stateTopic($0) })
+        )
 
         try broker.start()
         let subscriber = try await MosquittoSubscriber(
