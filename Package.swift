@@ -197,7 +197,7 @@ let package = Package(
             name: "MQTTBridgeTests",
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
-                "GATTDecoding",
+                "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
