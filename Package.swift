@@ -151,8 +151,7 @@ let package = Package(
                 "SessionReplay",
                 "DeviceProfiles",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["Fixtures"]
+            ]
         ),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
@@ -176,8 +175,7 @@ let package = Package(
                 "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["Fixtures"]
+            ]
         ),
         .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
         .testTarget(

@@ -54,8 +54,8 @@ extension CareStore {
     ) throws(CareStoreError)
         -> [OutboxEntry]
     {
-        let (rows, records) = try read { db -> ([Row], [String: SampleRecord]) in
-            let rows = try Row.fetchAll(
+        let rows = try read { db in
+            try Row.fetchAll(
                 db,
                 sql: """
                     SELECT sequence, sampleID, enqueuedAt FROM outboxEntry
@@ -63,20 +63,17 @@ extension CareStore {
                     """,
                 arguments: [channel, limit]
             )
-            let ids = rows.map { $0["sampleID"] as String }
-            let records = try SampleRecord.filter(ids.contains(Column("id"))).fetchAll(db)
-            return (rows, Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }))
         }
         var entries: [OutboxEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
-            let id: String = row["sampleID"]
+            let id = OutboxSchema.sampleUUID(row["sampleID"])
             let enqueuedAt: Double = row["enqueuedAt"]
             entries.append(
                 OutboxEntry(
                     sequence: row["sequence"],
-                    sample: try records[id]?.storedSample(),
-                    sampleID: UUID(uuidString: id),
+                    sample: try id.flatMap { id throws(CareStoreError) in try sample(id: id) },
+                    sampleID: id,
                     enqueuedAt: Date(timeIntervalSince1970: enqueuedAt)
                 )
             )
@@ -116,57 +113,43 @@ extension CareStore {
     ) throws(CareStoreError)
         -> OutboxSummary
     {
-        try read { db in
-            let enabled =
-                try Bool.fetchOne(
-                    db,
-                    sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel WHERE name = ?)",
-                    arguments: [channel]
-                ) ?? false
-            let rows = try Row.fetchAll(
+        let enabled = try read { db in
+            try Bool.fetchOne(
                 db,
-                sql: """
-                    SELECT sample.deviceKey AS deviceKey, sample.type AS type, COUNT(*) AS count,
-                        MIN(outboxEntry.enqueuedAt) AS oldestEnqueuedAt, MIN(sample.start) AS oldestStart,
-                        MIN(outboxEntry.sequence) AS firstSequence
-                    FROM outboxEntry JOIN sample ON sample.id = outboxEntry.sampleID
-                    WHERE outboxEntry.channel = ?
-                    GROUP BY sample.deviceKey, sample.type
-                    ORDER BY firstSequence
-                    """,
+                sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel WHERE name = ?)",
                 arguments: [channel]
-            )
-            var groups: [OutboxSummary.Group] = []
-            for row in rows {
-                let typeName: String = row["type"]
-                guard let type = QuantityType(rawValue: typeName) else {
-                    throw CareStoreError(.corruptRow, "outbox: sample of unknown type '\(typeName)'")
-                }
+            ) ?? false
+        }
+        let entries = try pendingOutbox(channel: channel, limit: Int.max)
+        var groups: [OutboxSummary.Group] = []
+        var index: [String: Int] = [:]
+        for entry in entries {
+            guard let sample = entry.sample?.sample else { continue }
+            let deviceKey = sample.source.device?.key
+            let key = "\(deviceKey ?? "")\u{0}\(sample.type.rawValue)"
+            if let position = index[key] {
+                groups[position].count += 1
+                groups[position].oldestEnqueuedAt = min(groups[position].oldestEnqueuedAt, entry.enqueuedAt)
+                groups[position].oldestSampleStart = min(groups[position].oldestSampleStart, sample.start)
+            } else {
+                index[key] = groups.count
                 groups.append(
                     OutboxSummary.Group(
-                        deviceKey: row["deviceKey"],
-                        type: type,
-                        count: row["count"],
-                        oldestEnqueuedAt: Date(timeIntervalSince1970: row["oldestEnqueuedAt"]),
-                        oldestSampleStart: Date(timeIntervalSince1970: row["oldestStart"])
+                        deviceKey: deviceKey,
+                        type: sample.type,
+                        count: 1,
+                        oldestEnqueuedAt: entry.enqueuedAt,
+                        oldestSampleStart: sample.start
                     )
                 )
             }
-            let count =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outboxEntry WHERE channel = ?", arguments: [channel])
-                ?? 0
-            let oldest = try Double.fetchOne(
-                db,
-                sql: "SELECT MIN(enqueuedAt) FROM outboxEntry WHERE channel = ?",
-                arguments: [channel]
-            )
-            return OutboxSummary(
-                channel: channel,
-                isEnabled: enabled,
-                count: count,
-                oldestEnqueuedAt: oldest.map { Date(timeIntervalSince1970: $0) },
-                groups: groups
-            )
         }
+        return OutboxSummary(
+            channel: channel,
+            isEnabled: enabled,
+            count: entries.count,
+            oldestEnqueuedAt: entries.map(\.enqueuedAt).min(),
+            groups: groups
+        )
     }
 }
