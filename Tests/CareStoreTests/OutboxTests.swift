@@ -40,27 +40,25 @@ import Testing
         #expect(try fixture.store.pendingOutbox(limit: 2).map(\.sampleID) == Array(entries.prefix(2).map(\.sampleID)))
     }
 
-    @Test func entryIsWrittenInTheTransactionThatStoresTheSample() throws {
+    @Test func sampleAndEntryCommitTogetherOrNotAtAll() throws {
         let fixture = try StoreFixture()
         try fixture.store.enableOutbox()
-        try fixture.store.recordSample(Self.weights(1)[0])
-        // A transaction that inserts a sample row and then fails leaves neither the row nor an entry.
-        struct Abort: Error {}
-        #expect(throws: Abort.self) {
-            try fixture.store.databaseWriter.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO sample (id, idempotencyKey, type, value, unit, start, "end", transmittedValue,
-                            transmittedUnit, sourceKind, payload, sampleIndex, receivedAt, recordedAt)
-                        VALUES ('aborted', 'aborted', 'bodyMass', 1, 'kg', 0, 0, 1, 'kg', 'device', '', 0, 0, 0)
-                        """
-                )
-                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outboxEntry") == 2)
-                throw Abort()
-            }
+        let samples = Self.weights(3)
+        try fixture.store.recordSample(samples[0])
+        // Make queueing fail for the third entry: the batch storing two more samples then fails as a whole,
+        // leaving neither the samples nor their entries.
+        try fixture.store.databaseWriter.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TEMP TRIGGER failThirdEntry BEFORE INSERT ON outboxEntry
+                    WHEN (SELECT COUNT(*) FROM outboxEntry) >= 2
+                    BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+                    """
+            )
         }
-        #expect(try fixture.store.outboxCount() == 1)
+        #expect(throws: CareStoreError.self) { try fixture.store.recordSamples(Array(samples[1...])) }
         #expect(try fixture.store.sampleCount() == 1)
+        #expect(try fixture.store.pendingOutbox(limit: 10).map(\.sampleID) == [samples[0].id])
     }
 
     @Test func removedEntriesAreGoneAndTheRestKeepsItsOrder() throws {
