@@ -150,6 +150,7 @@ let package = Package(
                 "CarePlan",
                 "SessionReplay",
                 "DeviceProfiles",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
