@@ -233,7 +233,7 @@ public final class MosquittoSubscriber: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        try await broker.waitForLog("Sending SUBACK to \(clientID)")
+        try await broker.waitForLog("Sending SUBACK to \(clientID)", timeout: .seconds(60))
     }
 
     deinit {

@@ -107,7 +107,7 @@ final class ScratchDirectory {
 /// Polls `condition` every 20 ms until it holds or `timeout` passes.
 func waitUntil(
     _ what: String,
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(60),
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -130,10 +130,10 @@ struct ReplayMQTTTests {
         let first = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: never)
         let store = scratch.path("store.sqlite")
         // Five times faster: notifications 200 ms apart, about seven seconds in all. The first reconnect attempt
-        // comes three seconds after the broker went away, so the second subscriber is in place by then.
+        // comes five seconds after the broker went away, so the second subscriber is in place by then.
         let bridge = try BridgeProcess(
             [
-                "replay", "--store", store, "--time-zone", "UTC", "--speed", "5", "--mqtt-retry", "3",
+                "replay", "--store", store, "--time-zone", "UTC", "--speed", "5", "--mqtt-retry", "5",
                 "--mqtt", "mqtt://127.0.0.1:\(broker.port)", recording,
             ],
             directory: scratch.url
