@@ -49,9 +49,9 @@ public struct ByteReader: Sendable {
     ) throws(GATTDecodingError) -> T {
         let size = MemoryLayout<T>.size
         try require(size, for: field)
-        var value: T = 0
-        for index in 0..<size {
-            value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index)
+        // Bounds were checked just above; read the little-endian value in one unaligned load.
+        let value = bytes.withUnsafeBytes { raw in
+            T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
         offset += size
         return value
