@@ -134,6 +134,7 @@ public actor MQTTPublisher: SampleSink {
                 continue
             }
             var done: [Int64] = []
+            var failed = false
             for entry in entries {
                 guard let stored = entry.sample, stored.deletedDate == nil else {
                     statistics.skipped += 1
@@ -153,6 +154,7 @@ public actor MQTTPublisher: SampleSink {
                     if !Task.isCancelled {
                         logger.warning("publish failed; the entry stays queued", metadata: ["error": "\(error)"])
                     }
+                    failed = true
                     break
                 }
                 statistics.delivered += 1
@@ -160,7 +162,8 @@ public actor MQTTPublisher: SampleSink {
                 if done.count >= 64 { done = remove(done) }
             }
             done = remove(done)
-            if !done.isEmpty { await idle() }  // the store refused the delete; try again later
+            // The store refused the delete, or the session refused the publish: try again after a pause.
+            if !done.isEmpty || failed { await idle() }
         }
     }
 
