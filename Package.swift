@@ -54,6 +54,8 @@ let package = Package(
                 "CarePlan",
                 "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API: the sample insert binds its columns directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -15,61 +15,93 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func hash<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var h: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let base = chunk + i * 4
-                w[i] =
-                    UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
-                    | UInt32(message[base + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] = h[0] &+ a
-            h[1] = h[1] &+ b
-            h[2] = h[2] &+ c
-            h[3] = h[3] &+ d
-            h[4] = h[4] &+ e
-            h[5] = h[5] &+ f
-            h[6] = h[6] &+ g
-            h[7] = h[7] &+ hh
+        let h = bytes.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { digest($0) }
+        var result = [UInt8](repeating: 0, count: 32)
+        for (index, word) in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7].enumerated() {
+            for byte in 0..<4 { result[index * 4 + byte] = UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * byte)) }
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+        return result
     }
 
     /// A name-based UUID from the first 16 bytes of the digest of `name` (version 8 layout, RFC 9562).
     public static func uuid(for name: String) -> UUID {
-        var bytes = hash(Array(name.utf8)).prefix(16).map { $0 }
-        bytes[6] = bytes[6] & 0x0F | 0x80
-        bytes[8] = bytes[8] & 0x3F | 0x80
+        var name = name
+        let h = name.withUTF8 { digest(UnsafeRawBufferPointer($0)) }
+        func byte(_ word: UInt32, _ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * index)) }
         return UUID(
             uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                byte(h.0, 0), byte(h.0, 1), byte(h.0, 2), byte(h.0, 3), byte(h.1, 0), byte(h.1, 1),
+                byte(h.1, 2) & 0x0F | 0x80, byte(h.1, 3),
+                byte(h.2, 0) & 0x3F | 0x80, byte(h.2, 1), byte(h.2, 2), byte(h.2, 3),
+                byte(h.3, 0), byte(h.3, 1), byte(h.3, 2), byte(h.3, 3)
             )
         )
+    }
+
+    typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    /// The digest as eight big-endian words, without intermediate arrays: full blocks are read in place, the
+    /// padded tail (one or two blocks) is built in a stack buffer.
+    static func digest(_ message: UnsafeRawBufferPointer) -> Words {
+        var h: Words = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+        let count = message.count
+        let fullBlocks = count / 64
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            k.withUnsafeBufferPointer { k in
+                for block in 0..<fullBlocks {
+                    compress(&h, UnsafeRawBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), w, k)
+                }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let rest = count - fullBlocks * 64
+                    for index in 0..<128 { tail[index] = 0 }
+                    for index in 0..<rest { tail[index] = message[fullBlocks * 64 + index] }
+                    tail[rest] = 0x80
+                    let tailLength = rest + 9 <= 64 ? 64 : 128
+                    let bitLength = UInt64(count) &* 8
+                    for index in 0..<8 {
+                        tail[tailLength - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index))
+                    }
+                    let raw = UnsafeRawBufferPointer(tail)
+                    compress(&h, UnsafeRawBufferPointer(rebasing: raw[0..<64]), w, k)
+                    if tailLength == 128 { compress(&h, UnsafeRawBufferPointer(rebasing: raw[64..<128]), w, k) }
+                }
+            }
+        }
+        return h
+    }
+
+    @inline(__always)
+    private static func compress(
+        _ h: inout Words,
+        _ chunk: UnsafeRawBufferPointer,
+        _ w: UnsafeMutableBufferPointer<UInt32>,
+        _ k: UnsafeBufferPointer<UInt32>
+    ) {
+        for i in 0..<16 {
+            let base = i * 4
+            w[i] =
+                UInt32(chunk[base]) << 24 | UInt32(chunk[base + 1]) << 16 | UInt32(chunk[base + 2]) << 8
+                | UInt32(chunk[base + 3])
+        }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, hh) = h
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ majority
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
     }
 
     private static func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -11,8 +11,42 @@ public enum Timestamp {
 
     /// A UTC form used inside idempotency keys: `2023-12-25T13:30:45.000Z`.
     public static func utcKey(_ date: Date) -> String {
-        let text = format(date, offsetSeconds: 0, alwaysMilliseconds: true)
-        return String(text.dropLast(6)) + "Z"
+        // Fast path (every key is built with this): the 24 characters written straight into the string.
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var days = milliseconds / 86_400_000
+        var millisOfDay = milliseconds % 86_400_000
+        if millisOfDay < 0 {
+            millisOfDay += 86_400_000
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        guard (0...9999).contains(year) else {
+            let text = format(date, offsetSeconds: 0, alwaysMilliseconds: true)
+            return String(text.dropLast(6)) + "Z"
+        }
+        let seconds = Int(millisOfDay / 1000)
+        let fields: [(Int, Int)] = [
+            (year, 4), (month, 2), (day, 2), (seconds / 3600, 2), (seconds / 60 % 60, 2), (seconds % 60, 2),
+            (Int(millisOfDay % 1000), 3),
+        ]
+        let separators: [UInt8] = [
+            UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"), UInt8(ascii: ":"), UInt8(ascii: ":"),
+            UInt8(ascii: "."), UInt8(ascii: "Z"),
+        ]
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var position = 0
+            for (index, (value, width)) in fields.enumerated() {
+                var remaining = value
+                for digit in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[position + digit] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                position += width
+                buffer[position] = separators[index]
+                position += 1
+            }
+            return position
+        }
     }
 
     static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {

@@ -47,22 +47,11 @@ extension CareStore {
             var report = IngestReport()
             var changes: [StoreChange] = []
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            let insert = try db.cachedStatement(sql: SampleRecord.insertSQL)
-            var devices = DeviceEncodingCache()
+            let inserter = try SampleInserter(db: db)
+            let recordedSeconds = recordedAt.timeIntervalSince1970
             for sample in samples {
-                let key = sample.idempotencyKey
-                let id = SHA256.uuid(for: key)
-                insert.setUncheckedArguments(
-                    SampleRecord.insertArguments(
-                        sample,
-                        id: id.uuidString.lowercased(),
-                        key: key,
-                        device: devices.json(sample.source.device),
-                        recordedAt: recordedAt
-                    )
-                )
-                try insert.execute()
-                guard db.changesCount > 0 else {
+                let id = SHA256.uuid(for: sample.idempotencyKey)
+                guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds) else {
                     report.duplicates += 1
                     continue
                 }
@@ -96,12 +85,15 @@ extension CareStore {
         let zone = bridgeZone
         let result = try write { db -> [StoreChange]? in
             guard
-                let record = try SampleRecord.filter(Column("id") == id.uuidString.lowercased())
-                    .filter(Column("deletedDate") == nil).fetchOne(db)
+                let record = try SampleRecord.fetchOne(
+                    db,
+                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? AND sample.deletedDate IS NULL",
+                    arguments: [id.data]
+                )
             else { return nil }
             try db.execute(
                 sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
-                arguments: [date.timeIntervalSince1970, record.id]
+                arguments: [date.timeIntervalSince1970, id.data]
             )
             let sample = try record.storedSample().sample
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
@@ -117,7 +109,11 @@ extension CareStore {
     /// One sample by id (deleted ones too).
     public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
         let record = try read { db in
-            try SampleRecord.filter(Column("id") == id.uuidString.lowercased()).fetchOne(db)
+            try SampleRecord.fetchOne(
+                db,
+                sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ?",
+                arguments: [id.data]
+            )
         }
         return try record?.storedSample()
     }
@@ -126,13 +122,28 @@ extension CareStore {
     public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
         let zone = bridgeZone
         let records = try read { db -> [SampleRecord] in
-            var request = SampleRecord.all()
-            if !query.types.isEmpty { request = request.filter(query.types.map(\.rawValue).contains(Column("type"))) }
-            if let from = query.from { request = request.filter(Column("start") >= from.timeIntervalSince1970) }
-            if let to = query.to { request = request.filter(Column("start") < to.timeIntervalSince1970) }
-            if !query.includesDeleted { request = request.filter(Column("deletedDate") == nil) }
-            request = request.order(Column("start"), Column("id"))
-            var records = try request.fetchAll(db)
+            var conditions: [String] = []
+            var arguments = StatementArguments()
+            if !query.types.isEmpty {
+                let types = query.types.map(\.rawValue).sorted()
+                conditions.append("sample.type IN (\(Array(repeating: "?", count: types.count).joined(separator: ", ")))")
+                for type in types { _ = arguments.append(contentsOf: [type]) }
+            }
+            if let from = query.from {
+                conditions.append("sample.start >= ?")
+                _ = arguments.append(contentsOf: [from.timeIntervalSince1970])
+            }
+            if let to = query.to {
+                conditions.append("sample.start < ?")
+                _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
+            }
+            if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            var records = try SampleRecord.fetchAll(
+                db,
+                sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) \(filter) ORDER BY sample.start, sample.id",
+                arguments: arguments
+            )
             if query.unmatchedOnly {
                 var matcher = try SampleMatcher(db: db, bridgeZone: zone)
                 records = records.filter { record in
@@ -151,6 +162,6 @@ extension CareStore {
 
     /// How many live samples the store holds.
     public func sampleCount() throws(CareStoreError) -> Int {
-        try read { db in try SampleRecord.filter(Column("deletedDate") == nil).fetchCount(db) }
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL") ?? 0 }
     }
 }

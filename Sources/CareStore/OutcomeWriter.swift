@@ -21,15 +21,19 @@ struct OutcomeWriter {
     private let insertValue: Statement
     private let lastValueStatement: Statement
     private let touchOutcome: Statement
+    private let runningStatement: Statement
 
     init(db: Database) throws {
         self.db = db
         findOutcome = try db.cachedStatement(sql: "SELECT id FROM outcome WHERE taskUUID = ? AND occurrence = ?")
         upsertOutcome = try db.cachedStatement(
             sql: """
-                INSERT INTO outcome (taskUUID, taskID, occurrence, eventStart, eventEnd, createdDate, updatedDate)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (taskUUID, occurrence) DO UPDATE SET updatedDate = excluded.updatedDate
+                INSERT INTO outcome (
+                    taskUUID, taskID, occurrence, eventStart, eventEnd, createdDate, updatedDate, valueSum, valueCount
+                )
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (taskUUID, occurrence) DO UPDATE SET
+                    updatedDate = excluded.updatedDate, valueSum = excluded.valueSum, valueCount = excluded.valueCount
                 RETURNING id
                 """
         )
@@ -48,6 +52,20 @@ struct OutcomeWriter {
                 """
         )
         touchOutcome = try db.cachedStatement(sql: "UPDATE outcome SET updatedDate = ? WHERE id = ?")
+        runningStatement = try db.cachedStatement(
+            sql: """
+                SELECT o.valueSum, o.valueCount, v.measuredAt, v.recordedAt
+                FROM outcome o JOIN outcomeValue v ON v.outcomeID = o.id AND v.position = 0
+                WHERE o.id = ? AND o.valueSum IS NOT NULL AND o.valueCount IS NOT NULL
+                """
+        )
+    }
+
+    /// The running sum and count of a `mean`/`sum` outcome, with its value's measurement and ingest time.
+    func running(outcomeID: Int64) throws -> (sum: Double, count: Int, measuredAt: Date, recordedAt: Date)? {
+        runningStatement.setUncheckedArguments([outcomeID])
+        guard let row = try Row.fetchOne(runningStatement) else { return nil }
+        return (row[0], row[1], Date(timeIntervalSince1970: row[2]), Date(timeIntervalSince1970: row[3]))
     }
 
     func outcomeID(_ touch: SampleMatcher.Touch) throws -> Int64? {
@@ -67,8 +85,14 @@ struct OutcomeWriter {
         )
     }
 
-    /// Makes the event's outcome hold exactly `values` (none: the outcome is removed).
-    func replace(_ touch: SampleMatcher.Touch, values: [SampleMatcher.Contribution], now: Date) throws {
+    /// Makes the event's outcome hold exactly `values` (none: the outcome is removed); `running` is the sum and
+    /// count behind a `mean`/`sum` value.
+    func replace(
+        _ touch: SampleMatcher.Touch,
+        values: [SampleMatcher.Contribution],
+        running: (sum: Double, count: Int)? = nil,
+        now: Date
+    ) throws {
         let uuid = touch.version.record.uuid
         guard !values.isEmpty else {
             deleteOutcome.setUncheckedArguments([uuid, touch.event.occurrence])
@@ -78,6 +102,7 @@ struct OutcomeWriter {
         upsertOutcome.setUncheckedArguments([
             uuid, touch.version.record.id, touch.event.occurrence, touch.event.start.timeIntervalSince1970,
             touch.event.end.timeIntervalSince1970, now.timeIntervalSince1970, now.timeIntervalSince1970,
+            running?.sum, running?.count,
         ])
         guard let id = try Int64.fetchOne(upsertOutcome) else { return }
         deleteValues.setUncheckedArguments([id])
@@ -102,7 +127,7 @@ struct OutcomeWriter {
         for (offset, value) in values.enumerated() {
             insertValue.setUncheckedArguments([
                 outcomeID, position + offset, value.value, unit, value.measuredAt.timeIntervalSince1970,
-                value.sampleID.isEmpty ? nil : value.sampleID, value.recordedAt.timeIntervalSince1970,
+                value.sampleID.text, value.recordedAt.timeIntervalSince1970,
             ])
             try insertValue.execute()
         }

@@ -38,12 +38,11 @@ struct TaskRecord: StoreRecord, Sendable {
     var deletedDate: Date?
 }
 
-/// One stored quantity sample (table `sample`). Deleting sets ``deletedDate``; the row stays as a tombstone so
-/// a re-import of the same reading stays deleted.
-struct SampleRecord: StoreRecord, Sendable {
-    static let databaseTableName = "sample"
-    var id: String
-    var idempotencyKey: String
+/// One stored quantity sample (table `sample`, joined with `device`). Deleting sets ``deletedDate``; the row
+/// stays as a tombstone so a re-import of the same reading stays deleted.
+struct SampleRecord: FetchableRecord, Sendable {
+    /// The sample's UUID (stored as 16 bytes).
+    var id: UUID
     var type: String
     var value: Double
     var unit: String
@@ -54,20 +53,67 @@ struct SampleRecord: StoreRecord, Sendable {
     var sourceKind: String
     var characteristic: String?
     var decoder: String?
-    var deviceKey: String?
-    /// JSON of the `DeviceIdentity`.
+    /// JSON of the `DeviceIdentity` (from the `device` table).
     var device: String?
     /// The device's zone-less wall-clock stamp, `YYYY-MM-DDTHH:MM:SS`.
     var deviceTime: String?
     var receivedAt: Date
     var clockOffset: Double?
-    /// Raw payload, upper-case hex ("" for manual entries).
-    var payload: String
+    /// Raw payload bytes (empty for manual entries).
+    var payload: [UInt8]
     var sampleIndex: Int
     /// JSON object of string metadata.
     var metadata: String?
     var recordedAt: Date
     var deletedDate: Date?
+
+    /// The columns ``init(row:)`` reads, in order; use with `FROM sample LEFT JOIN device ON device.id = sample.deviceID`.
+    static let selection = """
+        sample.id, sample.type, sample.value, sample.unit, sample.start, sample."end", sample.transmittedValue,
+        sample.transmittedUnit, sample.sourceKind, sample.characteristic, sample.decoder, device.identity,
+        sample.deviceTime, sample.receivedAt, sample.clockOffset, sample.payload, sample.sampleIndex, sample.metadata,
+        sample.recordedAt, sample.deletedDate
+        """
+    static let from = "FROM sample LEFT JOIN device ON device.id = sample.deviceID"
+
+    init(row: Row) throws {
+        let idBytes: Data = row[0]
+        id = UUID(bytes: idBytes) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        type = row[1]
+        value = row[2]
+        unit = row[3]
+        start = Date(timeIntervalSince1970: row[4])
+        end = Date(timeIntervalSince1970: row[5])
+        transmittedValue = row[6]
+        transmittedUnit = row[7]
+        sourceKind = row[8]
+        characteristic = row[9]
+        decoder = row[10]
+        device = row[11]
+        deviceTime = row[12]
+        receivedAt = Date(timeIntervalSince1970: row[13])
+        clockOffset = row[14]
+        let payloadData: Data? = row[15]
+        payload = payloadData.map { [UInt8]($0) } ?? []
+        sampleIndex = row[16]
+        metadata = row[17]
+        recordedAt = Date(timeIntervalSince1970: row[18])
+        deletedDate = (row[19] as Double?).map(Date.init(timeIntervalSince1970:))
+    }
+}
+
+extension UUID {
+    /// The UUID whose 16 bytes these are (nil unless exactly 16).
+    init?(bytes: Data) {
+        guard bytes.count == 16 else { return nil }
+        let b = [UInt8](bytes)
+        self.init(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    /// The 16 bytes, as stored in `sample.id`.
+    var data: Data {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
 }
 
 /// The outcome of one event (table `outcome`): task version + occurrence, with the event window denormalised.

@@ -13,7 +13,7 @@ import GRDB
 struct SampleMatcher {
     /// A new sample's contribution, value already in the linkage unit.
     struct Contribution {
-        var sampleID: String
+        var sampleID: SampleKey
         var value: Double
         var measuredAt: Date
         var recordedAt: Date
@@ -54,7 +54,9 @@ struct SampleMatcher {
     /// Whether a sample of `type` taken at `instant` falls into some linked event.
     mutating func matches(type: QuantityType, at instant: Date) -> Bool {
         for version in versions.linkedByType[type] ?? [] where version.governs(instant) {
-            if !eventCache.events(of: version, containing: instant, zone: zone).isEmpty { return true }
+            if eventCache.events(of: version, around: instant, zone: zone).contains(where: { $0.contains(instant) }) {
+                return true
+            }
         }
         return false
     }
@@ -65,22 +67,20 @@ struct SampleMatcher {
         guard let candidates = versions.linkedByType[sample.type] else { return false }
         let instant = sample.start
         var matched = false
-        var sampleID: String?
+        let sampleID = SampleKey(id)
         for version in candidates where version.governs(instant) {
             guard let linkage = version.task.linkage,
                 let value = sample.unit.convert(sample.value, to: linkage.unit)
             else { continue }
-            for event in eventCache.events(of: version, containing: instant, zone: zone) {
+            for event in eventCache.events(of: version, around: instant, zone: zone) where event.contains(instant) {
                 matched = true
                 let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
-                // `mean` and `sum` always re-read the window, so they need no contributions.
-                if forceFullDerivation || linkage.aggregation == .mean || linkage.aggregation == .sum {
+                if forceFullDerivation {
                     touched[key, default: Touch(version: version, event: event)].full = true
                 } else {
-                    sampleID = sampleID ?? id.uuidString.lowercased()
                     // In place: copying the touch out and back would copy its contributions every time.
                     touched[key, default: Touch(version: version, event: event)].contributions.append(
-                        Contribution(sampleID: sampleID!, value: value, measuredAt: instant, recordedAt: recordedAt)
+                        Contribution(sampleID: sampleID, value: value, measuredAt: instant, recordedAt: recordedAt)
                     )
                 }
             }
@@ -99,7 +99,8 @@ struct SampleMatcher {
     /// Writes the outcome of every touched event.
     /// - Returns: the events whose outcome changed, in a deterministic order.
     mutating func apply(_ db: Database, now: Date) throws -> [EventKey] {
-        let keys = touched.keys.sorted { ($0.version.uuidString, $0.occurrence) < ($1.version.uuidString, $1.occurrence) }
+        let keys = touched.keys.map { (SampleKey($0.version), $0) }.sorted { ($0.0, $0.1.occurrence) < ($1.0, $1.1.occurrence) }
+            .map(\.1)
         var changed: [EventKey] = []
         let writer = try OutcomeWriter(db: db)
         for key in keys {
@@ -113,6 +114,7 @@ struct SampleMatcher {
             try writer.replace(
                 touch,
                 values: Self.aggregate(contributions, linkage.aggregation),
+                running: Self.running(contributions, linkage.aggregation),
                 now: now
             )
             changed.append(eventKey)
@@ -127,17 +129,21 @@ struct SampleMatcher {
         let new = touch.contributions.sorted(by: Contribution.chronological)
         guard !new.isEmpty else { return false }
         let aggregation = linkage.aggregation
-        if aggregation == .mean || aggregation == .sum { return false }
         guard let existing = try writer.outcomeID(touch) else {
             // No outcome yet means no live sample matched this event before: the new ones are all there is.
-            try writer.replace(touch, values: Self.aggregate(new, aggregation), now: now)
+            try writer.replace(
+                touch,
+                values: Self.aggregate(new, aggregation),
+                running: Self.running(new, aggregation),
+                now: now
+            )
             return true
         }
         switch aggregation {
         case .each:
             guard let last = try writer.lastValue(outcomeID: existing) else { return false }
             let lastKey = Contribution(
-                sampleID: last.sampleID ?? "",
+                sampleID: SampleKey(text: last.sampleID),
                 value: last.value,
                 measuredAt: last.measuredAt,
                 recordedAt: last.recordedAt
@@ -151,7 +157,7 @@ struct SampleMatcher {
                 return false
             }
             let currentContribution = Contribution(
-                sampleID: current.sampleID ?? "",
+                sampleID: SampleKey(text: current.sampleID),
                 value: current.value,
                 measuredAt: current.measuredAt,
                 recordedAt: current.recordedAt
@@ -162,8 +168,28 @@ struct SampleMatcher {
             }
             return true
         case .mean, .sum:
-            return false
+            // Samples after every stored one continue the chronological sum exactly as a full derivation would.
+            guard let running = try writer.running(outcomeID: existing), running.measuredAt < new[0].measuredAt else {
+                return false
+            }
+            var sum = running.sum
+            for contribution in new { sum += contribution.value }
+            let count = running.count + new.count
+            let value = Contribution(
+                sampleID: .none,
+                value: aggregation == .sum ? sum : sum / Double(count),
+                measuredAt: new[new.count - 1].measuredAt,
+                recordedAt: max(running.recordedAt, new.map(\.recordedAt).max()!)
+            )
+            try writer.replace(touch, values: [value], running: (sum, count), now: now)
+            return true
         }
+    }
+
+    /// The sum and count a `mean`/`sum` outcome keeps for incremental updates (nil for other aggregations).
+    static func running(_ contributions: [Contribution], _ aggregation: Aggregation) -> (sum: Double, count: Int)? {
+        guard aggregation == .mean || aggregation == .sum, !contributions.isEmpty else { return nil }
+        return (contributions.reduce(0) { $0 + $1.value }, contributions.count)
     }
 
     /// The live samples in the event window and the version's region, as contributions, chronological.
@@ -187,7 +213,7 @@ struct SampleMatcher {
             guard let value = unit.convert(row[1], to: linkage.unit) else { continue }
             result.append(
                 Contribution(
-                    sampleID: row[0],
+                    sampleID: SampleKey(bytes: row[0] as Data),
                     value: value,
                     measuredAt: instant,
                     recordedAt: Date(timeIntervalSince1970: row[4])
@@ -217,7 +243,7 @@ struct SampleMatcher {
             let value = aggregation == .sum ? total : total / Double(contributions.count)
             let measured = max(firstSample.measuredAt, lastSample.measuredAt)
             let recorded = contributions.map(\.recordedAt).max()!
-            return [Contribution(sampleID: "", value: value, measuredAt: measured, recordedAt: recorded)]
+            return [Contribution(sampleID: .none, value: value, measuredAt: measured, recordedAt: recorded)]
         }
     }
 }
@@ -231,13 +257,15 @@ struct EventCache {
         var chunk: Int64
     }
     private var entries: [Key: [ScheduledEvent]] = [:]
+    private var last: (Key, [ScheduledEvent])?
 
-    /// The events of `version` whose window contains `instant`.
-    mutating func events(of version: TaskVersion, containing instant: Date, zone: TimeZone) -> [ScheduledEvent] {
+    /// The events of `version` overlapping the UTC day of `instant` (callers keep those containing it).
+    mutating func events(of version: TaskVersion, around instant: Date, zone: TimeZone) -> [ScheduledEvent] {
         let seconds = instant.timeIntervalSince1970
         let chunk = Int64((seconds / Self.chunk).rounded(.down))
         let key = Key(version: version.uuid, chunk: chunk)
         let overlapping: [ScheduledEvent]
+        if let last, last.0 == key { return last.1 }
         if let cached = entries[key] {
             overlapping = cached
         } else {
@@ -246,6 +274,50 @@ struct EventCache {
             overlapping = version.task.schedule.storeEvents(from: from, to: from.addingTimeInterval(Self.chunk), zone: zone)
             entries[key] = overlapping
         }
-        return overlapping.filter { $0.contains(instant) }
+        last = (key, overlapping)
+        return overlapping
     }
+}
+
+/// A sample id inside the matcher: the UUID's 16 bytes as two integers, ordered like the lowercase text form
+/// (which is what outcome values store), so ordering and ties need no string.
+struct SampleKey: Hashable, Comparable {
+    var high: UInt64
+    var low: UInt64
+
+    /// No sample (`mean`/`sum` values); orders before every real id.
+    static let none = SampleKey(high: 0, low: 0)
+
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    init(_ id: UUID) {
+        (high, low) = withUnsafeBytes(of: id.uuid) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+    }
+
+    init(bytes: Data) {
+        self = UUID(bytes: bytes).map(SampleKey.init) ?? .none
+    }
+
+    init(text: String?) {
+        self = text.flatMap(UUID.init(uuidString:)).map(SampleKey.init) ?? .none
+    }
+
+    var uuid: UUID? {
+        guard self != .none else { return nil }
+        var bytes = (high.bigEndian, low.bigEndian)
+        return withUnsafeBytes(of: &bytes) { raw in UUID(bytes: Data(raw)) }
+    }
+
+    /// The lowercase text stored in `outcomeValue.sampleID` (nil for none).
+    var text: String? { uuid?.uuidString.lowercased() }
+
+    static func < (a: SampleKey, b: SampleKey) -> Bool { (a.high, a.low) < (b.high, b.low) }
 }

@@ -2,71 +2,166 @@ import BridgeCore
 import Foundation
 import GATTDecoding
 import GRDB
+import GRDBSQLite
 
-/// Devices repeat across a batch: encode each identity to JSON once.
-struct DeviceEncodingCache {
-    private var last: (DeviceIdentity, String)?
+/// The hot ingest path: one prepared `INSERT OR IGNORE` whose columns are bound through the SQLite C API (no
+/// per-row argument arrays), and the `device` row of each identity looked up once per batch.
+final class SampleInserter {
+    static let insertSQL = """
+        INSERT OR IGNORE INTO sample (
+            id, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind, characteristic,
+            decoder, deviceID, deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
-    mutating func json(_ device: DeviceIdentity?) -> String? {
-        guard let device else { return nil }
-        if let last, last.0 == device { return last.1 }
-        let json = SampleRecord.encodeDevice(device)
-        last = (device, json)
+    private let db: Database
+    private let statement: Statement
+    private let findDevice: Statement
+    private let insertDevice: Statement
+    private var devices: [DeviceIdentity: Int64] = [:]
+    private var lastDevice: (DeviceIdentity, Int64)?
+    private var lastMetadata: ([String: String], String)?
+    private var lastCharacteristic: (BluetoothUUID, String)?
+
+    init(db: Database) throws {
+        self.db = db
+        statement = try db.makeStatement(sql: Self.insertSQL)
+        findDevice = try db.cachedStatement(sql: "SELECT id FROM device WHERE identity = ?")
+        insertDevice = try db.cachedStatement(sql: "INSERT INTO device (identity) VALUES (?)")
+    }
+
+    /// The `device` row of `identity`, created on first use.
+    func deviceID(_ identity: DeviceIdentity) throws -> Int64 {
+        if let lastDevice, lastDevice.0 == identity { return lastDevice.1 }
+        let id: Int64
+        if let known = devices[identity] {
+            id = known
+        } else {
+            let json = SampleRecord.encodeDevice(identity)
+            findDevice.setUncheckedArguments([json])
+            if let existing = try Int64.fetchOne(findDevice) {
+                id = existing
+            } else {
+                insertDevice.setUncheckedArguments([json])
+                try insertDevice.execute()
+                id = db.lastInsertedRowID
+            }
+            devices[identity] = id
+        }
+        lastDevice = (identity, id)
+        return id
+    }
+
+    /// Inserts one sample row.
+    /// - Returns: false when a row with this id already exists (the same reading, stored before).
+    func insert(_ sample: QuantitySample, id: UUID, recordedAt: Double) throws -> Bool {
+        let source = sample.source
+        let device = try source.device.map(deviceID)
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        withUnsafeBytes(of: id.uuid) { bytes in
+            _ = sqlite3_bind_blob(handle, 1, bytes.baseAddress, 16, sqliteTransient)
+        }
+        bind(handle, 2, sample.type.rawValue)
+        sqlite3_bind_double(handle, 3, sample.value)
+        bind(handle, 4, sample.unit.rawValue)
+        sqlite3_bind_double(handle, 5, sample.start.timeIntervalSince1970)
+        sqlite3_bind_double(handle, 6, sample.end.timeIntervalSince1970)
+        sqlite3_bind_double(handle, 7, sample.transmittedValue)
+        bind(handle, 8, sample.transmittedUnit.rawValue)
+        bind(handle, 9, source.kind.rawValue)
+        bind(handle, 10, source.characteristic.map(characteristicText))
+        bind(handle, 11, source.decoder)
+        if let device { sqlite3_bind_int64(handle, 12, device) } else { sqlite3_bind_null(handle, 12) }
+        bind(handle, 13, sample.deviceTime?.description)
+        sqlite3_bind_double(handle, 14, sample.receivedAt.timeIntervalSince1970)
+        if let offset = sample.clockOffset { sqlite3_bind_double(handle, 15, offset) } else { sqlite3_bind_null(handle, 15) }
+        if sample.rawPayload.isEmpty {
+            // An empty blob, not NULL, for manual entries.
+            sqlite3_bind_zeroblob(handle, 16, 0)
+        } else {
+            sample.rawPayload.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(handle, 16, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+            }
+        }
+        sqlite3_bind_int64(handle, 17, Int64(sample.index))
+        bind(handle, 18, metadataJSON(sample.metadata))
+        sqlite3_bind_double(handle, 19, recordedAt)
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.insertSQL)
+        }
+        return sqlite3_changes(db.sqliteConnection) > 0
+    }
+
+    /// The characteristic's text form, cached for the run of samples from one characteristic.
+    private func characteristicText(_ uuid: BluetoothUUID) -> String {
+        if let lastCharacteristic, lastCharacteristic.0 == uuid { return lastCharacteristic.1 }
+        let text = uuid.description
+        lastCharacteristic = (uuid, text)
+        return text
+    }
+
+    /// Metadata as JSON; consecutive samples usually carry the same dictionary, so it is encoded once.
+    private func metadataJSON(_ metadata: [String: String]) -> String? {
+        guard !metadata.isEmpty else { return nil }
+        if let lastMetadata, lastMetadata.0 == metadata { return lastMetadata.1 }
+        let json = SampleRecord.encodeMetadata(metadata)
+        lastMetadata = (metadata, json)
         return json
+    }
+
+    private func bind(_ handle: OpaquePointer, _ index: Int32, _ text: String?) {
+        guard var text else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        text.withUTF8 { utf8 in
+            _ = sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), sqliteTransient)
+        }
     }
 }
 
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
 extension SampleRecord {
-    /// The columns of `sample`, in the order ``insertArguments(_:recordedAt:)`` binds them.
-    static let insertSQL = """
-        INSERT OR IGNORE INTO sample (
-            id, idempotencyKey, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind,
-            characteristic, decoder, deviceKey, device, deviceTime, receivedAt, clockOffset, payload, sampleIndex,
-            metadata, recordedAt
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// Arguments for ``insertSQL`` (the hot ingest path binds these directly instead of encoding a record).
-    static func insertArguments(_ sample: QuantitySample, id: String, key: String, device json: String?, recordedAt: Date)
-        -> StatementArguments
-    {
-        // Already `DatabaseValue`s: GRDB's generic conversion of concrete sequences goes through a key path.
-        let values: [(any DatabaseValueConvertible)?] = [
-            id.databaseValue,
-            key.databaseValue,
-            sample.type.rawValue.databaseValue,
-            sample.value.databaseValue,
-            sample.unit.rawValue.databaseValue,
-            sample.start.timeIntervalSince1970.databaseValue,
-            sample.end.timeIntervalSince1970.databaseValue,
-            sample.transmittedValue.databaseValue,
-            sample.transmittedUnit.rawValue.databaseValue,
-            sample.source.kind.rawValue.databaseValue,
-            sample.source.characteristic?.description.databaseValue ?? DatabaseValue.null,
-            sample.source.decoder?.databaseValue ?? DatabaseValue.null,
-            sample.source.device?.key.databaseValue ?? DatabaseValue.null,
-            json?.databaseValue ?? DatabaseValue.null,
-            sample.deviceTime?.description.databaseValue ?? DatabaseValue.null,
-            sample.receivedAt.timeIntervalSince1970.databaseValue,
-            sample.clockOffset?.databaseValue ?? DatabaseValue.null,
-            Hex.string(sample.rawPayload).databaseValue,
-            sample.index.databaseValue,
-            sample.metadata.isEmpty ? DatabaseValue.null : Self.encodeMetadata(sample.metadata).databaseValue,
-            recordedAt.timeIntervalSince1970.databaseValue,
-        ]
-        return StatementArguments(values)
-    }
-
     static func encodeDevice(_ device: DeviceIdentity) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(device)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
+    /// A JSON object with sorted keys, written by hand (a `JSONEncoder` per row cost more than the insert).
     static func encodeMetadata(_ metadata: [String: String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        var json = "{"
+        for (index, key) in metadata.keys.sorted().enumerated() {
+            if index > 0 { json += "," }
+            appendJSONString(key, to: &json)
+            json += ":"
+            appendJSONString(metadata[key]!, to: &json)
+        }
+        return json + "}"
+    }
+
+    private static func appendJSONString(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
     }
 
     /// The stored sample, rebuilt exactly (its id and idempotency key come out the same).
@@ -82,12 +177,7 @@ extension SampleRecord {
         if let metadata {
             meta = (try? JSONDecoder().decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try Hex.bytes(payload)
-        } catch {
-            throw CareStoreError(.corruptRow, "sample \(id): payload is not hex: \(error)")
-        }
+        let bytes = payload
         let sample = QuantitySample(
             type: type,
             value: value,

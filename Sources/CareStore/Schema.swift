@@ -1,6 +1,7 @@
 import GRDB
 
 /// The store's schema as named, append-only migrations. Never edit a migration once released; add `"v2"`.
+/// (`v1` was last changed before the first release: binary sample ids, device table, binary payload.)
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -31,9 +32,17 @@ enum Schema {
                     );
                     CREATE INDEX task_on_linkageType ON task(linkageType) WHERE linkageType IS NOT NULL;
 
+                    -- Each distinct device identity once; samples point at it.
+                    CREATE TABLE device (
+                        id INTEGER PRIMARY KEY,
+                        identity TEXT NOT NULL UNIQUE
+                    );
+
+                    -- `id` is the sample's UUID (16 bytes), itself the name-based UUID of the SHA-256 of the
+                    -- idempotency key: its uniqueness is the idempotency guarantee (one small random index instead
+                    -- of two text ones). The key itself is not stored: it is rebuilt from the columns.
                     CREATE TABLE sample (
-                        id TEXT NOT NULL UNIQUE,
-                        idempotencyKey TEXT NOT NULL UNIQUE,
+                        id BLOB NOT NULL UNIQUE,
                         type TEXT NOT NULL,
                         value DOUBLE NOT NULL,
                         unit TEXT NOT NULL,
@@ -44,12 +53,11 @@ enum Schema {
                         sourceKind TEXT NOT NULL,
                         characteristic TEXT,
                         decoder TEXT,
-                        deviceKey TEXT,
-                        device TEXT,
+                        deviceID INTEGER REFERENCES device(id),
                         deviceTime TEXT,
                         receivedAt DOUBLE NOT NULL,
                         clockOffset DOUBLE,
-                        payload TEXT NOT NULL,
+                        payload BLOB NOT NULL,
                         sampleIndex INTEGER NOT NULL,
                         metadata TEXT,
                         recordedAt DOUBLE NOT NULL,
@@ -66,6 +74,10 @@ enum Schema {
                         eventEnd DOUBLE NOT NULL,
                         createdDate DOUBLE NOT NULL,
                         updatedDate DOUBLE NOT NULL,
+                        -- `mean`/`sum` outcomes: the running sum and count of their samples, so samples arriving
+                        -- in order update the value without re-reading the event window.
+                        valueSum DOUBLE,
+                        valueCount INTEGER,
                         UNIQUE (taskUUID, occurrence)
                     );
                     CREATE INDEX outcome_on_taskID_eventStart ON outcome(taskID, eventStart);

@@ -63,8 +63,14 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
     /// `2A9D` for SIG assigned numbers, else the dashed 128-bit form.
     public var description: String {
         if let shortValue {
-            let digits = String(shortValue, radix: 16, uppercase: true)
-            return String(repeating: "0", count: 4 - digits.count) + digits
+            // Four upper-case hex digits, written directly (this is part of every sample's idempotency key).
+            return String(unsafeUninitializedCapacity: 4) { buffer in
+                for index in 0..<4 {
+                    let nibble = UInt8(truncatingIfNeeded: shortValue >> UInt16(12 - 4 * index)) & 0x0F
+                    buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
+                }
+                return 4
+            }
         }
         return uuidString
     }

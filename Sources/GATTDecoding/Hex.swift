@@ -43,9 +43,28 @@ public enum Hex {
 
     private static let digits = Array("0123456789abcdef".utf8)
 
+    /// The lowercase hex digit of a nibble.
+    @inline(__always)
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    }
+
     /// Lowercase hex without separators.
     public static func string<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            String(unsafeUninitializedCapacity: buffer.count * 2) { out in
+                var position = 0
+                for byte in buffer {
+                    out[position] = digit(byte >> 4)
+                    out[position + 1] = digit(byte & 0x0F)
+                    position += 2
+                }
+                return position
+            }
+        }
+        if let contiguous { return contiguous }
         var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             utf8.append(digits[Int(byte >> 4)])
             utf8.append(digits[Int(byte & 0x0F)])
