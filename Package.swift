@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
         .library(name: "SessionReplay", targets: ["SessionReplay"]),
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
+        .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
     ],
     dependencies: [
@@ -73,6 +74,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Publishing the store's outbox to MQTT with Home Assistant discovery (used by `replay` and `run`).
+        .target(
+            name: "MQTTBridge",
+            dependencies: [
+                "BridgeCore", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport", "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Helpers for test targets only: a real mosquitto broker and subscriber.
+        .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -102,6 +114,8 @@ let package = Package(
                 "CareBridgeKit",
                 "BlueZTransport",
                 "SampleExport",
+                "MQTTBridge",
+                "CareBridgeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -138,9 +152,9 @@ let package = Package(
                 "CarePlan",
                 "SessionReplay",
                 "DeviceProfiles",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["Fixtures"]
+            ]
         ),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
@@ -171,12 +185,20 @@ let package = Package(
             name: "MQTTClientTests",
             dependencies: [
                 "MQTTClient",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: [
+                "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
+                "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

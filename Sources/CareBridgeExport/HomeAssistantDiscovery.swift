@@ -53,6 +53,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         "\(topicPrefix)/\(Self.deviceID(device))/\(type.rawValue)"
     }
 
+    /// The state topic for a device key as the store keeps it (nil: manually entered samples).
+    public func stateTopic(deviceKey: String?, type: QuantityType) -> String {
+        "\(topicPrefix)/\(Self.deviceID(key: deviceKey))/\(type.rawValue)"
+    }
+
     /// `<prefix>/sensor/carebridge_<device>/<type>/config`.
     public func configTopic(device: DeviceIdentity?, type: QuantityType) -> String {
         "\(discoveryPrefix)/sensor/\(Self.nodeID(device))/\(Self.objectID(type))/config"
@@ -60,9 +65,14 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// A device key reduced to `[a-z0-9_-]` (`AA:BB:…` becomes `aa_bb_…`); `manual` without a device.
     public static func deviceID(_ device: DeviceIdentity?) -> String {
-        guard let device else { return "manual" }
+        deviceID(key: device?.key)
+    }
+
+    /// ``deviceID(_:)`` for a device key as the store keeps it (nil: manually entered samples).
+    public static func deviceID(key: String?) -> String {
+        guard let key else { return "manual" }
         let sanitized = String(
-            device.key.lowercased().unicodeScalars.map { scalar -> Character in
+            key.lowercased().unicodeScalars.map { scalar -> Character in
                 switch scalar {
                 case "a"..."z", "0"..."9", "_", "-": Character(scalar)
                 default: "_"

@@ -95,6 +95,7 @@ enum Schema {
                     """
             )
         }
+        OutboxSchema.register(in: &migrator)
         return migrator
     }
 }

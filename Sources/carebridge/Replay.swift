@@ -29,15 +29,21 @@ struct Replay: AsyncParsableCommand {
               carebridge replay --store /tmp/demo.sqlite --plan Recordings/care-plan.json \\
                   Recordings/weight-scale-morning-weigh-in.jsonl
               carebridge replay --speed realtime Recordings/heart-rate-strap-20-minutes.jsonl
+              carebridge replay --mqtt mqtt://localhost Recordings/thermometer-fahrenheit.jsonl
+
+            With --mqtt every sample new to the store is queued in its outbox and published (see \
+            `carebridge outbox`); at the end the replay waits up to --mqtt-wait seconds for the outbox to drain.
 
             Exit status: 0 replayed (also with skipped bad lines); 64 bad arguments; 65 bad lines with \
             --strict, or a malformed plan (nothing written); 66 a recording or plan cannot be read; 74 the \
-            store cannot be opened or written.
+            store cannot be opened or written; 75 with --mqtt, samples still pending after --mqtt-wait (they \
+            stay in the outbox and go out with the next --mqtt run).
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var mqtt: MQTTOptions
 
     @Option(name: .long, help: ArgumentHelp("A care plan to apply before replaying.", valueName: "file"))
     var plan: String?
@@ -129,7 +135,11 @@ struct Replay: AsyncParsableCommand {
             }
         }
 
-        let sink = CareStoreSink(store: store, recordedAt: Date())
+        let storeSink = CareStoreSink(store: store, recordedAt: Date())
+        let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        if let publisher { try await mqtt.start(publisher) }
+        let sink = storeSink
+        let pipelineSink: any SampleSink = publisher.map { FanOutSink([storeSink, $0]) } ?? storeSink
         let started = ContinuousClock.now
         var total = PipelineReport()
         for file in files {
@@ -141,7 +151,9 @@ struct Replay: AsyncParsableCommand {
                     try open(file, speed: speed),
                     catalog: loaded.catalog,
                     configuration: configuration,
-                    sink: sink,
+                    sink: pipelineSink,
+                    // A paced replay stores (and publishes) each sample as it comes, as a live device would.
+                    batchSize: speed == .max ? 4096 : 1,
                     logger: logger,
                     progress: callback
                 )
@@ -171,5 +183,6 @@ struct Replay: AsyncParsableCommand {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
         print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
+        if let publisher, await mqtt.finish(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
     }
 }

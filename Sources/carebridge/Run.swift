@@ -29,6 +29,11 @@ struct Run: AsyncParsableCommand {
             Examples:
               carebridge run --store /var/lib/carebridge/store.sqlite --plan Recordings/care-plan.json
               carebridge run --adapter hci1 --record /var/lib/carebridge/recordings
+              carebridge run --mqtt mqtt://homeassistant.local --mqtt-prefix homeassistant
+
+            With --mqtt every new sample is queued in the store's outbox in the transaction that stores it and \
+            published (QoS 1) with Home Assistant discovery; on stop the bridge waits up to --mqtt-wait seconds \
+            for the outbox to drain, and what is left goes out with the next run (see `carebridge outbox`).
 
             \(BlueZExit.help)
             """
@@ -37,6 +42,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var bluez: BlueZOptions
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var mqtt: MQTTOptions
 
     @Option(name: .long, help: ArgumentHelp("A care plan to apply before starting.", valueName: "file"))
     var plan: String?
@@ -155,6 +161,9 @@ struct Run: AsyncParsableCommand {
         defer { timer?.cancel() }
 
         let sink = CareStoreSink(store: store, recordedAt: Date())
+        let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        if let publisher { try await mqtt.start(publisher) }
+        let pipelineSink: any SampleSink = publisher.map { FanOutSink([sink, $0]) } ?? sink
         let pipeline = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
         let report: PipelineReport
         do {
@@ -162,7 +171,7 @@ struct Run: AsyncParsableCommand {
                 transport,
                 catalog: catalog,
                 configuration: pipeline,
-                sink: sink,
+                sink: pipelineSink,
                 logger: logger
             )
         } catch let error as TransportError {
@@ -174,6 +183,7 @@ struct Run: AsyncParsableCommand {
             throw StoreExit.fail(error)
         }
         recorder?.close()
+        if let publisher { _ = await mqtt.finish(publisher) }  // what is left waits in the outbox for the next run
         let completed = (try? await sink.completedEvents()) ?? []
         let inserted = await sink.inserted
         let duplicates = await sink.duplicates

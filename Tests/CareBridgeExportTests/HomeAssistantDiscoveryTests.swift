@@ -106,6 +106,15 @@ let scale = DeviceIdentity(
         #expect(HomeAssistantDiscovery.deviceID(DeviceIdentity(serial: "Ünï-7")) == "_n_-7")
         #expect(HomeAssistantDiscovery.deviceID(nil) == "manual")
     }
+
+    @Test func stateTopicFromAStoredDeviceKeyMatchesTheOneFromTheDevice() {
+        #expect(discovery.stateTopic(deviceKey: scale.key, type: .bodyMass) == "carebridge/c4_7c_8d_6a_12_3f/bodyMass")
+        #expect(
+            discovery.stateTopic(deviceKey: scale.key, type: .bodyMass)
+                == discovery.stateTopic(device: scale, type: .bodyMass)
+        )
+        #expect(discovery.stateTopic(deviceKey: nil, type: .bloodGlucose) == "carebridge/manual/bloodGlucose")
+    }
 }
 
 @Suite struct SampleStateMessageTests {

@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import MQTTClient

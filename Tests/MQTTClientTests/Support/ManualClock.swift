@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 
 /// A clock that only moves when the test says so, like NIO's `EmbeddedEventLoop.advanceTime(by:)`.
 final class ManualClock: Clock, Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MQTTClient
 import Synchronization
+import TestSupport
 
 /// Collects an ``MQTTSession``'s events so tests can wait for one without owning the stream's iterator.
 final class SessionEvents: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,33 +14,35 @@ import Glibc
 ///
 /// When the tools are missing, ``isInstalled`` is false: tests gate on ``testsEnabled``, which is also true
 /// under `CI=true` so that a CI machine without mosquitto fails instead of skipping.
-final class MosquittoBroker: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class MosquittoBroker: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
-    let port: Int
-    let directory: URL
+    public let port: Int
+    public let directory: URL
     private let process = Mutex<Process?>(nil)
 
-    var configURL: URL { directory.appendingPathComponent("mosquitto.conf") }
-    var logURL: URL { directory.appendingPathComponent("mosquitto.log") }
+    public var configURL: URL { directory.appendingPathComponent("mosquitto.conf") }
+    public var logURL: URL { directory.appendingPathComponent("mosquitto.log") }
 
-    static let mosquittoPath = locate("mosquitto")
-    static let subscriberPath = locate("mosquitto_sub")
-    static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
+    public static let mosquittoPath = locate("mosquitto")
+    public static let subscriberPath = locate("mosquitto_sub")
+    public static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
     /// Run broker tests when the tools are here, and always in CI (where a missing tool must fail the test).
-    static var testsEnabled: Bool {
+    public static var testsEnabled: Bool {
         testsEnabled(installed: isInstalled, environment: ProcessInfo.processInfo.environment)
     }
 
-    static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
+    public static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
         installed || environment["CI"] == "true"
     }
-    static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
+    public static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
 
     /// Writes a config for a free loopback port; the broker is not started yet.
-    init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
+    public init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
         guard installed else {
             throw Failure(
                 description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
@@ -68,7 +70,7 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts the broker and returns once it accepts TCP connections on ``port``.
-    func start() throws {
+    public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.mosquittoPath!)
         process.arguments = ["-c", configURL.path]
@@ -91,7 +93,7 @@ final class MosquittoBroker: Sendable {
     ///
     /// Uses SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM and SIGINT, and
     /// mosquitto never unblocks them. With persistence off nothing is lost that a graceful stop would keep.
-    func stop() {
+    public func stop() {
         guard
             let process = process.withLock({ current -> Process? in
                 defer { current = nil }
@@ -104,26 +106,26 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Stops and starts again on the same port.
-    func restart() throws {
+    public func restart() throws {
         stop()
         try start()
     }
 
     /// Freezes the broker (SIGSTOP): connections stay open, nothing is answered.
-    func pause() {
+    public func pause() {
         if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGSTOP) }
     }
 
     /// Lets a paused broker run again (SIGCONT).
-    func resume() {
+    public func resume() {
         if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGCONT) }
     }
 
     /// Everything the broker logged so far.
-    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// Waits until the log contains `text` `count` times.
-    func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.components(separatedBy: text).count - 1 >= count { return }
@@ -134,7 +136,7 @@ final class MosquittoBroker: Sendable {
 
     // MARK: - Helpers
 
-    static func locate(_ name: String) -> String? {
+    public static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories =
             path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/sbin"]
@@ -142,7 +144,7 @@ final class MosquittoBroker: Sendable {
     }
 
     /// A loopback port nobody listens on right now (bind to port 0, read it back, close).
-    static func freeLoopbackPort() throws -> Int {
+    public static func freeLoopbackPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }
@@ -161,7 +163,7 @@ final class MosquittoBroker: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func canConnect(port: Int) -> Bool {
+    public static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -184,26 +186,38 @@ final class MosquittoBroker: Sendable {
 }
 
 /// An independent subscriber: `mosquitto_sub` on the test broker, printing `topic|retain|qos|payload` lines.
-final class MosquittoSubscriber: Sendable {
-    struct Message: Equatable, CustomStringConvertible {
-        var topic: String
-        var retained: Bool
-        var qos: Int
-        var payload: String
+public final class MosquittoSubscriber: Sendable {
+    public struct Message: Equatable, Sendable, CustomStringConvertible {
+        public var topic: String
+        public var retained: Bool
+        public var qos: Int
+        public var payload: String
 
-        var description: String { "\(topic) r\(retained ? 1 : 0) q\(qos) \(payload)" }
+        public init(topic: String, retained: Bool, qos: Int, payload: String) {
+            self.topic = topic
+            self.retained = retained
+            self.qos = qos
+            self.payload = payload
+        }
+
+        public var description: String { "\(topic) r\(retained ? 1 : 0) q\(qos) \(payload)" }
     }
 
-    let broker: MosquittoBroker
-    let clientID: String
-    let count: Int
-    let outputURL: URL
+    public let broker: MosquittoBroker
+    public let clientID: String
+    public let count: Int
+    public let outputURL: URL
     private let process: Process
 
     /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
     /// published afterwards reaches it.
-    init(broker: MosquittoBroker, topic: String = "#", count: Int, qos: Int = 1, timeoutSeconds: Int = 30) async throws
-    {
+    public init(
+        broker: MosquittoBroker,
+        topic: String = "#",
+        count: Int,
+        qos: Int = 1,
+        timeoutSeconds: Int = 30
+    ) async throws {
         self.broker = broker
         self.count = count
         clientID = "sub-\(UUID().uuidString.prefix(8))"
@@ -219,7 +233,7 @@ final class MosquittoSubscriber: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        try await broker.waitForLog("Sending SUBACK to \(clientID)")
+        try await broker.waitForLog("Sending SUBACK to \(clientID)", timeout: .seconds(60))
     }
 
     deinit {
@@ -227,16 +241,31 @@ final class MosquittoSubscriber: Sendable {
     }
 
     /// Waits for `mosquitto_sub` to exit after ``count`` messages and returns them in arrival order.
-    func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
+    public func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        let text = output
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             throw MosquittoBroker.Failure(description: "mosquitto_sub got only:\n\(text)\nbroker log:\n\(broker.log)")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+        return Self.parse(text)
+    }
+
+    /// Whether `mosquitto_sub` is still running (it exits after ``count`` messages or its timeout).
+    public var isRunning: Bool { process.isRunning }
+
+    /// What `mosquitto_sub` has written so far.
+    public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+    /// The messages received so far, in arrival order.
+    public var received: [Message] { Self.parse(output) }
+
+    /// Complete lines only: the text after the last newline may still be being written.
+    static func parse(_ text: String) -> [Message] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { line in
             let fields = line.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 4 else { return nil }
             return Message(topic: fields[0], retained: fields[1] == "1", qos: Int(fields[2]) ?? -1, payload: fields[3])
         }
     }

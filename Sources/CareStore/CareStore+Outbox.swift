@@ -1,0 +1,155 @@
+import BridgeCore
+public import Foundation
+import GRDB
+import Logging
+
+extension CareStore {
+    /// The outbox channel MQTT publishing uses.
+    public static let mqttOutboxChannel = "mqtt"
+
+    /// Starts queueing every newly stored sample for `channel`. From now on each insert into the store also
+    /// adds an outbox entry in the same transaction (also when stored by a process without a publisher), until
+    /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
+    /// - Throws: ``CareStoreError`` `.database`.
+    public func enableOutbox(
+        channel: String = CareStore.mqttOutboxChannel,
+        at date: Date = Date()
+    )
+        throws(CareStoreError)
+    {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
+                arguments: [channel, date.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// Stops queueing samples for `channel` and drops what is pending.
+    /// - Returns: how many pending entries were dropped.
+    @discardableResult
+    public func disableOutbox(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM outboxChannel WHERE name = ?", arguments: [channel])
+            try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
+            return db.changesCount
+        }
+    }
+
+    /// Drops every pending entry of `channel` (they will not be delivered); queueing stays as it was.
+    /// - Returns: how many entries were dropped.
+    @discardableResult
+    public func clearOutbox(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
+            return db.changesCount
+        }
+    }
+
+    /// The oldest pending entries of `channel`, in delivery order, with their samples.
+    /// - Parameter limit: at most this many entries.
+    public func pendingOutbox(
+        channel: String = CareStore.mqttOutboxChannel,
+        limit: Int
+    ) throws(CareStoreError)
+        -> [OutboxEntry]
+    {
+        let rows = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sequence, sampleID, enqueuedAt FROM outboxEntry
+                    WHERE channel = ? ORDER BY sequence LIMIT ?
+                    """,
+                arguments: [channel, limit]
+            )
+        }
+        var entries: [OutboxEntry] = []
+        entries.reserveCapacity(rows.count)
+        for row in rows {
+            let id = OutboxSchema.sampleUUID(row["sampleID"])
+            let enqueuedAt: Double = row["enqueuedAt"]
+            entries.append(
+                OutboxEntry(
+                    sequence: row["sequence"],
+                    sample: try id.flatMap { id throws(CareStoreError) in try sample(id: id) },
+                    sampleID: id,
+                    enqueuedAt: Date(timeIntervalSince1970: enqueuedAt)
+                )
+            )
+        }
+        return entries
+    }
+
+    /// Removes delivered entries (after the broker acknowledged them).
+    public func removeOutboxEntries(
+        _ sequences: [Int64],
+        channel: String = CareStore.mqttOutboxChannel
+    )
+        throws(CareStoreError)
+    {
+        guard !sequences.isEmpty else { return }
+        try write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM outboxEntry WHERE channel = ? AND sequence IN (\
+                    \(databaseQuestionMarks(count: sequences.count)))
+                    """,
+                arguments: StatementArguments([channel]) + StatementArguments(sequences)
+            )
+        }
+    }
+
+    /// How many entries of `channel` are pending.
+    public func outboxCount(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outboxEntry WHERE channel = ?", arguments: [channel]) ?? 0
+        }
+    }
+
+    /// What `channel` holds: count, oldest entry, and per device and quantity type.
+    public func outboxSummary(
+        channel: String = CareStore.mqttOutboxChannel
+    ) throws(CareStoreError)
+        -> OutboxSummary
+    {
+        let enabled = try read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel WHERE name = ?)",
+                arguments: [channel]
+            ) ?? false
+        }
+        let entries = try pendingOutbox(channel: channel, limit: Int.max)
+        var groups: [OutboxSummary.Group] = []
+        var index: [String: Int] = [:]
+        for entry in entries {
+            guard let sample = entry.sample?.sample else { continue }
+            let deviceKey = sample.source.device?.key
+            let key = "\(deviceKey ?? "")\u{0}\(sample.type.rawValue)"
+            if let position = index[key] {
+                groups[position].count += 1
+                groups[position].oldestEnqueuedAt = min(groups[position].oldestEnqueuedAt, entry.enqueuedAt)
+                groups[position].oldestSampleStart = min(groups[position].oldestSampleStart, sample.start)
+            } else {
+                index[key] = groups.count
+                groups.append(
+                    OutboxSummary.Group(
+                        deviceKey: deviceKey,
+                        type: sample.type,
+                        count: 1,
+                        oldestEnqueuedAt: entry.enqueuedAt,
+                        oldestSampleStart: sample.start
+                    )
+                )
+            }
+        }
+        return OutboxSummary(
+            channel: channel,
+            isEnabled: enabled,
+            count: entries.count,
+            oldestEnqueuedAt: entries.map(\.enqueuedAt).min(),
+            groups: groups
+        )
+    }
+}

@@ -1,0 +1,63 @@
+public import CareBridgeExport
+public import MQTTClient
+import NIOCore
+
+extension MQTTPublisher {
+    /// Where and how the publisher delivers the store's outbox.
+    public struct Configuration: Sendable {
+        /// The broker, as `mqtt://[user[:password]@]host[:port]`.
+        public var session: MQTTSession.Configuration
+        /// Topics and discovery configs (prefixes `homeassistant` and `carebridge` by default).
+        public var discovery: HomeAssistantDiscovery
+        /// Entries read from the store per round.
+        public var batchSize: Int
+        /// How often the outbox is checked when nothing wakes the publisher (other processes may store samples).
+        public var pollInterval: Duration
+
+        /// A configuration for a broker URL; the last will (`<topic>/status` = `offline`, retained) is set here.
+        ///
+        /// - Parameters:
+        ///   - brokerURL: `mqtt://host[:port]`, with optional credentials.
+        ///   - discovery: topic prefixes.
+        ///   - clientID: the MQTT client id; unique per running bridge.
+        ///   - reconnectDelay: the delay before the first reconnect attempt; it doubles up to 30 s (or this delay
+        ///     when it is longer).
+        /// - Throws: ``MQTTClientError`` `.invalidURL`.
+        public init(
+            brokerURL: String,
+            discovery: HomeAssistantDiscovery = HomeAssistantDiscovery(),
+            clientID: String,
+            reconnectDelay: Duration = .milliseconds(250)
+        ) throws(MQTTClientError) {
+            var session = try MQTTSession.Configuration(url: brokerURL, clientID: clientID)
+            session.will = ConnectPacket.Will(
+                topic: discovery.availabilityTopic,
+                payload: .init(string: HomeAssistantDiscovery.notAvailablePayload),
+                qos: .atLeastOnce,
+                retain: true
+            )
+            session.keepAlive = .seconds(30)
+            session.connectTimeout = .seconds(5)
+            session.reconnectBackoff = MQTTSession.Configuration.Backoff(
+                initial: reconnectDelay,
+                maximum: max(reconnectDelay, .seconds(30))
+            )
+            self.session = session
+            self.discovery = discovery
+            self.batchSize = 256
+            self.pollInterval = .seconds(1)
+        }
+    }
+
+    /// What the publisher has done so far.
+    public struct Statistics: Sendable, Hashable {
+        /// Sample messages acknowledged by the broker (PUBACK) and removed from the outbox.
+        public var delivered = 0
+        /// Discovery configs acknowledged (each device and type once, again after a reconnect).
+        public var configs = 0
+        /// Entries dropped because their sample was deleted meanwhile.
+        public var skipped = 0
+        /// Whether the broker has accepted the connection at least once.
+        public var everConnected = false
+    }
+}

@@ -1,0 +1,264 @@
+public import BridgeCore
+import CareBridgeExport
+public import CareBridgeKit
+public import CareStore
+public import Foundation
+import GATTDecoding
+public import Logging
+import MQTTClient
+
+/// Delivers the store's MQTT outbox to a broker: every newly stored sample as a JSON state message (QoS 1), a
+/// retained Home Assistant discovery config once per device and quantity type, and the bridge's availability.
+///
+/// The outbox is the store's (see ``CareStore/enableOutbox(channel:at:)``): samples are queued in the same
+/// transaction that stores them, so a sample is never stored without being queued. The publisher reads the
+/// oldest entries, publishes them one after another in order, and removes each only after the broker's PUBACK.
+/// While the broker is unreachable the publish waits (the session reconnects with back-off) and new samples stay
+/// queued; a crash or kill loses nothing, the next publisher on the same store sends what is left. Delivery is
+/// at least once: a message whose PUBACK was lost is sent again, and every state message carries the sample id so
+/// consumers can drop repeats.
+///
+/// As a ``SampleSink`` behind the store's sink, ``write(_:)`` only wakes the delivery loop; the store also polls
+/// ``Configuration/pollInterval`` for samples stored by other processes.
+public actor MQTTPublisher: SampleSink {
+    public nonisolated let configuration: Configuration
+    let store: CareStore
+    let zone: TimeZone
+    let logger: Logger
+
+    var session: MQTTSession?
+    var deliveryTask: Task<Void, Never>?
+    var eventTask: Task<Void, Never>?
+    var wakeRequested = false
+    /// Config topic → message, published once per device and type and again after every reconnect.
+    var announced: [String: HomeAssistantDiscovery.Message] = [:]
+    public private(set) var statistics = Statistics()
+
+    /// - Parameters:
+    ///   - store: the store whose outbox is delivered (the `mqtt` channel).
+    ///   - configuration: broker, topics, batch size.
+    ///   - zone: the zone the state messages' times are written in.
+    ///   - logger: connection changes (info), outages (warning), deliveries (debug).
+    public init(store: CareStore, configuration: Configuration, zone: TimeZone, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.zone = zone
+        var logger = logger
+        logger[metadataKey: "mqtt.broker"] = "\(configuration.session.host):\(configuration.session.port)"
+        self.logger = logger
+    }
+
+    // MARK: - Lifecycle
+
+    /// Turns queueing on for the store and starts delivering in the background: connects (retrying while the
+    /// broker is unreachable), announces `online`, and publishes what the outbox holds.
+    /// - Throws: ``CareStoreError`` when queueing cannot be enabled.
+    public func start() throws(CareStoreError) {
+        guard deliveryTask == nil else { return }
+        try store.enableOutbox(channel: CareStore.mqttOutboxChannel)
+        deliveryTask = Task { await self.deliver() }
+    }
+
+    /// Waits until the outbox is empty or `timeout` has passed.
+    ///
+    /// - Parameters:
+    ///   - timeout: the longest wait.
+    ///   - progress: called about every 100 ms with the number of pending entries.
+    /// - Returns: how many entries are still pending (0 when drained).
+    public func drain(timeout: Duration, progress: (@Sendable (Int) -> Void)? = nil) async -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let pending = (try? store.outboxCount(channel: CareStore.mqttOutboxChannel)) ?? -1
+            progress?(pending)
+            if pending == 0 || clock.now >= deadline { return pending }
+            wakeRequested = true
+            try? await Task.sleep(for: .milliseconds(100))
+            if Task.isCancelled { return pending }
+        }
+    }
+
+    /// Stops delivering: what is not acknowledged stays in the outbox. When connected, announces `offline`
+    /// (retained) and disconnects cleanly.
+    public func stop() async {
+        deliveryTask?.cancel()
+        await deliveryTask?.value
+        deliveryTask = nil
+        eventTask?.cancel()
+        eventTask = nil
+        guard let session else { return }
+        if await session.isConnected {
+            let topic = configuration.discovery.availabilityTopic
+            // QoS 1 so that it is stored like the will would be; bounded, the broker may be gone meanwhile.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await session.publish(
+                        topic: topic,
+                        payload: HomeAssistantDiscovery.notAvailablePayload,
+                        qos: .atLeastOnce,
+                        retain: true
+                    )
+                }
+                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        await session.disconnect()
+        self.session = nil
+    }
+
+    // MARK: - SampleSink
+
+    /// Wakes the delivery loop: the samples were just stored, and queued in the same transaction.
+    public func write(_ samples: [QuantitySample]) async throws {
+        wakeRequested = true
+    }
+
+    // MARK: - Delivery
+
+    func deliver() async {
+        guard let session = await connect() else { return }
+        let discovery = configuration.discovery
+        while !Task.isCancelled {
+            let entries: [OutboxEntry]
+            do {
+                entries = try store.pendingOutbox(channel: CareStore.mqttOutboxChannel, limit: configuration.batchSize)
+            } catch {
+                logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
+                await idle()
+                continue
+            }
+            if entries.isEmpty {
+                await idle()
+                continue
+            }
+            var done: [Int64] = []
+            var failed = false
+            for entry in entries {
+                guard let stored = entry.sample, stored.deletedDate == nil else {
+                    statistics.skipped += 1
+                    done.append(entry.sequence)
+                    continue
+                }
+                let sample = stored.sample
+                do {
+                    let config = discovery.config(device: sample.source.device, type: sample.type)
+                    if announced[config.topic] == nil {
+                        try await publish(config, on: session)
+                        announced[config.topic] = config
+                        statistics.configs += 1
+                    }
+                    try await publish(discovery.state(for: sample, in: zone), on: session)
+                } catch {
+                    if !Task.isCancelled {
+                        logger.warning("publish failed; the entry stays queued", metadata: ["error": "\(error)"])
+                    }
+                    failed = true
+                    break
+                }
+                statistics.delivered += 1
+                done.append(entry.sequence)
+                if done.count >= 64 { done = remove(done) }
+            }
+            done = remove(done)
+            // The store refused the delete, or the session refused the publish: try again after a pause.
+            if !done.isEmpty || failed { await idle() }
+        }
+    }
+
+    /// Removes acknowledged entries; returns those that could not be removed.
+    func remove(_ sequences: [Int64]) -> [Int64] {
+        do {
+            try store.removeOutboxEntries(sequences, channel: CareStore.mqttOutboxChannel)
+            logger.debug("delivered outbox entries", metadata: ["outbox.removed": "\(sequences.count)"])
+            return []
+        } catch {
+            logger.error("cannot remove delivered outbox entries", metadata: ["error": "\(error)"])
+            return sequences
+        }
+    }
+
+    func publish(_ message: HomeAssistantDiscovery.Message, on session: MQTTSession) async throws(MQTTClientError) {
+        try await session.publish(
+            topic: message.topic,
+            payload: message.payload.serialized(),
+            qos: .atLeastOnce,
+            retain: message.retain
+        )
+    }
+
+    /// Sleeps until woken by ``write(_:)`` or for the poll interval.
+    func idle() async {
+        let clock = ContinuousClock()
+        let until = clock.now + configuration.pollInterval
+        while !wakeRequested, clock.now < until, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        wakeRequested = false
+    }
+
+    /// Connects, retrying with the configured back-off until the broker accepts (or the task is cancelled);
+    /// then announces `online` and watches for reconnects.
+    func connect() async -> MQTTSession? {
+        var attempt = 0
+        while !Task.isCancelled {
+            let session = MQTTSession(configuration: configuration.session, logger: logger)
+            do {
+                try await session.connect()
+                self.session = session
+                statistics.everConnected = true
+                logger.info("connected to the MQTT broker")
+                eventTask = Task { await self.watch(session) }
+                await announceOnline(on: session, again: false)
+                return session
+            } catch {
+                await session.disconnect()
+                let delay = configuration.session.reconnectBackoff.delay(attempt: attempt)
+                if attempt == 0 || attempt % 10 == 0 {
+                    logger.warning(
+                        "MQTT broker unreachable; samples stay queued in the outbox",
+                        metadata: ["error": "\(error)", "retry.in": "\(delay)"]
+                    )
+                }
+                attempt += 1
+                try? await Task.sleep(for: delay)
+            }
+        }
+        return nil
+    }
+
+    func watch(_ session: MQTTSession) async {
+        for await event in session.events {
+            switch event {
+            case .connected(_, reconnect: true):
+                logger.info("reconnected to the MQTT broker")
+                Task { await self.announceOnline(on: session, again: true) }
+            case .connectionLost(let reason):
+                logger.warning("lost the MQTT broker; samples stay queued", metadata: ["reason": "\(reason)"])
+            case .connected, .reconnectFailed, .closed:
+                break
+            }
+        }
+    }
+
+    /// Publishes `online` (retained) and, after a reconnect, every config again (a broker without persistence
+    /// forgets retained messages when it restarts).
+    func announceOnline(on session: MQTTSession, again: Bool) async {
+        do {
+            try await session.publish(
+                topic: configuration.discovery.availabilityTopic,
+                payload: HomeAssistantDiscovery.availablePayload,
+                qos: .atLeastOnce,
+                retain: true
+            )
+            guard again else { return }
+            for message in announced.values.sorted(by: { $0.topic < $1.topic }) {
+                try await publish(message, on: session)
+                statistics.configs += 1
+            }
+        } catch {
+            logger.debug("announcement not sent", metadata: ["error": "\(error)"])
+        }
+    }
+}

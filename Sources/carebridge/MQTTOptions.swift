@@ -1,0 +1,119 @@
+import ArgumentParser
+import CareBridgeExport
+import CareStore
+import Foundation
+import Logging
+import MQTTBridge
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--mqtt` and its companions, shared by `replay` and `run`.
+struct MQTTOptions: ParsableArguments {
+    @Option(
+        name: .customLong("mqtt"),
+        help: ArgumentHelp(
+            "Publish every new sample to this MQTT broker, with Home Assistant discovery.",
+            discussion: """
+                mqtt://HOST[:PORT] (port 1883 by default; mqtt://user:password@host for credentials). Samples are \
+                queued in the store's outbox in the transaction that stores them and removed only after the \
+                broker's PUBACK, so none is lost while the broker is down or the bridge is killed.
+                """,
+            valueName: "url"
+        )
+    )
+    var url: String?
+
+    @Option(
+        name: .customLong("mqtt-prefix"),
+        help: ArgumentHelp("Home Assistant's discovery prefix.", valueName: "prefix")
+    )
+    var discoveryPrefix = "homeassistant"
+
+    @Option(
+        name: .customLong("mqtt-topic"),
+        help: ArgumentHelp("First level of the state and availability topics.", valueName: "topic")
+    )
+    var topic = "carebridge"
+
+    @Option(
+        name: .customLong("mqtt-wait"),
+        help: ArgumentHelp(
+            "Seconds to wait at the end for the outbox to drain (0: do not wait).",
+            discussion: "What is still pending then stays in the outbox for the next run with --mqtt.",
+            valueName: "seconds"
+        )
+    )
+    var wait: Double = 30
+
+    @Option(
+        name: .customLong("mqtt-retry"),
+        help: ArgumentHelp(
+            "Seconds before the first reconnect attempt after the broker went away; doubles up to 30.",
+            valueName: "seconds"
+        )
+    )
+    var retry: Double = 0.25
+
+    func validate() throws {
+        guard wait >= 0, wait.isFinite else { throw ValidationError("--mqtt-wait must be 0 or more seconds") }
+        guard retry > 0, retry.isFinite else { throw ValidationError("--mqtt-retry must be more than 0 seconds") }
+        guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
+            throw ValidationError("--mqtt-topic must be a topic name without wildcards")
+        }
+        guard !discoveryPrefix.isEmpty, !discoveryPrefix.contains(where: { "#+".contains($0) }) else {
+            throw ValidationError("--mqtt-prefix must be a topic name without wildcards")
+        }
+    }
+
+    /// The publisher for `--mqtt`, not started; nil without `--mqtt`.
+    func makePublisher(store: CareStore, zone: TimeZone, logger: Logger) throws -> MQTTPublisher? {
+        guard let url else { return nil }
+        let configuration: MQTTPublisher.Configuration
+        do {
+            configuration = try MQTTPublisher.Configuration(
+                brokerURL: url,
+                discovery: HomeAssistantDiscovery(discoveryPrefix: discoveryPrefix, topicPrefix: topic),
+                clientID: "carebridge-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))",
+                reconnectDelay: .milliseconds(Int64((retry * 1000).rounded()))
+            )
+        } catch {
+            throw ValidationError("--mqtt: \(error)")
+        }
+        return MQTTPublisher(store: store, configuration: configuration, zone: zone, logger: logger)
+    }
+
+    /// Starts delivering (connecting in the background).
+    func start(_ publisher: MQTTPublisher) async throws {
+        do {
+            try await publisher.start()
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+
+    /// Waits up to `--mqtt-wait` for the outbox to drain, stops the publisher, and reports on standard error.
+    /// - Returns: how many entries are still pending.
+    func finish(_ publisher: MQTTPublisher) async -> Int {
+        let interactive = isatty(STDERR_FILENO) != 0
+        let pending = await publisher.drain(timeout: .milliseconds(Int64(wait * 1000))) { pending in
+            if interactive, pending > 0 {
+                FileHandle.standardError.write(Data("\rcarebridge: MQTT: \(pending) pending…\u{1B}[K".utf8))
+            }
+        }
+        if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        await publisher.stop()
+        let statistics = await publisher.statistics
+        var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
+        if pending > 0 {
+            line += "; \(pending) still in the outbox for the next run with --mqtt"
+            if !statistics.everConnected { line += " (the broker at \(url ?? "") was not reachable)" }
+        }
+        Output.error(line)
+        return pending
+    }
+
+    /// Exit status when entries are still pending after `--mqtt-wait` (EX_TEMPFAIL).
+    static let pendingExit: Int32 = 75
+}

@@ -1,0 +1,92 @@
+import BridgeCore
+import CareStore
+import Foundation
+import Logging
+import MQTTBridge
+import TestSupport
+import Testing
+
+/// ``MQTTPublisher`` in process, against a real mosquitto.
+@Suite(
+    "MQTTPublisher with a real broker",
+    .serialized,
+    .enabled(if: MosquittoBroker.testsEnabled, "needs mosquitto; \(MosquittoBroker.installHint)")
+)
+struct MQTTPublisherTests {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let scale = DeviceIdentity(address: "C8:47:8C:00:00:01", name: "Scale", manufacturer: "Acme Health")
+
+    static func weight(_ kilograms: Double, minute: Int) -> QuantitySample {
+        let start = Date(timeIntervalSince1970: 1_800_000_000 + Double(minute) * 60)
+        return QuantitySample(
+            type: .bodyMass,
+            value: kilograms,
+            unit: .kilogram,
+            start: start,
+            source: SampleSource(kind: .device, decoder: "weight-measurement", device: scale),
+            receivedAt: start,
+            rawPayload: [0x02, UInt8(minute), UInt8(Int(kilograms))]
+        )
+    }
+
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    static func publisher(_ store: CareStore, broker: MosquittoBroker) throws -> MQTTPublisher {
+        let configuration = try MQTTPublisher.Configuration(
+            brokerURL: "mqtt://127.0.0.1:\(broker.port)",
+            clientID: "publisher-\(UUID().uuidString.prefix(6))"
+        )
+        return MQTTPublisher(store: store, configuration: configuration, zone: utc, logger: quiet)
+    }
+
+    @Test func deletedSamplesAreDroppedFromTheOutboxWithoutBeingPublished() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
+        try store.enableOutbox()
+        let samples = (0..<4).map { Self.weight(70 + Double($0), minute: $0) }
+        try store.recordSamples(samples)
+        try store.deleteSample(id: samples[1].id)
+        let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 3)
+
+        let publisher = try Self.publisher(store, broker: broker)
+        try await publisher.start()
+        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+        await publisher.stop()
+
+        let ids = try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String }
+        #expect(ids == [samples[0], samples[2], samples[3]].map { $0.id.uuidString.lowercased() })
+        let statistics = await publisher.statistics
+        #expect(statistics.delivered == 3)
+        #expect(statistics.skipped == 1)
+        #expect(statistics.configs == 1)
+        #expect(try store.outboxCount() == 0)
+    }
+
+    @Test func discoveryConfigsAndAvailabilityAreRepublishedAfterTheBrokerRestarts() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
+        let publisher = try Self.publisher(store, broker: broker)
+        try await publisher.start()
+        try store.recordSamples([Self.weight(71, minute: 0)])
+        try await publisher.write([])
+        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+
+        // A broker without persistence forgets retained messages when it restarts.
+        broker.stop()
+        try broker.start()
+        let topic = "homeassistant/sensor/carebridge_c8_47_8c_00_00_01/bodyMass/config"
+        try await broker.waitForLog("'\(topic)'", count: 2)  // published before and again after the restart
+        try await broker.waitForLog("'carebridge/status'", count: 2)
+        let config = try await MosquittoSubscriber(broker: broker, topic: "homeassistant/#", count: 1)
+        let messages = try await config.messages()
+        #expect(messages.map(\.topic) == [topic])
+        #expect(messages.first?.retained == true)
+        let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
+        #expect(try await status.messages().map(\.payload) == ["online"])
+        await publisher.stop()
+    }
+}
