@@ -154,7 +154,8 @@ let package = Package(
                 "DeviceProfiles",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(

@@ -153,7 +153,7 @@ struct Replay: AsyncParsableCommand {
                     configuration: configuration,
                     sink: pipelineSink,
                     // A paced replay stores (and publishes) each sample as it comes, as a live device would.
-                    batchSize: speed == .max ? 4096 : 1,
+                    batchSize: speed == .max ? 32_768 : 1,
                     logger: logger,
                     progress: callback
                 )
