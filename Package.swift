@@ -160,12 +160,15 @@ let package = Package(
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
             name: "SessionReplayTests",
-            dependencies: ["SessionReplay", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SessionReplay", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "CareBridgeKitTests",
             dependencies: [
-                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan", "CareStore",
+                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan",
+                "CareStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Golden"]

@@ -15,7 +15,9 @@ extension QuantitySample {
             "transmittedUnit": .string(transmittedUnit.rawValue),
         ]
         var source: JSONObject = ["kind": .string(self.source.kind.rawValue)]
-        if let characteristic = self.source.characteristic { source["characteristic"] = .string(characteristic.description) }
+        if let characteristic = self.source.characteristic {
+            source["characteristic"] = .string(characteristic.description)
+        }
         if let decoder = self.source.decoder { source["decoder"] = .string(decoder) }
         if let device = self.source.device {
             var identity = JSONObject()

@@ -15,7 +15,8 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func hash<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        let h = bytes.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
+        let h =
+            bytes.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
             ?? Array(bytes).withUnsafeBytes { digest($0) }
         var result = [UInt8](repeating: 0, count: 32)
         for (index, word) in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7].enumerated() {

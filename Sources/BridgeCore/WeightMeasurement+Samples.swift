@@ -9,7 +9,16 @@ extension WeightMeasurement: SampleProducing {
         samples.reserveCapacity(3)
         let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
-        if let weight, let sample = context.sample(.bodyMass, value: weight, unit: massUnit, deviceTime: timeStamp, metadata: metadata, start: start) {
+        if let weight,
+            let sample = context.sample(
+                .bodyMass,
+                value: weight,
+                unit: massUnit,
+                deviceTime: timeStamp,
+                metadata: metadata,
+                start: start
+            )
+        {
             samples.append(sample)
         }
         if !isUnsuccessful {

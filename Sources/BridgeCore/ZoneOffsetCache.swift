@@ -31,7 +31,9 @@ final class ZoneOffsetCache: Sendable {
         if let hit { return hit }
         let instant = Date(timeIntervalSince1970: Double(utc))
         let offset = Int64(zone.secondsFromGMT(for: instant))
-        let next = zone.nextDaylightSavingTimeTransition(after: instant).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+        let next = zone.nextDaylightSavingTimeTransition(after: instant).map {
+            Int64($0.timeIntervalSince1970.rounded(.down))
+        }
         let segment = Segment(zone: identifier, start: utc, end: next ?? Int64.max, offset: offset)
         segments.withLock { segments in
             if segments.count >= Self.capacity { segments.removeFirst() }

@@ -62,7 +62,9 @@ final class EventTaskInfo: Sendable, Hashable {
         lhs === rhs
             || (lhs.title == rhs.title && lhs.kind == rhs.kind && lhs.impactsAdherence == rhs.impactsAdherence
                 && lhs.timeZone == rhs.timeZone && lhs.elements.count == rhs.elements.count
-                && zip(lhs.elements, rhs.elements).allSatisfy { $0.text == $1.text && $0.targetValues == $1.targetValues })
+                && zip(lhs.elements, rhs.elements).allSatisfy {
+                    $0.text == $1.text && $0.targetValues == $1.targetValues
+                })
     }
 
     func hash(into hasher: inout Hasher) {
@@ -112,7 +114,15 @@ public struct CareEvent: Sendable, Hashable, Identifiable {
         )
     }
 
-    init(key: EventKey, start: Date, end: Date, isAllDay: Bool, elementIndex: Int, outcome: Outcome?, info: EventTaskInfo) {
+    init(
+        key: EventKey,
+        start: Date,
+        end: Date,
+        isAllDay: Bool,
+        elementIndex: Int,
+        outcome: Outcome?,
+        info: EventTaskInfo
+    ) {
         self.key = key
         self.start = start
         self.end = end

@@ -65,12 +65,23 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.taskNotFound`, `.eventNotFound`, `.wrongTaskKind` (linked assessments are
     ///   completed by samples).
     @discardableResult
-    public func complete(taskID: String, occurrence: Int? = nil, at: Date = Date(), now: Date = Date())
+    public func complete(
+        taskID: String,
+        occurrence: Int? = nil,
+        at: Date = Date(),
+        now: Date = Date()
+    )
         throws(CareStoreError) -> CareEvent
     {
         let zone = bridgeZone
         let (event, changed) = try write { db -> (CareEvent, Bool) in
-            let (version, scheduled) = try Self.resolveEvent(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            let (version, scheduled) = try Self.resolveEvent(
+                db,
+                taskID: taskID,
+                occurrence: occurrence,
+                at: at,
+                zone: zone
+            )
             var changed = false
             let exists = try Int64.fetchOne(
                 db,
@@ -88,7 +99,9 @@ extension CareStore {
                     createdDate: now,
                     updatedDate: now
                 ).inserted(db)
-                guard let outcomeID = outcome.id else { throw CareStoreError(.database, "outcome insert returned no id") }
+                guard let outcomeID = outcome.id else {
+                    throw CareStoreError(.database, "outcome insert returned no id")
+                }
                 try OutcomeValueRecord(
                     outcomeID: outcomeID,
                     position: 0,
@@ -111,10 +124,20 @@ extension CareStore {
     /// - Returns: the event, now without outcome.
     /// - Throws: as ``complete(taskID:occurrence:at:now:)``.
     @discardableResult
-    public func uncomplete(taskID: String, occurrence: Int? = nil, at: Date = Date()) throws(CareStoreError) -> CareEvent {
+    public func uncomplete(
+        taskID: String,
+        occurrence: Int? = nil,
+        at: Date = Date()
+    ) throws(CareStoreError) -> CareEvent {
         let zone = bridgeZone
         let (event, changed) = try write { db -> (CareEvent, Bool) in
-            let (version, scheduled) = try Self.resolveEvent(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            let (version, scheduled) = try Self.resolveEvent(
+                db,
+                taskID: taskID,
+                occurrence: occurrence,
+                at: at,
+                zone: zone
+            )
             try db.execute(
                 sql: "DELETE FROM outcome WHERE taskUUID = ? AND occurrence = ?",
                 arguments: [version.record.uuid, scheduled.occurrence]
@@ -128,7 +151,13 @@ extension CareStore {
 
     // MARK: - Internals
 
-    static func resolveEvent(_ db: Database, taskID: String, occurrence: Int?, at: Date, zone: TimeZone) throws
+    static func resolveEvent(
+        _ db: Database,
+        taskID: String,
+        occurrence: Int?,
+        at: Date,
+        zone: TimeZone
+    ) throws
         -> (TaskVersion, ScheduledEvent)
     {
         let versions = try TaskVersions.load(db)
@@ -209,7 +238,12 @@ extension CareStore {
     }
 
     /// Joins computed events of one version with their outcomes (two indexed queries).
-    static func events(_ db: Database, version: TaskVersion, scheduled: [ScheduledEvent], zone: TimeZone) throws
+    static func events(
+        _ db: Database,
+        version: TaskVersion,
+        scheduled: [ScheduledEvent],
+        zone: TimeZone
+    ) throws
         -> [CareEvent]
     {
         guard let low = scheduled.map(\.occurrence).min(), let high = scheduled.map(\.occurrence).max() else {

@@ -10,7 +10,8 @@ extension CareStore {
     /// - Returns: what happened (inserted or duplicate, events updated).
     /// - Throws: ``CareStoreError`` (`.invalidSample`, `.database`).
     @discardableResult
-    public func recordSample(_ sample: QuantitySample, recordedAt: Date = Date()) throws(CareStoreError) -> IngestReport {
+    public func recordSample(_ sample: QuantitySample, recordedAt: Date = Date()) throws(CareStoreError) -> IngestReport
+    {
         try recordSamples([sample], recordedAt: recordedAt)
     }
 
@@ -24,12 +25,18 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.invalidSample` (naming the batch index) before anything is written, or
     ///   `.database`.
     @discardableResult
-    public func recordSamples(_ samples: [QuantitySample], recordedAt: Date = Date()) throws(CareStoreError)
+    public func recordSamples(
+        _ samples: [QuantitySample],
+        recordedAt: Date = Date()
+    ) throws(CareStoreError)
         -> IngestReport
     {
         for (index, sample) in samples.enumerated() {
             guard sample.value.isFinite else {
-                throw CareStoreError(.invalidSample, "sample \(index) (\(sample.type)): value \(sample.value) is not finite")
+                throw CareStoreError(
+                    .invalidSample,
+                    "sample \(index) (\(sample.type)): value \(sample.value) is not finite"
+                )
             }
             guard sample.end >= sample.start else {
                 throw CareStoreError(.invalidSample, "sample \(index) (\(sample.type)): end is before start")
@@ -87,7 +94,8 @@ extension CareStore {
             guard
                 let record = try SampleRecord.fetchOne(
                     db,
-                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? AND sample.deletedDate IS NULL",
+                    sql:
+                        "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? AND sample.deletedDate IS NULL",
                     arguments: [id.data]
                 )
             else { return nil }
@@ -126,7 +134,9 @@ extension CareStore {
             var arguments = StatementArguments()
             if !query.types.isEmpty {
                 let types = query.types.map(\.rawValue).sorted()
-                conditions.append("sample.type IN (\(Array(repeating: "?", count: types.count).joined(separator: ", ")))")
+                conditions.append(
+                    "sample.type IN (\(Array(repeating: "?", count: types.count).joined(separator: ", ")))"
+                )
                 for type in types { _ = arguments.append(contentsOf: [type]) }
             }
             if let from = query.from {

@@ -45,7 +45,11 @@ extension CareStore {
         let zone = bridgeZone
         let stored = try write { db -> StoredTask in
             guard try TaskRecord.filter(Column("id") == task.id).fetchCount(db) == 0 else {
-                throw CareStoreError(.taskExists, "task '\(task.id)' already exists; update it instead", taskID: task.id)
+                throw CareStoreError(
+                    .taskExists,
+                    "task '\(task.id)' already exists; update it instead",
+                    taskID: task.id
+                )
             }
             let uuid = try Self.insertVersion(db, task: task, chain: [], zone: zone, now: now)
             _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
@@ -68,7 +72,12 @@ extension CareStore {
                 throw CareStoreError(.taskNotFound, "no task '\(task.id)' to update", taskID: task.id)
             }
             guard newest.record.deletedDate == nil else {
-                throw CareStoreError(.taskDeleted, "task '\(task.id)' is deleted", taskID: task.id, version: newest.uuid)
+                throw CareStoreError(
+                    .taskDeleted,
+                    "task '\(task.id)' is deleted",
+                    taskID: task.id,
+                    version: newest.uuid
+                )
             }
             let uuid = try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now)
             _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
@@ -134,7 +143,11 @@ extension CareStore {
         now: Date
     ) throws -> UUID {
         if let problem = task.validationProblem {
-            throw CareStoreError(.invalidTask, "task '\(task.id)': \(problem.field): \(problem.message)", taskID: task.id)
+            throw CareStoreError(
+                .invalidTask,
+                "task '\(task.id)': \(problem.field): \(problem.message)",
+                taskID: task.id
+            )
         }
         let effective = task.effectiveDate(bridgeZone: zone)
         if !chain.isEmpty,
@@ -182,7 +195,12 @@ extension CareStore {
     }
 
     /// Derives outcomes of newly added linked versions from samples already stored in their regions.
-    static func deriveFromStoredSamples(_ db: Database, versions added: [UUID], zone: TimeZone, now: Date) throws
+    static func deriveFromStoredSamples(
+        _ db: Database,
+        versions added: [UUID],
+        zone: TimeZone,
+        now: Date
+    ) throws
         -> [EventKey]
     {
         guard !added.isEmpty else { return [] }
@@ -205,7 +223,10 @@ extension CareStore {
                 ]
             )
             while let start = try starts.next() {
-                for event in version.task.schedule.storeEvents(containing: Date(timeIntervalSince1970: start), zone: zone) {
+                for event in version.task.schedule.storeEvents(
+                    containing: Date(timeIntervalSince1970: start),
+                    zone: zone
+                ) {
                     matcher.touch(version: version, event: event)
                 }
             }

@@ -20,7 +20,8 @@ public enum ManualReading {
             case .unknownUnit(let text):
                 return "unknown unit '\(text)'; use e.g. kg, lb, °C, °F, bpm, mmHg, kPa, %, mg/dL, mmol/L, ms"
             case .incompatibleUnit(let unit, let type):
-                return "unit \(unit) cannot express \(type.title); use \(type.canonicalUnit) or a unit convertible to it"
+                return
+                    "unit \(unit) cannot express \(type.title); use \(type.canonicalUnit) or a unit convertible to it"
             case .notFinite(let value):
                 return "value \(value) is not a finite number"
             case .implausible(let type, let value, let unit, let range):

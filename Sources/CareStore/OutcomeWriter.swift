@@ -120,10 +120,16 @@ struct OutcomeWriter {
     ) throws {
         touchOutcome.setUncheckedArguments([now.timeIntervalSince1970, outcomeID])
         try touchOutcome.execute()
-        try insert(outcomeID: outcomeID, from: position, values: values, unit: touch.version.task.linkage?.unit.rawValue ?? "1")
+        try insert(
+            outcomeID: outcomeID,
+            from: position,
+            values: values,
+            unit: touch.version.task.linkage?.unit.rawValue ?? "1"
+        )
     }
 
-    private func insert(outcomeID: Int64, from position: Int, values: [SampleMatcher.Contribution], unit: String) throws {
+    private func insert(outcomeID: Int64, from position: Int, values: [SampleMatcher.Contribution], unit: String) throws
+    {
         for (offset, value) in values.enumerated() {
             insertValue.setUncheckedArguments([
                 outcomeID, position + offset, value.value, unit, value.measuredAt.timeIntervalSince1970,

@@ -99,13 +99,19 @@ struct SampleMatcher {
     /// Writes the outcome of every touched event.
     /// - Returns: the events whose outcome changed, in a deterministic order.
     mutating func apply(_ db: Database, now: Date) throws -> [EventKey] {
-        let keys = touched.keys.map { (SampleKey($0.version), $0) }.sorted { ($0.0, $0.1.occurrence) < ($1.0, $1.1.occurrence) }
-            .map(\.1)
+        let keys = touched.keys.map { (SampleKey($0.version), $0) }.sorted {
+            ($0.0, $0.1.occurrence) < ($1.0, $1.1.occurrence)
+        }
+        .map(\.1)
         var changed: [EventKey] = []
         let writer = try OutcomeWriter(db: db)
         for key in keys {
             guard let touch = touched[key], let linkage = touch.version.task.linkage else { continue }
-            let eventKey = EventKey(taskID: touch.version.record.id, taskVersion: key.version, occurrence: key.occurrence)
+            let eventKey = EventKey(
+                taskID: touch.version.record.id,
+                taskVersion: key.version,
+                occurrence: key.occurrence
+            )
             if !touch.full, try applyIncrementally(touch, linkage: linkage, writer: writer, now: now) {
                 changed.append(eventKey)
                 continue
@@ -125,7 +131,12 @@ struct SampleMatcher {
 
     /// The common cases without re-reading the window.
     /// - Returns: false when a full derivation is needed instead.
-    private func applyIncrementally(_ touch: Touch, linkage: SampleLinkage, writer: OutcomeWriter, now: Date) throws -> Bool {
+    private func applyIncrementally(
+        _ touch: Touch,
+        linkage: SampleLinkage,
+        writer: OutcomeWriter,
+        now: Date
+    ) throws -> Bool {
         let new = touch.contributions.sorted(by: Contribution.chronological)
         guard !new.isEmpty else { return false }
         let aggregation = linkage.aggregation
@@ -235,9 +246,13 @@ struct SampleMatcher {
         case .last:
             return [contributions.max(by: Contribution.chronological)!]
         case .min:
-            return [contributions.min { ($0.value, $0.measuredAt, $0.sampleID) < ($1.value, $1.measuredAt, $1.sampleID) }!]
+            return [
+                contributions.min { ($0.value, $0.measuredAt, $0.sampleID) < ($1.value, $1.measuredAt, $1.sampleID) }!
+            ]
         case .max:
-            return [contributions.min { ($0.value, $1.measuredAt, $1.sampleID) > ($1.value, $0.measuredAt, $0.sampleID) }!]
+            return [
+                contributions.min { ($0.value, $1.measuredAt, $1.sampleID) > ($1.value, $0.measuredAt, $0.sampleID) }!
+            ]
         case .mean, .sum:
             let total = contributions.reduce(0) { $0 + $1.value }
             let value = aggregation == .sum ? total : total / Double(contributions.count)
@@ -271,7 +286,11 @@ struct EventCache {
         } else {
             if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
             let from = Date(timeIntervalSince1970: Double(chunk) * Self.chunk)
-            overlapping = version.task.schedule.storeEvents(from: from, to: from.addingTimeInterval(Self.chunk), zone: zone)
+            overlapping = version.task.schedule.storeEvents(
+                from: from,
+                to: from.addingTimeInterval(Self.chunk),
+                zone: zone
+            )
             entries[key] = overlapping
         }
         last = (key, overlapping)

@@ -75,7 +75,11 @@ final class SampleInserter {
         if let device { sqlite3_bind_int64(handle, 12, device) } else { sqlite3_bind_null(handle, 12) }
         bind(handle, 13, sample.deviceTime?.description)
         sqlite3_bind_double(handle, 14, sample.receivedAt.timeIntervalSince1970)
-        if let offset = sample.clockOffset { sqlite3_bind_double(handle, 15, offset) } else { sqlite3_bind_null(handle, 15) }
+        if let offset = sample.clockOffset {
+            sqlite3_bind_double(handle, 15, offset)
+        } else {
+            sqlite3_bind_null(handle, 15)
+        }
         if sample.rawPayload.isEmpty {
             // An empty blob, not NULL, for manual entries.
             sqlite3_bind_zeroblob(handle, 16, 0)
@@ -119,7 +123,13 @@ final class SampleInserter {
             return
         }
         text.withUTF8 { utf8 in
-            _ = sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), sqliteTransient)
+            _ = sqlite3_bind_text(
+                handle,
+                index,
+                utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(utf8.count),
+                sqliteTransient
+            )
         }
     }
 }
@@ -206,6 +216,13 @@ extension SampleRecord {
     static func parseDeviceTime(_ text: String) -> DateTime? {
         let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
         guard parts.count == 6 else { return nil }
-        return DateTime(year: parts[0], month: parts[1], day: parts[2], hours: parts[3], minutes: parts[4], seconds: parts[5])
+        return DateTime(
+            year: parts[0],
+            month: parts[1],
+            day: parts[2],
+            hours: parts[3],
+            minutes: parts[4],
+            seconds: parts[5]
+        )
     }
 }

@@ -41,7 +41,10 @@ public enum StoreLocation {
                     attributes: [.posixPermissions: 0o700]
                 )
             } catch {
-                throw CareStoreError(.storeLocation, "cannot create directory \(directory): \(error.localizedDescription)")
+                throw CareStoreError(
+                    .storeLocation,
+                    "cannot create directory \(directory): \(error.localizedDescription)"
+                )
             }
         } else if !isDirectory.boolValue {
             throw CareStoreError(.storeLocation, "\(directory) is not a directory")

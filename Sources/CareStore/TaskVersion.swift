@@ -116,16 +116,25 @@ extension TaskRecord {
         do {
             schedule = try JSONDecoder().decode(Schedule.self, from: Data(self.schedule.utf8))
         } catch {
-            throw CareStoreError(.corruptRow, "task \(id) version \(uuid): schedule cannot be read: \(error)", taskID: id)
+            throw CareStoreError(
+                .corruptRow,
+                "task \(id) version \(uuid): schedule cannot be read: \(error)",
+                taskID: id
+            )
         }
         guard let kind = TaskKind(rawValue: kind) else {
             throw CareStoreError(.corruptRow, "task \(id) version \(uuid): unknown kind '\(self.kind)'", taskID: id)
         }
         var linkage: SampleLinkage?
         if let linkageType, let linkageUnit, let linkageAggregation {
-            guard let type = QuantityType(rawValue: linkageType), let aggregation = Aggregation(rawValue: linkageAggregation)
+            guard let type = QuantityType(rawValue: linkageType),
+                let aggregation = Aggregation(rawValue: linkageAggregation)
             else {
-                throw CareStoreError(.corruptRow, "task \(id) version \(uuid): unknown linkage \(linkageType)/\(linkageAggregation)", taskID: id)
+                throw CareStoreError(
+                    .corruptRow,
+                    "task \(id) version \(uuid): unknown linkage \(linkageType)/\(linkageAggregation)",
+                    taskID: id
+                )
             }
             linkage = SampleLinkage(type: type, unit: HealthUnit(rawValue: linkageUnit), aggregation: aggregation)
         }
@@ -145,7 +154,15 @@ extension TaskRecord {
     }
 
     /// A new version row for `task`.
-    init(task: CareTask, uuid: UUID, versionNumber: Int, previous: String?, effective: Date, created: Date, deleted: Date?) {
+    init(
+        task: CareTask,
+        uuid: UUID,
+        versionNumber: Int,
+        previous: String?,
+        effective: Date,
+        created: Date,
+        deleted: Date?
+    ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         self.init(

@@ -13,7 +13,8 @@ public struct MedFloat: Sendable, Hashable, CustomStringConvertible {
     /// Builds the code for `mantissa × 10^exponent`. Traps when out of range; meant for tests and encoders.
     public init(mantissa: Int, exponent: Int) {
         precondition((-8_388_608...8_388_607).contains(mantissa) && (-128...127).contains(exponent))
-        rawValue = UInt32(UInt8(truncatingIfNeeded: exponent)) << 24 | UInt32(truncatingIfNeeded: mantissa) & 0x00FF_FFFF
+        rawValue =
+            UInt32(UInt8(truncatingIfNeeded: exponent)) << 24 | UInt32(truncatingIfNeeded: mantissa) & 0x00FF_FFFF
     }
 
     /// Exponent E, −128…+127.

@@ -16,7 +16,11 @@ let storeQueryBenchmark = Benchmark(
     for years in [1, 5, 20] {
         let directory = try benchmarkDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try CareStore(path: directory.appendingPathComponent("store.sqlite").path, bridgeZone: berlin, logger: quietLogger)
+        let store = try CareStore(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            bridgeZone: berlin,
+            logger: quietLogger
+        )
         let historyStart = WallClockTime(year: 2046 - years + 1, month: 1, day: 1)
         try store.applyPlan(benchmarkPlan(start: historyStart))
         // An outcome with one value for every event of the history, the queried year included.
@@ -36,7 +40,11 @@ let storeQueryBenchmark = Benchmark(
             )
             var total = 0
             for stored in tasks {
-                let events = stored.task.schedule.events(from: historyStart.date(in: berlin), to: to, bridgeZone: berlin)
+                let events = stored.task.schedule.events(
+                    from: historyStart.date(in: berlin),
+                    to: to,
+                    bridgeZone: berlin
+                )
                 for event in events {
                     let start = event.start.timeIntervalSince1970
                     try outcome.execute(arguments: [
@@ -63,7 +71,8 @@ let storeQueryBenchmark = Benchmark(
         cpu.sort()
         print(
             String(
-                format: "history %2d year(s), %7d outcomes: one year = %d events; wall median %.1f ms (min %.1f), CPU median %.1f ms",
+                format:
+                    "history %2d year(s), %7d outcomes: one year = %d events; wall median %.1f ms (min %.1f), CPU median %.1f ms",
                 years,
                 outcomes,
                 count,

@@ -19,7 +19,11 @@ let storeIngestBenchmark = Benchmark(
     let planStart = WallClockTime(year: 2024, month: 1, day: 1)
     // One sample a minute: 1M samples span about 694 days.
     let samples = benchmarkSamples(count: count, from: planStart.date(in: berlin), spacing: 60)
-    let store = try CareStore(path: directory.appendingPathComponent("store.sqlite").path, bridgeZone: berlin, logger: quietLogger)
+    let store = try CareStore(
+        path: directory.appendingPathComponent("store.sqlite").path,
+        bridgeZone: berlin,
+        logger: quietLogger
+    )
     try store.applyPlan(benchmarkPlan(start: planStart))
 
     var inserted = 0
@@ -39,7 +43,9 @@ let storeIngestBenchmark = Benchmark(
     let span = (samples.first!.start, samples.last!.start.addingTimeInterval(1))
     let completed = try store.events(matching: EventQuery(from: span.0, to: span.1, kinds: [.assessment]))
         .filter(\.isCompleted).count
-    let values = try store.databaseWriter.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0 }
+    let values = try store.databaseWriter.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0
+    }
 
     // Plain SQLite: the same `sample` table (DDL copied from the store), the same rows and batches, one
     // prepared INSERT per row, no auto-completion.
@@ -52,7 +58,10 @@ let storeIngestBenchmark = Benchmark(
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
         try db.execute(sql: "PRAGMA cache_size = -32768")
     }
-    let plain = try DatabasePool(path: directory.appendingPathComponent("plain.sqlite").path, configuration: configuration)
+    let plain = try DatabasePool(
+        path: directory.appendingPathComponent("plain.sqlite").path,
+        configuration: configuration
+    )
     try plain.write { db in
         try db.execute(sql: "CREATE TABLE device (id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE)")
         for sql in ddl { try db.execute(sql: sql) }
@@ -106,17 +115,21 @@ let storeIngestBenchmark = Benchmark(
         }
     }
     print("samples: \(count) (\(inserted) inserted, \(unmatched) unmatched), batches of \(batch), 20 tasks")
-    print("auto-completion: \(eventsUpdated) event updates, \(completed) assessment events completed, \(values) outcome values")
-    for (label, time) in [("store ingest with auto-completion", storeTime), ("plain SQLite insert, same rows   ", plainTime)] {
+    print(
+        "auto-completion: \(eventsUpdated) event updates, \(completed) assessment events completed, \(values) outcome values"
+    )
+    for (label, time) in [
+        ("store ingest with auto-completion", storeTime), ("plain SQLite insert, same rows   ", plainTime),
+    ] {
         print(
             label
                 + String(
                     format: ": wall %.2f s → %.0f samples/s; CPU %.2f s → %.0f samples/s",
-                time.wall,
-                Double(count) / time.wall,
-                time.cpu,
-                Double(count) / time.cpu
-            )
+                    time.wall,
+                    Double(count) / time.wall,
+                    time.cpu,
+                    Double(count) / time.cpu
+                )
         )
     }
     print(
@@ -127,5 +140,11 @@ let storeIngestBenchmark = Benchmark(
             checksum % 10
         )
     )
-    print(String(format: "ratio store / plain: wall %.2f, CPU %.2f", storeTime.wall / plainTime.wall, storeTime.cpu / plainTime.cpu))
+    print(
+        String(
+            format: "ratio store / plain: wall %.2f, CPU %.2f",
+            storeTime.wall / plainTime.wall,
+            storeTime.cpu / plainTime.cpu
+        )
+    )
 }

@@ -33,21 +33,49 @@ func benchmarkPlan(start: WallClockTime) -> CarePlanDocument {
     )
     return CarePlanDocument(tasks: [
         assessment("weigh-in", allDay, .bodyMass, .first),
-        assessment("weight-evening", .daily(hour: 18, start: start, duration: .hours(2), timeZone: zone), .bodyMass, .last),
+        assessment(
+            "weight-evening",
+            .daily(hour: 18, start: start, duration: .hours(2), timeZone: zone),
+            .bodyMass,
+            .last
+        ),
         assessment("temperature-morning", .daily(hour: 7, start: start, timeZone: zone), .bodyTemperature, .max),
         assessment("temperature-evening", .daily(hour: 19, start: start, timeZone: zone), .bodyTemperature, .min),
         assessment("resting-heart-rate", allDay, .heartRate, .mean),
         assessment("heart-rate-checks", every4h, .heartRate, .each),
-        assessment("systolic", .daily(hour: 8, start: start, duration: .hours(2), timeZone: zone), .bloodPressureSystolic, .each),
-        assessment("diastolic", .daily(hour: 8, start: start, duration: .hours(2), timeZone: zone), .bloodPressureDiastolic, .each),
-        assessment("fasting-glucose", .daily(hour: 6, start: start, duration: .hours(2), timeZone: zone), .bloodGlucose, .first),
+        assessment(
+            "systolic",
+            .daily(hour: 8, start: start, duration: .hours(2), timeZone: zone),
+            .bloodPressureSystolic,
+            .each
+        ),
+        assessment(
+            "diastolic",
+            .daily(hour: 8, start: start, duration: .hours(2), timeZone: zone),
+            .bloodPressureDiastolic,
+            .each
+        ),
+        assessment(
+            "fasting-glucose",
+            .daily(hour: 6, start: start, duration: .hours(2), timeZone: zone),
+            .bloodGlucose,
+            .first
+        ),
         assessment("glucose-day", allDay, .bloodGlucose, .mean),
         assessment("oxygen", allDay, .oxygenSaturation, .min),
-        assessment("heart-beats", .daily(hour: 12, start: start, duration: .hours(1), timeZone: zone), .heartRate, .sum),
+        assessment(
+            "heart-beats",
+            .daily(hour: 12, start: start, duration: .hours(1), timeZone: zone),
+            .heartRate,
+            .sum
+        ),
         intervention("medication-morning", .daily(hour: 8, start: start, timeZone: zone)),
         intervention("medication-evening", .daily(hour: 20, start: start, timeZone: zone)),
         intervention("walk", .daily(hour: 16, start: start, duration: .hours(2), timeZone: zone)),
-        intervention("stretching", .weekly(weekdays: [.monday, .wednesday, .friday], hour: 10, start: start, timeZone: zone)),
+        intervention(
+            "stretching",
+            .weekly(weekdays: [.monday, .wednesday, .friday], hour: 10, start: start, timeZone: zone)
+        ),
         intervention("breathing", .every(days: 2, hour: 21, start: start, duration: .minutes(30), timeZone: zone)),
         intervention("inhaler", .weeklyOccurrences([0, 2, 0, 2, 0, 2, 0], start: start, timeZone: zone)),
         intervention("foot-check", .daily(hour: 0, start: start, duration: .allDay, timeZone: zone)),

@@ -23,13 +23,16 @@ let benchmarks: [Benchmark] = [
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child", let hours = Int(CommandLine.arguments[2]) {
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child",
+    let hours = Int(CommandLine.arguments[2])
+{
     try await runReplayChild(hours: hours)
     exit(0)
 }
 
 // A child run of the export benchmark, measured in its own process (see ExportBenchmark.swift).
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3]) {
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3])
+{
     try runExport(format: CommandLine.arguments[2], count: count)
     exit(0)
 }
@@ -37,12 +40,16 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", l
 let requested = Set(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("-h") {
     print("usage: carebridge-bench [NAME…]\n")
-    for benchmark in benchmarks { print("  \(benchmark.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(benchmark.summary)") }
+    for benchmark in benchmarks {
+        print("  \(benchmark.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(benchmark.summary)")
+    }
     exit(0)
 }
 let unknown = requested.subtracting(benchmarks.map(\.name))
 if !unknown.isEmpty {
-    FileHandle.standardError.write(Data("carebridge-bench: unknown benchmark(s) \(unknown.sorted().joined(separator: ", "))\n".utf8))
+    FileHandle.standardError.write(
+        Data("carebridge-bench: unknown benchmark(s) \(unknown.sorted().joined(separator: ", "))\n".utf8)
+    )
     exit(64)
 }
 #if DEBUG

@@ -34,9 +34,11 @@ struct Adherence: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let today = TimeArguments.startOfDay(Date(), zone: zone)
-        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let start =
+            try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
             ?? TimeArguments.startOfDay(today.addingTimeInterval(-6 * 86_400 + 3600), zone: zone)
-        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        let end =
+            try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(today.addingTimeInterval(36 * 3600), zone: zone)
         guard start < end else { throw ValidationError("--from must be before --to") }
         var kinds = Set<TaskKind>()

@@ -38,7 +38,9 @@ struct Decode: ParsableCommand {
             Output.error("'\(uuid)' is not a Bluetooth UUID (use 2A9D, 0x2a9d or a 128-bit UUID)")
             throw ExitCode(64)
         }
-        let decoder = serviceData ? DecoderCatalog.decoder(forServiceData: parsed) : DecoderCatalog.decoder(forCharacteristic: parsed)
+        let decoder =
+            serviceData
+            ? DecoderCatalog.decoder(forServiceData: parsed) : DecoderCatalog.decoder(forCharacteristic: parsed)
         guard let decoder else {
             let supported = DecoderCatalog.all.filter { $0.source.isServiceData == serviceData }
                 .map { "  \($0.source.uuid)  \($0.name)" }

@@ -16,7 +16,9 @@ struct EventSelection: ParsableArguments {
     /// Prints the event as `medication #9 (2026-11-10 08:00–09:00)`.
     static func describe(_ event: CareEvent, zone: TimeZone) -> String {
         let start = TimeArguments.short(event.start, zone: zone)
-        let window = event.isAllDay ? String(start.prefix(10)) + " all day" : start + "–" + TimeArguments.short(event.end, zone: zone).suffix(5)
+        let window =
+            event.isAllDay
+            ? String(start.prefix(10)) + " all day" : start + "–" + TimeArguments.short(event.end, zone: zone).suffix(5)
         return "\(event.taskID) #\(event.occurrence) (\(window))"
     }
 }

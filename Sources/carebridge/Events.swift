@@ -37,9 +37,11 @@ struct Events: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let start =
+            try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
             ?? TimeArguments.startOfDay(Date(), zone: zone)
-        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        let end =
+            try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         guard start < end else { throw ValidationError("--from must be before --to") }
         let store = try storeOptions.open(zone: zone)
@@ -78,10 +80,14 @@ struct Events: ParsableCommand {
         var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
         for event in events {
             let values = (event.outcome?.values ?? []).map { value in
-                value.unit.rawValue == "1" ? "done \(TimeArguments.short(value.measuredAt, zone: zone))" : "\(Self.number(value.value)) \(value.unit)"
+                value.unit.rawValue == "1"
+                    ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
+                    : "\(Self.number(value.value)) \(value.unit)"
             }
             table.append([
-                event.isAllDay ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day" : TimeArguments.short(event.start, zone: zone),
+                event.isAllDay
+                    ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day"
+                    : TimeArguments.short(event.start, zone: zone),
                 event.isAllDay ? "" : TimeArguments.short(event.end, zone: zone),
                 event.taskID,
                 String(event.occurrence),

@@ -88,7 +88,8 @@ struct Ingest: ParsableCommand {
             print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
             return
         }
-        let shown = "\(sample.type.title) \(format(sample.value)) \(sample.unit) at \(TimeArguments.short(sample.start, zone: zone))"
+        let shown =
+            "\(sample.type.title) \(format(sample.value)) \(sample.unit) at \(TimeArguments.short(sample.start, zone: zone))"
         if report.inserted == 0 {
             print("already recorded: \(shown) (nothing changed)")
         } else if report.unmatched == 1 {

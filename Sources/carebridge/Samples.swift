@@ -78,7 +78,9 @@ struct Samples: ParsableCommand {
         var table = Table(["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "ID"])
         for stored in samples {
             let sample = stored.sample
-            let source = sample.source.kind == .manual ? "manual" : (sample.source.device?.name ?? sample.source.device?.key ?? "device")
+            let source =
+                sample.source.kind == .manual
+                ? "manual" : (sample.source.device?.name ?? sample.source.device?.key ?? "device")
             table.append([
                 TimeArguments.short(sample.start, zone: zone),
                 sample.type.rawValue,

@@ -12,7 +12,9 @@ enum TaskDescription {
         if let end = element.end { text += " until \(end)" }
         text += element.duration == .allDay ? ", all day" : ", \(element.duration) s"
         if !element.targetValues.isEmpty {
-            text += ", target " + element.targetValues.map { "\($0.value)\($0.unit.map { " \($0)" } ?? "")" }
+            text +=
+                ", target "
+                + element.targetValues.map { "\($0.value)\($0.unit.map { " \($0)" } ?? "")" }
                 .joined(separator: " + ")
         }
         if let label = element.text { text += " — \(label)" }

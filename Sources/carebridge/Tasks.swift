@@ -55,7 +55,8 @@ struct Tasks: ParsableCommand {
         }
         var table = Table(["ID", "KIND", "V", "EFFECTIVE", "ZONE", "LINKAGE", "TITLE"])
         for stored in tasks {
-            let linkage = stored.task.linkage.map { "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit))" } ?? "—"
+            let linkage =
+                stored.task.linkage.map { "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit))" } ?? "—"
             table.append([
                 stored.id, stored.task.kind.rawValue, String(stored.versionNumber),
                 TimeArguments.short(stored.effectiveDate, zone: zone), stored.task.schedule.timeZonePolicy.description,

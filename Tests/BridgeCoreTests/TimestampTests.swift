@@ -19,7 +19,9 @@ import Testing
         #expect(try Timestamp.parse("2026-11-20", in: berlin) == Date(timeIntervalSince1970: 1_795_129_200))
         #expect(try Timestamp.parse("2026-11-20T07:30", in: berlin) == Date(timeIntervalSince1970: 1_795_156_200))
         #expect(try Timestamp.parse("2026-11-20T06:30:00Z", in: berlin) == Date(timeIntervalSince1970: 1_795_156_200))
-        #expect(try Timestamp.parse("2026-11-20T01:30:00-05:00", in: berlin) == Date(timeIntervalSince1970: 1_795_156_200))
+        #expect(
+            try Timestamp.parse("2026-11-20T01:30:00-05:00", in: berlin) == Date(timeIntervalSince1970: 1_795_156_200)
+        )
         #expect(throws: Timestamp.ParseError.self) { try Timestamp.parse("20/11/2026", in: berlin) }
         #expect(throws: Timestamp.ParseError.self) { try Timestamp.parse("2026-13-01", in: berlin) }
     }
@@ -37,10 +39,21 @@ import Testing
             for hour in 0..<24 {
                 for minute in [0, 30] {
                     let deviceTime = DateTime(
-                        year: parts.year!, month: parts.month!, day: parts.day!, hours: hour, minutes: minute, seconds: 0
+                        year: parts.year!,
+                        month: parts.month!,
+                        day: parts.day!,
+                        hours: hour,
+                        minutes: minute,
+                        seconds: 0
                     )
                     let expected = calendar.date(
-                        from: DateComponents(year: parts.year, month: parts.month, day: parts.day, hour: hour, minute: minute)
+                        from: DateComponents(
+                            year: parts.year,
+                            month: parts.month,
+                            day: parts.day,
+                            hour: hour,
+                            minute: minute
+                        )
                     )
                     #expect(deviceTime.date(in: zone) == expected, "\(deviceTime) in \(zoneName)")
                 }
@@ -62,7 +75,8 @@ import Testing
     }
 
     @Test func rejectsDaysBeyondTheMonth() {
-        #expect(throws: GATTDecodingError.self) { try DateTime.decode([0xEA, 0x07, 0x02, 0x1D, 0, 0, 0]) }  // 2026-02-29
-        #expect(throws: Never.self) { try DateTime.decode([0xE8, 0x07, 0x02, 0x1D, 0, 0, 0]) }  // 2024-02-29
+        // 2026-02-29 does not exist; 2024-02-29 does.
+        #expect(throws: GATTDecodingError.self) { try DateTime.decode([0xEA, 0x07, 0x02, 0x1D, 0, 0, 0]) }
+        #expect(throws: Never.self) { try DateTime.decode([0xE8, 0x07, 0x02, 0x1D, 0, 0, 0]) }
     }
 }

@@ -105,7 +105,10 @@ import Testing
         let plan = try write(Self.plan, to: "plan.json")
         #expect(try run(["plan", "apply", plan]).status == 0)
         #expect(try run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30"]).status == 0)
-        let retitled = try write(Self.plan.replacingOccurrences(of: "Weigh yourself", with: "Step on the scale"), to: "v2.json")
+        let retitled = try write(
+            Self.plan.replacingOccurrences(of: "Weigh yourself", with: "Step on the scale"),
+            to: "v2.json"
+        )
         let result = try run(["plan", "apply", retitled])
         #expect(result.status == 65)
         #expect(result.stderr.contains("weigh-in") && result.stderr.contains("2026-11-09T23:00:00"))
@@ -121,7 +124,8 @@ import Testing
         let undone = try run(["uncomplete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
         #expect(undone.status == 0)
         let events = try #require(
-            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "medication"]) as? [[String: Any]]
+            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "medication"])
+                as? [[String: Any]]
         )
         #expect(events.map { $0["completed"] as? Bool } == [false])
         let missing = try run(["complete", "medication", "--at", "2026-11-10T12:00"])
@@ -168,7 +172,9 @@ import Testing
         for (process, errors) in processes {
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            if process.terminationStatus != 0 || !stderr.isEmpty { failures.append("\(process.terminationStatus): \(stderr)") }
+            if process.terminationStatus != 0 || !stderr.isEmpty {
+                failures.append("\(process.terminationStatus): \(stderr)")
+            }
         }
         return failures
     }
@@ -183,7 +189,8 @@ import Testing
         let samples = try #require(try json(["samples", "--type", "heartRate"]) as? [[String: Any]])
         #expect(samples.count == count)
         let events = try #require(
-            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "heart-rate"]) as? [[String: Any]]
+            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "heart-rate"])
+                as? [[String: Any]]
         )
         let values = try #require(events.first?["values"] as? [[String: Any]])
         #expect(values.count == count)

@@ -10,7 +10,11 @@ import Testing
     /// The events of the day 2026-11-10 (Berlin) for one task.
     func day(_ store: CareStore, _ day: Int = 10, task: String = "weigh-in") throws -> [CareEvent] {
         try store.events(
-            matching: EventQuery(from: F.berlinTime(2026, 11, day), to: F.berlinTime(2026, 11, day + 1), taskIDs: [task])
+            matching: EventQuery(
+                from: F.berlinTime(2026, 11, day),
+                to: F.berlinTime(2026, 11, day + 1),
+                taskIDs: [task]
+            )
         ).filter { $0.start >= F.berlinTime(2026, 11, day) }
     }
 
@@ -96,7 +100,10 @@ import Testing
         let fixture = try F()
         try fixture.store.addTask(F.weighIn())
         // Today's reading first, then history downloaded from the scale's memory.
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 20, 7)), recordedAt: F.berlinTime(2026, 11, 20, 7))
+        try fixture.store.recordSample(
+            F.weight(72, at: F.berlinTime(2026, 11, 20, 7)),
+            recordedAt: F.berlinTime(2026, 11, 20, 7)
+        )
         let past = F.weight(73, at: F.berlinTime(2026, 11, 12, 7))
         try fixture.store.recordSample(past, recordedAt: F.berlinTime(2026, 11, 20, 7, 1))
         #expect(try day(fixture.store, 12).first?.outcome?.values.first?.sampleID == past.id)
@@ -168,7 +175,9 @@ import Testing
 
     @Test func targetValuesMakeProgressUntilMet() throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .each, targetValues: [TargetValue(value: 150, unit: .kilogram)]))
+        try fixture.store.addTask(
+            F.weighIn(aggregation: .each, targetValues: [TargetValue(value: 150, unit: .kilogram)])
+        )
         try fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 10, 7), payload: 1))
         let partial = try #require(try day(fixture.store).first)
         #expect(!partial.isCompleted)
@@ -213,7 +222,12 @@ import Testing
         #expect(try fixture.store.recordSample(sample).unmatched == 1)  // before the plan's start (Nov 1)
         let november = try F()
         var task = F.weighIn()
-        task.schedule = .daily(hour: 0, start: WallClockTime(year: 2026, month: 10, day: 1), duration: .allDay, timeZone: .fixed("Europe/Berlin"))
+        task.schedule = .daily(
+            hour: 0,
+            start: WallClockTime(year: 2026, month: 10, day: 1),
+            duration: .allDay,
+            timeZone: .fixed("Europe/Berlin")
+        )
         try november.store.addTask(task)
         try november.store.recordSample(sample)
         let events = try november.store.events(
@@ -246,7 +260,11 @@ import Testing
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
         let query = EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 20))
         let before = try fixture.store.events(matching: query).map(\.id)
-        let reopened = try CareStore(path: fixture.directory.path("care/store.sqlite"), bridgeZone: F.berlin, logger: .quiet)
+        let reopened = try CareStore(
+            path: fixture.directory.path("care/store.sqlite"),
+            bridgeZone: F.berlin,
+            logger: .quiet
+        )
         #expect(try reopened.events(matching: query).map(\.id) == before)
         #expect(before.count == 20)
     }

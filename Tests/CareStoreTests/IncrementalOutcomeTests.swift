@@ -10,7 +10,11 @@ import Testing
 
     func dayOutcome(_ store: CareStore) throws -> [OutcomeValue] {
         let events = try store.events(
-            matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 11), taskIDs: ["weigh-in"])
+            matching: EventQuery(
+                from: F.berlinTime(2026, 11, 10),
+                to: F.berlinTime(2026, 11, 11),
+                taskIDs: ["weigh-in"]
+            )
         ).filter { $0.start >= F.berlinTime(2026, 11, 10) }
         return try #require(events.first?.outcome?.values)
     }
@@ -18,7 +22,11 @@ import Testing
     /// Twelve readings of the day with values whose floating-point sum depends on the order of addition.
     func readings() -> [QuantitySample] {
         (0..<12).map { index in
-            F.weight(70 + Double(index) * 0.1 + (index.isMultiple(of: 3) ? 1e-9 : 0.3), at: F.berlinTime(2026, 11, 10, 6 + index), payload: UInt8(index))
+            F.weight(
+                70 + Double(index) * 0.1 + (index.isMultiple(of: 3) ? 1e-9 : 0.3),
+                at: F.berlinTime(2026, 11, 10, 6 + index),
+                payload: UInt8(index)
+            )
         }
     }
 

@@ -29,7 +29,11 @@ import Testing
         // Completing again changes nothing.
         let again = try fixture.store.complete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 13))
         #expect(again.outcome == event.outcome)
-        let undone = try fixture.store.uncomplete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 12))
+        let undone = try fixture.store.uncomplete(
+            taskID: "medication",
+            occurrence: 9,
+            at: F.berlinTime(2026, 11, 10, 12)
+        )
         #expect(undone.outcome == nil && !undone.isCompleted)
     }
 

@@ -6,13 +6,23 @@ import Testing
 @Suite struct ManualReadingTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test(arguments: ["kg", "lb", "lbs", "°C", "C", "degC", "°F", "F", "degF", "bpm", "/min", "mmHg", "kPa", "%", "mg/dL", "mmol/L", "ms"])
+    @Test(arguments: [
+        "kg", "lb", "lbs", "°C", "C", "degC", "°F", "F", "degF", "bpm", "/min", "mmHg", "kPa", "%", "mg/dL", "mmol/L",
+        "ms",
+    ])
     func acceptsTheSpellingsPeopleType(unit: String) throws {
         #expect(HealthUnit(parsing: unit) != nil)
     }
 
     @Test func convertsToTheCanonicalUnitAndKeepsWhatWasTyped() throws {
-        let sample = try ManualReading.sample(type: .bodyTemperature, value: 98.6, unit: "°F", at: now, note: "oral", receivedAt: now)
+        let sample = try ManualReading.sample(
+            type: .bodyTemperature,
+            value: 98.6,
+            unit: "°F",
+            at: now,
+            note: "oral",
+            receivedAt: now
+        )
         #expect(abs(sample.value - (98.6 - 32) * 5 / 9) < 1e-9)
         #expect(sample.unit == .celsius && sample.transmittedUnit == .fahrenheit && sample.transmittedValue == 98.6)
         #expect(sample.source.kind == .manual && sample.metadata["note"] == "oral")
@@ -37,8 +47,13 @@ import Testing
     }
 
     @Test func acceptsTheEdgesOfThePlausibleRanges() throws {
-        for (type, value, unit) in [(QuantityType.bodyTemperature, 25.0, "C"), (.bodyTemperature, 45, "°C"), (.bodyMass, 0.5, "kg"), (.bodyMass, 650, "kg"), (.heartRate, 20, "bpm"), (.heartRate, 300, "bpm")] {
-            #expect(try ManualReading.sample(type: type, value: value, unit: unit, at: now, receivedAt: now).value == value)
+        for (type, value, unit) in [
+            (QuantityType.bodyTemperature, 25.0, "C"), (.bodyTemperature, 45, "°C"), (.bodyMass, 0.5, "kg"),
+            (.bodyMass, 650, "kg"), (.heartRate, 20, "bpm"), (.heartRate, 300, "bpm"),
+        ] {
+            #expect(
+                try ManualReading.sample(type: type, value: value, unit: unit, at: now, receivedAt: now).value == value
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 import BridgeCore
 import CareStore
-import GATTDecoding
 import Foundation
+import GATTDecoding
 import GRDB
 import Testing
 
@@ -49,7 +49,9 @@ import Testing
     }
 
     @Test func defaultPathFollowsEnvironment() {
-        #expect(StoreLocation.defaultPath(environment: ["CAREBRIDGE_STORE": "/x/y.sqlite", "HOME": "/h"]) == "/x/y.sqlite")
+        #expect(
+            StoreLocation.defaultPath(environment: ["CAREBRIDGE_STORE": "/x/y.sqlite", "HOME": "/h"]) == "/x/y.sqlite"
+        )
         #expect(
             StoreLocation.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/h"])
                 == "/data/carebridge/store.sqlite"

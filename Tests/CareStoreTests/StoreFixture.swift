@@ -32,7 +32,14 @@ struct StoreFixture {
     }
 
     /// An instant given as Berlin wall-clock time.
-    static func berlinTime(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0)
+    static func berlinTime(
+        _ year: Int,
+        _ month: Int,
+        _ day: Int,
+        _ hour: Int = 0,
+        _ minute: Int = 0,
+        _ second: Int = 0
+    )
         -> Date
     {
         WallClockTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second).date(in: berlin)
@@ -85,7 +92,11 @@ struct StoreFixture {
             value: kilograms,
             unit: .kilogram,
             start: date,
-            source: SampleSource(kind: .device, decoder: "weight-measurement", device: DeviceIdentity(address: "C8:47:8C:00:00:01")),
+            source: SampleSource(
+                kind: .device,
+                decoder: "weight-measurement",
+                device: DeviceIdentity(address: "C8:47:8C:00:00:01")
+            ),
             receivedAt: date.addingTimeInterval(5),
             rawPayload: [0x02, payload, UInt8(Int(kilograms) & 0xFF)]
         )

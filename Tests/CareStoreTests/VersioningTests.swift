@@ -36,7 +36,9 @@ import Testing
         var retitled = F.weighIn()
         retitled.title = "Step on the scale"
         let newTask = F.medication()
-        #expect(throws: CareStoreError.self) { try fixture.store.applyPlan(CarePlanDocument(tasks: [newTask, retitled])) }
+        #expect(throws: CareStoreError.self) {
+            try fixture.store.applyPlan(CarePlanDocument(tasks: [newTask, retitled]))
+        }
         #expect(try fixture.store.tasks().map(\.id) == ["weigh-in"])
     }
 
@@ -65,11 +67,15 @@ import Testing
         #expect(after == before)
         // A late sample for a past day goes to the version in force then, under that version's rules.
         try fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 12, 7), payload: 3))
-        let twelfth = try #require(try events(fixture.store, from: 12, to: 13).first { $0.start == F.berlinTime(2026, 11, 12) })
+        let twelfth = try #require(
+            try events(fixture.store, from: 12, to: 13).first { $0.start == F.berlinTime(2026, 11, 12) }
+        )
         #expect(twelfth.key.taskVersion == v1.version && twelfth.outcome?.values.first?.unit == .kilogram)
         // From the effective date on, the new version applies.
         try fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 16, 7), payload: 4))
-        let sixteenth = try #require(try events(fixture.store, from: 16, to: 17).first { $0.start == F.berlinTime(2026, 11, 16) })
+        let sixteenth = try #require(
+            try events(fixture.store, from: 16, to: 17).first { $0.start == F.berlinTime(2026, 11, 16) }
+        )
         #expect(sixteenth.key.taskVersion == v2.version)
         #expect(sixteenth.outcome?.values.first?.unit == .pound)
         // Each version numbers occurrences from its own schedule start; stable ids.

@@ -52,11 +52,13 @@ import Testing
     }
 
     @Test func truncationErrorNamesCharacteristicOffsetAndField() {
-        #expect(throws: GATTDecodingError(
-            context: "Weight Measurement (2A9D)",
-            offset: 3,
-            reason: .insufficientBytes(field: "Date Time", expected: 7, available: 2)
-        )) {
+        #expect(
+            throws: GATTDecodingError(
+                context: "Weight Measurement (2A9D)",
+                offset: 3,
+                reason: .insufficientBytes(field: "Date Time", expected: 7, available: 2)
+            )
+        ) {
             try WeightMeasurement.decode([0x02, 0x10, 0x27, 0xE8, 0x07])
         }
     }
