@@ -47,10 +47,13 @@ let storeIngestBenchmark = Benchmark(
         try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0
     }
 
-    // Plain SQLite: the same `sample` table (DDL copied from the store), the same rows and batches, one
-    // prepared INSERT per row, no auto-completion.
+    // Plain SQLite: the same `sample` table (DDL copied from the store, without the outbox trigger), the same
+    // rows and batches, one prepared INSERT per row, no auto-completion.
     let ddl = try store.databaseWriter.read { db in
-        try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sample' AND sql IS NOT NULL")
+        try String.fetchAll(
+            db,
+            sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sample' AND type != 'trigger' AND sql IS NOT NULL"
+        )
     }
     var configuration = Configuration()
     configuration.prepareDatabase { db in
