@@ -71,7 +71,7 @@ public enum Timestamp {
     }
 
     /// Days since 1970-01-01 → proleptic Gregorian (year, month, day).
-    static func civil(fromDays days: Int64) -> (Int, Int, Int) {
+    public static func civil(fromDays days: Int64) -> (Int, Int, Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -212,7 +212,7 @@ public enum Timestamp {
 
 extension Timestamp {
     /// Days from 1970-01-01 to a proleptic Gregorian date.
-    static func days(year: Int, month: Int, day: Int) -> Int64 {
+    public static func days(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
