@@ -34,17 +34,7 @@ struct PlanApply: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        guard let data = FileManager.default.contents(atPath: file) else {
-            Output.error("cannot read plan file \(file)")
-            throw ExitCode(StoreExit.noInput)
-        }
-        let plan: CarePlanDocument
-        do {
-            plan = try CarePlanDocument.parse(data, path: file, bridgeZone: zone)
-        } catch {
-            Output.error("\(error.description) (nothing applied)")
-            throw ExitCode(StoreExit.invalidData)
-        }
+        let plan = try PlanFile.load(file, zone: zone, consequence: "nothing applied")
         let store = try storeOptions.open(zone: zone)
         let report: PlanApplyReport
         do {

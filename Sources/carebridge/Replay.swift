@@ -113,19 +113,7 @@ struct Replay: AsyncParsableCommand {
             }
         }
 
-        var document: CarePlanDocument?
-        if let plan {
-            guard let data = FileManager.default.contents(atPath: plan) else {
-                Output.error("cannot read plan file \(plan)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            do {
-                document = try CarePlanDocument.parse(data, path: plan, bridgeZone: zone)
-            } catch {
-                Output.error("\(error.description) (nothing written)")
-                throw ExitCode(StoreExit.invalidData)
-            }
-        }
+        let document = try plan.map { try PlanFile.load($0, zone: zone) }
         let store = try storeOptions.open(zone: zone)
         if let document {
             do {

@@ -97,19 +97,7 @@ struct Run: AsyncParsableCommand {
         let logger = base
         let catalog = bluez.catalog()
 
-        var document: CarePlanDocument?
-        if let plan {
-            guard let data = FileManager.default.contents(atPath: plan) else {
-                Output.error("cannot read plan file \(plan)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            do {
-                document = try CarePlanDocument.parse(data, path: plan, bridgeZone: zone)
-            } catch {
-                Output.error("\(error.description) (nothing written)")
-                throw ExitCode(StoreExit.invalidData)
-            }
-        }
+        let document = try plan.map { try PlanFile.load($0, zone: zone) }
         let store = try storeOptions.open(zone: zone)
         if let document {
             do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
