@@ -62,7 +62,8 @@ public indirect enum JSONValue: Sendable, Equatable {
         out += "\n" + String(repeating: "  ", count: depth)
     }
 
-    private static func writeString(_ value: String, into out: inout String) {
+    /// Appends `value` as a quoted JSON string literal, escaping quotes, backslashes and control characters.
+    public static func writeString(_ value: String, into out: inout String) {
         out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
