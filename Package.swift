@@ -171,7 +171,7 @@ let package = Package(
                 "CareStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Golden"]
+            exclude: ["Golden", "Fixtures"]
         ),
         .testTarget(
             name: "CareStoreTests",
