@@ -137,8 +137,8 @@ public struct QuantitySample: Sendable, Hashable {
         }
     }
 
-    /// A stable UUID derived from the idempotency key (SHA-256, name-based layout).
-    public var id: UUID { SHA256.uuid(for: idempotencyKey) }
+    /// A stable UUID derived from the idempotency key: its time, then SHA-256 bits (layout: ``SampleID``).
+    public var id: UUID { SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds) }
 }
 
 /// Immutable provenance shared by every sample decoded from one payload.

@@ -57,7 +57,7 @@ extension CareStore {
             let inserter = try SampleInserter(db: db)
             let recordedSeconds = recordedAt.timeIntervalSince1970
             for sample in samples {
-                let id = SHA256.uuid(for: sample.idempotencyKey)
+                let id = sample.id
                 guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds) else {
                     report.duplicates += 1
                     continue

@@ -96,6 +96,7 @@ enum Schema {
             )
         }
         OutboxSchema.register(in: &migrator)
+        SampleIDSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -126,7 +126,7 @@ import Testing
 
 @Suite struct OutboxMigrationTests {
     /// Turns a store file back into one that only has `v1`: the outbox migration's objects and its entry in
-    /// GRDB's migration table removed. (Built at test time from the current `v1` rather than checked in: `v1`'s
+    /// GRDB's migration table removed (and the id migration's entry: its ids are already time-ordered). (Built at test time from the current `v1` rather than checked in: `v1`'s
     /// sample layout may still change before the first release.)
     static func makeV1Store(at path: String, samples: [QuantitySample]) throws {
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
@@ -137,7 +137,7 @@ import Testing
                     DROP TRIGGER outboxEntry_onSampleInsert;
                     DROP TABLE outboxEntry;
                     DROP TABLE outboxChannel;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v2-outbox';
+                    DELETE FROM grdb_migrations WHERE identifier IN ('v2-outbox', 'v3-time-ordered-sample-ids');
                     """
             )
         }
@@ -153,7 +153,7 @@ import Testing
         try v1.close()
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations() == ["v1", "v2-outbox"])
+        #expect(try store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids"])
         #expect(try store.sampleCount() == old.count)
         #expect(try old.allSatisfy { try store.sample(id: $0.id)?.sample == $0 })
         #expect(try store.outboxCount() == 0)
