@@ -9,6 +9,10 @@ public enum PipelineRunner {
     ///
     /// Device clocks are read in the recording's zone when its header names one, else in
     /// `configuration.timeZone`.
+    ///
+    /// Writing a batch overlaps with reading and decoding the next one: at most one batch is being written while
+    /// the next fills (so memory stays bounded by two batches), and batches reach the sink one at a time, in
+    /// order. A failed write stops the replay at the next batch boundary (or at the end) with the sink's error.
     /// - Parameters:
     ///   - batchSize: samples per ``SampleSink/write(_:)`` call.
     ///   - progress: called with the current line number every few thousand events.
@@ -27,26 +31,33 @@ public enum PipelineRunner {
         var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
         var batch = Batch(sink: sink, size: batchSize)
         var issues: [PipelineIssue] = []
-        for try await item in transport.items() {
-            switch item {
-            case .problem(let problem):
-                batch.report.badEvents.append(
-                    IngestProblem(location: problem.location, device: nil, message: problem.message)
-                )
-            case .event(let event, let location):
-                batch.report.events += 1
-                pipeline.ingest(event, samples: &batch.samples, issues: &issues)
-                if !issues.isEmpty {
-                    batch.record(issues, location: location)
-                    issues.removeAll(keepingCapacity: true)
+        do {
+            for try await item in transport.items() {
+                switch item {
+                case .problem(let problem):
+                    batch.report.badEvents.append(
+                        IngestProblem(location: problem.location, device: nil, message: problem.message)
+                    )
+                case .event(let event, let location):
+                    batch.report.events += 1
+                    pipeline.ingest(event, samples: &batch.samples, issues: &issues)
+                    if !issues.isEmpty {
+                        batch.record(issues, location: location)
+                        issues.removeAll(keepingCapacity: true)
+                    }
+                    if batch.samples.count >= batchSize { try await batch.flushOverlapping() }
+                    if let progress, batch.report.events % 2048 == 0 { progress(location.line) }
                 }
-                if batch.samples.count >= batchSize { try await batch.flush() }
-                if let progress, batch.report.events % 2048 == 0 { progress(location.line) }
             }
+            pipeline.finish(samples: &batch.samples, issues: &issues)
+            batch.record(issues, location: nil)
+            try await batch.flushOverlapping()
+            try await batch.finishWriting()
+        } catch {
+            // No write outlives the call, also when reading failed.
+            try? await batch.finishWriting()
+            throw error
         }
-        pipeline.finish(samples: &batch.samples, issues: &issues)
-        batch.record(issues, location: nil)
-        try await batch.flush()
         batch.report.devices = pipeline.deviceSummaries
         return batch.report
     }
@@ -84,6 +95,8 @@ public enum PipelineRunner {
         let size: Int
         var samples: [QuantitySample] = []
         var report = PipelineReport()
+        /// The batch being written while the next one fills (``flushOverlapping()``).
+        var writing: Task<Void, any Error>?
 
         init(sink: any SampleSink, size: Int) {
             self.sink = sink
@@ -106,6 +119,25 @@ public enum PipelineRunner {
             for sample in samples { report.samplesByType[sample.type, default: 0] += 1 }
             try await sink.write(samples)
             samples.removeAll(keepingCapacity: true)
+        }
+
+        /// Hands the batch to the sink without waiting for it to be written; first waits for the previous batch.
+        mutating func flushOverlapping() async throws {
+            guard !samples.isEmpty else { return }
+            for sample in samples { report.samplesByType[sample.type, default: 0] += 1 }
+            try await finishWriting()
+            let full = samples
+            let sink = self.sink
+            writing = Task { try await sink.write(full) }
+            samples = []
+            samples.reserveCapacity(size + 64)
+        }
+
+        /// Waits for the batch being written, if any; rethrows its error.
+        mutating func finishWriting() async throws {
+            guard let writing else { return }
+            self.writing = nil
+            try await writing.value
         }
     }
 }

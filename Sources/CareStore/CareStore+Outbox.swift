@@ -22,6 +22,7 @@ extension CareStore {
                 sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, date.timeIntervalSince1970]
             )
+            try OutboxSchema.updateTrigger(db)
         }
     }
 
@@ -32,7 +33,9 @@ extension CareStore {
         try write { db in
             try db.execute(sql: "DELETE FROM outboxChannel WHERE name = ?", arguments: [channel])
             try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
-            return db.changesCount
+            let dropped = db.changesCount
+            try OutboxSchema.updateTrigger(db)
+            return dropped
         }
     }
 

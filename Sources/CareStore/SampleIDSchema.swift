@@ -13,7 +13,8 @@ import GRDB
 /// `outcomeValue.sampleID` (lowercase text) and `outboxEntry.sampleID` (16 bytes, or text in the same form).
 ///
 /// The same migration makes `sample.deviceID`'s foreign key deferred (see below), which needs the table rebuilt;
-/// the outbox trigger of `"v2-outbox"` is recreated unchanged on the rebuilt table.
+/// the outbox trigger of `"v2-outbox"` is recreated unchanged on the rebuilt table if an outbox channel is
+/// enabled, and from now on exists only while one is (``OutboxSchema/createTriggerSQL``).
 enum SampleIDSchema {
     static let migrationName = "v3-time-ordered-sample-ids"
 
@@ -88,11 +89,6 @@ enum SampleIDSchema {
                     DROP TABLE sample;
                     ALTER TABLE sampleRebuilt RENAME TO sample;
                     CREATE INDEX sample_on_type_start ON sample(type, start);
-                    CREATE TRIGGER outboxEntry_onSampleInsert AFTER INSERT ON sample
-                    BEGIN
-                        INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                        SELECT name, NEW.id, NEW.recordedAt FROM outboxChannel;
-                    END;
 
                     UPDATE outcomeValue SET sampleID = change.newText FROM sampleIDChange AS change
                         WHERE outcomeValue.sampleID = change.oldText;
@@ -103,6 +99,8 @@ enum SampleIDSchema {
                     DROP TABLE sampleIDChange;
                     """
             )
+            // The outbox trigger went with the old table; it comes back only if a channel is enabled.
+            try OutboxSchema.updateTrigger(db)
         }
     }
 }

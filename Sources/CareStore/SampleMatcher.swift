@@ -38,22 +38,41 @@ struct SampleMatcher {
 
     let zone: TimeZone
     let versions: TaskVersions
+    /// `versions.linkedByType`, boxed (see ``LinkedVersion``).
+    private let linked: [QuantityType: [LinkedVersion]]
+    /// The candidates of the last type looked up: runs of samples share a type.
+    private var lastLinked: (QuantityType, [LinkedVersion])?
     private(set) var touched: [TouchKey: Touch] = [:]
     private var eventCache = EventCache()
 
     init(db: Database, bridgeZone: TimeZone) throws {
-        zone = bridgeZone
-        versions = try TaskVersions.load(db)
+        self.init(versions: try TaskVersions.load(db), bridgeZone: bridgeZone)
     }
 
     init(versions: TaskVersions, bridgeZone: TimeZone) {
         zone = bridgeZone
         self.versions = versions
+        var count = 0
+        linked = versions.linkedByType.mapValues { list in
+            list.compactMap { version in
+                guard let linkage = version.task.linkage else { return nil }
+                defer { count += 1 }
+                return LinkedVersion(version, linkage: linkage, index: count)
+            }
+        }
+        eventCache = EventCache(versions: count)
+    }
+
+    private mutating func candidates(_ type: QuantityType) -> [LinkedVersion]? {
+        if let lastLinked, lastLinked.0 == type { return lastLinked.1 }
+        let found = linked[type]
+        lastLinked = (type, found ?? [])
+        return found
     }
 
     /// Whether a sample of `type` taken at `instant` falls into some linked event.
     mutating func matches(type: QuantityType, at instant: Date) -> Bool {
-        for version in versions.linkedByType[type] ?? [] where version.governs(instant) {
+        for version in candidates(type) ?? [] where version.governs(instant) {
             if eventCache.events(of: version, around: instant, zone: zone).contains(where: { $0.contains(instant) }) {
                 return true
             }
@@ -64,22 +83,21 @@ struct SampleMatcher {
     /// Notes the events a sample falls into.
     /// - Returns: whether it fell into any.
     mutating func add(_ sample: QuantitySample, id: UUID, recordedAt: Date, forceFullDerivation: Bool = false) -> Bool {
-        guard let candidates = versions.linkedByType[sample.type] else { return false }
+        guard let candidates = candidates(sample.type), !candidates.isEmpty else { return false }
         let instant = sample.start
         var matched = false
         let sampleID = SampleKey(id)
-        for version in candidates where version.governs(instant) {
-            guard let linkage = version.task.linkage,
-                let value = sample.unit.convert(sample.value, to: linkage.unit)
-            else { continue }
-            for event in eventCache.events(of: version, around: instant, zone: zone) where event.contains(instant) {
+        for linked in candidates where linked.governs(instant) {
+            let linkage = linked.linkage
+            guard let value = sample.unit.convert(sample.value, to: linkage.unit) else { continue }
+            for event in eventCache.events(of: linked, around: instant, zone: zone) where event.contains(instant) {
                 matched = true
-                let key = TouchKey(version: version.uuid, occurrence: event.occurrence)
+                let key = TouchKey(version: linked.uuid, occurrence: event.occurrence)
                 if forceFullDerivation {
-                    touched[key, default: Touch(version: version, event: event)].full = true
+                    touched[key, default: Touch(version: linked.version, event: event)].full = true
                 } else {
                     // In place: copying the touch out and back would copy its contributions every time.
-                    touched[key, default: Touch(version: version, event: event)].contributions.append(
+                    touched[key, default: Touch(version: linked.version, event: event)].contributions.append(
                         Contribution(sampleID: sampleID, value: value, measuredAt: instant, recordedAt: recordedAt)
                     )
                 }
@@ -263,6 +281,32 @@ struct SampleMatcher {
     }
 }
 
+/// A linked task version as the matcher uses it, boxed: the matcher looks at every candidate version once per
+/// sample, and copying the `TaskVersion` struct (record, task, schedule) retained each of its fields every time.
+final class LinkedVersion: Sendable {
+    let version: TaskVersion
+    let linkage: SampleLinkage
+    let uuid: UUID
+    let effective: Date
+    let until: Date?
+    /// Position among the matcher's linked versions (its slot in ``EventCache``).
+    let index: Int
+
+    init(_ version: TaskVersion, linkage: SampleLinkage, index: Int) {
+        self.version = version
+        self.linkage = linkage
+        self.uuid = version.uuid
+        self.effective = version.effective
+        self.until = version.until
+        self.index = index
+    }
+
+    /// ``TaskVersion/governs(_:)``.
+    func governs(_ instant: Date) -> Bool {
+        instant >= effective && (until.map { instant < $0 } ?? true)
+    }
+}
+
 /// Events of linked versions, computed one UTC day at a time and reused for every sample of that day, so a
 /// batch asks the schedule engine (and the zone database) once per task and day instead of once per sample.
 struct EventCache {
@@ -272,15 +316,23 @@ struct EventCache {
         var chunk: Int64
     }
     private var entries: [Key: [ScheduledEvent]] = [:]
-    private var last: (Key, [ScheduledEvent])?
+    /// The last day looked up for each linked version (samples of several types interleave).
+    private var lastByVersion: [(chunk: Int64, events: [ScheduledEvent])?]
+
+    init(versions: Int = 0) {
+        lastByVersion = Array(repeating: nil, count: versions)
+    }
 
     /// The events of `version` overlapping the UTC day of `instant` (callers keep those containing it).
-    mutating func events(of version: TaskVersion, around instant: Date, zone: TimeZone) -> [ScheduledEvent] {
+    mutating func events(of linked: LinkedVersion, around instant: Date, zone: TimeZone) -> [ScheduledEvent] {
         let seconds = instant.timeIntervalSince1970
         let chunk = Int64((seconds / Self.chunk).rounded(.down))
+        if linked.index < lastByVersion.count, let last = lastByVersion[linked.index], last.chunk == chunk {
+            return last.events
+        }
+        let version = linked.version
         let key = Key(version: version.uuid, chunk: chunk)
         let overlapping: [ScheduledEvent]
-        if let last, last.0 == key { return last.1 }
         if let cached = entries[key] {
             overlapping = cached
         } else {
@@ -293,7 +345,7 @@ struct EventCache {
             )
             entries[key] = overlapping
         }
-        last = (key, overlapping)
+        if linked.index < lastByVersion.count { lastByVersion[linked.index] = (chunk, overlapping) }
         return overlapping
     }
 }

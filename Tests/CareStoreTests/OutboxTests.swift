@@ -134,7 +134,7 @@ import Testing
         try store.databaseWriter.write { db in
             try db.execute(
                 sql: """
-                    DROP TRIGGER outboxEntry_onSampleInsert;
+                    DROP TRIGGER IF EXISTS outboxEntry_onSampleInsert;
                     DROP TABLE outboxEntry;
                     DROP TABLE outboxChannel;
                     DELETE FROM grdb_migrations WHERE identifier IN ('v2-outbox', 'v3-time-ordered-sample-ids');
