@@ -169,6 +169,7 @@ let package = Package(
             dependencies: [
                 "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan",
                 "CareStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Golden", "Fixtures"]

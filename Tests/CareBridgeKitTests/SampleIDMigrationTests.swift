@@ -1,0 +1,240 @@
+import BridgeCore
+import CareBridgeKit
+import CareStore
+import DeviceProfiles
+import Foundation
+import GRDB
+import Logging
+import SessionReplay
+import Testing
+
+/// The `v3-time-ordered-sample-ids` migration on a store file an older CareBridge wrote
+/// (`Fixtures/store-v2-outbox.sqlite`, see `Fixtures/README.md`): ids are rewritten everywhere, and replaying the
+/// same sessions into the migrated store adds nothing.
+@Suite struct SampleIDMigrationTests {
+    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    static var fixtures: URL { PackageFixtures.root.appendingPathComponent("Tests/CareBridgeKitTests/Fixtures") }
+
+    /// What the old file holds, read with plain SQL before CareBridge opens (and migrates) it.
+    struct Snapshot {
+        /// Sample id by rowid (the rebuilt table keeps rowids).
+        var ids: [Int64: UUID] = [:]
+        var deleted: Set<Int64> = []
+        /// Outcome values: (task, occurrence, position) → (value, sample id text).
+        var values: [String: (Double, String?)] = [:]
+        /// Outbox entries: sequence → sample id.
+        var outbox: [Int64: UUID] = [:]
+        var migrations: [String] = []
+
+        init(_ db: Database) throws {
+            for row in try Row.fetchAll(db, sql: "SELECT rowid, id, deletedDate FROM sample") {
+                let rowid: Int64 = row[0]
+                ids[rowid] = try Self.sampleID(row[1])
+                if (row[2] as Double?) != nil { deleted.insert(rowid) }
+            }
+            let valueRows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.taskID, o.occurrence, v.position, v.value, v.sampleID
+                    FROM outcomeValue v JOIN outcome o ON o.id = v.outcomeID
+                    """
+            )
+            for row in valueRows {
+                values["\(row[0] as String)/\(row[1] as Int)/\(row[2] as Int)"] = (row[3], row[4])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT sequence, sampleID FROM outboxEntry") {
+                outbox[row[0]] = try Self.sampleID(row[1])
+            }
+            migrations = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        }
+
+        struct NotASampleID: Error { var value: DatabaseValue }
+
+        /// A stored sample id (16 bytes).
+        static func sampleID(_ value: DatabaseValue) throws -> UUID {
+            guard case .blob(let data) = value.storage, data.count == 16 else { throw NotASampleID(value: value) }
+            let b = [UInt8](data)
+            return UUID(
+                uuid: (
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+                )
+            )
+        }
+    }
+
+    /// A copy of the fixture in a fresh directory (0700, file 0600, as CareBridge makes them).
+    static func copyFixture() throws -> (directory: URL, path: String) {
+        let directory = try PackageFixtures.temporaryDirectory()
+        let care = directory.appendingPathComponent("care")
+        try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)
+        let path = care.appendingPathComponent("store.sqlite").path
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("store-v2-outbox.sqlite").path, toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return (directory, path)
+    }
+
+    /// The recordings the fixture was made from (the heart-rate strap cut to its first 70 lines, as then).
+    static func recordings(in directory: URL) throws -> [String] {
+        var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") }
+            .map { PackageFixtures.recordings.appendingPathComponent($0).path }
+        let strap = try String(
+            contentsOf: PackageFixtures.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
+            encoding: .utf8
+        )
+        let firstMinute = directory.appendingPathComponent("heart-rate-first-minute.jsonl")
+        let lines = strap.split(separator: "\n", omittingEmptySubsequences: false).prefix(70)
+        try (lines.joined(separator: "\n") + "\n").write(to: firstMinute, atomically: true, encoding: .utf8)
+        paths.append(firstMinute.path)
+        return paths
+    }
+
+    @Test func oldStoreGetsTimeOrderedIdsEverywhereAndKeepsItsContent() throws {
+        let (directory, path) = try Self.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let old = try DatabaseQueue(path: path).read { db in try Snapshot(db) }
+        #expect(old.migrations == ["v1", "v2-outbox"])
+        #expect(old.ids.count == 204)
+        #expect(old.deleted.count == 1)
+        #expect(old.values.count == 84)
+        #expect(old.outbox.count == 204)
+
+        let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
+        #expect(try store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids"])
+        let new = try store.databaseWriter.read { db in try Snapshot(db) }
+
+        // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample.
+        #expect(Set(new.ids.keys) == Set(old.ids.keys))
+        #expect(new.deleted == old.deleted)
+        var renamed: [String: String] = [:]
+        for (rowid, oldID) in old.ids {
+            let newID = try #require(new.ids[rowid])
+            let stored = try #require(try store.sample(id: newID))
+            #expect(stored.sample.id == newID)
+            #expect(stored.sample.legacyID == oldID)
+            #expect(newID != oldID)
+            let prefix = withUnsafeBytes(of: newID.uuid) { Array($0.prefix(6)) }
+            #expect(prefix.reduce(Int64(0)) { $0 << 8 | Int64($1) } == stored.sample.idMilliseconds)
+            renamed[oldID.uuidString.lowercased()] = newID.uuidString.lowercased()
+        }
+        #expect(try store.sample(id: try #require(old.ids.values.first)) == nil)
+
+        // Outcome values: same values in the same places, naming the same samples by their new ids.
+        #expect(Set(new.values.keys) == Set(old.values.keys))
+        for (key, (value, sampleID)) in old.values {
+            let migrated = try #require(new.values[key])
+            #expect(migrated.0 == value)
+            #expect(migrated.1 == sampleID.flatMap { renamed[$0] })
+            #expect(migrated.1 != nil || sampleID == nil)
+        }
+
+        // Outbox: the same entries, each still finding its sample.
+        #expect(Set(new.outbox.keys) == Set(old.outbox.keys))
+        for (sequence, oldID) in old.outbox {
+            #expect(new.outbox[sequence]?.uuidString.lowercased() == renamed[oldID.uuidString.lowercased()])
+        }
+        let pending = try store.pendingOutbox(limit: 1000)
+        #expect(pending.count == 204)
+        #expect(pending.allSatisfy { $0.sample != nil && $0.sample?.id == $0.sampleID })
+
+        // Events read back with the new ids.
+        let events = try store.events(
+            matching: EventQuery(from: Date(timeIntervalSince1970: 1_793_487_600), to: Date(timeIntervalSince1970: 1_796_079_600))
+        )
+        let eventSampleIDs = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
+        #expect(eventSampleIDs.count == 84)
+        #expect(try eventSampleIDs.allSatisfy { try store.sample(id: $0) != nil })
+    }
+
+    @Test func replayingTheOldSessionsIntoTheMigratedStoreAddsNothing() async throws {
+        let (directory, path) = try Self.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
+        let before = try await store.databaseWriter.read { db in try Snapshot(db) }
+        let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+        var samples = 0
+        for recording in try Self.recordings(in: directory) {
+            let sink = CareStoreSink(store: store, recordedAt: Date(timeIntervalSince1970: 1_795_400_000))
+            let report = try await PipelineRunner.replay(
+                try ReplayTransport(path: recording, logger: Self.logger),
+                catalog: catalog,
+                configuration: PipelineConfiguration(timeZone: Self.zone),
+                sink: sink,
+                logger: Self.logger
+            )
+            samples += report.samples
+            #expect(await sink.inserted == 0, "\(recording)")
+            #expect(await sink.duplicates == report.samples, "\(recording)")
+        }
+        #expect(samples == 202)  // every stored device sample, the deleted one included
+        let manual = [
+            try ManualReading.sample(
+                type: .bodyMass,
+                value: 72.4,
+                unit: "kg",
+                at: try Timestamp.parse("2026-11-19T07:30:00", in: Self.zone),
+                receivedAt: Date()
+            ),
+            try ManualReading.sample(
+                type: .bodyTemperature,
+                value: 98.6,
+                unit: "°F",
+                at: try Timestamp.parse("2026-11-19T21:00:00", in: Self.zone),
+                note: "after waking",
+                receivedAt: Date()
+            ),
+        ]
+        let report = try store.recordSamples(manual)
+        #expect(report.inserted == 0)
+        #expect(report.duplicates == 2)
+
+        let after = try await store.databaseWriter.read { db in try Snapshot(db) }
+        #expect(after.ids == before.ids)
+        #expect(after.deleted == before.deleted)
+        #expect(after.outbox == before.outbox)
+        #expect(after.values.count == before.values.count)
+        for (key, value) in after.values {
+            let earlier = try #require(before.values[key])
+            #expect(earlier.0 == value.0 && earlier.1 == value.1)
+        }
+    }
+
+    @Test func samplesStoredAfterTheMigrationStillReachTheOutbox() throws {
+        let (directory, path) = try Self.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
+        let sample = try ManualReading.sample(
+            type: .bodyMass,
+            value: 71.9,
+            unit: "kg",
+            at: try Timestamp.parse("2026-11-21T07:30:00", in: Self.zone),
+            receivedAt: Date()
+        )
+        #expect(try store.recordSample(sample).inserted == 1)
+        let pending = try store.pendingOutbox(limit: 1000)
+        #expect(pending.count == 205)
+        #expect(pending.last?.sampleID == sample.id)
+        // Disabling the last channel removes the trigger; enabling it again brings it back.
+        try store.disableOutbox()
+        let later = try ManualReading.sample(
+            type: .bodyMass,
+            value: 71.8,
+            unit: "kg",
+            at: try Timestamp.parse("2026-11-22T07:30:00", in: Self.zone),
+            receivedAt: Date()
+        )
+        try store.recordSample(later)
+        #expect(try store.outboxCount() == 0)
+        try store.enableOutbox()
+        let latest = try ManualReading.sample(
+            type: .bodyMass,
+            value: 71.7,
+            unit: "kg",
+            at: try Timestamp.parse("2026-11-23T07:30:00", in: Self.zone),
+            receivedAt: Date()
+        )
+        try store.recordSample(latest)
+        #expect(try store.pendingOutbox(limit: 10).map(\.sampleID) == [latest.id])
+    }
+}
