@@ -87,7 +87,7 @@ let storeIngestBenchmark = Benchmark(
                         """
                 )
                 for sample in samples[index..<end] {
-                    let id = SHA256.uuid(for: sample.idempotencyKey)
+                    let id = sample.id
                     let values: [(any DatabaseValueConvertible)?] = [
                         withUnsafeBytes(of: id.uuid) { Data($0) }.databaseValue,
                         sample.type.rawValue.databaseValue, sample.value.databaseValue,
@@ -113,7 +113,7 @@ let storeIngestBenchmark = Benchmark(
     let prepareTime = measure {
         for sample in samples {
             let key = sample.idempotencyKey
-            let id = SHA256.uuid(for: key)
+            let id = SampleID.uuid(key: key, milliseconds: sample.idMilliseconds)
             checksum &+= key.utf8.count &+ Int(id.uuid.0)
         }
     }
