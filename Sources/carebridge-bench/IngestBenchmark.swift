@@ -59,7 +59,7 @@ let storeIngestBenchmark = Benchmark(
     configuration.prepareDatabase { db in
         // The store's own settings, so only the work differs.
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        try db.execute(sql: "PRAGMA cache_size = -32768")
+        try db.execute(sql: "PRAGMA cache_size = -8192")
     }
     let plain = try DatabasePool(
         path: directory.appendingPathComponent("plain.sqlite").path,

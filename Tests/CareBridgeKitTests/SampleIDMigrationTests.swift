@@ -70,7 +70,10 @@ import Testing
         try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)
         let path = care.appendingPathComponent("store.sqlite").path
-        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("store-v2-outbox.sqlite").path, toPath: path)
+        try FileManager.default.copyItem(
+            atPath: fixtures.appendingPathComponent("store-v2-outbox.sqlite").path,
+            toPath: path
+        )
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return (directory, path)
     }
@@ -140,7 +143,10 @@ import Testing
 
         // Events read back with the new ids.
         let events = try store.events(
-            matching: EventQuery(from: Date(timeIntervalSince1970: 1_793_487_600), to: Date(timeIntervalSince1970: 1_796_079_600))
+            matching: EventQuery(
+                from: Date(timeIntervalSince1970: 1_793_487_600),
+                to: Date(timeIntervalSince1970: 1_796_079_600)
+            )
         )
         let eventSampleIDs = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
         #expect(eventSampleIDs.count == 84)
