@@ -22,7 +22,7 @@ public enum PipelineRunner {
         catalog: DeviceCatalog,
         configuration: PipelineConfiguration,
         sink: any SampleSink,
-        batchSize: Int = 32_768,
+        batchSize: Int = 16_384,
         logger: Logger,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> PipelineReport where C.Duration == Duration {
