@@ -38,8 +38,10 @@ enum SampleIDSchema {
                 db,
                 sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from)"
             )
+            var cache = SampleRecord.DecodingCache()
             while let record = try records.next() {
-                guard let sample = try? record.storedSample().sample, sample.legacyID == record.id else { continue }
+                guard let sample = try? record.storedSample(cache: &cache).sample, sample.legacyID == record.id
+                else { continue }
                 let new = sample.id
                 guard new != record.id else { continue }
                 insert.setUncheckedArguments([

@@ -162,16 +162,40 @@ extension SampleRecord {
 
     /// The stored sample, rebuilt exactly (its id and idempotency key come out the same).
     func storedSample() throws(CareStoreError) -> StoredSample {
+        var cache = DecodingCache()
+        return try storedSample(cache: &cache)
+    }
+
+    /// Decoded device identities and metadata by their JSON text, for rebuilding many rows.
+    struct DecodingCache {
+        var devices: [String: DeviceIdentity] = [:]
+        var metadata: [String: [String: String]] = [:]
+    }
+
+    /// ``storedSample()`` for many rows: each distinct device or metadata JSON text is decoded once.
+    func storedSample(cache: inout DecodingCache) throws(CareStoreError) -> StoredSample {
         guard let type = QuantityType(rawValue: type), let kind = SampleSource.Kind(rawValue: sourceKind) else {
             throw CareStoreError(.corruptRow, "sample \(id): unknown type '\(type)' or source '\(sourceKind)'")
         }
         var deviceIdentity: DeviceIdentity?
         if let device {
-            deviceIdentity = try? JSONDecoder().decode(DeviceIdentity.self, from: Data(device.utf8))
+            if let known = cache.devices[device] {
+                deviceIdentity = known
+            } else {
+                deviceIdentity = try? JSONDecoder().decode(DeviceIdentity.self, from: Data(device.utf8))
+                if let deviceIdentity { cache.devices[device] = deviceIdentity }
+            }
         }
         var meta: [String: String] = [:]
         if let metadata {
-            meta = (try? JSONDecoder().decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
+            if let known = cache.metadata[metadata] {
+                meta = known
+            } else {
+                meta = (try? JSONDecoder().decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
+                // Bounded: free-text notes make many distinct values.
+                if cache.metadata.count >= 1024 { cache.metadata.removeAll(keepingCapacity: true) }
+                cache.metadata[metadata] = meta
+            }
         }
         let bytes = payload
         let sample = QuantitySample(
