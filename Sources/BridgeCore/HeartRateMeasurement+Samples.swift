@@ -6,13 +6,11 @@ extension HeartRateMeasurement: SampleProducing {
     /// their ids differ. Sensor contact and energy expended (kJ) go into the metadata of every sample.
     ///
     /// A heart rate of 0 (sent while the sensor warms up) yields no heartRate sample.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
+    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
         // Shared by every sample of the payload; without Energy Expended (most notifications) it is a
         // prebuilt constant, so the hot path builds no dictionary.
         var metadata = Self.contactMetadata(sensorContact)
         if let energyExpended { metadata["energyExpendedKJ"] = String(energyExpended) }
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(1 + rrIntervals.count)
         if heartRate != 0,
             let sample = context.sample(.heartRate, value: Double(heartRate), unit: .perMinute, metadata: metadata)
         {
@@ -29,7 +27,6 @@ extension HeartRateMeasurement: SampleProducing {
                 samples.append(sample)
             }
         }
-        return samples
     }
 
     private static let notSupportedMetadata = ["sensorContact": SensorContact.notSupported.rawValue]

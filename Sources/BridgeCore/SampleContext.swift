@@ -70,5 +70,18 @@ public struct SampleContext: Sendable {
 /// Special values, "measurement unsuccessful", intermediate readings and status-flagged readings produce
 /// no sample for that quantity; the fields still show them.
 public protocol SampleProducing: GATTPayload {
-    func samples(in context: SampleContext) -> [QuantitySample]
+    /// Appends this payload's samples to `samples`, leaving what is already there untouched.
+    ///
+    /// The form for hot paths: a caller that reuses one buffer (`removeAll(keepingCapacity: true)`) or
+    /// appends straight into its batch makes no array per payload.
+    func appendSamples(in context: SampleContext, to samples: inout [QuantitySample])
+}
+
+extension SampleProducing {
+    /// This payload's samples, in a new array.
+    public func samples(in context: SampleContext) -> [QuantitySample] {
+        var samples: [QuantitySample] = []
+        appendSamples(in: context, to: &samples)
+        return samples
+    }
 }

@@ -4,8 +4,8 @@ extension TemperatureMeasurement: SampleProducing {
     /// One bodyTemperature sample in °C (converted from °F when sent so), none for a special value (NaN,
     /// NRes, ±INF, reserved). The measurement site, when the payload names it, goes into
     /// `metadata["temperatureType"]`.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        guard let value = temperature.doubleValue else { return [] }
+    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+        guard let value = temperature.doubleValue else { return }
         var metadata: [String: String] = [:]
         if let temperatureType { metadata["temperatureType"] = temperatureType.description }
         guard
@@ -16,7 +16,7 @@ extension TemperatureMeasurement: SampleProducing {
                 deviceTime: timeStamp,
                 metadata: metadata
             )
-        else { return [] }
-        return [sample]
+        else { return }
+        samples.append(sample)
     }
 }

@@ -2,11 +2,8 @@ public import GATTDecoding
 
 extension WeightMeasurement: SampleProducing {
     /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        var metadata: [String: String] = [:]
-        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(3)
+    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+        let metadata = UserMetadata.metadata(for: userID)
         let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         if let weight,
@@ -47,6 +44,5 @@ extension WeightMeasurement: SampleProducing {
                 samples.append(sample)
             }
         }
-        return samples
     }
 }
