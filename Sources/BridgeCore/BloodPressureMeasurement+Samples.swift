@@ -5,12 +5,13 @@ extension BloodPressureMeasurement: SampleProducing {
     /// when sent so) and heartRate from the pulse rate; a special value (NaN, NRes, ±INF, reserved) gives no
     /// sample for that quantity. User ID and the measurement status conditions (comma-separated names, or
     /// `none`) go into the metadata.
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         var metadata = UserMetadata.metadata(for: userID)
         if let measurementStatus {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
+        context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
@@ -20,7 +21,6 @@ extension BloodPressureMeasurement: SampleProducing {
                     value: value,
                     unit: unit,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             else { return }

@@ -8,9 +8,9 @@ extension BodyCompositionMeasurement: SampleProducing {
     /// a multiple-packet measurement (flag bit 12): join the packets with ``BodyCompositionMeasurement/merged(with:)``
     /// first, so that partial measurements are never stored. Muscle percentage and soft lean mass have no
     /// quantity type; they stay in the fields.
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         guard !isUnsuccessful, !isMultiplePacket else { return }
-        let metadata = UserMetadata.metadata(for: userID)
+        context.metadata = UserMetadata.metadata(for: userID)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: Double?, _ unit: HealthUnit) {
@@ -20,7 +20,6 @@ extension BodyCompositionMeasurement: SampleProducing {
                     value: value,
                     unit: unit,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             else { return }

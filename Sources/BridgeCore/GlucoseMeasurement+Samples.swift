@@ -7,7 +7,7 @@ extension GlucoseMeasurement: SampleProducing {
     /// so 95 × 10⁻⁵ kg/L is exactly 95 mg/dL; mmol/L → mg/dL then uses the molar mass of glucose (180.156 g/mol).
     /// No sample without a concentration, for a special value, or for a control-solution test (type 10 or
     /// location 4). Sequence number, type, location, sensor status and the base time go into the metadata.
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         guard let concentration, let transmitted = concentration.doubleValue, !isControlSolution else { return }
         let milligramsPerDecilitre: Double?
         if isMolePerLitre {
@@ -27,13 +27,13 @@ extension GlucoseMeasurement: SampleProducing {
         if sensorStatus != nil {
             metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
         }
+        context.metadata = metadata
         guard
             var sample = context.sample(
                 .bloodGlucose,
                 value: transmitted,
                 unit: isMolePerLitre ? .molePerLitre : .kilogramPerLitre,
-                deviceTime: userFacingTime,
-                metadata: metadata
+                deviceTime: userFacingTime
             )
         else { return }
         sample.value = milligramsPerDecilitre

@@ -3,7 +3,7 @@ public import GATTDecoding
 extension MiBodyCompositionScale2: SampleProducing {
     /// bodyMass from a final frame (stabilised, load not removed, weight > 0), and bodyImpedance (Ω) from a
     /// final frame whose impedance-valid bit is set and whose impedance is not 0. Stamped with the frame's time.
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         guard isFinal else { return }
         let start = context.start(for: timeStamp)
         if let sample = context.sample(

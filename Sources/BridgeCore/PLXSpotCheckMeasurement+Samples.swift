@@ -5,7 +5,7 @@ extension PLXSpotCheckMeasurement: SampleProducing {
     /// marks the reading as not clinical (ongoing, early estimate, demonstration, testing, unavailable,
     /// questionable, invalid). The timestamp is used unless the device says its clock is not set; then the
     /// receive time is.
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
@@ -30,7 +30,7 @@ enum PLXSampling {
         pulseAmplitudeIndex: SFloat?,
         deviceTime: DateTime?,
         kind: String,
-        context: SampleContext,
+        context: consuming SampleContext,
         to samples: inout [QuantitySample]
     ) {
         if let measurementStatus, !measurementStatus.isDisjoint(with: .notClinical) { return }
@@ -42,6 +42,7 @@ enum PLXSampling {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
         if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        context.metadata = metadata
         let start = context.start(for: deviceTime)
         if let value = spo2.doubleValue,
             let sample = context.sample(
@@ -49,7 +50,6 @@ enum PLXSampling {
                 value: value,
                 unit: .percent,
                 deviceTime: deviceTime,
-                metadata: metadata,
                 start: start
             )
         {
@@ -61,7 +61,6 @@ enum PLXSampling {
                 value: value,
                 unit: .perMinute,
                 deviceTime: deviceTime,
-                metadata: metadata,
                 start: start
             )
         {

@@ -2,8 +2,8 @@ public import GATTDecoding
 
 extension WeightMeasurement: SampleProducing {
     /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
-    public func appendSamples(in context: SampleContext, to samples: inout [QuantitySample]) {
-        let metadata = UserMetadata.metadata(for: userID)
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        context.metadata = UserMetadata.metadata(for: userID)
         let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         if let weight,
@@ -12,7 +12,6 @@ extension WeightMeasurement: SampleProducing {
                 value: weight,
                 unit: massUnit,
                 deviceTime: timeStamp,
-                metadata: metadata,
                 start: start
             )
         {
@@ -25,7 +24,6 @@ extension WeightMeasurement: SampleProducing {
                     value: bmi,
                     unit: .kilogramPerSquareMetre,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             {
@@ -37,7 +35,6 @@ extension WeightMeasurement: SampleProducing {
                     value: height,
                     unit: isImperial ? .inch : .metre,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             {

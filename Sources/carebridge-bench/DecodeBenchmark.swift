@@ -43,7 +43,7 @@ private func measureDecode<Payload: SampleProducing>(
     let elapsed = try clock.measure {
         for _ in 0..<iterations {
             let context = SampleContext(receivedAt: received, timeZone: zone, source: source, payload: payload)
-            try Payload.decode(payload).appendSamples(in: context, to: &batch)
+            try Payload.decode(payload).appendSamples(in: consume context, to: &batch)
             if batch.count >= batchCapacity {
                 samples &+= batch.count
                 batch.removeAll(keepingCapacity: true)
