@@ -5,16 +5,14 @@ extension BloodPressureMeasurement: SampleProducing {
     /// when sent so) and heartRate from the pulse rate; a special value (NaN, NRes, ±INF, reserved) gives no
     /// sample for that quantity. User ID and the measurement status conditions (comma-separated names, or
     /// `none`) go into the metadata.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        var metadata: [String: String] = [:]
-        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        var metadata = UserMetadata.metadata(for: userID)
         if let measurementStatus {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
+        context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(4)
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
             guard let value = value?.doubleValue,
@@ -23,7 +21,6 @@ extension BloodPressureMeasurement: SampleProducing {
                     value: value,
                     unit: unit,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             else { return }
@@ -33,6 +30,5 @@ extension BloodPressureMeasurement: SampleProducing {
         add(.bloodPressureDiastolic, diastolic, pressureUnit)
         add(.meanArterialPressure, meanArterialPressure, pressureUnit)
         add(.heartRate, pulseRate, .perMinute)
-        return samples
     }
 }

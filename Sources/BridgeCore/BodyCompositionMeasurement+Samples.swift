@@ -8,13 +8,10 @@ extension BodyCompositionMeasurement: SampleProducing {
     /// a multiple-packet measurement (flag bit 12): join the packets with ``BodyCompositionMeasurement/merged(with:)``
     /// first, so that partial measurements are never stored. Muscle percentage and soft lean mass have no
     /// quantity type; they stay in the fields.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        guard !isUnsuccessful, !isMultiplePacket else { return [] }
-        var metadata: [String: String] = [:]
-        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        guard !isUnsuccessful, !isMultiplePacket else { return }
+        context.metadata = UserMetadata.metadata(for: userID)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(8)
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: Double?, _ unit: HealthUnit) {
             guard let value,
@@ -23,7 +20,6 @@ extension BodyCompositionMeasurement: SampleProducing {
                     value: value,
                     unit: unit,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             else { return }
@@ -37,6 +33,5 @@ extension BodyCompositionMeasurement: SampleProducing {
         add(.bodyImpedance, impedance, .ohm)
         add(.bodyMass, weight, massUnit)
         add(.height, height, isImperial ? .inch : .metre)
-        return samples
     }
 }

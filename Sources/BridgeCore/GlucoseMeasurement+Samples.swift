@@ -7,8 +7,8 @@ extension GlucoseMeasurement: SampleProducing {
     /// so 95 × 10⁻⁵ kg/L is exactly 95 mg/dL; mmol/L → mg/dL then uses the molar mass of glucose (180.156 g/mol).
     /// No sample without a concentration, for a special value, or for a control-solution test (type 10 or
     /// location 4). Sequence number, type, location, sensor status and the base time go into the metadata.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        guard let concentration, let transmitted = concentration.doubleValue, !isControlSolution else { return [] }
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        guard let concentration, let transmitted = concentration.doubleValue, !isControlSolution else { return }
         let milligramsPerDecilitre: Double?
         if isMolePerLitre {
             milligramsPerDecilitre = concentration.doubleValue(timesPowerOfTen: 3)
@@ -16,7 +16,7 @@ extension GlucoseMeasurement: SampleProducing {
         } else {
             milligramsPerDecilitre = concentration.doubleValue(timesPowerOfTen: 5)
         }
-        guard let milligramsPerDecilitre else { return [] }
+        guard let milligramsPerDecilitre else { return }
         var metadata: [String: String] = [
             "sequenceNumber": String(sequenceNumber),
             "baseTime": baseTime.isUnknown ? "unknown" : baseTime.description,
@@ -27,16 +27,16 @@ extension GlucoseMeasurement: SampleProducing {
         if sensorStatus != nil {
             metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
         }
+        context.metadata = metadata
         guard
             var sample = context.sample(
                 .bloodGlucose,
                 value: transmitted,
                 unit: isMolePerLitre ? .molePerLitre : .kilogramPerLitre,
-                deviceTime: userFacingTime,
-                metadata: metadata
+                deviceTime: userFacingTime
             )
-        else { return [] }
+        else { return }
         sample.value = milligramsPerDecilitre
-        return [sample]
+        samples.append(sample)
     }
 }

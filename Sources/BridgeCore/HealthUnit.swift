@@ -2,19 +2,34 @@
 ///
 /// An open set: a unit CareBridge cannot convert still round-trips as a value.
 public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-    public let rawValue: String
-    /// The conversion scale, looked up once when the unit is made (conversions are on the ingest hot path).
-    private let scaleIndex: UInt8
+    /// Below `KnownUnit.count` a known unit; above, a code from ``CustomUnits``. Either way four bytes and no
+    /// reference, so samples carrying units copy and compare without touching reference counts.
+    /// `init(rawValue:)` always picks the known number for a known code, so equal numbers mean equal units.
+    private let number: UInt32
 
     public init(rawValue: String) {
-        self.rawValue = rawValue
-        self.scaleIndex = HealthUnit.scaleIndex[rawValue] ?? UInt8.max
+        if let known = KnownUnit.byCode[rawValue] {
+            number = UInt32(known.rawValue)
+        } else {
+            number = UInt32(KnownUnit.count) + CustomUnits.shared.number(for: rawValue)
+        }
     }
 
-    /// Same known unit, decided without comparing strings.
-    func hasSameScale(as other: HealthUnit) -> Bool { scaleIndex != UInt8.max && scaleIndex == other.scaleIndex }
+    init(_ known: KnownUnit) {
+        number = UInt32(known.rawValue)
+    }
 
-    var scale: Scale? { scaleIndex == UInt8.max ? nil : HealthUnit.scaleTable[Int(scaleIndex)] }
+    /// The UCUM code.
+    public var rawValue: String {
+        known?.code ?? CustomUnits.shared.code(number - UInt32(KnownUnit.count))
+    }
+
+    /// The unit's entry in the conversion tables, nil for a unit CareBridge cannot convert.
+    var known: KnownUnit? {
+        number < KnownUnit.count ? KnownUnit(rawValue: UInt8(truncatingIfNeeded: number)) : nil
+    }
+
+    var scale: Scale? { known?.scale }
 
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
@@ -25,38 +40,38 @@ public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomS
         try container.encode(rawValue)
     }
 
-    public static func == (lhs: HealthUnit, rhs: HealthUnit) -> Bool { lhs.rawValue == rhs.rawValue }
+    public static func == (lhs: HealthUnit, rhs: HealthUnit) -> Bool { lhs.number == rhs.number }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(number) }
 
     public var description: String { rawValue }
 
-    public static let kilogram = HealthUnit(rawValue: "kg")
-    public static let gram = HealthUnit(rawValue: "g")
-    public static let pound = HealthUnit(rawValue: "[lb_av]")
+    public static var kilogram: HealthUnit { HealthUnit(.kilogram) }
+    public static var gram: HealthUnit { HealthUnit(.gram) }
+    public static var pound: HealthUnit { HealthUnit(.pound) }
     /// The Chinese market catty (市斤) some Xiaomi scales display: exactly 0.5 kg. Not a UCUM unit.
-    public static let jin = HealthUnit(rawValue: "[jin]")
-    public static let metre = HealthUnit(rawValue: "m")
-    public static let centimetre = HealthUnit(rawValue: "cm")
-    public static let inch = HealthUnit(rawValue: "[in_i]")
-    public static let kilogramPerSquareMetre = HealthUnit(rawValue: "kg/m2")
-    public static let percent = HealthUnit(rawValue: "%")
-    public static let kilocalorie = HealthUnit(rawValue: "kcal")
-    public static let kilojoule = HealthUnit(rawValue: "kJ")
-    public static let ohm = HealthUnit(rawValue: "Ohm")
-    public static let celsius = HealthUnit(rawValue: "Cel")
-    public static let fahrenheit = HealthUnit(rawValue: "[degF]")
-    public static let perMinute = HealthUnit(rawValue: "/min")
-    public static let millisecond = HealthUnit(rawValue: "ms")
-    public static let second = HealthUnit(rawValue: "s")
+    public static var jin: HealthUnit { HealthUnit(.jin) }
+    public static var metre: HealthUnit { HealthUnit(.metre) }
+    public static var centimetre: HealthUnit { HealthUnit(.centimetre) }
+    public static var inch: HealthUnit { HealthUnit(.inch) }
+    public static var kilogramPerSquareMetre: HealthUnit { HealthUnit(.kilogramPerSquareMetre) }
+    public static var percent: HealthUnit { HealthUnit(.percent) }
+    public static var kilocalorie: HealthUnit { HealthUnit(.kilocalorie) }
+    public static var kilojoule: HealthUnit { HealthUnit(.kilojoule) }
+    public static var ohm: HealthUnit { HealthUnit(.ohm) }
+    public static var celsius: HealthUnit { HealthUnit(.celsius) }
+    public static var fahrenheit: HealthUnit { HealthUnit(.fahrenheit) }
+    public static var perMinute: HealthUnit { HealthUnit(.perMinute) }
+    public static var millisecond: HealthUnit { HealthUnit(.millisecond) }
+    public static var second: HealthUnit { HealthUnit(.second) }
     /// RR-interval resolution of the Heart Rate Measurement: 1/1024 s.
-    public static let rrTick = HealthUnit(rawValue: "s/1024")
-    public static let millimetreOfMercury = HealthUnit(rawValue: "mm[Hg]")
-    public static let kilopascal = HealthUnit(rawValue: "kPa")
-    public static let milligramPerDecilitre = HealthUnit(rawValue: "mg/dL")
-    public static let millimolePerLitre = HealthUnit(rawValue: "mmol/L")
-    public static let kilogramPerLitre = HealthUnit(rawValue: "kg/L")
-    public static let molePerLitre = HealthUnit(rawValue: "mol/L")
+    public static var rrTick: HealthUnit { HealthUnit(.rrTick) }
+    public static var millimetreOfMercury: HealthUnit { HealthUnit(.millimetreOfMercury) }
+    public static var kilopascal: HealthUnit { HealthUnit(.kilopascal) }
+    public static var milligramPerDecilitre: HealthUnit { HealthUnit(.milligramPerDecilitre) }
+    public static var millimolePerLitre: HealthUnit { HealthUnit(.millimolePerLitre) }
+    public static var kilogramPerLitre: HealthUnit { HealthUnit(.kilogramPerLitre) }
+    public static var molePerLitre: HealthUnit { HealthUnit(.molePerLitre) }
 
     /// Reads the spellings people type (`lbs`, `°F`, `degC`, `bpm`, `mmHg`) as well as UCUM codes.
     /// - Returns: nil for a unit CareBridge does not know.

@@ -6,15 +6,13 @@ extension HeartRateMeasurement: SampleProducing {
     /// their ids differ. Sensor contact and energy expended (kJ) go into the metadata of every sample.
     ///
     /// A heart rate of 0 (sent while the sensor warms up) yields no heartRate sample.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         // Shared by every sample of the payload; without Energy Expended (most notifications) it is a
         // prebuilt constant, so the hot path builds no dictionary.
-        var metadata = Self.contactMetadata(sensorContact)
-        if let energyExpended { metadata["energyExpendedKJ"] = String(energyExpended) }
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(1 + rrIntervals.count)
+        context.metadata = Self.contactMetadata(sensorContact)
+        if let energyExpended { context.metadata["energyExpendedKJ"] = String(energyExpended) }
         if heartRate != 0,
-            let sample = context.sample(.heartRate, value: Double(heartRate), unit: .perMinute, metadata: metadata)
+            let sample = context.sample(.heartRate, value: Double(heartRate), unit: .perMinute)
         {
             samples.append(sample)
         }
@@ -23,13 +21,11 @@ extension HeartRateMeasurement: SampleProducing {
                 .rrInterval,
                 value: Double(raw),
                 unit: .rrTick,
-                index: position,
-                metadata: metadata
+                index: position
             ) {
                 samples.append(sample)
             }
         }
-        return samples
     }
 
     private static let notSupportedMetadata = ["sensorContact": SensorContact.notSupported.rawValue]

@@ -3,10 +3,9 @@ public import GATTDecoding
 extension MiBodyCompositionScale2: SampleProducing {
     /// bodyMass from a final frame (stabilised, load not removed, weight > 0), and bodyImpedance (Ω) from a
     /// final frame whose impedance-valid bit is set and whose impedance is not 0. Stamped with the frame's time.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        guard isFinal else { return [] }
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        guard isFinal else { return }
         let start = context.start(for: timeStamp)
-        var samples: [QuantitySample] = []
         if let sample = context.sample(
             .bodyMass,
             value: weight,
@@ -27,6 +26,5 @@ extension MiBodyCompositionScale2: SampleProducing {
         {
             samples.append(sample)
         }
-        return samples
     }
 }

@@ -4,8 +4,8 @@ extension PLXContinuousMeasurement: SampleProducing {
     /// oxygenSaturation (%) and heartRate (/min) from SpO2PR-Normal, each only when finite, stamped with the
     /// receive time (the characteristic has no timestamp). The Fast and Slow averages stay in the fields.
     /// Nothing when the measurement status marks the reading as not clinical.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        PLXSampling.samples(
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
             measurementStatus: measurementStatus,
@@ -13,7 +13,8 @@ extension PLXContinuousMeasurement: SampleProducing {
             pulseAmplitudeIndex: pulseAmplitudeIndex,
             deviceTime: nil,
             kind: "continuous",
-            context: context
+            context: context,
+            to: &samples
         )
     }
 }

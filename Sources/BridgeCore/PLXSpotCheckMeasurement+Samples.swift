@@ -5,8 +5,8 @@ extension PLXSpotCheckMeasurement: SampleProducing {
     /// marks the reading as not clinical (ongoing, early estimate, demonstration, testing, unavailable,
     /// questionable, invalid). The timestamp is used unless the device says its clock is not set; then the
     /// receive time is.
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        PLXSampling.samples(
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
             measurementStatus: measurementStatus,
@@ -14,14 +14,15 @@ extension PLXSpotCheckMeasurement: SampleProducing {
             pulseAmplitudeIndex: pulseAmplitudeIndex,
             deviceTime: isDeviceClockNotSet ? nil : timeStamp,
             kind: "spot-check",
-            context: context
+            context: context,
+            to: &samples
         )
     }
 }
 
 /// Normalisation shared by the two PLX measurements.
 enum PLXSampling {
-    static func samples(
+    static func append(
         spo2: SFloat,
         pulseRate: SFloat,
         measurementStatus: PLXMeasurementStatus?,
@@ -29,9 +30,10 @@ enum PLXSampling {
         pulseAmplitudeIndex: SFloat?,
         deviceTime: DateTime?,
         kind: String,
-        context: SampleContext
-    ) -> [QuantitySample] {
-        if let measurementStatus, !measurementStatus.isDisjoint(with: .notClinical) { return [] }
+        context: consuming SampleContext,
+        to samples: inout [QuantitySample]
+    ) {
+        if let measurementStatus, !measurementStatus.isDisjoint(with: .notClinical) { return }
         var metadata = ["measurement": kind]
         if let measurementStatus, !measurementStatus.isEmpty {
             metadata["measurementStatus"] = measurementStatus.names.joined(separator: ", ")
@@ -40,15 +42,14 @@ enum PLXSampling {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
         if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        context.metadata = metadata
         let start = context.start(for: deviceTime)
-        var samples: [QuantitySample] = []
         if let value = spo2.doubleValue,
             let sample = context.sample(
                 .oxygenSaturation,
                 value: value,
                 unit: .percent,
                 deviceTime: deviceTime,
-                metadata: metadata,
                 start: start
             )
         {
@@ -60,12 +61,10 @@ enum PLXSampling {
                 value: value,
                 unit: .perMinute,
                 deviceTime: deviceTime,
-                metadata: metadata,
                 start: start
             )
         {
             samples.append(sample)
         }
-        return samples
     }
 }

@@ -34,12 +34,16 @@ public struct QuantitySample: Sendable, Hashable {
         get { provenance.payload }
         set { mutateProvenance { $0.payload = newValue } }
     }
-    /// Source, payload and receive time: the same for every sample of one payload, so they are shared.
+    /// Source, payload, receive time and metadata: the same for every sample of one payload, so they are
+    /// shared (one reference per sample, copied on write).
     private var provenance: SampleProvenance
     /// Position among samples of the same type from one payload (RR intervals), 0 otherwise.
     public var index: Int
     /// Context a reader may want: user ID, measurement site, status bits, note.
-    public var metadata: [String: String]
+    public var metadata: [String: String] {
+        get { provenance.metadata }
+        set { mutateProvenance { $0.metadata = newValue } }
+    }
 
     public init(
         type: QuantityType,
@@ -64,11 +68,17 @@ public struct QuantitySample: Sendable, Hashable {
         self.end = end ?? start
         self.transmittedValue = transmittedValue ?? value
         self.transmittedUnit = transmittedUnit ?? unit
-        self.provenance = SampleProvenance(source: source, payload: rawPayload, receivedAt: receivedAt ?? start)
+        self.provenance = SampleProvenance(
+            SampleProvenance.Fields(
+                source: source,
+                payload: rawPayload,
+                receivedAt: receivedAt ?? start,
+                metadata: metadata
+            )
+        )
         self.deviceTime = deviceTime
         self.clockOffset = clockOffset
         self.index = index
-        self.metadata = metadata
     }
 
     /// Makes a sample that shares `provenance` with its siblings from the same payload.
@@ -81,8 +91,7 @@ public struct QuantitySample: Sendable, Hashable {
         transmittedUnit: HealthUnit,
         provenance: SampleProvenance,
         deviceTime: DateTime?,
-        index: Int,
-        metadata: [String: String]
+        index: Int
     ) {
         self.type = type
         self.value = value
@@ -95,20 +104,21 @@ public struct QuantitySample: Sendable, Hashable {
         self.deviceTime = deviceTime
         self.clockOffset = nil
         self.index = index
-        self.metadata = metadata
     }
 
     private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
-        var fields = provenance.fields
-        change(&fields)
-        provenance = SampleProvenance(fields)
+        if isKnownUniquelyReferenced(&provenance) {
+            provenance.update(change)
+        } else {
+            provenance = provenance.updated(change)
+        }
     }
 
     public static func == (lhs: QuantitySample, rhs: QuantitySample) -> Bool {
         lhs.type == rhs.type && lhs.value == rhs.value && lhs.unit == rhs.unit && lhs.start == rhs.start
             && lhs.end == rhs.end && lhs.transmittedValue == rhs.transmittedValue
             && lhs.transmittedUnit == rhs.transmittedUnit && lhs.deviceTime == rhs.deviceTime
-            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index && lhs.metadata == rhs.metadata
+            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index
             && (lhs.provenance === rhs.provenance || lhs.provenance.fields == rhs.provenance.fields)
     }
 
@@ -141,25 +151,39 @@ public struct QuantitySample: Sendable, Hashable {
     public var id: UUID { SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds) }
 }
 
-/// Immutable provenance shared by every sample decoded from one payload.
-final class SampleProvenance: Sendable {
+/// Provenance shared by every sample decoded from one payload: source, payload bytes, receive time and
+/// metadata.
+///
+/// Copy-on-write: the fields change in place only while one value holds the box (checked with
+/// `isKnownUniquelyReferenced` under exclusive access), so a shared box is never written and may cross threads.
+final class SampleProvenance: @unchecked Sendable {
     struct Fields: Hashable {
         var source: SampleSource
         var payload: [UInt8]
         var receivedAt: Date
+        var metadata = [String: String]()
     }
 
-    let fields: Fields
+    private(set) var fields: Fields
 
     var source: SampleSource { fields.source }
     var payload: [UInt8] { fields.payload }
     var receivedAt: Date { fields.receivedAt }
+    var metadata: [String: String] { fields.metadata }
 
     init(_ fields: Fields) {
         self.fields = fields
     }
 
-    convenience init(source: SampleSource, payload: [UInt8], receivedAt: Date) {
-        self.init(Fields(source: source, payload: payload, receivedAt: receivedAt))
+    /// Changes the fields in place. Only for a holder of the only reference.
+    func update(_ change: (inout Fields) -> Void) {
+        change(&fields)
+    }
+
+    /// A new box with changed fields, for a holder that shares this one.
+    func updated(_ change: (inout Fields) -> Void) -> SampleProvenance {
+        var copy = fields
+        change(&copy)
+        return SampleProvenance(copy)
     }
 }

@@ -2,30 +2,46 @@ public import Foundation
 public import GATTDecoding
 
 /// What normalisation needs besides the decoded payload: when it arrived, which zone device clocks are in,
-/// and where it came from.
+/// where it came from, and the metadata its samples carry.
 public struct SampleContext: Sendable {
     /// When the bridge received the payload.
     public var receivedAt: Date {
         get { provenance.receivedAt }
-        set { provenance = SampleProvenance(source: source, payload: payload, receivedAt: newValue) }
+        set { mutateProvenance { $0.receivedAt = newValue } }
     }
     /// The bridge's time zone, in which zone-less device timestamps are read.
     public var timeZone: TimeZone
     public var source: SampleSource {
         get { provenance.source }
-        set { provenance = SampleProvenance(source: newValue, payload: payload, receivedAt: receivedAt) }
+        set { mutateProvenance { $0.source = newValue } }
     }
     /// The payload bytes, kept beside every sample so history can be re-decoded.
     public var payload: [UInt8] {
         get { provenance.payload }
-        set { provenance = SampleProvenance(source: source, payload: newValue, receivedAt: receivedAt) }
+        set { mutateProvenance { $0.payload = newValue } }
+    }
+    /// What every sample made from now on carries in its metadata (user ID, sensor contact, status bits):
+    /// a decoder sets it once per payload, and the payload's samples share it.
+    public var metadata: [String: String] {
+        get { provenance.metadata }
+        set { mutateProvenance { $0.metadata = newValue } }
     }
     /// Shared by every sample made from this context.
     private var provenance: SampleProvenance
 
     public init(receivedAt: Date, timeZone: TimeZone, source: SampleSource, payload: [UInt8]) {
         self.timeZone = timeZone
-        self.provenance = SampleProvenance(source: source, payload: payload, receivedAt: receivedAt)
+        self.provenance = SampleProvenance(
+            SampleProvenance.Fields(source: source, payload: payload, receivedAt: receivedAt)
+        )
+    }
+
+    private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
+        if isKnownUniquelyReferenced(&provenance) {
+            provenance.update(change)
+        } else {
+            provenance = provenance.updated(change)
+        }
     }
 
     /// The instant a sample with this device time is stamped with: the device time read in ``timeZone``,
@@ -35,7 +51,8 @@ public struct SampleContext: Sendable {
     }
 
     /// Makes one sample: converts `value` from the transmitted `unit` to the type's canonical unit and stamps
-    /// it with the device time (read in ``timeZone``) or, without one, the receive time.
+    /// it with the device time (read in ``timeZone``) or, without one, the receive time. It carries
+    /// ``metadata`` as it is now.
     /// Pass `start` (from ``start(for:)``) when making several samples from one payload, to resolve the device
     /// time once.
     /// - Returns: nil if the unit cannot be converted to the type's canonical unit.
@@ -45,7 +62,6 @@ public struct SampleContext: Sendable {
         unit: HealthUnit,
         deviceTime: DateTime? = nil,
         index: Int = 0,
-        metadata: [String: String] = [:],
         start resolvedStart: Date? = nil
     ) -> QuantitySample? {
         guard let canonical = unit.convert(value, to: type.canonicalUnit) else { return nil }
@@ -59,8 +75,7 @@ public struct SampleContext: Sendable {
             transmittedUnit: unit,
             provenance: provenance,
             deviceTime: deviceTime.flatMap { $0.isUnknown ? nil : $0 },
-            index: index,
-            metadata: metadata
+            index: index
         )
     }
 }
@@ -70,5 +85,19 @@ public struct SampleContext: Sendable {
 /// Special values, "measurement unsuccessful", intermediate readings and status-flagged readings produce
 /// no sample for that quantity; the fields still show them.
 public protocol SampleProducing: GATTPayload {
-    func samples(in context: SampleContext) -> [QuantitySample]
+    /// Appends this payload's samples to `samples`, leaving what is already there untouched.
+    ///
+    /// The form for hot paths: a caller that reuses one buffer (`removeAll(keepingCapacity: true)`) or
+    /// appends straight into its batch makes no array per payload. The context is consumed: a caller that
+    /// hands over its only copy lets the decoder attach metadata without copying the shared provenance.
+    func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample])
+}
+
+extension SampleProducing {
+    /// This payload's samples, in a new array.
+    public func samples(in context: consuming SampleContext) -> [QuantitySample] {
+        var samples: [QuantitySample] = []
+        appendSamples(in: context, to: &samples)
+        return samples
+    }
 }

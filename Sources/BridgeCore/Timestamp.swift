@@ -229,8 +229,7 @@ extension Timestamp {
     /// offset change within a day either side, which holds for every zone in the IANA database.
     public static func date(localSeconds local: Int64, in zone: TimeZone) -> Date {
         let cache = ZoneOffsetCache.shared
-        let before = cache.offset(at: local - 86_400, in: zone)
-        let after = cache.offset(at: local + 86_400, in: zone)
+        let (before, after) = cache.offsets(at: local - 86_400, local + 86_400, in: zone)
         if before == after { return Date(timeIntervalSince1970: Double(local - before)) }
         let early = local - max(before, after)
         let late = local - min(before, after)

@@ -2,11 +2,8 @@ public import GATTDecoding
 
 extension WeightMeasurement: SampleProducing {
     /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
-    public func samples(in context: SampleContext) -> [QuantitySample] {
-        var metadata: [String: String] = [:]
-        if let userID { metadata["userID"] = userID == 0xFF ? "unknown" : String(userID) }
-        var samples: [QuantitySample] = []
-        samples.reserveCapacity(3)
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+        context.metadata = UserMetadata.metadata(for: userID)
         let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         if let weight,
@@ -15,7 +12,6 @@ extension WeightMeasurement: SampleProducing {
                 value: weight,
                 unit: massUnit,
                 deviceTime: timeStamp,
-                metadata: metadata,
                 start: start
             )
         {
@@ -28,7 +24,6 @@ extension WeightMeasurement: SampleProducing {
                     value: bmi,
                     unit: .kilogramPerSquareMetre,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             {
@@ -40,13 +35,11 @@ extension WeightMeasurement: SampleProducing {
                     value: height,
                     unit: isImperial ? .inch : .metre,
                     deviceTime: timeStamp,
-                    metadata: metadata,
                     start: start
                 )
             {
                 samples.append(sample)
             }
         }
-        return samples
     }
 }

@@ -19,6 +19,21 @@ final class ZoneOffsetCache: Sendable {
     private static let capacity = 16
     private let segments = Mutex<[Segment]>([])
 
+    /// `zone.secondsFromGMT(for:)` at two instants, under one lock (resolving a wall-clock time asks for the
+    /// offsets a day either side, and both almost always fall in one remembered stretch).
+    func offsets(at first: Int64, _ second: Int64, in zone: TimeZone) -> (Int64, Int64) {
+        let identifier = zone.identifier
+        let hits = segments.withLock { segments -> (Int64?, Int64?) in
+            var hits: (Int64?, Int64?) = (nil, nil)
+            for segment in segments where segment.zone == identifier {
+                if hits.0 == nil, segment.start <= first, first < segment.end { hits.0 = segment.offset }
+                if hits.1 == nil, segment.start <= second, second < segment.end { hits.1 = segment.offset }
+            }
+            return hits
+        }
+        return (hits.0 ?? offset(at: first, in: zone), hits.1 ?? offset(at: second, in: zone))
+    }
+
     /// `zone.secondsFromGMT(for:)` at `utc` seconds since 1970.
     func offset(at utc: Int64, in zone: TimeZone) -> Int64 {
         let identifier = zone.identifier

@@ -227,7 +227,7 @@ public struct IngestPipeline {
                 ),
                 payload: bytes
             )
-            let samples = producing.samples(in: context)
+            let samples = producing.samples(in: consume context)
             let live =
                 state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
             if live { state.session.lastIntermediate = nil }
@@ -420,7 +420,7 @@ public struct IngestPipeline {
             ),
             payload: bytes
         )
-        let samples = producing.samples(in: context)
+        let samples = producing.samples(in: consume context)
         if samples.isEmpty {
             // Unstable or load removed: a weigh-in that already gave its samples is over.
             if !state.session.emittedTypes.isEmpty { endSession(&state, output: &output) }

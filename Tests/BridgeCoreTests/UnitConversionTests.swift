@@ -41,4 +41,47 @@ import Testing
     func parsesTheSpellingsPeopleType(text: String, unit: HealthUnit) {
         #expect(HealthUnit(parsing: text) == unit)
     }
+
+    @Test func aUnitReadBackFromItsCodeIsTheSameUnit() {
+        for unit in [HealthUnit.kilogram, .pound, .rrTick, .millimetreOfMercury, .molePerLitre, .jin] {
+            let copy = HealthUnit(rawValue: unit.rawValue)
+            #expect(copy == unit)
+            #expect(copy.hashValue == unit.hashValue)
+            #expect(copy.convert(1, to: unit) == 1)
+        }
+        #expect(HealthUnit.kilogram.rawValue == "kg")
+        #expect(HealthUnit.pound.rawValue == "[lb_av]")
+        #expect(HealthUnit.kilogram != .gram)
+    }
+
+    @Test func anUnknownUnitKeepsItsCodeAndConvertsOnlyToItself() {
+        let furlong = HealthUnit(rawValue: "[fur_us]")
+        let again = HealthUnit(rawValue: "[fur_us]")
+        let chain = HealthUnit(rawValue: "[ch_us]")
+        #expect(furlong.rawValue == "[fur_us]")
+        #expect(furlong.description == "[fur_us]")
+        #expect(furlong == again)
+        #expect(Set([furlong, again, chain]).count == 2)
+        #expect(furlong != chain)
+        #expect(furlong != .metre)
+        #expect(furlong.convert(3.5, to: again) == 3.5)
+        #expect(furlong.convert(1, to: chain) == nil)
+        #expect(furlong.dimension == nil)
+    }
+
+    @Test func conversionsWithinADimensionRoundTrip() throws {
+        let pairs: [(HealthUnit, HealthUnit)] = [
+            (.gram, .kilogram), (.pound, .kilogram), (.jin, .kilogram), (.centimetre, .metre), (.inch, .metre),
+            (.kilojoule, .kilocalorie), (.second, .millisecond), (.rrTick, .millisecond),
+            (.kilopascal, .millimetreOfMercury),
+            (.kilogramPerLitre, .milligramPerDecilitre), (.millimolePerLitre, .milligramPerDecilitre),
+        ]
+        for (from, to) in pairs {
+            let there = try #require(from.convert(12.5, to: to))
+            let back = try #require(to.convert(there, to: from))
+            #expect(abs(back - 12.5) < 1e-9, "\(from) → \(to) → \(from)")
+        }
+        #expect(HealthUnit.rrTick.convert(1024, to: .millisecond) == 1000)
+        #expect(HealthUnit.gram.convert(1500, to: .kilogram) == 1.5)
+    }
 }
