@@ -33,22 +33,28 @@ public struct ByteReader: Sendable {
 
     /// Throws unless at least `count` more bytes are available for `field`.
     public func require(_ count: Int, for field: String) throws(GATTDecodingError) {
-        guard remaining >= count else {
-            throw GATTDecodingError(
-                context: context,
-                offset: offset,
-                reason: .insufficientBytes(field: field, expected: count, available: remaining)
-            )
-        }
+        guard remaining >= count else { throw shortage(count, for: field) }
+    }
+
+    /// The error for a payload that ends before `field`, built out of line so that the reads stay a few
+    /// instructions each and inline into the decoders.
+    @inline(never)
+    private func shortage(_ count: Int, for field: String) -> GATTDecodingError {
+        GATTDecodingError(
+            context: context,
+            offset: offset,
+            reason: .insufficientBytes(field: field, expected: count, available: remaining)
+        )
     }
 
     /// Reads an unsigned or signed integer of `T`'s width.
+    @inline(__always)
     public mutating func read<T: FixedWidthInteger>(
         _: T.Type = T.self,
         field: String
     ) throws(GATTDecodingError) -> T {
         let size = MemoryLayout<T>.size
-        try require(size, for: field)
+        guard remaining >= size else { throw shortage(size, for: field) }
         // Bounds were checked just above; read the little-endian value in one unaligned load.
         let value = bytes.withUnsafeBytes { raw in
             T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
