@@ -22,8 +22,9 @@ extension HealthUnit {
 
     /// Converts `value` from this unit to `target`.
     /// - Returns: nil when either unit is unknown or the dimensions differ.
+    @inline(__always)
     public func convert(_ value: Double, to target: HealthUnit) -> Double? {
-        guard let from = known, let to = target.known else { return self == target ? value : nil }
+        guard let (from, to) = knownNumbers(self, target) else { return self == target ? value : nil }
         return UnitConversion.between(from, to).apply(to: value)
     }
 }

@@ -31,6 +31,14 @@ public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomS
 
     var scale: Scale? { known?.scale }
 
+    /// Both units' rows in the conversion table, when both are known.
+    @inline(__always)
+    func knownNumbers(_ from: HealthUnit, _ to: HealthUnit) -> (Int, Int)? {
+        let count = UInt32(KnownUnit.count)
+        guard from.number < count, to.number < count else { return nil }
+        return (Int(from.number), Int(to.number))
+    }
+
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }

@@ -76,7 +76,7 @@ enum KnownUnit: UInt8, CaseIterable, Sendable {
     }
 
     /// How many there are (the raw values run from 0 to `count - 1`).
-    static let count = Int(KnownUnit.molePerLitre.rawValue) + 1
+    static var count: Int { Int(KnownUnit.molePerLitre.rawValue) + 1 }
 
     /// Known units by code, for reading a unit back from text.
     static let byCode: [String: KnownUnit] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.code, $0) })

@@ -13,6 +13,7 @@ enum UnitConversion: Sendable {
     /// Different dimensions.
     case impossible
 
+    @inline(__always)
     func apply(to value: Double) -> Double? {
         switch self {
         case .identity: value
@@ -27,7 +28,13 @@ enum UnitConversion: Sendable {
     }
 
     static func between(_ from: KnownUnit, _ to: KnownUnit) -> UnitConversion {
-        table[Int(from.rawValue) &* KnownUnit.count &+ Int(to.rawValue)]
+        between(Int(from.rawValue), Int(to.rawValue))
+    }
+
+    /// By raw values, which must both be below `KnownUnit.count`.
+    @inline(__always)
+    static func between(_ from: Int, _ to: Int) -> UnitConversion {
+        table[from &* KnownUnit.count &+ to]
     }
 
     private static let table: [UnitConversion] = {
