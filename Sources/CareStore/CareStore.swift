@@ -58,6 +58,7 @@ public struct CareStore: Sendable {
                     + "upgrade CareBridge or use another --store"
             )
         }
+        let upgrade = Self.announceLongMigrations(writer, logger: logger)
         // GRDB reads the applied migrations before it takes the write lock, so two processes opening a new
         // store together can both try to run "v1"; the loser fails on an existing table. The winner has
         // committed by then, so migrating again finds nothing left to do.
@@ -75,6 +76,26 @@ public struct CareStore: Sendable {
                 Thread.sleep(forTimeInterval: 0.02)
             }
         }
+        if let upgrade {
+            let seconds = Date().timeIntervalSince(upgrade)
+            logger.notice("store upgraded", metadata: ["seconds": "\(String(format: "%.1f", seconds))"])
+        }
+    }
+
+    /// Says so (a warning, so that it shows by default) before a migration that rewrites every sample of an
+    /// existing store: on a large store it takes a while, and the user should know why the command pauses.
+    /// - Returns: when the long migration starts, or nil when there is none to run.
+    private static func announceLongMigrations(_ writer: any DatabaseWriter, logger: Logger) -> Date? {
+        let samples = try? writer.read { db -> Int? in
+            let applied = try Schema.migrator.appliedIdentifiers(db)
+            guard applied.contains("v1"), !applied.contains(SampleIDSchema.migrationName) else { return nil }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample")
+        }
+        guard let samples = samples ?? nil, samples > 0 else { return nil }
+        logger.warning(
+            "upgrading the store: rewriting the ids of \(samples) samples in time order (once; about 30 s per million samples)"
+        )
+        return Date()
     }
 
     /// The names of the migrations applied to this store, oldest first.

@@ -93,6 +93,21 @@ import Testing
         return paths
     }
 
+    @Test func openingAnOldStoreSaysItIsUpgradingOnceAndHowMuch() throws {
+        let (directory, path) = try Self.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let messages = CollectedMessages()
+        let logger = Logger(label: "test") { _ in CollectingLogHandler(messages: messages) }
+        _ = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
+        let first = messages.all.filter { $0.level >= .warning }
+        #expect(first.count == 1)
+        #expect(first.first?.text.contains("rewriting the ids of 204 samples") == true)
+        #expect(messages.all.contains { $0.text == "store upgraded" })
+        let before = messages.all.count
+        _ = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
+        #expect(messages.all.dropFirst(before).allSatisfy { $0.level < .warning && $0.text != "store upgraded" })
+    }
+
     @Test func oldStoreGetsTimeOrderedIdsEverywhereAndKeepsItsContent() throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -242,5 +257,33 @@ import Testing
         )
         try store.recordSample(latest)
         #expect(try store.pendingOutbox(limit: 10).map(\.sampleID) == [latest.id])
+    }
+}
+
+/// Log messages a test can read back.
+final class CollectedMessages: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [(level: Logger.Level, text: String)] = []
+
+    var all: [(level: Logger.Level, text: String)] { lock.withLock { messages } }
+
+    func append(_ level: Logger.Level, _ text: String) {
+        lock.withLock { messages.append((level, text)) }
+    }
+}
+
+/// Keeps every message in a ``CollectedMessages``.
+struct CollectingLogHandler: LogHandler {
+    let messages: CollectedMessages
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        messages.append(event.level, event.message.description)
     }
 }
