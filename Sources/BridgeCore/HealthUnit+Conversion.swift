@@ -24,7 +24,7 @@ extension HealthUnit {
     /// - Returns: nil when either unit is unknown or the dimensions differ.
     @inline(__always)
     public func convert(_ value: Double, to target: HealthUnit) -> Double? {
-        guard let (from, to) = knownNumbers(self, target) else { return self == target ? value : nil }
+        guard let (from, to) = Self.knownNumbers(self, target) else { return self == target ? value : nil }
         return UnitConversion.between(from, to).apply(to: value)
     }
 }

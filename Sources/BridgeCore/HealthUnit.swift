@@ -33,7 +33,7 @@ public struct HealthUnit: RawRepresentable, Sendable, Hashable, Codable, CustomS
 
     /// Both units' rows in the conversion table, when both are known.
     @inline(__always)
-    func knownNumbers(_ from: HealthUnit, _ to: HealthUnit) -> (Int, Int)? {
+    static func knownNumbers(_ from: HealthUnit, _ to: HealthUnit) -> (Int, Int)? {
         let count = UInt32(KnownUnit.count)
         guard from.number < count, to.number < count else { return nil }
         return (Int(from.number), Int(to.number))

@@ -107,11 +107,7 @@ public struct QuantitySample: Sendable, Hashable {
     }
 
     private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
-        if isKnownUniquelyReferenced(&provenance) {
-            provenance.update(change)
-        } else {
-            provenance = provenance.updated(change)
-        }
+        SampleProvenance.change(&provenance, change)
     }
 
     public static func == (lhs: QuantitySample, rhs: QuantitySample) -> Bool {
@@ -175,15 +171,15 @@ final class SampleProvenance: @unchecked Sendable {
         self.fields = fields
     }
 
-    /// Changes the fields in place. Only for a holder of the only reference.
-    func update(_ change: (inout Fields) -> Void) {
-        change(&fields)
-    }
-
-    /// A new box with changed fields, for a holder that shares this one.
-    func updated(_ change: (inout Fields) -> Void) -> SampleProvenance {
-        var copy = fields
-        change(&copy)
-        return SampleProvenance(copy)
+    /// Applies `change` to `box`'s fields: in place when `box` is the only reference to it, else to a copy
+    /// that `box` then refers to (what every holder of a provenance does to change it).
+    static func change(_ box: inout SampleProvenance, _ change: (inout Fields) -> Void) {
+        if isKnownUniquelyReferenced(&box) {
+            change(&box.fields)
+        } else {
+            var copy = box.fields
+            change(&copy)
+            box = SampleProvenance(copy)
+        }
     }
 }

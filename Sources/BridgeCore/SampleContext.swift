@@ -37,11 +37,7 @@ public struct SampleContext: Sendable {
     }
 
     private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
-        if isKnownUniquelyReferenced(&provenance) {
-            provenance.update(change)
-        } else {
-            provenance = provenance.updated(change)
-        }
+        SampleProvenance.change(&provenance, change)
     }
 
     /// The instant a sample with this device time is stamped with: the device time read in ``timeZone``,

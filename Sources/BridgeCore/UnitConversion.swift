@@ -27,11 +27,7 @@ enum UnitConversion: Sendable {
         }
     }
 
-    static func between(_ from: KnownUnit, _ to: KnownUnit) -> UnitConversion {
-        between(Int(from.rawValue), Int(to.rawValue))
-    }
-
-    /// By raw values, which must both be below `KnownUnit.count`.
+    /// The conversion between the known units with raw values `from` and `to` (both below `KnownUnit.count`).
     @inline(__always)
     static func between(_ from: Int, _ to: Int) -> UnitConversion {
         table[from &* KnownUnit.count &+ to]

@@ -12,6 +12,8 @@ final class ZoneOffsetCache: Sendable {
         var start: Int64
         var end: Int64
         var offset: Int64
+
+        func covers(_ utc: Int64) -> Bool { start <= utc && utc < end }
     }
 
     static let shared = ZoneOffsetCache()
@@ -26,8 +28,8 @@ final class ZoneOffsetCache: Sendable {
         let hits = segments.withLock { segments -> (Int64?, Int64?) in
             var hits: (Int64?, Int64?) = (nil, nil)
             for segment in segments where segment.zone == identifier {
-                if hits.0 == nil, segment.start <= first, first < segment.end { hits.0 = segment.offset }
-                if hits.1 == nil, segment.start <= second, second < segment.end { hits.1 = segment.offset }
+                if hits.0 == nil, segment.covers(first) { hits.0 = segment.offset }
+                if hits.1 == nil, segment.covers(second) { hits.1 = segment.offset }
             }
             return hits
         }
@@ -38,7 +40,7 @@ final class ZoneOffsetCache: Sendable {
     func offset(at utc: Int64, in zone: TimeZone) -> Int64 {
         let identifier = zone.identifier
         let hit = segments.withLock { segments -> Int64? in
-            for segment in segments where segment.start <= utc && utc < segment.end && segment.zone == identifier {
+            for segment in segments where segment.zone == identifier && segment.covers(utc) {
                 return segment.offset
             }
             return nil
