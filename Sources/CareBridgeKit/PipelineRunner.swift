@@ -5,6 +5,10 @@ public import SessionReplay
 
 /// Connects a transport, the pipeline and a sink: reads events, writes samples in batches, collects a report.
 public enum PipelineRunner {
+    /// Samples per sink write when replaying as fast as possible: large enough that a store transaction's fixed
+    /// cost disappears, small enough that the batch being written and the one filling stay a few MB.
+    public static let defaultBatchSize = 16_384
+
     /// Replays one recording through the pipeline into `sink`.
     ///
     /// Device clocks are read in the recording's zone when its header names one, else in
@@ -22,7 +26,7 @@ public enum PipelineRunner {
         catalog: DeviceCatalog,
         configuration: PipelineConfiguration,
         sink: any SampleSink,
-        batchSize: Int = 16_384,
+        batchSize: Int = defaultBatchSize,
         logger: Logger,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> PipelineReport where C.Duration == Duration {

@@ -303,7 +303,7 @@ final class LinkedVersion: Sendable {
 
     /// ``TaskVersion/governs(_:)``.
     func governs(_ instant: Date) -> Bool {
-        instant >= effective && (until.map { instant < $0 } ?? true)
+        TaskVersion.region(from: effective, until: until, contains: instant)
     }
 }
 

@@ -21,6 +21,11 @@ struct TaskVersion: Sendable {
 
     /// Whether an instant lies in this version's region.
     func governs(_ instant: Date) -> Bool {
+        Self.region(from: effective, until: until, contains: instant)
+    }
+
+    /// Whether `instant` lies in the region `[effective, until)` (open-ended without `until`).
+    static func region(from effective: Date, until: Date?, contains instant: Date) -> Bool {
         instant >= effective && (until.map { instant < $0 } ?? true)
     }
 

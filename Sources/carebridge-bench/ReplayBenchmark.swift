@@ -97,7 +97,7 @@ func runReplayChild(hours: Int) async throws {
             catalog: catalog,
             configuration: PipelineConfiguration(timeZone: zone),
             sink: CareStoreSink(store: store, recordedAt: Date()),
-            batchSize: Int(ProcessInfo.processInfo.environment["BENCH_BATCH"] ?? "") ?? 16_384,
+            batchSize: Int(ProcessInfo.processInfo.environment["BENCH_BATCH"] ?? "") ?? PipelineRunner.defaultBatchSize,
             logger: logger
         )
     }

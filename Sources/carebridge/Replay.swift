@@ -141,7 +141,7 @@ struct Replay: AsyncParsableCommand {
                     configuration: configuration,
                     sink: pipelineSink,
                     // A paced replay stores (and publishes) each sample as it comes, as a live device would.
-                    batchSize: speed == .max ? 16_384 : 1,
+                    batchSize: speed == .max ? PipelineRunner.defaultBatchSize : 1,
                     logger: logger,
                     progress: callback
                 )
