@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "carebridge", targets: ["carebridge"]),
+        .library(name: "BridgeFoundation", targets: ["BridgeFoundation"]),
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
@@ -27,10 +28,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
+        // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
+        // path-carrying readers), hex, civil-date arithmetic, the zone-offset memo.
+        .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
-        .target(name: "GATTDecoding"),
+        .target(name: "GATTDecoding", dependencies: ["BridgeFoundation"]),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
-        .target(name: "BridgeCore", dependencies: ["GATTDecoding"]),
+        .target(name: "BridgeCore", dependencies: ["BridgeFoundation", "GATTDecoding"]),
         // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
         .target(
             name: "MQTTClient",
@@ -41,18 +45,18 @@ let package = Package(
             ]
         ),
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
-        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
-        .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "SampleExport", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
-        .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
         .target(
             name: "CareStore",
             dependencies: [
                 "BridgeCore",
                 "CarePlan",
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API: the sample insert binds its columns directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -60,17 +64,20 @@ let package = Package(
             ]
         ),
         // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
-        .target(name: "DeviceProfiles", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "DeviceProfiles", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",
-            dependencies: ["BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
         .target(
             name: "CareBridgeKit",
             dependencies: [
-                "BridgeCore", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan", "CareStore",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan",
+                "CareStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,7 +85,8 @@ let package = Package(
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport", "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport",
+                "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,7 +102,7 @@ let package = Package(
             name: "BlueZTransport",
             dependencies: [
                 "BridgeCore",
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 "CSystemd",
                 "CUdev",
                 "CBluetooth",
@@ -105,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "carebridge",
             dependencies: [
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
@@ -124,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "carebridge-bench",
             dependencies: [
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
@@ -137,9 +145,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
-        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
-        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
+        .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
+        .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding"]),
+        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
         .testTarget(name: "CLITests", dependencies: ["carebridge"]),
         .testTarget(
             name: "BlueZTransportTests",
@@ -147,7 +156,7 @@ let package = Package(
                 "carebridge",
                 "BlueZTransport",
                 "BridgeCore",
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 "CareStore",
                 "CarePlan",
                 "SessionReplay",
@@ -157,17 +166,22 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
+        .testTarget(
+            name: "DeviceProfilesTests",
+            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+        ),
         .testTarget(
             name: "SessionReplayTests",
             dependencies: [
-                "SessionReplay", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "CareBridgeKitTests",
             dependencies: [
-                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "GATTDecoding", "CarePlan",
+                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "CarePlan",
                 "CareStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,12 +194,15 @@ let package = Package(
                 "CareStore",
                 "CarePlan",
                 "BridgeCore",
-                "GATTDecoding",
+                "BridgeFoundation", "GATTDecoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "CareBridgeExportTests", dependencies: ["CareBridgeExport", "BridgeCore", "GATTDecoding"]),
+        .testTarget(
+            name: "CareBridgeExportTests",
+            dependencies: ["CareBridgeExport", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+        ),
         .testTarget(
             name: "MQTTClientTests",
             dependencies: [
@@ -203,12 +220,12 @@ let package = Package(
             name: "MQTTBridgeTests",
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
-                "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "SampleExportTests",
-            dependencies: ["SampleExport", "BridgeCore", "GATTDecoding"],
+            dependencies: ["SampleExport", "BridgeCore", "BridgeFoundation", "GATTDecoding"],
             exclude: ["Validator"]
         ),
     ]

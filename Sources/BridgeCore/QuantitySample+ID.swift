@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import Foundation
 public import GATTDecoding
 
@@ -44,7 +45,7 @@ public enum SampleID {
     /// Milliseconds since 1970 of a device's wall-clock stamp read as if it were UTC (it has no zone; only the
     /// order matters). Unknown fields (zero) count as they are.
     public static func milliseconds(_ time: DateTime) -> Int64 {
-        let days = Timestamp.days(year: time.year, month: time.month, day: time.day)
+        let days = CivilDate.dayNumber(year: time.year, month: time.month, day: time.day)
         let seconds = days * 86_400 + Int64(time.hours * 3600 + time.minutes * 60 + time.seconds)
         return seconds.multipliedReportingOverflow(by: 1000).overflow ? 0 : seconds * 1000
     }

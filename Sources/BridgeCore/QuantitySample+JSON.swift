@@ -1,5 +1,6 @@
+public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 extension QuantitySample {
     /// The sample as JSON, times shown in `zone`.

@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import Foundation
 public import GATTDecoding
 

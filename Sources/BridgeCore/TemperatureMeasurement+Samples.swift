@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import GATTDecoding
 
 extension TemperatureMeasurement: SampleProducing {

@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import Foundation
 public import GATTDecoding
 
@@ -19,7 +20,7 @@ public enum Timestamp {
             millisOfDay += 86_400_000
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(dayNumber: days)
         guard (0...9999).contains(year) else {
             let text = format(date, offsetSeconds: 0, alwaysMilliseconds: true)
             return String(text.dropLast(6)) + "Z"
@@ -49,7 +50,8 @@ public enum Timestamp {
         }
     }
 
-    static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {
+    /// `2023-12-25T14:30:45+01:00` for a known UTC offset (seconds east of UTC).
+    public static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {
         let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded() + Double(offsetSeconds) * 1000
         let milliseconds = Int64(totalMilliseconds)
         var days = milliseconds / 86_400_000
@@ -58,7 +60,7 @@ public enum Timestamp {
             millisOfDay += 86_400_000
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(dayNumber: days)
         let seconds = millisOfDay / 1000
         let fraction = millisOfDay % 1000
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
@@ -68,20 +70,6 @@ public enum Timestamp {
         let absolute = abs(offsetSeconds)
         text += "\(sign)\(pad(absolute / 3600, 2)):\(pad(absolute / 60 % 60, 2))"
         return text
-    }
-
-    /// Days since 1970-01-01 → proleptic Gregorian (year, month, day).
-    public static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
     }
 
     static func pad(_ value: Int, _ width: Int) -> String {
@@ -211,32 +199,13 @@ public enum Timestamp {
 }
 
 extension Timestamp {
-    /// Days from 1970-01-01 to a proleptic Gregorian date.
-    public static func days(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
     /// Resolves a wall-clock time given as seconds since 1970-01-01T00:00 *local* in `zone`.
     ///
     /// Same policy as ``date(year:month:day:hour:minute:second:nanosecond:in:)``: a time in a DST gap is moved
     /// forward by the gap, a time in a repeated hour resolves to the earlier instant. Assumes at most one
     /// offset change within a day either side, which holds for every zone in the IANA database.
     public static func date(localSeconds local: Int64, in zone: TimeZone) -> Date {
-        let cache = ZoneOffsetCache.shared
-        let (before, after) = cache.offsets(at: local - 86_400, local + 86_400, in: zone)
-        if before == after { return Date(timeIntervalSince1970: Double(local - before)) }
-        let early = local - max(before, after)
-        let late = local - min(before, after)
-        if cache.offset(at: early, in: zone) == local - early { return Date(timeIntervalSince1970: Double(early)) }
-        if cache.offset(at: late, in: zone) == local - late { return Date(timeIntervalSince1970: Double(late)) }
-        // In the gap: read it with the offset in force before the change, which lands after the gap.
-        return Date(timeIntervalSince1970: Double(local - before))
+        Date(timeIntervalSince1970: Double(ZoneOffsetMemo.shared.instant(ofLocal: local, in: zone)))
     }
 }
 
@@ -245,7 +214,8 @@ extension DateTime {
     public func date(in zone: TimeZone) -> Date? {
         guard !isUnknown else { return nil }
         let local =
-            Timestamp.days(year: year, month: month, day: day) * 86_400 + Int64(hours * 3600 + minutes * 60 + seconds)
+            CivilDate.dayNumber(year: year, month: month, day: day) * 86_400
+            + Int64(hours * 3600 + minutes * 60 + seconds)
         return Timestamp.date(localSeconds: local, in: zone)
     }
 }

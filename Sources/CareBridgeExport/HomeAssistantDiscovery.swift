@@ -1,6 +1,6 @@
 public import BridgeCore
+public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
 
 /// Builds the MQTT messages that make CareBridge samples appear in Home Assistant: one retained discovery
 /// config per device and quantity type, and a state message per sample.

@@ -1,6 +1,6 @@
 import BridgeCore
+import BridgeFoundation
 public import Foundation
-import GATTDecoding
 
 /// A care plan as read from a plan file: the tasks to create or version.
 ///
@@ -34,7 +34,7 @@ public struct CarePlanDocument: Sendable, Hashable {
     {
         let root: JSONValue
         do {
-            root = try PlanJSONParser.parse(Array(data))
+            root = try JSONValue.parse(Array(data), options: .strict)
         } catch {
             throw CarePlanError(
                 path: path,
@@ -66,16 +66,7 @@ private struct PlanReader {
 
     func join(_ at: String, _ key: String) -> String { at.isEmpty ? key : "\(at).\(key)" }
 
-    func kind(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .int, .double: "a number"
-        case .string(let text): "the string \"\(text)\""
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
+    func kind(_ value: JSONValue) -> String { value.kindDescription }
 
     func string(
         _ object: JSONObject,

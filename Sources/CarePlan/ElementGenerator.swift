@@ -1,3 +1,4 @@
+import BridgeFoundation
 import Foundation
 
 /// The events of one schedule element in one zone, indexed by `n` (the element-local occurrence), with
@@ -239,12 +240,5 @@ final class ElementGenerator {
             if monthLocals[mid] < x { low = mid + 1 } else { high = mid }
         }
         return low
-    }
-}
-
-extension Int {
-    func floorMod(_ divisor: Int) -> Int {
-        let remainder = self % divisor
-        return remainder < 0 ? remainder + divisor : remainder
     }
 }

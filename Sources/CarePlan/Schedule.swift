@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// When a task's events happen: one or more elements, evaluated in the zone of `timeZonePolicy`.
 ///
 /// Element order is significant and persisted: events of different elements that start at the same instant

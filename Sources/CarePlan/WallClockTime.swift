@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import Foundation
 
 /// A zone-less calendar date and time of day (proleptic Gregorian), as written in a plan file.

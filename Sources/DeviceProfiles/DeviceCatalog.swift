@@ -1,5 +1,4 @@
 public import BridgeCore
-import GATTDecoding
 
 /// The loaded device profiles: decides which profile claims a device (``ConnectionPolicy``).
 public struct DeviceCatalog: Sendable, ConnectionPolicy {

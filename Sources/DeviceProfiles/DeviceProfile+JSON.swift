@@ -1,5 +1,6 @@
 import BridgeCore
-public import GATTDecoding
+public import BridgeFoundation
+import GATTDecoding
 
 /// Why a profile file could not be read: the JSON path of the field and what is wrong with it.
 public struct DeviceProfileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -30,7 +31,7 @@ extension DeviceProfile {
 
     /// Reads a profile from parsed JSON.
     public init(json value: JSONValue) throws(DeviceProfileError) {
-        let root = try ProfileReader(value, path: "")
+        let root = try ProfileReader(value, path: JSONPath())
         try root.allow(["id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes"])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -61,8 +62,7 @@ extension DeviceProfile {
         }
 
         characteristics = []
-        for (index, entry) in try root.array("characteristics", required: false).enumerated() {
-            let reader = try ProfileReader(entry, path: "characteristics[\(index)]")
+        for reader in try root.objects("characteristics") {
             try reader.allow(["uuid", "use", "decoder", "role", "multiPacket"])
             let useText = try reader.string("use")
             guard let use = Characteristic.Use(rawValue: useText) else {
@@ -90,8 +90,7 @@ extension DeviceProfile {
         }
 
         serviceData = []
-        for (index, entry) in try root.array("serviceData", required: false).enumerated() {
-            let reader = try ProfileReader(entry, path: "serviceData[\(index)]")
+        for reader in try root.objects("serviceData") {
             try reader.allow(["uuid", "decoder"])
             serviceData.append(ServiceData(uuid: try reader.uuid("uuid"), decoder: try reader.string("decoder")))
         }
@@ -122,23 +121,25 @@ extension DeviceProfile {
     }
 }
 
-/// Typed access to one JSON object of a profile, with errors that name the field's path.
+/// Typed access to one JSON object of a profile, with errors that name the field's path (a ``JSONObjectReader``
+/// with the profile format's messages).
 private struct ProfileReader {
-    let object: JSONObject
-    let path: String
+    let members: JSONObjectReader
 
-    init(_ value: JSONValue, path: String) throws(DeviceProfileError) {
-        guard case .object(let object) = value else {
-            throw DeviceProfileError(field: path, message: "expected an object")
+    init(_ value: JSONValue, path: JSONPath) throws(DeviceProfileError) {
+        do {
+            members = try JSONReader(value, path: path).object()
+        } catch {
+            throw DeviceProfileError(field: path.description, message: "expected an object")
         }
-        self.object = object
-        self.path = path
     }
 
-    func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    var object: JSONObject { members.object }
+
+    func fieldPath(_ key: String) -> JSONPath { members.path.appending(key) }
 
     func problem(_ key: String, _ message: String) -> DeviceProfileError {
-        DeviceProfileError(field: fieldPath(key), message: message)
+        DeviceProfileError(field: fieldPath(key).description, message: message)
     }
 
     func allow(_ keys: Set<String>) throws(DeviceProfileError) {
@@ -153,26 +154,26 @@ private struct ProfileReader {
     }
 
     func optionalString(_ key: String) throws(DeviceProfileError) -> String? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .string(let string) = value else { throw problem(key, "expected a string") }
+        guard let member = members[key] else { return nil }
+        guard case .string(let string) = member.value else { throw problem(key, "expected a string") }
         return string
     }
 
     func optionalBool(_ key: String) throws(DeviceProfileError) -> Bool? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .bool(let bool) = value else { throw problem(key, "expected true or false") }
+        guard let member = members[key] else { return nil }
+        guard case .bool(let bool) = member.value else { throw problem(key, "expected true or false") }
         return bool
     }
 
     func optionalInt(_ key: String) throws(DeviceProfileError) -> Int? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .int(let int) = value else { throw problem(key, "expected an integer") }
+        guard let member = members[key] else { return nil }
+        guard case .int(let int) = member.value else { throw problem(key, "expected an integer") }
         return int
     }
 
     func optionalSeconds(_ key: String) throws(DeviceProfileError) -> Double? {
-        guard let value = object[key], value != .null else { return nil }
-        guard let seconds = value.doubleValue, seconds >= 0, seconds.isFinite else {
+        guard let member = members[key] else { return nil }
+        guard let seconds = member.value.doubleValue, seconds >= 0, seconds.isFinite else {
             throw problem(key, "expected a non-negative number of seconds")
         }
         return seconds
@@ -180,8 +181,8 @@ private struct ProfileReader {
 
     /// A company identifier: an integer, or hex text such as `0157` / `0x0157`.
     func optionalCompanyID(_ key: String) throws(DeviceProfileError) -> UInt16? {
-        guard let value = object[key], value != .null else { return nil }
-        switch value {
+        guard let member = members[key] else { return nil }
+        switch member.value {
         case .int(let int):
             guard let id = UInt16(exactly: int) else { throw problem(key, "\(int) is not a 16-bit company id") }
             return id
@@ -207,7 +208,10 @@ private struct ProfileReader {
         var result: [BluetoothUUID] = []
         for (index, entry) in try array(key, required: false).enumerated() {
             guard case .string(let text) = entry, let uuid = BluetoothUUID(text) else {
-                throw DeviceProfileError(field: "\(fieldPath(key))[\(index)]", message: "expected a Bluetooth UUID")
+                throw DeviceProfileError(
+                    field: fieldPath(key).appending(index: index).description,
+                    message: "expected a Bluetooth UUID"
+                )
             }
             result.append(uuid)
         }
@@ -215,12 +219,21 @@ private struct ProfileReader {
     }
 
     func array(_ key: String, required: Bool) throws(DeviceProfileError) -> [JSONValue] {
-        guard let value = object[key], value != .null else {
+        guard let member = members[key] else {
             if required { throw problem(key, "missing (expected an array)") }
             return []
         }
-        guard case .array(let array) = value else { throw problem(key, "expected an array") }
+        guard case .array(let array) = member.value else { throw problem(key, "expected an array") }
         return array
+    }
+
+    /// The array `key`'s elements as readers of objects, each with its path.
+    func objects(_ key: String) throws(DeviceProfileError) -> [ProfileReader] {
+        var readers: [ProfileReader] = []
+        for (index, entry) in try array(key, required: false).enumerated() {
+            readers.append(try ProfileReader(entry, path: fieldPath(key).appending(index: index)))
+        }
+        return readers
     }
 
     func object(_ key: String) throws(DeviceProfileError) -> ProfileReader {
@@ -229,7 +242,7 @@ private struct ProfileReader {
     }
 
     func optionalObject(_ key: String) throws(DeviceProfileError) -> ProfileReader? {
-        guard let value = object[key], value != .null else { return nil }
-        return try ProfileReader(value, path: fieldPath(key))
+        guard let member = members[key] else { return nil }
+        return try ProfileReader(member.value, path: member.path)
     }
 }

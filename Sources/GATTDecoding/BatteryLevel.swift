@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Battery Level (0x2A19) of the Battery Service: charge in percent, 0–100.
 ///
 /// Values above 100 are outside the specification; they decode (devices send them) and are flagged

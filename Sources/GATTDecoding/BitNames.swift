@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// Names for status and feature bit fields and for small enumerated codes, shared by the decoders.
 enum BitNames {
     /// The names of the bits set in `value`, lowest bit first. Bits without a name (RFU) read `reserved bit N`,

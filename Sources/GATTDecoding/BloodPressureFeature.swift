@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Blood Pressure Feature (0x2A49), read once from a blood-pressure monitor.
 ///
 /// A uint16 bit field: bit 0 body movement detection, 1 cuff fit detection, 2 irregular pulse detection,

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Blood Pressure Measurement (0x2A35), indicated by a blood-pressure monitor: a final reading.
 ///
 /// Flags uint8: bit 0 kPa (else mmHg; applies to systolic, diastolic and mean arterial pressure), bit 1 Time

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// The layout Blood Pressure Measurement (0x2A35) and Intermediate Cuff Pressure (0x2A36) share.
 ///
 /// Flags uint8: bit 0 kPa (else mmHg), bit 1 Time Stamp, bit 2 Pulse Rate, bit 3 User ID, bit 4 Measurement

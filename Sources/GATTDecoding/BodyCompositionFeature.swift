@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Body Composition Feature (0x2A9B), read once from a body-composition scale.
 ///
 /// A uint32 bit field: bits 0–10 say which optional fields the scale supports (Time Stamp, Multiple Users,

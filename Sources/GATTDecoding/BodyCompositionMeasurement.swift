@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Body Composition Measurement (0x2A9C), indicated by a body-composition scale.
 ///
 /// Flags are **uint16**: bit 0 imperial units, bits 1–11 gate the optional fields (in this order: Time Stamp,

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Body Sensor Location (0x2A38): where a heart-rate sensor is worn.
 ///
 /// uint8: 0 other, 1 chest, 2 wrist, 3 finger, 4 hand, 5 ear lobe, 6 foot; 7–255 reserved (shown as

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Current Time (0x2A2B) of the Current Time Service: the device clock, readable and (on scales and meters
 /// that accept it) writable to set the clock.
 ///

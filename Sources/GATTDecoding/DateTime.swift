@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Date Time (0x2A08): a device's local wall-clock time, with no time zone.
 ///
 /// Zero in year, month or day means "not known". Ranges are validated here because lenient calendar
@@ -62,14 +64,14 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
         try Self.check("Year", year, 1582...9999, unknownAllowed: true, offset: start, reader)
         try Self.check("Month", month, 1...12, unknownAllowed: true, offset: start + 2, reader)
         try Self.check("Day", day, 1...31, unknownAllowed: true, offset: start + 3, reader)
-        if year != 0, month != 0, day > Self.daysInMonth(year: year, month: month) {
+        if year != 0, month != 0, day > CivilDate.daysInMonth(year: year, month: month) {
             throw GATTDecodingError(
                 context: reader.context,
                 offset: start + 3,
                 reason: .invalidValue(
                     field: "Day",
                     raw: UInt64(day),
-                    expected: "1–\(Self.daysInMonth(year: year, month: month)) for \(year)-\(month)"
+                    expected: "1–\(CivilDate.daysInMonth(year: year, month: month)) for \(year)-\(month)"
                 )
             )
         }
@@ -79,14 +81,6 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
     }
 
     /// Days in a month of the proleptic Gregorian calendar.
-    public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
     private static func check(
         _ name: String,
         _ value: Int,

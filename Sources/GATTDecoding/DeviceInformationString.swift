@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// The shared reading of the Device Information Service string characteristics (Manufacturer Name, Model
 /// Number, Serial Number, Hardware/Firmware/Software Revision).
 ///

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Where a payload comes from: the value of a GATT characteristic, or the Service Data of an advertisement.
 public enum PayloadSource: Sendable, Hashable {
     case characteristic(BluetoothUUID)

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Glucose Measurement (0x2A18), notified by a glucose meter for each stored record a RACP request reports.
 ///
 /// Flags: bit 0 Time Offset, bit 1 Concentration and Type-Sample Location, bit 2 concentration unit

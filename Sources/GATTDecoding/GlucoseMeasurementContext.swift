@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Glucose Measurement Context (0x2A34): what the user noted about a glucose record (meal, carbohydrates,
 /// exercise, medication, HbA1c). It follows the Glucose Measurement with the same sequence number.
 ///

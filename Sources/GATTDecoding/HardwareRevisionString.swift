@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Hardware Revision String (0x2A27) of the Device Information Service: the hardware revision, as UTF-8 text.
 ///
 /// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.

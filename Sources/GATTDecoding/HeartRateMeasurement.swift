@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Heart Rate Measurement (0x2A37), notified by a heart-rate sensor.
 ///
 /// Flags uint8: bit 0 Heart Rate is uint16 (else uint8); bits 1–2 sensor contact (0 or 1 not supported,

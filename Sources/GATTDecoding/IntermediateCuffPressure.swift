@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Intermediate Cuff Pressure (0x2A36), notified by a blood-pressure monitor while the cuff inflates or
 /// deflates.
 ///

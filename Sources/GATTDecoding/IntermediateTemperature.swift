@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Intermediate Temperature (0x2A1E), notified by a health thermometer while it is still measuring.
 ///
 /// Same layout as Temperature Measurement (0x2A1C): flags uint8 (bit 0 Fahrenheit, bit 1 Time Stamp,

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Manufacturer Name String (0x2A29) of the Device Information Service: the name of the device's manufacturer, as UTF-8 text.
 ///
 /// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// IEEE 11073-20601 32-bit FLOAT: an 8-bit two's-complement exponent over a 24-bit two's-complement mantissa.
 ///
 /// Special values are whole codes with exponent 0; `0x7FFFFFFF` is the finite −1 × 10¹²⁷, not +∞.

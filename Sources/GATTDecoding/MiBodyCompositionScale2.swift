@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Xiaomi Mi Body Composition Scale 2 (XMTZC02HM / XMTZC05HM) advertisement: the Service Data under 0x181B.
 /// Not the Body Composition Measurement layout, although it shares the service UUID.
 ///

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Xiaomi Mi Smart Scale v1 (XMTZC01HM / XMTZC04HM) advertisement: the Service Data under 0x181D. Not the
 /// Weight Measurement layout, although it shares the service UUID.
 ///

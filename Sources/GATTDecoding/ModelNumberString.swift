@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Model Number String (0x2A24) of the Device Information Service: the model number the vendor assigned, as UTF-8 text.
 ///
 /// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// PLX Continuous Measurement (0x2A5F), notified by a pulse oximeter while it measures. It has no timestamp:
 /// the receive time is the measurement time.
 ///

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// PLX Features (0x2A60), read once from a pulse oximeter: which optional fields and procedures it supports.
 ///
 /// Supported Features (uint16): bit 0 Measurement Status support present, bit 1 Device and Sensor Status

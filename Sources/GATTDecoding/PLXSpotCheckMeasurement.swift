@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// PLX Spot-check Measurement (0x2A5E), indicated by a pulse oximeter for a single (final or stored) reading.
 ///
 /// Flags: bit 0 Timestamp, bit 1 Measurement Status, bit 2 Device and Sensor Status, bit 3 Pulse Amplitude

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// PLX Measurement Status (uint16), shared by the spot-check and continuous measurements and PLX Features.
 ///
 /// Bits 0–4 are RFU. A reading flagged ongoing, early estimate, demonstration, testing, unavailable,

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// PnP ID (0x2A50) of the Device Information Service: vendor and product identifiers (7 octets).
 ///
 /// Vendor ID Source (uint8: 1 Bluetooth SIG company identifier, 2 USB Implementers Forum vendor ID, others

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Record Access Control Point (0x2A52): requests a collector writes to read stored records (glucose meters,
 /// spot-check oximeters) and the responses the device indicates.
 ///

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// IEEE 11073-20601 16-bit SFLOAT: a 4-bit two's-complement exponent over a 12-bit two's-complement mantissa.
 ///
 /// Special values are whole codes with exponent 0 (so `0xF7FF` is the finite value 204.7, not NaN).

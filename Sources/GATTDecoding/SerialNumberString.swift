@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Serial Number String (0x2A25) of the Device Information Service: the serial number of this device, as UTF-8 text.
 ///
 /// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.

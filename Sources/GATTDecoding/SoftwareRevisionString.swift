@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Software Revision String (0x2A28) of the Device Information Service: the software revision, as UTF-8 text.
 ///
 /// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// System ID (0x2A23) of the Device Information Service: a 40-bit manufacturer-defined identifier followed by
 /// the 24-bit Organizationally Unique Identifier, both little-endian (8 octets).
 /// - SeeAlso: Device Information Service 1.1, GATT Specification Supplement §3.System ID; `gatt-reference.md` §11.

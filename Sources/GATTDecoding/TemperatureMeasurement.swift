@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Temperature Measurement (0x2A1C), indicated by a health thermometer: a final reading.
 ///
 /// Flags uint8: bit 0 Fahrenheit, bit 1 Time Stamp, bit 2 Temperature Type, bits 3–7 RFU (ignored).

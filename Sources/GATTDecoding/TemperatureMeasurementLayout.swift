@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// The layout Temperature Measurement (0x2A1C) and Intermediate Temperature (0x2A1E) share.
 ///
 /// Flags uint8: bit 0 Fahrenheit, bit 1 Time Stamp, bit 2 Temperature Type, bits 3–7 RFU (ignored).

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Temperature Type (0x2A1D): where on the body a thermometer measures. Exactly one octet.
 ///
 /// Also the per-measurement Temperature Type field of Temperature Measurement (0x2A1C) and Intermediate

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Weight Measurement (0x2A9D), indicated by a weight scale.
 ///
 /// Flags: bit 0 imperial units, bit 1 Time Stamp, bit 2 User ID, bit 3 BMI and Height; bits 4–7 RFU (ignored).

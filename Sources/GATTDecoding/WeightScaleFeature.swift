@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Weight Scale Feature (0x2A9E), read once from a weight scale.
 ///
 /// A uint32 bit field: bits 0–2 Time Stamp / Multiple Users / BMI supported, bits 3–6 weight resolution,

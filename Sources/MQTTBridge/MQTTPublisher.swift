@@ -1,9 +1,9 @@
 public import BridgeCore
+import BridgeFoundation
 import CareBridgeExport
 public import CareBridgeKit
 public import CareStore
 public import Foundation
-import GATTDecoding
 public import Logging
 import MQTTClient
 

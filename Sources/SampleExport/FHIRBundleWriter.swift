@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 public import Foundation
 import GATTDecoding
 
@@ -128,7 +129,7 @@ public final class FHIRBundleWriter {
         var head = "{\"resourceType\":\"Bundle\",\"type\":\"\(options.bundleType.rawValue)\""
         if let timestamp = options.timestamp {
             head += ",\"timestamp\":"
-            JSONText.appendString(formatter.format(timestamp), to: &head)
+            JSONValue.writeString(formatter.format(timestamp), into: &head)
         }
         try sink(head)
     }
@@ -148,7 +149,7 @@ public final class FHIRBundleWriter {
         entry += resource
         if options.bundleType == .transaction {
             entry += ",\"request\":{\"method\":\"POST\",\"url\":\"\(type)\",\"ifNoneExist\":"
-            JSONText.appendString("identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier), to: &entry)
+            JSONValue.writeString("identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier), into: &entry)
             entry += "}"
         }
         entry += "}"
@@ -284,7 +285,7 @@ public final class FHIRBundleWriter {
         }
         if let subject = options.subject {
             out += ",\"subject\":{\"reference\":"
-            JSONText.appendString(subject, to: &out)
+            JSONValue.writeString(subject, into: &out)
             out += "}"
         }
         if start == end {
@@ -295,7 +296,7 @@ public final class FHIRBundleWriter {
         }
         if manual, let subject = options.subject {
             out += ",\"performer\":[{\"reference\":"
-            JSONText.appendString(subject, to: &out)
+            JSONValue.writeString(subject, into: &out)
             out += "}]"
         }
         return out
@@ -306,7 +307,7 @@ public final class FHIRBundleWriter {
         out += ",\"device\":{\"reference\":\"" + device.reference + "\""
         if let display = device.display {
             out += ",\"display\":"
-            JSONText.appendString(display, to: &out)
+            JSONValue.writeString(display, into: &out)
         }
         out += "}"
     }
@@ -316,22 +317,22 @@ public final class FHIRBundleWriter {
         for (index, coding) in codings.enumerated() {
             if index > 0 { out += "," }
             out += "{\"system\":\"\(coding.system)\",\"code\":\"\(coding.code)\",\"display\":"
-            JSONText.appendString(coding.display, to: &out)
+            JSONValue.writeString(coding.display, into: &out)
             out += "}"
         }
         out += "]"
         if let text {
             out += ",\"text\":"
-            JSONText.appendString(text, to: &out)
+            JSONValue.writeString(text, into: &out)
         }
         out += "}"
     }
 
     static func appendQuantity(_ value: String, _ unit: HealthUnit, to out: inout String) {
         out += "{\"value\":" + value + ",\"unit\":"
-        JSONText.appendString(unit.rawValue, to: &out)
+        JSONValue.writeString(unit.rawValue, into: &out)
         out += ",\"system\":\"\(VitalSignCoding.ucumSystem)\",\"code\":"
-        JSONText.appendString(unit.rawValue, to: &out)
+        JSONValue.writeString(unit.rawValue, into: &out)
         out += "}"
     }
 
@@ -393,15 +394,15 @@ public final class FHIRBundleWriter {
 
     static func deviceResource(_ identity: DeviceIdentity) -> String {
         var out = "{\"resourceType\":\"Device\",\"identifier\":[{\"system\":\"\(deviceIdentifierSystem)\",\"value\":"
-        JSONText.appendString(identity.key, to: &out)
+        JSONValue.writeString(identity.key, into: &out)
         out += "}]"
         if let manufacturer = identity.manufacturer {
             out += ",\"manufacturer\":"
-            JSONText.appendString(manufacturer, to: &out)
+            JSONValue.writeString(manufacturer, into: &out)
         }
         if let serial = identity.serial {
             out += ",\"serialNumber\":"
-            JSONText.appendString(serial, to: &out)
+            JSONValue.writeString(serial, into: &out)
         }
         let names = [(identity.name, "user-friendly-name"), (identity.model, "model-name")].compactMap { name, type in
             name.map { ($0, type) }
@@ -411,14 +412,14 @@ public final class FHIRBundleWriter {
             for (index, (name, type)) in names.enumerated() {
                 if index > 0 { out += "," }
                 out += "{\"name\":"
-                JSONText.appendString(name, to: &out)
+                JSONValue.writeString(name, into: &out)
                 out += ",\"type\":\"\(type)\"}"
             }
             out += "]"
         }
         if let model = identity.model {
             out += ",\"modelNumber\":"
-            JSONText.appendString(model, to: &out)
+            JSONValue.writeString(model, into: &out)
         }
         let versions = [
             ("firmware", identity.firmware), ("hardware", identity.hardware), ("software", identity.software),
@@ -429,7 +430,7 @@ public final class FHIRBundleWriter {
             for (index, (kind, value)) in versions.enumerated() {
                 if index > 0 { out += "," }
                 out += "{\"type\":{\"text\":\"\(kind)\"},\"value\":"
-                JSONText.appendString(value, to: &out)
+                JSONValue.writeString(value, into: &out)
                 out += "}"
             }
             out += "]"

@@ -1,6 +1,6 @@
 import BridgeCore
+import BridgeFoundation
 public import Foundation
-import GATTDecoding
 
 /// Writes samples as JSON Lines: one object per line, `QuantitySample.json(in:)` plus `matches`.
 ///

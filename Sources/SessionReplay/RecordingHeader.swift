@@ -1,5 +1,5 @@
+public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
 
 /// Line 1 of a recording: `{"format": "carebridge-recording", "version": 1, "recordedAt": …, "timeZone": …}`.
 public struct RecordingHeader: Sendable, Equatable {

@@ -1,4 +1,5 @@
 public import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 public import Logging

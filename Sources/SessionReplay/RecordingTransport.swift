@@ -1,6 +1,6 @@
 public import BridgeCore
+public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
 public import Logging
 import Synchronization
 

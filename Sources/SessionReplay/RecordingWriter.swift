@@ -1,4 +1,5 @@
 public import BridgeCore
+import BridgeFoundation
 public import Foundation
 import GATTDecoding
 

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 public import Foundation
 import GATTDecoding
 

@@ -1,11 +1,11 @@
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import CareBridgeKit
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
-import GATTDecoding
 import Logging
 
 /// Notification leaving the simulated peripheral (the fake bluetoothd emits `PropertiesChanged{Value}`) →

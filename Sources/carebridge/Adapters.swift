@@ -1,6 +1,6 @@
 import ArgumentParser
 import BlueZTransport
-import GATTDecoding
+import BridgeFoundation
 
 struct Adapters: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

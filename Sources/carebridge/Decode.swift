@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 

@@ -1,9 +1,9 @@
 import ArgumentParser
 import BridgeCore
+import BridgeFoundation
 import CarePlan
 import CareStore
 import Foundation
-import GATTDecoding
 
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(

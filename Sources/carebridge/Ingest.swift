@@ -1,8 +1,8 @@
 import ArgumentParser
 import BridgeCore
+import BridgeFoundation
 import CareStore
 import Foundation
-import GATTDecoding
 
 struct Ingest: ParsableCommand {
     static let configuration = CommandConfiguration(

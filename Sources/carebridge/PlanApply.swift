@@ -1,8 +1,8 @@
 import ArgumentParser
+import BridgeFoundation
 import CarePlan
 import CareStore
 import Foundation
-import GATTDecoding
 
 struct PlanApply: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import Foundation
-import GATTDecoding
 import Logging
 import SessionReplay
 

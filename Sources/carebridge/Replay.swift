@@ -1,11 +1,11 @@
 import ArgumentParser
 import BridgeCore
+import BridgeFoundation
 import CareBridgeKit
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
-import GATTDecoding
 import SessionReplay
 
 struct Replay: AsyncParsableCommand {

@@ -1,12 +1,12 @@
 import ArgumentParser
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import CareBridgeKit
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
-import GATTDecoding
 import Logging
 import SessionReplay
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import DeviceProfiles
 import Foundation
 import GATTDecoding

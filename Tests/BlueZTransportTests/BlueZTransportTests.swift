@@ -1,5 +1,6 @@
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 import Testing

@@ -1,6 +1,6 @@
 import BlueZTransport
+import BridgeFoundation
 import Foundation
-import GATTDecoding
 import Testing
 
 /// The real `carebridge` binary against the fake bluetoothd, driven by the Recordings/ sessions: the samples

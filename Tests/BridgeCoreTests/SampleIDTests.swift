@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 import Testing
@@ -59,7 +60,7 @@ import Testing
         let deviceTime = DateTime(year: 2026, month: 11, day: 20, hours: 7, minutes: 30, seconds: 5)
         var sample = Self.heartRate(received: Date(timeIntervalSince1970: 1_795_158_000))
         sample.deviceTime = deviceTime
-        let days = Timestamp.days(year: 2026, month: 11, day: 20)
+        let days = CivilDate.dayNumber(year: 2026, month: 11, day: 20)
         #expect(sample.idMilliseconds == (days * 86_400 + 7 * 3_600 + 30 * 60 + 5) * 1_000)
         var later = sample
         later.receivedAt = later.receivedAt.addingTimeInterval(86_400)

@@ -1,7 +1,6 @@
 import BridgeCore
 import DeviceProfiles
 import Foundation
-import GATTDecoding
 import Testing
 
 @Suite struct DeviceProfileLoaderTests {

@@ -1,3 +1,4 @@
+import BridgeFoundation
 import GATTDecoding
 import Testing
 

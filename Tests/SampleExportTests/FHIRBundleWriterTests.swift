@@ -1,6 +1,6 @@
 import BridgeCore
+import BridgeFoundation
 import Foundation
-import GATTDecoding
 import SampleExport
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import GATTDecoding
 import Logging
 import SessionReplay
 import Testing

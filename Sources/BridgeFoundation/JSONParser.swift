@@ -1,27 +1,71 @@
 extension JSONValue {
-    /// Why a JSON text could not be read.
+    /// Why a JSON text could not be read: where (byte offset, line and column) and what is wrong.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Byte offset of the problem, counted from 0.
         public var offset: Int
+        /// Line of the problem, counted from 1.
+        public var line: Int
+        /// Column of the problem in characters (Unicode scalars), counted from 1.
+        public var column: Int
         public var message: String
 
-        public var description: String { "invalid JSON at column \(offset + 1): \(message)" }
+        public init(offset: Int, line: Int, column: Int, message: String) {
+            self.offset = offset
+            self.line = line
+            self.column = column
+            self.message = message
+        }
+
+        /// `invalid JSON at column 12: …` for one-line texts (recording lines), with the line otherwise.
+        public var description: String {
+            line == 1
+                ? "invalid JSON at column \(column): \(message)"
+                : "invalid JSON at line \(line), column \(column): \(message)"
+        }
+    }
+
+    /// How strict the parser is.
+    public struct ParseOptions: Sendable, Hashable {
+        /// Refuse an object that names a key twice (otherwise the last value wins).
+        public var rejectsDuplicateKeys: Bool
+        /// Arrays and objects nested deeper than this are refused.
+        public var maximumDepth: Int
+
+        public init(rejectsDuplicateKeys: Bool = false, maximumDepth: Int = 256) {
+            self.rejectsDuplicateKeys = rejectsDuplicateKeys
+            self.maximumDepth = maximumDepth
+        }
+
+        /// Files people write by hand (plans, device profiles): duplicate keys are mistakes.
+        public static let strict = ParseOptions(rejectsDuplicateKeys: true, maximumDepth: 64)
     }
 
     /// Parses one JSON text (RFC 8259). Object members keep their order; integers that fit in `Int` become
-    /// ``JSONValue/int(_:)``, other numbers ``JSONValue/double(_:)``.
-    /// - Throws: ``ParseError`` with the byte offset of the first problem.
-    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+    /// ``JSONValue/int(_:)``, other numbers ``JSONValue/double(_:)``. A leading UTF-8 byte-order mark is skipped.
+    /// - Throws: ``ParseError`` with the position of the first problem.
+    public static func parse(_ text: String, options: ParseOptions = ParseOptions()) throws(ParseError) -> JSONValue {
         var text = text
         let result = text.withUTF8 { buffer in
-            Result { () throws(ParseError) -> JSONValue in try parse(utf8: buffer) }
+            Result { () throws(ParseError) -> JSONValue in try parse(utf8: buffer, options: options) }
         }
         return try result.get()
     }
 
     /// Parses one JSON text from UTF-8 bytes.
-    public static func parse(utf8 buffer: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
-        var parser = JSONParser(buffer)
+    public static func parse(_ bytes: [UInt8], options: ParseOptions = ParseOptions()) throws(ParseError) -> JSONValue {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ParseError) -> JSONValue in try parse(utf8: buffer, options: options) }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from UTF-8 bytes.
+    public static func parse(
+        utf8 buffer: UnsafeBufferPointer<UInt8>,
+        options: ParseOptions = ParseOptions()
+    ) throws(ParseError) -> JSONValue {
+        var parser = JSONParser(buffer, options: options)
+        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -30,18 +74,35 @@ extension JSONValue {
     }
 }
 
-/// A small recursive-descent parser over UTF-8 bytes, used for recordings, device profiles and plans.
+/// The one JSON reader: a recursive-descent parser over UTF-8 bytes, used for recordings, device profiles and
+/// plans.
 private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
+    let options: JSONValue.ParseOptions
     var index = 0
-    static let maximumDepth = 256
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONValue.ParseOptions) {
         self.bytes = bytes
+        self.options = options
     }
 
+    /// An error at the current position; the line and column are counted only now, when something is wrong.
     func error(_ message: String) -> JSONValue.ParseError {
-        JSONValue.ParseError(offset: index, message: message)
+        error(message, at: index)
+    }
+
+    func error(_ message: String, at offset: Int) -> JSONValue.ParseError {
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(offset, bytes.count)] {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return JSONValue.ParseError(offset: offset, line: line, column: column, message: message)
     }
 
     mutating func skipWhitespace() {
@@ -54,7 +115,9 @@ private struct JSONParser {
     }
 
     mutating func parseValue(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        guard depth < Self.maximumDepth else { throw error("nested too deeply") }
+        guard depth < options.maximumDepth else {
+            throw error("nesting deeper than \(options.maximumDepth) levels")
+        }
         guard index < bytes.count else { throw error("unexpected end of text, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth))
@@ -64,7 +127,7 @@ private struct JSONParser {
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "n"): return try literal("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))', expected a value")
         }
     }
 
@@ -89,7 +152,11 @@ private struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key string") }
+            let keyStart = index
             let key = try parseString()
+            if options.rejectsDuplicateKeys, object[key] != nil {
+                throw error("duplicate key \"\(key)\"", at: keyStart)
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             index += 1
@@ -130,7 +197,6 @@ private struct JSONParser {
             return .array(values)
         }
     }
-
     mutating func parseString() throws(JSONValue.ParseError) -> String {
         index += 1
         let start = index
@@ -243,34 +309,5 @@ private struct JSONParser {
             throw error("invalid number")
         }
         return .double(value)
-    }
-}
-
-extension JSONValue {
-    /// The number as a `Double` (integers included), else nil.
-    public var doubleValue: Double? {
-        switch self {
-        case .int(let value): Double(value)
-        case .double(let value): value
-        default: nil
-        }
-    }
-
-    /// The string, else nil.
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
-    /// The object, else nil.
-    public var objectValue: JSONObject? {
-        if case .object(let value) = self { return value }
-        return nil
-    }
-
-    /// The array, else nil.
-    public var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
-        return nil
     }
 }

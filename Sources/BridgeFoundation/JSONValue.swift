@@ -63,57 +63,33 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Appends `value` as a quoted JSON string literal, escaping quotes, backslashes and control characters.
+    ///
+    /// The one JSON string escaper: the value tree above and the exporters' streaming writers both use it.
     public static func writeString(_ value: String, into out: inout String) {
-        out += "\""
+        out.append("\"")
+        var needsEscape = false
+        for byte in value.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            needsEscape = true
+            break
+        }
+        guard needsEscape else {
+            out.append(value)
+            out.append("\"")
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
+            case "\"": out.append("\\\"")
+            case "\\": out.append("\\\\")
+            case "\n": out.append("\\n")
+            case "\r": out.append("\\r")
+            case "\t": out.append("\\t")
             case _ where scalar.value < 0x20:
                 let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                out.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
             default: out.unicodeScalars.append(scalar)
             }
         }
-        out += "\""
+        out.append("\"")
     }
-}
-
-/// An ordered JSON object.
-public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    public struct Member: Sendable, Equatable {
-        public var key: String
-        public var value: JSONValue
-    }
-
-    public private(set) var members: [Member]
-
-    public init() {
-        members = []
-    }
-
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        members = elements.map { Member(key: $0.0, value: $0.1) }
-    }
-
-    /// The value for `key`; setting appends a new key or replaces an existing one in place.
-    public subscript(key: String) -> JSONValue? {
-        get { members.first { $0.key == key }?.value }
-        set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                if let newValue {
-                    members[index].value = newValue
-                } else {
-                    members.remove(at: index)
-                }
-            } else if let newValue {
-                members.append(Member(key: key, value: newValue))
-            }
-        }
-    }
-
-    public var keys: [String] { members.map(\.key) }
 }
