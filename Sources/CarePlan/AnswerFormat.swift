@@ -55,7 +55,9 @@ public enum AnswerFormat: Sendable, Hashable {
             if !(min < max) { return ("max", "max (\(Self.format(max))) must be above min (\(Self.format(min)))") }
             if !(step > 0) { return ("step", "step must be positive (got \(Self.format(step)))") }
             for value in labels.keys.sorted() where !(min...max).contains(value) {
-                return ("labels", "label for \(Self.format(value)) lies outside \(Self.format(min))–\(Self.format(max))")
+                return (
+                    "labels", "label for \(Self.format(value)) lies outside \(Self.format(min))–\(Self.format(max))"
+                )
             }
         case .choice(let options):
             if options.isEmpty { return ("options", "a choice needs at least one option") }
@@ -83,7 +85,9 @@ public enum AnswerFormat: Sendable, Hashable {
             } else if let labelled = labels.first(where: { $0.value.lowercased() == trimmed.lowercased() }) {
                 number = labelled.key
             } else {
-                throw Refusal(message: "'\(input)' is not a number on the scale \(Self.format(min))–\(Self.format(max))")
+                throw Refusal(
+                    message: "'\(input)' is not a number on the scale \(Self.format(min))–\(Self.format(max))"
+                )
             }
             guard (min...max).contains(number) else {
                 throw Refusal(
@@ -186,9 +190,11 @@ extension AnswerFormat: Codable {
                 min: try container.decode(Double.self, forKey: .min),
                 max: try container.decode(Double.self, forKey: .max),
                 step: try container.decodeIfPresent(Double.self, forKey: .step) ?? 1,
-                labels: Dictionary(uniqueKeysWithValues: labels.compactMap { key, value in
-                    Double(key).map { ($0, value) }
-                })
+                labels: Dictionary(
+                    uniqueKeysWithValues: labels.compactMap { key, value in
+                        Double(key).map { ($0, value) }
+                    }
+                )
             )
         case "yesNo": self = .yesNo
         case "choice": self = .choice(try container.decode([String].self, forKey: .options))
@@ -196,7 +202,11 @@ extension AnswerFormat: Codable {
         case "duration": self = .duration
         case "count": self = .count
         default:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown answer type")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type,
+                in: container,
+                debugDescription: "unknown answer type"
+            )
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import CarePlan
 import CareStore
 import Foundation
+import Insights
 
 struct Complete: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -79,9 +80,12 @@ struct Complete: ParsableCommand {
             line = "completed \(described)"
         }
         if let note = event.outcome?.note, note == self.note { line += " — note: \(note)" }
-        if !result.changed { line += " (already recorded; nothing changed)" } else if result.corrected {
+        if !result.changed {
+            line += " (already recorded; nothing changed)"
+        } else if result.corrected {
             line += " (corrected)"
         }
         print(line)
+        if result.changed { AlertReport.evaluate(store, from: event.start) }
     }
 }
