@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
+        .library(name: "Insights", targets: ["Insights"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,7 +30,8 @@ let package = Package(
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
-        // path-carrying readers), hex, civil-date arithmetic, the zone-offset memo.
+        // path-carrying readers), hex, civil-date arithmetic, the zone-offset memo, files written without destroying
+        // data.
         .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding", dependencies: ["BridgeFoundation"]),
@@ -47,7 +49,7 @@ let package = Package(
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
         .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
-        .target(name: "SampleExport", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .target(name: "SampleExport", dependencies: ["BridgeFoundation", "BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
         .target(name: "CarePlan", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "SessionReplay",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
@@ -90,6 +92,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
+        .target(
+            name: "Insights",
+            dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
@@ -113,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "carebridge",
             dependencies: [
-                "BridgeFoundation", "GATTDecoding",
+                "BridgeFoundation",
+                "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
@@ -124,6 +132,7 @@ let package = Package(
                 "SampleExport",
                 "MQTTBridge",
                 "CareBridgeExport",
+                "Insights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -143,7 +152,8 @@ let package = Package(
                 "SampleExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding"]),
@@ -221,6 +231,13 @@ let package = Package(
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
                 "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "InsightsTests",
+            dependencies: [
+                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

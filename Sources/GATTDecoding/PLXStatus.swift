@@ -1,4 +1,4 @@
-public import BridgeFoundation
+import BridgeFoundation
 
 /// PLX Measurement Status (uint16), shared by the spot-check and continuous measurements and PLX Features.
 ///
