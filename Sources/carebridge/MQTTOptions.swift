@@ -57,8 +57,8 @@ struct MQTTOptions: ParsableArguments {
     var retry: Double = 0.25
 
     func validate() throws {
-        guard wait >= 0, wait.isFinite else { throw ValidationError("--mqtt-wait must be 0 or more seconds") }
-        guard retry > 0, retry.isFinite else { throw ValidationError("--mqtt-retry must be more than 0 seconds") }
+        try NumericOption.check(wait, "--mqtt-wait", in: 0...NumericOption.day)
+        try NumericOption.check(retry, "--mqtt-retry", in: 0.001...3600)
         guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
             throw ValidationError("--mqtt-topic must be a topic name without wildcards")
         }

@@ -40,7 +40,7 @@ struct Record: AsyncParsableCommand {
         if let device, BluetoothAddress(device) == nil {
             throw ValidationError("--device must be a Bluetooth address such as C4:7C:8D:6A:3E:10, not '\(device)'")
         }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
     }
 
     func run() async throws {

@@ -85,8 +85,9 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
-        guard scannerWatchdog > 0 else { throw ValidationError("--scanner-watchdog must be positive") }
+        if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
+        try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
+        try NumericOption.check(clockSkewTolerance, "--clock-skew-tolerance", in: 0...(366 * NumericOption.day))
     }
 
     func run() async throws {
