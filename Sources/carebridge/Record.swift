@@ -45,7 +45,7 @@ struct Record: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         logger.logLevel =
             ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         var configuration = bluez.configuration()

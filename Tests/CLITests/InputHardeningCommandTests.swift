@@ -93,4 +93,28 @@ import Testing
         #expect((summary["samples"] as? [String: Any])?["new"] as? Int == 2)
         #expect((summary["badLines"] as? [[String: Any]])?.compactMap { $0["line"] as? Int } == [6, 7])
     }
+
+    /// A Bluetooth name with escape sequences (clear screen, retitle the window, a fake line) reaches the summary
+    /// and the warnings only as visible `\u{1B}` text.
+    @Test func deviceStringsWithTerminalEscapesArePrintedSanitised() throws {
+        let recording = directory.appendingPathComponent("escape.jsonl").path
+        let name = #"\u001b[2J\u001b]0;pwned\u0007HRM\nfake line\u009b31m\u202e"#
+        let lines = [
+            #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00"}"#,
+            #"{"t": 0.1, "kind": "advertisement", "device": "C8:47:8C:00:00:01", "name": "\#(name)", "serviceUUIDs": ["180D"]}"#,
+            #"{"t": 0.5, "kind": "connected", "device": "C8:47:8C:00:00:01"}"#,
+            #"{"t": 1, "kind": "notification", "device": "C8:47:8C:00:00:01", "characteristic": "2A37", "value": "0048"}"#,
+            #"{"t": 2, "kind": "error", "device": "C8:47:8C:00:00:01", "message": "\#(name)"}"#,
+            #"{"t": 3, "kind": "bogus\#(name)", "device": "C8:47:8C:00:00:01"}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
+        let result = try run(["replay", "--store", storePath, recording])
+        #expect(result.status == 0, "\(result.stderr)")
+        for output in [result.stdout, result.stderr] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+            #expect(!output.unicodeScalars.contains { $0.value == 0x202E })
+            #expect(!output.contains("\nfake line"))
+        }
+        #expect(result.stdout.contains(#"\u{1B}[2J"#), "\(result.stdout)")
+    }
 }
