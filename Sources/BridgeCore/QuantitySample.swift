@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import GATTDecoding
+import Synchronization
 
 /// One measured quantity, normalised to its type's canonical unit, with the value as the device sent it.
 ///

@@ -101,7 +101,9 @@ public enum SHA256 {
                         }
                         let raw = UnsafeRawBufferPointer(tail)
                         SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: raw[0..<64]), w, k)
-                        if tailLength == 128 { SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: raw[64..<128]), w, k) }
+                        if tailLength == 128 {
+                            SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: raw[64..<128]), w, k)
+                        }
                     }
                 }
             }

@@ -1,5 +1,5 @@
-public import Foundation
 import BridgeCore
+public import Foundation
 
 /// A zone-less calendar date and time of day (proleptic Gregorian), as written in a plan file.
 ///

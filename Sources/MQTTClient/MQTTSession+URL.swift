@@ -9,7 +9,10 @@ extension MQTTSession.Configuration {
     public init(url: String, clientID: String) throws(MQTTClientError) {
         let scheme = "mqtt://"
         guard url.lowercased().hasPrefix(scheme) else {
-            throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' does not start with mqtt:// (TLS is not supported)")
+            throw MQTTClientError(
+                .invalidURL,
+                "'\(Self.redacted(url: url))' does not start with mqtt:// (TLS is not supported)"
+            )
         }
         var rest = Substring(url.dropFirst(scheme.count))
         if let slash = rest.firstIndex(of: "/") {
@@ -66,7 +69,9 @@ extension MQTTSession.Configuration {
         let authorityStart = url.index(url.startIndex, offsetBy: separator + 3)
         let authorityEnd = url[authorityStart...].firstIndex(of: "/") ?? url.endIndex
         let authority = url[authorityStart..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return url
+        }
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 

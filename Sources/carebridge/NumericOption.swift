@@ -9,7 +9,12 @@ enum NumericOption {
     static let tenYears: Double = 315_576_000
 
     /// Throws a ``ValidationError`` unless `value` is finite and in `range`.
-    static func check(_ value: Double, _ option: String, in range: ClosedRange<Double>, unit: String = "seconds")
+    static func check(
+        _ value: Double,
+        _ option: String,
+        in range: ClosedRange<Double>,
+        unit: String = "seconds"
+    )
         throws
     {
         guard value.isFinite, range.contains(value) else {
@@ -21,7 +26,12 @@ enum NumericOption {
     }
 
     /// Like ``check(_:_:in:unit:)`` with a lower bound that is itself excluded (`> 0`).
-    static func checkPositive(_ value: Double, _ option: String, atMost upper: Double, unit: String = "seconds")
+    static func checkPositive(
+        _ value: Double,
+        _ option: String,
+        atMost upper: Double,
+        unit: String = "seconds"
+    )
         throws
     {
         guard value.isFinite, value > 0, value <= upper else {

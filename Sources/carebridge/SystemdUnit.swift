@@ -66,7 +66,9 @@ struct SystemdUnit: ParsableCommand {
     static func unit(executable: String, arguments: String, mqttCredential: String? = nil) throws(UnitError) -> String {
         let words = try split(arguments)
         for (index, word) in words.enumerated() {
-            let url = word.hasPrefix("--mqtt=") ? String(word.dropFirst(7)) : (index > 0 && words[index - 1] == "--mqtt" ? word : nil)
+            let url =
+                word.hasPrefix("--mqtt=")
+                ? String(word.dropFirst(7)) : (index > 0 && words[index - 1] == "--mqtt" ? word : nil)
             if let url, MQTTOptions.urlHasPassword(url) {
                 throw UnitError(
                     description: "--arguments: the --mqtt URL carries a password, which would be readable by every "
@@ -84,9 +86,14 @@ struct SystemdUnit: ParsableCommand {
             guard mqttCredential.hasPrefix("/") else {
                 throw UnitError(description: "--mqtt-credential must be an absolute path, not '\(mqttCredential)'")
             }
-            guard !mqttCredential.contains(where: { $0.isWhitespace || $0 == ":" || $0 == "%" || $0.asciiValue.map { $0 < 0x20 } == true })
+            guard
+                !mqttCredential.contains(where: {
+                    $0.isWhitespace || $0 == ":" || $0 == "%" || $0.asciiValue.map { $0 < 0x20 } == true
+                })
             else {
-                throw UnitError(description: "--mqtt-credential: the path may not contain spaces, ':', '%' or control characters")
+                throw UnitError(
+                    description: "--mqtt-credential: the path may not contain spaces, ':', '%' or control characters"
+                )
             }
             credential = "\nLoadCredential=\(MQTTOptions.credentialName):\(mqttCredential)"
         }
@@ -126,7 +133,8 @@ struct SystemdUnit: ParsableCommand {
     static func split(_ text: String) throws(UnitError) -> [String] {
         if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw UnitError(
-                description: "--arguments may not contain control characters (found U+\(String(bad.value, radix: 16, uppercase: true)); "
+                description:
+                    "--arguments may not contain control characters (found U+\(String(bad.value, radix: 16, uppercase: true)); "
                     + "a newline would add directives to the unit)"
             )
         }
@@ -180,7 +188,8 @@ struct SystemdUnit: ParsableCommand {
         }
         var escaped = word.replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$")
         let needsQuotes =
-            escaped.isEmpty || escaped.contains { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || $0 == ";" }
+            escaped.isEmpty
+            || escaped.contains { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || $0 == ";" }
         guard needsQuotes else { return escaped }
         escaped = escaped.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "\"" + escaped + "\""

@@ -8,7 +8,9 @@ import Testing
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-hard-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-hard-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("store.sqlite").path
     }

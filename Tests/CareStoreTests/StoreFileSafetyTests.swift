@@ -13,7 +13,8 @@ import Glibc
     let directory: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-safety-\(UUID().uuidString)")
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("store-safety-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }

@@ -10,7 +10,8 @@ import SessionReplay
 enum FuzzTarget: String {
     case recording, json, time, plan, profile, decoders
 
-    static let current = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["CAREBRIDGE_FUZZ"] ?? "") ?? .recording
+    static let current =
+        FuzzTarget(rawValue: ProcessInfo.processInfo.environment["CAREBRIDGE_FUZZ"] ?? "") ?? .recording
     static let utc = TimeZone(identifier: "UTC")!
     static let berlin = TimeZone(identifier: "Europe/Berlin")!
     /// The recording file each input is written to (the reader reads files).
@@ -55,7 +56,8 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
     case .recording:
         // The input is everything after a valid header: lines of events.
-        guard FileManager.default.createFile(atPath: FuzzTarget.recordingPath, contents: Data(FuzzTarget.header + bytes))
+        guard
+            FileManager.default.createFile(atPath: FuzzTarget.recordingPath, contents: Data(FuzzTarget.header + bytes))
         else { return 0 }
         guard let reader = try? RecordingReader(path: FuzzTarget.recordingPath, logger: Logger(label: "fuzz")) else {
             return 0
