@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
+        .library(name: "Insights", targets: ["Insights"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
+        // Foundation helpers every layer may use: files written without destroying data.
+        .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
@@ -43,7 +46,7 @@ let package = Package(
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
         .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
-        .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "SampleExport", dependencies: ["BridgeFoundation", "BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
         .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
@@ -64,7 +67,9 @@ let package = Package(
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",
-            dependencies: ["BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
         .target(
@@ -83,6 +88,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
+        .target(name: "Insights", dependencies: ["BridgeCore", "CarePlan", "CareStore", "GATTDecoding"]),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
@@ -105,6 +112,7 @@ let package = Package(
         .executableTarget(
             name: "carebridge",
             dependencies: [
+                "BridgeFoundation",
                 "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
@@ -116,6 +124,7 @@ let package = Package(
                 "SampleExport",
                 "MQTTBridge",
                 "CareBridgeExport",
+                "Insights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -135,8 +144,10 @@ let package = Package(
                 "SampleExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
+        .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
@@ -204,6 +215,13 @@ let package = Package(
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
                 "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "InsightsTests",
+            dependencies: [
+                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -33,6 +33,10 @@ struct TaskRecord: StoreRecord, Sendable {
     var linkageType: String?
     var linkageUnit: String?
     var linkageAggregation: String?
+    /// JSON of the answer format (``CarePlan/AnswerFormat``), NULL for none.
+    var answer: String?
+    /// JSON array of alert rules, NULL for none.
+    var alerts: String?
     var effectiveDate: Date
     var createdDate: Date
     var deletedDate: Date?
@@ -129,6 +133,8 @@ struct OutcomeRecord: StoreRecord, Sendable {
     var eventEnd: Date
     var createdDate: Date
     var updatedDate: Date
+    var note: String?
+    var notDoneReason: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -145,4 +151,6 @@ struct OutcomeValueRecord: StoreRecord, Sendable {
     var measuredAt: Date
     var sampleID: String?
     var recordedAt: Date
+    /// The words of an answer.
+    var text: String?
 }

@@ -43,10 +43,14 @@ struct TaskVersions: Sendable {
     let all: [TaskVersion]
     /// Live (non-tombstone, non-shadowed) versions with a sample linkage, by linked type.
     let linkedByType: [QuantityType: [TaskVersion]]
+    /// Where each task's versions are in ``all``: looking a task up is a dictionary read, not a scan of every
+    /// version (re-applying a plan of n tasks was O(n²)).
+    let ranges: [String: Range<Int>]
 
     static func load(_ db: Database) throws -> TaskVersions {
         let records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
         var all: [TaskVersion] = []
+        var ranges: [String: Range<Int>] = [:]
         var index = 0
         while index < records.count {
             var end = index
@@ -66,6 +70,7 @@ struct TaskVersions: Sendable {
                 chain.append(version)
                 bound = min(bound ?? record.effectiveDate, record.effectiveDate)
             }
+            ranges[records[index].id] = all.count..<(all.count + chain.count)
             all += chain.reversed()
             index = end
         }
@@ -75,11 +80,11 @@ struct TaskVersions: Sendable {
                 linked[linkage.type, default: []].append(version)
             }
         }
-        return TaskVersions(all: all, linkedByType: linked)
+        return TaskVersions(all: all, linkedByType: linked, ranges: ranges)
     }
 
     /// The versions of one task, oldest first.
-    func versions(of taskID: String) -> [TaskVersion] { all.filter { $0.record.id == taskID } }
+    func versions(of taskID: String) -> [TaskVersion] { ranges[taskID].map { Array(all[$0]) } ?? [] }
 
     /// The version of `taskID` in force at `instant` (nil before the first version or after a deletion).
     func version(of taskID: String, at instant: Date) -> TaskVersion? {
@@ -144,6 +149,18 @@ extension TaskRecord {
             linkage = SampleLinkage(type: type, unit: HealthUnit(rawValue: linkageUnit), aggregation: aggregation)
         }
         let tags = (try? JSONDecoder().decode([String].self, from: Data(self.tags.utf8))) ?? []
+        var answer: AnswerFormat?
+        var alerts: [AlertRule] = []
+        do {
+            answer = try self.answer.map { try JSONDecoder().decode(AnswerFormat.self, from: Data($0.utf8)) }
+            alerts = try self.alerts.map { try JSONDecoder().decode([AlertRule].self, from: Data($0.utf8)) } ?? []
+        } catch {
+            throw CareStoreError(
+                .corruptRow,
+                "task \(id) version \(uuid): answer format or alert rules cannot be read: \(error)",
+                taskID: id
+            )
+        }
         return CareTask(
             id: id,
             title: title,
@@ -154,6 +171,8 @@ extension TaskRecord {
             impactsAdherence: impactsAdherence,
             schedule: schedule,
             linkage: linkage,
+            answer: answer,
+            alerts: alerts,
             effectiveDate: effectiveDate
         )
     }
@@ -185,6 +204,9 @@ extension TaskRecord {
             linkageType: task.linkage?.type.rawValue,
             linkageUnit: task.linkage?.unit.rawValue,
             linkageAggregation: task.linkage?.aggregation.rawValue,
+            answer: task.answer.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) },
+            alerts: task.alerts.isEmpty
+                ? nil : (try? encoder.encode(task.alerts)).map { String(decoding: $0, as: UTF8.self) },
             effectiveDate: effective,
             createdDate: created,
             deletedDate: deleted

@@ -14,7 +14,9 @@ struct Events: ParsableCommand {
             Times are shown in --time-zone (default TZ, then the system zone).
 
             JSON (--json): an array of {"task", "occurrence", "start", "end", "completed", "values": [{"value", \
-            "unit", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or null.
+            "unit", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or null; an \
+            answer's words are in the value's "text", a note in "note", and an event marked not done has \
+            "notDone" with the reason.
 
             \(StoreExit.help)
             """
@@ -44,7 +46,7 @@ struct Events: ParsableCommand {
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         guard start < end else { throw ValidationError("--from must be before --to") }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let events: [CareEvent]
         do {
             events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
@@ -54,21 +56,26 @@ struct Events: ParsableCommand {
         if json {
             let array = events.map { event -> JSONValue in
                 let values = (event.outcome?.values ?? []).map { value -> JSONValue in
-                    .object([
+                    var object: JSONObject = [
                         "value": .double(value.value),
                         "unit": .string(value.unit.rawValue),
                         "at": .string(Timestamp.format(value.measuredAt, in: zone)),
                         "sample": value.sampleID.map { .string($0.uuidString.lowercased()) } ?? .null,
-                    ])
+                    ]
+                    if let text = value.text { object["text"] = .string(text) }
+                    return .object(object)
                 }
-                return .object([
+                var object: JSONObject = [
                     "task": .string(event.taskID),
                     "occurrence": .int(event.occurrence),
                     "start": .string(Timestamp.format(event.start, in: zone)),
                     "end": .string(Timestamp.format(event.end, in: zone)),
                     "completed": .bool(event.isCompleted),
                     "values": .array(values),
-                ])
+                ]
+                if let note = event.outcome?.note { object["note"] = .string(note) }
+                if let reason = event.outcome?.notDoneReason { object["notDone"] = .string(reason) }
+                return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
@@ -79,11 +86,14 @@ struct Events: ParsableCommand {
         }
         var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
         for event in events {
-            let values = (event.outcome?.values ?? []).map { value in
-                value.unit.rawValue == "1"
+            var values = (event.outcome?.values ?? []).map { value in
+                if let format = event.answer { return format.display(value: value.value, text: value.text) }
+                return value.unit.rawValue == "1"
                     ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
                     : "\(Self.number(value.value)) \(value.unit)"
             }
+            if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
+            if let note = event.outcome?.note { values.append("note: \(note)") }
             table.append([
                 event.isAllDay
                     ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day"
@@ -100,6 +110,6 @@ struct Events: ParsableCommand {
 
     static func number(_ value: Double) -> String {
         let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 }

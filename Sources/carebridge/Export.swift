@@ -20,7 +20,9 @@ struct Export: ParsableCommand {
             value and unit, matched task and occurrence (';'-joined when several).
             jsonl: one sample object per line, with its matched events.
 
-            The export goes to standard output unless --out is given; a one-line summary goes to standard error.
+            The export goes to standard output unless --out is given; a one-line summary goes to standard error. \
+            --out writes a new file with mode 0600 (--mode to change) and replaces an existing one only when the \
+            export succeeded; it may not be the store itself.
 
             Exit status: 0 done; 64 bad arguments (unknown type, format or time); 73 the output file cannot be \
             created or written; 74 the store cannot be opened or read.
@@ -53,6 +55,9 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var out: String?
 
+    @Option(name: .long, help: FileMode.help)
+    var mode: FileMode = .private
+
     @Option(name: .long, help: "FHIR Bundle type: collection (to read) or transaction (to POST to a server).")
     var bundle: BundleKind = .collection
 
@@ -67,7 +72,7 @@ struct Export: ParsableCommand {
     var pageSize = 5_000
 
     func validate() throws {
-        guard pageSize > 0 else { throw ValidationError("--page-size must be positive") }
+        try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
         }
@@ -89,12 +94,13 @@ struct Export: ParsableCommand {
             from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
             to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
 
         let sink: FileSink
         if let out {
             do {
-                sink = try FileSink(path: out)
+                let store = storeOptions.path
+                sink = try FileSink(path: out, mode: mode.bits, inputs: [store, store + "-wal", store + "-shm"])
             } catch {
                 Output.error(error.message)
                 throw ExitCode(Self.cannotCreate)

@@ -24,7 +24,7 @@ struct PlanShow: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let tasks: [StoredTask]
         do {
             tasks = try store.tasks()
@@ -55,6 +55,10 @@ struct PlanShow: ParsableCommand {
             }
             if let linkage = task.linkage {
                 print("  linkage:      \(linkage.type.rawValue) in \(linkage.unit), \(linkage.aggregation.rawValue)")
+            }
+            if let answer = task.answer { print("  answer:       \(CareStore.describe(answer))") }
+            for rule in task.alerts {
+                print("  alert:        \(rule.id) (\(rule.severity.rawValue)): \(rule.condition.summary)")
             }
             if !task.impactsAdherence { print("  adherence:    not counted") }
         }

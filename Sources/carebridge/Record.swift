@@ -24,7 +24,13 @@ struct Record: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The recording to write (truncated if it exists).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The recording to write (mode 0600); replaces an existing file only if at least one event was recorded.",
+            valueName: "file"
+        )
+    )
     var out: String
 
     @Option(name: .long, help: ArgumentHelp("Only record this device.", valueName: "address"))
@@ -40,12 +46,12 @@ struct Record: AsyncParsableCommand {
         if let device, BluetoothAddress(device) == nil {
             throw ValidationError("--device must be a Bluetooth address such as C4:7C:8D:6A:3E:10, not '\(device)'")
         }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
     }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         logger.logLevel =
             ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         var configuration = bluez.configuration()
@@ -81,10 +87,15 @@ struct Record: AsyncParsableCommand {
         do {
             for try await _ in recorder.events() { count += 1 }
         } catch let error as TransportError {
-            recorder.close()
+            if !recorder.close(keepEmpty: false) {
+                Output.error("nothing was recorded; \(out) was not written (an existing file is unchanged)")
+            }
             throw BlueZExit.fail(error)
         }
-        recorder.close()
+        guard recorder.close() else {
+            Output.error("cannot write recording \(out)")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
         logger.info("recording written", metadata: ["file": "\(out)", "events": "\(count)"])
     }
 }

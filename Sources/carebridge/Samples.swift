@@ -37,6 +37,10 @@ struct Samples: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    func validate() throws {
+        if let limit { try NumericOption.check(limit, "--limit", in: 1...Int(Int32.max)) }
+    }
+
     func run() throws {
         let zone = try global.resolvedTimeZone()
         var types = Set<QuantityType>()
@@ -55,7 +59,7 @@ struct Samples: ParsableCommand {
             unmatchedOnly: unmatched,
             limit: limit
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)

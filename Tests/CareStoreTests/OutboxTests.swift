@@ -137,7 +137,17 @@ import Testing
                     DROP TRIGGER IF EXISTS outboxEntry_onSampleInsert;
                     DROP TABLE outboxEntry;
                     DROP TABLE outboxChannel;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('v2-outbox', 'v3-time-ordered-sample-ids');
+                    DROP TABLE alertDelivery;
+                    DROP TABLE alertChannel;
+                    DROP TABLE alert;
+                    ALTER TABLE task DROP COLUMN answer;
+                    ALTER TABLE task DROP COLUMN alerts;
+                    ALTER TABLE outcome DROP COLUMN note;
+                    ALTER TABLE outcome DROP COLUMN notDoneReason;
+                    ALTER TABLE outcomeValue DROP COLUMN text;
+                    DELETE FROM grdb_migrations WHERE identifier IN (
+                        'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts'
+                    );
                     """
             )
         }
@@ -153,7 +163,11 @@ import Testing
         try v1.close()
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids"])
+        #expect(
+            try store.appliedMigrations() == [
+                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+            ]
+        )
         #expect(try store.sampleCount() == old.count)
         #expect(try old.allSatisfy { try store.sample(id: $0.id)?.sample == $0 })
         #expect(try store.outboxCount() == 0)
