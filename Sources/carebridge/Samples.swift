@@ -37,6 +37,10 @@ struct Samples: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    func validate() throws {
+        if let limit { try NumericOption.check(limit, "--limit", in: 1...Int(Int32.max)) }
+    }
+
     func run() throws {
         let zone = try global.resolvedTimeZone()
         var types = Set<QuantityType>()

@@ -61,7 +61,7 @@ enum StoreExit {
 /// The command-line tool's logger: warnings and errors on standard error, `CAREBRIDGE_LOG_LEVEL` to change.
 enum CLILogging {
     static let logger: Logger = {
-        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         let level = ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
         logger.logLevel = level ?? .warning
         return logger
