@@ -94,7 +94,7 @@ struct Export: ParsableCommand {
             from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
             to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
 
         let sink: FileSink
         if let out {

@@ -59,7 +59,7 @@ struct Samples: ParsableCommand {
             unmatchedOnly: unmatched,
             limit: limit
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)
