@@ -182,6 +182,12 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        // The real bluetoothd 5.66 in a QEMU guest with emulated controllers and simulated devices (one boot).
+        .testTarget(
+            name: "RealBlueZTests",
+            dependencies: ["carebridge"],
+            exclude: ["Harness", "Simulators", "Fixtures"]
+        ),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BridgeCore", "GATTDecoding"]),
         .testTarget(
             name: "SessionReplayTests",
