@@ -347,16 +347,17 @@ actor BlueZClient {
     /// milliseconds: a sample without a device clock is identified by its receive time, and two notifications
     /// cannot really arrive within one millisecond (the shortest LE connection interval is 7.5 ms), so equal
     /// stamps only come from a backlog processed at once and must not collapse two readings into one.
+    ///
+    /// Every stamp is a whole millisecond, as a recording writes it, so a replay of `run --record` gives back
+    /// exactly the live samples (their identities include the time; sub-millisecond stamps made some replayed
+    /// samples differ by 1 ms from the live ones against the real bluetoothd).
     func emit(_ address: String, _ kind: TransportEvent.Kind) {
-        var time = Date()
-        let milliseconds = (time.timeIntervalSince1970 * 1000).rounded()
-        if let last = lastEventMillisecond[address], milliseconds <= last {
-            time = Date(timeIntervalSince1970: (last + 1) / 1000)
-            lastEventMillisecond[address] = last + 1
-        } else {
-            lastEventMillisecond[address] = milliseconds
-        }
-        output.yield(TransportEvent(time: time, device: address, kind: kind))
+        var milliseconds = (Date().timeIntervalSince1970 * 1000).rounded()
+        if let last = lastEventMillisecond[address], milliseconds <= last { milliseconds = last + 1 }
+        lastEventMillisecond[address] = milliseconds
+        output.yield(
+            TransportEvent(time: Date(timeIntervalSince1970: milliseconds / 1000), device: address, kind: kind)
+        )
     }
 
     func deviceAdvertised(_ path: String, changed: ObjectMirror.Properties) {

@@ -146,6 +146,9 @@ extension FakeBlueZSuites {
             #expect(!kinds.contains { if case .error = $0 { true } else { false } }, "\(kinds)")
             let journal = try await fake.journal()
             #expect(journal.filter { $0 == "Connect \(Self.scale)" }.count == 1, "one attempt: \(journal)")
+            // Stamped in whole milliseconds, as recordings write them (replays give back the same samples).
+            let stamps = collector.events.map { $0.time.timeIntervalSince1970 * 1000 }
+            #expect(stamps.allSatisfy { abs($0 - $0.rounded()) < 0.001 }, "\(stamps)")
             await collector.shutDown(transport)
         }
 
