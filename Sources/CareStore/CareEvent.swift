@@ -12,13 +12,23 @@ public struct OutcomeValue: Sendable, Hashable {
     public var sampleID: UUID?
     /// When it entered the store (the sample's ingest time).
     public var recordedAt: Date
+    /// `<`/`>` when the value comes from a LO/HI sample: ``value`` is then the device's limit (or ±∞).
+    public var comparator: ValueComparator?
 
-    public init(value: Double, unit: HealthUnit, measuredAt: Date, sampleID: UUID?, recordedAt: Date) {
+    public init(
+        value: Double,
+        unit: HealthUnit,
+        measuredAt: Date,
+        sampleID: UUID?,
+        recordedAt: Date,
+        comparator: ValueComparator? = nil
+    ) {
         self.value = value
         self.unit = unit
         self.measuredAt = measuredAt
         self.sampleID = sampleID
         self.recordedAt = recordedAt
+        self.comparator = comparator
     }
 }
 

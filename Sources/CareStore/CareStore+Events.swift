@@ -254,7 +254,7 @@ extension CareStore {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT o.occurrence, o.createdDate, o.updatedDate,
-                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt
+                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.comparator
                 FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
                 WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
                 ORDER BY o.occurrence, v.position
@@ -283,7 +283,8 @@ extension CareStore {
                     unit: HealthUnit(rawValue: row[4]),
                     measuredAt: Date(timeIntervalSince1970: row[5]),
                     sampleID: (row[6] as String?).flatMap(UUID.init(uuidString:)),
-                    recordedAt: Date(timeIntervalSince1970: row[7])
+                    recordedAt: Date(timeIntervalSince1970: row[7]),
+                    comparator: (row[8] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }

@@ -97,6 +97,7 @@ enum Schema {
         }
         OutboxSchema.register(in: &migrator)
         SampleIDSchema.register(in: &migrator)
+        SampleSafetySchema.register(in: &migrator)
         return migrator
     }
 }

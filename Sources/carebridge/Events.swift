@@ -14,7 +14,8 @@ struct Events: ParsableCommand {
             Times are shown in --time-zone (default TZ, then the system zone).
 
             JSON (--json): an array of {"task", "occurrence", "start", "end", "completed", "values": [{"value", \
-            "unit", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or null.
+            "unit", "comparator", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or \
+            null, and "comparator" is "<"/">" for a LO/HI reading (its value the device's limit, null if unknown).
 
             \(StoreExit.help)
             """
@@ -55,8 +56,9 @@ struct Events: ParsableCommand {
             let array = events.map { event -> JSONValue in
                 let values = (event.outcome?.values ?? []).map { value -> JSONValue in
                     .object([
-                        "value": .double(value.value),
+                        "value": value.value.isFinite ? .double(value.value) : .null,
                         "unit": .string(value.unit.rawValue),
+                        "comparator": value.comparator.map { .string($0.rawValue) } ?? .null,
                         "at": .string(Timestamp.format(value.measuredAt, in: zone)),
                         "sample": value.sampleID.map { .string($0.uuidString.lowercased()) } ?? .null,
                     ])
@@ -82,7 +84,7 @@ struct Events: ParsableCommand {
             let values = (event.outcome?.values ?? []).map { value in
                 value.unit.rawValue == "1"
                     ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
-                    : "\(Self.number(value.value)) \(value.unit)"
+                    : Self.quantity(value.value, value.unit, comparator: value.comparator)
             }
             table.append([
                 event.isAllDay
@@ -96,6 +98,13 @@ struct Events: ParsableCommand {
             ])
         }
         print(table.render())
+    }
+
+    /// `72.4 kg`; a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone when the limit is unknown.
+    static func quantity(_ value: Double, _ unit: HealthUnit, comparator: ValueComparator?) -> String {
+        guard let comparator else { return "\(number(value)) \(unit)" }
+        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(unit)" }
+        return "\(comparator.rawValue) \(number(value)) \(unit) (\(comparator.label))"
     }
 
     static func number(_ value: Double) -> String {
