@@ -119,7 +119,11 @@ import Testing
         #expect(old.outbox.count == 204)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        #expect(try store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids"])
+        #expect(
+            try store.appliedMigrations() == [
+                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-sample-safety",
+            ]
+        )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }
 
         // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample.

@@ -125,7 +125,8 @@ import Testing
 }
 
 @Suite struct OutboxMigrationTests {
-    /// Turns a store file back into one that only has `v1`: the outbox migration's objects and its entry in
+    /// Turns a store file back into one that only has `v1`: the outbox migration's objects, the safety columns
+    /// (`v4-sample-safety`; the id migration's rebuild drops the sample ones) and their entries in
     /// GRDB's migration table removed (and the id migration's entry: its ids are already time-ordered). (Built at test time from the current `v1` rather than checked in: `v1`'s
     /// sample layout may still change before the first release.)
     static func makeV1Store(at path: String, samples: [QuantitySample]) throws {
@@ -137,7 +138,9 @@ import Testing
                     DROP TRIGGER IF EXISTS outboxEntry_onSampleInsert;
                     DROP TABLE outboxEntry;
                     DROP TABLE outboxChannel;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('v2-outbox', 'v3-time-ordered-sample-ids');
+                    ALTER TABLE outcomeValue DROP COLUMN comparator;
+                    DELETE FROM grdb_migrations
+                        WHERE identifier IN ('v2-outbox', 'v3-time-ordered-sample-ids', 'v4-sample-safety');
                     """
             )
         }
@@ -153,7 +156,11 @@ import Testing
         try v1.close()
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids"])
+        #expect(
+            try store.appliedMigrations() == [
+                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-sample-safety",
+            ]
+        )
         #expect(try store.sampleCount() == old.count)
         #expect(try old.allSatisfy { try store.sample(id: $0.id)?.sample == $0 })
         #expect(try store.outboxCount() == 0)
