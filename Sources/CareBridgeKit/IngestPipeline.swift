@@ -234,14 +234,14 @@ public struct IngestPipeline {
             attachContext(payload, bytes: bytes, time: time, state: &state, output: &output)
         case .measurement:
             guard let producing = payload as? any SampleProducing else { return }
-            for (field, special) in Self.noValueFields(payload.fields) {
+            for noValue in NoValueField.find(in: payload.fields) {
                 output.issues.append(
                     PipelineIssue(
                         severity: .warning,
                         device: address,
                         time: time,
-                        message: "\(type(of: payload).name): \(field) is \(special) "
-                            + "(\(Self.noValueReason(special))); no value for it"
+                        message: "\(type(of: payload).name): \(noValue.field) is \(noValue.value) "
+                            + "(\(noValue.reason)); no value for it"
                     )
                 )
             }
@@ -518,32 +518,6 @@ public struct IngestPipeline {
         }
         state.sampleCount += 1
         output.samples.append(sample)
-    }
-
-    /// Fields of a decoded payload that hold a special value meaning "no value" (NaN, NRes, reserved), with
-    /// their dotted path, in field order.
-    static func noValueFields(_ object: JSONObject, prefix: String = "") -> [(String, String)] {
-        var found: [(String, String)] = []
-        for member in object.members {
-            let key = prefix.isEmpty ? member.key : "\(prefix).\(member.key)"
-            switch member.value {
-            case .string(let text)
-            where text == IEEE11073Special.nan.rawValue || text == IEEE11073Special.nres.rawValue
-                || text == IEEE11073Special.reserved.rawValue:
-                found.append((key, text))
-            case .object(let nested): found += noValueFields(nested, prefix: key)
-            default: continue
-            }
-        }
-        return found
-    }
-
-    static func noValueReason(_ special: String) -> String {
-        switch special {
-        case IEEE11073Special.nan.rawValue: "invalid result"
-        case IEEE11073Special.nres.rawValue: "not at this resolution"
-        default: "a reserved code"
-        }
     }
 
     /// Ends the device's session: decides whether its clock was wrong, corrects and emits the waiting samples.
