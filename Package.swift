@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
+        .library(name: "Insights", targets: ["Insights"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -83,6 +84,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
+        .target(name: "Insights", dependencies: ["BridgeCore", "CarePlan", "CareStore", "GATTDecoding"]),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
@@ -116,6 +119,7 @@ let package = Package(
                 "SampleExport",
                 "MQTTBridge",
                 "CareBridgeExport",
+                "Insights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -135,7 +139,8 @@ let package = Package(
                 "SampleExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
@@ -209,6 +214,13 @@ let package = Package(
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
                 "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "InsightsTests",
+            dependencies: [
+                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

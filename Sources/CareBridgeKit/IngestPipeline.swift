@@ -415,7 +415,8 @@ public struct IngestPipeline {
                     severity: .badEvent,
                     device: state.identity.key,
                     time: time,
-                    message: "service data of \(bytes.count) bytes is longer than \(Self.maximumValueLength) bytes: refused"
+                    message:
+                        "service data of \(bytes.count) bytes is longer than \(Self.maximumValueLength) bytes: refused"
                 )
             )
             return
@@ -505,13 +506,16 @@ public struct IngestPipeline {
                 )
             )
         } else if let comparator = sample.comparator {
-            let limit = sample.value.isFinite ? "\(comparator.rawValue) \(SampleScreening.format(sample.value)) \(sample.unit)" : "limit unknown"
+            let limit =
+                sample.value.isFinite
+                ? "\(comparator.rawValue) \(SampleScreening.format(sample.value)) \(sample.unit)" : "limit unknown"
             output.issues.append(
                 PipelineIssue(
                     severity: .warning,
                     device: address,
                     time: sample.receivedAt,
-                    message: "\(sample.type.title) \(comparator.label) (\(comparator.interpretationDisplay.lowercased()), "
+                    message:
+                        "\(sample.type.title) \(comparator.label) (\(comparator.interpretationDisplay.lowercased()), "
                         + "\(limit)): stored as an out-of-range reading"
                 )
             )

@@ -143,7 +143,7 @@ private struct PlanReader {
     func task(_ value: JSONValue, _ at: String) throws(CarePlanError) -> CareTask {
         let keys = [
             "id", "title", "kind", "instructions", "groupIdentifier", "tags", "impactsAdherence", "schedule",
-            "linkage", "effectiveDate",
+            "linkage", "effectiveDate", "answer", "alerts",
         ]
         let object = try self.object(value, at, keys: keys)
         guard let id = try string(object, "id", at, required: true), !id.isEmpty else {
@@ -185,6 +185,29 @@ private struct PlanReader {
             }
             linkage = try self.linkage(linkageValue, join(at, "linkage"))
         }
+        var answer: AnswerFormat?
+        if let answerValue = object["answer"], answerValue != .null {
+            if kind == .intervention || linkage != nil {
+                throw fail(
+                    join(at, "answer"),
+                    "only an assessment without a linkage is answered by a person (remove \"answer\" or \"linkage\")"
+                )
+            }
+            answer = try self.answer(answerValue, join(at, "answer"))
+        }
+        var alerts: [AlertRule] = []
+        for (index, item) in (try array(object, "alerts", at) ?? []).enumerated() {
+            let ruleAt = join(at, "alerts[\(index)]")
+            let rule = try self.rule(item, ruleAt)
+            let numeric = linkage != nil || (answer?.isNumeric ?? false)
+            if let problem = rule.validationProblem(kind: kind, numeric: numeric) {
+                throw fail(join(ruleAt, problem.field), problem.message)
+            }
+            if alerts.contains(where: { $0.id == rule.id }) {
+                throw fail(join(ruleAt, "id"), "duplicate rule id \"\(rule.id)\"")
+            }
+            alerts.append(rule)
+        }
         var effectiveDate: Date?
         if let text = try string(object, "effectiveDate", at) {
             do {
@@ -203,8 +226,155 @@ private struct PlanReader {
             impactsAdherence: impactsAdherence,
             schedule: schedule,
             linkage: linkage,
+            answer: answer,
+            alerts: alerts,
             effectiveDate: effectiveDate
         )
+    }
+
+    func answer(_ value: JSONValue, _ at: String) throws(CarePlanError) -> AnswerFormat {
+        let object = try self.object(value, at, keys: ["type", "min", "max", "step", "labels", "options"])
+        let type = try string(object, "type", at, required: true) ?? ""
+        let format: AnswerFormat
+        switch type {
+        case "scale":
+            guard let minValue = object["min"] else { throw fail(join(at, "min"), "missing required key \"min\"") }
+            guard let maxValue = object["max"] else { throw fail(join(at, "max"), "missing required key \"max\"") }
+            var labels: [Double: String] = [:]
+            if let labelValue = object["labels"], labelValue != .null {
+                guard case .object(let labelObject) = labelValue else {
+                    throw fail(join(at, "labels"), "expected an object such as {\"0\": \"none\"}")
+                }
+                for member in labelObject.members {
+                    let (key, text) = (member.key, member.value)
+                    guard let number = AnswerFormat.number(key) else {
+                        throw fail(join(at, "labels.\(key)"), "label keys are values on the scale")
+                    }
+                    guard case .string(let label) = text else {
+                        throw fail(join(at, "labels.\(key)"), "expected a string, got \(kind(text))")
+                    }
+                    labels[number] = label
+                }
+            }
+            format = .scale(
+                min: try number(minValue, join(at, "min")),
+                max: try number(maxValue, join(at, "max")),
+                step: try object["step"].map { value throws(CarePlanError) in try number(value, join(at, "step")) }
+                    ?? 1,
+                labels: labels
+            )
+        case "choice":
+            var options: [String] = []
+            for (index, item) in (try array(object, "options", at, required: true) ?? []).enumerated() {
+                guard case .string(let text) = item, !text.isEmpty else {
+                    throw fail(join(at, "options[\(index)]"), "expected a non-empty string, got \(kind(item))")
+                }
+                options.append(text)
+            }
+            format = .choice(options)
+        case "yesNo": format = .yesNo
+        case "text": format = .text
+        case "duration": format = .duration
+        case "count": format = .count
+        default:
+            throw fail(
+                join(at, "type"),
+                "unknown answer type \"\(type)\" (expected scale, yesNo, choice, text, duration or count)"
+            )
+        }
+        let allowed: Set<String> =
+            switch format {
+            case .scale: ["type", "min", "max", "step", "labels"]
+            case .choice: ["type", "options"]
+            default: ["type"]
+            }
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            throw fail(join(at, key), "\"\(key)\" does not apply to a \(type) answer")
+        }
+        if let problem = format.validationProblem { throw fail(join(at, problem.field), problem.message) }
+        return format
+    }
+
+    func rule(_ value: JSONValue, _ at: String) throws(CarePlanError) -> AlertRule {
+        let object = try self.object(value, at, keys: ["id", "severity", "when", "trend", "adherence", "message"])
+        guard let id = try string(object, "id", at, required: true), !id.isEmpty else {
+            throw fail(join(at, "id"), "rule id must not be empty")
+        }
+        var severity = AlertSeverity.warning
+        if let text = try string(object, "severity", at) {
+            guard let parsed = AlertSeverity(rawValue: text) else {
+                throw fail(join(at, "severity"), "unknown severity \"\(text)\" (expected info, warning or critical)")
+            }
+            severity = parsed
+        }
+        let present = ["when", "trend", "adherence"].filter { object[$0] != nil }
+        guard present.count == 1 else {
+            throw fail(at, "a rule needs exactly one of \"when\", \"trend\" or \"adherence\"")
+        }
+        let condition: AlertCondition
+        switch present[0] {
+        case "when":
+            let whenAt = join(at, "when")
+            let when = try self.object(
+                object["when"]!,
+                whenAt,
+                keys: [">", ">=", "≥", "<", "<=", "≤", "==", "=", "inside", "outside", "unit"]
+            )
+            let unit = try self.unit(when, whenAt)
+            let keys = when.keys.filter { $0 != "unit" }
+            guard keys.count == 1, let key = keys.first else {
+                throw fail(whenAt, "expected one comparison (>, >=, <, <=, ==) or \"inside\"/\"outside\"")
+            }
+            if key == "inside" || key == "outside" {
+                guard case .array(let bounds) = when[key]!, bounds.count == 2 else {
+                    throw fail(join(whenAt, key), "expected [lower, upper]")
+                }
+                let lower = try number(bounds[0], join(whenAt, "\(key)[0]"))
+                let upper = try number(bounds[1], join(whenAt, "\(key)[1]"))
+                condition = .range(lower: lower, upper: upper, inside: key == "inside", unit: unit)
+            } else {
+                condition = .compare(
+                    ComparisonOperator(symbol: key)!,
+                    try number(when[key]!, join(whenAt, key)),
+                    unit: unit
+                )
+            }
+        case "trend":
+            let trendAt = join(at, "trend")
+            let trend = try self.object(object["trend"]!, trendAt, keys: ["rise", "fall", "withinDays", "unit"])
+            let unit = try self.unit(trend, trendAt)
+            let change: Double
+            switch (trend["rise"], trend["fall"]) {
+            case (let rise?, nil): change = try number(rise, join(trendAt, "rise"))
+            case (nil, let fall?): change = -(try number(fall, join(trendAt, "fall")))
+            default: throw fail(trendAt, "expected one of \"rise\" or \"fall\"")
+            }
+            guard let days = trend["withinDays"] else {
+                throw fail(join(trendAt, "withinDays"), "missing required key \"withinDays\"")
+            }
+            condition = .trend(change: change, days: try integer(days, join(trendAt, "withinDays")), unit: unit)
+        default:
+            let adherenceAt = join(at, "adherence")
+            let adherence = try self.object(object["adherence"]!, adherenceAt, keys: ["fewerThan", "by"])
+            guard let fewer = adherence["fewerThan"] else {
+                throw fail(join(adherenceAt, "fewerThan"), "missing required key \"fewerThan\"")
+            }
+            var by: Int?
+            if let text = try string(adherence, "by", adherenceAt) {
+                guard let minutes = AlertRule.minutes(ofDay: text) else {
+                    throw fail(join(adherenceAt, "by"), "expected a time of day HH:MM, got \"\(text)\"")
+                }
+                by = minutes
+            }
+            condition = .adherence(fewerThan: try integer(fewer, join(adherenceAt, "fewerThan")), by: by)
+        }
+        return AlertRule(id: id, severity: severity, condition: condition, message: try string(object, "message", at))
+    }
+
+    func unit(_ object: JSONObject, _ at: String) throws(CarePlanError) -> HealthUnit? {
+        guard let text = try string(object, "unit", at) else { return nil }
+        guard let unit = HealthUnit(parsing: text) else { throw fail(join(at, "unit"), "unknown unit \"\(text)\"") }
+        return unit
     }
 
     func schedule(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Schedule {

@@ -15,6 +15,10 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
     public var schedule: Schedule
     /// Only assessments carry a linkage.
     public var linkage: SampleLinkage?
+    /// What a person answers (assessments without a linkage): a scale, yes/no, a choice, text, a duration, a count.
+    public var answer: AnswerFormat?
+    /// Thresholds that raise alerts; their version is the task version.
+    public var alerts: [AlertRule]
     /// When this version takes effect; nil = the schedule's start.
     public var effectiveDate: Date?
 
@@ -28,6 +32,8 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         impactsAdherence: Bool = true,
         schedule: Schedule,
         linkage: SampleLinkage? = nil,
+        answer: AnswerFormat? = nil,
+        alerts: [AlertRule] = [],
         effectiveDate: Date? = nil
     ) {
         self.id = id
@@ -39,8 +45,13 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         self.impactsAdherence = impactsAdherence
         self.schedule = schedule
         self.linkage = linkage
+        self.answer = answer
+        self.alerts = alerts
         self.effectiveDate = effectiveDate
     }
+
+    /// Whether the task's values are numbers thresholds can compare (a linkage or a numeric answer).
+    public var hasNumericValues: Bool { linkage != nil || (answer?.isNumeric ?? false) }
 
     /// The effective date, defaulting to the schedule's first instant in `bridgeZone`'s terms.
     public func effectiveDate(bridgeZone: TimeZone) -> Date {
@@ -60,13 +71,29 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
             }
             if let problem = linkage.validationProblem { return ("linkage.\(problem.field)", problem.message) }
         }
+        if let answer {
+            if kind == .intervention || linkage != nil {
+                return ("answer", "only an assessment without a linkage is answered by a person")
+            }
+            if let problem = answer.validationProblem { return ("answer.\(problem.field)", problem.message) }
+        }
+        var ruleIDs: Set<String> = []
+        for (index, rule) in alerts.enumerated() {
+            if let problem = rule.validationProblem(kind: kind, numeric: hasNumericValues) {
+                return ("alerts[\(index)].\(problem.field)", problem.message)
+            }
+            if !ruleIDs.insert(rule.id).inserted {
+                return ("alerts[\(index)].id", "duplicate rule id \"\(rule.id)\"")
+            }
+        }
         return nil
     }
 
     // MARK: - Codable (the plan-file task form; `effectiveDate` as ISO-8601 UTC)
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, instructions, kind, groupIdentifier, tags, impactsAdherence, schedule, linkage, effectiveDate
+        case id, title, instructions, kind, groupIdentifier, tags, impactsAdherence, schedule, linkage, answer, alerts
+        case effectiveDate
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,6 +107,8 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         impactsAdherence = try container.decodeIfPresent(Bool.self, forKey: .impactsAdherence) ?? true
         schedule = try container.decode(Schedule.self, forKey: .schedule)
         linkage = try container.decodeIfPresent(SampleLinkage.self, forKey: .linkage)
+        answer = try container.decodeIfPresent(AnswerFormat.self, forKey: .answer)
+        alerts = try container.decodeIfPresent([AlertRule].self, forKey: .alerts) ?? []
         if let text = try container.decodeIfPresent(String.self, forKey: .effectiveDate) {
             do {
                 effectiveDate = try Timestamp.parse(text, in: TimeZone(secondsFromGMT: 0)!)
@@ -109,6 +138,8 @@ public struct CareTask: Sendable, Hashable, Codable, Identifiable {
         try container.encode(impactsAdherence, forKey: .impactsAdherence)
         try container.encode(schedule, forKey: .schedule)
         try container.encodeIfPresent(linkage, forKey: .linkage)
+        try container.encodeIfPresent(answer, forKey: .answer)
+        if !alerts.isEmpty { try container.encode(alerts, forKey: .alerts) }
         if let effectiveDate {
             try container.encode(
                 Timestamp.format(effectiveDate, in: TimeZone(secondsFromGMT: 0)!),

@@ -12,6 +12,8 @@ public struct OutcomeValue: Sendable, Hashable {
     public var sampleID: UUID?
     /// When it entered the store (the sample's ingest time).
     public var recordedAt: Date
+    /// The words of an answer (`yes`, a choice, free text, a scale label); nil for numbers only.
+    public var text: String?
     /// `<`/`>` when the value comes from a LO/HI sample: ``value`` is then the device's limit (or ±∞).
     public var comparator: ValueComparator?
 
@@ -21,6 +23,7 @@ public struct OutcomeValue: Sendable, Hashable {
         measuredAt: Date,
         sampleID: UUID?,
         recordedAt: Date,
+        text: String? = nil,
         comparator: ValueComparator? = nil
     ) {
         self.value = value
@@ -28,6 +31,7 @@ public struct OutcomeValue: Sendable, Hashable {
         self.measuredAt = measuredAt
         self.sampleID = sampleID
         self.recordedAt = recordedAt
+        self.text = text
         self.comparator = comparator
     }
 }
@@ -37,12 +41,27 @@ public struct Outcome: Sendable, Hashable {
     public var values: [OutcomeValue]
     public var createdDate: Date
     public var updatedDate: Date
+    /// A note on the outcome (CareKit's `OCKNote`).
+    public var note: String?
+    /// Why the event was not done; set when it was marked not done (then there are no values).
+    public var notDoneReason: String?
 
-    public init(values: [OutcomeValue], createdDate: Date, updatedDate: Date) {
+    public init(
+        values: [OutcomeValue],
+        createdDate: Date,
+        updatedDate: Date,
+        note: String? = nil,
+        notDoneReason: String? = nil
+    ) {
         self.values = values
         self.createdDate = createdDate
         self.updatedDate = updatedDate
+        self.note = note
+        self.notDoneReason = notDoneReason
     }
+
+    /// Whether the event was marked not done.
+    public var isNotDone: Bool { notDoneReason != nil }
 }
 
 /// What every event of one task version shares; one instance per version, so events stay small to copy.
@@ -53,14 +72,17 @@ final class EventTaskInfo: Sendable, Hashable {
     let timeZone: TimeZone
     /// Per schedule element: its text and target values.
     let elements: [(text: String?, targetValues: [TargetValue])]
+    let answer: AnswerFormat?
 
     init(
         title: String,
         kind: TaskKind,
         impactsAdherence: Bool,
         timeZone: TimeZone,
-        elements: [(text: String?, targetValues: [TargetValue])]
+        elements: [(text: String?, targetValues: [TargetValue])],
+        answer: AnswerFormat? = nil
     ) {
+        self.answer = answer
         self.title = title
         self.kind = kind
         self.impactsAdherence = impactsAdherence
@@ -71,7 +93,7 @@ final class EventTaskInfo: Sendable, Hashable {
     static func == (lhs: EventTaskInfo, rhs: EventTaskInfo) -> Bool {
         lhs === rhs
             || (lhs.title == rhs.title && lhs.kind == rhs.kind && lhs.impactsAdherence == rhs.impactsAdherence
-                && lhs.timeZone == rhs.timeZone && lhs.elements.count == rhs.elements.count
+                && lhs.timeZone == rhs.timeZone && lhs.answer == rhs.answer && lhs.elements.count == rhs.elements.count
                 && zip(lhs.elements, rhs.elements).allSatisfy {
                     $0.text == $1.text && $0.targetValues == $1.targetValues
                 })
@@ -145,6 +167,8 @@ public struct CareEvent: Sendable, Hashable, Identifiable {
     public var title: String { info.title }
     public var kind: TaskKind { info.kind }
     public var impactsAdherence: Bool { info.impactsAdherence }
+    /// What a person answers for this task (nil: done/not done, or a linked measurement).
+    public var answer: AnswerFormat? { info.answer }
     /// The zone the schedule is evaluated in (its calendar days are this zone's).
     public var timeZone: TimeZone { info.timeZone }
     /// The schedule element's text, if any.

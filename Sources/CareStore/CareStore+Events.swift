@@ -59,11 +59,12 @@ extension CareStore {
     /// Completes an event by hand (interventions, and assessments without a linkage).
     /// - Parameters:
     ///   - taskID: the task.
-    ///   - occurrence: the occurrence index in the version in force at `at`; nil = the event containing `at`.
+    ///   - occurrence: the occurrence index in the version in force at `at`; nil = the first event containing
+    ///     `at` that is not done yet (a day with four doses), else the first containing it.
     ///   - at: when it was done (default now).
     /// - Returns: the event with its outcome. Completing a completed event changes nothing.
     /// - Throws: ``CareStoreError`` `.taskNotFound`, `.eventNotFound`, `.wrongTaskKind` (linked assessments are
-    ///   completed by samples).
+    ///   completed by samples), `.invalidAnswer` (the task asks for an answer).
     @discardableResult
     public func complete(
         taskID: String,
@@ -73,51 +74,7 @@ extension CareStore {
     )
         throws(CareStoreError) -> CareEvent
     {
-        let zone = bridgeZone
-        let (event, changed) = try write { db -> (CareEvent, Bool) in
-            let (version, scheduled) = try Self.resolveEvent(
-                db,
-                taskID: taskID,
-                occurrence: occurrence,
-                at: at,
-                zone: zone
-            )
-            var changed = false
-            let exists = try Int64.fetchOne(
-                db,
-                sql: "SELECT id FROM outcome WHERE taskUUID = ? AND occurrence = ?",
-                arguments: [version.record.uuid, scheduled.occurrence]
-            )
-            if exists == nil {
-                let outcome = try OutcomeRecord(
-                    id: nil,
-                    taskUUID: version.record.uuid,
-                    taskID: taskID,
-                    occurrence: scheduled.occurrence,
-                    eventStart: scheduled.start,
-                    eventEnd: scheduled.end,
-                    createdDate: now,
-                    updatedDate: now
-                ).inserted(db)
-                guard let outcomeID = outcome.id else {
-                    throw CareStoreError(.database, "outcome insert returned no id")
-                }
-                try OutcomeValueRecord(
-                    outcomeID: outcomeID,
-                    position: 0,
-                    value: 1,
-                    unit: "1",
-                    measuredAt: at,
-                    sampleID: nil,
-                    recordedAt: now
-                ).insert(db)
-                changed = true
-            }
-            let event = try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0]
-            return (event, changed)
-        }
-        if changed { broadcaster.publish([.eventUpdated(event.key)]) }
-        return event
+        try complete(taskID: taskID, occurrence: occurrence, at: at, entry: Completion(), now: now).event
     }
 
     /// Removes the outcome of a hand-completed event.
@@ -254,7 +211,7 @@ extension CareStore {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT o.occurrence, o.createdDate, o.updatedDate,
-                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.comparator
+                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.text, o.note, o.notDoneReason, v.comparator
                 FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
                 WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
                 ORDER BY o.occurrence, v.position
@@ -272,7 +229,9 @@ extension CareStore {
                     Outcome(
                         values: [],
                         createdDate: Date(timeIntervalSince1970: row[1]),
-                        updatedDate: Date(timeIntervalSince1970: row[2])
+                        updatedDate: Date(timeIntervalSince1970: row[2]),
+                        note: row[9],
+                        notDoneReason: row[10]
                     )
                 )
             }
@@ -284,7 +243,8 @@ extension CareStore {
                     measuredAt: Date(timeIntervalSince1970: row[5]),
                     sampleID: (row[6] as String?).flatMap(UUID.init(uuidString:)),
                     recordedAt: Date(timeIntervalSince1970: row[7]),
-                    comparator: (row[8] as String?).flatMap(ValueComparator.init(rawValue:))
+                    text: row[8],
+                    comparator: (row[11] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }
@@ -295,7 +255,8 @@ extension CareStore {
             kind: task.kind,
             impactsAdherence: task.impactsAdherence,
             timeZone: task.schedule.timeZonePolicy.zone(bridge: zone),
-            elements: task.schedule.elements.map { ($0.text, $0.targetValues) }
+            elements: task.schedule.elements.map { ($0.text, $0.targetValues) },
+            answer: task.answer
         )
         return scheduled.map { event in
             CareEvent(

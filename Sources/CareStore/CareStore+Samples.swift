@@ -127,7 +127,8 @@ extension CareStore {
     /// - Returns: the released sample, or nil if no live quarantined sample has this id.
     /// - Throws: ``CareStoreError`` `.invalidSample` for an empty reason, or `.database`.
     @discardableResult
-    public func releaseSample(id: UUID, reason: String, at date: Date = Date()) throws(CareStoreError) -> StoredSample? {
+    public func releaseSample(id: UUID, reason: String, at date: Date = Date()) throws(CareStoreError) -> StoredSample?
+    {
         let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
             throw CareStoreError(.invalidSample, "sample \(id.uuidString.lowercased()): a release needs a reason")
@@ -160,8 +161,11 @@ extension CareStore {
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(stored.sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
             let updated = try matcher.apply(db, now: date)
-            return (stored, [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
-                + updated.map(StoreChange.eventUpdated))
+            return (
+                stored,
+                [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
+                    + updated.map(StoreChange.eventUpdated)
+            )
         }
         guard let result else { return nil }
         broadcaster.publish(result.1)

@@ -21,6 +21,13 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case eventNotFound
         /// The operation does not apply to this kind of task (e.g. completing a linked assessment by hand).
         case wrongTaskKind
+        /// An answer that does not fit the task's answer format (outside the scale, not an option, …), or an
+        /// answer given to a task that asks for none.
+        case invalidAnswer
+        /// A completion time in the future (allowed only when forced).
+        case futureTime
+        /// No alert has this id.
+        case alertNotFound
         /// A sample that cannot be stored (unit not convertible to its type's canonical unit, not finite, …).
         case invalidSample
         /// A value stored in the database could not be read back (corrupt row, unknown enum).

@@ -33,6 +33,10 @@ struct TaskRecord: StoreRecord, Sendable {
     var linkageType: String?
     var linkageUnit: String?
     var linkageAggregation: String?
+    /// JSON of the answer format (``CarePlan/AnswerFormat``), NULL for none.
+    var answer: String?
+    /// JSON array of alert rules, NULL for none.
+    var alerts: String?
     var effectiveDate: Date
     var createdDate: Date
     var deletedDate: Date?
@@ -66,7 +70,7 @@ struct SampleRecord: FetchableRecord, Sendable {
     var metadata: String?
     var recordedAt: Date
     var deletedDate: Date?
-    /// `<` / `>` for a LO/HI sample (since `"v4-sample-safety"`).
+    /// `<` / `>` for a LO/HI sample (since `"v6-sample-safety"`).
     var comparator: String?
     var quarantineReason: String?
     var releaseReason: String?
@@ -74,7 +78,7 @@ struct SampleRecord: FetchableRecord, Sendable {
     /// The columns ``init(row:)`` reads, in order; use with `FROM sample LEFT JOIN device ON device.id = sample.deviceID`.
     static let selection = baseSelection + ", sample.comparator, sample.quarantineReason, sample.releaseReason"
 
-    /// The columns every schema version since `"v1"` has (what migrations before `"v4-sample-safety"` read).
+    /// The columns every schema version since `"v1"` has (what migrations before `"v6-sample-safety"` read).
     static let baseSelection = """
         sample.id, sample.type, sample.value, sample.unit, sample.start, sample."end", sample.transmittedValue,
         sample.transmittedUnit, sample.sourceKind, sample.characteristic, sample.decoder, device.identity,
@@ -141,6 +145,8 @@ struct OutcomeRecord: StoreRecord, Sendable {
     var eventEnd: Date
     var createdDate: Date
     var updatedDate: Date
+    var note: String?
+    var notDoneReason: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -157,4 +163,6 @@ struct OutcomeValueRecord: StoreRecord, Sendable {
     var measuredAt: Date
     var sampleID: String?
     var recordedAt: Date
+    /// The words of an answer.
+    var text: String?
 }

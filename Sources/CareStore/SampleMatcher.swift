@@ -221,8 +221,10 @@ struct SampleMatcher {
         case .mean, .sum:
             // Samples after every stored one continue the chronological sum exactly as a full derivation would.
             // LO/HI values make the aggregate a bound: derived in full.
-            guard new.allSatisfy({ $0.comparator == nil }), try writer.lastValue(outcomeID: existing)?.comparator == nil,
-                let running = try writer.running(outcomeID: existing), running.measuredAt < new[0].measuredAt else {
+            guard new.allSatisfy({ $0.comparator == nil }),
+                try writer.lastValue(outcomeID: existing)?.comparator == nil,
+                let running = try writer.running(outcomeID: existing), running.measuredAt < new[0].measuredAt
+            else {
                 return false
             }
             var sum = running.sum

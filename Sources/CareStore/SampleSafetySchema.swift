@@ -1,6 +1,6 @@
 import GRDB
 
-/// Migration `"v4-sample-safety"`: what the safety stage decides travels with the stored sample.
+/// Migration `"v6-sample-safety"`: what the safety stage decides travels with the stored sample.
 ///
 /// - `sample.comparator`: `<` / `>` for a LO/HI result (beyond the device's measurement range), NULL otherwise.
 ///   Its `value` is the device's limit, or ±∞ when the limit is unknown (SQLite stores ±∞ as REAL).
@@ -11,7 +11,7 @@ import GRDB
 ///
 /// Existing rows get NULLs: every sample stored before was used as a plain number, and stays so.
 enum SampleSafetySchema {
-    static let migrationName = "v4-sample-safety"
+    static let migrationName = "v6-sample-safety"
 
     /// Appends the migration. Append-only: never edit it once released.
     static func register(in migrator: inout DatabaseMigrator) {

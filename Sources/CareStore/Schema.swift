@@ -97,6 +97,8 @@ enum Schema {
         }
         OutboxSchema.register(in: &migrator)
         SampleIDSchema.register(in: &migrator)
+        AssessmentSchema.register(in: &migrator)
+        AlertSchema.register(in: &migrator)
         SampleSafetySchema.register(in: &migrator)
         return migrator
     }

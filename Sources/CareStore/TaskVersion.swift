@@ -144,6 +144,18 @@ extension TaskRecord {
             linkage = SampleLinkage(type: type, unit: HealthUnit(rawValue: linkageUnit), aggregation: aggregation)
         }
         let tags = (try? JSONDecoder().decode([String].self, from: Data(self.tags.utf8))) ?? []
+        var answer: AnswerFormat?
+        var alerts: [AlertRule] = []
+        do {
+            answer = try self.answer.map { try JSONDecoder().decode(AnswerFormat.self, from: Data($0.utf8)) }
+            alerts = try self.alerts.map { try JSONDecoder().decode([AlertRule].self, from: Data($0.utf8)) } ?? []
+        } catch {
+            throw CareStoreError(
+                .corruptRow,
+                "task \(id) version \(uuid): answer format or alert rules cannot be read: \(error)",
+                taskID: id
+            )
+        }
         return CareTask(
             id: id,
             title: title,
@@ -154,6 +166,8 @@ extension TaskRecord {
             impactsAdherence: impactsAdherence,
             schedule: schedule,
             linkage: linkage,
+            answer: answer,
+            alerts: alerts,
             effectiveDate: effectiveDate
         )
     }
@@ -185,6 +199,9 @@ extension TaskRecord {
             linkageType: task.linkage?.type.rawValue,
             linkageUnit: task.linkage?.unit.rawValue,
             linkageAggregation: task.linkage?.aggregation.rawValue,
+            answer: task.answer.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) },
+            alerts: task.alerts.isEmpty
+                ? nil : (try? encoder.encode(task.alerts)).map { String(decoding: $0, as: UTF8.self) },
             effectiveDate: effective,
             createdDate: created,
             deletedDate: deleted

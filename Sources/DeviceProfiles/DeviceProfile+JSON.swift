@@ -189,11 +189,15 @@ private struct ProfileReader {
                 low.isFinite, high.isFinite, low <= high
             else { throw problem(key, "expected numbers low ≤ high") }
             let unitText = try reader.optionalString("unit")
-            let unit = try unitText.map { text throws(DeviceProfileError) -> HealthUnit in
-                guard let unit = HealthUnit(parsing: text) else { throw reader.problem("unit", "unknown unit '\(text)'") }
-                return unit
-            } ?? type.canonicalUnit
-            guard let lower = unit.convert(low, to: type.canonicalUnit), let upper = unit.convert(high, to: type.canonicalUnit)
+            let unit =
+                try unitText.map { text throws(DeviceProfileError) -> HealthUnit in
+                    guard let unit = HealthUnit(parsing: text) else {
+                        throw reader.problem("unit", "unknown unit '\(text)'")
+                    }
+                    return unit
+                } ?? type.canonicalUnit
+            guard let lower = unit.convert(low, to: type.canonicalUnit),
+                let upper = unit.convert(high, to: type.canonicalUnit)
             else {
                 throw reader.problem("unit", "\(unit) cannot express \(type.title) (canonical \(type.canonicalUnit))")
             }

@@ -1,19 +1,29 @@
 import ArgumentParser
+import CarePlan
 import CareStore
 import Foundation
+import Insights
 
 struct Complete: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Mark an intervention's event as done.",
+        abstract: "Mark an event as done, answer an assessment, add a note, or mark it not done.",
         discussion: """
-            Picks the event containing --at (default now), or the one given by --occurrence. Tasks linked to \
-            samples are completed by readings (`carebridge ingest`), not by hand. Completing a completed event \
-            changes nothing.
+            Picks the first event containing --at (default now) that is not done yet, or the one given by \
+            --occurrence. Tasks linked to samples are completed by readings (`carebridge ingest`), not by hand. \
+            Completing a completed event changes nothing; answering again, or --not-done, replaces the outcome \
+            (a correction). A time more than 5 minutes in the future is refused without --force.
+
+            Assessments a person answers declare their answer in the plan ("answer": {"type": "scale", "min": 0, \
+            "max": 10}, yesNo, choice, text, duration, count) and need --value/--answer: a number on the scale \
+            (or one of its labels), yes/no, one of the options, any text, a duration such as 7h30m, or a count.
 
             Examples:
               carebridge complete medication
               carebridge complete medication --at 2026-11-20T08:15
-              carebridge complete medication --occurrence 19
+              carebridge complete pain --value 7 --note "after the walk"
+              carebridge complete nausea --answer yes
+              carebridge complete sleep --value 7h30m
+              carebridge complete medication --not-done "felt dizzy"
 
             \(StoreExit.help)
             """
@@ -23,15 +33,59 @@ struct Complete: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: EventSelection
 
+    @Option(name: [.customLong("value"), .customLong("answer")], help: "The answer (assessments with an answer).")
+    var answer: String?
+
+    @Option(name: .long, help: "A note kept with the outcome.")
+    var note: String?
+
+    @Option(name: .customLong("not-done"), help: "Mark the event not done, with the reason.")
+    var notDone: String?
+
+    @Flag(name: .long, help: "Accept a --at in the future.")
+    var force = false
+
+    func validate() throws {
+        if notDone != nil, answer != nil { throw ValidationError("--not-done and --value/--answer exclude each other") }
+        if let notDone, notDone.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--not-done needs a reason")
+        }
+    }
+
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
+        let now = Date()
+        let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? now
         let store = try storeOptions.open(zone: zone)
+        let result: CompletionResult
         do {
-            let event = try store.complete(taskID: selection.task, occurrence: selection.occurrence, at: at)
-            print("completed \(EventSelection.describe(event, zone: zone))")
+            result = try store.complete(
+                taskID: selection.task,
+                occurrence: selection.occurrence,
+                at: at,
+                entry: Completion(answer: answer, note: note, notDoneReason: notDone, allowFuture: force),
+                now: now
+            )
         } catch {
             throw StoreExit.fail(error)
         }
+        let event = result.event
+        let described = EventSelection.describe(event, zone: zone)
+        var line: String
+        if let reason = event.outcome?.notDoneReason {
+            line = "not done \(described): \(reason)"
+        } else if let value = event.outcome?.values.first, let format = event.answer {
+            line = "answered \(described): \(format.display(value: value.value, text: value.text))"
+        } else {
+            line = "completed \(described)"
+        }
+        if let note = event.outcome?.note, note == self.note { line += " — note: \(note)" }
+        if !result.changed {
+            line += " (already recorded; nothing changed)"
+        } else if result.corrected {
+            line += " (corrected)"
+        }
+        print(line)
+        if result.changed { AlertReport.evaluate(store, from: event.start) }
     }
 }

@@ -15,7 +15,9 @@ struct Events: ParsableCommand {
 
             JSON (--json): an array of {"task", "occurrence", "start", "end", "completed", "values": [{"value", \
             "unit", "comparator", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or \
-            null, and "comparator" is "<"/">" for a LO/HI reading (its value the device's limit, null if unknown).
+            null, and "comparator" is "<"/">" for a LO/HI reading (its value the device's limit, null if unknown); \
+            an answer's words are in the value's "text", a note in "note", and an event marked not done has \
+            "notDone" with the reason.
 
             \(StoreExit.help)
             """
@@ -55,22 +57,27 @@ struct Events: ParsableCommand {
         if json {
             let array = events.map { event -> JSONValue in
                 let values = (event.outcome?.values ?? []).map { value -> JSONValue in
-                    .object([
+                    var object: JSONObject = [
                         "value": value.value.isFinite ? .double(value.value) : .null,
                         "unit": .string(value.unit.rawValue),
                         "comparator": value.comparator.map { .string($0.rawValue) } ?? .null,
                         "at": .string(Timestamp.format(value.measuredAt, in: zone)),
                         "sample": value.sampleID.map { .string($0.uuidString.lowercased()) } ?? .null,
-                    ])
+                    ]
+                    if let text = value.text { object["text"] = .string(text) }
+                    return .object(object)
                 }
-                return .object([
+                var object: JSONObject = [
                     "task": .string(event.taskID),
                     "occurrence": .int(event.occurrence),
                     "start": .string(Timestamp.format(event.start, in: zone)),
                     "end": .string(Timestamp.format(event.end, in: zone)),
                     "completed": .bool(event.isCompleted),
                     "values": .array(values),
-                ])
+                ]
+                if let note = event.outcome?.note { object["note"] = .string(note) }
+                if let reason = event.outcome?.notDoneReason { object["notDone"] = .string(reason) }
+                return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
@@ -81,11 +88,14 @@ struct Events: ParsableCommand {
         }
         var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
         for event in events {
-            let values = (event.outcome?.values ?? []).map { value in
-                value.unit.rawValue == "1"
+            var values = (event.outcome?.values ?? []).map { value in
+                if let format = event.answer { return format.display(value: value.value, text: value.text) }
+                return value.unit.rawValue == "1"
                     ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
                     : Self.quantity(value.value, value.unit, comparator: value.comparator)
             }
+            if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
+            if let note = event.outcome?.note { values.append("note: \(note)") }
             table.append([
                 event.isAllDay
                     ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day"

@@ -3,6 +3,7 @@ import BridgeCore
 import CareStore
 import Foundation
 import GATTDecoding
+import Insights
 
 struct Ingest: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -77,6 +78,7 @@ struct Ingest: ParsableCommand {
         } catch {
             throw StoreExit.fail(error)
         }
+        if json, report.inserted == 1 { AlertReport.evaluate(store, from: sample.start, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
@@ -97,6 +99,7 @@ struct Ingest: ParsableCommand {
         } else {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
+        if report.inserted == 1 { AlertReport.evaluate(store, from: sample.start) }
     }
 
     private func format(_ value: Double) -> String {

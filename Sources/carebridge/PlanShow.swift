@@ -56,6 +56,10 @@ struct PlanShow: ParsableCommand {
             if let linkage = task.linkage {
                 print("  linkage:      \(linkage.type.rawValue) in \(linkage.unit), \(linkage.aggregation.rawValue)")
             }
+            if let answer = task.answer { print("  answer:       \(CareStore.describe(answer))") }
+            for rule in task.alerts {
+                print("  alert:        \(rule.id) (\(rule.severity.rawValue)): \(rule.condition.summary)")
+            }
             if !task.impactsAdherence { print("  adherence:    not counted") }
         }
     }

@@ -106,7 +106,9 @@ struct ReplaySummary {
         lines.append("")
         lines.append("Stored: \(inserted) new, \(duplicates) already stored, \(unmatched) unmatched (no event)")
         if report.outOfRange > 0 {
-            lines.append("Out of range (LO/HI): \(report.outOfRange), stored with their comparator and completing events")
+            lines.append(
+                "Out of range (LO/HI): \(report.outOfRange), stored with their comparator and completing events"
+            )
         }
         if report.quarantined > 0 {
             lines.append(

@@ -178,7 +178,9 @@ struct SamplesRelease: ParsableCommand {
             throw StoreExit.fail(error)
         }
         guard let released else {
-            Output.error("no quarantined sample \(sampleID.uuidString.lowercased()) (list them with `carebridge samples --quarantined`)")
+            Output.error(
+                "no quarantined sample \(sampleID.uuidString.lowercased()) (list them with `carebridge samples --quarantined`)"
+            )
             throw ExitCode(StoreExit.notFound)
         }
         if json {

@@ -49,9 +49,10 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound: return ExitCode(notFound)
-        case .wrongTaskKind: return ExitCode(usage)
-        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample: return ExitCode(invalidData)
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound: return ExitCode(notFound)
+        case .wrongTaskKind, .futureTime: return ExitCode(usage)
+        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer:
+            return ExitCode(invalidData)
         case .storeLocation, .corruptRow, .database: return ExitCode(storeUnavailable)
         }
     }

@@ -91,7 +91,13 @@ import Testing
     }
 
     @Test func aLowSortsBelowEveryNumberAndAHighAboveEveryNumber() throws {
-        var low = QuantitySample(type: .bloodGlucose, value: 20, unit: .milligramPerDecilitre, start: Date(), source: .manual)
+        var low = QuantitySample(
+            type: .bloodGlucose,
+            value: 20,
+            unit: .milligramPerDecilitre,
+            start: Date(),
+            source: .manual
+        )
         low.comparator = .lessThan
         var high = low
         high.comparator = .greaterThan

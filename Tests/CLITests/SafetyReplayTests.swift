@@ -109,7 +109,9 @@ import Testing
         #expect(quarantined.allSatisfy { ($0["payload"] as? String)?.isEmpty == false })
         #expect(quarantined.allSatisfy { (($0["source"] as? [String: Any])?["device"] as? [String: Any]) != nil })
         // The cuff's bogus pulse completes no pulse event.
-        let pulse = try replayed.run(["events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "pulse"])
+        let pulse = try replayed.run([
+            "events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "pulse",
+        ])
         let list = try #require(JSONSerialization.jsonObject(with: Data(pulse.stdout.utf8)) as? [[String: Any]])
         #expect(list.first?["completed"] as? Bool == false)
         // The text listing says why.
@@ -180,7 +182,9 @@ import Testing
 
         // CSV: the comparator beside every LO/HI value; no quarantined id.
         let csv = try replayed.run(["export", "--format", "csv"])
-        let rows = csv.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let rows = csv.stdout.split(separator: "\r\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
         let header = try #require(rows.first).map(String.init)
         let comparatorColumn = try #require(header.firstIndex(of: "comparator"))
         for row in rows.dropFirst() {
@@ -214,7 +218,9 @@ import Testing
         #expect(released.status == 0, "\(released.stderr)")
         #expect(released.stdout.contains("strip re-seated, meter shows 120 (quarantined: device status says"))
         #expect(try replayed.samples(["--quarantined"]).count == 4)
-        let events = try replayed.run(["events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "glucose"])
+        let events = try replayed.run([
+            "events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "glucose",
+        ])
         #expect(events.stdout.contains(stripID))
         // Releasing again: nothing quarantined under that id.
         #expect(try replayed.run(["samples", "release", stripID, "--reason", "again"]).status == 1)
@@ -229,7 +235,9 @@ import Testing
 
     /// Runs both independent FHIR validators (fhir.resources R4 and R4B); in CI a missing validator fails.
     static func validateFHIR(_ path: String) throws {
-        let script = ReplayCommandTests.root.appendingPathComponent("Tests/SampleExportTests/Validator/validate_fhir.py")
+        let script = ReplayCommandTests.root.appendingPathComponent(
+            "Tests/SampleExportTests/Validator/validate_fhir.py"
+        )
         let r4b = ProcessInfo.processInfo.environment["CAREBRIDGE_FHIR_R4B"] ?? "/opt/carebridge/fhir-r4b"
         for extra in [[], ["--r4b", r4b]] {
             let process = Process()

@@ -15,8 +15,12 @@ import Testing
             id: "glucose",
             title: "Check blood glucose",
             kind: .assessment,
-            schedule: .daily(hour: 0, start: WallClockTime(year: 2026, month: 11, day: 1), duration: .allDay,
-                timeZone: .fixed("Europe/Berlin")),
+            schedule: .daily(
+                hour: 0,
+                start: WallClockTime(year: 2026, month: 11, day: 1),
+                duration: .allDay,
+                timeZone: .fixed("Europe/Berlin")
+            ),
             linkage: SampleLinkage(type: .bloodGlucose, unit: .milligramPerDecilitre, aggregation: aggregation)
         )
     }

@@ -30,7 +30,12 @@ import Testing
 
     @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() throws {
         let fixture = try StoreFixture()
-        #expect(try fixture.store.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-sample-safety"])
+        #expect(
+            try fixture.store.appliedMigrations() == [
+                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
+            ]
+        )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.store.recordSample(sample)
         let reopened = try CareStore(
@@ -38,7 +43,12 @@ import Testing
             bridgeZone: StoreFixture.berlin,
             logger: .quiet
         )
-        #expect(try reopened.appliedMigrations() == ["v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-sample-safety"])
+        #expect(
+            try reopened.appliedMigrations() == [
+                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
+            ]
+        )
         let stored = try #require(try reopened.sample(id: sample.id))
         #expect(stored.sample == sample)
         let tables = try reopened.databaseWriter.read { db in

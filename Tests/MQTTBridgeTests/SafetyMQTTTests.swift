@@ -14,13 +14,18 @@ struct SafetyMQTTTests {
 
     @Test func lowAndHighArePublishedQualifiedAndQuarantinedSamplesAreNot() async throws {
         let scratch = try ScratchDirectory()
-        let recordings = ["glucose-meter-lo-hi.jsonl", "thermometer-implausible.jsonl", "beurer-bm85-generic-profile.jsonl"]
-            .map { Self.fixtures.appendingPathComponent($0).path }
+        let recordings = [
+            "glucose-meter-lo-hi.jsonl", "thermometer-implausible.jsonl", "beurer-bm85-generic-profile.jsonl",
+        ]
+        .map { Self.fixtures.appendingPathComponent($0).path }
         let common = ["--time-zone", "UTC", "--devices", Self.fixtures.appendingPathComponent("profiles").path]
 
         // What the store holds, read independently of MQTT.
         let reference = scratch.path("reference.sqlite")
-        let replayed = try await BridgeProcess.run(["replay", "--store", reference] + common + recordings, directory: scratch.url)
+        let replayed = try await BridgeProcess.run(
+            ["replay", "--store", reference] + common + recordings,
+            directory: scratch.url
+        )
         #expect(replayed.status == 0, "\(replayed.stderr)")
         func list(_ extra: [String]) async throws -> [[String: Any]] {
             let result = try await BridgeProcess.run(

@@ -1,0 +1,24 @@
+public import Foundation
+
+/// An alert the store raised for a rule of the plan: what tripped it, its state and its history.
+public struct Alert: Sendable, Hashable, Identifiable {
+    /// The alert's number (`carebridge alerts ack ID`).
+    public var id: Int64
+    /// The rule evaluation that raised it (last updated).
+    public var trip: AlertTrip
+    public var raisedAt: Date
+    public var updatedAt: Date
+    public var acknowledgedAt: Date?
+    public var acknowledgedBy: String?
+    /// Set when a late reading or a correction removed the facts that tripped it.
+    public var withdrawnAt: Date?
+    public var withdrawnReason: String?
+
+    /// `open` (needs attention), `acknowledged`, or `withdrawn`.
+    public var state: String {
+        if withdrawnAt != nil { return "withdrawn" }
+        return acknowledgedAt != nil ? "acknowledged" : "open"
+    }
+
+    public var isOpen: Bool { withdrawnAt == nil && acknowledgedAt == nil }
+}

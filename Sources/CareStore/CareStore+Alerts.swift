@@ -1,0 +1,338 @@
+import BridgeCore
+import CarePlan
+public import Foundation
+import GRDB
+
+extension CareStore {
+    /// The alert outbox channels CareBridge delivers to.
+    public static let mqttAlertChannel = "mqtt"
+    public static let webhookAlertChannel = "webhook"
+
+    /// Makes the stored alerts of `taskIDs` in `[from, to)` match `trips`, in one transaction.
+    ///
+    /// A trip whose (task, rule, subject) has no alert raises one; one that has an alert updates its message,
+    /// value and evidence without raising it again (raised once); one whose alert was withdrawn raises it again.
+    /// An alert of those tasks in the interval that no trip confirms any more is withdrawn (a late reading or a
+    /// correction changed the facts). Raising, re-raising and withdrawing each queue a notification for every
+    /// enabled alert channel in the same transaction.
+    /// - Parameters:
+    ///   - trips: every trip of the rules of `taskIDs` whose `occurredAt` lies in `[from, to)`.
+    ///   - now: when this evaluation ran.
+    public func reconcileAlerts(
+        _ trips: [AlertTrip],
+        taskIDs: Set<String>,
+        from: Date,
+        to: Date,
+        now: Date = Date()
+    ) throws(CareStoreError) -> AlertReconciliation {
+        try write { db in
+            var result = AlertReconciliation()
+            let channels = try String.fetchAll(db, sql: "SELECT name FROM alertChannel ORDER BY name")
+            var existing: [String: (id: Int64, withdrawn: Bool, row: Row)] = [:]
+            if !taskIDs.isEmpty {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM alert WHERE occurredAt >= ? AND occurredAt < ?
+                        AND taskID IN (\(databaseQuestionMarks(count: taskIDs.count)))
+                        """,
+                    arguments: StatementArguments([from.timeIntervalSince1970, to.timeIntervalSince1970])
+                        + StatementArguments(taskIDs.sorted())
+                )
+                for row in rows {
+                    let key = Self.alertKey(row["taskID"], row["ruleID"], row["subject"])
+                    existing[key] = (row["id"], (row["withdrawnAt"] as Double?) != nil, row)
+                }
+            }
+            var confirmed: Set<Int64> = []
+            for trip in trips where taskIDs.contains(trip.taskID) {
+                let key = Self.alertKey(trip.taskID, trip.ruleID, trip.subject)
+                var found = existing[key].map { ($0.id, $0.withdrawn) }
+                if found == nil {
+                    // The same subject outside the interval (e.g. its time moved with a correction).
+                    found = try Row.fetchOne(
+                        db,
+                        sql: "SELECT id, withdrawnAt FROM alert WHERE taskID = ? AND ruleID = ? AND subject = ?",
+                        arguments: [trip.taskID, trip.ruleID, trip.subject]
+                    ).map { ($0["id"] as Int64, ($0["withdrawnAt"] as Double?) != nil) }
+                }
+                let evidence = Self.evidenceJSON(trip)
+                if let (id, withdrawn) = found {
+                    confirmed.insert(id)
+                    let row = existing[key]?.row
+                    let same =
+                        row.map { row in
+                            (row["message"] as String) == trip.message && (row["value"] as Double?) == trip.value
+                                && (row["evidence"] as String) == evidence
+                                && (row["taskUUID"] as String) == trip.taskVersion.uuidString.lowercased()
+                                && (row["severity"] as String) == trip.severity.rawValue
+                        } ?? false
+                    if !same || withdrawn {
+                        try db.execute(
+                            sql: """
+                                UPDATE alert SET taskUUID = ?, taskVersion = ?, severity = ?, message = ?, value = ?,
+                                    unit = ?, occurredAt = ?, day = ?, evidence = ?, updatedAt = ?,
+                                    withdrawnAt = NULL, withdrawnReason = NULL
+                                WHERE id = ?
+                                """,
+                            arguments: [
+                                trip.taskVersion.uuidString.lowercased(), trip.taskVersionNumber,
+                                trip.severity.rawValue, trip.message, trip.value, trip.unit?.rawValue,
+                                trip.occurredAt.timeIntervalSince1970, trip.day, evidence, now.timeIntervalSince1970,
+                                id,
+                            ]
+                        )
+                    }
+                    if withdrawn {
+                        result.raised.append(id)
+                        try Self.enqueue(db, alertID: id, change: .raised, channels: channels, now: now)
+                    } else if !same {
+                        result.updated.append(id)
+                    }
+                    continue
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO alert (
+                            taskID, ruleID, taskUUID, taskVersion, subject, severity, message, value, unit,
+                            occurredAt, day, evidence, raisedAt, updatedAt
+                        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        trip.taskID, trip.ruleID, trip.taskVersion.uuidString.lowercased(), trip.taskVersionNumber,
+                        trip.subject, trip.severity.rawValue, trip.message, trip.value, trip.unit?.rawValue,
+                        trip.occurredAt.timeIntervalSince1970, trip.day, evidence, now.timeIntervalSince1970,
+                        now.timeIntervalSince1970,
+                    ]
+                )
+                let id = db.lastInsertedRowID
+                confirmed.insert(id)
+                result.raised.append(id)
+                try Self.enqueue(db, alertID: id, change: .raised, channels: channels, now: now)
+            }
+            for (_, entry) in existing where !entry.withdrawn && !confirmed.contains(entry.id) {
+                try db.execute(
+                    sql: "UPDATE alert SET withdrawnAt = ?, withdrawnReason = ?, updatedAt = ? WHERE id = ?",
+                    arguments: [
+                        now.timeIntervalSince1970, "the readings or answers no longer trip the rule",
+                        now.timeIntervalSince1970, entry.id,
+                    ]
+                )
+                result.withdrawn.append(entry.id)
+                try Self.enqueue(db, alertID: entry.id, change: .withdrawn, channels: channels, now: now)
+            }
+            result.raised.sort()
+            result.withdrawn.sort()
+            result.updated.sort()
+            return result
+        }
+    }
+
+    /// Stored alerts, oldest occurrence first.
+    /// - Parameters:
+    ///   - from: only alerts whose facts happened at or after this instant.
+    ///   - to: … and before this one.
+    ///   - includeClosed: also acknowledged and withdrawn alerts.
+    public func alerts(
+        from: Date? = nil,
+        to: Date? = nil,
+        includeClosed: Bool = true
+    ) throws(CareStoreError)
+        -> [Alert]
+    {
+        try read { db in
+            var conditions: [String] = []
+            var arguments = StatementArguments()
+            if let from {
+                conditions.append("occurredAt >= ?")
+                arguments += [from.timeIntervalSince1970]
+            }
+            if let to {
+                conditions.append("occurredAt < ?")
+                arguments += [to.timeIntervalSince1970]
+            }
+            if !includeClosed { conditions.append("acknowledgedAt IS NULL AND withdrawnAt IS NULL") }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            return try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM alert \(filter) ORDER BY occurredAt, id",
+                arguments: arguments
+            )
+            .map(Self.alert)
+        }
+    }
+
+    /// One alert by id, or nil.
+    public func alert(id: Int64) throws(CareStoreError) -> Alert? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]).map(Self.alert)
+        }
+    }
+
+    /// Records that a person has seen the alert and taken care of it. Acknowledging twice changes nothing.
+    /// - Throws: ``CareStoreError`` `.alertNotFound`.
+    @discardableResult
+    public func acknowledgeAlert(id: Int64, by person: String?, at now: Date = Date()) throws(CareStoreError) -> Alert {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]) else {
+                throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
+            }
+            if (row["acknowledgedAt"] as Double?) == nil {
+                try db.execute(
+                    sql: "UPDATE alert SET acknowledgedAt = ?, acknowledgedBy = ?, updatedAt = ? WHERE id = ?",
+                    arguments: [now.timeIntervalSince1970, person, now.timeIntervalSince1970, id]
+                )
+                let channels = try String.fetchAll(db, sql: "SELECT name FROM alertChannel ORDER BY name")
+                try Self.enqueue(db, alertID: id, change: .acknowledged, channels: channels, now: now)
+            }
+            return try Self.alert(Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id])!)
+        }
+    }
+
+    /// Starts queueing alert notifications for `channel` (from now on; earlier alerts are not sent).
+    public func enableAlertChannel(_ channel: String, at now: Date = Date()) throws(CareStoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO alertChannel (name, enabledAt) VALUES (?, ?)",
+                arguments: [channel, now.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// Stops queueing for `channel` and drops what is pending. Returns how many were dropped.
+    @discardableResult
+    public func disableAlertChannel(_ channel: String) throws(CareStoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM alertChannel WHERE name = ?", arguments: [channel])
+            try db.execute(sql: "DELETE FROM alertDelivery WHERE channel = ?", arguments: [channel])
+            return db.changesCount
+        }
+    }
+
+    /// The oldest pending notifications of `channel`, in order, that are due at `now` (a failed one waits for
+    /// its next attempt, and those after it wait too, so notifications stay in order).
+    public func pendingAlertDeliveries(
+        channel: String,
+        limit: Int,
+        now: Date = Date()
+    ) throws(CareStoreError)
+        -> [AlertDelivery]
+    {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*
+                    FROM alertDelivery d JOIN alert a ON a.id = d.alertID
+                    WHERE d.channel = ? ORDER BY d.sequence LIMIT ?
+                    """,
+                arguments: [channel, limit]
+            )
+            var deliveries: [AlertDelivery] = []
+            for row in rows {
+                let next = Date(timeIntervalSince1970: row["nextAttemptAt"])
+                if next > now { break }
+                deliveries.append(
+                    AlertDelivery(
+                        sequence: row["sequence"],
+                        channel: row["channel"],
+                        change: AlertChange(rawValue: row["change"]) ?? .raised,
+                        alert: Self.alert(row),
+                        attempts: row["attempts"],
+                        nextAttemptAt: next,
+                        lastError: row["lastError"]
+                    )
+                )
+            }
+            return deliveries
+        }
+    }
+
+    /// Removes a delivered notification.
+    public func completeAlertDelivery(sequence: Int64) throws(CareStoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM alertDelivery WHERE sequence = ?", arguments: [sequence])
+        }
+    }
+
+    /// Records a failed attempt; the notification is tried again at `retryAt`.
+    public func failAlertDelivery(sequence: Int64, error: String, retryAt: Date) throws(CareStoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE alertDelivery SET attempts = attempts + 1, nextAttemptAt = ?, lastError = ?
+                    WHERE sequence = ?
+                    """,
+                arguments: [retryAt.timeIntervalSince1970, error, sequence]
+            )
+        }
+    }
+
+    /// How many notifications `channel` has pending.
+    public func alertDeliveryCount(channel: String) throws(CareStoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alertDelivery WHERE channel = ?", arguments: [channel])
+                ?? 0
+        }
+    }
+
+    // MARK: - Internals
+
+    static func alertKey(_ taskID: String, _ ruleID: String, _ subject: String) -> String {
+        "\(taskID)\u{0}\(ruleID)\u{0}\(subject)"
+    }
+
+    static func enqueue(_ db: Database, alertID: Int64, change: AlertChange, channels: [String], now: Date) throws {
+        for channel in channels {
+            try db.execute(
+                sql: """
+                    INSERT INTO alertDelivery (channel, alertID, change, enqueuedAt, nextAttemptAt)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [channel, alertID, change.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// `{"events": […], "samples": […]}` with sorted keys, so equal evidence is equal text.
+    static func evidenceJSON(_ trip: AlertTrip) -> String {
+        let events = trip.events.map { "\"\($0)\"" }.joined(separator: ",")
+        let samples = trip.samples.map { "\"\($0.uuidString.lowercased())\"" }.joined(separator: ",")
+        return "{\"events\":[\(events)],\"samples\":[\(samples)]}"
+    }
+
+    static func alert(_ row: Row) -> Alert {
+        var events: [String] = []
+        var samples: [UUID] = []
+        if let data = (row["evidence"] as String?).map({ Data($0.utf8) }),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: [String]]
+        {
+            events = object["events"] ?? []
+            samples = (object["samples"] ?? []).compactMap(UUID.init(uuidString:))
+        }
+        let date = { (column: String) -> Date? in (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
+        return Alert(
+            id: row["id"],
+            trip: AlertTrip(
+                taskID: row["taskID"],
+                ruleID: row["ruleID"],
+                taskVersion: UUID(uuidString: row["taskUUID"]) ?? UUID(),
+                taskVersionNumber: row["taskVersion"],
+                subject: row["subject"],
+                severity: AlertSeverity(rawValue: row["severity"]) ?? .warning,
+                message: row["message"],
+                value: row["value"],
+                unit: (row["unit"] as String?).map(HealthUnit.init(rawValue:)),
+                occurredAt: date("occurredAt")!,
+                day: row["day"],
+                events: events,
+                samples: samples
+            ),
+            raisedAt: date("raisedAt")!,
+            updatedAt: date("updatedAt")!,
+            acknowledgedAt: date("acknowledgedAt"),
+            acknowledgedBy: row["acknowledgedBy"],
+            withdrawnAt: date("withdrawnAt"),
+            withdrawnReason: row["withdrawnReason"]
+        )
+    }
+}

@@ -1,0 +1,291 @@
+import BridgeCore
+import CarePlan
+public import CareStore
+public import Foundation
+
+/// Evaluates the plan's alert rules over events and their outcomes. Pure: the same events, versions and `now`
+/// always give the same trips.
+///
+/// - Numeric thresholds (`when`) look at every value of every event: a linked sample's value (in the task's
+///   unit, or the threshold's unit when it names one) or an answer. One trip per sample, or per event for
+///   answers. A reading flagged out of range (LO/HI) always trips the built-in rule `out-of-range` (critical).
+/// - Trends compare each value with the earlier values of the same task within `withinDays` calendar days in
+///   the schedule's zone (so a DST day counts as one day): a rise (fall) by more than the change trips, once
+///   per later value.
+/// - Adherence counts, per calendar day of the schedule's zone, the events completed by the deadline (`by`, or
+///   the end of the day); fewer than `fewerThan` trips once per day, and only once the deadline has passed at
+///   `now`. A day without events of the task is not judged.
+///
+/// The rules applied to an event are those of the task version in force for it (the rule's version).
+public struct RuleEvaluator: Sendable {
+    /// The built-in rule every out-of-range reading trips.
+    public static let outOfRangeRuleID = "out-of-range"
+
+    /// Every version of the tasks to evaluate, by version uuid.
+    public var versions: [UUID: StoredTask]
+    /// The bridge's zone (floating schedules).
+    public var bridgeZone: TimeZone
+
+    public init(versions: [StoredTask], bridgeZone: TimeZone) {
+        self.versions = Dictionary(versions.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+        self.bridgeZone = bridgeZone
+    }
+
+    /// How far before an interval the events must reach for its trends (the longest trend window plus a day).
+    public var lookbackDays: Int {
+        (versions.values.flatMap(\.task.alerts).compactMap { rule -> Int? in
+            if case .trend(_, let days, _) = rule.condition { return days }
+            return nil
+        }.max() ?? 0) + 1
+    }
+
+    /// The observations of events: every value of every outcome of tasks with numeric values.
+    public func observations(_ events: [CareEvent], outOfRange: Set<UUID> = []) -> [Observation] {
+        var result: [Observation] = []
+        for event in events {
+            guard let stored = versions[event.key.taskVersion], stored.task.hasNumericValues,
+                let outcome = event.outcome, !outcome.isNotDone
+            else { continue }
+            for value in outcome.values {
+                result.append(
+                    Observation(
+                        taskID: event.taskID,
+                        eventID: event.id,
+                        taskVersion: event.key.taskVersion,
+                        value: value.value,
+                        unit: value.unit,
+                        at: value.measuredAt,
+                        sampleID: value.sampleID,
+                        text: value.text,
+                        isOutOfRange: value.sampleID.map { outOfRange.contains($0) } ?? false
+                    )
+                )
+            }
+        }
+        return result.sorted { ($0.at, $0.eventID) < ($1.at, $1.eventID) }
+    }
+
+    /// Every trip of the rules over `events`, at `now`.
+    /// - Parameter outOfRange: samples flagged out of the device's measuring range.
+    public func trips(events: [CareEvent], now: Date, outOfRange: Set<UUID> = []) -> [AlertTrip] {
+        let observations = observations(events, outOfRange: outOfRange)
+        var trips: [AlertTrip] = []
+        for observation in observations {
+            guard let stored = versions[observation.taskVersion] else { continue }
+            if observation.isOutOfRange {
+                trips.append(outOfRangeTrip(observation, stored))
+            }
+            for rule in stored.task.alerts {
+                switch rule.condition {
+                case .compare, .range:
+                    if let trip = thresholdTrip(rule, observation, stored) { trips.append(trip) }
+                case .trend:
+                    let earlier = observations.filter { $0.taskID == observation.taskID && $0.at < observation.at }
+                    if let trip = trendTrip(rule, observation, earlier: earlier, stored) { trips.append(trip) }
+                case .adherence:
+                    break
+                }
+            }
+        }
+        trips += adherenceTrips(events: events, now: now)
+        return trips
+    }
+
+    // MARK: - Numeric thresholds
+
+    func convert(_ observation: Observation, to unit: HealthUnit?) -> Double? {
+        guard let unit, unit != observation.unit else { return observation.value }
+        return observation.unit.convert(observation.value, to: unit)
+    }
+
+    func thresholdTrip(_ rule: AlertRule, _ observation: Observation, _ stored: StoredTask) -> AlertTrip? {
+        guard let value = convert(observation, to: rule.condition.unit) else { return nil }
+        let tripped: Bool
+        switch rule.condition {
+        case .compare(let op, let threshold, _): tripped = op.holds(value, threshold)
+        case .range(let lower, let upper, let inside, _): tripped = (lower...upper).contains(value) == inside
+        default: tripped = false
+        }
+        guard tripped else { return nil }
+        let unit = rule.condition.unit ?? observation.unit
+        return trip(
+            rule,
+            stored,
+            subject: observation.subject,
+            value: value,
+            unit: unit,
+            at: observation.at,
+            events: [observation.eventID],
+            samples: observation.sampleID.map { [$0] } ?? [],
+            fields: ["value": observation.text ?? MessageTemplate.number(value)],
+            defaultMessage: "\(stored.task.title): {value}{unitSuffix} ({threshold})"
+        )
+    }
+
+    func outOfRangeTrip(_ observation: Observation, _ stored: StoredTask) -> AlertTrip {
+        let rule = AlertRule(
+            id: Self.outOfRangeRuleID,
+            severity: .critical,
+            condition: .compare(.equal, observation.value, unit: nil)
+        )
+        return trip(
+            rule,
+            stored,
+            subject: observation.subject,
+            value: observation.value,
+            unit: observation.unit,
+            at: observation.at,
+            events: [observation.eventID],
+            samples: observation.sampleID.map { [$0] } ?? [],
+            fields: ["value": MessageTemplate.number(observation.value), "threshold": "out of the measuring range"],
+            defaultMessage: "\(stored.task.title): reading out of the device's measuring range "
+                + "(shown as {value}{unitSuffix})"
+        )
+    }
+
+    // MARK: - Trends
+
+    func trendTrip(
+        _ rule: AlertRule,
+        _ observation: Observation,
+        earlier: [Observation],
+        _ stored: StoredTask
+    ) -> AlertTrip? {
+        guard case .trend(let change, let days, let unit) = rule.condition,
+            let value = convert(observation, to: unit)
+        else { return nil }
+        let zone = stored.task.schedule.timeZonePolicy.zone(bridge: bridgeZone)
+        let windowStart = Self.calendar(zone).date(byAdding: .day, value: -days, to: observation.at)!
+        let window = earlier.filter { $0.at >= windowStart }.compactMap { other in
+            convert(other, to: unit).map { (other, $0) }
+        }
+        let reference = change > 0 ? window.min { $0.1 < $1.1 } : window.max { $0.1 < $1.1 }
+        guard let (base, baseValue) = reference else { return nil }
+        let delta = value - baseValue
+        guard change > 0 ? delta > change : delta < change else { return nil }
+        return trip(
+            rule,
+            stored,
+            subject: observation.subject,
+            value: delta,
+            unit: unit ?? observation.unit,
+            at: observation.at,
+            events: [base.eventID, observation.eventID],
+            samples: [base.sampleID, observation.sampleID].compactMap { $0 },
+            fields: [
+                "value": MessageTemplate.number(value),
+                "change": (delta > 0 ? "+" : "") + MessageTemplate.number(delta),
+                "from": MessageTemplate.number(baseValue),
+                "days": String(days),
+            ],
+            defaultMessage: "\(stored.task.title): {change}{unitSuffix} within {days} day\(days == 1 ? "" : "s") "
+                + "({from} → {value}{unitSuffix})"
+        )
+    }
+
+    // MARK: - Adherence
+
+    func adherenceTrips(events: [CareEvent], now: Date) -> [AlertTrip] {
+        var byVersionDay: [UUID: [String: [CareEvent]]] = [:]
+        for event in events {
+            guard let stored = versions[event.key.taskVersion],
+                stored.task.alerts.contains(where: { if case .adherence = $0.condition { true } else { false } })
+            else { continue }
+            let day = Self.dayKey(event.start, zone: event.timeZone)
+            byVersionDay[event.key.taskVersion, default: [:]][day, default: []].append(event)
+        }
+        var trips: [AlertTrip] = []
+        for (uuid, days) in byVersionDay {
+            let stored = versions[uuid]!
+            let zone = stored.task.schedule.timeZonePolicy.zone(bridge: bridgeZone)
+            for (day, dayEvents) in days.sorted(by: { $0.key < $1.key }) {
+                for rule in stored.task.alerts {
+                    guard case .adherence(let fewerThan, let by) = rule.condition else { continue }
+                    let dayStart = Self.startOfDay(dayEvents[0].start, zone: zone)
+                    let nextDay = Self.calendar(zone).date(byAdding: .day, value: 1, to: dayStart)!
+                    let deadline =
+                        by.map { Self.calendar(zone).date(byAdding: .minute, value: $0, to: dayStart)! } ?? nextDay
+                    guard now >= deadline else { continue }
+                    let done = dayEvents.filter { event in
+                        guard event.isCompleted, let values = event.outcome?.values else { return false }
+                        return by == nil || values.contains { $0.measuredAt <= deadline }
+                    }
+                    guard done.count < fewerThan else { continue }
+                    let byText = by.map { String(format: "by %02d:%02d", $0 / 60, $0 % 60) } ?? "that day"
+                    trips.append(
+                        trip(
+                            rule,
+                            stored,
+                            subject: "day:\(day)",
+                            value: Double(done.count),
+                            unit: nil,
+                            at: min(deadline, nextDay.addingTimeInterval(-1)),
+                            events: dayEvents.map(\.id),
+                            samples: [],
+                            fields: [
+                                "value": String(done.count), "completed": String(done.count),
+                                "expected": String(dayEvents.count), "by": byText,
+                            ],
+                            defaultMessage: "\(stored.task.title): {completed} of {expected} done {by} on {day}"
+                        )
+                    )
+                }
+            }
+        }
+        return trips.sorted { ($0.occurredAt, $0.taskID, $0.ruleID) < ($1.occurredAt, $1.taskID, $1.ruleID) }
+    }
+
+    // MARK: - Building trips
+
+    func trip(
+        _ rule: AlertRule,
+        _ stored: StoredTask,
+        subject: String,
+        value: Double?,
+        unit: HealthUnit?,
+        at: Date,
+        events: [String],
+        samples: [UUID],
+        fields: [String: String],
+        defaultMessage: String
+    ) -> AlertTrip {
+        let zone = stored.task.schedule.timeZonePolicy.zone(bridge: bridgeZone)
+        let day = Self.dayKey(at, zone: zone)
+        let unitText = unit.map { $0.rawValue == "1" ? "" : $0.rawValue } ?? ""
+        var values: [String: String] = [
+            "task": stored.task.id, "title": stored.task.title, "rule": rule.id, "day": day,
+            "time": Timestamp.format(at, in: zone).dropFirst(11).prefix(5).description,
+            "threshold": rule.condition.summary, "unit": unitText, "unitSuffix": unitText.isEmpty ? "" : " \(unitText)",
+            "severity": rule.severity.rawValue,
+        ]
+        values.merge(fields) { _, new in new }
+        return AlertTrip(
+            taskID: stored.task.id,
+            ruleID: rule.id,
+            taskVersion: stored.version,
+            taskVersionNumber: stored.versionNumber,
+            subject: subject,
+            severity: rule.severity,
+            message: MessageTemplate.fill(rule.message ?? defaultMessage, values),
+            value: value,
+            unit: unit,
+            occurredAt: at,
+            day: day,
+            events: events,
+            samples: samples
+        )
+    }
+
+    static func calendar(_ zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    static func startOfDay(_ date: Date, zone: TimeZone) -> Date { calendar(zone).startOfDay(for: date) }
+
+    /// `YYYY-MM-DD` of `date` in `zone`.
+    static func dayKey(_ date: Date, zone: TimeZone) -> String {
+        String(Timestamp.format(date, in: zone).prefix(10))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `complete` with answers, notes and "not done", and `alerts`, on real store files.
+@Suite struct AssessmentCommandTests {
+    let directory: URL
+    let storePath: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("store.sqlite").path
+    }
+
+    static let plan = """
+        {"tasks": [
+          {"id": "pain", "title": "Back pain", "kind": "assessment",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+           "answer": {"type": "scale", "min": 0, "max": 10, "labels": {"10": "worst"}},
+           "alerts": [{"id": "high", "severity": "critical", "when": {">=": 7}, "message": "Pain {value} on {day}"}]},
+          {"id": "medication", "title": "Take medication", "kind": "intervention",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 3600}]}}
+        ]}
+        """
+
+    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+        try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+    }
+
+    @Test func answersNotesNotDoneAndAlerts() throws {
+        let plan = directory.appendingPathComponent("plan.json")
+        try Data(Self.plan.utf8).write(to: plan)
+        #expect(try run(["plan", "apply", plan.path]).status == 0)
+        let answered = try run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "8", "--note", "stairs"])
+        #expect(answered.status == 0, "\(answered.stderr)")
+        #expect(answered.stdout.contains("answered pain #9 (2026-11-10 all day): 8/10 — note: stairs"))
+        #expect(answered.stdout.contains("alert 1 (critical): Pain 8 on 2026-11-10"))
+        let outside = try run(["complete", "pain", "--at", "2026-11-11T09:00", "--value", "11"])
+        #expect(outside.status == 65 && outside.stderr.contains("11 is outside the scale 0–10"))
+        let future = try run(["complete", "medication", "--at", "2099-11-11T08:10"])
+        #expect(future.status == 64 && future.stderr.contains("--force"))
+        let skipped = try run(["complete", "medication", "--at", "2026-11-10T08:10", "--not-done", "felt dizzy"])
+        #expect(skipped.stdout.contains("not done medication #9") && skipped.stdout.contains("felt dizzy"))
+
+        let events = try run(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(events.stdout.utf8)) as? [[String: Any]])
+        let pain = try #require(list.first { $0["task"] as? String == "pain" })
+        #expect(pain["note"] as? String == "stairs")
+        #expect((pain["values"] as? [[String: Any]])?.first?["value"] as? Double == 8)
+        let medication = try #require(list.first { $0["task"] as? String == "medication" })
+        #expect(medication["notDone"] as? String == "felt dizzy" && medication["completed"] as? Bool == false)
+
+        let alerts = try run(["alerts", "--json", "--days", "0"])
+        let open = try #require(try JSONSerialization.jsonObject(with: Data(alerts.stdout.utf8)) as? [[String: Any]])
+        #expect(open.count == 1)
+        #expect(open.first?["rule"] as? String == "high" && open.first?["ruleVersion"] as? Int == 1)
+        #expect(open.first?["state"] as? String == "open" && open.first?["value"] as? Double == 8)
+        let ack = try run(["alerts", "ack", "1", "--by", "Nurse Kim"])
+        #expect(ack.status == 0 && ack.stdout.contains("acknowledged alert 1 by Nurse Kim"))
+        #expect(try run(["alerts", "--days", "0"]).stdout.contains("no open alerts"))
+        #expect(try run(["alerts", "ack", "7"]).status == 1)
+        // A correction withdraws the alert.
+        let corrected = try run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "3"])
+        #expect(corrected.stdout.contains("(corrected)") && corrected.stdout.contains("alert 1 withdrawn"))
+    }
+}
