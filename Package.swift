@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
+        // Foundation helpers every layer may use: files written without destroying data.
+        .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding"),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
@@ -44,7 +46,7 @@ let package = Package(
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
         .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
-        .target(name: "SampleExport", dependencies: ["BridgeCore", "GATTDecoding"]),
+        .target(name: "SampleExport", dependencies: ["BridgeFoundation", "BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
         .target(name: "CarePlan", dependencies: ["BridgeCore", "GATTDecoding"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
@@ -65,7 +67,9 @@ let package = Package(
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",
-            dependencies: ["BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
         .target(
@@ -108,6 +112,7 @@ let package = Package(
         .executableTarget(
             name: "carebridge",
             dependencies: [
+                "BridgeFoundation",
                 "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
@@ -142,6 +147,7 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),

@@ -1,17 +1,12 @@
+import BridgeFoundation
 public import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A buffered sink writing UTF-8 to a file handle in 64 KiB blocks.
 ///
 /// Use `sink.write` as an ``ExportSink``; call ``flush()`` (or ``close()``) when done.
 public final class FileSink: TextOutputStream {
-    private let handle: FileHandle
-    private let ownsHandle: Bool
+    private let handle: FileHandle?
+    private let file: SafeOutputFile?
     private var buffer: [UInt8] = []
     private let capacity: Int
     /// Where the text goes, for error messages.
@@ -22,22 +17,25 @@ public final class FileSink: TextOutputStream {
     /// Writes to an open handle (e.g. `FileHandle.standardOutput`); the handle is not closed.
     public init(handle: FileHandle, name: String, capacity: Int = 1 << 16) {
         self.handle = handle
-        self.ownsHandle = false
+        self.file = nil
         self.name = name
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
     }
 
-    /// Creates or truncates the file at `path` with `open(2)`, so a device such as `/dev/null` stays a device
-    /// (FileManager's `createFile` would replace it with a regular file).
-    /// - Throws: ``ExportError`` with code `output` when the file cannot be opened.
-    public init(path: String, capacity: Int = 1 << 16) throws(ExportError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw ExportError(code: .output, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+    /// Writes to `path` through a ``SafeOutputFile``: a temporary file (mode `mode`, default 0600) that replaces
+    /// `path` only at ``close()``, so a failed export leaves an existing file as it was. A device such as
+    /// `/dev/null` is written directly and stays a device.
+    /// - Parameter inputs: files the export reads (the store); `path` may not be one of them.
+    /// - Throws: ``ExportError`` with code `output` when the file cannot be created or is one of `inputs`.
+    public init(path: String, mode: mode_t = 0o600, inputs: [String] = [], capacity: Int = 1 << 16) throws(ExportError)
+    {
+        do {
+            self.file = try SafeOutputFile(path: path, mode: mode, inputs: inputs)
+        } catch {
+            throw ExportError(code: .output, message: error.description)
         }
-        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        self.ownsHandle = true
+        self.handle = nil
         self.name = path
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
@@ -58,17 +56,30 @@ public final class FileSink: TextOutputStream {
     /// Writes what is buffered.
     public func flush() throws(ExportError) {
         guard !buffer.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: buffer)
-        } catch {
-            throw ExportError(code: .output, message: "cannot write to \(name): \(error)")
+        if let file {
+            do throws(OutputFileError) {
+                try file.write(buffer)
+            } catch {
+                throw ExportError(code: .output, message: error.description)
+            }
+        } else if let handle {
+            do {
+                try handle.write(contentsOf: buffer)
+            } catch {
+                throw ExportError(code: .output, message: "cannot write to \(name): \(error)")
+            }
         }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes and closes a file this sink opened.
+    /// Flushes, and for a file this sink opened puts it in place (synced, replacing what was at the path).
     public func close() throws(ExportError) {
         try flush()
-        if ownsHandle { try? handle.close() }
+        guard let file else { return }
+        do {
+            try file.commit()
+        } catch {
+            throw ExportError(code: .output, message: error.description)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import Foundation
 import GATTDecoding
 
@@ -25,25 +26,64 @@ public struct RecordingRedactor {
         public var unparsedLines: [Int]
     }
 
-    /// Redacts `input` into a new file `output` line by line (memory stays flat).
-    /// - Throws: ``RecordingError`` when either file cannot be opened or written.
-    public mutating func redact(input: String, output: String) throws(RecordingError) -> Report {
-        guard FileManager.default.createFile(atPath: output, contents: nil),
-            let handle = FileHandle(forWritingAtPath: output)
-        else {
+    /// Redacts `input` into `output` line by line (memory stays flat). The result goes to a temporary file that
+    /// replaces `output` only when the whole input was redacted, so a failure leaves an existing `output` as it
+    /// was; `output` may not be `input` (``SafeOutputFile``).
+    /// - Throws: ``RecordingError`` when either file cannot be opened or written, or when they are the same file.
+    public mutating func redact(input: String, output: String, mode: mode_t = 0o600) throws(RecordingError) -> Report {
+        let file: SafeOutputFile
+        do {
+            file = try SafeOutputFile(path: output, mode: mode, inputs: [input])
+        } catch {
             throw RecordingError(
                 code: .cannotWrite,
-                message: "cannot create the output file",
+                message: error.message,
                 location: RecordingLocation(file: output, line: 0)
             )
         }
-        defer { try? handle.close() }
-        return try redact(input: input, to: handle)
+        let report = try redact(input: input) { (data) throws(RecordingError) in
+            do throws(OutputFileError) {
+                try file.write(data)
+            } catch {
+                throw RecordingError(
+                    code: .cannotWrite,
+                    message: error.message,
+                    location: RecordingLocation(file: output, line: 0)
+                )
+            }
+        }
+        do {
+            try file.commit()
+        } catch {
+            throw RecordingError(
+                code: .cannotWrite,
+                message: error.message,
+                location: RecordingLocation(file: output, line: 0)
+            )
+        }
+        return report
     }
 
     /// Redacts `input` line by line into an open file handle (standard output, for example).
     /// - Throws: ``RecordingError`` when the input cannot be opened.
     public mutating func redact(input: String, to handle: FileHandle) throws(RecordingError) -> Report {
+        try redact(input: input) { (data) throws(RecordingError) in
+            do {
+                try handle.write(contentsOf: data)
+            } catch {
+                throw RecordingError(
+                    code: .cannotWrite,
+                    message: "cannot write: \(error.localizedDescription)",
+                    location: RecordingLocation(file: "standard output", line: 0)
+                )
+            }
+        }
+    }
+
+    private mutating func redact(
+        input: String,
+        emit: (Data) throws(RecordingError) -> Void
+    ) throws(RecordingError) -> Report {
         guard let lines = LineReader(path: input) else {
             throw RecordingError(
                 code: .cannotOpen,
@@ -57,11 +97,11 @@ public struct RecordingRedactor {
             pending.append(contentsOf: line.utf8)
             pending.append(0x0A)
             if pending.count > 1 << 16 {
-                handle.write(pending)
+                try emit(pending)
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        handle.write(pending)
+        try emit(pending)
         report.addresses = addresses.count
         report.names = names.count
         return report

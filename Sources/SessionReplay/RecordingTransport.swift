@@ -16,7 +16,7 @@ public final class RecordingTransport: DeviceTransport {
     /// Starts a recording at `path`.
     /// - Parameters:
     ///   - base: the transport to record.
-    ///   - path: the file to create (truncated if it exists).
+    ///   - path: the file to write; an existing file is replaced only when the recording is closed.
     ///   - recordedAt: `t = 0`, normally the wall-clock time now (injected for tests).
     ///   - timeZone: the bridge's zone, written to the header.
     ///   - extra: more header keys (host, adapter, notes).
@@ -36,11 +36,27 @@ public final class RecordingTransport: DeviceTransport {
         self.writer = Mutex(try RecordingWriter(path: path, header: header))
     }
 
-    /// Writes any buffered lines and closes the file; later events are passed on but not recorded.
-    public func close() {
+    /// Finishes the recording and puts it at its path; later events are passed on but not recorded.
+    ///
+    /// With `keepEmpty: false` a recording without any event (the transport failed at once) is discarded
+    /// instead, so an existing file at the path is left as it was.
+    /// - Returns: whether the file was written.
+    @discardableResult
+    public func close(keepEmpty: Bool = true) -> Bool {
         writer.withLock { writer in
-            writer?.flush()
-            writer = nil
+            defer { writer = nil }
+            guard let current = writer else { return false }
+            guard keepEmpty || current.eventCount > 0 else {
+                current.discard()
+                return false
+            }
+            do {
+                try current.close()
+                return true
+            } catch {
+                logger.error("cannot write the recording", metadata: ["error": "\(error)"])
+                return false
+            }
         }
     }
 
@@ -55,16 +71,16 @@ public final class RecordingTransport: DeviceTransport {
                         do {
                             try writer?.write(event)
                         } catch {
+                            // Keep what was recorded before the failure (a full disk, say).
                             logger.error("recording stopped", metadata: ["error": "\(error)"])
+                            try? writer?.close()
                             writer = nil
                         }
                     }
                     continuation.yield(event)
                 }
-                writer.withLock { $0?.flush() }
                 continuation.finish()
             } catch {
-                writer.withLock { $0?.flush() }
                 continuation.finish(throwing: error)
             }
         }

@@ -1,61 +1,70 @@
 public import BridgeCore
+import BridgeFoundation
 public import Foundation
 import GATTDecoding
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes a recording: the header line, then one JSON line per transport event.
 ///
-/// Not thread-safe on its own; ``RecordingTransport`` serialises access.
+/// The lines go to a temporary file next to `path` (mode 0600) as they come, so a killed recorder leaves them in
+/// `NAME.XXXXXX.partial`; ``close()`` makes it the file at `path`, and until then an existing file there is
+/// untouched (``SafeOutputFile``). Not thread-safe on its own; ``RecordingTransport`` serialises access.
 public final class RecordingWriter {
     public let path: String
     public let header: RecordingHeader
-    private let file: UnsafeMutablePointer<FILE>
+    private let output: SafeOutputFile
+    /// Events written so far (the header not counted).
+    public private(set) var eventCount = 0
 
-    /// Creates (or truncates) `path` and writes the header.
-    /// - Throws: ``RecordingError`` when the file cannot be created or written.
-    public init(path: String, header: RecordingHeader) throws(RecordingError) {
-        guard let file = fopen(path, "w") else {
+    /// Starts a recording that will replace `path` when closed, and writes the header.
+    /// - Parameter inputs: files the command reads; `path` may not be one of them.
+    /// - Throws: ``RecordingError`` when the file cannot be created or written, or is one of `inputs`.
+    public init(path: String, header: RecordingHeader, inputs: [String] = []) throws(RecordingError) {
+        do {
+            self.output = try SafeOutputFile(path: path, inputs: inputs)
+        } catch {
             throw RecordingError(
                 code: .cannotWrite,
-                message: "cannot create: \(String(cString: strerror(errno)))",
+                message: error.message,
                 location: RecordingLocation(file: path, line: 0)
             )
         }
         self.path = path
         self.header = header
-        self.file = file
         try writeLine(Self.line(for: header))
-    }
-
-    deinit {
-        fclose(file)
     }
 
     /// Appends one event; its `t` is the event time minus `recordedAt`, to the millisecond.
     public func write(_ event: TransportEvent, note: String? = nil) throws(RecordingError) {
         try writeLine(Self.line(for: event, recordedAt: header.recordedAt, note: note))
+        eventCount += 1
     }
 
-    /// Flushes buffered lines to the file.
-    public func flush() {
-        fflush(file)
+    /// Finishes the recording: syncs it and puts it at `path` (replacing what was there).
+    /// - Throws: ``RecordingError`` when it cannot be written; an existing file at `path` is then unchanged.
+    public func close() throws(RecordingError) {
+        do {
+            try output.commit()
+        } catch {
+            throw RecordingError(
+                code: .cannotWrite,
+                message: error.message,
+                location: RecordingLocation(file: path, line: 0)
+            )
+        }
+    }
+
+    /// Abandons the recording: nothing appears at `path`, and an existing file there is unchanged.
+    public func discard() {
+        output.discard()
     }
 
     private func writeLine(_ line: String) throws(RecordingError) {
-        var text = line
-        text += "\n"
-        let written = text.withUTF8 { buffer in fwrite(buffer.baseAddress, 1, buffer.count, file) }
-        if written != text.utf8.count {
+        do {
+            try output.write(line + "\n")
+        } catch {
             throw RecordingError(
                 code: .cannotWrite,
-                message: "write failed: \(String(cString: strerror(errno)))",
+                message: error.message,
                 location: RecordingLocation(file: path, line: 0)
             )
         }

@@ -119,6 +119,6 @@ public struct SyntheticHeartRateSession: Sendable {
                 kind: .disconnected(reason: "remote")
             )
         )
-        writer.flush()
+        try writer.close()
     }
 }

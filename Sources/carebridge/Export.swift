@@ -20,7 +20,9 @@ struct Export: ParsableCommand {
             value and unit, matched task and occurrence (';'-joined when several).
             jsonl: one sample object per line, with its matched events.
 
-            The export goes to standard output unless --out is given; a one-line summary goes to standard error.
+            The export goes to standard output unless --out is given; a one-line summary goes to standard error. \
+            --out writes a new file with mode 0600 (--mode to change) and replaces an existing one only when the \
+            export succeeded; it may not be the store itself.
 
             Exit status: 0 done; 64 bad arguments (unknown type, format or time); 73 the output file cannot be \
             created or written; 74 the store cannot be opened or read.
@@ -52,6 +54,9 @@ struct Export: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var out: String?
+
+    @Option(name: .long, help: FileMode.help)
+    var mode: FileMode = .private
 
     @Option(name: .long, help: "FHIR Bundle type: collection (to read) or transaction (to POST to a server).")
     var bundle: BundleKind = .collection
@@ -94,7 +99,8 @@ struct Export: ParsableCommand {
         let sink: FileSink
         if let out {
             do {
-                sink = try FileSink(path: out)
+                let store = storeOptions.path
+                sink = try FileSink(path: out, mode: mode.bits, inputs: [store, store + "-wal", store + "-shm"])
             } catch {
                 Output.error(error.message)
                 throw ExitCode(Self.cannotCreate)

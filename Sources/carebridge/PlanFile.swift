@@ -9,8 +9,15 @@ enum PlanFile {
     ///   naming the file, the JSON path and the problem, ending with `consequence`).
     static func load(_ path: String, zone: TimeZone, consequence: String = "nothing written") throws -> CarePlanDocument
     {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            Output.error("cannot read plan file \(path): it is a directory; give the plan's .json file")
+            throw ExitCode(StoreExit.noInput)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            Output.error("cannot read plan file \(path)")
+            let reason =
+                FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            Output.error("cannot read plan file \(path): \(reason)")
             throw ExitCode(StoreExit.noInput)
         }
         do {

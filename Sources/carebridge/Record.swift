@@ -24,7 +24,13 @@ struct Record: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The recording to write (truncated if it exists).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The recording to write (mode 0600); replaces an existing file only if at least one event was recorded.",
+            valueName: "file"
+        )
+    )
     var out: String
 
     @Option(name: .long, help: ArgumentHelp("Only record this device.", valueName: "address"))
@@ -81,10 +87,15 @@ struct Record: AsyncParsableCommand {
         do {
             for try await _ in recorder.events() { count += 1 }
         } catch let error as TransportError {
-            recorder.close()
+            if !recorder.close(keepEmpty: false) {
+                Output.error("nothing was recorded; \(out) was not written (an existing file is unchanged)")
+            }
             throw BlueZExit.fail(error)
         }
-        recorder.close()
+        guard recorder.close() else {
+            Output.error("cannot write recording \(out)")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
         logger.info("recording written", metadata: ["file": "\(out)", "events": "\(count)"])
     }
 }

@@ -17,12 +17,18 @@ struct RecordingRedact: ParsableCommand {
               carebridge recording redact session.jsonl --out session-redacted.jsonl
               carebridge recording redact session.jsonl > shared.jsonl
 
+            --out writes a new file (mode 0600 unless --mode) that replaces an existing one only when the whole \
+            recording was redacted; it may not be the recording itself.
+
             Exit status: 0 written; 66 the recording cannot be read; 73 the output cannot be written.
             """
     )
 
     @Option(name: .long, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
     var out: String?
+
+    @Option(name: .long, help: FileMode.help)
+    var mode: FileMode = .private
 
     @Flag(name: .long, help: "Keep advertised names (only addresses are replaced).")
     var keepNames = false
@@ -32,14 +38,10 @@ struct RecordingRedact: ParsableCommand {
 
     func run() throws {
         var redactor = RecordingRedactor(keepNames: keepNames)
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            Output.error("cannot read \(file)")
-            throw ExitCode(66)
-        }
         do {
             let report: RecordingRedactor.Report
             if let out {
-                report = try redactor.redact(input: file, output: out)
+                report = try redactor.redact(input: file, output: out, mode: mode.bits)
                 Output.error(
                     "redacted \(report.lines) lines: \(report.addresses) address(es), \(report.names) name(s) → \(out)"
                 )

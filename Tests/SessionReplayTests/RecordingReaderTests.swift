@@ -148,4 +148,31 @@ import Testing
             #expect(error.description.hasPrefix("/nonexistent/x.jsonl"))
         }
     }
+
+    @Test("a UTF-8 byte-order mark before the header is skipped, as in plan files")
+    func byteOrderMarkIsSkipped() throws {
+        let path = try temporaryFile(
+            "bom.jsonl",
+            contents: "\u{FEFF}" + Self.header + "\n"
+                + #"{"t": 1.0, "kind": "connected", "device": "C4:7C:8D:6A:3E:10"}"# + "\n"
+        )
+        let reader = try RecordingReader(path: path, logger: Logger(label: "t"))
+        var items: [RecordingItem] = []
+        while let item = reader.next() { items.append(item) }
+        #expect(reader.header.timeZone?.identifier == "Europe/Berlin")
+        #expect(events(items).count == 1)
+        #expect(problems(items).isEmpty)
+    }
+
+    @Test("a directory is refused with a plain reason")
+    func directoryIsRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        do {
+            _ = try RecordingReader(path: directory, logger: Logger(label: "t"))
+            Issue.record("a directory was read as a recording")
+        } catch {
+            #expect(error.code == .cannotOpen)
+            #expect(error.description.contains("Is a directory"))
+        }
+    }
 }

@@ -83,7 +83,7 @@ struct ScriptedTransport: DeviceTransport {
             header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
         )
         for event in Self.script { try writer.write(event) }
-        writer.flush()
+        try writer.close()
 
         for (speed, expected) in [(ReplaySpeed.realtime, 9.6), (.factor(4), 2.4)] {
             let clock = TestClock()
@@ -125,7 +125,7 @@ struct ScriptedTransport: DeviceTransport {
             header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
         )
         for event in Self.script { try writer.write(event) }
-        writer.flush()
+        try writer.close()
         let transport = try ReplayTransport(path: path, logger: Logger(label: "t"))
         var lines: [Int] = []
         for try await item in transport.items() {
@@ -152,7 +152,7 @@ struct ScriptedTransport: DeviceTransport {
                 )
             )
         }
-        writer.flush()
+        try writer.close()
         let transport = try ReplayTransport(path: path, logger: Logger(label: "t"))
         let task = Task {
             var count = 0

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Commands that write files never destroy data: `--out` may not be an input, an existing file is replaced only
+/// when the command succeeded, and what is written is private (0600) unless `--mode` says otherwise.
+@Suite struct OutputFileCommandTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("out-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func copyOfRecording() throws -> String {
+        let source = ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl")
+        let copy = path("mine.jsonl")
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
+        return copy
+    }
+
+    func permissions(_ path: String) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test("recording redact --out naming the input is refused and the recording is left intact")
+    func redactOntoItselfIsRefused() throws {
+        let input = try copyOfRecording()
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        for out in [input, directory.path + "/./mine.jsonl"] {
+            let result = try CarebridgeProcess.run(["recording", "redact", input, "--out", out])
+            #expect(result.status == 73, "\(result.stderr)")
+            #expect(result.stderr.contains("input"), "\(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["mine.jsonl"])
+    }
+
+    @Test("recording redact --out writes a private file, or the mode given with --mode")
+    func redactWritesPrivateFile() throws {
+        let input = try copyOfRecording()
+        let out = path("shared.jsonl")
+        #expect(try CarebridgeProcess.run(["recording", "redact", input, "--out", out]).status == 0)
+        #expect(try permissions(out) == 0o600)
+        let wider = path("wider.jsonl")
+        #expect(
+            try CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "0644"]).status == 0
+        )
+        #expect(try permissions(wider) == 0o644)
+        let bad = try CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "rw"])
+        #expect(bad.status == 64)
+    }
+
+    @Test("record --out an existing file leaves it unchanged when recording fails at once (no D-Bus)")
+    func failedRecordKeepsExistingFile() throws {
+        let existing = try copyOfRecording()
+        let before = try Data(contentsOf: URL(fileURLWithPath: existing))
+        let result = try CarebridgeProcess.run(
+            ["record", "--out", existing, "--duration", "5"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(path("no-bus-here"))"]
+        )
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("nothing was recorded"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["mine.jsonl"])
+    }
+
+    @Test("export --out writes 0600 and refuses the store itself as output")
+    func exportOutput() throws {
+        let store = path("store.sqlite")
+        let replay = try CarebridgeProcess.run([
+            "replay", "--store", store, ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
+        ])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let csv = path("readings.csv")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: csv))
+        let export = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", csv])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8).hasPrefix("id,type,value"))
+        #expect(try permissions(csv) == 0o600)
+
+        let onto = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", store])
+        #expect(onto.status == 73)
+        #expect(onto.stderr.contains("input"), "\(onto.stderr)")
+        let samples = try CarebridgeProcess.run(["samples", "--store", store, "--json"])
+        #expect(samples.status == 0, "\(samples.stderr)")
+        #expect((try JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [Any])?.count == 3)
+    }
+}
