@@ -1,5 +1,6 @@
 public import Foundation
 public import GATTDecoding
+import Synchronization
 
 /// One measured quantity, normalised to its type's canonical unit, with the value as the device sent it.
 ///
@@ -146,7 +147,9 @@ public struct QuantitySample: Sendable, Hashable {
         hasher.combine(value)
         hasher.combine(start)
         hasher.combine(index)
-        hasher.combine(provenance.fields)
+        // Not the payload: the samples of one payload would each hash all of it (equal values still hash equal).
+        hasher.combine(provenance.receivedAt)
+        hasher.combine(provenance.payload.count)
     }
 
     /// The key that makes ingest idempotent.
@@ -154,20 +157,30 @@ public struct QuantitySample: Sendable, Hashable {
     /// Device samples: source device + characteristic + device time (or receive time) + raw payload + type
     /// (+ index). Manual entries: type + value + unit + time.
     public var idempotencyKey: String {
-        let typeKey = index == 0 ? type.rawValue : "\(type.rawValue)#\(index)"
         switch source.kind {
         case .manual:
             return "manual|\(typeKey)|\(transmittedValue)|\(transmittedUnit.rawValue)|\(Timestamp.utcKey(start))"
         case .device:
-            let device = source.device?.key ?? "unknown"
-            let characteristic = source.characteristic?.description ?? "-"
-            let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(receivedAt))"
-            return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(rawPayload))|\(typeKey)"
+            return SampleProvenance.deviceKeyPrefix(provenance.fields, deviceTime: deviceTime) + typeKey
         }
     }
 
+    private var typeKey: String { index == 0 ? type.rawValue : "\(type.rawValue)#\(index)" }
+
     /// A stable UUID derived from the idempotency key: its time, then SHA-256 bits (layout: ``SampleID``).
-    public var id: UUID { SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds) }
+    ///
+    /// A device sample's key is its payload's prefix (device, characteristic, time, the whole payload in hex)
+    /// plus its type: the prefix is hashed once per payload and shared, so the n samples of one payload (RR
+    /// intervals) cost O(n) rather than n hashes of the whole payload. Same digest, same ids as before.
+    public var id: UUID {
+        switch source.kind {
+        case .manual: return SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds)
+        case .device:
+            var hasher = provenance.keyPrefixHasher(deviceTime: deviceTime)
+            hasher.update(typeKey)
+            return SampleID.uuid(digest: hasher.finalize(), milliseconds: idMilliseconds)
+        }
+    }
 }
 
 /// Provenance shared by every sample decoded from one payload: source, payload bytes, receive time and
@@ -183,7 +196,30 @@ final class SampleProvenance: @unchecked Sendable {
         var metadata = [String: String]()
     }
 
-    private(set) var fields: Fields
+    private(set) var fields: Fields {
+        didSet { keyPrefix.withLock { $0 = nil } }
+    }
+    /// The hashed idempotency-key prefix of the last device time asked for (see ``QuantitySample/id``).
+    private let keyPrefix = Mutex<(deviceTime: DateTime?, hasher: SHA256.Hasher)?>(nil)
+
+    /// `device|ADDRESS|CHARACTERISTIC|TIME|PAYLOAD-HEX|`: every device sample's key up to its type.
+    static func deviceKeyPrefix(_ fields: Fields, deviceTime: DateTime?) -> String {
+        let device = fields.source.device?.key ?? "unknown"
+        let characteristic = fields.source.characteristic?.description ?? "-"
+        let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
+        return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(fields.payload))|"
+    }
+
+    /// A hasher fed with ``deviceKeyPrefix(_:deviceTime:)``, computed once per payload and device time.
+    func keyPrefixHasher(deviceTime: DateTime?) -> SHA256.Hasher {
+        keyPrefix.withLock { cached in
+            if let cached, cached.deviceTime == deviceTime { return cached.hasher }
+            var hasher = SHA256.Hasher()
+            hasher.update(Self.deviceKeyPrefix(fields, deviceTime: deviceTime))
+            cached = (deviceTime, hasher)
+            return hasher
+        }
+    }
 
     var source: SampleSource { fields.source }
     var payload: [UInt8] { fields.payload }

@@ -50,12 +50,19 @@ public struct PipelineReport: Sendable {
     /// Adds another run's figures (one report for several files).
     public mutating func merge(_ other: PipelineReport) {
         events += other.events
+        // One dictionary per merge, not a search per device: a recording with rotating random addresses has
+        // tens of thousands of devices.
+        var positions = [String: Int](minimumCapacity: devices.count + other.devices.count)
+        for (index, device) in devices.enumerated() where positions[device.identity.key] == nil {
+            positions[device.identity.key] = index
+        }
         for device in other.devices {
-            if let index = devices.firstIndex(where: { $0.identity.key == device.identity.key }) {
+            if let index = positions[device.identity.key] {
                 devices[index].samples += device.samples
                 devices[index].identity = device.identity
                 devices[index].profile = device.profile ?? devices[index].profile
             } else {
+                positions[device.identity.key] = devices.count
                 devices.append(device)
             }
         }

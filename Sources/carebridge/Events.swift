@@ -47,7 +47,7 @@ struct Events: ParsableCommand {
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         guard start < end else { throw ValidationError("--from must be before --to") }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let events: [CareEvent]
         do {
             events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
@@ -119,6 +119,6 @@ struct Events: ParsableCommand {
 
     static func number(_ value: Double) -> String {
         let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 }

@@ -72,7 +72,7 @@ struct Export: ParsableCommand {
     var pageSize = 5_000
 
     func validate() throws {
-        guard pageSize > 0 else { throw ValidationError("--page-size must be positive") }
+        try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
         }
@@ -94,7 +94,7 @@ struct Export: ParsableCommand {
             from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
             to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
 
         let sink: FileSink
         if let out {

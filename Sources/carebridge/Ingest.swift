@@ -27,7 +27,13 @@ struct Ingest: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "When it was measured (ISO-8601; default now). Without a zone: --time-zone.")
+    @Option(
+        name: .long,
+        help: """
+            When it was measured (default now): ISO-8601 (2026-11-20T07:30, with an offset or without: \
+            --time-zone), a bare time (07:30: today), today or yesterday.
+            """
+    )
     var at: String?
 
     @Option(name: .long, help: "A note kept with the sample.")
@@ -48,9 +54,9 @@ struct Ingest: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let now = Date()
-        let measured = try at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? now
-        guard let number = Double(value.replacingOccurrences(of: ",", with: ".")), number.isFinite else {
-            Output.error("'\(value)' is not a number")
+        let measured = try at.map { try TimeArguments.parse($0, option: "--at", zone: zone, now: now) } ?? now
+        guard let number = DecimalArgument.parse(value), number.isFinite else {
+            Output.error("'\(value)' is not a decimal number (such as 72.4 or 72,4)")
             throw ExitCode(StoreExit.usage)
         }
         let sample: QuantitySample
@@ -104,6 +110,6 @@ struct Ingest: ParsableCommand {
 
     private func format(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 }

@@ -68,7 +68,9 @@ struct Replay: AsyncParsableCommand {
 
     func validate() throws {
         guard ReplaySpeed(speed) != nil else {
-            throw ValidationError("--speed must be max, realtime or a positive number, not '\(speed)'")
+            throw ValidationError(
+                "--speed must be max, realtime or a factor from 0.001 to 1000000 (10: ten times faster), not '\(speed)'"
+            )
         }
         guard !files.isEmpty else { throw ValidationError("give at least one recording") }
     }

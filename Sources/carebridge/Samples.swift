@@ -57,6 +57,10 @@ struct SamplesList: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    func validate() throws {
+        if let limit { try NumericOption.check(limit, "--limit", in: 1...Int(Int32.max)) }
+    }
+
     func run() throws {
         let zone = try global.resolvedTimeZone()
         var types = Set<QuantityType>()
@@ -76,7 +80,7 @@ struct SamplesList: ParsableCommand {
             quarantine: quarantined ? .only : .excluded,
             limit: limit
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)
