@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
         .library(name: "Insights", targets: ["Insights"]),
+        .library(name: "AlertDelivery", targets: ["AlertDelivery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -90,6 +91,17 @@ let package = Package(
         ),
         // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
         .target(name: "Insights", dependencies: ["BridgeCore", "CarePlan", "CareStore", "GATTDecoding"]),
+        // Delivering the alert outbox: HTTP webhook (NIOHTTP1) and MQTT / Home Assistant binary sensors.
+        .target(
+            name: "AlertDelivery",
+            dependencies: [
+                "CareStore", "Insights", "GATTDecoding", "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
@@ -125,6 +137,8 @@ let package = Package(
                 "MQTTBridge",
                 "CareBridgeExport",
                 "Insights",
+                "AlertDelivery",
+                "MQTTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -225,7 +239,11 @@ let package = Package(
         .testTarget(
             name: "InsightsTests",
             dependencies: [
-                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding",
+                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding", "AlertDelivery", "TestSupport",
+                "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -64,5 +64,9 @@ import Testing
         // A correction withdraws the alert.
         let corrected = try run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "3"])
         #expect(corrected.stdout.contains("(corrected)") && corrected.stdout.contains("alert 1 withdrawn"))
+        // Nothing listens on port 1: the notification stays queued and the exit status says so.
+        _ = try run(["complete", "pain", "--at", "2026-11-12T09:00", "--value", "9"])
+        let deliver = try run(["alerts", "deliver", "--webhook", "http://127.0.0.1:1/hook", "--wait", "0"])
+        #expect(deliver.status == 75 && deliver.stderr.contains("1 webhook notification(s) still pending"))
     }
 }
