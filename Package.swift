@@ -245,7 +245,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "SampleExportTests",

@@ -375,15 +375,37 @@ actor BlueZClient {
         considerConnecting(address, plan: plan)
     }
 
+    /// A notified or indicated value. It belongs to the session whose device the characteristic is under, if the
+    /// plan subscribes to its UUID: bluetoothd keeps our notify session across reconnects and re-enables the
+    /// device's CCCD itself when the link comes back, so values can arrive before our own StartNotify (and before
+    /// the Connect reply: those wait for the `connected` event).
     func characteristicChanged(_ path: String, value: [UInt8]) {
-        for (address, session) in sessions {
-            guard let watched = session.watched[path] else { continue }
-            emit(
-                address,
-                .value(CharacteristicValue(characteristic: watched.uuid, bytes: value, delivery: watched.delivery))
+        for (address, session) in sessions where path.hasPrefix(session.path + "/") {
+            guard let subscription = session.watched[path] ?? subscription(path, plan: session.plan) else { return }
+            let characteristicValue = CharacteristicValue(
+                characteristic: subscription.uuid,
+                bytes: value,
+                delivery: subscription.delivery
             )
+            if session.connectedEmitted {
+                emit(address, .value(characteristicValue))
+            } else {
+                sessions[address]?.early.append(characteristicValue)
+            }
             return
         }
+    }
+
+    /// The UUID and delivery of a characteristic the plan subscribes to (nil for any other).
+    func subscription(
+        _ path: String,
+        plan: ConnectionPlan
+    ) -> (uuid: BluetoothUUID, delivery: CharacteristicValue.Delivery)? {
+        guard let properties = mirror.properties(path, BlueZ.gattCharacteristic),
+            let uuid = properties["UUID"]?.string.flatMap(BluetoothUUID.init), plan.subscribe.contains(uuid)
+        else { return nil }
+        let flags = properties["Flags"]?.stringArray ?? []
+        return (uuid, flags.contains("indicate") && !flags.contains("notify") ? .indication : .notification)
     }
 
     // MARK: - Waiting on the mirror
@@ -478,6 +500,8 @@ struct DeviceSession: Sendable {
     var established = false
     var connectedEmitted = false
     /// Characteristic path → what to report its values as. Set before StartNotify, so a notification
-    /// arriving right after it is not lost.
+    /// arriving right after it is not lost; StopNotify is called on these when the bridge stops.
     var watched: [String: (uuid: BluetoothUUID, delivery: CharacteristicValue.Delivery)] = [:]
+    /// Values that arrived before the `connected` event was emitted, delivered right after it.
+    var early: [CharacteristicValue] = []
 }

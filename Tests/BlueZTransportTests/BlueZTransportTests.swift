@@ -121,6 +121,34 @@ extension FakeBlueZSuites {
             #expect(collector.error == nil)
         }
 
+        /// What the real bluetoothd 5.66 does (seen in the VM tier, Tests/RealBlueZTests): the Connect reply comes
+        /// before any property change, `Connected = true` is never signalled for the link we initiated, and the
+        /// GATT objects are announced one by one after `ServicesResolved`. The mirror's `Connected` is still
+        /// `false` from discovery then; treating it as a disconnect stored nothing against the real daemon.
+        @Test func connectAnsweredBeforeAnyConnectedSignalStillEstablishesTheSession() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.addPeripheral(Self.scale, Self.scaleSpec)
+            let (transport, collector) = transport(fake)
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            try await fake.advertise(Self.scale, Self.scaleAdvert)
+            #expect(
+                try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } }
+            )
+            // Read-once characteristics announced after the subscribed one are read too.
+            #expect(await FakeBlueZ.eventually { collector.values(.batteryLevel, delivery: .read) == [[0x5A]] })
+            #expect(collector.values(.manufacturerNameString, delivery: .read).count == 1)
+            let kinds = collector.events.filter { $0.device == Self.scale }.map(\.kind)
+            #expect(kinds.filter { $0 == .connected }.count == 1)
+            #expect(!kinds.contains { if case .disconnected = $0 { true } else { false } }, "\(kinds)")
+            #expect(!kinds.contains { if case .error = $0 { true } else { false } }, "\(kinds)")
+            let journal = try await fake.journal()
+            #expect(journal.filter { $0 == "Connect \(Self.scale)" }.count == 1, "one attempt: \(journal)")
+            await collector.shutDown(transport)
+        }
+
         @Test func startDiscoveryInProgressIsRetriedWithBackoff() async throws {
             let fake = try await FakeBlueZ()
             defer { fake.stop() }
