@@ -45,10 +45,16 @@ import Testing
                 .hasPrefix("plausibility.heartRate: expected numbers low ≤ high") == true
         )
         #expect(
-            failure(Self.profile(glucose, extra: #", "measurementRange": {"bloodGlucose": {"low": 1, "high": 2, "unit": "kg"}}"#))?
-                .hasPrefix("measurementRange.bloodGlucose.unit:") == true
+            failure(
+                Self.profile(
+                    glucose,
+                    extra: #", "measurementRange": {"bloodGlucose": {"low": 1, "high": 2, "unit": "kg"}}"#
+                )
+            )?
+            .hasPrefix("measurementRange.bloodGlucose.unit:") == true
         )
-        let quirky = #"{"uuid": "2A37", "use": "notify", "decoder": "heart-rate-measurement", "quirks": {"bigEndian": ["heartRate"]}}"#
+        let quirky =
+            #"{"uuid": "2A37", "use": "notify", "decoder": "heart-rate-measurement", "quirks": {"bigEndian": ["heartRate"]}}"#
         #expect(
             failure(Self.profile(quirky))
                 == "characteristics[0].quirks: byte order of 'heartRate' is not a quirk of heart-rate-measurement "

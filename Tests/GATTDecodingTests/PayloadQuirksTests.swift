@@ -47,14 +47,19 @@ import Testing
         #expect(decoded.measurementStatus?.bodyMovement == true)
         // No pulse, no status: only the user ID byte is announced.
         let bare: [UInt8] = [0x00, 0x80, 0x00, 0x52, 0x00, 0x60, 0x00, 0x03]
-        #expect(try BloodPressureMeasurement.decode(Self.beurer.standardised(bare, decoder: "blood-pressure-measurement")).userID == 3)
+        #expect(
+            try BloodPressureMeasurement.decode(Self.beurer.standardised(bare, decoder: "blood-pressure-measurement"))
+                .userID == 3
+        )
         // Too short: unchanged, and the decoder says where it ends.
         #expect(Self.beurer.standardised([0x14, 0x80], decoder: "blood-pressure-measurement") == [0x1C, 0x80])
     }
 
     @Test func ignoreTimeOffsetReadsTheGlucoseOffsetAsZero() throws {
         // Flags 03: time offset, concentration; seq 1; 2024-03-15 07:30:00; offset -90 min; 95 mg/dL; type 0x12.
-        let payload: [UInt8] = [0x03, 0x01, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0xA6, 0xFF, 0x5F, 0xB0, 0x12]
+        let payload: [UInt8] = [
+            0x03, 0x01, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0xA6, 0xFF, 0x5F, 0xB0, 0x12,
+        ]
         let quirk = PayloadQuirks(ignoreTimeOffset: true)
         let decoded = try GlucoseMeasurement.decode(quirk.standardised(payload, decoder: "glucose-measurement"))
         #expect(decoded.userFacingTime == DateTime(year: 2024, month: 3, day: 15, hours: 7, minutes: 30, seconds: 0))
