@@ -168,7 +168,12 @@ extension CareStore {
             )
             try Self.enqueueRetraction(db, id: id, at: recordedAt)
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            _ = matcher.add(try record.storedSample().sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            _ = matcher.add(
+                try record.storedSample().sample,
+                id: id,
+                recordedAt: record.recordedAt,
+                forceFullDerivation: true
+            )
             var report = IngestReport()
             let newID = replacement.id
             if try SampleInserter(db: db).insert(replacement, id: newID, recordedAt: recordedAt.timeIntervalSince1970) {

@@ -151,7 +151,10 @@ public actor MQTTPublisher: SampleSink {
                         continue
                     }
                     do {
-                        try await publish(discovery.retraction(for: stored.sample, deletedAt: deleted, in: zone), on: session)
+                        try await publish(
+                            discovery.retraction(for: stored.sample, deletedAt: deleted, in: zone),
+                            on: session
+                        )
                     } catch {
                         if !Task.isCancelled {
                             logger.warning("publish failed; the entry stays queued", metadata: ["error": "\(error)"])

@@ -76,7 +76,9 @@ struct Ingest: ParsableCommand {
                 throw StoreExit.fail(error)
             }
             guard let old, old.deletedDate == nil else {
-                Output.error("no live sample \(replacing.uuidString.lowercased()) to replace (see `carebridge samples`)")
+                Output.error(
+                    "no live sample \(replacing.uuidString.lowercased()) to replace (see `carebridge samples`)"
+                )
                 throw ExitCode(StoreExit.notFound)
             }
             replacedStart = old.sample.start

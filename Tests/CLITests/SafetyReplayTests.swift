@@ -296,7 +296,9 @@ import Testing
         #expect((resource["identifier"] as? [[String: Any]])?.first?["value"] as? String == typoID)
         let request = try #require(retracted["request"] as? [String: Any])
         #expect(request["method"] as? String == "PUT")
-        #expect((request["url"] as? String)?.hasPrefix("Observation?identifier=urn:carebridge:sample|\(typoID)") == true)
+        #expect(
+            (request["url"] as? String)?.hasPrefix("Observation?identifier=urn:carebridge:sample|\(typoID)") == true
+        )
         #expect(entries.filter { ($0["resource"] as? [String: Any])?["status"] as? String == "final" }.count == 1)
         try SafetyReplayTests.validateFHIR(path)
 

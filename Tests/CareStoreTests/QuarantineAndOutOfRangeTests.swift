@@ -179,7 +179,11 @@ import Testing
 
     func day(_ store: CareStore) throws -> CareEvent? {
         try store.events(
-            matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 11), taskIDs: ["weigh-in"])
+            matching: EventQuery(
+                from: F.berlinTime(2026, 11, 10),
+                to: F.berlinTime(2026, 11, 11),
+                taskIDs: ["weigh-in"]
+            )
         ).first { $0.start >= F.berlinTime(2026, 11, 10) }
     }
 
@@ -194,7 +198,11 @@ import Testing
         try fixture.store.removeOutboxEntries(try fixture.store.pendingOutbox(limit: 10).map(\.sequence))
 
         let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
-        let report = try fixture.store.replaceManualSample(id: typo.id, with: right, recordedAt: at.addingTimeInterval(60))
+        let report = try fixture.store.replaceManualSample(
+            id: typo.id,
+            with: right,
+            recordedAt: at.addingTimeInterval(60)
+        )
         #expect(report.inserted == 1 && report.eventsUpdated == 1)
         #expect(try day(fixture.store)?.outcome?.values.map(\.value) == [72.4])
         #expect(try fixture.store.sample(id: typo.id)?.deletedDate == at.addingTimeInterval(60))
