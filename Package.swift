@@ -169,7 +169,12 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
-        .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["carebridge"],
+            // Recordings and profiles the safety replay tests read from disk.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "BlueZTransportTests",
             dependencies: [

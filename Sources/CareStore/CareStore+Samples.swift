@@ -32,7 +32,7 @@ extension CareStore {
         -> IngestReport
     {
         for (index, sample) in samples.enumerated() {
-            guard sample.value.isFinite else {
+            guard sample.value.isFinite || (sample.comparator != nil && !sample.value.isNaN) else {
                 throw CareStoreError(
                     .invalidSample,
                     "sample \(index) (\(sample.type)): value \(sample.value) is not finite"
@@ -64,6 +64,10 @@ extension CareStore {
                 }
                 report.inserted += 1
                 if collectChanges { changes.append(.sampleAdded(id: id, type: sample.type, start: sample.start)) }
+                if sample.isQuarantined {
+                    report.quarantined += 1
+                    continue
+                }
                 if !matcher.add(sample, id: id, recordedAt: recordedAt) { report.unmatched += 1 }
             }
             let updated = try matcher.apply(db, now: recordedAt)
@@ -114,6 +118,70 @@ extension CareStore {
         return true
     }
 
+    /// Releases a quarantined sample: a person checked it and accepts it. It then completes the events it falls
+    /// in, is queued for every enabled outbox channel and is exported like any sample. The quarantine reason is
+    /// kept in the release note (`<reason> (quarantined: <why>)`).
+    /// - Parameters:
+    ///   - id: the sample.
+    ///   - reason: why it is accepted (required: a release is a clinical decision and is recorded).
+    /// - Returns: the released sample, or nil if no live quarantined sample has this id.
+    /// - Throws: ``CareStoreError`` `.invalidSample` for an empty reason, or `.database`.
+    @discardableResult
+    public func releaseSample(id: UUID, reason: String, at date: Date = Date()) throws(CareStoreError) -> StoredSample?
+    {
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty else {
+            throw CareStoreError(.invalidSample, "sample \(id.uuidString.lowercased()): a release needs a reason")
+        }
+        let zone = bridgeZone
+        let result = try write { db -> (StoredSample, [StoreChange])? in
+            guard
+                let record = try SampleRecord.fetchOne(
+                    db,
+                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
+                        + "AND sample.deletedDate IS NULL AND sample.quarantineReason IS NOT NULL",
+                    arguments: [id.data]
+                )
+            else { return nil }
+            let note = "\(reason) (quarantined: \(record.quarantineReason ?? "?"))"
+            try db.execute(
+                sql: "UPDATE sample SET quarantineReason = NULL, releaseReason = ? WHERE id = ?",
+                arguments: [note, id.data]
+            )
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                    SELECT name, ?, ? FROM outboxChannel
+                    """,
+                arguments: [id.data, date.timeIntervalSince1970]
+            )
+            var stored = try record.storedSample()
+            stored.sample.quarantineReason = nil
+            stored.releaseReason = note
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            _ = matcher.add(stored.sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            let updated = try matcher.apply(db, now: date)
+            return (
+                stored,
+                [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
+                    + updated.map(StoreChange.eventUpdated)
+            )
+        }
+        guard let result else { return nil }
+        broadcaster.publish(result.1)
+        return result.0
+    }
+
+    /// How many live samples are in quarantine.
+    public func quarantinedCount() throws(CareStoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL AND quarantineReason IS NOT NULL"
+            ) ?? 0
+        }
+    }
+
     /// One sample by id (deleted ones too).
     public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
         let record = try read { db in
@@ -148,6 +216,11 @@ extension CareStore {
                 _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
             }
             if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
+            switch query.quarantine {
+            case .excluded: conditions.append("sample.quarantineReason IS NULL")
+            case .only: conditions.append("sample.quarantineReason IS NOT NULL")
+            case .included: break
+            }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             var records = try SampleRecord.fetchAll(
                 db,

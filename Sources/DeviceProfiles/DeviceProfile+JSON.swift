@@ -31,7 +31,10 @@ extension DeviceProfile {
     /// Reads a profile from parsed JSON.
     public init(json value: JSONValue) throws(DeviceProfileError) {
         let root = try ProfileReader(value, path: "")
-        try root.allow(["id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes"])
+        try root.allow([
+            "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
+            "measurementRange", "plausibility",
+        ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
             throw DeviceProfileError(field: "id", message: "'\(id)' must be non-empty letters, digits, '-', '_' or '.'")
@@ -119,6 +122,8 @@ extension DeviceProfile {
             tuning.notifySetupDelay = try reader.optionalSeconds("notifySetupDelay") ?? tuning.notifySetupDelay
             tuning.weighInGap = try reader.optionalSeconds("weighInGap") ?? tuning.weighInGap
         }
+        measurementRanges = try root.optionalObject("measurementRange")?.ranges() ?? [:]
+        plausibility = try root.optionalObject("plausibility")?.ranges() ?? [:]
     }
 }
 
@@ -168,6 +173,37 @@ private struct ProfileReader {
         guard let value = object[key], value != .null else { return nil }
         guard case .int(let int) = value else { throw problem(key, "expected an integer") }
         return int
+    }
+
+    /// Ranges by quantity type: `{"bloodGlucose": {"low": 20, "high": 600, "unit": "mg/dL"}}`, converted to the
+    /// type's canonical unit (the unit defaults to it).
+    func ranges() throws(DeviceProfileError) -> [QuantityType: ClosedRange<Double>] {
+        var ranges: [QuantityType: ClosedRange<Double>] = [:]
+        for key in object.keys.sorted() where !key.hasPrefix("_") {
+            guard let type = QuantityType(rawValue: key) else {
+                throw problem(key, "not a quantity type (e.g. bloodGlucose, heartRate, bodyTemperature)")
+            }
+            let reader = try self.object(key)
+            try reader.allow(["low", "high", "unit"])
+            guard let low = reader.object["low"]?.doubleValue, let high = reader.object["high"]?.doubleValue,
+                low.isFinite, high.isFinite, low <= high
+            else { throw problem(key, "expected numbers low ≤ high") }
+            let unitText = try reader.optionalString("unit")
+            let unit =
+                try unitText.map { text throws(DeviceProfileError) -> HealthUnit in
+                    guard let unit = HealthUnit(parsing: text) else {
+                        throw reader.problem("unit", "unknown unit '\(text)'")
+                    }
+                    return unit
+                } ?? type.canonicalUnit
+            guard let lower = unit.convert(low, to: type.canonicalUnit),
+                let upper = unit.convert(high, to: type.canonicalUnit)
+            else {
+                throw reader.problem("unit", "\(unit) cannot express \(type.title) (canonical \(type.canonicalUnit))")
+            }
+            ranges[type] = min(lower, upper)...max(lower, upper)
+        }
+        return ranges
     }
 
     func optionalSeconds(_ key: String) throws(DeviceProfileError) -> Double? {

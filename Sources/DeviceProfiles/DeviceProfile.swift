@@ -19,6 +19,11 @@ public struct DeviceProfile: Sendable, Hashable {
     public var tuning: Tuning
     /// Free text for people reading the file.
     public var notes: String?
+    /// The device's measurement range per type, in the type's canonical unit (`measurementRange` in the
+    /// profile): the limit a LO/HI result is stored with, e.g. 20–600 mg/dL for a glucose meter.
+    public var measurementRanges: [QuantityType: ClosedRange<Double>] = [:]
+    /// Rows that replace the standard plausibility table's for this device (`plausibility` in the profile).
+    public var plausibility: [QuantityType: ClosedRange<Double>] = [:]
 
     public init(
         id: String,

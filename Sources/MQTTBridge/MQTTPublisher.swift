@@ -136,7 +136,8 @@ public actor MQTTPublisher: SampleSink {
             var done: [Int64] = []
             var failed = false
             for entry in entries {
-                guard let stored = entry.sample, stored.deletedDate == nil else {
+                // Deleted and quarantined samples are not published (a released one is queued again).
+                guard let stored = entry.sample, stored.deletedDate == nil, !stored.sample.isQuarantined else {
                     statistics.skipped += 1
                     done.append(entry.sequence)
                     continue

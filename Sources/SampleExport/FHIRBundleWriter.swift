@@ -178,7 +178,17 @@ public final class FHIRBundleWriter {
 
     private func writeSingle(_ record: ExportRecord) throws {
         let sample = record.sample
-        guard let coding = VitalSignCoding.of(sample.type), let quantity = Self.quantity(of: sample, coding: coding)
+        guard !sample.isQuarantined else {
+            // Never exported as an observation: a quarantined value is not clinical data until released.
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
+        guard let coding = VitalSignCoding.of(sample.type) else {
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
+        let unbounded = sample.comparator != nil && !sample.value.isFinite
+        guard let quantity = unbounded ? ("", coding.unit, coding.codings) : Self.quantity(of: sample, coding: coding)
         else {
             summary.skipped[sample.type, default: 0] += 1
             return
@@ -194,8 +204,19 @@ public final class FHIRBundleWriter {
             start: sample.start,
             end: sample.end
         )
-        resource += ",\"valueQuantity\":"
-        Self.appendQuantity(quantity.value, quantity.unit, to: &resource)
+        if let comparator = sample.comparator, unbounded {
+            // Beyond a limit the device did not give: no number at all, the direction in the absent reason.
+            resource += ",\"dataAbsentReason\":{\"coding\":[{\"system\":\"\(Self.dataAbsentReasonSystem)\","
+            resource +=
+                comparator == .lessThan
+                ? "\"code\":\"negative-infinity\",\"display\":\"Negative Infinity (NINF)\"}]}"
+                : "\"code\":\"positive-infinity\",\"display\":\"Positive Infinity (PINF)\"}]}"
+        } else {
+            resource += ",\"valueQuantity\":"
+            Self.appendQuantity(quantity.value, quantity.unit, comparator: sample.comparator, to: &resource)
+        }
+        Self.appendInterpretation(sample.comparator, to: &resource)
+        Self.appendStatusNote(SampleScreening.flags(of: sample), to: &resource)
         appendDevice(device, to: &resource)
         resource += "}"
         try writeEntry(
@@ -211,8 +232,10 @@ public final class FHIRBundleWriter {
     private func writePanel(systolic: ExportRecord, diastolic: ExportRecord) throws {
         let high = systolic.sample
         let low = diastolic.sample
+        // LO/HI halves and quarantined halves go through writeSingle, which qualifies or skips each.
         guard let highValue = JSONText.number(high.value), let lowValue = JSONText.number(low.value),
-            high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury
+            high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury, high.comparator == nil,
+            low.comparator == nil, !high.isQuarantined, !low.isQuarantined
         else {
             try writeSingle(systolic)
             try writeSingle(diastolic)
@@ -241,6 +264,7 @@ public final class FHIRBundleWriter {
             resource += "}"
         }
         resource += "]"
+        Self.appendStatusNote(SampleScreening.flags(of: high), to: &resource)
         appendDevice(device, to: &resource)
         resource += "}"
         try writeEntry(
@@ -327,8 +351,40 @@ public final class FHIRBundleWriter {
         out += "}"
     }
 
-    static func appendQuantity(_ value: String, _ unit: HealthUnit, to out: inout String) {
-        out += "{\"value\":" + value + ",\"unit\":"
+    /// `Observation.dataAbsentReason` code system.
+    static let dataAbsentReasonSystem = "http://terminology.hl7.org/CodeSystem/data-absent-reason"
+    /// `Observation.interpretation` code system (`<` off scale low, `>` off scale high).
+    static let interpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
+
+    /// `interpretation` `<` / `>` for a LO/HI sample; nothing otherwise.
+    static func appendInterpretation(_ comparator: ValueComparator?, to out: inout String) {
+        guard let comparator else { return }
+        out += ",\"interpretation\":[{\"coding\":[{\"system\":\"\(interpretationSystem)\",\"code\":"
+        JSONText.appendString(comparator.rawValue, to: &out)
+        out += ",\"display\":"
+        JSONText.appendString(comparator.interpretationDisplay, to: &out)
+        out += "}],\"text\":"
+        JSONText.appendString(comparator.label, to: &out)
+        out += "}]"
+    }
+
+    /// The device's status flags as a note (`device status: irregular pulse, body movement`).
+    static func appendStatusNote(_ flags: [String], to out: inout String) {
+        guard !flags.isEmpty else { return }
+        out += ",\"note\":[{\"text\":"
+        JSONText.appendString("device status: " + flags.joined(separator: ", "), to: &out)
+        out += "}]"
+    }
+
+    static func appendQuantity(
+        _ value: String,
+        _ unit: HealthUnit,
+        comparator: ValueComparator? = nil,
+        to out: inout String
+    ) {
+        out += "{\"value\":" + value
+        if let comparator { out += ",\"comparator\":\"" + comparator.rawValue + "\"" }
+        out += ",\"unit\":"
         JSONText.appendString(unit.rawValue, to: &out)
         out += ",\"system\":\"\(VitalSignCoding.ucumSystem)\",\"code\":"
         JSONText.appendString(unit.rawValue, to: &out)

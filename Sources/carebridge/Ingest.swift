@@ -13,7 +13,7 @@ struct Ingest: ParsableCommand {
             oxygenSaturation, …; `body-mass` works too). UNIT accepts the spellings people type: kg, lb, lbs, \
             °C, C, degC, °F, F, degF, bpm, /min, mmHg, kPa, %, mg/dL, mmol/L, ms. The value is converted to \
             the type's canonical unit and checked for plausibility (e.g. body temperature 25–45 °C, body mass \
-            0.5–650 kg, heart rate 20–300 /min); a refused reading writes nothing. The sample's source is \
+            0.2–650 kg, heart rate 20–300 /min); a refused reading writes nothing. The sample's source is \
             `manual`; recording the same reading (type, value, unit, time) twice changes nothing.
 
             Examples:
