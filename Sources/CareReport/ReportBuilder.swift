@@ -21,7 +21,7 @@ public enum ReportBuilder {
         let insights = try InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
         let tasks = try store.tasks().map(\.task)
         let events = try store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
-        let samples = try store.samples(matching: SampleQuery(from: from, to: to))
+        let samples = try store.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
         let short = { (date: Date) in Self.short(date, zone: zone) }
         let last = to.addingTimeInterval(-1)
         let period = "\(short(from).prefix(10)) – \(short(last).prefix(10))"
@@ -125,13 +125,13 @@ public enum ReportBuilder {
             let sample = stored.sample
             var flags: [String] = []
             if sample.source.kind == .manual { flags.append("typed in") }
-            if let status = sample.metadata["status"] ?? sample.metadata["flags"], !status.isEmpty {
-                flags.append(status)
+            let quarantined = sample.isQuarantined
+            let outOfRange = sample.comparator != nil
+            if let reason = sample.quarantineReason { flags.append("QUARANTINED: \(reason)") }
+            if let release = stored.releaseReason { flags.append("released from quarantine: \(release)") }
+            if let comparator = sample.comparator {
+                flags.append("OUT OF RANGE (\(comparator.label), \(comparator.interpretationDisplay.lowercased()))")
             }
-            let quarantined = sample.metadata["quarantined"] != nil || sample.metadata["quarantine"] != nil
-            let outOfRange = sample.metadata["outOfRange"] != nil || sample.metadata["comparator"] != nil
-            if quarantined { flags.append("QUARANTINED") }
-            if outOfRange { flags.append("OUT OF RANGE \(sample.metadata["comparator"] ?? "")") }
             if stored.deletedDate != nil { flags.append("deleted") }
             if let note = sample.metadata["note"] { flags.append("note: \(note)") }
             let device = sample.source.device.map { $0.name ?? $0.model ?? $0.address ?? "device" } ?? "manual"
@@ -140,16 +140,25 @@ public enum ReportBuilder {
                 readingMarks.insert([row, 2])
                 readingMarks.insert([row, 4])
             }
+            var value = "\(number(sample.value)) \(sample.unit)"
+            if let comparator = sample.comparator {
+                value =
+                    sample.value.isFinite
+                    ? "\(comparator.rawValue) \(number(sample.value)) \(sample.unit) (\(comparator.label))"
+                    : comparator.label
+            }
+            if quarantined { value = "[\(value)]" }
             readingRows.append([
-                short(sample.start), sample.type.title, "\(number(sample.value)) \(sample.unit)", device,
+                short(sample.start), sample.type.title, value, device,
                 flags.joined(separator: "; "),
             ])
         }
         tables.append(
             ReportData.Table(
                 title: "Readings",
-                note: "Every reading stored for the period, in the canonical unit. Quarantined and out-of-range "
-                    + "readings are marked and never shown as plain values.",
+                note: "Every reading stored for the period, in the canonical unit. Out-of-range results (LO/HI) are "
+                    + "marked with their comparator; quarantined readings (kept, never used) are marked and shown "
+                    + "in brackets.",
                 headers: ["Time", "Measure", "Value", "Device", "Flags"],
                 rows: readingRows,
                 marked: readingMarks

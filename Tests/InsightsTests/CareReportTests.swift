@@ -95,7 +95,37 @@ import Testing
                 at: F.time(2026, 11, 17, 12, 0).addingTimeInterval(Double(minute) * 60)
             )
         }
+        // A LO glucose at the meter's 20 mg/dL limit and a quarantined weight: marked, never plain values.
+        let at = F.time(2026, 11, 18, 6)
+        try fixture.store.recordSamples([
+            QuantitySample(
+                type: .bloodGlucose,
+                value: 20,
+                unit: .milligramPerDecilitre,
+                start: at,
+                transmittedValue: 20,
+                transmittedUnit: .milligramPerDecilitre,
+                source: .manual,
+                receivedAt: at,
+                comparator: .lessThan
+            ),
+            QuantitySample(
+                type: .bodyMass,
+                value: 7.25,
+                unit: .kilogram,
+                start: at,
+                transmittedValue: 7.25,
+                transmittedUnit: .kilogram,
+                source: .manual,
+                receivedAt: at,
+                quarantineReason: "implausible body mass"
+            ),
+        ])
         let report = try Self.week(fixture)
+        let readings = try #require(report.tables.first { $0.title == "Readings" })
+        let marked = Set(readings.marked.map { $0[0] })
+        #expect(marked.count == 2)
+        #expect(marked.allSatisfy { readings.rows[$0][2].hasPrefix("< 20") || readings.rows[$0][2].hasPrefix("[") })
         let pdf = try write(PDFReport.render(report, pageSize: .letter), "long.pdf")
         #expect(try ExternalTool.run("qpdf", ["--check", pdf]).status == 0)
         let info = try ExternalTool.run("pdfinfo", [pdf]).stdout
@@ -119,7 +149,10 @@ import Testing
                 #expect(after.count >= 2, "page \(page)")
             }
         }
-        #expect(rowsSeen == 7 + 150, "every reading appears exactly once")
+        #expect(rowsSeen == 7 + 150 + 1, "every reading appears exactly once")
+        let all = try ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
+        #expect(all.contains("OUT OF RANGE (LO, off scale low)") && all.contains("< 20 mg/dL (LO)"))
+        #expect(all.contains("QUARANTINED: implausible body mass") && all.contains("[7.25 kg]"))
     }
 
     @Test(.enabled(if: ExternalTool.enabled("chromium", "python3")))
