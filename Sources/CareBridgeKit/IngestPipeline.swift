@@ -115,6 +115,9 @@ public struct IngestPipeline {
         return state
     }
 
+    /// The zone of a device whose profile says its clock is UTC (`deviceTimeIsUTC`).
+    static let utc = TimeZone(identifier: "UTC")!
+
     /// The ATT maximum length of an attribute value (Core Specification Vol 3 Part F §3.2.9).
     public static let maximumValueLength = 512
 
@@ -215,6 +218,10 @@ public struct IngestPipeline {
             guard let merged = multiPacket(bytes, time: time, state: &state, output: &output) else { return }
             bytes = merged
         }
+        // The device's own bytes are kept as the sample's payload; the decoder reads them in the standard
+        // layout when the profile names vendor quirks.
+        let received = bytes
+        if !entry.quirks.isEmpty { bytes = entry.quirks.standardised(bytes, decoder: decoder.identifier) }
         let payload: any GATTPayload
         do {
             payload = try decoder.decode(bytes)
@@ -247,14 +254,14 @@ public struct IngestPipeline {
             }
             let context = SampleContext(
                 receivedAt: time,
-                timeZone: configuration.timeZone,
+                timeZone: profile.quirks.deviceTimeIsUTC ? Self.utc : configuration.timeZone,
                 source: SampleSource(
                     kind: .device,
                     characteristic: value.characteristic,
                     decoder: decoder.identifier,
                     device: state.identity
                 ),
-                payload: bytes
+                payload: received
             )
             let samples = producing.samples(in: consume context)
             let live =

@@ -66,7 +66,7 @@ extension DeviceProfile {
         characteristics = []
         for (index, entry) in try root.array("characteristics", required: false).enumerated() {
             let reader = try ProfileReader(entry, path: "characteristics[\(index)]")
-            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket"])
+            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket", "quirks"])
             let useText = try reader.string("use")
             guard let use = Characteristic.Use(rawValue: useText) else {
                 throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read")
@@ -79,13 +79,25 @@ extension DeviceProfile {
                 }
                 role = parsed
             }
-            let characteristic = Characteristic(
+            var characteristic = Characteristic(
                 uuid: try reader.uuid("uuid"),
                 use: use,
                 decoder: try reader.string("decoder"),
                 role: role,
                 multiPacket: try reader.optionalBool("multiPacket") ?? false
             )
+            if let quirks = try reader.optionalObject("quirks") {
+                try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
+                characteristic.quirks = PayloadQuirks(
+                    bigEndian: Set(try quirks.strings("bigEndian")),
+                    userIDAlwaysPresent: try quirks.optionalBool("userIDAlwaysPresent") ?? false,
+                    zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
+                    ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
+                )
+                if let problem = characteristic.quirks.problem(forDecoder: characteristic.decoder) {
+                    throw reader.problem("quirks", problem)
+                }
+            }
             if characteristics.contains(where: { $0.uuid == characteristic.uuid }) {
                 throw reader.problem("uuid", "\(characteristic.uuid) is listed twice")
             }
@@ -107,7 +119,10 @@ extension DeviceProfile {
 
         quirks = Quirks()
         if let reader = try root.optionalObject("quirks") {
-            try reader.allow(["clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock"])
+            try reader.allow([
+                "clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock", "deviceTimeIsUTC",
+            ])
+            quirks.deviceTimeIsUTC = try reader.optionalBool("deviceTimeIsUTC") ?? false
             quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false
             quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false
             quirks.pairingRequired = try reader.optionalBool("pairingRequired") ?? false
@@ -173,6 +188,18 @@ private struct ProfileReader {
         guard let value = object[key], value != .null else { return nil }
         guard case .int(let int) = value else { throw problem(key, "expected an integer") }
         return int
+    }
+
+    /// An optional array of strings (empty when absent).
+    func strings(_ key: String) throws(DeviceProfileError) -> [String] {
+        guard let value = object[key], value != .null else { return [] }
+        guard case .array(let values) = value else { throw problem(key, "expected an array of strings") }
+        var strings: [String] = []
+        for value in values {
+            guard case .string(let text) = value else { throw problem(key, "expected an array of strings") }
+            strings.append(text)
+        }
+        return strings
     }
 
     /// Ranges by quantity type: `{"bloodGlucose": {"low": 20, "high": 600, "unit": "mg/dL"}}`, converted to the

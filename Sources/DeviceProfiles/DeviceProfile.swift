@@ -113,6 +113,8 @@ public struct DeviceProfile: Sendable, Hashable {
         public var role: Role
         /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding.
         public var multiPacket: Bool
+        /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
+        public var quirks = PayloadQuirks()
 
         public init(
             uuid: BluetoothUUID,
@@ -150,6 +152,8 @@ public struct DeviceProfile: Sendable, Hashable {
         public var pairingRequired: Bool
         /// Write Current Time after connecting (when the user allows it).
         public var setDeviceClock: Bool
+        /// The device's Date Time stamps are UTC, not its local wall clock (`deviceTimeIsUTC`).
+        public var deviceTimeIsUTC = false
 
         public init(
             clockUnreliable: Bool = false,
