@@ -154,6 +154,25 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     }
 
     /// The device block shared by every entity of one device.
+    /// The retraction of a sample that was published and then deleted (a mistyped reading, a wrong device
+    /// value): on the sample's state topic, not retained, `{"id", "type", "status": "entered-in-error",
+    /// "retracted": true, "value": null, "deleted_at"}` (FHIR's status for the same correction).
+    public func retraction(for sample: QuantitySample, deletedAt: Date, in zone: TimeZone) -> Message {
+        Message(
+            topic: stateTopic(device: sample.source.device, type: sample.type),
+            payload: .object([
+                "id": .string(sample.id.uuidString.lowercased()),
+                "type": .string(sample.type.rawValue),
+                "status": .string("entered-in-error"),
+                "retracted": .bool(true),
+                "value": .null,
+                "start": .string(Timestamp.format(sample.start, in: zone)),
+                "deleted_at": .string(Timestamp.format(deletedAt, in: zone)),
+            ]),
+            retain: false
+        )
+    }
+
     func deviceBlock(_ device: DeviceIdentity?) -> JSONObject {
         var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device))])]
         guard let device else {

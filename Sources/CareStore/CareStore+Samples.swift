@@ -107,6 +107,7 @@ extension CareStore {
                 sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
                 arguments: [date.timeIntervalSince1970, id.data]
             )
+            if record.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             let sample = try record.storedSample().sample
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
@@ -116,6 +117,96 @@ extension CareStore {
         guard let result else { return false }
         broadcaster.publish(result)
         return true
+    }
+
+    /// Replaces a reading typed in by hand (a typo): the old one becomes a tombstone, the new one is stored, and
+    /// the events either fed are derived again, in one transaction. Exports and the MQTT outbox carry the
+    /// retraction of the old one (FHIR `entered-in-error`).
+    /// - Parameters:
+    ///   - id: the manual sample to replace.
+    ///   - replacement: the corrected reading (source `manual`).
+    /// - Returns: what storing the replacement did.
+    /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live manual sample has this id, `.invalidSample`
+    ///   for a replacement that is not manual or is the same reading.
+    @discardableResult
+    public func replaceManualSample(
+        id: UUID,
+        with replacement: QuantitySample,
+        recordedAt: Date = Date()
+    ) throws(CareStoreError) -> IngestReport {
+        guard replacement.source.kind == .manual else {
+            throw CareStoreError(.invalidSample, "only a manual reading can replace a manual reading")
+        }
+        guard replacement.id != id else {
+            throw CareStoreError(
+                .invalidSample,
+                "the replacement is the same reading as \(id.uuidString.lowercased()); nothing to correct"
+            )
+        }
+        let zone = bridgeZone
+        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+            guard
+                let record = try SampleRecord.fetchOne(
+                    db,
+                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
+                        + "AND sample.deletedDate IS NULL",
+                    arguments: [id.data]
+                )
+            else {
+                throw CareStoreError(.sampleNotFound, "no live sample \(id.uuidString.lowercased())")
+            }
+            guard record.sourceKind == SampleSource.Kind.manual.rawValue else {
+                throw CareStoreError(
+                    .sampleNotFound,
+                    "sample \(id.uuidString.lowercased()) came from a device: only manual readings are replaced "
+                        + "(delete it with `carebridge samples delete`)"
+                )
+            }
+            try db.execute(
+                sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
+                arguments: [recordedAt.timeIntervalSince1970, id.data]
+            )
+            try Self.enqueueRetraction(db, id: id, at: recordedAt)
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            _ = matcher.add(
+                try record.storedSample().sample,
+                id: id,
+                recordedAt: record.recordedAt,
+                forceFullDerivation: true
+            )
+            var report = IngestReport()
+            let newID = replacement.id
+            if try SampleInserter(db: db).insert(replacement, id: newID, recordedAt: recordedAt.timeIntervalSince1970) {
+                report.inserted = 1
+                if !matcher.add(replacement, id: newID, recordedAt: recordedAt, forceFullDerivation: true) {
+                    report.unmatched = 1
+                }
+            } else {
+                report.duplicates = 1
+            }
+            let updated = try matcher.apply(db, now: recordedAt)
+            report.eventsUpdated = updated.count
+            var changes: [StoreChange] = [.sampleDeleted(id: id)]
+            if report.inserted == 1 {
+                changes.append(.sampleAdded(id: newID, type: replacement.type, start: replacement.start))
+            }
+            return (report, changes + updated.map(StoreChange.eventUpdated))
+        }
+        broadcaster.publish(changes)
+        return report
+    }
+
+    /// Queues a deleted sample for every enabled outbox channel, so a publisher that already sent it sends its
+    /// retraction. (An entry still pending for it is kept: the sample was never published, and the publisher
+    /// drops it.)
+    static func enqueueRetraction(_ db: Database, id: UUID, at date: Date) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                SELECT name, ?, ? FROM outboxChannel
+                """,
+            arguments: [id.data, date.timeIntervalSince1970]
+        )
     }
 
     /// Releases a quarantined sample: a person checked it and accepts it. It then completes the events it falls

@@ -35,7 +35,7 @@ public final class CSVWriter {
         guard !finished else { throw ExportError.finished("CSV writer") }
         try startIfNeeded()
         let sample = record.sample
-        guard !sample.isQuarantined else {
+        guard !sample.isQuarantined, !record.retracted else {
             summary.records += 1
             summary.skipped[sample.type, default: 0] += 1
             return

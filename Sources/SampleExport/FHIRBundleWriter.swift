@@ -90,7 +90,7 @@ public final class FHIRBundleWriter {
         summary.records += 1
         serial += 1
         let type = record.sample.type
-        if type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
+        if !record.retracted, type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
             let key = PairKey(record.sample)
             if let index = pending.firstIndex(where: { $0.key == key && $0.record.sample.type != type }) {
                 let partner = pending.remove(at: index).record
@@ -139,16 +139,23 @@ public final class FHIRBundleWriter {
         fullUrl: String,
         resource: String,
         identifierSystem: String,
-        identifier: String
+        identifier: String,
+        update: Bool = false
     ) throws {
         try startIfNeeded()
         var entry = entries == 0 ? ",\"entry\":[\n" : ",\n"
         entry.reserveCapacity(resource.utf8.count + 256)
         entry += "{\"fullUrl\":\"" + fullUrl + "\",\"resource\":"
         entry += resource
-        if options.bundleType == .transaction {
+        let search = "identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier)
+        if options.bundleType == .transaction, update {
+            // A retraction: conditional update of the Observation already posted with this identifier.
+            entry += ",\"request\":{\"method\":\"PUT\",\"url\":"
+            JSONText.appendString(type + "?" + search, to: &entry)
+            entry += "}"
+        } else if options.bundleType == .transaction {
             entry += ",\"request\":{\"method\":\"POST\",\"url\":\"\(type)\",\"ifNoneExist\":"
-            JSONText.appendString("identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier), to: &entry)
+            JSONText.appendString(search, to: &entry)
             entry += "}"
         }
         entry += "}"
@@ -198,6 +205,7 @@ public final class FHIRBundleWriter {
         var resource = observationHead(
             profile: coding.profile,
             manual: sample.source.kind == .manual,
+            retracted: record.retracted,
             identifier: id,
             codings: quantity.codings,
             text: sample.type.title,
@@ -224,7 +232,8 @@ public final class FHIRBundleWriter {
             fullUrl: "urn:uuid:" + id,
             resource: resource,
             identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id
+            identifier: id,
+            update: record.retracted
         )
         summary.exported += 1
     }
@@ -246,6 +255,7 @@ public final class FHIRBundleWriter {
         var resource = observationHead(
             profile: VitalSignCoding.bloodPressureProfile,
             manual: high.source.kind == .manual || low.source.kind == .manual,
+            retracted: false,
             identifier: id,
             codings: [VitalSignCoding.bloodPressurePanel],
             text: "blood pressure",
@@ -281,6 +291,7 @@ public final class FHIRBundleWriter {
     private func observationHead(
         profile: String,
         manual: Bool,
+        retracted: Bool,
         identifier: String,
         codings: [FHIRCoding],
         text: String,
@@ -295,7 +306,8 @@ public final class FHIRBundleWriter {
         }
         out += "},\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
         out += identifier
-        out += "\"}],\"status\":\"final\",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
+        out += retracted ? "\"}],\"status\":\"entered-in-error\"" : "\"}],\"status\":\"final\""
+        out += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
         out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}],\"code\":"
         let conceptKey = codings.first.map { $0.code + "|" + text } ?? text
         if let concept = concepts[conceptKey] {

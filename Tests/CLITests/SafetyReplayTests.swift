@@ -257,3 +257,53 @@ import Testing
         }
     }
 }
+
+/// `ingest --replace` and `samples delete` as a user corrects a typo, and what the exports then say.
+@Suite struct CorrectionCommandTests {
+    @Test func aReplacedTypoIsRetractedInFHIRAndGoneFromCSV() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("correct-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store.sqlite").path
+        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+            try CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
+        }
+        let typo = try run(["ingest", "bodyMass", "27.4", "kg", "--at", "2026-11-20T07:30", "--json"])
+        #expect(typo.status == 0, "\(typo.stderr)")
+        let typoObject = try #require(JSONSerialization.jsonObject(with: Data(typo.stdout.utf8)) as? [String: Any])
+        let typoID = try #require((typoObject["sample"] as? [String: Any])?["id"] as? String)
+
+        let fixed = try run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(fixed.stdout.hasPrefix("replaced \(typoID) with body mass 72.4 kg at 2026-11-20 07:30"))
+        #expect(try run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID]).status == 1)
+
+        let list = try run(["samples", "--json"])
+        let samples = try #require(JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(samples.map { $0["value"] as? Double } == [72.4])
+        #expect(samples.first?["start"] as? String == "2026-11-20T07:30:00+01:00")
+
+        let path = directory.appendingPathComponent("export.json").path
+        #expect(try run(["export", "--format", "fhir", "--bundle", "transaction", "--out", path]).status == 0)
+        let bundle = try #require(
+            JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        )
+        let entries = try #require(bundle["entry"] as? [[String: Any]])
+        let retracted = try #require(
+            entries.first { ($0["resource"] as? [String: Any])?["status"] as? String == "entered-in-error" }
+        )
+        let resource = try #require(retracted["resource"] as? [String: Any])
+        #expect((resource["identifier"] as? [[String: Any]])?.first?["value"] as? String == typoID)
+        let request = try #require(retracted["request"] as? [String: Any])
+        #expect(request["method"] as? String == "PUT")
+        #expect(
+            (request["url"] as? String)?.hasPrefix("Observation?identifier=urn:carebridge:sample|\(typoID)") == true
+        )
+        #expect(entries.filter { ($0["resource"] as? [String: Any])?["status"] as? String == "final" }.count == 1)
+        try SafetyReplayTests.validateFHIR(path)
+
+        let csv = try run(["export", "--format", "csv"])
+        #expect(!csv.stdout.contains(typoID))
+        #expect(csv.stdout.contains(",72.4,"))
+    }
+}

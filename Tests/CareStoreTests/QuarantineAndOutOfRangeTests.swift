@@ -172,3 +172,71 @@ import Testing
         #expect(try day(other.store, task: "weigh-in")?.outcome?.values.map(\.value) == [27.4])
     }
 }
+
+/// Corrections: a mistyped manual reading is replaced in one step, and its retraction is queued.
+@Suite struct ManualCorrectionTests {
+    typealias F = StoreFixture
+
+    func day(_ store: CareStore) throws -> CareEvent? {
+        try store.events(
+            matching: EventQuery(
+                from: F.berlinTime(2026, 11, 10),
+                to: F.berlinTime(2026, 11, 11),
+                taskIDs: ["weigh-in"]
+            )
+        ).first { $0.start >= F.berlinTime(2026, 11, 10) }
+    }
+
+    @Test func replacingATypoRederivesTheEventAndLeavesATombstone() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.weighIn(aggregation: .first))
+        try fixture.store.enableOutbox()
+        let at = F.berlinTime(2026, 11, 10, 7, 30)
+        let typo = try ManualReading.sample(type: .bodyMass, value: 27.4, unit: "kg", at: at, receivedAt: at)
+        try fixture.store.recordSample(typo, recordedAt: at)
+        #expect(try day(fixture.store)?.outcome?.values.map(\.value) == [27.4])
+        try fixture.store.removeOutboxEntries(try fixture.store.pendingOutbox(limit: 10).map(\.sequence))
+
+        let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
+        let report = try fixture.store.replaceManualSample(
+            id: typo.id,
+            with: right,
+            recordedAt: at.addingTimeInterval(60)
+        )
+        #expect(report.inserted == 1 && report.eventsUpdated == 1)
+        #expect(try day(fixture.store)?.outcome?.values.map(\.value) == [72.4])
+        #expect(try fixture.store.sample(id: typo.id)?.deletedDate == at.addingTimeInterval(60))
+        #expect(try fixture.store.samples(matching: SampleQuery()).map(\.id) == [right.id])
+        // The typo was published: its retraction is queued (enqueued at the deletion), then the new reading.
+        let pending = try fixture.store.pendingOutbox(limit: 10)
+        #expect(pending.map(\.sampleID) == [typo.id, right.id])
+        #expect(pending.first?.enqueuedAt == pending.first?.sample?.deletedDate)
+        // Re-importing the typo does not bring it back.
+        #expect(try fixture.store.recordSample(typo).inserted == 0)
+    }
+
+    @Test func onlyLiveManualReadingsAreReplaced() throws {
+        let fixture = try F()
+        let at = F.berlinTime(2026, 11, 10, 7, 30)
+        let scale = F.weight(72.4, at: at)
+        try fixture.store.recordSample(scale)
+        let manual = try ManualReading.sample(type: .bodyMass, value: 72.5, unit: "kg", at: at, receivedAt: at)
+        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: scale.id, with: manual) }
+        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: UUID(), with: manual) }
+        try fixture.store.recordSample(manual)
+        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: manual) }
+        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: scale) }
+        #expect(try fixture.store.samples(matching: SampleQuery()).count == 2)
+    }
+
+    @Test func deletingAnUnpublishedSampleQueuesNoRetraction() throws {
+        let fixture = try F()
+        try fixture.store.enableOutbox()
+        let sample = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
+        try fixture.store.recordSample(sample, recordedAt: F.berlinTime(2026, 11, 10, 8))
+        try fixture.store.deleteSample(id: sample.id, at: F.berlinTime(2026, 11, 10, 9))
+        let pending = try fixture.store.pendingOutbox(limit: 10)
+        #expect(pending.count == 1)
+        #expect(try #require(pending.first?.enqueuedAt) < (try #require(pending.first?.sample?.deletedDate)))
+    }
+}

@@ -70,4 +70,44 @@ struct SafetyMQTTTests {
         let high = try #require(received.first { $0["comparator"] as? String == ">" })
         #expect(high["status"] as? [String] == ["result higher than the device can process"])
     }
+
+    @Test func aSampleDeletedAfterPublishingIsRetracted() async throws {
+        let scratch = try ScratchDirectory()
+        let recording = Self.fixtures.appendingPathComponent("glucose-meter-lo-hi.jsonl").path
+        let store = scratch.path("store.sqlite")
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let arguments = [
+            "replay", "--store", store, "--time-zone", "UTC", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+            "--devices", Self.fixtures.appendingPathComponent("profiles").path, recording,
+        ]
+        let first = try await BridgeProcess.run(arguments, directory: scratch.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("MQTT: 3 sample message(s) delivered"), "\(first.stderr)")
+
+        let listed = try await BridgeProcess.run(
+            ["samples", "--store", store, "--time-zone", "UTC", "--json", "--type", "bloodGlucose"],
+            directory: scratch.url
+        )
+        let samples = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let plain = try #require(samples.first { $0["comparator"] == nil })
+        let id = try #require(plain["id"] as? String)
+        let deleted = try await BridgeProcess.run(
+            ["samples", "delete", id, "--store", store, "--time-zone", "UTC"],
+            directory: scratch.url
+        )
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+
+        // Replaying again stores nothing new; the publisher delivers what the outbox holds: the retraction.
+        let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
+        let second = try await BridgeProcess.run(arguments, directory: scratch.url)
+        #expect(second.status == 0, "\(second.stderr)")
+        let messages = try await states.messages()
+        let payload = try jsonObject(try #require(messages.first).payload)
+        #expect(payload["id"] as? String == id)
+        #expect(payload["status"] as? String == "entered-in-error")
+        #expect(payload["retracted"] as? Bool == true)
+        #expect(payload["value"] is NSNull)
+        #expect(messages.first?.retained == false)
+    }
 }
