@@ -62,9 +62,11 @@ public enum InsightsBuilder {
                 guard let index = perDay.firstIndex(where: { $0.day == day }) else { continue }
                 perDay[index].total += 1
                 if event.isCompleted { perDay[index].completed += 1 }
-                if numeric, let values = event.outcome?.values, !values.isEmpty {
+                // LO/HI values are bounds, not measurements: they are counted as alerts, not averaged.
+                let measured: [OutcomeValue] = (event.outcome?.values ?? []).filter { $0.comparator == nil }
+                if numeric, !measured.isEmpty {
                     let sum = sums[day] ?? (0, 0)
-                    sums[day] = (sum.0 + values.reduce(0) { $0 + $1.value }, sum.1 + values.count)
+                    sums[day] = (sum.0 + measured.reduce(0) { $0 + $1.value }, sum.1 + measured.count)
                 }
             }
             for index in perDay.indices {
@@ -128,7 +130,8 @@ public enum InsightsBuilder {
     }
 
     static func values(_ events: [CareEvent]) -> TaskInsight.Values? {
-        let values = events.flatMap { $0.outcome?.values ?? [] }.sorted { $0.measuredAt < $1.measuredAt }
+        let all: [OutcomeValue] = events.flatMap { event -> [OutcomeValue] in event.outcome?.values ?? [] }
+        let values = all.filter { $0.comparator == nil }.sorted { $0.measuredAt < $1.measuredAt }
         guard let last = values.last else { return nil }
         let numbers = values.map(\.value)
         return TaskInsight.Values(
