@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
         .library(name: "Insights", targets: ["Insights"]),
         .library(name: "AlertDelivery", targets: ["AlertDelivery"]),
+        .library(name: "CareReport", targets: ["CareReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -102,6 +103,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
+        .target(name: "CareReport", dependencies: ["BridgeCore", "CarePlan", "CareStore", "Insights"]),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
@@ -139,6 +142,7 @@ let package = Package(
                 "Insights",
                 "AlertDelivery",
                 "MQTTClient",
+                "CareReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -165,7 +169,12 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore"]),
-        .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["carebridge"],
+            // Recordings and profiles the safety replay tests read from disk.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "BlueZTransportTests",
             dependencies: [
@@ -241,12 +250,13 @@ let package = Package(
             name: "InsightsTests",
             dependencies: [
                 "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding", "AlertDelivery", "TestSupport",
-                "MQTTClient",
+                "MQTTClient", "CareReport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Golden", "Fixtures", "Reference"]
         ),
         .testTarget(
             name: "SampleExportTests",

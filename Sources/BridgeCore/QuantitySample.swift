@@ -45,6 +45,24 @@ public struct QuantitySample: Sendable, Hashable {
         get { provenance.metadata }
         set { mutateProvenance { $0.metadata = newValue } }
     }
+    /// Set for a result beyond what the device can measure (LO `<`, HI `>`): ``value`` is then the device's
+    /// limit, or −∞/+∞ when the limit is not known (see ``ValueComparator``).
+    public var comparator: ValueComparator?
+    /// Why the sample is quarantined (implausible value, a status flag saying the value is invalid), nil for a
+    /// sample that may complete events and be exported. A quarantined sample is kept, never used.
+    public var quarantineReason: String?
+
+    /// The sample is quarantined: kept, but it completes no event and is not exported as an observation.
+    public var isQuarantined: Bool { quarantineReason != nil }
+
+    /// The value for ordering (min/max, sorting): a LO sorts below every number, a HI above every number.
+    public var orderingValue: Double {
+        switch comparator {
+        case .lessThan: -.infinity
+        case .greaterThan: .infinity
+        case nil: value
+        }
+    }
 
     public init(
         type: QuantityType,
@@ -60,7 +78,9 @@ public struct QuantitySample: Sendable, Hashable {
         clockOffset: Double? = nil,
         rawPayload: [UInt8] = [],
         index: Int = 0,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:],
+        comparator: ValueComparator? = nil,
+        quarantineReason: String? = nil
     ) {
         self.type = type
         self.value = value
@@ -80,6 +100,8 @@ public struct QuantitySample: Sendable, Hashable {
         self.deviceTime = deviceTime
         self.clockOffset = clockOffset
         self.index = index
+        self.comparator = comparator
+        self.quarantineReason = quarantineReason
     }
 
     /// Makes a sample that shares `provenance` with its siblings from the same payload.
@@ -115,7 +137,8 @@ public struct QuantitySample: Sendable, Hashable {
         lhs.type == rhs.type && lhs.value == rhs.value && lhs.unit == rhs.unit && lhs.start == rhs.start
             && lhs.end == rhs.end && lhs.transmittedValue == rhs.transmittedValue
             && lhs.transmittedUnit == rhs.transmittedUnit && lhs.deviceTime == rhs.deviceTime
-            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index
+            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index && lhs.comparator == rhs.comparator
+            && lhs.quarantineReason == rhs.quarantineReason
             && (lhs.provenance === rhs.provenance || lhs.provenance.fields == rhs.provenance.fields)
     }
 

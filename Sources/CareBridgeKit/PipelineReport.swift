@@ -29,8 +29,20 @@ public struct PipelineReport: Sendable {
     /// Events that could not be used (bad lines for recordings), in input order.
     public var badEvents: [IngestProblem] = []
     public var warnings: [IngestProblem] = []
+    /// Samples quarantined by the safety stage (implausible, or invalid by their device's status); included in
+    /// ``samplesByType``.
+    public var quarantined = 0
+    /// LO/HI samples (beyond the device's measurement range); included in ``samplesByType``.
+    public var outOfRange = 0
 
     public init() {}
+
+    /// Counts one sample the pipeline produced.
+    public mutating func count(_ sample: QuantitySample) {
+        samplesByType[sample.type, default: 0] += 1
+        if sample.isQuarantined { quarantined += 1 }
+        if sample.comparator != nil { outOfRange += 1 }
+    }
 
     /// Every sample the pipeline produced.
     public var samples: Int { samplesByType.values.reduce(0, +) }
@@ -55,6 +67,8 @@ public struct PipelineReport: Sendable {
             }
         }
         for (type, count) in other.samplesByType { samplesByType[type, default: 0] += count }
+        quarantined += other.quarantined
+        outOfRange += other.outOfRange
         badEvents += other.badEvents
         warnings += other.warnings
     }

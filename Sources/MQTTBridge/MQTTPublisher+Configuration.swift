@@ -65,8 +65,10 @@ extension MQTTPublisher {
         public var delivered = 0
         /// Discovery configs acknowledged (each device and type once, again after a reconnect).
         public var configs = 0
-        /// Entries dropped because their sample was deleted meanwhile.
+        /// Entries dropped because their sample was deleted before it was published, or is quarantined.
         public var skipped = 0
+        /// Retractions published for samples deleted after they were published.
+        public var retracted = 0
         /// Whether the broker has accepted the connection at least once.
         public var everConnected = false
     }

@@ -51,7 +51,7 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound: return ExitCode(notFound)
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound: return ExitCode(notFound)
         case .wrongTaskKind, .futureTime: return ExitCode(usage)
         case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer:
             return ExitCode(invalidData)

@@ -122,6 +122,7 @@ import Testing
         #expect(
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }

@@ -74,7 +74,7 @@ final class HTTPReceiver: Sendable {
                 response.headers.add(name: "Content-Length", value: "0")
                 response.headers.add(name: "Connection", value: "close")
                 context.write(wrapOutboundOut(.head(response)), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
         }
     }
