@@ -59,18 +59,21 @@ extension FakeBlueZSuites {
             #expect(advert?.rssi == -61)
             #expect(advert?.manufacturerData[0x0157] == [0x01, 0x02])
             #expect(collector.events.last?.device == "D0:3E:7D:11:22:33")
+            // Cancelling the consumer finishes our collection at once; the transport's graceful stop (which ends
+            // our discovery session) runs on after that, so wait for it rather than read the journal at once.
             await collector.stop()
+            let discoveryEnded = try await FakeBlueZ.eventually {
+                let last = try await fake.journal().last {
+                    $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery")
+                }
+                return last?.hasPrefix("StopDiscovery") == true
+            }
+            #expect(discoveryEnded, "a graceful stop ends our discovery session")
             let journal = try await fake.journal()
             let filter = try #require(journal.firstIndex { $0.hasPrefix("SetDiscoveryFilter") })
             #expect(journal[filter] == "SetDiscoveryFilter DuplicateData=1,Transport=le")
             let start = try #require(journal.firstIndex { $0.hasPrefix("StartDiscovery") })
             #expect(filter < start)
-            // Graceful stop ends our discovery session.
-            #expect(
-                journal.last { $0.hasPrefix("StopDiscovery") || $0.hasPrefix("StartDiscovery") }?.hasPrefix(
-                    "StopDiscovery"
-                ) == true
-            )
         }
 
         @Test func connectsPerPlanStoppingDiscoveryFirstSubscribingAfterTheMatchAndReadingOnce() async throws {
