@@ -37,7 +37,7 @@ public struct SampleScreening: Sendable, Hashable {
         "equipment malfunction detected", "sensor unconnected to user", "sensor displaced",
         "sensor malfunctioning", "sensor disconnected",
         // PLX Measurement Status.
-        "measurement unavailable", "invalid measurement detected",
+        "measurement unavailable", "questionable measurement detected", "invalid measurement detected",
         // Body Composition: Body Fat 0xFFFF.
         "measurement unsuccessful",
     ]
