@@ -69,4 +69,26 @@ import Testing
         let deliver = try run(["alerts", "deliver", "--webhook", "http://127.0.0.1:1/hook", "--wait", "0"])
         #expect(deliver.status == 75 && deliver.stderr.contains("1 webhook notification(s) still pending"))
     }
+
+    @Test func aReplayedReadingRaisesAnAlertAndDeletingItWithdrawsIt() throws {
+        let plan = directory.appendingPathComponent("weigh.json")
+        try Data(
+            """
+            {"tasks": [{"id": "weigh-in", "title": "Weigh yourself", "kind": "assessment",
+               "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+               "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
+               "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}}]}]}
+            """.utf8
+        ).write(to: plan)
+        let replay = try run([
+            "replay", "--plan", plan.path, ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
+        ])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains("alert 1 (warning): Weigh yourself: 72.5 kg (> 70 kg)"))
+        let samples = try run(["samples", "--type", "bodyMass", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [[String: Any]])
+        let id = try #require(list.first?["id"] as? String)
+        let deleted = try run(["samples", "delete", id])
+        #expect(deleted.stdout.contains("alert 1 withdrawn"), "\(deleted.stdout)\(deleted.stderr)")
+    }
 }
