@@ -137,7 +137,7 @@ public enum ChartBuilder {
         }
         if run.count > 1 { shapes.append(.polyline(points: run, stroke: .blue, width: 1.6)) }
         shapes.append(.line(x1: left, y1: baseline, x2: left + plotWidth, y2: baseline, stroke: .ink, width: 0.8))
-        shapes.append(label(left - 6, top - 5, unit, anchor: .start, bold: true))
+        shapes.append(label(left - 40, top - 6, unit, anchor: .start, bold: true))
         let legendY = height - 12
         shapes.append(.rect(x: left, y: legendY - 8, width: 10, height: 10, fill: .band))
         shapes.append(label(left + 14, legendY + 1, "normal range", anchor: .start))

@@ -158,6 +158,7 @@ struct MQTTOptions: ParsableArguments {
         await publisher.stop()
         let statistics = await publisher.statistics
         var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
+        if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }
         if pending > 0 {
             line += "; \(pending) still in the outbox for the next run with --mqtt"
             if !statistics.everConnected { line += " (the broker at \(redactedURL) was not reachable)" }

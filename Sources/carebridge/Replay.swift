@@ -6,6 +6,7 @@ import CareStore
 import DeviceProfiles
 import Foundation
 import GATTDecoding
+import Insights
 import SessionReplay
 
 struct Replay: AsyncParsableCommand {
@@ -173,6 +174,9 @@ struct Replay: AsyncParsableCommand {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
         print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
+        // Readings from a device's memory may be days old: the rules are evaluated from the earliest event they
+        // completed (alerts are printed unless --json).
+        if let earliest = completed.map(\.start).min() { AlertReport.evaluate(store, from: earliest, quiet: json) }
         if let publisher, await mqtt.finish(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
     }
 }

@@ -3,6 +3,7 @@ import BridgeCore
 import CareStore
 import Foundation
 import GATTDecoding
+import Insights
 
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -187,6 +188,7 @@ struct SamplesRelease: ParsableCommand {
             )
             throw ExitCode(StoreExit.notFound)
         }
+        AlertReport.evaluate(store, from: released.sample.start, quiet: json)
         if json {
             guard case .object(var object) = released.sample.json(in: zone) else { return }
             object["releaseReason"] = released.releaseReason.map(JSONValue.string) ?? .null
@@ -224,7 +226,9 @@ struct SamplesDelete: ParsableCommand {
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone)
         let deleted: Bool
+        let start: Date?
         do {
+            start = try store.sample(id: sampleID)?.sample.start
             deleted = try store.deleteSample(id: sampleID)
         } catch {
             throw StoreExit.fail(error)
@@ -234,5 +238,7 @@ struct SamplesDelete: ParsableCommand {
             throw ExitCode(StoreExit.notFound)
         }
         print("deleted sample \(sampleID.uuidString.lowercased()); its events were re-derived")
+        // A deleted reading may withdraw the alerts it tripped (or, for trends, raise others).
+        if let start { AlertReport.evaluate(store, from: start) }
     }
 }

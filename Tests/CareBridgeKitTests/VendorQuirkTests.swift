@@ -82,3 +82,23 @@ import Testing
         #expect(try thermometer(utc: false).start == T.start.addingTimeInterval(-3630))
     }
 }
+
+/// Bounds on input: an attribute value is at most 512 bytes (ATT), anything longer is refused as a bad event.
+@Suite struct ValueLengthTests {
+    typealias T = IngestPipelineTests
+
+    @Test func aValueLongerThanTheATTMaximumIsABadEvent() {
+        var run = T.Run()
+        T.connectedScale(&run)
+        // A Weight Measurement followed by padding: 512 bytes are decoded (trailing bytes are ignored), 513 refused.
+        let weight = T.weight(at: T.dateTime(2026, 11, 20, 7, 59, 30))
+        run.value(2, .weightMeasurement, weight + Array(repeating: 0, count: 512 - weight.count))
+        run.value(3, .weightMeasurement, weight + Array(repeating: 1, count: 513 - weight.count))
+        run.finish()
+        #expect(run.samples.count == 1)
+        let bad = run.issues.filter { $0.severity == .badEvent }
+        #expect(bad.count == 1)
+        #expect(bad.first?.message.contains("513 bytes") == true)
+        #expect(bad.first?.message.contains("ATT maximum of 512 bytes: refused") == true)
+    }
+}

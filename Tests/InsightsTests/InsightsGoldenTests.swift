@@ -28,7 +28,10 @@ import Testing
             ])
         )
         try fixture.store.addTask(
-            F.weighIn([AlertRule(id: "gain", severity: .critical, condition: .trend(change: 2, days: 3, unit: nil))])
+            F.weighIn([
+                AlertRule(id: "gain", severity: .critical, condition: .trend(change: 2, days: 3, unit: nil)),
+                AlertRule(id: "heavy", condition: .compare(.greaterThan, 78, unit: nil)),
+            ])
         )
         try fixture.store.addTask(F.medication([AlertRule(id: "missed", condition: .adherence(fewerThan: 2, by: nil))]))
         for day in 9...22 {

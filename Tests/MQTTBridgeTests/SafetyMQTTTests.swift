@@ -102,6 +102,7 @@ struct SafetyMQTTTests {
         let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
         let second = try await BridgeProcess.run(arguments, directory: scratch.url)
         #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("MQTT: 0 sample message(s) delivered, 1 retraction(s) of deleted samples"))
         let messages = try await states.messages()
         let payload = try jsonObject(try #require(messages.first).payload)
         #expect(payload["id"] as? String == id)
