@@ -282,6 +282,10 @@ class Peripheral:
             self.resolved = True  # notify sessions kept from before a reconnect deliver again from here
             journal('ServicesResolved ' + self.address)
             emit_changed(self.device(), DEVICE_IFACE, {'ServicesResolved': dbus.Boolean(True, variant_level=1)})
+            if self.notifying:
+                # bluetoothd re-enabled the CCCDs of the kept sessions: the device sends at once, before the
+                # client has subscribed again (seen against bluetoothd 5.66).
+                self.step_notifications(limit=1)
         return False
 
     def export_gatt(self, announce=True):
