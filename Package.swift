@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
         .library(name: "Insights", targets: ["Insights"]),
+        .library(name: "AlertDelivery", targets: ["AlertDelivery"]),
+        .library(name: "CareReport", targets: ["CareReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -98,6 +100,22 @@ let package = Package(
             name: "Insights",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
+        // Delivering the alert outbox: HTTP webhook (NIOHTTP1) and MQTT / Home Assistant binary sensors.
+        .target(
+            name: "AlertDelivery",
+            dependencies: [
+                "CareStore", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
+        .target(
+            name: "CareReport",
+            dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights"]
+        ),
         // Helpers for test targets only: a real mosquitto broker and subscriber.
         .target(name: "TestSupport"),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
@@ -133,6 +151,9 @@ let package = Package(
                 "MQTTBridge",
                 "CareBridgeExport",
                 "Insights",
+                "AlertDelivery",
+                "MQTTClient",
+                "CareReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -159,7 +180,12 @@ let package = Package(
         .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
-        .testTarget(name: "CLITests", dependencies: ["carebridge"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["carebridge"],
+            // Recordings and profiles the safety replay tests read from disk.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "BlueZTransportTests",
             dependencies: [
@@ -175,6 +201,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
+        ),
+        // The real bluetoothd 5.66 in a QEMU guest with emulated controllers and simulated devices (one boot).
+        .testTarget(
+            name: "RealBlueZTests",
+            dependencies: ["carebridge"],
+            exclude: ["Harness", "Simulators", "Fixtures"]
         ),
         .testTarget(
             name: "DeviceProfilesTests",
@@ -236,9 +268,15 @@ let package = Package(
         .testTarget(
             name: "InsightsTests",
             dependencies: [
-                "Insights", "CareStore", "CarePlan", "BridgeCore", "GATTDecoding",
+                "Insights", "CareStore", "CarePlan", "BridgeCore", "BridgeFoundation", "GATTDecoding", "AlertDelivery",
+                "TestSupport",
+                "MQTTClient", "CareReport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Golden", "Fixtures", "Reference"]
         ),
         .testTarget(
             name: "SampleExportTests",

@@ -76,20 +76,69 @@ extension BlueZClient {
         pumpConnections()
     }
 
-    func attemptConnection(_ address: String, plan: ConnectionPlan) async -> AttemptOutcome {
-        guard let adapterPath else { return .failed(.needsReset, "no adapter") }
-        // Re-resolve the device object every attempt: paths are not cached across connections.
-        var path = mirror.devicePath(address: address, adapter: adapterPath)
-        if path == nil {
-            let back = await wait(timeout: configuration.reappearTimeout) {
-                self.mirror.devicePath(address: address, adapter: adapterPath) != nil
-            }
-            path = back ? mirror.devicePath(address: address, adapter: adapterPath) : nil
-        }
-        guard let path else { return .failed(.objectMissing, "device object \(address) is gone") }
-        sessions[address] = DeviceSession(address: address, path: path, plan: plan)
+    /// Why a connection attempt stopped, and how to react (retry by class or give up).
+    struct AttemptFailure: Error {
+        var errorClass: ErrorClass
+        var reason: String
 
-        // Stop discovery before Connect (le-connection-abort-by-local otherwise).
+        init(_ errorClass: ErrorClass, _ reason: String) {
+            self.errorClass = errorClass
+            self.reason = reason
+        }
+    }
+
+    /// One connection attempt, in the order bluez-dbus.md §2 gives: find the device object, connect, wait for
+    /// the services, wait for the characteristics the plan needs, bond if the profile requires it, subscribe
+    /// (the session is established from here and the queue moves on), then read what is read once and set the
+    /// device clock.
+    func attemptConnection(_ address: String, plan: ConnectionPlan) async -> AttemptOutcome {
+        do throws(AttemptFailure) {
+            let path = try await resolveDevice(address)
+            sessions[address] = DeviceSession(address: address, path: path, plan: plan)
+            try await connectLink(address, path: path)
+            try await awaitServicesResolved(address, path: path)
+            let characteristics = try await awaitCharacteristics(address, path: path, plan: plan)
+            reportServices(address, path: path)
+            try await bondIfRequired(address, path: path, plan: plan)
+            try await subscribe(address, to: characteristics, plan: plan)
+            markEstablished(address)
+            await readOnce(address, from: characteristics, plan: plan)
+            await setDeviceClock(address, from: characteristics, plan: plan)
+            return .established
+        } catch {
+            return .failed(error.errorClass, error.reason)
+        }
+    }
+
+    /// The link is up as far as we know: the session exists (a `Connected = false` signal, the device object
+    /// vanishing or bluetoothd leaving ends it).
+    func linkUp(_ address: String) -> Bool {
+        sessions[address] != nil
+    }
+
+    /// Stage 1: the device object, re-resolved every attempt (paths are not cached across connections); waits
+    /// a while for it to come back when bluetoothd dropped it.
+    func resolveDevice(_ address: String) async throws(AttemptFailure) -> String {
+        guard let adapterPath else { throw AttemptFailure(.needsReset, "no adapter") }
+        if let path = mirror.devicePath(address: address, adapter: adapterPath) { return path }
+        _ = await wait(timeout: configuration.reappearTimeout) {
+            self.mirror.devicePath(address: address, adapter: adapterPath) != nil
+        }
+        guard let path = mirror.devicePath(address: address, adapter: adapterPath) else {
+            throw AttemptFailure(.objectMissing, "device object \(address) is gone")
+        }
+        return path
+    }
+
+    /// Stage 2: stop discovery (le-connection-abort-by-local otherwise), then `Device1.Connect`.
+    ///
+    /// A successful reply means the link is up. bluetoothd answers before it emits the device's property
+    /// changes (its D-Bus layer batches them in an idle callback), and BlueZ 5.66 may not emit
+    /// `Connected = true` at all for a link it initiated (when the ATT channel is up before the kernel's
+    /// connected event, the state is already "connected" and no change is signalled). So the mirror's
+    /// `Connected`, still `false` from discovery, says nothing here; only a `Connected = false` signal from
+    /// now on means the link went down.
+    func connectLink(_ address: String, path: String) async throws(AttemptFailure) {
         discoveryPausedForConnect = true
         await stopDiscovery()
         do {
@@ -97,92 +146,129 @@ extension BlueZClient {
         } catch {
             if error.name != .alreadyConnected {
                 sessions[address] = nil
-                return .failed(ErrorClass(error), error.description)
+                throw AttemptFailure(ErrorClass(error), error.description)
             }
         }
-        guard sessions[address] != nil else { return .failed(.transient, "disconnected during Connect") }
+        guard linkUp(address) else { throw AttemptFailure(.transient, "disconnected during Connect") }
         sessions[address]?.connectedEmitted = true
         emit(address, .connected)
+        for value in sessions[address]?.early ?? [] { emit(address, .value(value)) }
+        sessions[address]?.early = []
+    }
 
-        // ServicesResolved races a disconnect and the object vanishing.
+    /// Stage 3: `ServicesResolved`, racing a disconnect and the object vanishing.
+    func awaitServicesResolved(_ address: String, path: String) async throws(AttemptFailure) {
         let settled = await wait(timeout: configuration.servicesTimeout) {
-            let device = self.mirror.properties(path, BlueZ.device)
-            return device == nil || device?["Connected"]?.bool == false || device?["ServicesResolved"]?.bool == true
+            !self.linkUp(address) || self.mirror.properties(path, BlueZ.device)?["ServicesResolved"]?.bool == true
         }
-        let device = mirror.properties(path, BlueZ.device)
-        if device == nil || sessions[address] == nil {
+        if mirror.properties(path, BlueZ.device) == nil {
             endSession(address: address, reason: "vanished")
-            return .failed(.objectMissing, "device object vanished while resolving services")
+            throw AttemptFailure(.objectMissing, "device object vanished while resolving services")
         }
-        if device?["Connected"]?.bool == false {
-            endSession(address: address, reason: "remote")
-            return .failed(.transient, "disconnected before services were resolved")
+        guard linkUp(address) else {
+            throw AttemptFailure(.transient, "disconnected before services were resolved")
         }
         if !settled {
             await disconnect(address, reason: "timeout")
-            return .failed(.timeout, "services not resolved within \(configuration.servicesTimeout)")
+            throw AttemptFailure(.timeout, "services not resolved within \(configuration.servicesTimeout)")
         }
+    }
 
-        // ServicesResolved can come before the GATT objects are exported: wait for the ones the plan needs.
-        let wanted = Set(plan.subscribe.map(\.uuidString))
-        let exported = await wait(timeout: configuration.servicesTimeout) {
-            let present = Set(self.mirror.characteristics(of: path).keys)
-            return wanted.isSubset(of: present)
-                || self.mirror.properties(path, BlueZ.device)?["Connected"]?.bool != true
+    /// Stage 4: the characteristics, by UUID. `ServicesResolved` can come before the GATT objects' signals:
+    /// bluetoothd registers them first but announces them in later idle callbacks, one object at a time. Its
+    /// `GetManagedObjects` already lists them, so ask once which of the characteristics the plan uses exist and
+    /// wait until the mirror has those. When it lists none (objects exported later still), wait for the ones to
+    /// subscribe to.
+    func awaitCharacteristics(
+        _ address: String,
+        path: String,
+        plan: ConnectionPlan
+    ) async throws(AttemptFailure) -> [String: String] {
+        let required = Set(plan.subscribe.map(\.uuidString))
+        var wanted = required.union(plan.readOnce.map(\.uuidString))
+        if plan.setsDeviceClock, configuration.setDeviceClock { wanted.insert(CurrentTime.uuid.uuidString) }
+        let exported = await exportedCharacteristics(under: path)
+        let expected = exported.isEmpty ? required : wanted.intersection(exported)
+        let present = await wait(timeout: configuration.servicesTimeout) {
+            expected.isSubset(of: self.mirror.characteristics(of: path).keys) || !self.linkUp(address)
         }
-        guard sessions[address] != nil, mirror.properties(path, BlueZ.device)?["Connected"]?.bool == true else {
-            endSession(address: address, reason: "remote")
-            return .failed(.transient, "disconnected while waiting for characteristics")
+        guard linkUp(address) else {
+            throw AttemptFailure(.transient, "disconnected while waiting for characteristics")
         }
         let characteristics = mirror.characteristics(of: path)
-        if !exported {
-            let missing = wanted.subtracting(characteristics.keys).sorted()
-            if missing.count == wanted.count, !wanted.isEmpty {
-                await disconnect(address, reason: "timeout")
-                return .failed(.timeout, "characteristics \(missing.joined(separator: ", ")) never appeared")
-            }
+        let missing = required.subtracting(characteristics.keys).sorted()
+        if !required.isEmpty, missing.count == required.count {
+            await disconnect(address, reason: "timeout")
+            throw AttemptFailure(.timeout, "characteristics \(missing.joined(separator: ", ")) never appeared")
+        }
+        if !present || !missing.isEmpty {
             logger.warning(
                 "some characteristics are missing",
-                metadata: ["device": "\(address)", "missing": "\(missing)"]
+                metadata: ["device": "\(address)", "missing": "\(wanted.subtracting(characteristics.keys).sorted())"]
             )
         }
+        return characteristics
+    }
+
+    /// Characteristic UUIDs bluetoothd has registered under a device right now (lower-case), from
+    /// `GetManagedObjects`; empty when the call fails (the caller then waits for what it requires).
+    func exportedCharacteristics(under devicePath: String) async -> Set<String> {
+        guard let reply = try? await call("/", BlueZ.objectManager, "GetManagedObjects") else { return [] }
+        var uuids: Set<String> = []
+        for entry in reply.arguments.first?.entries ?? [] {
+            guard let path = entry.key.string, path.hasPrefix(devicePath + "/") else { continue }
+            for interface in entry.value.entries ?? [] where interface.key.string == BlueZ.gattCharacteristic {
+                if let uuid = interface.value.stringKeyed?["UUID"]?.string { uuids.insert(uuid.lowercased()) }
+            }
+        }
+        return uuids
+    }
+
+    func reportServices(_ address: String, path: String) {
         var services: [BluetoothUUID: [BluetoothUUID]] = [:]
         for (service, chars) in mirror.services(of: path) {
             guard let uuid = BluetoothUUID(service) else { continue }
             services[uuid] = chars.compactMap(BluetoothUUID.init).sorted()
         }
         emit(address, .servicesDiscovered(services))
+    }
 
-        if plan.requiresPairing, device?["Paired"]?.bool != true, device?["Bonded"]?.bool != true {
-            do {
-                try await pair(path, address: address)
-            } catch {
-                await disconnect(address, reason: "local")
-                return .failed(.configuration, "pairing failed: \(error)")
-            }
+    /// Stage 5: pairing, when the profile requires a bond and the device has none.
+    func bondIfRequired(_ address: String, path: String, plan: ConnectionPlan) async throws(AttemptFailure) {
+        let device = mirror.properties(path, BlueZ.device)
+        guard plan.requiresPairing, device?["Paired"]?.bool != true, device?["Bonded"]?.bool != true else { return }
+        do {
+            try await pair(path, address: address)
+        } catch {
+            await disconnect(address, reason: "local")
+            throw AttemptFailure(.configuration, "pairing failed: \(error)")
         }
+    }
 
-        // Subscribe: the PropertiesChanged match is in place since start; mark the path watched before
-        // StartNotify so a notification right after it is kept. BlueZ keeps "notifying" across reconnects
-        // while the peripheral forgot its CCCD: StopNotify first in that case.
+    /// Stage 6: subscriptions. The PropertiesChanged match is in place since start; the path is marked watched
+    /// before StartNotify so a notification right after it is kept. StartNotify is idempotent for a client that
+    /// is already subscribed: bluetoothd keeps our notify session across a reconnect and writes the device's CCCD
+    /// again itself, so a StopNotify/StartNotify cycle here would only lose what the device sends in between
+    /// (seen against bluetoothd 5.66 in the VM tier).
+    func subscribe(
+        _ address: String,
+        to characteristics: [String: String],
+        plan: ConnectionPlan
+    ) async throws(AttemptFailure) {
         for uuid in plan.subscribe {
-            guard let characteristic = characteristics[uuid.uuidString] else { continue }
-            let properties = mirror.properties(characteristic, BlueZ.gattCharacteristic) ?? [:]
-            let flags = properties["Flags"]?.stringArray ?? []
-            let delivery: CharacteristicValue.Delivery =
-                flags.contains("indicate") && !flags.contains("notify") ? .indication : .notification
-            sessions[address]?.watched[characteristic] = (uuid, delivery)
-            if properties["Notifying"]?.bool == true {
-                _ = try? await call(characteristic, BlueZ.gattCharacteristic, "StopNotify")
-            }
+            guard let characteristic = characteristics[uuid.uuidString],
+                let subscription = subscription(characteristic, plan: plan)
+            else { continue }
+            sessions[address]?.watched[characteristic] = subscription
             do {
                 _ = try await call(characteristic, BlueZ.gattCharacteristic, "StartNotify")
             } catch {
+                // InProgress: bluetoothd is still re-enabling our session from before the reconnect.
+                if error.name == .inProgress { continue }
                 sessions[address]?.watched[characteristic] = nil
-                let errorClass = ErrorClass(error)
-                if errorClass == .objectMissing || sessions[address] == nil {
+                if ErrorClass(error) == .objectMissing || !linkUp(address) {
                     endSession(address: address, reason: "vanished")
-                    return .failed(.objectMissing, "StartNotify \(uuid): \(error)")
+                    throw AttemptFailure(.objectMissing, "StartNotify \(uuid): \(error)")
                 }
                 logger.warning(
                     "StartNotify failed",
@@ -190,17 +276,23 @@ extension BlueZClient {
                 )
             }
         }
-        guard sessions[address] != nil else { return .failed(.transient, "disconnected while subscribing") }
+        guard linkUp(address) else { throw AttemptFailure(.transient, "disconnected while subscribing") }
+    }
+
+    /// The session streams from here; the next device may connect now.
+    func markEstablished(_ address: String) {
         sessions[address]?.established = true
-        // The next device may connect now; this one keeps streaming.
         connecting = false
         spawn { await $0.resumeDiscoveryAfterConnect() }
+    }
 
-        for uuid in plan.readOnce {
-            guard let characteristic = characteristics[uuid.uuidString], sessions[address] != nil else { continue }
+    /// Stage 7: static characteristics (Device Information, Battery, features), each read once per connection.
+    func readOnce(_ address: String, from characteristics: [String: String], plan: ConnectionPlan) async {
+        for uuid in plan.readOnce where linkUp(address) {
+            guard let characteristic = characteristics[uuid.uuidString] else { continue }
             do {
                 let reply = try await call(characteristic, BlueZ.gattCharacteristic, "ReadValue", [.properties([:])])
-                if let bytes = reply.arguments.first?.bytes, sessions[address] != nil {
+                if let bytes = reply.arguments.first?.bytes, linkUp(address) {
                     emit(address, .value(CharacteristicValue(characteristic: uuid, bytes: bytes, delivery: .read)))
                 }
             } catch {
@@ -210,27 +302,35 @@ extension BlueZClient {
                 )
             }
         }
-        if plan.setsDeviceClock, configuration.setDeviceClock,
-            let characteristic = characteristics[CurrentTime.uuid.uuidString]
-        {
-            let bytes = CurrentTime.bytes(for: Date(), in: configuration.timeZone)
-            do {
-                _ = try await call(
-                    characteristic,
-                    BlueZ.gattCharacteristic,
-                    "WriteValue",
-                    [.bytes(bytes), .properties(["type": .string("request")])]
-                )
-            } catch {
-                logger.warning("writing Current Time failed", metadata: ["device": "\(address)", "error": "\(error)"])
-            }
-        }
-        return .established
     }
 
+    /// Stage 8: Current Time, for profiles whose devices expect the collector to set their clock.
+    func setDeviceClock(_ address: String, from characteristics: [String: String], plan: ConnectionPlan) async {
+        guard plan.setsDeviceClock, configuration.setDeviceClock, linkUp(address),
+            let characteristic = characteristics[CurrentTime.uuid.uuidString]
+        else { return }
+        let bytes = CurrentTime.bytes(for: Date(), in: configuration.timeZone)
+        do {
+            _ = try await call(
+                characteristic,
+                BlueZ.gattCharacteristic,
+                "WriteValue",
+                [.bytes(bytes), .properties(["type": .string("request")])]
+            )
+        } catch {
+            logger.warning("writing Current Time failed", metadata: ["device": "\(address)", "error": "\(error)"])
+        }
+    }
+
+    /// Disconnects a device we are connected to and waits (briefly) for bluetoothd to report the link down:
+    /// its reply comes before the property changes, and the next attempt must not see a stale
+    /// `ServicesResolved = true`.
     func disconnect(_ address: String, reason: String) async {
         guard let session = sessions[address] else { return }
         _ = try? await call(session.path, BlueZ.device, "Disconnect", timeout: .seconds(5))
+        _ = await wait(timeout: .seconds(2)) {
+            self.mirror.properties(session.path, BlueZ.device)?["ServicesResolved"]?.bool != true
+        }
         endSession(address: address, reason: reason)
     }
 

@@ -71,7 +71,7 @@ extension BlueZClient {
     /// `SetDiscoveryFilter{Transport: le, DuplicateData: true}` (no UUID filter: broadcast scales carry their
     /// data only as service data), then `StartDiscovery` with the staged retries of bluez-dbus.md §7.
     func startDiscovery() async throws(TransportError) {
-        guard let adapterPath, !discovering else { return }
+        guard let adapterPath, !discovering, !stopping else { return }
         let filter = DBusValue.properties(["Transport": .string("le"), "DuplicateData": .boolean(true)])
         do {
             _ = try await call(adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [filter])

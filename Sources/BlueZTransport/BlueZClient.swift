@@ -347,16 +347,17 @@ actor BlueZClient {
     /// milliseconds: a sample without a device clock is identified by its receive time, and two notifications
     /// cannot really arrive within one millisecond (the shortest LE connection interval is 7.5 ms), so equal
     /// stamps only come from a backlog processed at once and must not collapse two readings into one.
+    ///
+    /// Every stamp is a whole millisecond, as a recording writes it, so a replay of `run --record` gives back
+    /// exactly the live samples (their identities include the time; sub-millisecond stamps made some replayed
+    /// samples differ by 1 ms from the live ones against the real bluetoothd).
     func emit(_ address: String, _ kind: TransportEvent.Kind) {
-        var time = Date()
-        let milliseconds = (time.timeIntervalSince1970 * 1000).rounded()
-        if let last = lastEventMillisecond[address], milliseconds <= last {
-            time = Date(timeIntervalSince1970: (last + 1) / 1000)
-            lastEventMillisecond[address] = last + 1
-        } else {
-            lastEventMillisecond[address] = milliseconds
-        }
-        output.yield(TransportEvent(time: time, device: address, kind: kind))
+        var milliseconds = (Date().timeIntervalSince1970 * 1000).rounded()
+        if let last = lastEventMillisecond[address], milliseconds <= last { milliseconds = last + 1 }
+        lastEventMillisecond[address] = milliseconds
+        output.yield(
+            TransportEvent(time: Date(timeIntervalSince1970: milliseconds / 1000), device: address, kind: kind)
+        )
     }
 
     func deviceAdvertised(_ path: String, changed: ObjectMirror.Properties) {
@@ -375,15 +376,37 @@ actor BlueZClient {
         considerConnecting(address, plan: plan)
     }
 
+    /// A notified or indicated value. It belongs to the session whose device the characteristic is under, if the
+    /// plan subscribes to its UUID: bluetoothd keeps our notify session across reconnects and re-enables the
+    /// device's CCCD itself when the link comes back, so values can arrive before our own StartNotify (and before
+    /// the Connect reply: those wait for the `connected` event).
     func characteristicChanged(_ path: String, value: [UInt8]) {
-        for (address, session) in sessions {
-            guard let watched = session.watched[path] else { continue }
-            emit(
-                address,
-                .value(CharacteristicValue(characteristic: watched.uuid, bytes: value, delivery: watched.delivery))
+        for (address, session) in sessions where path.hasPrefix(session.path + "/") {
+            guard let subscription = session.watched[path] ?? subscription(path, plan: session.plan) else { return }
+            let characteristicValue = CharacteristicValue(
+                characteristic: subscription.uuid,
+                bytes: value,
+                delivery: subscription.delivery
             )
+            if session.connectedEmitted {
+                emit(address, .value(characteristicValue))
+            } else {
+                sessions[address]?.early.append(characteristicValue)
+            }
             return
         }
+    }
+
+    /// The UUID and delivery of a characteristic the plan subscribes to (nil for any other).
+    func subscription(
+        _ path: String,
+        plan: ConnectionPlan
+    ) -> (uuid: BluetoothUUID, delivery: CharacteristicValue.Delivery)? {
+        guard let properties = mirror.properties(path, BlueZ.gattCharacteristic),
+            let uuid = properties["UUID"]?.string.flatMap(BluetoothUUID.init), plan.subscribe.contains(uuid)
+        else { return nil }
+        let flags = properties["Flags"]?.stringArray ?? []
+        return (uuid, flags.contains("indicate") && !flags.contains("notify") ? .indication : .notification)
     }
 
     // MARK: - Waiting on the mirror
@@ -478,6 +501,8 @@ struct DeviceSession: Sendable {
     var established = false
     var connectedEmitted = false
     /// Characteristic path → what to report its values as. Set before StartNotify, so a notification
-    /// arriving right after it is not lost.
+    /// arriving right after it is not lost; StopNotify is called on these when the bridge stops.
     var watched: [String: (uuid: BluetoothUUID, delivery: CharacteristicValue.Delivery)] = [:]
+    /// Values that arrived before the `connected` event was emitted, delivered right after it.
+    var early: [CharacteristicValue] = []
 }

@@ -7,6 +7,12 @@ import Synchronization
 /// Scoped: it answers only for device paths the client is pairing right now and rejects every other request,
 /// so it never approves pairings someone else started. The passkey comes from configuration; without one it
 /// offers just-works (`NoInputNoOutput`).
+///
+/// With a passkey it is `KeyboardOnly`: the device shows (or has printed on it) the passkey and we enter it.
+/// `KeyboardDisplay` would make the kernel's SMP choose us as the side that displays a random passkey whenever the
+/// device can also enter one (a keyboard device, or a keyboard-and-display one), and the configured passkey
+/// would never be asked for: seen against bluetoothd 5.66, where pairing then failed with
+/// `AuthenticationFailed`.
 final class PairingAgent: Sendable {
     let path = "/org/carebridge/agent"
     let passkey: UInt32?
@@ -18,7 +24,7 @@ final class PairingAgent: Sendable {
         self.logger = logger
     }
 
-    var capability: String { passkey == nil ? "NoInputNoOutput" : "KeyboardDisplay" }
+    var capability: String { passkey == nil ? "NoInputNoOutput" : "KeyboardOnly" }
 
     func allow(_ devicePath: String) { _ = allowed.withLock { $0.insert(devicePath) } }
     func forbid(_ devicePath: String) { _ = allowed.withLock { $0.remove(devicePath) } }

@@ -1,73 +1,42 @@
-// The one file that talks to sd-bus (libsystemd). Everything here checks the negative-errno convention,
-// copies strings and byte arrays out of messages before they are released, frees every sd_bus_error, and
-// hands typed Swift values (`DBusValue`, `DBusMessage`) to the rest of the module. No C pointer leaves it.
-//
-// Threading: sd-bus objects may be used by one thread at a time, so a connection owns one bus thread that
-// loops `sd_bus_process` and `poll` on the bus fd plus an eventfd for work submitted from other threads.
-// Async callers are bridged with continuations.
+// The one file that calls sd-bus (libsystemd). Every wrapper checks the negative-errno convention and throws a
+// `DBusError` naming the call, copies strings and byte arrays out of messages before they are released, and frees
+// every `sd_bus_error`. Handles (`sd_bus *`, `sd_bus_message *`, `sd_bus_slot *`) leave it only as opaque values
+// for the bus thread (`DBusConnection.swift`) to pass back; nothing else here is visible outside the module.
 
 internal import CSystemd
-import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where to connect.
-public enum DBusBusAddress: Sendable, Hashable {
-    /// The system bus; honours `DBUS_SYSTEM_BUS_ADDRESS` (tests point it at a private daemon).
-    case system
-    /// An explicit address, e.g. `unix:path=/tmp/dbus-XYZ,guid=…`.
-    case address(String)
+/// The target of an sd-bus callback: runs on the bus thread with the message (a method reply, a signal, or an
+/// incoming method call) and returns what sd-bus expects from a handler (1: handled, 0: not ours, < 0: -errno).
+/// Whoever registers one keeps it alive until its slot is released.
+final class SDBusCallback {
+    let body: (OpaquePointer) -> Int32
+
+    init(_ body: @escaping (OpaquePointer) -> Int32) { self.body = body }
+
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 }
 
-/// One persistent D-Bus connection with its own bus thread.
-///
-/// All sd-bus calls happen on that thread; public methods enqueue work and await the result.
-public final class DBusConnection: @unchecked Sendable {
-    // Owned by the bus thread after `open`; guarded by the thread discipline, not by a lock.
-    private var bus: OpaquePointer?
-    private var sequence: UInt64 = 0
-    private var pendingCalls: [UInt64: CallBox] = [:]
-    private var matches: [UInt64: HandlerBox] = [:]
-    private var objects: [UInt64: ObjectBox] = [:]
-    private var nextID: UInt64 = 0
+/// The C entry point of every callback we register.
+private func sdBusCallbackTrampoline(
+    _ message: OpaquePointer?,
+    _ userdata: UnsafeMutableRawPointer?,
+    _ error: UnsafeMutablePointer<sd_bus_error>?
+) -> Int32 {
+    guard let message, let userdata else { return 0 }
+    return Unmanaged<SDBusCallback>.fromOpaque(userdata).takeUnretainedValue().body(message)
+}
 
-    private let work = Mutex<[@Sendable (DBusConnection) -> Void]>([])
-    private let state = Mutex<State>(.running)
-    /// Self-pipe that wakes the bus thread's poll when work is submitted.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let onDisconnect: @Sendable () -> Void
-    /// The unique name the bus gave us (`:1.42`).
-    public let uniqueName: String
+/// Checked wrappers of the sd-bus calls we make.
+enum SDBus {
+    // MARK: - Connections
 
-    private enum State { case running, closing, closed }
-
-    private init(
-        bus: OpaquePointer,
-        wakeRead: Int32,
-        wakeWrite: Int32,
-        uniqueName: String,
-        onDisconnect: @escaping @Sendable () -> Void
-    ) {
-        self.bus = bus
-        self.wakeRead = wakeRead
-        self.wakeWrite = wakeWrite
-        self.uniqueName = uniqueName
-        self.onDisconnect = onDisconnect
-    }
-
-    /// Opens a connection and starts its bus thread.
-    /// - Parameters:
-    ///   - address: `.system` (honours `DBUS_SYSTEM_BUS_ADDRESS`) or an explicit address.
-    ///   - onDisconnect: called once, on the bus thread, when the connection drops.
-    /// - Throws: `DBusError` with the errno (`ENOENT`: no system bus; `ECONNREFUSED`: nobody listening).
-    public static func open(
-        _ address: DBusBusAddress = .system,
-        onDisconnect: @escaping @Sendable () -> Void = {}
-    ) throws(DBusError) -> DBusConnection {
+    /// Opens a connection (`.system` honours `DBUS_SYSTEM_BUS_ADDRESS`) and waits for the bus's `Hello`.
+    /// - Returns: the bus handle and our unique name (`:1.42`).
+    static func open(_ address: DBusBusAddress) throws(DBusError) -> (bus: OpaquePointer, uniqueName: String) {
         var bus: OpaquePointer?
         switch address {
         case .system:
@@ -90,297 +59,115 @@ public final class DBusConnection: @unchecked Sendable {
             sd_bus_flush_close_unref(bus)
             throw errnoError(r, "sd_bus_get_unique_name")
         }
-        let name = unique.map { String(cString: $0) } ?? ""
-        var pipeFDs: [Int32] = [-1, -1]
-        if pipe(&pipeFDs) < 0 {
-            sd_bus_flush_close_unref(bus)
-            throw errnoError(-errno, "pipe")
-        }
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        let connection = DBusConnection(
-            bus: bus,
-            wakeRead: pipeFDs[0],
-            wakeWrite: pipeFDs[1],
-            uniqueName: name,
-            onDisconnect: onDisconnect
-        )
-        let thread = Thread { connection.loop() }
-        thread.name = "carebridge-dbus"
-        thread.start()
-        return connection
+        return (bus, unique.map { String(cString: $0) } ?? "")
     }
 
-    deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
+    /// Flushes what is queued, closes and releases the connection.
+    static func close(_ bus: OpaquePointer) {
+        sd_bus_flush_close_unref(bus)
     }
 
-    // MARK: - Public operations
-
-    /// Calls a method and waits for its reply.
-    /// - Returns: the reply (arguments copied out, with its receive sequence number).
-    /// - Throws: `DBusError` for an error reply, a timeout (`NoReply`) or a closed connection.
-    public func call(_ call: DBusMethodCall, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
-        let result: Result<DBusMessage, DBusError> = await withCheckedContinuation { continuation in
-            submit { connection in
-                connection.startCall(call, timeout: timeout) { continuation.resume(returning: $0) }
-            }
-        }
-        return try result.get()
-    }
-
-    /// Adds a match rule; `handler` runs on the bus thread, in receive order, for every matching message.
-    /// - Returns: an id for `removeMatch`.
-    public func addMatch(
-        _ rule: String,
-        handler: @escaping @Sendable (DBusMessage) -> Void
-    ) async throws(DBusError)
-        -> UInt64
-    {
-        let result: Result<UInt64, DBusError> = await withCheckedContinuation { continuation in
-            submit { connection in continuation.resume(returning: connection.installMatch(rule, handler: handler)) }
-        }
-        return try result.get()
-    }
-
-    /// Removes a match added with `addMatch`.
-    public func removeMatch(_ id: UInt64) {
-        submit { connection in
-            if let box = connection.matches.removeValue(forKey: id) { sd_bus_slot_unref(box.slot) }
-        }
-    }
-
-    /// Exports an object; `handler` answers each method call on the bus thread.
-    public func exportObject(
-        at path: String,
-        handler: @escaping @Sendable (DBusMessage) -> DBusMethodReply
-    ) async throws(DBusError) -> UInt64 {
-        let result: Result<UInt64, DBusError> = await withCheckedContinuation { continuation in
-            submit { connection in continuation.resume(returning: connection.installObject(path, handler: handler)) }
-        }
-        return try result.get()
-    }
-
-    /// Removes an exported object.
-    public func unexportObject(_ id: UInt64) {
-        submit { connection in
-            if let box = connection.objects.removeValue(forKey: id) { sd_bus_slot_unref(box.slot) }
-        }
-    }
-
-    /// Flushes and closes the connection; pending calls fail with `Disconnected`.
-    public func close() {
-        let wasRunning = state.withLock { state -> Bool in
-            guard case .running = state else { return false }
-            state = .closing
-            return true
-        }
-        if wasRunning { wake() }
-    }
-
-    // MARK: - Bus thread
-
-    private func submit(_ item: @escaping @Sendable (DBusConnection) -> Void) {
-        let accepted = state.withLock { state -> Bool in
-            if case .closed = state { return false }
-            work.withLock { $0.append(item) }
-            return true
-        }
-        if accepted {
-            wake()
-        } else {
-            // Closed (the bus pointer is gone): the item fails its continuation instead of hanging.
-            item(self)
-        }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeWrite, &one, 8)
-    }
-
-    private func loop() {
+    /// Dispatches everything sd-bus has read or can read without blocking (callbacks run from here).
+    /// - Throws: when the connection is gone.
+    static func processPending(_ bus: OpaquePointer) throws(DBusError) {
         while true {
-            if case .closing = state.withLock({ $0 }) { break }
-            let items = work.withLock { items -> [@Sendable (DBusConnection) -> Void] in
-                defer { items.removeAll() }
-                return items
-            }
-            for item in items { item(self) }
-            guard let bus else { break }
-            var dropped = false
-            while true {
-                let r = sd_bus_process(bus, nil)
-                if r < 0 {
-                    dropped = true
-                    break
-                }
-                if r == 0 { break }
-            }
-            if dropped { break }
-            var fds = [
-                pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            var deadline: UInt64 = 0
-            var timeoutMS: Int32 = -1
-            if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let nowUS = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-                timeoutMS = deadline <= nowUS ? 0 : Int32(min((deadline - nowUS + 999) / 1000, 60_000))
-            }
-            _ = poll(&fds, 2, timeoutMS)
-            if fds[1].revents & Int16(POLLIN) != 0 {
-                var drain = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &drain, drain.count) > 0 {}
-            }
+            let r = sd_bus_process(bus, nil)
+            try check(r, "sd_bus_process")
+            if r == 0 { return }
         }
-        shutDown()
     }
 
-    private func shutDown() {
-        let dropped = state.withLock { state -> Bool in
-            if case .running = state { return true }
-            return false
+    /// What to poll for: the bus descriptor, its events and how long until sd-bus's next timeout (-1: none).
+    static func pollRequest(
+        _ bus: OpaquePointer
+    ) throws(DBusError) -> (fd: Int32, events: Int16, timeoutMilliseconds: Int32) {
+        let fd = sd_bus_get_fd(bus)
+        try check(fd, "sd_bus_get_fd")
+        let events = sd_bus_get_events(bus)
+        try check(events, "sd_bus_get_events")
+        var deadline: UInt64 = 0
+        var timeout: Int32 = -1
+        if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            timeout =
+                deadline <= nowMicroseconds ? 0 : Int32(min((deadline - nowMicroseconds + 999) / 1000, 60_000))
         }
-        for (_, box) in matches { sd_bus_slot_unref(box.slot) }
-        for (_, box) in objects { sd_bus_slot_unref(box.slot) }
-        matches.removeAll()
-        objects.removeAll()
-        if let bus { sd_bus_flush_close_unref(bus) }
-        bus = nil
-        let calls = pendingCalls
-        pendingCalls.removeAll()
-        for (_, box) in calls {
-            box.complete(
-                .failure(DBusError(name: .disconnected, message: "connection closed", operation: box.operation))
-            )
-        }
-        // From here on submit() runs items inline against the closed connection; drain what came before.
-        let items = state.withLock { state -> [@Sendable (DBusConnection) -> Void] in
-            state = .closed
-            return work.withLock { items in
-                defer { items.removeAll() }
-                return items
-            }
-        }
-        for item in items { item(self) }
-        if dropped { onDisconnect() }
+        return (fd, Int16(truncatingIfNeeded: events), timeout)
     }
 
-    private func startCall(
+    // MARK: - Calls, matches, objects
+
+    /// Sends a method call; `callback` gets the reply (or the error sd-bus synthesises on timeout).
+    static func callAsync(
+        _ bus: OpaquePointer,
         _ call: DBusMethodCall,
         timeout: Duration,
-        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
-    ) {
-        let operation = "\(call.interface.split(separator: ".").last ?? "").\(call.member)"
-        guard let bus else {
-            completion(.failure(DBusError(name: .disconnected, message: "connection closed", operation: operation)))
-            return
-        }
+        operation: String,
+        callback: SDBusCallback
+    ) throws(DBusError) {
         var message: OpaquePointer?
-        var r = sd_bus_message_new_method_call(bus, &message, call.destination, call.path, call.interface, call.member)
-        guard r >= 0, let message else {
-            completion(.failure(Self.errnoError(r, "sd_bus_message_new_method_call(\(operation))")))
-            return
-        }
+        try check(
+            sd_bus_message_new_method_call(bus, &message, call.destination, call.path, call.interface, call.member),
+            "sd_bus_message_new_method_call(\(operation))"
+        )
+        guard let message else { throw DBusError(name: .failed, message: "no message", operation: operation) }
         defer { sd_bus_message_unref(message) }
-        do {
-            for argument in call.arguments { try Self.append(argument, to: message) }
-        } catch {
-            completion(.failure(error))
-            return
-        }
-        nextID += 1
-        let box = CallBox(id: nextID, owner: self, operation: operation, completion: completion)
-        let micros =
+        for argument in call.arguments { try append(argument, to: message) }
+        let microseconds =
             UInt64(max(0, timeout.components.seconds)) * 1_000_000
             + UInt64(max(0, timeout.components.attoseconds / 1_000_000_000_000))
-        r = sd_bus_call_async(bus, nil, message, callReplied, Unmanaged.passUnretained(box).toOpaque(), micros)
-        if r < 0 {
-            completion(.failure(Self.errnoError(r, "sd_bus_call_async(\(operation))")))
-            return
-        }
-        pendingCalls[box.id] = box
+        try check(
+            sd_bus_call_async(bus, nil, message, sdBusCallbackTrampoline, callback.userdata, microseconds),
+            "sd_bus_call_async(\(operation))"
+        )
     }
 
-    fileprivate func deliverReply(_ box: CallBox, _ message: OpaquePointer?) {
-        guard pendingCalls.removeValue(forKey: box.id) != nil else { return }
-        guard let message else {
-            box.complete(.failure(DBusError(name: .noReply, message: "no reply", operation: box.operation)))
-            return
-        }
-        if sd_bus_message_is_method_error(message, nil) > 0 {
-            box.complete(.failure(Self.replyError(message, operation: box.operation)))
-            return
-        }
-        do {
-            box.complete(.success(try copy(message)))
-        } catch {
-            box.complete(.failure(error))
-        }
-    }
-
-    private func installMatch(
+    /// Adds a match rule; `callback` gets every matching message.
+    /// - Returns: the slot; release it with `release(_:)` to remove the match.
+    static func addMatch(
+        _ bus: OpaquePointer,
         _ rule: String,
-        handler: @escaping @Sendable (DBusMessage) -> Void
-    ) -> Result<
-        UInt64, DBusError
-    > {
-        guard let bus else {
-            return .failure(DBusError(name: .disconnected, message: "connection closed", operation: "sd_bus_add_match"))
-        }
-        nextID += 1
-        let box = HandlerBox(owner: self, handler: handler)
+        callback: SDBusCallback
+    ) throws(DBusError) -> OpaquePointer? {
         var slot: OpaquePointer?
-        let r = sd_bus_add_match(bus, &slot, rule, signalArrived, Unmanaged.passUnretained(box).toOpaque())
-        if r < 0 { return .failure(Self.errnoError(r, "sd_bus_add_match(\(rule))")) }
-        box.slot = slot
-        matches[nextID] = box
-        return .success(nextID)
+        try check(
+            sd_bus_add_match(bus, &slot, rule, sdBusCallbackTrampoline, callback.userdata),
+            "sd_bus_add_match(\(rule))"
+        )
+        return slot
     }
 
-    fileprivate func deliverSignal(_ box: HandlerBox, _ message: OpaquePointer?) {
-        guard let message, let copied = try? copy(message) else { return }
-        box.handler(copied)
-    }
-
-    private func installObject(
+    /// Exports an object path; `callback` gets every method call to it.
+    static func addObject(
+        _ bus: OpaquePointer,
         _ path: String,
-        handler: @escaping @Sendable (DBusMessage) -> DBusMethodReply
-    )
-        -> Result<UInt64, DBusError>
-    {
-        guard let bus else {
-            return .failure(
-                DBusError(name: .disconnected, message: "connection closed", operation: "sd_bus_add_object")
-            )
-        }
-        nextID += 1
-        let box = ObjectBox(owner: self, handler: handler)
+        callback: SDBusCallback
+    ) throws(DBusError) -> OpaquePointer? {
         var slot: OpaquePointer?
-        let r = sd_bus_add_object(bus, &slot, path, methodCalled, Unmanaged.passUnretained(box).toOpaque())
-        if r < 0 { return .failure(Self.errnoError(r, "sd_bus_add_object(\(path))")) }
-        box.slot = slot
-        objects[nextID] = box
-        return .success(nextID)
+        try check(
+            sd_bus_add_object(bus, &slot, path, sdBusCallbackTrampoline, callback.userdata),
+            "sd_bus_add_object(\(path))"
+        )
+        return slot
     }
 
-    fileprivate func answer(_ box: ObjectBox, _ message: OpaquePointer?) -> Int32 {
-        guard let message, let bus, let incoming = try? copy(message) else { return 0 }
-        guard incoming.kind == .methodCall else { return 0 }
-        let reply = box.handler(incoming)
+    /// Releases a match or object slot.
+    static func release(_ slot: OpaquePointer?) {
+        sd_bus_slot_unref(slot)
+    }
+
+    /// Sends the answer to an incoming method call.
+    /// - Returns: 1 when sent, a negative errno otherwise (what a handler returns to sd-bus).
+    static func answer(_ bus: OpaquePointer, _ call: OpaquePointer, with reply: DBusMethodReply) -> Int32 {
         switch reply {
         case .values(let values):
             var out: OpaquePointer?
-            guard sd_bus_message_new_method_return(message, &out) >= 0, let out else { return -EIO }
+            guard sd_bus_message_new_method_return(call, &out) >= 0, let out else { return -EIO }
             defer { sd_bus_message_unref(out) }
             do {
-                for value in values { try Self.append(value, to: out) }
+                for value in values { try append(value, to: out) }
             } catch {
                 return -EINVAL
             }
@@ -389,16 +176,16 @@ public final class DBusConnection: @unchecked Sendable {
             var error = sd_bus_error()
             defer { sd_bus_error_free(&error) }
             _ = sd_bus_error_set(&error, name.rawValue, text)
-            return sd_bus_reply_method_error(message, &error) < 0 ? -EIO : 1
+            return sd_bus_reply_method_error(call, &error) < 0 ? -EIO : 1
         }
     }
 
     // MARK: - Reading messages
 
-    private func copy(_ message: OpaquePointer) throws(DBusError) -> DBusMessage {
-        sequence += 1
+    /// Copies a message out of sd-bus: header fields and every argument as `DBusValue`s.
+    static func read(_ message: OpaquePointer, sequence: UInt64) throws(DBusError) -> DBusMessage {
         var type: UInt8 = 0
-        try Self.check(sd_bus_message_get_type(message, &type), "sd_bus_message_get_type")
+        try check(sd_bus_message_get_type(message, &type), "sd_bus_message_get_type")
         let kind: DBusMessage.Kind =
             switch Int(type) {
             case SD_BUS_MESSAGE_METHOD_CALL: .methodCall
@@ -407,7 +194,7 @@ public final class DBusConnection: @unchecked Sendable {
             default: .signal
             }
         var arguments: [DBusValue] = []
-        while let value = try Self.readValue(message) { arguments.append(value) }
+        while let value = try readValue(message) { arguments.append(value) }
         return DBusMessage(
             kind: kind,
             sequence: sequence,
@@ -417,6 +204,11 @@ public final class DBusConnection: @unchecked Sendable {
             member: sd_bus_message_get_member(message).map { String(cString: $0) },
             arguments: arguments
         )
+    }
+
+    /// Whether a reply is an error reply (then `replyError` describes it).
+    static func isError(_ message: OpaquePointer) -> Bool {
+        sd_bus_message_is_method_error(message, nil) > 0
     }
 
     private static func readValue(_ m: OpaquePointer) throws(DBusError) -> DBusValue? {
@@ -608,7 +400,7 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    private static func replyError(_ message: OpaquePointer, operation: String) -> DBusError {
+    static func replyError(_ message: OpaquePointer, operation: String) -> DBusError {
         guard let error = sd_bus_message_get_error(message) else {
             return DBusError(name: .failed, message: "unknown error", operation: operation)
         }
@@ -616,100 +408,18 @@ public final class DBusConnection: @unchecked Sendable {
         let text = error.pointee.message.map { String(cString: $0) } ?? ""
         return DBusError(name: DBusErrorName(name), message: text, operation: operation)
     }
-}
 
-// MARK: - Callback boxes (userdata for the C callbacks)
+    // MARK: - Service manager
 
-private final class CallBox: @unchecked Sendable {
-    let id: UInt64
-    unowned let owner: DBusConnection
-    let operation: String
-    let completion: @Sendable (Result<DBusMessage, DBusError>) -> Void
-
-    init(
-        id: UInt64,
-        owner: DBusConnection,
-        operation: String,
-        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
-    ) {
-        self.id = id
-        self.owner = owner
-        self.operation = operation
-        self.completion = completion
-    }
-
-    func complete(_ result: Result<DBusMessage, DBusError>) { completion(result) }
-}
-
-private final class HandlerBox: @unchecked Sendable {
-    unowned let owner: DBusConnection
-    let handler: @Sendable (DBusMessage) -> Void
-    var slot: OpaquePointer?
-
-    init(owner: DBusConnection, handler: @escaping @Sendable (DBusMessage) -> Void) {
-        self.owner = owner
-        self.handler = handler
-    }
-}
-
-private final class ObjectBox: @unchecked Sendable {
-    unowned let owner: DBusConnection
-    let handler: @Sendable (DBusMessage) -> DBusMethodReply
-    var slot: OpaquePointer?
-
-    init(owner: DBusConnection, handler: @escaping @Sendable (DBusMessage) -> DBusMethodReply) {
-        self.owner = owner
-        self.handler = handler
-    }
-}
-
-private func callReplied(
-    _ message: OpaquePointer?,
-    _ userdata: UnsafeMutableRawPointer?,
-    _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let userdata else { return 0 }
-    let box = Unmanaged<CallBox>.fromOpaque(userdata).takeUnretainedValue()
-    box.owner.deliverReply(box, message)
-    return 1
-}
-
-private func signalArrived(
-    _ message: OpaquePointer?,
-    _ userdata: UnsafeMutableRawPointer?,
-    _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let userdata else { return 0 }
-    let box = Unmanaged<HandlerBox>.fromOpaque(userdata).takeUnretainedValue()
-    box.owner.deliverSignal(box, message)
-    return 0
-}
-
-private func methodCalled(
-    _ message: OpaquePointer?,
-    _ userdata: UnsafeMutableRawPointer?,
-    _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let userdata else { return 0 }
-    let box = Unmanaged<ObjectBox>.fromOpaque(userdata).takeUnretainedValue()
-    return box.owner.answer(box, message)
-}
-
-// MARK: - sd_notify
-
-/// Talks to the service manager (`sd_notify`); a no-op outside systemd (`NOTIFY_SOCKET` unset).
-public enum ServiceManager {
-    /// Sends a notification such as `READY=1`, `WATCHDOG=1`, `STATUS=…`, `STOPPING=1`.
-    /// - Returns: true when systemd received it.
-    @discardableResult
-    public static func notify(_ state: String) -> Bool {
+    /// `sd_notify(0, state)`; true when the service manager received it (false outside systemd).
+    static func notify(_ state: String) -> Bool {
         sd_notify(0, state) > 0
     }
 
-    /// The watchdog interval systemd asked for (`WatchdogSec`), or nil when the watchdog is off.
-    public static var watchdogInterval: Duration? {
-        var usec: UInt64 = 0
-        guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
-        return .microseconds(Int64(usec))
+    /// The watchdog interval systemd asked for (`WatchdogSec`), nil when the watchdog is off.
+    static func watchdogInterval() -> Duration? {
+        var microseconds: UInt64 = 0
+        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        return .microseconds(Int64(microseconds))
     }
 }

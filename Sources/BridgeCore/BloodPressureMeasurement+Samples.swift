@@ -4,7 +4,8 @@ public import GATTDecoding
 extension BloodPressureMeasurement: SampleProducing {
     /// bloodPressureSystolic, bloodPressureDiastolic and meanArterialPressure in mm[Hg] (converted from kPa
     /// when sent so) and heartRate from the pulse rate; a special value (NaN, NRes, ±INF, reserved) gives no
-    /// sample for that quantity. User ID and the measurement status conditions (comma-separated names, or
+    /// sample for that quantity, except −INF/+INF (below/above the cuff's range), which give a sample with comparator
+    /// `<`/`>` and value −∞/+∞ (the pipeline puts the profile's `measurementRange` limit there). User ID and the measurement status conditions (comma-separated names, or
     /// `none`) go into the metadata.
     public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         var metadata = UserMetadata.metadata(for: userID)
@@ -16,15 +17,21 @@ extension BloodPressureMeasurement: SampleProducing {
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
-            guard let value = value?.doubleValue,
-                let sample = context.sample(
+            let comparator = value?.special.flatMap(ValueComparator.init)
+            guard let number = value?.doubleValue ?? comparator.map({ _ in 0 }),
+                var sample = context.sample(
                     type,
-                    value: value,
+                    value: number,
                     unit: unit,
                     deviceTime: timeStamp,
                     start: start
                 )
             else { return }
+            if let comparator {
+                sample.comparator = comparator
+                sample.value = comparator.unboundedValue
+                sample.transmittedValue = comparator.unboundedValue
+            }
             samples.append(sample)
         }
         add(.bloodPressureSystolic, systolic, pressureUnit)

@@ -4,13 +4,17 @@ extension BodyCompositionMeasurement: SampleProducing {
     /// bodyFatPercentage, basalEnergyBurned (kJ → kcal), muscleMass, leanBodyMass (the fat-free mass),
     /// bodyWaterMass, bodyImpedance, bodyMass and height, each when present.
     ///
-    /// Nothing when the measurement was unsuccessful (Body Fat 0xFFFF), and nothing from a single packet of
+    /// When the measurement was unsuccessful (Body Fat 0xFFFF) no body fat, and whatever else the payload carries
+    /// (a weight sent anyway) gets the status `measurement unsuccessful`, which the safety stage quarantines:
+    /// kept with its payload, never used. Nothing from a single packet of
     /// a multiple-packet measurement (flag bit 12): join the packets with ``BodyCompositionMeasurement/merged(with:)``
     /// first, so that partial measurements are never stored. Muscle percentage and soft lean mass have no
     /// quantity type; they stay in the fields.
     public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
-        guard !isUnsuccessful, !isMultiplePacket else { return }
-        context.metadata = UserMetadata.metadata(for: userID)
+        guard !isMultiplePacket else { return }
+        var metadata = UserMetadata.metadata(for: userID)
+        if isUnsuccessful { metadata["status"] = "measurement unsuccessful" }
+        context.metadata = metadata
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: Double?, _ unit: HealthUnit) {

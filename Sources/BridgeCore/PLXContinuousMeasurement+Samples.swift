@@ -3,7 +3,8 @@ public import GATTDecoding
 extension PLXContinuousMeasurement: SampleProducing {
     /// oxygenSaturation (%) and heartRate (/min) from SpO2PR-Normal, each only when finite, stamped with the
     /// receive time (the characteristic has no timestamp). The Fast and Slow averages stay in the fields.
-    /// Nothing when the measurement status marks the reading as not clinical.
+    /// Nothing for an ongoing, early-estimate, demonstration or test reading; an unavailable, questionable or
+    /// invalid one is made and quarantined by the safety stage.
     public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         PLXSampling.append(
             spo2: spo2,

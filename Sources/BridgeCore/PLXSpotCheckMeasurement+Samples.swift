@@ -3,8 +3,9 @@ public import GATTDecoding
 
 extension PLXSpotCheckMeasurement: SampleProducing {
     /// oxygenSaturation (%) and heartRate (/min), each only when finite. Nothing when the measurement status
-    /// marks the reading as not clinical (ongoing, early estimate, demonstration, testing, unavailable,
-    /// questionable, invalid). The timestamp is used unless the device says its clock is not set; then the
+    /// marks the reading as not a final patient reading (ongoing, early estimate, demonstration, testing). A
+    /// reading the status calls unavailable, questionable or invalid is made, with the status in its metadata,
+    /// and quarantined by the pipeline's safety stage (kept, never used). The timestamp is used unless the device says its clock is not set; then the
     /// receive time is.
     public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
         PLXSampling.append(
@@ -23,6 +24,11 @@ extension PLXSpotCheckMeasurement: SampleProducing {
 
 /// Normalisation shared by the two PLX measurements.
 enum PLXSampling {
+    /// Readings that are not final patient data: never samples (like intermediate values).
+    static let notFinal: PLXMeasurementStatus = [
+        .measurementOngoing, .earlyEstimatedData, .dataForDemonstration, .dataForTesting,
+    ]
+
     static func append(
         spo2: SFloat,
         pulseRate: SFloat,
@@ -34,7 +40,7 @@ enum PLXSampling {
         context: consuming SampleContext,
         to samples: inout [QuantitySample]
     ) {
-        if let measurementStatus, !measurementStatus.isDisjoint(with: .notClinical) { return }
+        if let measurementStatus, !measurementStatus.isDisjoint(with: notFinal) { return }
         var metadata = ["measurement": kind]
         if let measurementStatus, !measurementStatus.isEmpty {
             metadata["measurementStatus"] = measurementStatus.names.joined(separator: ", ")

@@ -21,7 +21,11 @@ public enum SampleID {
     /// (clamped to 0 … 2⁴⁸ − 1).
     public static func uuid(key: String, milliseconds: Int64) -> UUID {
         var key = key
-        let h = key.withUTF8 { SHA256.digest(UnsafeRawBufferPointer($0)) }
+        return uuid(digest: key.withUTF8 { SHA256.digest(UnsafeRawBufferPointer($0)) }, milliseconds: milliseconds)
+    }
+
+    /// The id for a key whose SHA-256 is `h`.
+    static func uuid(digest h: SHA256.Words, milliseconds: Int64) -> UUID {
         let time = UInt64(min(max(milliseconds, 0), maximumMilliseconds))
         func t(_ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: time >> shift) }
         func byte(_ word: UInt32, _ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * index)) }

@@ -8,13 +8,20 @@ extension QuantitySample {
         var object: JSONObject = [
             "id": .string(id.uuidString.lowercased()),
             "type": .string(type.rawValue),
-            "value": .double(value),
+            "value": value.isFinite ? .double(value) : .null,
             "unit": .string(unit.rawValue),
             "start": .string(Timestamp.format(start, in: zone)),
             "end": .string(Timestamp.format(end, in: zone)),
-            "transmittedValue": .double(transmittedValue),
+            "transmittedValue": transmittedValue.isFinite ? .double(transmittedValue) : .null,
             "transmittedUnit": .string(transmittedUnit.rawValue),
         ]
+        if let comparator {
+            object["comparator"] = .string(comparator.rawValue)
+            object["interpretation"] = .string(comparator.label)
+        }
+        let flags = SampleScreening.flags(of: self)
+        if !flags.isEmpty { object["statusFlags"] = .array(flags.map(JSONValue.string)) }
+        if let quarantineReason { object["quarantine"] = .string(quarantineReason) }
         var source: JSONObject = ["kind": .string(self.source.kind.rawValue)]
         if let characteristic = self.source.characteristic {
             source["characteristic"] = .string(characteristic.description)

@@ -1,6 +1,7 @@
 import BridgeFoundation
 public import Foundation
 public import GATTDecoding
+import Synchronization
 
 /// One measured quantity, normalised to its type's canonical unit, with the value as the device sent it.
 ///
@@ -45,6 +46,24 @@ public struct QuantitySample: Sendable, Hashable {
         get { provenance.metadata }
         set { mutateProvenance { $0.metadata = newValue } }
     }
+    /// Set for a result beyond what the device can measure (LO `<`, HI `>`): ``value`` is then the device's
+    /// limit, or −∞/+∞ when the limit is not known (see ``ValueComparator``).
+    public var comparator: ValueComparator?
+    /// Why the sample is quarantined (implausible value, a status flag saying the value is invalid), nil for a
+    /// sample that may complete events and be exported. A quarantined sample is kept, never used.
+    public var quarantineReason: String?
+
+    /// The sample is quarantined: kept, but it completes no event and is not exported as an observation.
+    public var isQuarantined: Bool { quarantineReason != nil }
+
+    /// The value for ordering (min/max, sorting): a LO sorts below every number, a HI above every number.
+    public var orderingValue: Double {
+        switch comparator {
+        case .lessThan: -.infinity
+        case .greaterThan: .infinity
+        case nil: value
+        }
+    }
 
     public init(
         type: QuantityType,
@@ -60,7 +79,9 @@ public struct QuantitySample: Sendable, Hashable {
         clockOffset: Double? = nil,
         rawPayload: [UInt8] = [],
         index: Int = 0,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:],
+        comparator: ValueComparator? = nil,
+        quarantineReason: String? = nil
     ) {
         self.type = type
         self.value = value
@@ -80,6 +101,8 @@ public struct QuantitySample: Sendable, Hashable {
         self.deviceTime = deviceTime
         self.clockOffset = clockOffset
         self.index = index
+        self.comparator = comparator
+        self.quarantineReason = quarantineReason
     }
 
     /// Makes a sample that shares `provenance` with its siblings from the same payload.
@@ -115,7 +138,8 @@ public struct QuantitySample: Sendable, Hashable {
         lhs.type == rhs.type && lhs.value == rhs.value && lhs.unit == rhs.unit && lhs.start == rhs.start
             && lhs.end == rhs.end && lhs.transmittedValue == rhs.transmittedValue
             && lhs.transmittedUnit == rhs.transmittedUnit && lhs.deviceTime == rhs.deviceTime
-            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index
+            && lhs.clockOffset == rhs.clockOffset && lhs.index == rhs.index && lhs.comparator == rhs.comparator
+            && lhs.quarantineReason == rhs.quarantineReason
             && (lhs.provenance === rhs.provenance || lhs.provenance.fields == rhs.provenance.fields)
     }
 
@@ -124,7 +148,9 @@ public struct QuantitySample: Sendable, Hashable {
         hasher.combine(value)
         hasher.combine(start)
         hasher.combine(index)
-        hasher.combine(provenance.fields)
+        // Not the payload: the samples of one payload would each hash all of it (equal values still hash equal).
+        hasher.combine(provenance.receivedAt)
+        hasher.combine(provenance.payload.count)
     }
 
     /// The key that makes ingest idempotent.
@@ -132,20 +158,30 @@ public struct QuantitySample: Sendable, Hashable {
     /// Device samples: source device + characteristic + device time (or receive time) + raw payload + type
     /// (+ index). Manual entries: type + value + unit + time.
     public var idempotencyKey: String {
-        let typeKey = index == 0 ? type.rawValue : "\(type.rawValue)#\(index)"
         switch source.kind {
         case .manual:
             return "manual|\(typeKey)|\(transmittedValue)|\(transmittedUnit.rawValue)|\(Timestamp.utcKey(start))"
         case .device:
-            let device = source.device?.key ?? "unknown"
-            let characteristic = source.characteristic?.description ?? "-"
-            let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(receivedAt))"
-            return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(rawPayload))|\(typeKey)"
+            return SampleProvenance.deviceKeyPrefix(provenance.fields, deviceTime: deviceTime) + typeKey
         }
     }
 
+    private var typeKey: String { index == 0 ? type.rawValue : "\(type.rawValue)#\(index)" }
+
     /// A stable UUID derived from the idempotency key: its time, then SHA-256 bits (layout: ``SampleID``).
-    public var id: UUID { SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds) }
+    ///
+    /// A device sample's key is its payload's prefix (device, characteristic, time, the whole payload in hex)
+    /// plus its type: the prefix is hashed once per payload and shared, so the n samples of one payload (RR
+    /// intervals) cost O(n) rather than n hashes of the whole payload. Same digest, same ids as before.
+    public var id: UUID {
+        switch source.kind {
+        case .manual: return SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds)
+        case .device:
+            var hasher = provenance.keyPrefixHasher(deviceTime: deviceTime)
+            hasher.update(typeKey)
+            return SampleID.uuid(digest: hasher.finalize(), milliseconds: idMilliseconds)
+        }
+    }
 }
 
 /// Provenance shared by every sample decoded from one payload: source, payload bytes, receive time and
@@ -161,7 +197,30 @@ final class SampleProvenance: @unchecked Sendable {
         var metadata = [String: String]()
     }
 
-    private(set) var fields: Fields
+    private(set) var fields: Fields {
+        didSet { keyPrefix.withLock { $0 = nil } }
+    }
+    /// The hashed idempotency-key prefix of the last device time asked for (see ``QuantitySample/id``).
+    private let keyPrefix = Mutex<(deviceTime: DateTime?, hasher: SHA256.Hasher)?>(nil)
+
+    /// `device|ADDRESS|CHARACTERISTIC|TIME|PAYLOAD-HEX|`: every device sample's key up to its type.
+    static func deviceKeyPrefix(_ fields: Fields, deviceTime: DateTime?) -> String {
+        let device = fields.source.device?.key ?? "unknown"
+        let characteristic = fields.source.characteristic?.description ?? "-"
+        let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
+        return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(fields.payload))|"
+    }
+
+    /// A hasher fed with ``deviceKeyPrefix(_:deviceTime:)``, computed once per payload and device time.
+    func keyPrefixHasher(deviceTime: DateTime?) -> SHA256.Hasher {
+        keyPrefix.withLock { cached in
+            if let cached, cached.deviceTime == deviceTime { return cached.hasher }
+            var hasher = SHA256.Hasher()
+            hasher.update(Self.deviceKeyPrefix(fields, deviceTime: deviceTime))
+            cached = (deviceTime, hasher)
+            return hasher
+        }
+    }
 
     var source: SampleSource { fields.source }
     var payload: [UInt8] { fields.payload }

@@ -2,7 +2,7 @@ public import Foundation
 
 /// SHA-256 (FIPS 180-4), used to derive stable sample ids from idempotency keys.
 public enum SHA256 {
-    private static let k: [UInt32] = [
+    fileprivate static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
         0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
@@ -42,6 +42,75 @@ public enum SHA256 {
 
     typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
 
+    static let initialWords: Words = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
+
+    /// An incremental digest: feed bytes in pieces, copy the state to hash several messages that share a prefix
+    /// (the samples of one payload share all of their key but the type), finish for the same words
+    /// ``digest(_:)`` gives for the concatenation.
+    struct Hasher: Sendable {
+        private var h: Words = SHA256.initialWords
+        /// The bytes of the current, incomplete block (fewer than 64).
+        private var pending: [UInt8] = []
+        private var count: UInt64 = 0
+
+        init() { pending.reserveCapacity(64) }
+
+        mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            count &+= UInt64(bytes.count)
+            var offset = 0
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                SHA256.k.withUnsafeBufferPointer { k in
+                    if !pending.isEmpty {
+                        let take = min(64 - pending.count, bytes.count)
+                        pending.append(contentsOf: bytes[0..<take])
+                        offset = take
+                        guard pending.count == 64 else { return }
+                        pending.withUnsafeBytes { SHA256.compress(&h, $0, w, k) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    while bytes.count - offset >= 64 {
+                        SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 64)]), w, k)
+                        offset += 64
+                    }
+                }
+            }
+            if offset < bytes.count { pending.append(contentsOf: bytes[offset...]) }
+        }
+
+        mutating func update(_ text: String) {
+            var text = text
+            text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+        }
+
+        /// The digest of everything fed so far (the hasher itself is unchanged).
+        func finalize() -> Words {
+            var h = self.h
+            let rest = pending.count
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                SHA256.k.withUnsafeBufferPointer { k in
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                        for index in 0..<128 { tail[index] = 0 }
+                        for index in 0..<rest { tail[index] = pending[index] }
+                        tail[rest] = 0x80
+                        let tailLength = rest + 9 <= 64 ? 64 : 128
+                        let bitLength = count &* 8
+                        for index in 0..<8 {
+                            tail[tailLength - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index))
+                        }
+                        let raw = UnsafeRawBufferPointer(tail)
+                        SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: raw[0..<64]), w, k)
+                        if tailLength == 128 {
+                            SHA256.compress(&h, UnsafeRawBufferPointer(rebasing: raw[64..<128]), w, k)
+                        }
+                    }
+                }
+            }
+            return h
+        }
+    }
+
     /// The digest as eight big-endian words, without intermediate arrays: full blocks are read in place, the
     /// padded tail (one or two blocks) is built in a stack buffer.
     static func digest(_ message: UnsafeRawBufferPointer) -> Words {
@@ -75,7 +144,7 @@ public enum SHA256 {
     }
 
     @inline(__always)
-    private static func compress(
+    fileprivate static func compress(
         _ h: inout Words,
         _ chunk: UnsafeRawBufferPointer,
         _ w: UnsafeMutableBufferPointer<UInt32>,

@@ -4,6 +4,36 @@ public import GATTDecoding
 
 /// ISO-8601 formatting and parsing with explicit zones, for output, keys and user input.
 public enum Timestamp {
+    /// The calendar years CareBridge reads and stores: 1900 through 9999 (proleptic Gregorian, as ISO-8601).
+    ///
+    /// Every time that comes in (command-line options, plan files, recording headers and `t`, manual readings)
+    /// is checked against it, so no conversion downstream can overflow and no reading lands before the
+    /// Gregorian reform, where Foundation's calendar (Julian before 1582) and ISO-8601 disagree by days.
+    public static let supportedYears: ClosedRange<Int> = 1900...9999
+
+    /// 1900-01-01T00:00:00Z …< 10000-01-01T00:00:00Z: the instants whose UTC year is in ``supportedYears``.
+    public static let supportedInstants: Range<Double> =
+        Double(
+            CivilDate.dayNumber(year: 1900, month: 1, day: 1) * 86_400
+        )..<Double(CivilDate.dayNumber(year: 10_000, month: 1, day: 1) * 86_400)
+
+    /// Whether `date` lies in ``supportedInstants`` (finite, UTC year 1900…9999).
+    public static func isSupported(_ date: Date) -> Bool {
+        supportedInstants.contains(date.timeIntervalSince1970)
+    }
+
+    /// The supported range in words, for error messages.
+    public static let supportedRangeDescription = "1900-01-01 through 9999-12-31"
+
+    /// Milliseconds since 1970 of `date`, rounded, clamped into ``supportedInstants`` (a NaN counts as 1970):
+    /// formatting never traps on a time that slipped past the checks.
+    static func clampedMilliseconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        guard !seconds.isNaN else { return 0 }
+        let clamped = min(max(seconds, supportedInstants.lowerBound), supportedInstants.upperBound - 0.001)
+        return Int64((clamped * 1000).rounded())
+    }
+
     /// `2023-12-25T14:30:45+01:00` in `zone` (milliseconds added when the instant has a fraction).
     public static func format(_ date: Date, in zone: TimeZone) -> String {
         let offset = zone.secondsFromGMT(for: date)
@@ -13,7 +43,7 @@ public enum Timestamp {
     /// A UTC form used inside idempotency keys: `2023-12-25T13:30:45.000Z`.
     public static func utcKey(_ date: Date) -> String {
         // Fast path (every key is built with this): the 24 characters written straight into the string.
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = clampedMilliseconds(date)
         var days = milliseconds / 86_400_000
         var millisOfDay = milliseconds % 86_400_000
         if millisOfDay < 0 {
@@ -52,8 +82,7 @@ public enum Timestamp {
 
     /// `2023-12-25T14:30:45+01:00` for a known UTC offset (seconds east of UTC).
     public static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {
-        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded() + Double(offsetSeconds) * 1000
-        let milliseconds = Int64(totalMilliseconds)
+        let milliseconds = clampedMilliseconds(date) + Int64(offsetSeconds) * 1000
         var days = milliseconds / 86_400_000
         var millisOfDay = milliseconds % 86_400_000
         if millisOfDay < 0 {
@@ -90,6 +119,11 @@ public enum Timestamp {
         nanosecond: Int = 0,
         in zone: TimeZone
     ) -> Date? {
+        // Foundation's calendar is lenient (February 31 becomes March 3) and Julian before 1582: check first.
+        guard supportedYears.contains(year), (1...12).contains(month),
+            (1...CivilDate.daysInMonth(year: year, month: month)).contains(day), (0...23).contains(hour),
+            (0...59).contains(minute), (0...59).contains(second), (0..<1_000_000_000).contains(nanosecond)
+        else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let components = DateComponents(
@@ -107,10 +141,64 @@ public enum Timestamp {
     /// Why user-supplied time text could not be read.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
         public var text: String
+        /// What is wrong beyond the shape (an impossible date, a year outside the supported range), if known.
+        public var reason: String?
+
+        public init(text: String, reason: String? = nil) {
+            self.text = text
+            self.reason = reason
+        }
+
         public var description: String {
-            "cannot read '\(text)' as a time: use ISO-8601 such as 2026-11-20, 2026-11-20T07:30, "
+            if let reason { return "cannot read '\(text)' as a time: \(reason)" }
+            return "cannot read '\(text)' as a time: use ISO-8601 such as 2026-11-20, 2026-11-20T07:30, "
                 + "2026-11-20T07:30:00+01:00 or 2026-11-20T06:30:00Z"
         }
+    }
+
+    /// Why these calendar fields name no real time in ``supportedYears``, or nil when they do.
+    public static func fieldProblem(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> String? {
+        guard supportedYears.contains(year) else {
+            return "year \(year) is outside the supported range \(supportedRangeDescription)"
+        }
+        guard (1...12).contains(month) else { return "month \(month) is outside 1…12" }
+        let length = CivilDate.daysInMonth(year: year, month: month)
+        guard (1...length).contains(day) else {
+            return "day \(day) is outside 1…\(length) for \(year)-\(pad(month, 2))"
+        }
+        guard (0...23).contains(hour) else { return "hour \(hour) is outside 0…23" }
+        guard (0...59).contains(minute) else { return "minute \(minute) is outside 0…59" }
+        guard (0...59).contains(second) else { return "second \(second) is outside 0…59" }
+        return nil
+    }
+
+    /// ``parse(_:in:)`` plus the forms people type at a prompt: `today` and `yesterday` (midnight in `zone`)
+    /// and a bare `HH:MM[:SS]` (that wall-clock time today in `zone`), "today" being the day of `now` in `zone`.
+    public static func parse(_ text: String, in zone: TimeZone, now: Date) throws(ParseError) -> Date {
+        let input = text.trimmingSpaces.lowercased()
+        let today = String(format(now, in: zone).prefix(10))
+        switch input {
+        case "today": return try parse(today, in: zone)
+        case "yesterday":
+            let utf8 = Array(today.utf8)
+            func number(_ range: Range<Int>) -> Int { Int(String(decoding: utf8[range], as: UTF8.self)) ?? 0 }
+            let (year, month, day) = CivilDate.civil(
+                dayNumber: CivilDate.dayNumber(year: number(0..<4), month: number(5..<7), day: number(8..<10)) - 1
+            )
+            return try parse("\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))", in: zone)
+        default:
+            let isBareTime =
+                (input.count == 5 || input.count == 8) && input.dropFirst(2).first == ":"
+                && input.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ":") }
+            guard isBareTime else { return try parse(text, in: zone) }
+            return try parse(today + "T" + input, in: zone)
+        }
+    }
+
+    /// Whether `text` names a whole day (`YYYY-MM-DD`, `today`, `yesterday`) rather than an instant.
+    public static func namesWholeDay(_ text: String) -> Bool {
+        let input = text.trimmingSpaces.lowercased()
+        return input == "today" || input == "yesterday" || input.utf8.count == 10
     }
 
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff]]` with optional `Z` or `±HH:MM`.
@@ -132,7 +220,7 @@ public enum Timestamp {
             index < utf8.count && utf8[index] == character.asciiValue!
         }
         guard let year = number(0..<4), expect(4, "-"), let month = number(5..<7), expect(7, "-"),
-            let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
+            let day = number(8..<10)
         else { throw ParseError(text: text) }
         var hour = 0
         var minute = 0
@@ -141,13 +229,13 @@ public enum Timestamp {
         var index = 10
         if index < utf8.count {
             guard expect(10, "T") || expect(10, " "), let h = number(11..<13), expect(13, ":"),
-                let m = number(14..<16), h < 24, m < 60
+                let m = number(14..<16)
             else { throw ParseError(text: text) }
             hour = h
             minute = m
             index = 16
             if expect(index, ":") {
-                guard let s = number(17..<19), s < 61 else { throw ParseError(text: text) }
+                guard let s = number(17..<19) else { throw ParseError(text: text) }
                 second = s
                 index = 19
                 if expect(index, ".") {
@@ -159,6 +247,9 @@ public enum Timestamp {
                     index = end
                 }
             }
+        }
+        if let problem = fieldProblem(year: year, month: month, day: day, hour: hour, minute: minute, second: second) {
+            throw ParseError(text: text, reason: problem)
         }
         var resolvedZone = zone
         if index < utf8.count {
@@ -174,8 +265,8 @@ public enum Timestamp {
                     throw ParseError(text: text)
                 }
                 let sign = expect(index, "-") ? -1 : 1
-                guard let offsetZone = TimeZone(secondsFromGMT: sign * (oh * 3600 + om * 60)) else {
-                    throw ParseError(text: text)
+                guard oh <= 18, om < 60, let offsetZone = TimeZone(secondsFromGMT: sign * (oh * 3600 + om * 60)) else {
+                    throw ParseError(text: text, reason: "the offset must be within ±18:00")
                 }
                 resolvedZone = offsetZone
             } else {
@@ -194,6 +285,9 @@ public enum Timestamp {
                 in: resolvedZone
             )
         else { throw ParseError(text: text) }
+        guard isSupported(date) else {
+            throw ParseError(text: text, reason: "outside the supported range \(supportedRangeDescription) (UTC)")
+        }
         return date
     }
 }

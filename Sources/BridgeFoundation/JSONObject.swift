@@ -6,30 +6,56 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     }
 
     public private(set) var members: [Member]
+    /// Key → position in ``members``, kept once an object has more than ``indexThreshold`` members: a search
+    /// per key made an object with many keys (a crafted recording line) quadratic to parse. Small objects (every
+    /// ordinary line) search their few members and allocate no dictionary.
+    private var positions: [String: Int] = [:]
+    private static let indexThreshold = 8
 
     public init() {
         members = []
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        members = elements.map { Member(key: $0.0, value: $0.1) }
+        members = []
+        for (key, value) in elements { self[key] = value }
+    }
+
+    private func position(of key: String) -> Int? {
+        if members.count > Self.indexThreshold { return positions[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
+    private mutating func reindex() {
+        positions = [:]
+        guard members.count > Self.indexThreshold else { return }
+        positions.reserveCapacity(members.count)
+        for (index, member) in members.enumerated() { positions[member.key] = index }
     }
 
     /// The value for `key`; setting appends a new key or replaces an existing one in place.
     public subscript(key: String) -> JSONValue? {
-        get { members.first { $0.key == key }?.value }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = position(of: key) {
                 if let newValue {
                     members[index].value = newValue
                 } else {
                     members.remove(at: index)
+                    reindex()
                 }
             } else if let newValue {
                 members.append(Member(key: key, value: newValue))
+                if members.count > Self.indexThreshold + 1 {
+                    positions[key] = members.count - 1
+                } else if members.count == Self.indexThreshold + 1 {
+                    reindex()
+                }
             }
         }
     }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.members == rhs.members }
 
     public var keys: [String] { members.map(\.key) }
 }

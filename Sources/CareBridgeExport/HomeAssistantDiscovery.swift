@@ -95,7 +95,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
             "unique_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
             "object_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
             "state_topic": .string(stateTopic(device: device, type: type)),
-            "value_template": .string("{{ value_json.value }}"),
+            // A LO/HI reading has no number to show: Home Assistant reads "None" as unknown, and the comparator
+            // and interpretation are in the attributes.
+            "value_template": .string(
+                "{{ value_json.value if value_json.comparator is not defined else None }}"
+            ),
             "json_attributes_topic": .string(stateTopic(device: device, type: type)),
             "unit_of_measurement": .string(Self.displayUnit(unit)),
         ]
@@ -111,7 +115,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         return Message(topic: configTopic(device: device, type: type), payload: .object(config), retain: true)
     }
 
-    /// The state message for one sample: not retained, carrying the sample id, value, unit and times.
+    /// The state message for one sample: not retained, carrying the sample id, value, unit and times; for a
+    /// LO/HI sample also `comparator` (`<`/`>`) and `interpretation` (`LO`/`HI`), its value being the device's
+    /// limit or null; the device's status flags as `status`.
     ///
     /// - Parameters:
     ///   - sample: the sample; its value is sent in its own unit (CareBridge's samples use the canonical one
@@ -124,11 +130,18 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         var state: JSONObject = [
             "id": .string(sample.id.uuidString.lowercased()),
             "type": .string(sample.type.rawValue),
-            "value": .double(value),
+            "value": value.isFinite ? .double(value) : .null,
             "unit": .string(Self.displayUnit(unit)),
             "ucum": .string(unit.rawValue),
             "start": .string(Timestamp.format(sample.start, in: zone)),
         ]
+        if let comparator = sample.comparator {
+            // The value is the device's limit (null when unknown): never a plain number.
+            state["comparator"] = .string(comparator.rawValue)
+            state["interpretation"] = .string(comparator.label)
+        }
+        let flags = SampleScreening.flags(of: sample)
+        if !flags.isEmpty { state["status"] = .array(flags.map(JSONValue.string)) }
         if sample.end != sample.start { state["end"] = .string(Timestamp.format(sample.end, in: zone)) }
         state["source"] = .string(sample.source.kind.rawValue)
         if let device = sample.source.device { state["device"] = .string(device.key) }
@@ -141,6 +154,25 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     }
 
     /// The device block shared by every entity of one device.
+    /// The retraction of a sample that was published and then deleted (a mistyped reading, a wrong device
+    /// value): on the sample's state topic, not retained, `{"id", "type", "status": "entered-in-error",
+    /// "retracted": true, "value": null, "deleted_at"}` (FHIR's status for the same correction).
+    public func retraction(for sample: QuantitySample, deletedAt: Date, in zone: TimeZone) -> Message {
+        Message(
+            topic: stateTopic(device: sample.source.device, type: sample.type),
+            payload: .object([
+                "id": .string(sample.id.uuidString.lowercased()),
+                "type": .string(sample.type.rawValue),
+                "status": .string("entered-in-error"),
+                "retracted": .bool(true),
+                "value": .null,
+                "start": .string(Timestamp.format(sample.start, in: zone)),
+                "deleted_at": .string(Timestamp.format(deletedAt, in: zone)),
+            ]),
+            retain: false
+        )
+    }
+
     func deviceBlock(_ device: DeviceIdentity?) -> JSONObject {
         var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device))])]
         guard let device else {

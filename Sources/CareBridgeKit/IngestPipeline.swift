@@ -101,6 +101,8 @@ public struct IngestPipeline {
     struct DeviceState {
         var identity: DeviceIdentity
         var profile: DeviceProfile?
+        /// Plausibility and measurement range for this device (the profile's, over the configuration's).
+        var screening = SampleScreening()
         var session = Session()
         var sampleCount = 0
         var reportedUnclaimed = false
@@ -109,8 +111,16 @@ public struct IngestPipeline {
 
     private mutating func newDevice(_ address: String) -> DeviceState {
         order.append(address)
-        return DeviceState(identity: DeviceIdentity(address: address))
+        var state = DeviceState(identity: DeviceIdentity(address: address))
+        state.screening = SampleScreening(plausibility: configuration.plausibility)
+        return state
     }
+
+    /// The zone of a device whose profile says its clock is UTC (`deviceTimeIsUTC`).
+    static let utc = TimeZone(identifier: "UTC")!
+
+    /// The ATT maximum length of an attribute value (Core Specification Vol 3 Part F §3.2.9).
+    public static let maximumValueLength = 512
 
     // MARK: - Events
 
@@ -151,6 +161,10 @@ public struct IngestPipeline {
         guard state.profile == nil, let profile = catalog.profile(for: advertisement) else { return }
         state.profile = profile
         state.identity.profile = profile.id
+        state.screening = SampleScreening(
+            plausibility: configuration.plausibility.overriding(profile.plausibility),
+            measurementRanges: profile.measurementRanges
+        )
         logger.info(
             "device claimed",
             metadata: ["device.address": "\(state.identity.key)", "profile": "\(profile.id)"]
@@ -166,6 +180,13 @@ public struct IngestPipeline {
         let address = state.identity.address ?? state.identity.key
         func bad(_ message: String) {
             output.issues.append(PipelineIssue(severity: .badEvent, device: address, time: time, message: message))
+        }
+        guard value.bytes.count <= Self.maximumValueLength else {
+            bad(
+                "characteristic value of \(value.bytes.count) bytes for \(value.characteristic) is longer than the "
+                    + "ATT maximum of \(Self.maximumValueLength) bytes: refused"
+            )
+            return
         }
         guard let profile = state.profile else {
             bad("no device profile claims this device (no matching advertisement or services seen)")
@@ -198,6 +219,10 @@ public struct IngestPipeline {
             guard let merged = multiPacket(bytes, time: time, state: &state, output: &output) else { return }
             bytes = merged
         }
+        // The device's own bytes are kept as the sample's payload; the decoder reads them in the standard
+        // layout when the profile names vendor quirks.
+        let received = bytes
+        if !entry.quirks.isEmpty { bytes = entry.quirks.standardised(bytes, decoder: decoder.identifier) }
         let payload: any GATTPayload
         do {
             payload = try decoder.decode(bytes)
@@ -217,16 +242,27 @@ public struct IngestPipeline {
             attachContext(payload, bytes: bytes, time: time, state: &state, output: &output)
         case .measurement:
             guard let producing = payload as? any SampleProducing else { return }
+            for noValue in NoValueField.find(in: payload.fields) {
+                output.issues.append(
+                    PipelineIssue(
+                        severity: .warning,
+                        device: address,
+                        time: time,
+                        message: "\(type(of: payload).name): \(noValue.field) is \(noValue.value) "
+                            + "(\(noValue.reason)); no value for it"
+                    )
+                )
+            }
             let context = SampleContext(
                 receivedAt: time,
-                timeZone: configuration.timeZone,
+                timeZone: profile.quirks.deviceTimeIsUTC ? Self.utc : configuration.timeZone,
                 source: SampleSource(
                     kind: .device,
                     characteristic: value.characteristic,
                     decoder: decoder.identifier,
                     device: state.identity
                 ),
-                payload: bytes
+                payload: received
             )
             let samples = producing.samples(in: consume context)
             let live =
@@ -381,6 +417,18 @@ public struct IngestPipeline {
         state.session.lastAdvertisement = time
         if state.session.lastServiceData[format.uuid] == bytes { return }  // a repeat
         state.session.lastServiceData[format.uuid] = bytes
+        guard bytes.count <= Self.maximumValueLength else {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .badEvent,
+                    device: state.identity.key,
+                    time: time,
+                    message:
+                        "service data of \(bytes.count) bytes is longer than \(Self.maximumValueLength) bytes: refused"
+                )
+            )
+            return
+        }
         guard let decoder = DecoderCatalog.decoder(identifier: format.decoder) else {
             if state.reportedDecoders.insert(format.decoder).inserted {
                 output.issues.append(
@@ -449,9 +497,37 @@ public struct IngestPipeline {
         }
     }
 
+    /// Hands a finished sample on, after the safety stage (``SampleScreening``): LO/HI get the device's limit,
+    /// implausible or status-invalid samples are quarantined (kept, reported, never used).
     private func emit(_ sample: QuantitySample, state: inout DeviceState, output: inout Output) {
         var sample = sample
         sample.source.device = state.identity
+        state.screening.screen(&sample)
+        let address = state.identity.address ?? state.identity.key
+        if let reason = sample.quarantineReason {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: address,
+                    time: sample.receivedAt,
+                    message: "quarantined \(sample.type.title) sample \(sample.id.uuidString.lowercased()): \(reason)"
+                )
+            )
+        } else if let comparator = sample.comparator {
+            let limit =
+                sample.value.isFinite
+                ? "\(comparator.rawValue) \(SampleScreening.format(sample.value)) \(sample.unit)" : "limit unknown"
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: address,
+                    time: sample.receivedAt,
+                    message:
+                        "\(sample.type.title) \(comparator.label) (\(comparator.interpretationDisplay.lowercased()), "
+                        + "\(limit)): stored as an out-of-range reading"
+                )
+            )
+        }
         state.sampleCount += 1
         output.samples.append(sample)
     }

@@ -1,3 +1,4 @@
+public import BridgeCore
 public import Foundation
 
 /// Tunables of the ingestion pipeline.
@@ -13,6 +14,9 @@ public struct PipelineConfiguration: Sendable {
     public var liveWindow: Double
     /// The first packet of a multi-packet value is dropped when its continuation does not arrive in time.
     public var multiPacketTimeout: Double
+    /// The plausibility table every device sample is screened against (a profile's `plausibility` overrides
+    /// rows of it for its device).
+    public var plausibility: PlausibilityTable = .standard
 
     public init(
         timeZone: TimeZone,

@@ -29,8 +29,20 @@ public struct PipelineReport: Sendable {
     /// Events that could not be used (bad lines for recordings), in input order.
     public var badEvents: [IngestProblem] = []
     public var warnings: [IngestProblem] = []
+    /// Samples quarantined by the safety stage (implausible, or invalid by their device's status); included in
+    /// ``samplesByType``.
+    public var quarantined = 0
+    /// LO/HI samples (beyond the device's measurement range); included in ``samplesByType``.
+    public var outOfRange = 0
 
     public init() {}
+
+    /// Counts one sample the pipeline produced.
+    public mutating func count(_ sample: QuantitySample) {
+        samplesByType[sample.type, default: 0] += 1
+        if sample.isQuarantined { quarantined += 1 }
+        if sample.comparator != nil { outOfRange += 1 }
+    }
 
     /// Every sample the pipeline produced.
     public var samples: Int { samplesByType.values.reduce(0, +) }
@@ -38,16 +50,25 @@ public struct PipelineReport: Sendable {
     /// Adds another run's figures (one report for several files).
     public mutating func merge(_ other: PipelineReport) {
         events += other.events
+        // One dictionary per merge, not a search per device: a recording with rotating random addresses has
+        // tens of thousands of devices.
+        var positions = [String: Int](minimumCapacity: devices.count + other.devices.count)
+        for (index, device) in devices.enumerated() where positions[device.identity.key] == nil {
+            positions[device.identity.key] = index
+        }
         for device in other.devices {
-            if let index = devices.firstIndex(where: { $0.identity.key == device.identity.key }) {
+            if let index = positions[device.identity.key] {
                 devices[index].samples += device.samples
                 devices[index].identity = device.identity
                 devices[index].profile = device.profile ?? devices[index].profile
             } else {
+                positions[device.identity.key] = devices.count
                 devices.append(device)
             }
         }
         for (type, count) in other.samplesByType { samplesByType[type, default: 0] += count }
+        quarantined += other.quarantined
+        outOfRange += other.outOfRange
         badEvents += other.badEvents
         warnings += other.warnings
     }

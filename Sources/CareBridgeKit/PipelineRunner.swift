@@ -120,7 +120,7 @@ public enum PipelineRunner {
 
         mutating func flush() async throws {
             guard !samples.isEmpty else { return }
-            for sample in samples { report.samplesByType[sample.type, default: 0] += 1 }
+            for sample in samples { report.count(sample) }
             try await sink.write(samples)
             samples.removeAll(keepingCapacity: true)
         }
@@ -128,7 +128,7 @@ public enum PipelineRunner {
         /// Hands the batch to the sink without waiting for it to be written; first waits for the previous batch.
         mutating func flushOverlapping() async throws {
             guard !samples.isEmpty else { return }
-            for sample in samples { report.samplesByType[sample.type, default: 0] += 1 }
+            for sample in samples { report.count(sample) }
             try await finishWriting()
             let full = samples
             let sink = self.sink

@@ -1,3 +1,4 @@
+import BridgeCore
 import BridgeFoundation
 public import Foundation
 
@@ -73,7 +74,9 @@ public struct WallClockTime: Sendable, Hashable, Codable, Comparable, CustomStri
 
     /// Why the fields do not name a real date and time, or nil when they do.
     public var validationProblem: String? {
-        guard (1...9999).contains(year) else { return "year \(year) is outside 1…9999" }
+        guard Timestamp.supportedYears.contains(year) else {
+            return "year \(year) is outside the supported range \(Timestamp.supportedRangeDescription)"
+        }
         guard (1...12).contains(month) else { return "month \(month) is outside 1…12" }
         let length = CivilDate.daysInMonth(year: year, month: month)
         guard (1...length).contains(day) else { return "day \(day) is outside 1…\(length) for \(year)-\(month)" }

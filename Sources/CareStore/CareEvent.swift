@@ -14,6 +14,8 @@ public struct OutcomeValue: Sendable, Hashable {
     public var recordedAt: Date
     /// The words of an answer (`yes`, a choice, free text, a scale label); nil for numbers only.
     public var text: String?
+    /// `<`/`>` when the value comes from a LO/HI sample: ``value`` is then the device's limit (or ±∞).
+    public var comparator: ValueComparator?
 
     public init(
         value: Double,
@@ -21,7 +23,8 @@ public struct OutcomeValue: Sendable, Hashable {
         measuredAt: Date,
         sampleID: UUID?,
         recordedAt: Date,
-        text: String? = nil
+        text: String? = nil,
+        comparator: ValueComparator? = nil
     ) {
         self.value = value
         self.unit = unit
@@ -29,6 +32,7 @@ public struct OutcomeValue: Sendable, Hashable {
         self.sampleID = sampleID
         self.recordedAt = recordedAt
         self.text = text
+        self.comparator = comparator
     }
 }
 

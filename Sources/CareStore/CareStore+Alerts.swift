@@ -188,13 +188,20 @@ extension CareStore {
         }
     }
 
-    /// Starts queueing alert notifications for `channel` (from now on; earlier alerts are not sent).
+    /// Starts queueing alert notifications for `channel`. When the channel is new, the alerts open at that
+    /// moment are queued as raised (so the receiver learns about them), in the order they occurred.
     public func enableAlertChannel(_ channel: String, at now: Date = Date()) throws(CareStoreError) {
         try write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO alertChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, now.timeIntervalSince1970]
             )
+            guard db.changesCount > 0 else { return }
+            let open = try Int64.fetchAll(
+                db,
+                sql: "SELECT id FROM alert WHERE acknowledgedAt IS NULL AND withdrawnAt IS NULL ORDER BY occurredAt, id"
+            )
+            for id in open { try Self.enqueue(db, alertID: id, change: .raised, channels: [channel], now: now) }
         }
     }
 

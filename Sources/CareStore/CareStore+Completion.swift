@@ -19,6 +19,7 @@ extension CareStore {
     ///   entry does not allow it), `.invalidAnswer` (an answer outside the format, an answer to a task that
     ///   asks for none, or no answer to a task that asks for one), and the errors of
     ///   ``complete(taskID:occurrence:at:now:)``.
+    @discardableResult
     public func complete(
         taskID: String,
         occurrence: Int?,

@@ -211,7 +211,7 @@ extension CareStore {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT o.occurrence, o.createdDate, o.updatedDate,
-                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.text, o.note, o.notDoneReason
+                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.text, o.note, o.notDoneReason, v.comparator
                 FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
                 WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
                 ORDER BY o.occurrence, v.position
@@ -243,7 +243,8 @@ extension CareStore {
                     measuredAt: Date(timeIntervalSince1970: row[5]),
                     sampleID: (row[6] as String?).flatMap(UUID.init(uuidString:)),
                     recordedAt: Date(timeIntervalSince1970: row[7]),
-                    text: row[8]
+                    text: row[8],
+                    comparator: (row[11] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }

@@ -32,7 +32,7 @@ extension CareStore {
         -> IngestReport
     {
         for (index, sample) in samples.enumerated() {
-            guard sample.value.isFinite else {
+            guard sample.value.isFinite || (sample.comparator != nil && !sample.value.isNaN) else {
                 throw CareStoreError(
                     .invalidSample,
                     "sample \(index) (\(sample.type)): value \(sample.value) is not finite"
@@ -64,6 +64,10 @@ extension CareStore {
                 }
                 report.inserted += 1
                 if collectChanges { changes.append(.sampleAdded(id: id, type: sample.type, start: sample.start)) }
+                if sample.isQuarantined {
+                    report.quarantined += 1
+                    continue
+                }
                 if !matcher.add(sample, id: id, recordedAt: recordedAt) { report.unmatched += 1 }
             }
             let updated = try matcher.apply(db, now: recordedAt)
@@ -103,6 +107,7 @@ extension CareStore {
                 sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
                 arguments: [date.timeIntervalSince1970, id.data]
             )
+            if record.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             let sample = try record.storedSample().sample
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
@@ -112,6 +117,160 @@ extension CareStore {
         guard let result else { return false }
         broadcaster.publish(result)
         return true
+    }
+
+    /// Replaces a reading typed in by hand (a typo): the old one becomes a tombstone, the new one is stored, and
+    /// the events either fed are derived again, in one transaction. Exports and the MQTT outbox carry the
+    /// retraction of the old one (FHIR `entered-in-error`).
+    /// - Parameters:
+    ///   - id: the manual sample to replace.
+    ///   - replacement: the corrected reading (source `manual`).
+    /// - Returns: what storing the replacement did.
+    /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live manual sample has this id, `.invalidSample`
+    ///   for a replacement that is not manual or is the same reading.
+    @discardableResult
+    public func replaceManualSample(
+        id: UUID,
+        with replacement: QuantitySample,
+        recordedAt: Date = Date()
+    ) throws(CareStoreError) -> IngestReport {
+        guard replacement.source.kind == .manual else {
+            throw CareStoreError(.invalidSample, "only a manual reading can replace a manual reading")
+        }
+        guard replacement.id != id else {
+            throw CareStoreError(
+                .invalidSample,
+                "the replacement is the same reading as \(id.uuidString.lowercased()); nothing to correct"
+            )
+        }
+        let zone = bridgeZone
+        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+            guard
+                let record = try SampleRecord.fetchOne(
+                    db,
+                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
+                        + "AND sample.deletedDate IS NULL",
+                    arguments: [id.data]
+                )
+            else {
+                throw CareStoreError(.sampleNotFound, "no live sample \(id.uuidString.lowercased())")
+            }
+            guard record.sourceKind == SampleSource.Kind.manual.rawValue else {
+                throw CareStoreError(
+                    .sampleNotFound,
+                    "sample \(id.uuidString.lowercased()) came from a device: only manual readings are replaced "
+                        + "(delete it with `carebridge samples delete`)"
+                )
+            }
+            try db.execute(
+                sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
+                arguments: [recordedAt.timeIntervalSince1970, id.data]
+            )
+            try Self.enqueueRetraction(db, id: id, at: recordedAt)
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            _ = matcher.add(
+                try record.storedSample().sample,
+                id: id,
+                recordedAt: record.recordedAt,
+                forceFullDerivation: true
+            )
+            var report = IngestReport()
+            let newID = replacement.id
+            if try SampleInserter(db: db).insert(replacement, id: newID, recordedAt: recordedAt.timeIntervalSince1970) {
+                report.inserted = 1
+                if !matcher.add(replacement, id: newID, recordedAt: recordedAt, forceFullDerivation: true) {
+                    report.unmatched = 1
+                }
+            } else {
+                report.duplicates = 1
+            }
+            let updated = try matcher.apply(db, now: recordedAt)
+            report.eventsUpdated = updated.count
+            var changes: [StoreChange] = [.sampleDeleted(id: id)]
+            if report.inserted == 1 {
+                changes.append(.sampleAdded(id: newID, type: replacement.type, start: replacement.start))
+            }
+            return (report, changes + updated.map(StoreChange.eventUpdated))
+        }
+        broadcaster.publish(changes)
+        return report
+    }
+
+    /// Queues a deleted sample for every enabled outbox channel, so a publisher that already sent it sends its
+    /// retraction. (An entry still pending for it is kept: the sample was never published, and the publisher
+    /// drops it.)
+    static func enqueueRetraction(_ db: Database, id: UUID, at date: Date) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                SELECT name, ?, ? FROM outboxChannel
+                """,
+            arguments: [id.data, date.timeIntervalSince1970]
+        )
+    }
+
+    /// Releases a quarantined sample: a person checked it and accepts it. It then completes the events it falls
+    /// in, is queued for every enabled outbox channel and is exported like any sample. The quarantine reason is
+    /// kept in the release note (`<reason> (quarantined: <why>)`).
+    /// - Parameters:
+    ///   - id: the sample.
+    ///   - reason: why it is accepted (required: a release is a clinical decision and is recorded).
+    /// - Returns: the released sample, or nil if no live quarantined sample has this id.
+    /// - Throws: ``CareStoreError`` `.invalidSample` for an empty reason, or `.database`.
+    @discardableResult
+    public func releaseSample(id: UUID, reason: String, at date: Date = Date()) throws(CareStoreError) -> StoredSample?
+    {
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty else {
+            throw CareStoreError(.invalidSample, "sample \(id.uuidString.lowercased()): a release needs a reason")
+        }
+        let zone = bridgeZone
+        let result = try write { db -> (StoredSample, [StoreChange])? in
+            guard
+                let record = try SampleRecord.fetchOne(
+                    db,
+                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
+                        + "AND sample.deletedDate IS NULL AND sample.quarantineReason IS NOT NULL",
+                    arguments: [id.data]
+                )
+            else { return nil }
+            let note = "\(reason) (quarantined: \(record.quarantineReason ?? "?"))"
+            try db.execute(
+                sql: "UPDATE sample SET quarantineReason = NULL, releaseReason = ? WHERE id = ?",
+                arguments: [note, id.data]
+            )
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                    SELECT name, ?, ? FROM outboxChannel
+                    """,
+                arguments: [id.data, date.timeIntervalSince1970]
+            )
+            var stored = try record.storedSample()
+            stored.sample.quarantineReason = nil
+            stored.releaseReason = note
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            _ = matcher.add(stored.sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            let updated = try matcher.apply(db, now: date)
+            return (
+                stored,
+                [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
+                    + updated.map(StoreChange.eventUpdated)
+            )
+        }
+        guard let result else { return nil }
+        broadcaster.publish(result.1)
+        return result.0
+    }
+
+    /// How many live samples are in quarantine.
+    public func quarantinedCount() throws(CareStoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL AND quarantineReason IS NOT NULL"
+            ) ?? 0
+        }
     }
 
     /// One sample by id (deleted ones too).
@@ -148,6 +307,11 @@ extension CareStore {
                 _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
             }
             if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
+            switch query.quarantine {
+            case .excluded: conditions.append("sample.quarantineReason IS NULL")
+            case .only: conditions.append("sample.quarantineReason IS NOT NULL")
+            case .included: break
+            }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             var records = try SampleRecord.fetchAll(
                 db,

@@ -18,10 +18,35 @@ public struct CareStore: Sendable {
     /// How long a writer waits for another process's transaction before giving up (seconds).
     public static let busyTimeout: TimeInterval = 60
 
-    /// Opens (creating if needed) the store file at `path`: mode 0600 in a 0700 directory, WAL journal, migrated
-    /// to the newest schema.
-    /// - Throws: ``CareStoreError`` (`.storeLocation` or `.database`) naming the path.
-    public init(path: String, bridgeZone: TimeZone, logger: Logger) throws(CareStoreError) {
+    /// How ``init(path:bridgeZone:logger:mode:)`` treats the file.
+    public enum OpenMode: Sendable {
+        /// Create the store if it does not exist (commands that record something).
+        case create
+        /// Open only a store that exists (commands that list or export): a mistyped path creates nothing.
+        /// Opened read-write when this user may write it (so a pending migration runs), else read-only.
+        case existing
+    }
+
+    /// Opens the store file at `path` (creating it with `.create`: mode 0600 in a 0700 directory), WAL journal,
+    /// migrated to the newest schema.
+    /// - Throws: ``CareStoreError`` (`.storeLocation` or `.database`) naming the path; a file this user may not
+    ///   use is reported with its owner and what to do; with `.existing` a missing file is an error.
+    public init(path: String, bridgeZone: TimeZone, logger: Logger, mode: OpenMode = .create) throws(CareStoreError) {
+        switch (try StoreAccess.level(of: path), mode) {
+        case (.missing, .existing):
+            throw CareStoreError(
+                .storeLocation,
+                "no store at \(path): nothing has been recorded there. Check --store (or $\(StoreLocation.environmentVariable)); "
+                    + "`carebridge plan apply`, `ingest` or `replay` create a store"
+            )
+        case (.readOnly, .existing):
+            try self.init(readOnlyPath: path, bridgeZone: bridgeZone, logger: logger)
+            return
+        case (.readOnly, .create):
+            throw CareStoreError(.storeLocation, StoreAccess.readOnlyMessage(path))
+        case (.missing, .create), (.readWrite, _):
+            break
+        }
         try StoreLocation.prepare(path: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -44,6 +69,58 @@ public struct CareStore: Sendable {
         }
         try self.init(writer: pool, bridgeZone: bridgeZone, logger: logger)
         logger.debug("opened care store", metadata: ["store.path": "\(path)"])
+    }
+
+    /// Opens a store this user may read but not write, for listing and exporting. Writes fail with SQLite's
+    /// read-only error; a store that still needs a migration cannot be opened this way.
+    private init(readOnlyPath path: String, bridgeZone: TimeZone, logger: Logger) throws(CareStoreError) {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "CareStore"
+        let queue: DatabaseQueue
+        do {
+            queue = try Self.openReadOnly(path, configuration: configuration)
+            let complete = try queue.read { db in try Schema.migrator.hasCompletedMigrations(db) }
+            guard complete else {
+                throw CareStoreError(
+                    .storeLocation,
+                    "the store \(path) needs an upgrade, which needs write access. "
+                        + StoreAccess.readOnlyMessage(path)
+                )
+            }
+        } catch let error as CareStoreError {
+            throw error
+        } catch {
+            throw CareStoreError(
+                .database,
+                "cannot open store \(path) read-only: \(error). " + StoreAccess.readOnlyMessage(path),
+                cause: error
+            )
+        }
+        self.databaseWriter = queue
+        self.bridgeZone = bridgeZone
+        self.logger = logger
+        logger.debug("opened care store read-only", metadata: ["store.path": "\(path)"])
+    }
+
+    /// A read-only connection. SQLite reads a WAL store read-only only when its `-shm` file exists or can be
+    /// created; in a directory this user may not write, with no `-wal` file (so no writer is active), the file
+    /// is opened as immutable instead.
+    private static func openReadOnly(_ path: String, configuration: Configuration) throws -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+            return queue
+        } catch {
+            guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
+            var allowed = CharacterSet.urlPathAllowed
+            allowed.remove(charactersIn: "?#%")
+            let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+            let queue = try DatabaseQueue(path: "file:\(escaped)?immutable=1", configuration: configuration)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+            return queue
+        }
     }
 
     /// Uses an existing writer (e.g. an in-memory `DatabaseQueue()` in tests) and migrates it.

@@ -28,6 +28,8 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case futureTime
         /// No alert has this id.
         case alertNotFound
+        /// No live sample has this id (or not one that the operation applies to).
+        case sampleNotFound
         /// A sample that cannot be stored (unit not convertible to its type's canonical unit, not finite, …).
         case invalidSample
         /// A value stored in the database could not be read back (corrupt row, unknown enum).

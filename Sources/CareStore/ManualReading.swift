@@ -36,25 +36,10 @@ public enum ManualReading {
         }
     }
 
-    /// The range a value of `type` (in its canonical unit) must lie in to be accepted by hand.
+    /// The range a value of `type` (in its canonical unit) must lie in to be accepted by hand: the same
+    /// ``BridgeCore/PlausibilityTable/standard`` that quarantines device samples.
     public static func plausibleRange(for type: QuantityType) -> ClosedRange<Double> {
-        switch type {
-        case .bodyMass: 0.5...650
-        case .leanBodyMass, .bodyWaterMass, .muscleMass: 0.1...650
-        case .bodyMassIndex: 5...150
-        case .height: 0.2...2.8
-        case .bodyFatPercentage: 1...80
-        case .basalEnergyBurned: 100...10_000
-        case .bodyImpedance: 50...2_000
-        case .bodyTemperature: 25...45
-        case .heartRate: 20...300
-        case .rrInterval: 150...3_000
-        case .bloodPressureSystolic: 40...300
-        case .bloodPressureDiastolic: 20...200
-        case .meanArterialPressure: 30...250
-        case .bloodGlucose: 10...1_500
-        case .oxygenSaturation: 50...100
-        }
+        PlausibilityTable.standard.range(for: type) ?? -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
     }
 
     /// Reads the type name as typed (`bodyMass`, `body-mass`, `body mass`, case-insensitive).

@@ -11,6 +11,7 @@ struct OutcomeWriter {
         var measuredAt: Date
         var sampleID: String?
         var recordedAt: Date
+        var comparator: ValueComparator?
     }
 
     let db: Database
@@ -41,13 +42,13 @@ struct OutcomeWriter {
         deleteValues = try db.cachedStatement(sql: "DELETE FROM outcomeValue WHERE outcomeID = ?")
         insertValue = try db.cachedStatement(
             sql: """
-                INSERT INTO outcomeValue (outcomeID, position, value, unit, measuredAt, sampleID, recordedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO outcomeValue (outcomeID, position, value, unit, measuredAt, sampleID, recordedAt, comparator)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         )
         lastValueStatement = try db.cachedStatement(
             sql: """
-                SELECT position, value, measuredAt, sampleID, recordedAt FROM outcomeValue
+                SELECT position, value, measuredAt, sampleID, recordedAt, comparator FROM outcomeValue
                 WHERE outcomeID = ? ORDER BY position DESC LIMIT 1
                 """
         )
@@ -81,7 +82,8 @@ struct OutcomeWriter {
             value: row[1],
             measuredAt: Date(timeIntervalSince1970: row[2]),
             sampleID: row[3],
-            recordedAt: Date(timeIntervalSince1970: row[4])
+            recordedAt: Date(timeIntervalSince1970: row[4]),
+            comparator: (row[5] as String?).flatMap(ValueComparator.init(rawValue:))
         )
     }
 
@@ -133,7 +135,7 @@ struct OutcomeWriter {
         for (offset, value) in values.enumerated() {
             insertValue.setUncheckedArguments([
                 outcomeID, position + offset, value.value, unit, value.measuredAt.timeIntervalSince1970,
-                value.sampleID.text, value.recordedAt.timeIntervalSince1970,
+                value.sampleID.text, value.recordedAt.timeIntervalSince1970, value.comparator?.rawValue,
             ])
             try insertValue.execute()
         }

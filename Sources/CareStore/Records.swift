@@ -70,9 +70,16 @@ struct SampleRecord: FetchableRecord, Sendable {
     var metadata: String?
     var recordedAt: Date
     var deletedDate: Date?
+    /// `<` / `>` for a LO/HI sample (since `"v6-sample-safety"`).
+    var comparator: String?
+    var quarantineReason: String?
+    var releaseReason: String?
 
     /// The columns ``init(row:)`` reads, in order; use with `FROM sample LEFT JOIN device ON device.id = sample.deviceID`.
-    static let selection = """
+    static let selection = baseSelection + ", sample.comparator, sample.quarantineReason, sample.releaseReason"
+
+    /// The columns every schema version since `"v1"` has (what migrations before `"v6-sample-safety"` read).
+    static let baseSelection = """
         sample.id, sample.type, sample.value, sample.unit, sample.start, sample."end", sample.transmittedValue,
         sample.transmittedUnit, sample.sourceKind, sample.characteristic, sample.decoder, device.identity,
         sample.deviceTime, sample.receivedAt, sample.clockOffset, sample.payload, sample.sampleIndex, sample.metadata,
@@ -103,6 +110,11 @@ struct SampleRecord: FetchableRecord, Sendable {
         metadata = row[17]
         recordedAt = Date(timeIntervalSince1970: row[18])
         deletedDate = (row[19] as Double?).map(Date.init(timeIntervalSince1970:))
+        if row.count > 20 {
+            comparator = row[20]
+            quarantineReason = row[21]
+            releaseReason = row[22]
+        }
     }
 }
 

@@ -36,7 +36,7 @@ enum SampleIDSchema {
             )
             let records = try SampleRecord.fetchCursor(
                 db,
-                sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from)"
+                sql: "SELECT \(SampleRecord.baseSelection) \(SampleRecord.from)"
             )
             var cache = SampleRecord.DecodingCache()
             while let record = try records.next() {

@@ -17,10 +17,22 @@ struct SampleMatcher {
         var value: Double
         var measuredAt: Date
         var recordedAt: Date
+        /// `<`/`>` for a value from a LO/HI sample.
+        var comparator: ValueComparator? = nil
 
-        /// Order of `each` values and the tie-break everywhere: measurement time, then sample id.
+        /// The value for min/max: a LO sorts below every number, a HI above every number.
+        var orderingValue: Double {
+            switch comparator {
+            case .lessThan: -.infinity
+            case .greaterThan: .infinity
+            case nil: value
+            }
+        }
+
+        /// Order of `each` values and the tie-break everywhere: measurement time, then entry time (a reading
+        /// entered later to correct one measured at the same instant comes after it), then sample id.
         static func chronological(_ a: Contribution, _ b: Contribution) -> Bool {
-            (a.measuredAt, a.sampleID) < (b.measuredAt, b.sampleID)
+            (a.measuredAt, a.recordedAt, a.sampleID) < (b.measuredAt, b.recordedAt, b.sampleID)
         }
     }
 
@@ -83,6 +95,8 @@ struct SampleMatcher {
     /// Notes the events a sample falls into.
     /// - Returns: whether it fell into any.
     mutating func add(_ sample: QuantitySample, id: UUID, recordedAt: Date, forceFullDerivation: Bool = false) -> Bool {
+        // A quarantined sample completes nothing (deleting one changes nothing either).
+        guard !sample.isQuarantined || forceFullDerivation else { return false }
         guard let candidates = candidates(sample.type), !candidates.isEmpty else { return false }
         let instant = sample.start
         var matched = false
@@ -98,7 +112,13 @@ struct SampleMatcher {
                 } else {
                     // In place: copying the touch out and back would copy its contributions every time.
                     touched[key, default: Touch(version: linked.version, event: event)].contributions.append(
-                        Contribution(sampleID: sampleID, value: value, measuredAt: instant, recordedAt: recordedAt)
+                        Contribution(
+                            sampleID: sampleID,
+                            value: value,
+                            measuredAt: instant,
+                            recordedAt: recordedAt,
+                            comparator: sample.comparator
+                        )
                     )
                 }
             }
@@ -175,7 +195,8 @@ struct SampleMatcher {
                 sampleID: SampleKey(text: last.sampleID),
                 value: last.value,
                 measuredAt: last.measuredAt,
-                recordedAt: last.recordedAt
+                recordedAt: last.recordedAt,
+                comparator: last.comparator
             )
             // Out of order: re-read the window so values stay in measurement order.
             guard Contribution.chronological(lastKey, new[0]) else { return false }
@@ -189,7 +210,8 @@ struct SampleMatcher {
                 sampleID: SampleKey(text: current.sampleID),
                 value: current.value,
                 measuredAt: current.measuredAt,
-                recordedAt: current.recordedAt
+                recordedAt: current.recordedAt,
+                comparator: current.comparator
             )
             let best = Self.aggregate([currentContribution] + new, aggregation)
             if let winner = best.first, winner.sampleID != currentContribution.sampleID {
@@ -198,7 +220,11 @@ struct SampleMatcher {
             return true
         case .mean, .sum:
             // Samples after every stored one continue the chronological sum exactly as a full derivation would.
-            guard let running = try writer.running(outcomeID: existing), running.measuredAt < new[0].measuredAt else {
+            // LO/HI values make the aggregate a bound: derived in full.
+            guard new.allSatisfy({ $0.comparator == nil }),
+                try writer.lastValue(outcomeID: existing)?.comparator == nil,
+                let running = try writer.running(outcomeID: existing), running.measuredAt < new[0].measuredAt
+            else {
                 return false
             }
             var sum = running.sum
@@ -225,8 +251,8 @@ struct SampleMatcher {
     private func storedContributions(_ db: Database, touch: Touch, linkage: SampleLinkage) throws -> [Contribution] {
         let statement = try db.cachedStatement(
             sql: """
-                SELECT id, value, unit, start, recordedAt FROM sample
-                WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL
+                SELECT id, value, unit, start, recordedAt, comparator FROM sample
+                WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL AND quarantineReason IS NULL
                 """
         )
         statement.setUncheckedArguments([
@@ -245,7 +271,8 @@ struct SampleMatcher {
                     sampleID: SampleKey(bytes: row[0] as Data),
                     value: value,
                     measuredAt: instant,
-                    recordedAt: Date(timeIntervalSince1970: row[4])
+                    recordedAt: Date(timeIntervalSince1970: row[4]),
+                    comparator: (row[5] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }
@@ -265,18 +292,36 @@ struct SampleMatcher {
             return [contributions.max(by: Contribution.chronological)!]
         case .min:
             return [
-                contributions.min { ($0.value, $0.measuredAt, $0.sampleID) < ($1.value, $1.measuredAt, $1.sampleID) }!
+                contributions.min {
+                    ($0.orderingValue, $0.measuredAt, $0.recordedAt, $0.sampleID)
+                        < ($1.orderingValue, $1.measuredAt, $1.recordedAt, $1.sampleID)
+                }!
             ]
         case .max:
             return [
-                contributions.min { ($0.value, $1.measuredAt, $1.sampleID) > ($1.value, $0.measuredAt, $0.sampleID) }!
+                contributions.min {
+                    ($0.orderingValue, $1.measuredAt, $1.recordedAt, $1.sampleID)
+                        > ($1.orderingValue, $0.measuredAt, $0.recordedAt, $0.sampleID)
+                }!
             ]
         case .mean, .sum:
+            // With LO (HI) values the aggregate of their limits is an upper (lower) bound: it keeps the comparator.
+            // LO and HI together bound nothing: the values are kept one by one, each with its comparator.
+            let comparators = Set(contributions.compactMap(\.comparator))
+            if comparators.count > 1 { return contributions }
             let total = contributions.reduce(0) { $0 + $1.value }
             let value = aggregation == .sum ? total : total / Double(contributions.count)
             let measured = max(firstSample.measuredAt, lastSample.measuredAt)
             let recorded = contributions.map(\.recordedAt).max()!
-            return [Contribution(sampleID: .none, value: value, measuredAt: measured, recordedAt: recorded)]
+            return [
+                Contribution(
+                    sampleID: .none,
+                    value: value,
+                    measuredAt: measured,
+                    recordedAt: recorded,
+                    comparator: comparators.first
+                )
+            ]
         }
     }
 }

@@ -11,8 +11,9 @@ final class SampleInserter {
     static let insertSQL = """
         INSERT OR IGNORE INTO sample (
             id, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind, characteristic,
-            decoder, deviceID, deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            decoder, deviceID, deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt,
+            comparator, quarantineReason
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private let db: Database
@@ -92,6 +93,8 @@ final class SampleInserter {
         sqlite3_bind_int64(handle, 17, Int64(sample.index))
         bind(handle, 18, metadataJSON(sample.metadata))
         sqlite3_bind_double(handle, 19, recordedAt)
+        bind(handle, 20, sample.comparator?.rawValue)
+        bind(handle, 21, sample.quarantineReason)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
@@ -218,9 +221,16 @@ extension SampleRecord {
             clockOffset: clockOffset,
             rawPayload: bytes,
             index: sampleIndex,
-            metadata: meta
+            metadata: meta,
+            comparator: comparator.flatMap(ValueComparator.init(rawValue:)),
+            quarantineReason: quarantineReason
         )
-        return StoredSample(sample: sample, recordedAt: recordedAt, deletedDate: deletedDate)
+        return StoredSample(
+            sample: sample,
+            recordedAt: recordedAt,
+            deletedDate: deletedDate,
+            releaseReason: releaseReason
+        )
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS` back into a device `DateTime`.

@@ -99,6 +99,7 @@ enum Schema {
         SampleIDSchema.register(in: &migrator)
         AssessmentSchema.register(in: &migrator)
         AlertSchema.register(in: &migrator)
+        SampleSafetySchema.register(in: &migrator)
         return migrator
     }
 }

@@ -49,14 +49,56 @@ public enum StoreLocation {
         } else if !isDirectory.boolValue {
             throw CareStoreError(.storeLocation, "\(directory) is not a directory")
         }
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        // The store and its companions must be regular files of ours, never symbolic links: a link (even a
+        // dangling one, which SQLite would follow and create with the umask's 0644) or a file pre-created by
+        // another user would let that user read or redirect the health data.
+        for companion in ["-wal", "-shm", "-journal"] { try checkExisting(path + companion) }
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor >= 0 {
-            close(descriptor)
             // The umask may have narrowed it further; never wider than 0600.
-            chmod(path, 0o600)
-        } else if errno != EEXIST {
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+        } else if errno == EEXIST {
+            try checkExisting(path)
+        } else {
             let reason = String(cString: strerror(errno))
             throw CareStoreError(.storeLocation, "cannot create store file \(path): \(reason)")
+        }
+    }
+
+    /// Refuses `path` when it is a symbolic link, not a regular file, or owned by another user; narrows a file
+    /// of ours that others could read to 0600. A missing file is fine.
+    static func checkExisting(_ path: String) throws(CareStoreError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw CareStoreError(.storeLocation, "cannot inspect \(path): \(String(cString: strerror(errno)))")
+        }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK {
+            throw CareStoreError(
+                .storeLocation,
+                "\(path) is a symbolic link; refusing to follow it (it could send the health data elsewhere): "
+                    + "give the real path"
+            )
+        }
+        guard type == S_IFREG else {
+            throw CareStoreError(.storeLocation, "\(path) is not a regular file")
+        }
+        guard info.st_uid == geteuid() else {
+            throw CareStoreError(
+                .storeLocation,
+                "\(path) belongs to uid \(info.st_uid), not to this user (uid \(geteuid())); refusing to use a file "
+                    + "someone else created, since they could read the health data: remove it or choose another path"
+            )
+        }
+        if info.st_mode & 0o077 != 0 {
+            // Ours but readable by others: the store promises 0600.
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            if descriptor >= 0 {
+                fchmod(descriptor, 0o600)
+                close(descriptor)
+            }
         }
     }
 }

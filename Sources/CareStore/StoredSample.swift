@@ -8,11 +8,14 @@ public struct StoredSample: Sendable, Hashable {
     public var recordedAt: Date
     /// Set when the sample was deleted; the row stays so a re-import does not bring it back.
     public var deletedDate: Date?
+    /// Why a person released this sample from quarantine (`carebridge samples release`), when they did.
+    public var releaseReason: String?
 
-    public init(sample: QuantitySample, recordedAt: Date, deletedDate: Date? = nil) {
+    public init(sample: QuantitySample, recordedAt: Date, deletedDate: Date? = nil, releaseReason: String? = nil) {
         self.sample = sample
         self.recordedAt = recordedAt
         self.deletedDate = deletedDate
+        self.releaseReason = releaseReason
     }
 
     public var id: UUID { sample.id }
@@ -30,6 +33,9 @@ public struct SampleQuery: Sendable, Hashable {
     public var unmatchedOnly: Bool
     /// Also return deleted samples (tombstones).
     public var includesDeleted: Bool
+    /// Which samples by quarantine: usable ones only (the default: what exports and events see), quarantined
+    /// ones only, or both.
+    public var quarantine: QuarantineFilter
     public var limit: Int?
 
     public init(
@@ -38,8 +44,10 @@ public struct SampleQuery: Sendable, Hashable {
         to: Date? = nil,
         unmatchedOnly: Bool = false,
         includesDeleted: Bool = false,
+        quarantine: QuarantineFilter = .excluded,
         limit: Int? = nil
     ) {
+        self.quarantine = quarantine
         self.types = types
         self.from = from
         self.to = to
@@ -47,6 +55,16 @@ public struct SampleQuery: Sendable, Hashable {
         self.includesDeleted = includesDeleted
         self.limit = limit
     }
+}
+
+/// Which samples a query returns by quarantine.
+public enum QuarantineFilter: String, Sendable, Hashable, CaseIterable {
+    /// Usable samples only.
+    case excluded
+    /// Quarantined samples only.
+    case only
+    /// Both.
+    case included
 }
 
 /// What a call to `recordSamples(_:)` did.
@@ -59,6 +77,8 @@ public struct IngestReport: Sendable, Hashable {
     public var eventsUpdated: Int
     /// New samples that fed no event.
     public var unmatched: Int
+    /// New samples stored in quarantine (they feed no event; not counted in ``unmatched``).
+    public var quarantined = 0
 
     public init(inserted: Int = 0, duplicates: Int = 0, eventsUpdated: Int = 0, unmatched: Int = 0) {
         self.inserted = inserted

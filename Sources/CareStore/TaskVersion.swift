@@ -43,10 +43,14 @@ struct TaskVersions: Sendable {
     let all: [TaskVersion]
     /// Live (non-tombstone, non-shadowed) versions with a sample linkage, by linked type.
     let linkedByType: [QuantityType: [TaskVersion]]
+    /// Where each task's versions are in ``all``: looking a task up is a dictionary read, not a scan of every
+    /// version (re-applying a plan of n tasks was O(n²)).
+    let ranges: [String: Range<Int>]
 
     static func load(_ db: Database) throws -> TaskVersions {
         let records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
         var all: [TaskVersion] = []
+        var ranges: [String: Range<Int>] = [:]
         var index = 0
         while index < records.count {
             var end = index
@@ -66,6 +70,7 @@ struct TaskVersions: Sendable {
                 chain.append(version)
                 bound = min(bound ?? record.effectiveDate, record.effectiveDate)
             }
+            ranges[records[index].id] = all.count..<(all.count + chain.count)
             all += chain.reversed()
             index = end
         }
@@ -75,11 +80,11 @@ struct TaskVersions: Sendable {
                 linked[linkage.type, default: []].append(version)
             }
         }
-        return TaskVersions(all: all, linkedByType: linked)
+        return TaskVersions(all: all, linkedByType: linked, ranges: ranges)
     }
 
     /// The versions of one task, oldest first.
-    func versions(of taskID: String) -> [TaskVersion] { all.filter { $0.record.id == taskID } }
+    func versions(of taskID: String) -> [TaskVersion] { ranges[taskID].map { Array(all[$0]) } ?? [] }
 
     /// The version of `taskID` in force at `instant` (nil before the first version or after a deletion).
     func version(of taskID: String, at instant: Date) -> TaskVersion? {

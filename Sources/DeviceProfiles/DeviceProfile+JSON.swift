@@ -32,7 +32,10 @@ extension DeviceProfile {
     /// Reads a profile from parsed JSON.
     public init(json value: JSONValue) throws(DeviceProfileError) {
         let root = try ProfileReader(value, path: JSONPath())
-        try root.allow(["id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes"])
+        try root.allow([
+            "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
+            "measurementRange", "plausibility",
+        ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
             throw DeviceProfileError(field: "id", message: "'\(id)' must be non-empty letters, digits, '-', '_' or '.'")
@@ -63,7 +66,7 @@ extension DeviceProfile {
 
         characteristics = []
         for reader in try root.objects("characteristics") {
-            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket"])
+            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket", "quirks"])
             let useText = try reader.string("use")
             guard let use = Characteristic.Use(rawValue: useText) else {
                 throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read")
@@ -76,13 +79,25 @@ extension DeviceProfile {
                 }
                 role = parsed
             }
-            let characteristic = Characteristic(
+            var characteristic = Characteristic(
                 uuid: try reader.uuid("uuid"),
                 use: use,
                 decoder: try reader.string("decoder"),
                 role: role,
                 multiPacket: try reader.optionalBool("multiPacket") ?? false
             )
+            if let quirks = try reader.optionalObject("quirks") {
+                try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
+                characteristic.quirks = PayloadQuirks(
+                    bigEndian: Set(try quirks.strings("bigEndian")),
+                    userIDAlwaysPresent: try quirks.optionalBool("userIDAlwaysPresent") ?? false,
+                    zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
+                    ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
+                )
+                if let problem = characteristic.quirks.problem(forDecoder: characteristic.decoder) {
+                    throw reader.problem("quirks", problem)
+                }
+            }
             if characteristics.contains(where: { $0.uuid == characteristic.uuid }) {
                 throw reader.problem("uuid", "\(characteristic.uuid) is listed twice")
             }
@@ -103,7 +118,10 @@ extension DeviceProfile {
 
         quirks = Quirks()
         if let reader = try root.optionalObject("quirks") {
-            try reader.allow(["clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock"])
+            try reader.allow([
+                "clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock", "deviceTimeIsUTC",
+            ])
+            quirks.deviceTimeIsUTC = try reader.optionalBool("deviceTimeIsUTC") ?? false
             quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false
             quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false
             quirks.pairingRequired = try reader.optionalBool("pairingRequired") ?? false
@@ -118,6 +136,8 @@ extension DeviceProfile {
             tuning.notifySetupDelay = try reader.optionalSeconds("notifySetupDelay") ?? tuning.notifySetupDelay
             tuning.weighInGap = try reader.optionalSeconds("weighInGap") ?? tuning.weighInGap
         }
+        measurementRanges = try root.optionalObject("measurementRange")?.ranges() ?? [:]
+        plausibility = try root.optionalObject("plausibility")?.ranges() ?? [:]
     }
 }
 
@@ -169,6 +189,49 @@ private struct ProfileReader {
         guard let member = members[key] else { return nil }
         guard case .int(let int) = member.value else { throw problem(key, "expected an integer") }
         return int
+    }
+
+    /// An optional array of strings (empty when absent).
+    func strings(_ key: String) throws(DeviceProfileError) -> [String] {
+        guard let value = object[key], value != .null else { return [] }
+        guard case .array(let values) = value else { throw problem(key, "expected an array of strings") }
+        var strings: [String] = []
+        for value in values {
+            guard case .string(let text) = value else { throw problem(key, "expected an array of strings") }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    /// Ranges by quantity type: `{"bloodGlucose": {"low": 20, "high": 600, "unit": "mg/dL"}}`, converted to the
+    /// type's canonical unit (the unit defaults to it).
+    func ranges() throws(DeviceProfileError) -> [QuantityType: ClosedRange<Double>] {
+        var ranges: [QuantityType: ClosedRange<Double>] = [:]
+        for key in object.keys.sorted() where !key.hasPrefix("_") {
+            guard let type = QuantityType(rawValue: key) else {
+                throw problem(key, "not a quantity type (e.g. bloodGlucose, heartRate, bodyTemperature)")
+            }
+            let reader = try self.object(key)
+            try reader.allow(["low", "high", "unit"])
+            guard let low = reader.object["low"]?.doubleValue, let high = reader.object["high"]?.doubleValue,
+                low.isFinite, high.isFinite, low <= high
+            else { throw problem(key, "expected numbers low ≤ high") }
+            let unitText = try reader.optionalString("unit")
+            let unit =
+                try unitText.map { text throws(DeviceProfileError) -> HealthUnit in
+                    guard let unit = HealthUnit(parsing: text) else {
+                        throw reader.problem("unit", "unknown unit '\(text)'")
+                    }
+                    return unit
+                } ?? type.canonicalUnit
+            guard let lower = unit.convert(low, to: type.canonicalUnit),
+                let upper = unit.convert(high, to: type.canonicalUnit)
+            else {
+                throw reader.problem("unit", "\(unit) cannot express \(type.title) (canonical \(type.canonicalUnit))")
+            }
+            ranges[type] = min(lower, upper)...max(lower, upper)
+        }
+        return ranges
     }
 
     func optionalSeconds(_ key: String) throws(DeviceProfileError) -> Double? {

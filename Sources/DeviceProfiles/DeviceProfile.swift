@@ -19,6 +19,11 @@ public struct DeviceProfile: Sendable, Hashable {
     public var tuning: Tuning
     /// Free text for people reading the file.
     public var notes: String?
+    /// The device's measurement range per type, in the type's canonical unit (`measurementRange` in the
+    /// profile): the limit a LO/HI result is stored with, e.g. 20–600 mg/dL for a glucose meter.
+    public var measurementRanges: [QuantityType: ClosedRange<Double>] = [:]
+    /// Rows that replace the standard plausibility table's for this device (`plausibility` in the profile).
+    public var plausibility: [QuantityType: ClosedRange<Double>] = [:]
 
     public init(
         id: String,
@@ -108,6 +113,8 @@ public struct DeviceProfile: Sendable, Hashable {
         public var role: Role
         /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding.
         public var multiPacket: Bool
+        /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
+        public var quirks = PayloadQuirks()
 
         public init(
             uuid: BluetoothUUID,
@@ -145,6 +152,8 @@ public struct DeviceProfile: Sendable, Hashable {
         public var pairingRequired: Bool
         /// Write Current Time after connecting (when the user allows it).
         public var setDeviceClock: Bool
+        /// The device's Date Time stamps are UTC, not its local wall clock (`deviceTimeIsUTC`).
+        public var deviceTimeIsUTC = false
 
         public init(
             clockUnreliable: Bool = false,

@@ -3,7 +3,8 @@ public import BridgeFoundation
 /// Xiaomi Mi Body Composition Scale 2 (XMTZC02HM / XMTZC05HM) advertisement: the Service Data under 0x181B.
 /// Not the Body Composition Measurement layout, although it shares the service UUID.
 ///
-/// Layout (13 octets): control 0 (bit 0 unit lb), control 1 (bit 1 impedance valid, bit 5 stabilised, bit 6
+/// Layout (13 octets): control 0 (bit 0 unit lb, bit 1 set in every weighing frame, bit 2 weighing mode:
+/// object — a thing, not a person — when set; theengs/decoder `XMTZC05HM` "weighing_mode"), control 1 (bit 1 impedance valid, bit 5 stabilised, bit 6
 /// unit jin, bit 7 weight removed / empty load), Date Time, impedance uint16 Ω (meaningful only when valid),
 /// weight uint16 (kg × 200, lb × 100 or jin × 100). Bits are tested with explicit per-byte masks: the
 /// wiecosystem notes number the 16 control bits MSB-first ("bit 7 lb, 9 jin, 10 stabilised, 14 impedance").
@@ -34,6 +35,8 @@ public struct MiBodyCompositionScale2: GATTPayload, Hashable {
         if control1 & 0x40 != 0 { return .jin }
         return .kilogram
     }
+    /// Control 0 bit 2: object mode (the scale weighs a thing, not a person).
+    public var isObjectMode: Bool { control0 & 0x04 != 0 }
     /// Control 1 bit 1.
     public var isImpedanceValid: Bool { control1 & 0x02 != 0 }
     /// Control 1 bit 5.
@@ -52,6 +55,7 @@ public struct MiBodyCompositionScale2: GATTPayload, Hashable {
             "stabilised": .bool(isStabilised),
             "loadRemoved": .bool(isLoadRemoved),
             "impedanceValid": .bool(isImpedanceValid),
+            "mode": .string(isObjectMode ? "object" : "person"),
             "timeStamp": timeStamp.field,
             "impedance": .int(Int(impedance)),
             "impedanceUnit": .string("Ohm"),

@@ -3,8 +3,9 @@ public import BridgeFoundation
 /// Xiaomi Mi Smart Scale v1 (XMTZC01HM / XMTZC04HM) advertisement: the Service Data under 0x181D. Not the
 /// Weight Measurement layout, although it shares the service UUID.
 ///
-/// Layout (10 octets): control (bit 0 unit lb, bit 4 unit jin, bit 5 stabilised, bit 7 weight removed; bits
-/// 1–3 and 6 vary and are kept in ``control``), weight uint16 (kg × 200, lb × 100 or jin × 100), Date Time
+/// Layout (10 octets): control (bit 0 unit lb, bit 4 unit jin, bit 5 stabilised, bit 6 object mode — the
+/// scale weighs a thing, not a person —, bit 7 weight removed; bits 1–3 carry nothing the public decoders use
+/// and are kept in ``control``), weight uint16 (kg × 200, lb × 100 or jin × 100), Date Time
 /// (often 1970 when never set). lb wins when both unit bits are set (xiaomi-ble, openScale). A final reading is
 /// stabilised, not removed, and weight > 0.
 /// - SeeAlso: openScale `MiScaleHandler`, xiaomi-ble `_parse_scale_v1`; `gatt-reference.md` §12.1.
@@ -38,6 +39,8 @@ public struct MiScaleV1: GATTPayload, Hashable {
     }
     /// Control bit 5: the reading has settled.
     public var isStabilised: Bool { control & 0x20 != 0 }
+    /// Control bit 6: object mode (a parcel, a suitcase): the weight is not the user's body mass.
+    public var isObjectMode: Bool { control & 0x40 != 0 }
     /// Control bit 7: the person stepped off; the frame repeats the last reading.
     public var isLoadRemoved: Bool { control & 0x80 != 0 }
     /// Weight in ``weightUnit``.
@@ -50,6 +53,7 @@ public struct MiScaleV1: GATTPayload, Hashable {
             "control": .int(Int(control)),
             "stabilised": .bool(isStabilised),
             "loadRemoved": .bool(isLoadRemoved),
+            "mode": .string(isObjectMode ? "object" : "person"),
             "weight": .double(weight),
             "weightUnit": .string(weightUnit.rawValue),
             "timeStamp": timeStamp.field,

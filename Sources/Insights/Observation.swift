@@ -15,7 +15,7 @@ public struct Observation: Sendable, Hashable {
     public var sampleID: UUID?
     /// The words of an answer.
     public var text: String?
-    /// The reading was outside the device's measuring range (LO/HI): it always alerts.
+    /// The reading was outside the device's measuring range (LO/HI, a comparator): it always alerts.
     public var isOutOfRange: Bool
 
     public init(

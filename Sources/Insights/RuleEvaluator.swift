@@ -8,7 +8,9 @@ public import Foundation
 ///
 /// - Numeric thresholds (`when`) look at every value of every event: a linked sample's value (in the task's
 ///   unit, or the threshold's unit when it names one) or an answer. One trip per sample, or per event for
-///   answers. A reading flagged out of range (LO/HI) always trips the built-in rule `out-of-range` (critical).
+///   answers. A reading out of the device's range (LO/HI, a comparator `<`/`>`) always trips the built-in rule
+///   `out-of-range` (critical) instead: its value is only a bound. Quarantined samples complete no event, so
+///   rules never see them.
 /// - Trends compare each value with the earlier values of the same task within `withinDays` calendar days in
 ///   the schedule's zone (so a DST day counts as one day): a rise (fall) by more than the change trips, once
 ///   per later value.
@@ -57,7 +59,8 @@ public struct RuleEvaluator: Sendable {
                         at: value.measuredAt,
                         sampleID: value.sampleID,
                         text: value.text,
-                        isOutOfRange: value.sampleID.map { outOfRange.contains($0) } ?? false
+                        isOutOfRange: value.comparator != nil
+                            || (value.sampleID.map { outOfRange.contains($0) } ?? false)
                     )
                 )
             }
@@ -73,14 +76,18 @@ public struct RuleEvaluator: Sendable {
         for observation in observations {
             guard let stored = versions[observation.taskVersion] else { continue }
             if observation.isOutOfRange {
+                // A LO/HI result always alerts; its value is only a bound, so thresholds and trends skip it.
                 trips.append(outOfRangeTrip(observation, stored))
+                continue
             }
             for rule in stored.task.alerts {
                 switch rule.condition {
                 case .compare, .range:
                     if let trip = thresholdTrip(rule, observation, stored) { trips.append(trip) }
                 case .trend:
-                    let earlier = observations.filter { $0.taskID == observation.taskID && $0.at < observation.at }
+                    let earlier = observations.filter {
+                        $0.taskID == observation.taskID && $0.at < observation.at && !$0.isOutOfRange
+                    }
                     if let trip = trendTrip(rule, observation, earlier: earlier, stored) { trips.append(trip) }
                 case .adherence:
                     break
@@ -123,21 +130,24 @@ public struct RuleEvaluator: Sendable {
     }
 
     func outOfRangeTrip(_ observation: Observation, _ stored: StoredTask) -> AlertTrip {
+        let shown =
+            observation.value.isFinite
+            ? MessageTemplate.number(observation.value) : (observation.value < 0 ? "LO" : "HI")
         let rule = AlertRule(
             id: Self.outOfRangeRuleID,
             severity: .critical,
-            condition: .compare(.equal, observation.value, unit: nil)
+            condition: .compare(.equal, observation.value.isFinite ? observation.value : 0, unit: nil)
         )
         return trip(
             rule,
             stored,
             subject: observation.subject,
-            value: observation.value,
+            value: observation.value.isFinite ? observation.value : nil,
             unit: observation.unit,
             at: observation.at,
             events: [observation.eventID],
             samples: observation.sampleID.map { [$0] } ?? [],
-            fields: ["value": MessageTemplate.number(observation.value), "threshold": "out of the measuring range"],
+            fields: ["value": shown, "threshold": "out of the measuring range"],
             defaultMessage: "\(stored.task.title): reading out of the device's measuring range "
                 + "(shown as {value}{unitSuffix})"
         )

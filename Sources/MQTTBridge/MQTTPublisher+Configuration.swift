@@ -22,14 +22,18 @@ extension MQTTPublisher {
         ///   - clientID: the MQTT client id; unique per running bridge.
         ///   - reconnectDelay: the delay before the first reconnect attempt; it doubles up to 30 s (or this delay
         ///     when it is longer).
+        ///   - password: the broker password when it does not come with the URL (a file, the environment, a
+        ///     systemd credential); it replaces the URL's.
         /// - Throws: ``MQTTClientError`` `.invalidURL`.
         public init(
             brokerURL: String,
             discovery: HomeAssistantDiscovery = HomeAssistantDiscovery(),
             clientID: String,
-            reconnectDelay: Duration = .milliseconds(250)
+            reconnectDelay: Duration = .milliseconds(250),
+            password: String? = nil
         ) throws(MQTTClientError) {
             var session = try MQTTSession.Configuration(url: brokerURL, clientID: clientID)
+            if let password { session.password = ByteBuffer(string: password) }
             session.will = ConnectPacket.Will(
                 topic: discovery.availabilityTopic,
                 payload: .init(string: HomeAssistantDiscovery.notAvailablePayload),
@@ -47,6 +51,12 @@ extension MQTTPublisher {
             self.batchSize = 256
             self.pollInterval = .seconds(1)
         }
+
+        /// `url` with its password replaced by `***`, for messages and logs.
+        public static func redacted(url: String) -> String { MQTTSession.Configuration.redacted(url: url) }
+
+        /// Whether `url` carries a password.
+        public static func hasPassword(url: String) -> Bool { MQTTSession.Configuration.hasPassword(url: url) }
     }
 
     /// What the publisher has done so far.
@@ -55,8 +65,10 @@ extension MQTTPublisher {
         public var delivered = 0
         /// Discovery configs acknowledged (each device and type once, again after a reconnect).
         public var configs = 0
-        /// Entries dropped because their sample was deleted meanwhile.
+        /// Entries dropped because their sample was deleted before it was published, or is quarantined.
         public var skipped = 0
+        /// Retractions published for samples deleted after they were published.
+        public var retracted = 0
         /// Whether the broker has accepted the connection at least once.
         public var everConnected = false
     }

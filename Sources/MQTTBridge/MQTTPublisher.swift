@@ -136,8 +136,33 @@ public actor MQTTPublisher: SampleSink {
             var done: [Int64] = []
             var failed = false
             for entry in entries {
-                guard let stored = entry.sample, stored.deletedDate == nil else {
+                // A sample deleted after it was published was queued again at its deletion: its retraction is
+                // published. Deleted before publishing, or quarantined: nothing is published (a released sample
+                // is queued again).
+                guard let stored = entry.sample, !stored.sample.isQuarantined else {
                     statistics.skipped += 1
+                    done.append(entry.sequence)
+                    continue
+                }
+                if let deleted = stored.deletedDate {
+                    guard entry.enqueuedAt >= deleted else {
+                        statistics.skipped += 1
+                        done.append(entry.sequence)
+                        continue
+                    }
+                    do {
+                        try await publish(
+                            discovery.retraction(for: stored.sample, deletedAt: deleted, in: zone),
+                            on: session
+                        )
+                    } catch {
+                        if !Task.isCancelled {
+                            logger.warning("publish failed; the entry stays queued", metadata: ["error": "\(error)"])
+                        }
+                        failed = true
+                        break
+                    }
+                    statistics.retracted += 1
                     done.append(entry.sequence)
                     continue
                 }

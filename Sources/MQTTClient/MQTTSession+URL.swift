@@ -9,12 +9,15 @@ extension MQTTSession.Configuration {
     public init(url: String, clientID: String) throws(MQTTClientError) {
         let scheme = "mqtt://"
         guard url.lowercased().hasPrefix(scheme) else {
-            throw MQTTClientError(.invalidURL, "'\(url)' does not start with mqtt:// (TLS is not supported)")
+            throw MQTTClientError(
+                .invalidURL,
+                "'\(Self.redacted(url: url))' does not start with mqtt:// (TLS is not supported)"
+            )
         }
         var rest = Substring(url.dropFirst(scheme.count))
         if let slash = rest.firstIndex(of: "/") {
             guard rest[slash...].allSatisfy({ $0 == "/" }) else {
-                throw MQTTClientError(.invalidURL, "'\(url)' has a path; a broker URL has none")
+                throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has a path; a broker URL has none")
             }
             rest = rest[..<slash]
         }
@@ -34,13 +37,13 @@ extension MQTTSession.Configuration {
         var port = 1883
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else {
-                throw MQTTClientError(.invalidURL, "'\(url)' has an unterminated IPv6 address")
+                throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has an unterminated IPv6 address")
             }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":") else {
-                    throw MQTTClientError(.invalidURL, "'\(url)': junk after the address")
+                    throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))': junk after the address")
                 }
                 port = try Self.port(after.dropFirst(), url: url)
             }
@@ -48,13 +51,39 @@ extension MQTTSession.Configuration {
             host = rest[..<colon]
             port = try Self.port(rest[rest.index(after: colon)...], url: url)
         }
-        guard !host.isEmpty else { throw MQTTClientError(.invalidURL, "'\(url)' has no host") }
+        guard !host.isEmpty else { throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has no host") }
         self.init(host: String(host), port: port, clientID: clientID, username: username, password: password)
     }
 
+    /// `url` with the password, if any, replaced by `***` (`mqtt://bridge:***@host`): the form every message
+    /// and log line shows, since a password must not reach the journal, a terminal or a bug report.
+    public static func redacted(url: String) -> String {
+        let characters = Array(url)
+        var separator: Int?
+        for index in 0..<max(characters.count - 2, 0)
+        where characters[index] == ":" && characters[index + 1] == "/" && characters[index + 2] == "/" {
+            separator = index
+            break
+        }
+        guard let separator else { return url }
+        let authorityStart = url.index(url.startIndex, offsetBy: separator + 3)
+        let authorityEnd = url[authorityStart...].firstIndex(of: "/") ?? url.endIndex
+        let authority = url[authorityStart..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return url
+        }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+
+    /// Whether `url` carries a password (`mqtt://user:password@host`).
+    public static func hasPassword(url: String) -> Bool { redacted(url: url) != url }
+
     private static func port(_ text: Substring, url: String) throws(MQTTClientError) -> Int {
         guard let port = Int(text), (1...65_535).contains(port) else {
-            throw MQTTClientError(.invalidURL, "'\(url)' has port '\(text)'; expected 1–65535")
+            throw MQTTClientError(
+                .invalidURL,
+                "'\(Self.redacted(url: url))' has port '\(text)'; expected 1–65535"
+            )
         }
         return port
     }

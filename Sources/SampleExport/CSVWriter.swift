@@ -4,13 +4,16 @@ public import Foundation
 /// Writes samples as CSV (RFC 4180): a header, then one row per sample, lines ending in CRLF.
 ///
 /// Columns: `id, type, value, unit, start, end, source, device, transmitted_value, transmitted_unit, task,
-/// occurrence`. Values are the shortest text that reads back as the same Double; times are ISO-8601 with
+/// occurrence, comparator, interpretation, status`. A LO/HI sample has `comparator` `<`/`>` and
+/// `interpretation` `LO`/`HI`; its `value` is the device's limit, empty when the limit is unknown (a value is
+/// never written without its comparator). `status` lists the device's status flags, joined with `;`.
+/// Quarantined samples are not written (counted as skipped). Values are the shortest text that reads back as the same Double; times are ISO-8601 with
 /// the offset of ``timeZone``; a sample matched to several events lists tasks and occurrences in the same
 /// order, joined with `;`. Fields containing a comma, quote, CR or LF are quoted, quotes doubled.
 public final class CSVWriter {
     public static let columns = [
         "id", "type", "value", "unit", "start", "end", "source", "device", "transmitted_value", "transmitted_unit",
-        "task", "occurrence",
+        "task", "occurrence", "comparator", "interpretation", "status",
     ]
 
     public let timeZone: TimeZone
@@ -32,6 +35,11 @@ public final class CSVWriter {
         guard !finished else { throw ExportError.finished("CSV writer") }
         try startIfNeeded()
         let sample = record.sample
+        guard !sample.isQuarantined, !record.retracted else {
+            summary.records += 1
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
         var row = ""
         row.reserveCapacity(256)
         row += UUIDText.lowercase(sample.id)
@@ -57,6 +65,12 @@ public final class CSVWriter {
         Self.appendField(record.matches.map(\.task).joined(separator: ";"), to: &row)
         row += ","
         row += record.matches.map { String($0.occurrence) }.joined(separator: ";")
+        row += ","
+        row += sample.comparator?.rawValue ?? ""
+        row += ","
+        row += sample.comparator?.label ?? ""
+        row += ","
+        Self.appendField(SampleScreening.flags(of: sample).joined(separator: ";"), to: &row)
         row += "\r\n"
         summary.records += 1
         summary.exported += 1

@@ -17,9 +17,13 @@ public struct EventMatch: Sendable, Hashable {
 public struct ExportRecord: Sendable, Hashable {
     public var sample: QuantitySample
     public var matches: [EventMatch]
+    /// The sample was deleted (a correction): FHIR writes it as `entered-in-error` so a server that has the
+    /// Observation marks it; CSV and JSON Lines (snapshots of what is valid) leave it out.
+    public var retracted: Bool
 
-    public init(sample: QuantitySample, matches: [EventMatch] = []) {
+    public init(sample: QuantitySample, matches: [EventMatch] = [], retracted: Bool = false) {
         self.sample = sample
         self.matches = matches
+        self.retracted = retracted
     }
 }

@@ -91,7 +91,7 @@ public final class FHIRBundleWriter {
         summary.records += 1
         serial += 1
         let type = record.sample.type
-        if type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
+        if !record.retracted, type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
             let key = PairKey(record.sample)
             if let index = pending.firstIndex(where: { $0.key == key && $0.record.sample.type != type }) {
                 let partner = pending.remove(at: index).record
@@ -140,16 +140,23 @@ public final class FHIRBundleWriter {
         fullUrl: String,
         resource: String,
         identifierSystem: String,
-        identifier: String
+        identifier: String,
+        update: Bool = false
     ) throws {
         try startIfNeeded()
         var entry = entries == 0 ? ",\"entry\":[\n" : ",\n"
         entry.reserveCapacity(resource.utf8.count + 256)
         entry += "{\"fullUrl\":\"" + fullUrl + "\",\"resource\":"
         entry += resource
-        if options.bundleType == .transaction {
+        let search = "identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier)
+        if options.bundleType == .transaction, update {
+            // A retraction: conditional update of the Observation already posted with this identifier.
+            entry += ",\"request\":{\"method\":\"PUT\",\"url\":"
+            JSONText.appendString(type + "?" + search, to: &entry)
+            entry += "}"
+        } else if options.bundleType == .transaction {
             entry += ",\"request\":{\"method\":\"POST\",\"url\":\"\(type)\",\"ifNoneExist\":"
-            JSONValue.writeString("identifier=" + Self.searchEscaped(identifierSystem + "|" + identifier), into: &entry)
+            JSONText.appendString(search, to: &entry)
             entry += "}"
         }
         entry += "}"
@@ -179,7 +186,17 @@ public final class FHIRBundleWriter {
 
     private func writeSingle(_ record: ExportRecord) throws {
         let sample = record.sample
-        guard let coding = VitalSignCoding.of(sample.type), let quantity = Self.quantity(of: sample, coding: coding)
+        guard !sample.isQuarantined else {
+            // Never exported as an observation: a quarantined value is not clinical data until released.
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
+        guard let coding = VitalSignCoding.of(sample.type) else {
+            summary.skipped[sample.type, default: 0] += 1
+            return
+        }
+        let unbounded = sample.comparator != nil && !sample.value.isFinite
+        guard let quantity = unbounded ? ("", coding.unit, coding.codings) : Self.quantity(of: sample, coding: coding)
         else {
             summary.skipped[sample.type, default: 0] += 1
             return
@@ -189,14 +206,26 @@ public final class FHIRBundleWriter {
         var resource = observationHead(
             profile: coding.profile,
             manual: sample.source.kind == .manual,
+            retracted: record.retracted,
             identifier: id,
             codings: quantity.codings,
             text: sample.type.title,
             start: sample.start,
             end: sample.end
         )
-        resource += ",\"valueQuantity\":"
-        Self.appendQuantity(quantity.value, quantity.unit, to: &resource)
+        if let comparator = sample.comparator, unbounded {
+            // Beyond a limit the device did not give: no number at all, the direction in the absent reason.
+            resource += ",\"dataAbsentReason\":{\"coding\":[{\"system\":\"\(Self.dataAbsentReasonSystem)\","
+            resource +=
+                comparator == .lessThan
+                ? "\"code\":\"negative-infinity\",\"display\":\"Negative Infinity (NINF)\"}]}"
+                : "\"code\":\"positive-infinity\",\"display\":\"Positive Infinity (PINF)\"}]}"
+        } else {
+            resource += ",\"valueQuantity\":"
+            Self.appendQuantity(quantity.value, quantity.unit, comparator: sample.comparator, to: &resource)
+        }
+        Self.appendInterpretation(sample.comparator, to: &resource)
+        Self.appendStatusNote(SampleScreening.flags(of: sample), to: &resource)
         appendDevice(device, to: &resource)
         resource += "}"
         try writeEntry(
@@ -204,7 +233,8 @@ public final class FHIRBundleWriter {
             fullUrl: "urn:uuid:" + id,
             resource: resource,
             identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id
+            identifier: id,
+            update: record.retracted
         )
         summary.exported += 1
     }
@@ -212,8 +242,10 @@ public final class FHIRBundleWriter {
     private func writePanel(systolic: ExportRecord, diastolic: ExportRecord) throws {
         let high = systolic.sample
         let low = diastolic.sample
+        // LO/HI halves and quarantined halves go through writeSingle, which qualifies or skips each.
         guard let highValue = JSONText.number(high.value), let lowValue = JSONText.number(low.value),
-            high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury
+            high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury, high.comparator == nil,
+            low.comparator == nil, !high.isQuarantined, !low.isQuarantined
         else {
             try writeSingle(systolic)
             try writeSingle(diastolic)
@@ -224,6 +256,7 @@ public final class FHIRBundleWriter {
         var resource = observationHead(
             profile: VitalSignCoding.bloodPressureProfile,
             manual: high.source.kind == .manual || low.source.kind == .manual,
+            retracted: false,
             identifier: id,
             codings: [VitalSignCoding.bloodPressurePanel],
             text: "blood pressure",
@@ -242,6 +275,7 @@ public final class FHIRBundleWriter {
             resource += "}"
         }
         resource += "]"
+        Self.appendStatusNote(SampleScreening.flags(of: high), to: &resource)
         appendDevice(device, to: &resource)
         resource += "}"
         try writeEntry(
@@ -258,6 +292,7 @@ public final class FHIRBundleWriter {
     private func observationHead(
         profile: String,
         manual: Bool,
+        retracted: Bool,
         identifier: String,
         codings: [FHIRCoding],
         text: String,
@@ -272,7 +307,8 @@ public final class FHIRBundleWriter {
         }
         out += "},\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
         out += identifier
-        out += "\"}],\"status\":\"final\",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
+        out += retracted ? "\"}],\"status\":\"entered-in-error\"" : "\"}],\"status\":\"final\""
+        out += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
         out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}],\"code\":"
         let conceptKey = codings.first.map { $0.code + "|" + text } ?? text
         if let concept = concepts[conceptKey] {
@@ -328,9 +364,41 @@ public final class FHIRBundleWriter {
         out += "}"
     }
 
-    static func appendQuantity(_ value: String, _ unit: HealthUnit, to out: inout String) {
-        out += "{\"value\":" + value + ",\"unit\":"
-        JSONValue.writeString(unit.rawValue, into: &out)
+    /// `Observation.dataAbsentReason` code system.
+    static let dataAbsentReasonSystem = "http://terminology.hl7.org/CodeSystem/data-absent-reason"
+    /// `Observation.interpretation` code system (`<` off scale low, `>` off scale high).
+    static let interpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
+
+    /// `interpretation` `<` / `>` for a LO/HI sample; nothing otherwise.
+    static func appendInterpretation(_ comparator: ValueComparator?, to out: inout String) {
+        guard let comparator else { return }
+        out += ",\"interpretation\":[{\"coding\":[{\"system\":\"\(interpretationSystem)\",\"code\":"
+        JSONText.appendString(comparator.rawValue, to: &out)
+        out += ",\"display\":"
+        JSONText.appendString(comparator.interpretationDisplay, to: &out)
+        out += "}],\"text\":"
+        JSONText.appendString(comparator.label, to: &out)
+        out += "}]"
+    }
+
+    /// The device's status flags as a note (`device status: irregular pulse, body movement`).
+    static func appendStatusNote(_ flags: [String], to out: inout String) {
+        guard !flags.isEmpty else { return }
+        out += ",\"note\":[{\"text\":"
+        JSONText.appendString("device status: " + flags.joined(separator: ", "), to: &out)
+        out += "}]"
+    }
+
+    static func appendQuantity(
+        _ value: String,
+        _ unit: HealthUnit,
+        comparator: ValueComparator? = nil,
+        to out: inout String
+    ) {
+        out += "{\"value\":" + value
+        if let comparator { out += ",\"comparator\":\"" + comparator.rawValue + "\"" }
+        out += ",\"unit\":"
+        JSONText.appendString(unit.rawValue, to: &out)
         out += ",\"system\":\"\(VitalSignCoding.ucumSystem)\",\"code\":"
         JSONValue.writeString(unit.rawValue, into: &out)
         out += "}"

@@ -20,6 +20,12 @@ public final class JSONLinesWriter {
     /// - Throws: ``ExportError`` after `finish()`, or what the sink throws.
     public func write(_ record: ExportRecord) throws {
         guard !finished else { throw ExportError.finished("JSON Lines writer") }
+        guard !record.sample.isQuarantined, !record.retracted else {
+            // Not an observation until a person releases it (`carebridge samples release`).
+            summary.records += 1
+            summary.skipped[record.sample.type, default: 0] += 1
+            return
+        }
         guard case .object(var object) = record.sample.json(in: timeZone) else { return }
         object["matches"] = .array(
             record.matches.map { .object(["task": .string($0.task), "occurrence": .int($0.occurrence)]) }

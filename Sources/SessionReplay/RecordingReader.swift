@@ -177,6 +177,12 @@ public final class RecordingReader {
             throw LineError(message: "missing \"device\"")
         }
         let time = header.recordedAt.addingTimeInterval(t)
+        guard Timestamp.isSupported(time) else {
+            throw LineError(
+                message: "\"t\" \(t) puts the event outside the supported range "
+                    + "\(Timestamp.supportedRangeDescription)"
+            )
+        }
         let eventKind: TransportEvent.Kind
         switch kind {
         case "advertisement":

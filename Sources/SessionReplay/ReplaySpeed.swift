@@ -7,13 +7,16 @@ public enum ReplaySpeed: Sendable, Hashable, CustomStringConvertible {
 
     public static let realtime = ReplaySpeed.factor(1)
 
-    /// Parses `max`, `realtime` or a positive number.
+    /// The factors accepted: a thousandth of real time up to a million times faster.
+    public static let factors: ClosedRange<Double> = 0.001...1_000_000
+
+    /// Parses `max`, `realtime` or a number in ``factors``.
     public init?(_ text: String) {
         switch text.lowercased() {
         case "max": self = .max
         case "realtime": self = .factor(1)
         default:
-            guard let factor = Double(text), factor > 0, factor.isFinite else { return nil }
+            guard let factor = Double(text), Self.factors.contains(factor) else { return nil }
             self = .factor(factor)
         }
     }

@@ -74,7 +74,10 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
             if cursor.start == nil { cursor.start = (now, t) }
             return cursor.start!
         }
-        let deadline = start.instant.advanced(by: .seconds((t - start.t) / factor))
+        // Both bounded (t by the supported range, factor by ReplaySpeed.factors), yet Duration traps on
+        // overflow: never wait more than a century.
+        let delay = min(max((t - start.t) / factor, 0), 3_155_760_000)
+        let deadline = start.instant.advanced(by: .seconds(delay.isFinite ? delay : 0))
         if deadline > now { try await clock.sleep(until: deadline, tolerance: nil) }
     }
 

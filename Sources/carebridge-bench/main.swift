@@ -37,6 +37,14 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", l
     exit(0)
 }
 
+// Inside the real-bluetoothd test tier's guest (see RealBlueZLatency.swift).
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--real-bluez-latency",
+    let count = Int(CommandLine.arguments[4])
+{
+    try await runRealBlueZLatency(adapter: CommandLine.arguments[2], sentFile: CommandLine.arguments[3], count: count)
+    exit(0)
+}
+
 let requested = Set(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("-h") {
     print("usage: carebridge-bench [NAME…]\n")

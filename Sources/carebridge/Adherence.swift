@@ -48,7 +48,7 @@ struct Adherence: ParsableCommand {
             }
             kinds.insert(parsed)
         }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let days: [DailyAdherence]
         do {
             days = try store.adherence(from: start, to: end, kinds: kinds)

@@ -5,7 +5,7 @@ import CareStore
 import Foundation
 import Insights
 
-struct Alerts: ParsableCommand {
+struct Alerts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the alerts the plan's rules raised, and acknowledge them.",
         discussion: """
@@ -27,7 +27,7 @@ struct Alerts: ParsableCommand {
 
             \(StoreExit.help)
             """,
-        subcommands: [AlertsList.self, AlertsAck.self],
+        subcommands: [AlertsList.self, AlertsAck.self, AlertsDeliver.self],
         defaultSubcommand: AlertsList.self
     )
 }

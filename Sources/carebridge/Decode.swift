@@ -14,8 +14,11 @@ struct Decode: ParsableCommand {
               carebridge decode --service-data 181B 0022E80703 0F071E00F401A438
 
             CHARACTERISTIC accepts 16-bit (2A9D, 0x2a9d) or full 128-bit UUIDs. HEX may contain spaces or \
-            colons. Timestamps without a zone (device clocks) are read in --time-zone. Exit status: 0 decoded, \
-            64 unknown characteristic, 65 malformed payload.
+            colons. Timestamps without a zone (device clocks) are read in --time-zone. "samples" shows what the \
+            bridge would store: a LO/HI result (IEEE 11073 −INF/+INF, glucose "result lower/higher than the \
+            device can process") as a sample with "comparator" < or >; "noValue" lists fields whose special \
+            value means no value (NaN invalid result, NRes not at this resolution, reserved) and why. Exit \
+            status: 0 decoded, 64 unknown characteristic, 65 malformed payload.
             """
     )
 
@@ -83,6 +86,8 @@ struct Decode: ParsableCommand {
             samples = producing.samples(in: context).map { $0.json(in: zone) }
         }
         object["samples"] = .array(samples)
+        let noValue = NoValueField.find(in: payload.fields)
+        if !noValue.isEmpty { object["noValue"] = .array(noValue.map(\.json)) }
         print(JSONValue.object(object).serialized(pretty: pretty ?? Output.isTerminal))
     }
 }

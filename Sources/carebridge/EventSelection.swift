@@ -13,6 +13,10 @@ struct EventSelection: ParsableArguments {
     @Option(name: .long, help: "The occurrence index in the task version in force at --at (see `events`).")
     var occurrence: Int?
 
+    func validate() throws {
+        if let occurrence { try NumericOption.check(occurrence, "--occurrence", in: 0...Int(Int32.max)) }
+    }
+
     /// Prints the event as `medication #9 (2026-11-10 08:00–09:00)`.
     static func describe(_ event: CareEvent, zone: TimeZone) -> String {
         let start = TimeArguments.short(event.start, zone: zone)

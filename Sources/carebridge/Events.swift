@@ -14,8 +14,9 @@ struct Events: ParsableCommand {
             Times are shown in --time-zone (default TZ, then the system zone).
 
             JSON (--json): an array of {"task", "occurrence", "start", "end", "completed", "values": [{"value", \
-            "unit", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or null; an \
-            answer's words are in the value's "text", a note in "note", and an event marked not done has \
+            "unit", "comparator", "at", "sample"}]}, where "sample" is the id of the sample a value came from, or \
+            null, and "comparator" is "<"/">" for a LO/HI reading (its value the device's limit, null if unknown); \
+            an answer's words are in the value's "text", a note in "note", and an event marked not done has \
             "notDone" with the reason.
 
             \(StoreExit.help)
@@ -46,7 +47,7 @@ struct Events: ParsableCommand {
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         guard start < end else { throw ValidationError("--from must be before --to") }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let events: [CareEvent]
         do {
             events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
@@ -57,8 +58,9 @@ struct Events: ParsableCommand {
             let array = events.map { event -> JSONValue in
                 let values = (event.outcome?.values ?? []).map { value -> JSONValue in
                     var object: JSONObject = [
-                        "value": .double(value.value),
+                        "value": value.value.isFinite ? .double(value.value) : .null,
                         "unit": .string(value.unit.rawValue),
+                        "comparator": value.comparator.map { .string($0.rawValue) } ?? .null,
                         "at": .string(Timestamp.format(value.measuredAt, in: zone)),
                         "sample": value.sampleID.map { .string($0.uuidString.lowercased()) } ?? .null,
                     ]
@@ -90,7 +92,7 @@ struct Events: ParsableCommand {
                 if let format = event.answer { return format.display(value: value.value, text: value.text) }
                 return value.unit.rawValue == "1"
                     ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
-                    : "\(Self.number(value.value)) \(value.unit)"
+                    : Self.quantity(value.value, value.unit, comparator: value.comparator)
             }
             if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
             if let note = event.outcome?.note { values.append("note: \(note)") }
@@ -108,8 +110,15 @@ struct Events: ParsableCommand {
         print(table.render())
     }
 
+    /// `72.4 kg`; a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone when the limit is unknown.
+    static func quantity(_ value: Double, _ unit: HealthUnit, comparator: ValueComparator?) -> String {
+        guard let comparator else { return "\(number(value)) \(unit)" }
+        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(unit)" }
+        return "\(comparator.rawValue) \(number(value)) \(unit) (\(comparator.label))"
+    }
+
     static func number(_ value: Double) -> String {
         let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 }

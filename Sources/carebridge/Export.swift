@@ -15,10 +15,16 @@ struct Export: ParsableCommand {
             systolic and diastolic as one blood-pressure panel). --bundle transaction makes every entry a \
             conditional create (POST with ifNoneExist on its identifier), so posting the same export to a FHIR \
             server twice creates nothing new. Types without a LOINC code (RR intervals, impedance, …) are left \
-            out and counted in the summary.
+            out and counted in the summary. A LO/HI reading has valueQuantity.comparator and interpretation \
+            < or > (dataAbsentReason negative-/positive-infinity when the device limit is unknown); a deleted \
+            sample (a correction) is an Observation with status entered-in-error (in a transaction: a \
+            conditional update, PUT Observation?identifier=…).
             csv: one row per sample (RFC 4180): id, type, value, unit, start, end, source, device, transmitted \
-            value and unit, matched task and occurrence (';'-joined when several).
+            value and unit, matched task and occurrence (';'-joined when several), comparator (< or >), \
+            interpretation (LO or HI), device status flags.
             jsonl: one sample object per line, with its matched events.
+            Quarantined samples (`carebridge samples --quarantined`) are never exported; deleted ones only as \
+            FHIR retractions.
 
             The export goes to standard output unless --out is given; a one-line summary goes to standard error. \
             --out writes a new file with mode 0600 (--mode to change) and replaces an existing one only when the \
@@ -72,7 +78,7 @@ struct Export: ParsableCommand {
     var pageSize = 5_000
 
     func validate() throws {
-        guard pageSize > 0 else { throw ValidationError("--page-size must be positive") }
+        try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
         }
@@ -92,9 +98,11 @@ struct Export: ParsableCommand {
         let query = SampleQuery(
             types: types,
             from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            // FHIR carries corrections: a deleted sample is written as entered-in-error.
+            includesDeleted: format == .fhir
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
 
         let sink: FileSink
         if let out {
@@ -172,7 +180,13 @@ struct StoredSampleCursor {
             }
             let matches = try self.matches(for: fresh)
             for stored in fresh {
-                try body(ExportRecord(sample: stored.sample, matches: matches[stored.id] ?? []))
+                try body(
+                    ExportRecord(
+                        sample: stored.sample,
+                        matches: stored.deletedDate == nil ? matches[stored.id] ?? [] : [],
+                        retracted: stored.deletedDate != nil
+                    )
+                )
             }
             let last = fresh[fresh.count - 1]
             cursor = (last.sample.start, last.id.uuidString.lowercased())

@@ -16,14 +16,23 @@ struct MQTTOptions: ParsableArguments {
         help: ArgumentHelp(
             "Publish every new sample to this MQTT broker, with Home Assistant discovery.",
             discussion: """
-                mqtt://HOST[:PORT] (port 1883 by default; mqtt://user:password@host for credentials). Samples are \
-                queued in the store's outbox in the transaction that stores them and removed only after the \
+                mqtt://[USER@]HOST[:PORT] (port 1883 by default). The password comes from --mqtt-password-file, \
+                else $CAREBRIDGE_MQTT_PASSWORD, else the systemd credential `mqtt-password` \
+                ($CREDENTIALS_DIRECTORY, see `carebridge systemd-unit --mqtt-credential`); mqtt://user:password@host \
+                still works but shows the password in `ps` (a warning says so). Messages show the URL with the \
+                password as ***. Samples are queued in the store's outbox in the transaction that stores them and removed only after the \
                 broker's PUBACK, so none is lost while the broker is down or the bridge is killed.
                 """,
             valueName: "url"
         )
     )
     var url: String?
+
+    @Option(
+        name: .customLong("mqtt-password-file"),
+        help: ArgumentHelp("Read the broker password from this file (its first line).", valueName: "file")
+    )
+    var passwordFile: String?
 
     @Option(
         name: .customLong("mqtt-prefix"),
@@ -57,8 +66,8 @@ struct MQTTOptions: ParsableArguments {
     var retry: Double = 0.25
 
     func validate() throws {
-        guard wait >= 0, wait.isFinite else { throw ValidationError("--mqtt-wait must be 0 or more seconds") }
-        guard retry > 0, retry.isFinite else { throw ValidationError("--mqtt-retry must be more than 0 seconds") }
+        try NumericOption.check(wait, "--mqtt-wait", in: 0...NumericOption.day)
+        try NumericOption.check(retry, "--mqtt-retry", in: 0.001...3600)
         guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
             throw ValidationError("--mqtt-topic must be a topic name without wildcards")
         }
@@ -67,16 +76,59 @@ struct MQTTOptions: ParsableArguments {
         }
     }
 
+    /// The environment variable holding the broker password.
+    static let passwordVariable = "CAREBRIDGE_MQTT_PASSWORD"
+    /// The systemd credential (`LoadCredential=mqtt-password:FILE`) holding the broker password.
+    static let credentialName = "mqtt-password"
+
+    /// Whether a broker URL carries a password.
+    static func urlHasPassword(_ url: String) -> Bool { MQTTPublisher.Configuration.hasPassword(url: url) }
+
+    /// `--mqtt` with its password replaced by `***`, for every message.
+    var redactedURL: String { url.map { MQTTPublisher.Configuration.redacted(url: $0) } ?? "" }
+
+    /// The broker password from, in order: --mqtt-password-file, $CAREBRIDGE_MQTT_PASSWORD, the systemd credential
+    /// `mqtt-password`; nil when none is given (the URL's own, if any, is then used).
+    func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
+        func firstLine(_ path: String, what: String) throws -> String {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                Output.error("cannot read the MQTT password from \(what) \(path): \(error.localizedDescription)")
+                throw ExitCode(StoreExit.noInput)
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        }
+        if let passwordFile { return try firstLine(passwordFile, what: "--mqtt-password-file") }
+        if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+            let path = directory + "/" + Self.credentialName
+            if FileManager.default.fileExists(atPath: path) { return try firstLine(path, what: "systemd credential") }
+        }
+        return nil
+    }
+
     /// The publisher for `--mqtt`, not started; nil without `--mqtt`.
     func makePublisher(store: CareStore, zone: TimeZone, logger: Logger) throws -> MQTTPublisher? {
         guard let url else { return nil }
+        let password = try password()
+        if password == nil, Self.urlHasPassword(url) {
+            Output.error(
+                "warning: the --mqtt URL carries the password, which other users can see in `ps`: use "
+                    + "--mqtt-password-file, $\(Self.passwordVariable) or the systemd credential \(Self.credentialName)"
+            )
+        }
         let configuration: MQTTPublisher.Configuration
         do {
             configuration = try MQTTPublisher.Configuration(
                 brokerURL: url,
                 discovery: HomeAssistantDiscovery(discoveryPrefix: discoveryPrefix, topicPrefix: topic),
                 clientID: "carebridge-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))",
-                reconnectDelay: .milliseconds(Int64((retry * 1000).rounded()))
+                reconnectDelay: .milliseconds(Int64((retry * 1000).rounded())),
+                password: password
             )
         } catch {
             throw ValidationError("--mqtt: \(error)")
@@ -106,9 +158,10 @@ struct MQTTOptions: ParsableArguments {
         await publisher.stop()
         let statistics = await publisher.statistics
         var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
+        if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }
         if pending > 0 {
             line += "; \(pending) still in the outbox for the next run with --mqtt"
-            if !statistics.everConnected { line += " (the broker at \(url ?? "") was not reachable)" }
+            if !statistics.everConnected { line += " (the broker at \(redactedURL) was not reachable)" }
         }
         Output.error(line)
         return pending

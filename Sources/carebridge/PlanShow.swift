@@ -24,7 +24,7 @@ struct PlanShow: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let tasks: [StoredTask]
         do {
             tasks = try store.tasks()

@@ -46,12 +46,12 @@ struct Record: AsyncParsableCommand {
         if let device, BluetoothAddress(device) == nil {
             throw ValidationError("--device must be a Bluetooth address such as C4:7C:8D:6A:3E:10, not '\(device)'")
         }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
     }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         logger.logLevel =
             ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         var configuration = bluez.configuration()

@@ -6,6 +6,8 @@ import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
+import GATTDecoding
+import Insights
 import SessionReplay
 
 struct Replay: AsyncParsableCommand {
@@ -68,7 +70,9 @@ struct Replay: AsyncParsableCommand {
 
     func validate() throws {
         guard ReplaySpeed(speed) != nil else {
-            throw ValidationError("--speed must be max, realtime or a positive number, not '\(speed)'")
+            throw ValidationError(
+                "--speed must be max, realtime or a factor from 0.001 to 1000000 (10: ten times faster), not '\(speed)'"
+            )
         }
         guard !files.isEmpty else { throw ValidationError("give at least one recording") }
     }
@@ -171,6 +175,9 @@ struct Replay: AsyncParsableCommand {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
         print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
+        // Readings from a device's memory may be days old: the rules are evaluated from the earliest event they
+        // completed (alerts are printed unless --json).
+        if let earliest = completed.map(\.start).min() { AlertReport.evaluate(store, from: earliest, quiet: json) }
         if let publisher, await mqtt.finish(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
     }
 }

@@ -62,6 +62,8 @@ struct ReplaySummary {
                 "new": .int(inserted),
                 "alreadyStored": .int(duplicates),
                 "byType": .object(byType),
+                "quarantined": .int(report.quarantined),
+                "outOfRange": .int(report.outOfRange),
             ]),
             "eventsCompleted": .array(events),
             "unmatchedSamples": .int(unmatched),
@@ -103,6 +105,16 @@ struct ReplaySummary {
         }
         lines.append("")
         lines.append("Stored: \(inserted) new, \(duplicates) already stored, \(unmatched) unmatched (no event)")
+        if report.outOfRange > 0 {
+            lines.append(
+                "Out of range (LO/HI): \(report.outOfRange), stored with their comparator and completing events"
+            )
+        }
+        if report.quarantined > 0 {
+            lines.append(
+                "Quarantined: \(report.quarantined) (kept, not used; list them with `carebridge samples --quarantined`)"
+            )
+        }
         if completed.isEmpty {
             lines.append("Events completed: none")
         } else {

@@ -85,13 +85,15 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
-        guard scannerWatchdog > 0 else { throw ValidationError("--scanner-watchdog must be positive") }
+        if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
+        try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
+        // Compared with time differences only; the bound is past any span of supported dates (1900–9999).
+        try NumericOption.check(clockSkewTolerance, "--clock-skew-tolerance", in: 0...1e12)
     }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        var base = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var base = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         base.logLevel =
             ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = base

@@ -3,14 +3,33 @@ import BridgeCore
 import BridgeFoundation
 import CareStore
 import Foundation
+import GATTDecoding
+import Insights
 
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List stored samples by measurement time.",
+        abstract: "List stored samples, and release or delete one.",
+        subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self],
+        defaultSubcommand: SamplesList.self
+    )
+}
+
+struct SamplesList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List stored samples by measurement time (the default of `carebridge samples`).",
         discussion: """
             --unmatched lists only samples that fed no event: outside every window of a linked task, or before \
-            the task's effective date. JSON (--json): an array of samples with id, type, value, unit, start, \
-            end, transmitted value and unit, source, device time, receivedAt, recordedAt, payload and metadata.
+            the task's effective date. --quarantined lists only quarantined samples: device samples the safety \
+            stage kept but does not use (an implausible value, or a device status saying the value is invalid), \
+            with the reason; they complete no event and are neither published nor exported until released \
+            (`carebridge samples release ID --reason …`). A LO/HI reading (beyond the device's range) shows its \
+            comparator: `< 20` is below the meter's limit of 20, `LO` alone below an unknown limit.
+
+            JSON (--json): an array of samples with id, type, value (null for LO/HI with an unknown limit), \
+            comparator and interpretation (LO/HI), statusFlags, quarantine (the reason), releaseReason, unit, \
+            start, end, transmitted value and unit, source, device time, receivedAt, recordedAt, payload and \
+            metadata.
 
             \(StoreExit.help)
             """
@@ -31,11 +50,18 @@ struct Samples: ParsableCommand {
     @Flag(name: .long, help: "Only samples that completed no event.")
     var unmatched = false
 
+    @Flag(name: .long, help: "Only quarantined samples (implausible or invalid by device status), with the reason.")
+    var quarantined = false
+
     @Option(name: .long, help: "At most this many samples.")
     var limit: Int?
 
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
+
+    func validate() throws {
+        if let limit { try NumericOption.check(limit, "--limit", in: 1...Int(Int32.max)) }
+    }
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
@@ -53,9 +79,10 @@ struct Samples: ParsableCommand {
             from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
             to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
             unmatchedOnly: unmatched,
+            quarantine: quarantined ? .only : .excluded,
             limit: limit
         )
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)
@@ -66,31 +93,153 @@ struct Samples: ParsableCommand {
             let array = samples.map { stored -> JSONValue in
                 guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
                 object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
+                if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
                 return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
         }
         if samples.isEmpty {
-            print(unmatched ? "no unmatched samples" : "no samples")
+            print(quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples")
             return
         }
-        var table = Table(["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "ID"])
+        var headers = ["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "STATUS", "ID"]
+        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 7) }
+        var table = Table(headers)
         for stored in samples {
             let sample = stored.sample
             let source =
                 sample.source.kind == .manual
                 ? "manual" : (sample.source.device?.name ?? sample.source.device?.key ?? "device")
-            table.append([
+            var row = [
                 TimeArguments.short(sample.start, zone: zone),
                 sample.type.rawValue,
-                Events.number(sample.value),
+                Self.value(sample),
                 sample.unit.rawValue,
-                "\(Events.number(sample.transmittedValue)) \(sample.transmittedUnit)",
+                sample.comparator == nil
+                    ? "\(Events.number(sample.transmittedValue)) \(sample.transmittedUnit)"
+                    : sample.comparator!.label,
                 source,
+                SampleScreening.flags(of: sample).joined(separator: ", "),
                 sample.id.uuidString.lowercased(),
-            ])
+            ]
+            if quarantined { row.insert(sample.quarantineReason ?? "", at: 7) }
+            table.append(row)
         }
         print(table.render())
+    }
+
+    /// The value as shown: `72.4`, `< 20` for a LO at the meter's limit of 20, `LO` when the limit is unknown.
+    static func value(_ sample: QuantitySample) -> String {
+        guard let comparator = sample.comparator else { return Events.number(sample.value) }
+        return sample.value.isFinite ? "\(comparator.rawValue) \(Events.number(sample.value))" : comparator.label
+    }
+
+    /// Reads a sample id argument.
+    static func id(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text.trimmingCharacters(in: .whitespaces)) else {
+            Output.error("'\(text)' is not a sample id (a UUID, as `carebridge samples` lists it)")
+            throw ExitCode(StoreExit.usage)
+        }
+        return id
+    }
+}
+
+struct SamplesRelease: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "release",
+        abstract: "Accept a quarantined sample: it then completes its events and is published and exported.",
+        discussion: """
+            A release is a clinical decision: --reason is required and kept with the sample (with the original \
+            quarantine reason). Releasing re-derives the outcomes of the events the sample falls in and queues it \
+            for MQTT when the outbox is enabled.
+
+            Example:
+              carebridge samples release 0193f0c2-… --reason "checked on the device display: 47.1 °C is a sauna reading"
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The sample id (see `carebridge samples --quarantined`).")
+    var id: String
+
+    @Option(name: .long, help: "Why the sample is accepted (required).")
+    var reason: String
+
+    @Flag(name: .long, help: "Print the released sample as JSON.")
+    var json = false
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let sampleID = try SamplesList.id(id)
+        let store = try storeOptions.open(zone: zone)
+        let released: StoredSample?
+        do {
+            released = try store.releaseSample(id: sampleID, reason: reason)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        guard let released else {
+            Output.error(
+                "no quarantined sample \(sampleID.uuidString.lowercased()) (list them with `carebridge samples --quarantined`)"
+            )
+            throw ExitCode(StoreExit.notFound)
+        }
+        AlertReport.evaluate(store, from: released.sample.start, quiet: json)
+        if json {
+            guard case .object(var object) = released.sample.json(in: zone) else { return }
+            object["releaseReason"] = released.releaseReason.map(JSONValue.string) ?? .null
+            print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
+            return
+        }
+        let sample = released.sample
+        print(
+            "released \(sample.type.title) \(SamplesList.value(sample)) \(sample.unit) at "
+                + "\(TimeArguments.short(sample.start, zone: zone)); its events were re-derived"
+        )
+    }
+}
+
+struct SamplesDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a sample (a mistyped reading, a quarantined one): outcomes are re-derived without it.",
+        discussion: """
+            The row stays as a tombstone, so re-importing the same reading does not bring it back. Every event \
+            the sample fed is derived again from the remaining samples.
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The sample id (see `carebridge samples`).")
+    var id: String
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let sampleID = try SamplesList.id(id)
+        let store = try storeOptions.open(zone: zone)
+        let deleted: Bool
+        let start: Date?
+        do {
+            start = try store.sample(id: sampleID)?.sample.start
+            deleted = try store.deleteSample(id: sampleID)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        guard deleted else {
+            Output.error("no sample \(sampleID.uuidString.lowercased()) (or it was already deleted)")
+            throw ExitCode(StoreExit.notFound)
+        }
+        print("deleted sample \(sampleID.uuidString.lowercased()); its events were re-derived")
+        // A deleted reading may withdraw the alerts it tripped (or, for trends, raise others).
+        if let start { AlertReport.evaluate(store, from: start) }
     }
 }

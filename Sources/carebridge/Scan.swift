@@ -31,7 +31,7 @@ struct Scan: AsyncParsableCommand {
     @OptionGroup var bluez: BlueZOptions
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        try NumericOption.checkPositive(timeout, "--timeout", atMost: NumericOption.day)
     }
 
     struct Seen {

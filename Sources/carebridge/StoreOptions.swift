@@ -20,10 +20,12 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { store ?? StoreLocation.defaultPath() }
 
-    /// Opens (creating if needed) the store; floating schedules are evaluated in `zone`.
-    func open(zone: TimeZone) throws -> CareStore {
+    /// Opens the store; floating schedules are evaluated in `zone`. Commands that only list or export pass
+    /// `.existing`: a mistyped --store then creates nothing and says that there is no store, and a store this
+    /// user may only read is opened read-only.
+    func open(zone: TimeZone, mode: CareStore.OpenMode = .create) throws -> CareStore {
         do {
-            return try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger)
+            return try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger, mode: mode)
         } catch {
             Output.error(error.message)
             throw ExitCode(StoreExit.storeUnavailable)
@@ -49,7 +51,7 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound: return ExitCode(notFound)
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound: return ExitCode(notFound)
         case .wrongTaskKind, .futureTime: return ExitCode(usage)
         case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer:
             return ExitCode(invalidData)
@@ -61,7 +63,7 @@ enum StoreExit {
 /// The command-line tool's logger: warnings and errors on standard error, `CAREBRIDGE_LOG_LEVEL` to change.
 enum CLILogging {
     static let logger: Logger = {
-        var logger = Logger(label: "carebridge", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         let level = ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
         logger.logLevel = level ?? .warning
         return logger

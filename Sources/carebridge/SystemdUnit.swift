@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 struct SystemdUnit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,48 +13,185 @@ struct SystemdUnit: ParsableCommand {
             The unit runs as the user `carebridge` (in group `bluetooth`, which Debian's D-Bus policy for \
             org.bluez admits), Type=notify with a watchdog, and restarts the bridge when it exits non-zero (for \
             example 75 after a wedged scanner). See the README section "Running on a Raspberry Pi".
+
+            --arguments is split into words like a shell would (quotes group words) and each word is quoted for \
+            systemd, so a path with spaces, %, $ or quotes arrives unchanged. Control characters (a newline would \
+            add unit directives) are refused, and so is a password inside an --mqtt URL (the unit file is \
+            world-readable): give --mqtt-credential FILE instead, which systemd hands to the bridge as the \
+            credential `mqtt-password`.
+
+            Examples:
+              carebridge systemd-unit --arguments "--store /var/lib/carebridge/store.sqlite --plan /etc/carebridge/plan.json"
+              carebridge systemd-unit --arguments "--store /var/lib/carebridge/store.sqlite --mqtt mqtt://bridge@broker" \\
+                  --mqtt-credential /etc/carebridge/mqtt-password
             """
     )
 
     @Option(name: .long, help: ArgumentHelp("Path of the installed executable.", valueName: "path"))
     var executable = "/usr/local/bin/carebridge"
 
-    @Option(name: .long, help: ArgumentHelp("Extra arguments for `carebridge run`.", valueName: "args"))
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: ArgumentHelp("Extra arguments for `carebridge run` (may start with --).", valueName: "args")
+    )
     var arguments = "--store /var/lib/carebridge/store.sqlite"
 
-    func run() {
-        print(Self.unit(executable: executable, arguments: arguments))
+    @Option(
+        name: .customLong("mqtt-credential"),
+        help: ArgumentHelp(
+            "A root-readable file holding the MQTT password, loaded with LoadCredential=mqtt-password:FILE.",
+            valueName: "file"
+        )
+    )
+    var mqttCredential: String?
+
+    func validate() throws {
+        do {
+            _ = try Self.unit(executable: executable, arguments: arguments, mqttCredential: mqttCredential)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
-    static func unit(executable: String, arguments: String) -> String {
-        """
-        [Unit]
-        Description=CareBridge: Bluetooth LE health devices into the care plan
-        Documentation=https://github.com/carebridge/carebridge#running-on-a-raspberry-pi
-        Requires=bluetooth.service
-        After=bluetooth.service
+    func run() throws {
+        print(try Self.unit(executable: executable, arguments: arguments, mqttCredential: mqttCredential))
+    }
 
-        [Service]
-        Type=notify
-        NotifyAccess=main
-        ExecStart=\(executable) run \(arguments)
-        User=carebridge
-        Group=carebridge
-        SupplementaryGroups=bluetooth
-        StateDirectory=carebridge
-        StateDirectoryMode=0700
-        Environment=CAREBRIDGE_LOG_LEVEL=info
-        WatchdogSec=60
-        Restart=on-failure
-        RestartSec=10
-        TimeoutStopSec=20
-        NoNewPrivileges=yes
-        ProtectSystem=strict
-        ProtectHome=yes
-        PrivateTmp=yes
+    /// Why the unit cannot be written as asked.
+    struct UnitError: Error, CustomStringConvertible {
+        var description: String
+    }
 
-        [Install]
-        WantedBy=multi-user.target
-        """
+    static func unit(executable: String, arguments: String, mqttCredential: String? = nil) throws(UnitError) -> String {
+        let words = try split(arguments)
+        for (index, word) in words.enumerated() {
+            let url =
+                word.hasPrefix("--mqtt=")
+                ? String(word.dropFirst(7)) : (index > 0 && words[index - 1] == "--mqtt" ? word : nil)
+            if let url, MQTTOptions.urlHasPassword(url) {
+                throw UnitError(
+                    description: "--arguments: the --mqtt URL carries a password, which would be readable by every "
+                        + "user in the unit file and in `ps`; put it in a file and give --mqtt-credential FILE"
+                )
+            }
+        }
+        guard executable.hasPrefix("/") else {
+            throw UnitError(description: "--executable must be an absolute path, not '\(executable)'")
+        }
+        var command = [try quote(executable, what: "--executable"), "run"]
+        for word in words { command.append(try quote(word, what: "--arguments")) }
+        var credential = ""
+        if let mqttCredential {
+            guard mqttCredential.hasPrefix("/") else {
+                throw UnitError(description: "--mqtt-credential must be an absolute path, not '\(mqttCredential)'")
+            }
+            guard
+                !mqttCredential.contains(where: {
+                    $0.isWhitespace || $0 == ":" || $0 == "%" || $0.asciiValue.map { $0 < 0x20 } == true
+                })
+            else {
+                throw UnitError(
+                    description: "--mqtt-credential: the path may not contain spaces, ':', '%' or control characters"
+                )
+            }
+            credential = "\nLoadCredential=\(MQTTOptions.credentialName):\(mqttCredential)"
+        }
+        return """
+            [Unit]
+            Description=CareBridge: Bluetooth LE health devices into the care plan
+            Documentation=man:carebridge(1) file:/usr/local/share/doc/carebridge/README.md
+            Requires=bluetooth.service
+            After=bluetooth.service
+
+            [Service]
+            Type=notify
+            NotifyAccess=main
+            ExecStart=\(command.joined(separator: " "))
+            User=carebridge
+            Group=carebridge
+            SupplementaryGroups=bluetooth
+            StateDirectory=carebridge
+            StateDirectoryMode=0700
+            Environment=CAREBRIDGE_LOG_LEVEL=info\(credential)
+            WatchdogSec=60
+            Restart=on-failure
+            RestartSec=10
+            TimeoutStopSec=20
+            NoNewPrivileges=yes
+            ProtectSystem=strict
+            ProtectHome=yes
+            PrivateTmp=yes
+
+            [Install]
+            WantedBy=multi-user.target
+            """
+    }
+
+    /// Splits like a POSIX shell without expansions: whitespace separates words, '…' and "…" group (a backslash
+    /// escapes the next character outside single quotes).
+    static func split(_ text: String) throws(UnitError) -> [String] {
+        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw UnitError(
+                description:
+                    "--arguments may not contain control characters (found U+\(String(bad.value, radix: 16, uppercase: true)); "
+                    + "a newline would add directives to the unit)"
+            )
+        }
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+                continue
+            }
+            if let open = quote {
+                if character == open {
+                    quote = nil
+                } else if character == "\\", open == "\"" {
+                    escaped = true
+                } else {
+                    current.append(character)
+                }
+                continue
+            }
+            switch character {
+            case "'", "\"":
+                quote = character
+                inWord = true
+            case "\\":
+                escaped = true
+                inWord = true
+            case _ where character.isWhitespace:
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            default:
+                current.append(character)
+                inWord = true
+            }
+        }
+        guard quote == nil, !escaped else { throw UnitError(description: "--arguments: unterminated quote or escape") }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// One word for ExecStart=: `%` and `$` doubled (systemd expands specifiers and variables), and in double
+    /// quotes with `\\` and `"` escaped when it has whitespace, quotes, a backslash or a semicolon.
+    static func quote(_ word: String, what: String) throws(UnitError) -> String {
+        if word.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw UnitError(description: "\(what) may not contain control characters")
+        }
+        var escaped = word.replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$")
+        let needsQuotes =
+            escaped.isEmpty
+            || escaped.contains { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || $0 == ";" }
+        guard needsQuotes else { return escaped }
+        escaped = escaped.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + escaped + "\""
     }
 }

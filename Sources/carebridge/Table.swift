@@ -7,7 +7,8 @@ struct Table {
         self.headers = headers
     }
 
-    mutating func append(_ row: [String]) { rows.append(row) }
+    /// Adds a row; cells are sanitised for the terminal (they carry device names and Device Information strings).
+    mutating func append(_ row: [String]) { rows.append(row.map(TerminalText.sanitize)) }
 
     func render() -> String {
         var widths = headers.map(\.count)

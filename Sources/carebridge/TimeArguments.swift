@@ -4,10 +4,11 @@ import Foundation
 
 /// Reading and showing times on the command line, in the user's zone.
 enum TimeArguments {
-    /// Parses `--at`/`--from` style text; dates without a zone are wall-clock times in `zone`.
-    static func parse(_ text: String, option: String, zone: TimeZone) throws -> Date {
+    /// Parses `--at`/`--from` style text; dates without a zone are wall-clock times in `zone`. Also `today`,
+    /// `yesterday` and a bare `HH:MM` (today at that time).
+    static func parse(_ text: String, option: String, zone: TimeZone, now: Date = Date()) throws -> Date {
         do {
-            return try Timestamp.parse(text, in: zone)
+            return try Timestamp.parse(text, in: zone, now: now)
         } catch {
             throw ValidationError("\(option): \(error.description)")
         }
@@ -16,7 +17,7 @@ enum TimeArguments {
     /// Parses an interval end: a bare date (`2026-11-07`) means the end of that day, so `--to` is inclusive.
     static func parseEnd(_ text: String, option: String, zone: TimeZone) throws -> Date {
         let date = try parse(text, option: option, zone: zone)
-        guard text.count == 10 else { return date }
+        guard Timestamp.namesWholeDay(text) else { return date }
         return startOfDay(date.addingTimeInterval(36 * 3600), zone: zone)
     }
 

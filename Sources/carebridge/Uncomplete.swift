@@ -1,6 +1,7 @@
 import ArgumentParser
 import CareStore
 import Foundation
+import Insights
 
 struct Uncomplete: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +24,7 @@ struct Uncomplete: ParsableCommand {
         do {
             let event = try store.uncomplete(taskID: selection.task, occurrence: selection.occurrence, at: at)
             print("not done: \(EventSelection.describe(event, zone: zone))")
+            AlertReport.evaluate(store, from: event.start)
         } catch {
             throw StoreExit.fail(error)
         }

@@ -142,6 +142,6 @@ extension FakeBlueZSuites {
     @Test func offersJustWorksWithoutAPasskey() {
         let justWorks = PairingAgent(passkey: nil, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         #expect(justWorks.capability == "NoInputNoOutput")
-        #expect(agent.capability == "KeyboardDisplay")
+        #expect(agent.capability == "KeyboardOnly")
     }
 }

@@ -94,9 +94,14 @@ import Testing
         #expect(samples.allSatisfy { $0.start == Date(timeIntervalSince1970: 1_700_000_000) && $0.deviceTime == nil })
     }
 
-    @Test func unsuccessfulMeasurementGivesNoSamples() throws {
-        // body fat 0xFFFF; a weight sent anyway is not trusted
-        #expect(try samples([0x00, 0x04, 0xFF, 0xFF, 0xB0, 0x36]).isEmpty)
+    @Test func unsuccessfulMeasurementGivesNoBodyFatAndAWeightThatIsQuarantined() throws {
+        // body fat 0xFFFF; a weight sent anyway is not trusted: kept, flagged, quarantined
+        let result = try samples([0x00, 0x04, 0xFF, 0xFF, 0xB0, 0x36])
+        #expect(result.map(\.type) == [.bodyMass])
+        var weight = try #require(result.first)
+        #expect(weight.metadata["status"] == "measurement unsuccessful")
+        SampleScreening().screen(&weight)
+        #expect(weight.quarantineReason == "device status says the value is invalid: measurement unsuccessful")
         #expect(try samples([0x04, 0x00, 0xFF, 0xFF, 0x01]).isEmpty)
     }
 

@@ -31,7 +31,8 @@ import Testing
 
     @Test func v1OnlyAFinalFrameGivesASample() throws {
         for control in 0...255 {
-            let expected = control & 0x20 != 0 && control & 0x80 == 0
+            // stabilised, load not removed, not object mode (bit 6)
+            let expected = control & 0x20 != 0 && control & 0x80 == 0 && control & 0x40 == 0
             #expect(
                 try samples(MiScaleV1.self, [UInt8(control), 0xA4, 0x38] + stamp).count == (expected ? 1 : 0),
                 "\(control)"

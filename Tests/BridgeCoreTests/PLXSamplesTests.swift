@@ -37,8 +37,9 @@ import Testing
     }
 
     @Test func statusBitsThatAreNotClinicalSuppressEverySample() throws {
-        // ongoing, early estimate, demonstration, testing, unavailable, questionable, invalid
-        let excluded: Set<Int> = [5, 6, 10, 11, 13, 14, 15]
+        // ongoing, early estimate, demonstration, testing: no sample. Unavailable, questionable, invalid (13–15):
+        // samples that the safety stage quarantines.
+        let excluded: Set<Int> = [5, 6, 10, 11]
         for bit in 0..<16 {
             let status = UInt16(1) << bit
             let spot = [0x02, 0x61, 0x00, 0x40, 0x00, UInt8(status & 0xFF), UInt8(status >> 8)]
@@ -46,6 +47,10 @@ import Testing
             let expected = excluded.contains(bit) ? 0 : 2
             #expect(try samples(PLXSpotCheckMeasurement.self, spot).count == expected, "bit \(bit)")
             #expect(try samples(PLXContinuousMeasurement.self, continuous).count == expected, "bit \(bit)")
+            for var sample in try samples(PLXSpotCheckMeasurement.self, spot) {
+                SampleScreening().screen(&sample)
+                #expect(sample.isQuarantined == (13...15).contains(bit), "bit \(bit)")
+            }
         }
     }
 

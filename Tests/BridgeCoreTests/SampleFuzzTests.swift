@@ -117,8 +117,10 @@ private let sampleSeeds: [String: [[UInt8]]] = [
             let context = SampleContext(receivedAt: received, timeZone: zone, source: source, payload: payload)
             for sample in value.samples(in: context) {
                 report.samples += 1
-                if !sample.value.isFinite || !sample.transmittedValue.isFinite
-                    || !sample.start.timeIntervalSince1970.isFinite
+                // ±∞ only for a LO/HI reading (its comparator says which); never NaN.
+                let finite = sample.value.isFinite && sample.transmittedValue.isFinite
+                let bounded = sample.comparator != nil && !sample.value.isNaN && !sample.transmittedValue.isNaN
+                if !(finite || bounded) || !sample.start.timeIntervalSince1970.isFinite
                     || sample.unit != sample.type.canonicalUnit
                 {
                     report.problems.append("\(Hex.string(payload)): \(sample.type) \(sample.value) \(sample.unit)")

@@ -64,5 +64,72 @@ import Testing
         // A correction withdraws the alert.
         let corrected = try run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "3"])
         #expect(corrected.stdout.contains("(corrected)") && corrected.stdout.contains("alert 1 withdrawn"))
+        // Nothing listens on port 1: the notification stays queued and the exit status says so.
+        _ = try run(["complete", "pain", "--at", "2026-11-12T09:00", "--value", "9"])
+        let deliver = try run(["alerts", "deliver", "--webhook", "http://127.0.0.1:1/hook", "--wait", "0"])
+        #expect(deliver.status == 75 && deliver.stderr.contains("1 webhook notification(s) still pending"))
+    }
+
+    @Test func aReplayedReadingRaisesAnAlertAndDeletingItWithdrawsIt() throws {
+        let plan = directory.appendingPathComponent("weigh.json")
+        try Data(
+            """
+            {"tasks": [{"id": "weigh-in", "title": "Weigh yourself", "kind": "assessment",
+               "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+               "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
+               "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}}]}]}
+            """.utf8
+        ).write(to: plan)
+        let replay = try run([
+            "replay", "--plan", plan.path, ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
+        ])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains("alert 1 (warning): Weigh yourself: 72.5 kg (> 70 kg)"))
+        let samples = try run(["samples", "--type", "bodyMass", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [[String: Any]])
+        let id = try #require(list.first?["id"] as? String)
+        let deleted = try run(["samples", "delete", id])
+        #expect(deleted.stdout.contains("alert 1 withdrawn"), "\(deleted.stdout)\(deleted.stderr)")
+    }
+
+    @Test func insightsAndTheReportFromTheCommandLine() throws {
+        let plan = directory.appendingPathComponent("plan.json")
+        try Data(Self.plan.utf8).write(to: plan)
+        #expect(try run(["plan", "apply", plan.path]).status == 0)
+        for day in 16...22 {
+            _ = try run(["complete", "pain", "--at", "2026-11-\(day)T09:00", "--value", String(day % 9)])
+            _ = try run(["complete", "medication", "--at", "2026-11-\(day)T08:10"])
+        }
+        let insights = try run(["insights", "--from", "2026-11-16", "--to", "2026-11-22"])
+        #expect(insights.status == 0, "\(insights.stderr)")
+        #expect(insights.stdout.contains("Insights 2026-11-16 – 2026-11-22 (before: 2026-11-09 – 2026-11-15)"))
+        #expect(insights.stdout.contains("7/7 100%") && insights.stdout.contains("critical: Pain 7 on 2026-11-16"))
+        let json = try run(["insights", "--from", "2026-11-16", "--to", "2026-11-22", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["days"] as? [String])?.count == 7 && (object["tasks"] as? [Any])?.count == 2)
+
+        let pdf = directory.appendingPathComponent("out/report.pdf").path
+        try FileManager.default.createDirectory(
+            atPath: directory.appendingPathComponent("out").path,
+            withIntermediateDirectories: true
+        )
+        let report = try run([
+            "report", "--from", "2026-11-16", "--to", "2026-11-22", "--format", "pdf", "--out", pdf, "--patient",
+            "Jo Example",
+        ])
+        #expect(report.status == 0, "\(report.stderr)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: pdf))
+        #expect(bytes.starts(with: Data("%PDF-1.4".utf8)))
+        let mode = try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let html = directory.appendingPathComponent("out/report.html").path
+        #expect(try run(["report", "--format", "html", "--out", html, "--patient", "Jo Example"]).status == 0)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("Patient: Jo Example"))
+        // The store is never overwritten by a report; a missing directory is a clear error.
+        let onStore = try run(["report", "--format", "pdf", "--out", storePath])
+        #expect(onStore.status == 73)
+        let nowhere = try run(["report", "--format", "pdf", "--out", "/nonexistent-dir/report.pdf"])
+        #expect(nowhere.status == 73 && !nowhere.stderr.isEmpty)
+        #expect(try run(["report", "--format", "pdf", "--out", pdf, "--page", "a3"]).status == 64)
     }
 }

@@ -19,7 +19,12 @@ enum CarebridgeProcess {
         fatalError("carebridge executable not found near \(CommandLine.arguments[0])")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        stdin: String? = nil,
+        executable: URL = executable
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -32,7 +32,10 @@ let scale = DeviceIdentity(
         #expect(config["unique_id"] as? String == "carebridge_c4_7c_8d_6a_12_3f_bodyMass")
         #expect(config["state_topic"] as? String == "carebridge/c4_7c_8d_6a_12_3f/bodyMass")
         #expect(config["json_attributes_topic"] as? String == "carebridge/c4_7c_8d_6a_12_3f/bodyMass")
-        #expect(config["value_template"] as? String == "{{ value_json.value }}")
+        #expect(
+            config["value_template"] as? String
+                == "{{ value_json.value if value_json.comparator is not defined else None }}"
+        )
         #expect(config["unit_of_measurement"] as? String == "kg")
         #expect(config["device_class"] as? String == "weight")
         #expect(config["state_class"] as? String == "measurement")

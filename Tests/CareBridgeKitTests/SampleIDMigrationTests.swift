@@ -122,6 +122,7 @@ import Testing
         #expect(
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }
@@ -170,6 +171,38 @@ import Testing
         let eventSampleIDs = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
         #expect(eventSampleIDs.count == 84)
         #expect(try eventSampleIDs.allSatisfy { try store.sample(id: $0) != nil })
+    }
+
+    /// `v6-sample-safety` on the old file: every sample stored before was a plain usable number and stays one (no
+    /// comparator, not quarantined), every outcome value keeps its value, and LO/HI and quarantine work after it.
+    @Test func theSafetyMigrationKeepsOldSamplesUsableAndAddsQuarantine() throws {
+        let (directory, path) = try Self.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
+        let all = try store.samples(matching: SampleQuery(quarantine: .included))
+        #expect(all.count == 203)  // 204 rows, one of them a tombstone
+        #expect(all.allSatisfy { $0.sample.comparator == nil && !$0.sample.isQuarantined && $0.releaseReason == nil })
+        #expect(try store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
+        let events = try store.events(
+            matching: EventQuery(
+                from: Date(timeIntervalSince1970: 1_793_487_600),
+                to: Date(timeIntervalSince1970: 1_796_079_600)
+            )
+        )
+        let values = events.flatMap { $0.outcome?.values ?? [] }
+        #expect(values.count == 84 && values.allSatisfy { $0.comparator == nil })
+
+        var implausible = try ManualReading.sample(
+            type: .heartRate,
+            value: 70,
+            unit: "bpm",
+            at: Date(timeIntervalSince1970: 1_795_000_000),
+            receivedAt: Date(timeIntervalSince1970: 1_795_000_000)
+        )
+        implausible.value = 179_200_000
+        implausible.quarantineReason = "implausible heart rate"
+        #expect(try store.recordSample(implausible).quarantined == 1)
+        #expect(try store.samples(matching: SampleQuery(quarantine: .only)).map(\.id) == [implausible.id])
     }
 
     @Test func replayingTheOldSessionsIntoTheMigratedStoreAddsNothing() async throws {

@@ -30,7 +30,7 @@ import Testing
 
     @Test(arguments: [
         (QuantityType.bodyTemperature, 24.9, "C"), (.bodyTemperature, 45.1, "C"), (.bodyTemperature, 120, "F"),
-        (.bodyMass, 0.4, "kg"), (.bodyMass, 651, "kg"), (.bodyMass, 1500, "lb"),
+        (.bodyMass, 0.1, "kg"), (.bodyMass, 651, "kg"), (.bodyMass, 1500, "lb"),
         (.heartRate, 19, "bpm"), (.heartRate, 301, "/min"), (.oxygenSaturation, 101, "%"),
         (.bloodPressureSystolic, 500, "mmHg"),
     ])

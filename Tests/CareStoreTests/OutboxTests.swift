@@ -125,7 +125,8 @@ import Testing
 }
 
 @Suite struct OutboxMigrationTests {
-    /// Turns a store file back into one that only has `v1`: the outbox migration's objects and its entry in
+    /// Turns a store file back into one that only has `v1`: the outbox migration's objects, the safety columns
+    /// (`v6-sample-safety`; the id migration's rebuild drops the sample ones) and their entries in
     /// GRDB's migration table removed (and the id migration's entry: its ids are already time-ordered). (Built at test time from the current `v1` rather than checked in: `v1`'s
     /// sample layout may still change before the first release.)
     static func makeV1Store(at path: String, samples: [QuantitySample]) throws {
@@ -145,8 +146,10 @@ import Testing
                     ALTER TABLE outcome DROP COLUMN note;
                     ALTER TABLE outcome DROP COLUMN notDoneReason;
                     ALTER TABLE outcomeValue DROP COLUMN text;
+                    ALTER TABLE outcomeValue DROP COLUMN comparator;
                     DELETE FROM grdb_migrations WHERE identifier IN (
-                        'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts'
+                        'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
+                        'v6-sample-safety'
                     );
                     """
             )
@@ -166,6 +169,7 @@ import Testing
         #expect(
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
             ]
         )
         #expect(try store.sampleCount() == old.count)

@@ -33,6 +33,7 @@ import Testing
         #expect(
             try fixture.store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -45,6 +46,7 @@ import Testing
         #expect(
             try reopened.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
+                "v6-sample-safety",
             ]
         )
         let stored = try #require(try reopened.sample(id: sample.id))

@@ -64,6 +64,31 @@ import Testing
             expected: "blood-pressure"
         ),
         Fixture(
+            label: "BM85 cuff (vendor quirks win over the generic profile)",
+            advertisement: Advertisement(name: "BM85", serviceUUIDs: [.bloodPressureService]),
+            expected: "beurer-bm85"
+        ),
+        Fixture(
+            label: "BM48 cuff (vendor quirks win over the generic profile)",
+            advertisement: Advertisement(name: "BM48", serviceUUIDs: [.bloodPressureService]),
+            expected: "beurer-bm48"
+        ),
+        Fixture(
+            label: "BM59 cuff (vendor quirks win over the generic profile)",
+            advertisement: Advertisement(name: "BM59", serviceUUIDs: [.bloodPressureService]),
+            expected: "beurer-bm59"
+        ),
+        Fixture(
+            label: "ELITE900 cuff (vendor quirks win over the generic profile)",
+            advertisement: Advertisement(name: "ELITE900", serviceUUIDs: [.bloodPressureService]),
+            expected: "beurer-elite900"
+        ),
+        Fixture(
+            label: "SBM69 cuff (vendor quirks win over the generic profile)",
+            advertisement: Advertisement(name: "SBM69", serviceUUIDs: [.bloodPressureService]),
+            expected: "silvercrest-sbm"
+        ),
+        Fixture(
             label: "glucose meter",
             advertisement: Advertisement(serviceUUIDs: [.glucoseService]),
             expected: "glucose-meter"

@@ -12,7 +12,9 @@ import Testing
         #expect(value.weight == 72.5)
         #expect(value.timeStamp == .example)
         #expect(value.isFinal)
-        #expect(value.fields.keys == ["control", "stabilised", "loadRemoved", "weight", "weightUnit", "timeStamp"])
+        #expect(
+            value.fields.keys == ["control", "stabilised", "loadRemoved", "mode", "weight", "weightUnit", "timeStamp"]
+        )
         #expect(MiScaleV1.source == .serviceData(BluetoothUUID(0x181D)))
         #expect(DecoderCatalog.decoder(forServiceData: BluetoothUUID(0x181D)) == MiScaleV1.self)
     }
@@ -71,8 +73,8 @@ import Testing
         #expect(value.isFinal)
         #expect(
             value.fields.keys == [
-                "control0", "control1", "stabilised", "loadRemoved", "impedanceValid", "timeStamp", "impedance",
-                "impedanceUnit", "weight", "weightUnit",
+                "control0", "control1", "stabilised", "loadRemoved", "impedanceValid", "mode", "timeStamp",
+                "impedance", "impedanceUnit", "weight", "weightUnit",
             ]
         )
         #expect(DecoderCatalog.decoder(forServiceData: BluetoothUUID(0x181B)) == MiBodyCompositionScale2.self)
@@ -89,6 +91,7 @@ import Testing
             #expect(value.isImpedanceValid == (bit == 9), "bit \(bit)")
             #expect(value.isStabilised == (bit == 13), "bit \(bit)")
             #expect(value.isLoadRemoved == (bit == 15), "bit \(bit)")
+            #expect(value.isObjectMode == (bit == 2), "bit \(bit)")
         }
     }
 

@@ -180,21 +180,51 @@ import Testing
         #expect(try fixture.store.alerts().map(\.trip.day) == ["2027-03-29"])
     }
 
-    @Test func anOutOfRangeReadingAlwaysAlerts() throws {
+    @Test func anOutOfRangeReadingAlwaysAlertsAndAQuarantinedOneNever() throws {
         let fixture = try F()
-        let versions = try { () throws -> [StoredTask] in
-            try fixture.store.addTask(F.weighIn([]))
-            return try fixture.store.taskVersions(id: "weigh-in")
-        }()
-        let sample = try fixture.weight(40, at: F.time(2026, 11, 20, 8))
-        let events = try fixture.store.events(
-            matching: EventQuery(from: F.time(2026, 11, 20), to: F.time(2026, 11, 21))
+        try fixture.store.addTask(
+            CareTask(
+                id: "glucose",
+                title: "Glucose",
+                kind: .assessment,
+                schedule: F.daily(),
+                linkage: SampleLinkage(type: .bloodGlucose, unit: .milligramPerDecilitre, aggregation: .each),
+                alerts: [AlertRule(id: "low", condition: .compare(.lessThan, 70, unit: nil))]
+            )
         )
-        let evaluator = RuleEvaluator(versions: versions, bridgeZone: F.berlin)
-        #expect(evaluator.trips(events: events, now: F.time(2026, 11, 21)).isEmpty)
-        let trips = evaluator.trips(events: events, now: F.time(2026, 11, 21), outOfRange: [sample.id])
-        #expect(trips.map(\.ruleID) == [RuleEvaluator.outOfRangeRuleID])
-        #expect(trips.first?.severity == .critical && trips.first?.samples == [sample.id])
+        func glucose(
+            _ value: Double,
+            hour: Int,
+            comparator: ValueComparator? = nil,
+            quarantine: String? = nil
+        )
+            -> QuantitySample
+        {
+            QuantitySample(
+                type: .bloodGlucose,
+                value: value,
+                unit: .milligramPerDecilitre,
+                start: F.time(2026, 11, 20, hour),
+                transmittedValue: value,
+                transmittedUnit: .milligramPerDecilitre,
+                source: .manual,
+                receivedAt: F.time(2026, 11, 20, hour),
+                comparator: comparator,
+                quarantineReason: quarantine
+            )
+        }
+        let lo = glucose(20, hour: 7, comparator: .lessThan)  // LO at the device's limit of 20 mg/dL
+        let hi = glucose(.infinity, hour: 9, comparator: .greaterThan)  // HI, limit unknown
+        let low = glucose(60, hour: 12)
+        let quarantined = glucose(5, hour: 15, quarantine: "implausible")
+        try fixture.store.recordSamples([lo, hi, low, quarantined])
+        try AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 21))
+        let alerts = try fixture.store.alerts()
+        #expect(alerts.map(\.trip.ruleID) == [RuleEvaluator.outOfRangeRuleID, RuleEvaluator.outOfRangeRuleID, "low"])
+        #expect(alerts.prefix(2).allSatisfy { $0.trip.severity == .critical })
+        #expect(alerts.map(\.trip.samples) == [[lo.id], [hi.id], [low.id]])
+        #expect(alerts[1].trip.message.contains("HI") && alerts[1].trip.value == nil)
+        #expect(!alerts.contains { $0.trip.samples.contains(quarantined.id) })
     }
 
     @Test func acknowledgingKeepsTheAlertAndQueuesNotifications() throws {

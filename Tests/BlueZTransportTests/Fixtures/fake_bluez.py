@@ -51,6 +51,8 @@ BASE = '-0000-1000-8000-00805f9b34fb'
 #   restart_after                N      bluetoothd restarts (once) after N notifications in total
 #   notify_in_start_notify       1      a pending notification is emitted inside StartNotify, before its reply
 #   late_characteristics         MS     GATT objects are exported MS after ServicesResolved
+#   signal_connected             1      Connect also signals Connected = true (bluetoothd 5.66 does not)
+#   forget_gatt                  1      GATT objects and notify sessions are dropped on every disconnect
 FAULTS = {}
 JOURNAL = []
 NOTIFY_TIMES = []
@@ -167,6 +169,7 @@ class Peripheral:
         self.char_paths = {}  # char uuid -> path
         self.object_paths = []
         self.connected = False
+        self.resolved = False
         self.last_advert = None
         self.last_advert_time = 0.0
         self.events = []
@@ -230,35 +233,67 @@ class Peripheral:
     # -- connection
 
     def connect(self):
+        '''Device1.Connect as bluetoothd 5.66 answers it (seen on the real daemon in the VM test tier):
+
+        - the method reply goes out first: bluetoothd's D-Bus layer batches property changes and object
+          announcements into idle callbacks, which run after the reply is sent;
+        - `Connected = true` is never signalled for a link the client initiated (the ATT channel comes up before
+          the kernel's connected event, so the later state change is a no-op); the property reads true;
+        - the GATT objects are registered (GetManagedObjects lists them) before `ServicesResolved = true` is
+          signalled, and their InterfacesAdded follow it.
+        Fault `signal_connected`: also signal `Connected = true` first (other BlueZ versions do).
+        '''
         journal('Connect ' + self.address)
         if self.connected:
             raise dbus.exceptions.DBusException('Already Connected', name='org.bluez.Error.AlreadyConnected')
         self.connected = True
-        emit_changed(self.device(), DEVICE_IFACE, {'Connected': dbus.Boolean(True, variant_level=1)})
+        dev = self.device()
+        dev.props[DEVICE_IFACE]['Connected'] = dbus.Boolean(True, variant_level=1)
+        if FAULTS.get('signal_connected'):
+            GLib.idle_add(lambda: emit_changed(dev, DEVICE_IFACE, {'Connected': dbus.Boolean(True, variant_level=1)}))
         if FAULTS.get('never_resolve', '').upper() == self.address:
             return
         delay = int(FAULTS.get('late_characteristics', 0))
-        # Real BlueZ: ServicesResolved arrives after Connect returns; GATT objects may come later still.
         if delay > 0:
             GLib.timeout_add(10, self.resolve_services)
             GLib.timeout_add(10 + delay, self.export_gatt)
         else:
-            GLib.timeout_add(10, self.export_and_resolve)
+            GLib.timeout_add(10, self.register_resolve_announce)
 
-    def export_and_resolve(self):
+    def register_resolve_announce(self):
         if self.connected:
-            self.export_gatt()
+            pending = self.export_gatt(announce=False)
             self.resolve_services()
+
+            # One object per main-loop iteration, as bluetoothd's per-object idle callbacks do.
+            def announce_next():
+                if pending and self.connected:
+                    path, iface, props = pending.pop(0)
+                    if path in mockobject.objects:
+                        manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
+                                             [dbus.ObjectPath(path), {iface: props}])
+                return bool(pending) and self.connected
+
+            GLib.timeout_add(2, announce_next)
         return False
 
     def resolve_services(self):
         if self.connected and self.device() is not None:
+            self.resolved = True  # notify sessions kept from before a reconnect deliver again from here
+            journal('ServicesResolved ' + self.address)
             emit_changed(self.device(), DEVICE_IFACE, {'ServicesResolved': dbus.Boolean(True, variant_level=1)})
+            if self.notifying:
+                # bluetoothd re-enabled the CCCDs of the kept sessions: the device sends at once, before the
+                # client has subscribed again (seen against bluetoothd 5.66).
+                self.step_notifications(limit=1)
         return False
 
-    def export_gatt(self):
+    def export_gatt(self, announce=True):
+        '''Registers the GATT objects; announces them at once, or returns (path, interface, properties) to
+        announce later.'''
+        pending = []
         if not self.connected or self.char_paths:
-            return False
+            return pending
         handle = 0x10
         for service_uuid, chars in self.services:
             service_path = f'{self.path}/service{handle:04x}'
@@ -270,8 +305,7 @@ class Peripheral:
             }
             manager().AddObject(service_path, SERVICE_IFACE, service_props, [])
             self.object_paths.append(service_path)
-            manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
-                                 [dbus.ObjectPath(service_path), {SERVICE_IFACE: service_props}])
+            pending.append((service_path, SERVICE_IFACE, service_props))
             handle += 1
             for char_uuid, flags in chars:
                 char_path = f'{service_path}/char{handle:04x}'
@@ -292,10 +326,14 @@ class Peripheral:
                 ])
                 self.char_paths[char_uuid] = char_path
                 self.object_paths.append(char_path)
-                manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
-                                     [dbus.ObjectPath(char_path), {CHAR_IFACE: char_props}])
+                pending.append((char_path, CHAR_IFACE, char_props))
                 handle += 2
-        return False
+        if announce:
+            for path, iface, props in pending:
+                manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
+                                     [dbus.ObjectPath(path), {iface: props}])
+            return False
+        return pending
 
     def remove_gatt(self, emit=True):
         for path in reversed(self.object_paths):
@@ -310,18 +348,36 @@ class Peripheral:
         self.notifying = set()
 
     def disconnect(self, reason, emit=True):
+        '''A link going down, as on bluetoothd 5.66: a Disconnect call is answered before `ServicesResolved` and
+        `Connected` false are signalled; the GATT objects stay exported and the client's notify sessions stay
+        (bluetoothd writes the CCCDs again when the link is back, before ServicesResolved is signalled).
+        Fault `forget_gatt`: remove the GATT objects on every disconnect (bluetoothd with `[GATT] Cache = no`).'''
         journal(f'Disconnect {self.address} {reason}')
         if not self.connected:
             if reason == 'local':
                 raise dbus.exceptions.DBusException('Not Connected', name='org.bluez.Error.NotConnected')
             return
         self.connected = False
-        self.remove_gatt(emit)
-        if emit and self.device() is not None:
-            emit_changed(self.device(), DEVICE_IFACE, {
-                'ServicesResolved': dbus.Boolean(False, variant_level=1),
-                'Connected': dbus.Boolean(False, variant_level=1),
-            })
+        self.resolved = False
+        dev = self.device()
+        if dev is not None:
+            dev.props[DEVICE_IFACE]['Connected'] = dbus.Boolean(False, variant_level=1)
+            dev.props[DEVICE_IFACE]['ServicesResolved'] = dbus.Boolean(False, variant_level=1)
+
+        def announce():
+            if FAULTS.get('forget_gatt') or not emit:
+                self.remove_gatt(emit)
+            if emit and self.device() is not None:
+                emit_changed(self.device(), DEVICE_IFACE, {
+                    'ServicesResolved': dbus.Boolean(False, variant_level=1),
+                    'Connected': dbus.Boolean(False, variant_level=1),
+                })
+            return False
+
+        if emit and reason == 'local':
+            GLib.idle_add(announce)
+        else:
+            announce()
 
     def pair(self):
         journal('Pair ' + self.address)
@@ -365,7 +421,7 @@ class Peripheral:
 
     def notify(self, uuid, data):
         path = self.char_paths.get(uuid)
-        if not path or uuid not in self.notifying:
+        if not path or uuid not in self.notifying or not self.connected:
             return False
         emit_changed(mockobject.objects[path], CHAR_IFACE, {'Value': byte_array(data, variant_level=1)})
         NOTIFY_TIMES.append(time.time())
@@ -443,7 +499,7 @@ class Peripheral:
             if event.get('kind') not in ('notification', 'indication'):
                 break
             uuid = full_uuid(event['characteristic'])
-            if not self.connected or uuid not in self.notifying:
+            if not self.connected or not self.resolved or uuid not in self.notifying:
                 break
             self.position += 1
             self.notify(uuid, bytes.fromhex(event['value']))

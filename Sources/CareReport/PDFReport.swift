@@ -1,0 +1,333 @@
+import Foundation
+
+/// Lays the report out on A4 or Letter pages and writes it as PDF: a page header with the title, patient and
+/// period on every page, page numbers, charts drawn as vectors, and tables that break only between rows (the
+/// header row is repeated, a title is never left alone at the bottom of a page, and at least two rows go with
+/// it).
+public enum PDFReport {
+    public enum PageSize: String, Sendable, CaseIterable {
+        case a4, letter
+
+        var size: (width: Double, height: Double) { self == .a4 ? (595.28, 841.89) : (612, 792) }
+    }
+
+    public static func render(_ report: ReportData, pageSize: PageSize = .a4) -> [UInt8] {
+        var layout = Layout(report: report, size: pageSize.size)
+        layout.run()
+        var writer = PDFWriter(width: pageSize.size.width, height: pageSize.size.height, title: report.title)
+        for (index, page) in layout.pages.enumerated() {
+            var content = layout.header(page: index + 1, of: layout.pages.count)
+            content += page
+            writer.pages.append(content)
+        }
+        return writer.data()
+    }
+
+    struct Layout {
+        let report: ReportData
+        let width: Double
+        let height: Double
+        let margin = 42.0
+        let headerHeight = 46.0
+        var pages: [String] = []
+        var current = ""
+        /// Distance from the top of the page to the next free line.
+        var cursor = 0.0
+
+        init(report: ReportData, size: (width: Double, height: Double)) {
+            self.report = report
+            width = size.width
+            height = size.height
+        }
+
+        var contentWidth: Double { width - 2 * margin }
+        var bottomLimit: Double { height - margin - 18 }
+        var remaining: Double { bottomLimit - cursor }
+
+        mutating func run() {
+            newPage()
+            if !report.summary.isEmpty {
+                heading("Summary")
+                for line in report.summary {
+                    let lines = wrap("• " + line, font: .regular, size: 9.5, width: contentWidth)
+                    ensure(Double(lines.count) * 13)
+                    for text in lines {
+                        self.text(text, x: margin, y: cursor + 10, size: 9.5, font: .regular)
+                        cursor += 13
+                    }
+                }
+            }
+            for (index, chart) in report.charts.enumerated() {
+                let scale = min(contentWidth / chart.width, 1.0)
+                let chartHeight = chart.height * scale
+                if index == 0 {
+                    ensure(chartHeight + 40)
+                    heading("Charts")
+                }
+                ensure(chartHeight + 22)
+                self.text(chart.title, x: margin, y: cursor + 10, size: 10, font: .bold)
+                cursor += 16
+                draw(chart, x: margin, y: cursor, scale: scale)
+                cursor += chartHeight + 10
+            }
+            for table in report.tables { self.table(table) }
+            finishPage()
+        }
+
+        // MARK: Pages
+
+        mutating func newPage() {
+            if !current.isEmpty || !pages.isEmpty || cursor > 0 { finishPage() }
+            cursor = margin + headerHeight
+        }
+
+        mutating func finishPage() {
+            if cursor > 0 { pages.append(current) }
+            current = ""
+            cursor = 0
+        }
+
+        /// Starts a new page unless `height` points still fit.
+        mutating func ensure(_ needed: Double) {
+            if needed > remaining { newPage() }
+        }
+
+        /// The header and footer of page `number`.
+        func header(page number: Int, of count: Int) -> String {
+            var out = ""
+            let top = height - margin
+            out += textOperator(report.title, x: margin, y: top - 12, size: 13, font: .bold)
+            out += textOperator(
+                "\(report.patient)  ·  \(report.period)",
+                x: margin,
+                y: top - 27,
+                size: 9,
+                font: .regular
+            )
+            let generated = report.generated
+            out += textOperator(
+                generated,
+                x: width - margin - StandardFont.regular.width(generated, size: 7.5),
+                y: top - 12,
+                size: 7.5,
+                font: .regular
+            )
+            out += "0.16 0.42 0.75 RG 1.2 w \(n(margin)) \(n(top - 34)) m \(n(width - margin)) \(n(top - 34)) l S\n"
+            let footer = "Page \(number) of \(count)"
+            out += textOperator(
+                footer,
+                x: width - margin - StandardFont.regular.width(footer, size: 8),
+                y: margin - 14,
+                size: 8,
+                font: .regular
+            )
+            return out
+        }
+
+        // MARK: Blocks
+
+        mutating func heading(_ title: String) {
+            ensure(40)
+            cursor += 8
+            text(title, x: margin, y: cursor + 12, size: 12, font: .bold)
+            cursor += 17
+            current +=
+                "0.85 0.87 0.9 RG 0.6 w \(n(margin)) \(n(y(cursor))) m \(n(width - margin)) \(n(y(cursor))) l S\n"
+            cursor += 6
+        }
+
+        mutating func table(_ table: ReportData.Table) {
+            let size = 8.0
+            let columns = table.headers.count
+            let widths = columnWidths(table, size: size)
+            func rowLines(_ cells: [String], font: StandardFont) -> [[String]] {
+                (0..<columns).map { column in
+                    wrap(column < cells.count ? cells[column] : "", font: font, size: size, width: widths[column] - 6)
+                }
+            }
+            let headerLines = rowLines(table.headers, font: .bold)
+            let headerHeight = Double(headerLines.map(\.count).max() ?? 1) * 10 + 4
+            let rows = table.rows.map { rowLines($0, font: .regular) }
+            let rowHeights = rows.map { Double($0.map(\.count).max() ?? 1) * 10 + 4 }
+            let noteHeight = table.note == nil ? 0.0 : 13.0
+            // The title, its note, the header and the first two rows stay together.
+            ensure(40 + noteHeight + headerHeight + rowHeights.prefix(2).reduce(0, +))
+            heading(table.title)
+            if let note = table.note {
+                for line in wrap(note, font: .regular, size: 8, width: contentWidth) {
+                    text(line, x: margin, y: cursor + 8, size: 8, font: .regular, gray: 0.35)
+                    cursor += 11
+                }
+                cursor += 2
+            }
+            if table.rows.isEmpty {
+                text("None in this period.", x: margin, y: cursor + 9, size: 8.5, font: .regular, gray: 0.35)
+                cursor += 14
+                return
+            }
+            drawRow(headerLines, widths: widths, height: headerHeight, font: .bold, fill: "0.94 0.95 0.97", marks: [])
+            for (index, lines) in rows.enumerated() {
+                if rowHeights[index] > remaining {
+                    newPage()
+                    text("\(table.title) (continued)", x: margin, y: cursor + 10, size: 10, font: .bold)
+                    cursor += 16
+                    drawRow(
+                        headerLines,
+                        widths: widths,
+                        height: headerHeight,
+                        font: .bold,
+                        fill: "0.94 0.95 0.97",
+                        marks: []
+                    )
+                }
+                let marks = Set((0..<columns).filter { table.marked.contains([index, $0]) })
+                drawRow(lines, widths: widths, height: rowHeights[index], font: .regular, fill: nil, marks: marks)
+            }
+            cursor += 4
+        }
+
+        mutating func drawRow(
+            _ cells: [[String]],
+            widths: [Double],
+            height rowHeight: Double,
+            font: StandardFont,
+            fill: String?,
+            marks: Set<Int>
+        ) {
+            let top = cursor
+            if let fill {
+                current += "\(fill) rg \(n(margin)) \(n(y(top + rowHeight))) \(n(contentWidth)) \(n(rowHeight)) re f\n"
+            }
+            var x = margin
+            for (column, lines) in cells.enumerated() {
+                let marked = marks.contains(column)
+                if marked {
+                    current +=
+                        "0.98 0.88 0.86 rg \(n(x)) \(n(y(top + rowHeight))) \(n(widths[column])) \(n(rowHeight)) re f\n"
+                }
+                for (index, line) in lines.enumerated() {
+                    text(
+                        line,
+                        x: x + 3,
+                        y: top + 10 + Double(index) * 10,
+                        size: 8,
+                        font: marked ? .bold : font,
+                        red: marked
+                    )
+                }
+                x += widths[column]
+            }
+            cursor += rowHeight
+            current +=
+                "0.89 0.9 0.92 RG 0.5 w \(n(margin)) \(n(y(cursor))) m \(n(width - margin)) \(n(y(cursor))) l S\n"
+        }
+
+        /// Column widths proportional to their widest cell (capped), filling the content width.
+        func columnWidths(_ table: ReportData.Table, size: Double) -> [Double] {
+            let columns = table.headers.count
+            var wanted = [Double](repeating: 30, count: columns)
+            for (column, header) in table.headers.enumerated() {
+                wanted[column] = max(wanted[column], StandardFont.bold.width(header, size: size) + 8)
+            }
+            for row in table.rows {
+                for (column, cell) in row.enumerated() where column < columns {
+                    wanted[column] = max(wanted[column], min(StandardFont.regular.width(cell, size: size) + 8, 220))
+                }
+            }
+            let total = wanted.reduce(0, +)
+            return wanted.map { $0 * contentWidth / total }
+        }
+
+        // MARK: Drawing
+
+        /// Page y (PDF space, up) of a distance from the top.
+        func y(_ fromTop: Double) -> Double { height - fromTop }
+
+        mutating func text(
+            _ string: String,
+            x: Double,
+            y fromTop: Double,
+            size: Double,
+            font: StandardFont,
+            gray: Double = 0.13,
+            red: Bool = false
+        ) {
+            let color = red ? "0.55 0.11 0.07" : "\(n(gray)) \(n(gray)) \(n(gray))"
+            current += "\(color) rg " + textOperator(string, x: x, y: y(fromTop), size: size, font: font)
+        }
+
+        func textOperator(_ string: String, x: Double, y: Double, size: Double, font: StandardFont) -> String {
+            let hex = StandardFont.encode(string).map { String(format: "%02X", $0) }.joined()
+            return "BT /\(font.resourceName) \(n(size)) Tf \(n(x)) \(n(y)) Td <\(hex)> Tj ET\n"
+        }
+
+        mutating func draw(_ chart: Chart, x originX: Double, y originTop: Double, scale: Double) {
+            let pageHeight = height
+            let px = { (value: Double) in originX + value * scale }
+            let py = { (value: Double) in pageHeight - (originTop + value * scale) }
+            for shape in chart.shapes {
+                switch shape {
+                case .rect(let x, let y, let width, let height, let fill):
+                    current +=
+                        "\(rgb(fill)) rg \(n(px(x))) \(n(py(y + height))) \(n(width * scale)) \(n(height * scale)) re f\n"
+                case .line(let x1, let y1, let x2, let y2, let stroke, let width):
+                    current +=
+                        "\(rgb(stroke)) RG \(n(width * scale)) w \(n(px(x1))) \(n(py(y1))) m "
+                        + "\(n(px(x2))) \(n(py(y2))) l S\n"
+                case .polyline(let points, let stroke, let width):
+                    guard let first = points.first else { continue }
+                    var path = "\(rgb(stroke)) RG \(n(width * scale)) w 1 j \(n(px(first[0]))) \(n(py(first[1]))) m "
+                    for point in points.dropFirst() { path += "\(n(px(point[0]))) \(n(py(point[1]))) l " }
+                    current += path + "S\n"
+                case .circle(let x, let y, let radius, let fill):
+                    // Four Bézier arcs.
+                    let r = radius * scale
+                    let k = r * 0.5523
+                    let cx = px(x)
+                    let cy = py(y)
+                    current +=
+                        "\(rgb(fill)) rg \(n(cx + r)) \(n(cy)) m "
+                        + "\(n(cx + r)) \(n(cy + k)) \(n(cx + k)) \(n(cy + r)) \(n(cx)) \(n(cy + r)) c "
+                        + "\(n(cx - k)) \(n(cy + r)) \(n(cx - r)) \(n(cy + k)) \(n(cx - r)) \(n(cy)) c "
+                        + "\(n(cx - r)) \(n(cy - k)) \(n(cx - k)) \(n(cy - r)) \(n(cx)) \(n(cy - r)) c "
+                        + "\(n(cx + k)) \(n(cy - r)) \(n(cx + r)) \(n(cy - k)) \(n(cx + r)) \(n(cy)) c f\n"
+                case .text(let x, let y, let string, let size, let anchor, let color, let bold):
+                    let font: StandardFont = bold ? .bold : .regular
+                    let textWidth = font.width(string, size: size * scale)
+                    let shift = anchor == .start ? 0 : (anchor == .middle ? textWidth / 2 : textWidth)
+                    current +=
+                        "\(rgb(color)) rg "
+                        + textOperator(string, x: px(x) - shift, y: py(y), size: size * scale, font: font)
+                }
+            }
+        }
+
+        func rgb(_ color: Chart.Color) -> String { "\(n(color.red)) \(n(color.green)) \(n(color.blue))" }
+
+        func n(_ value: Double) -> String { PDFWriter.number(value) }
+
+        /// Breaks text into lines no wider than `width` (long words are cut).
+        func wrap(_ text: String, font: StandardFont, size: Double, width: Double) -> [String] {
+            var lines: [String] = []
+            var line = ""
+            for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+                let candidate = line.isEmpty ? word : line + " " + word
+                if font.width(candidate, size: size) <= width || line.isEmpty && font.width(word, size: size) <= width {
+                    line = candidate
+                    continue
+                }
+                if !line.isEmpty { lines.append(line) }
+                var rest = word
+                while font.width(rest, size: size) > width, rest.count > 1 {
+                    var cut = rest.count - 1
+                    while cut > 1, font.width(String(rest.prefix(cut)), size: size) > width { cut -= 1 }
+                    lines.append(String(rest.prefix(cut)))
+                    rest = String(rest.dropFirst(cut))
+                }
+                line = rest
+            }
+            if !line.isEmpty || lines.isEmpty { lines.append(line) }
+            return lines
+        }
+    }
+}

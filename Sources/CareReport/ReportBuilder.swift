@@ -1,0 +1,251 @@
+import BridgeCore
+import CarePlan
+public import CareStore
+public import Foundation
+import Insights
+
+/// Builds the care report's content from the store: adherence per intervention, the grouped bar chart, vital
+/// signs with threshold bands, readings (with their flags), answers and notes, alerts and devices.
+public enum ReportBuilder {
+    /// - Parameters:
+    ///   - patient: the patient's name for the page header; nil: the store's single implicit patient.
+    ///   - generatedAt: when the report is made (shown in the header).
+    public static func build(
+        store: CareStore,
+        from: Date,
+        to: Date,
+        patient: String? = nil,
+        generatedAt: Date = Date()
+    ) throws(CareStoreError) -> ReportData {
+        let zone = store.bridgeZone
+        let insights = try InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
+        let tasks = try store.tasks().map(\.task)
+        let events = try store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
+        let samples = try store.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
+        let short = { (date: Date) in Self.short(date, zone: zone) }
+        let last = to.addingTimeInterval(-1)
+        let period = "\(short(from).prefix(10)) – \(short(last).prefix(10))"
+
+        var summary: [String] = []
+        for task in insights.tasks {
+            guard let rate = task.completion.rate else { continue }
+            var line =
+                "\(task.title): \(task.completion.completed) of \(task.completion.total) done "
+                + "(\(Int((rate * 100).rounded()))%)"
+            if let before = task.previousCompletion.rate {
+                line += ", the period before \(Int((before * 100).rounded()))%"
+            }
+            if let values = task.values {
+                line +=
+                    "; mean \(number(values.mean))\(unitSuffix(task.unit)), range \(number(values.min))–"
+                    + "\(number(values.max))"
+            }
+            summary.append(line)
+        }
+        let openAlerts = insights.alerts.filter(\.isOpen).count
+        summary.append("\(insights.alerts.count) alert(s) in the period, \(openAlerts) still open.")
+
+        // Charts: the first intervention beside the first numeric assessment a person answers (else any).
+        var charts: [Chart] = []
+        let interventions = insights.tasks.filter { $0.kind == .intervention }
+        let assessments = insights.tasks.filter { $0.kind == .assessment && $0.unit != nil }
+        if let intervention = interventions.first,
+            let assessment = assessments.first(where: { $0.answer != nil }) ?? assessments.first
+        {
+            let values = assessment.days.map(\.value)
+            var maximum = values.compactMap { $0 }.max() ?? 1
+            if case .scale(_, let max, _, _) = assessment.answer { maximum = max }
+            charts.append(
+                ChartBuilder.groupedBars(
+                    days: insights.days,
+                    intervention: intervention.title,
+                    completion: intervention.days.map { $0.total == 0 ? nil : Double($0.completed) / Double($0.total) },
+                    assessment: assessment.title,
+                    values: values,
+                    valueMaximum: maximum,
+                    valueLabel: assessment.unit == "1" ? "score" : (assessment.unit ?? "")
+                )
+            )
+        }
+        for insight in insights.tasks where insight.kind == .assessment {
+            guard let task = tasks.first(where: { $0.id == insight.id }), let linkage = task.linkage else { continue }
+            var bands: [ChartBuilder.Band] = []
+            var thresholds: [Double] = []
+            for rule in task.alerts {
+                switch rule.condition {
+                case .compare(let op, let value, let unit):
+                    let threshold = unit.flatMap { $0.convert(value, to: linkage.unit) } ?? value
+                    thresholds.append(threshold)
+                    switch op {
+                    case .greaterThan, .greaterThanOrEqual:
+                        bands.append(.init(lower: threshold, upper: .greatestFiniteMagnitude, normal: false))
+                    case .lessThan, .lessThanOrEqual:
+                        bands.append(.init(lower: -.greatestFiniteMagnitude, upper: threshold, normal: false))
+                    case .equal: break
+                    }
+                case .range(let lower, let upper, let inside, let unit):
+                    let low = unit.flatMap { $0.convert(lower, to: linkage.unit) } ?? lower
+                    let high = unit.flatMap { $0.convert(upper, to: linkage.unit) } ?? upper
+                    thresholds += [low, high]
+                    bands.append(.init(lower: low, upper: high, normal: !inside))
+                default: break
+                }
+            }
+            guard insight.days.contains(where: { $0.value != nil }) else { continue }
+            charts.append(
+                ChartBuilder.vitalLine(
+                    title: insight.title,
+                    days: insights.days,
+                    values: insight.days.map(\.value),
+                    unit: linkage.unit.rawValue,
+                    bands: bands,
+                    thresholds: thresholds
+                )
+            )
+        }
+
+        var tables: [ReportData.Table] = []
+        tables.append(
+            ReportData.Table(
+                title: "Adherence per intervention",
+                headers: ["Intervention", "Done", "Not done", "Rate", "Period before"],
+                rows: interventions.map { task in
+                    [
+                        task.title, "\(task.completion.completed) of \(task.completion.total)",
+                        String(task.completion.notDone), percent(task.completion.rate),
+                        percent(task.previousCompletion.rate),
+                    ]
+                }
+            )
+        )
+        // Readings: every stored sample of the period, flags marked.
+        var readingRows: [[String]] = []
+        var readingMarks: Set<[Int]> = []
+        for stored in samples.sorted(by: { $0.sample.start < $1.sample.start }) {
+            let sample = stored.sample
+            var flags: [String] = []
+            if sample.source.kind == .manual { flags.append("typed in") }
+            let quarantined = sample.isQuarantined
+            let outOfRange = sample.comparator != nil
+            if let reason = sample.quarantineReason { flags.append("QUARANTINED: \(reason)") }
+            if let release = stored.releaseReason { flags.append("released from quarantine: \(release)") }
+            if let comparator = sample.comparator {
+                flags.append("OUT OF RANGE (\(comparator.label), \(comparator.interpretationDisplay.lowercased()))")
+            }
+            if stored.deletedDate != nil { flags.append("deleted") }
+            if let note = sample.metadata["note"] { flags.append("note: \(note)") }
+            let device = sample.source.device.map { $0.name ?? $0.model ?? $0.address ?? "device" } ?? "manual"
+            let row = readingRows.count
+            if quarantined || outOfRange {
+                readingMarks.insert([row, 2])
+                readingMarks.insert([row, 4])
+            }
+            var value = "\(number(sample.value)) \(sample.unit)"
+            if let comparator = sample.comparator {
+                value =
+                    sample.value.isFinite
+                    ? "\(comparator.rawValue) \(number(sample.value)) \(sample.unit) (\(comparator.label))"
+                    : comparator.label
+            }
+            if quarantined { value = "[\(value)]" }
+            readingRows.append([
+                short(sample.start), sample.type.title, value, device,
+                flags.joined(separator: "; "),
+            ])
+        }
+        tables.append(
+            ReportData.Table(
+                title: "Readings",
+                note: "Every reading stored for the period, in the canonical unit. Out-of-range results (LO/HI) are "
+                    + "marked with their comparator; quarantined readings (kept, never used) are marked and shown "
+                    + "in brackets.",
+                headers: ["Time", "Measure", "Value", "Device", "Flags"],
+                rows: readingRows,
+                marked: readingMarks
+            )
+        )
+        // Answers and notes.
+        var answerRows: [[String]] = []
+        for event in events where event.answer != nil || event.outcome?.note != nil || event.outcome?.isNotDone == true
+        {
+            guard let outcome = event.outcome else { continue }
+            let answer =
+                outcome.notDoneReason.map { "not done: \($0)" }
+                ?? outcome.values.map { value in
+                    event.answer?.display(value: value.value, text: value.text) ?? "done \(short(value.measuredAt))"
+                }.joined(separator: ", ")
+            let at = outcome.values.first.map { short($0.measuredAt) } ?? short(event.start)
+            answerRows.append([at, event.title, answer, outcome.note ?? ""])
+        }
+        tables.append(
+            ReportData.Table(title: "Answers and notes", headers: ["When", "Task", "Answer", "Note"], rows: answerRows)
+        )
+        // Alerts.
+        var alertRows: [[String]] = []
+        var alertMarks: Set<[Int]> = []
+        for alert in insights.alerts {
+            if alert.isOpen, alert.trip.severity == .critical { alertMarks.insert([alertRows.count, 1]) }
+            var state = alert.state
+            if let by = alert.acknowledgedBy { state += " by \(by)" }
+            alertRows.append([
+                short(alert.trip.occurredAt), alert.trip.severity.rawValue, alert.trip.message,
+                "\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)", state,
+            ])
+        }
+        tables.append(
+            ReportData.Table(
+                title: "Alerts",
+                headers: ["When", "Severity", "Message", "Rule", "State"],
+                rows: alertRows,
+                marked: alertMarks
+            )
+        )
+        // Devices.
+        var devices: [String: (DeviceIdentity, Int, Date)] = [:]
+        for stored in samples {
+            guard let device = stored.sample.source.device else { continue }
+            let key = device.key
+            let entry = devices[key] ?? (device, 0, stored.sample.start)
+            devices[key] = (entry.0, entry.1 + 1, max(entry.2, stored.sample.start))
+        }
+        tables.append(
+            ReportData.Table(
+                title: "Devices",
+                headers: ["Device", "Model", "Serial", "Firmware", "Readings", "Last reading"],
+                rows: devices.values.sorted { $0.0.key < $1.0.key }.map { device, count, lastSeen in
+                    [
+                        device.name ?? device.address ?? device.key,
+                        [device.manufacturer, device.model].compactMap { $0 }.joined(separator: " "),
+                        device.serial ?? "", device.firmware ?? "", String(count), short(lastSeen),
+                    ]
+                }
+            )
+        )
+        return ReportData(
+            title: "Care report",
+            patient: "Patient: " + (patient ?? "the person using this bridge"),
+            period: period,
+            generated: "Generated \(short(generatedAt)) (\(zone.identifier)) by CareBridge",
+            summary: summary,
+            charts: charts,
+            tables: tables
+        )
+    }
+
+    static func short(_ date: Date, zone: TimeZone) -> String {
+        let iso = Timestamp.format(date, in: zone)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+    }
+
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+    }
+
+    static func unitSuffix(_ unit: String?) -> String {
+        guard let unit, unit != "1", unit != "s" else { return "" }
+        return " \(unit)"
+    }
+
+    static func percent(_ rate: Double?) -> String { rate.map { "\(Int(($0 * 100).rounded()))%" } ?? "—" }
+}

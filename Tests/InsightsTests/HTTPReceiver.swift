@@ -1,0 +1,81 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on a loopback port, started by a test: it records every POST body and answers with the
+/// status the test sets; it can be stopped and started again on the same port (a receiver outage).
+final class HTTPReceiver: Sendable {
+    struct Request: Sendable {
+        var path: String
+        var headers: [String: String]
+        var body: String
+    }
+
+    private let state = Mutex<(requests: [Request], status: Int, channel: (any Channel)?)>(([], 200, nil))
+    private(set) nonisolated(unsafe) var port = 0
+
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    /// The status the next requests are answered with.
+    func answer(_ status: Int) { state.withLock { $0.status = status } }
+
+    func start() async throws {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(Handler(receiver: self))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
+        port = channel.localAddress?.port ?? 0
+        state.withLock { $0.channel = channel }
+    }
+
+    func stop() async throws {
+        let channel = state.withLock { state -> (any Channel)? in
+            defer { state.channel = nil }
+            return state.channel
+        }
+        try await channel?.close()
+    }
+
+    fileprivate func record(_ request: Request) -> Int {
+        state.withLock { state in
+            state.requests.append(request)
+            return state.status
+        }
+    }
+
+    private final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let receiver: HTTPReceiver
+        var head: HTTPRequestHead?
+        var body = ""
+
+        init(receiver: HTTPReceiver) { self.receiver = receiver }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                body = ""
+            case .body(var buffer):
+                body += buffer.readString(length: buffer.readableBytes) ?? ""
+            case .end:
+                guard let head else { return }
+                var headers: [String: String] = [:]
+                for (name, value) in head.headers { headers[name.lowercased()] = value }
+                let status = receiver.record(Request(path: head.uri, headers: headers, body: body))
+                var response = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+                response.headers.add(name: "Content-Length", value: "0")
+                response.headers.add(name: "Connection", value: "close")
+                context.write(wrapOutboundOut(.head(response)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import Testing
+
+/// The real-bluetoothd tier: one QEMU guest boot with Debian's kernel, two-plus emulated LE controllers (btvirt),
+/// the real bluetoothd 5.66 and simulated devices (Simulators/), running every scenario of
+/// `Harness/guest/scenarios.sh` in sequence with the built `carebridge` on hci0. The tests check each scenario's
+/// results, copied to a share on the host.
+///
+/// Needs qemu-system-x86, bluez, bluez-test-tools, busybox-static, kmod, cpio, python3-dbus and python3-gi
+/// (`.ci/run` installs them) and the kernel cache `Harness/setup.sh` prepares. Without them the tests are skipped
+/// locally; with `CI=true` they fail instead.
+enum RealBlueZ {
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("package root not found above \(#filePath)")
+    }()
+    static let harness = packageRoot.appendingPathComponent("Tests/RealBlueZTests/Harness")
+
+    /// The scenarios of one boot, in the order they run.
+    static let scenarios = [
+        "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
+        "bluetoothd-restart", "record-replay", "scan", "latency",
+    ]
+
+    static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// Tools the tier needs that are not installed (empty when everything is there).
+    static let missingTools: [String] = {
+        let tools: [(String, [String])] = [
+            ("qemu-system-x86_64 (qemu-system-x86)", ["/usr/bin/qemu-system-x86_64"]),
+            ("bluetoothd (bluez)", ["/usr/libexec/bluetooth/bluetoothd"]),
+            ("btvirt (bluez-test-tools)", ["/usr/bin/btvirt"]),
+            ("btmgmt (bluez)", ["/usr/bin/btmgmt"]),
+            ("busybox (busybox-static)", ["/bin/busybox", "/usr/bin/busybox"]),
+            ("depmod (kmod)", ["/sbin/depmod", "/usr/sbin/depmod", "/usr/bin/depmod"]),
+            ("cpio", ["/bin/cpio", "/usr/bin/cpio"]),
+            ("dbus-daemon (dbus)", ["/usr/bin/dbus-daemon"]),
+            ("python3", ["/usr/bin/python3"]),
+        ]
+        var missing = tools.filter { _, paths in
+            !paths.contains { FileManager.default.isExecutableFile(atPath: $0) }
+        }.map(\.0)
+        if missing.isEmpty, !python(canImport: "dbus, gi") { missing.append("python3-dbus and python3-gi") }
+        return missing
+    }()
+
+    /// Runs when the tools are there, and always in CI (where a missing tool must fail, never skip).
+    static let enabled = missingTools.isEmpty || inCI
+
+    static func python(canImport modules: String) -> Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        probe.arguments = ["-c", "import \(modules)"]
+        probe.standardError = FileHandle.nullDevice
+        probe.standardOutput = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    /// The built `carebridge` (next to the test bundle, else `.build/debug`).
+    static var carebridge: URL {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("carebridge")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/carebridge")
+    }
+
+    /// The one boot every test of the tier awaits.
+    static let run = Task { try await GuestRun.boot(scenarios: scenarios) }
+
+    /// The results of one scenario (after the boot).
+    static func scenario(_ name: String) async throws -> ScenarioResult {
+        let run = try await run.value
+        return try ScenarioResult(name: name, directory: run.directory.appendingPathComponent(name), run: run)
+    }
+}
+
+struct SetupError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One guest boot: the console, the exit status, the results share and how long it took.
+struct GuestRun: Sendable {
+    var directory: URL
+    var status: Int32
+    var console: String
+    var seconds: Double
+
+    static func boot(scenarios: [String]) async throws -> GuestRun {
+        guard RealBlueZ.missingTools.isEmpty else {
+            throw SetupError(
+                description: "the real-bluetoothd tier needs \(RealBlueZ.missingTools.joined(separator: ", ")): "
+                    + "apt-get install qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio dbus "
+                    + "python3-dbus python3-gi (see README, Tests without a radio)"
+            )
+        }
+        let setup = try await run(RealBlueZ.harness.appendingPathComponent("setup.sh").path, [], timeout: 600)
+        guard setup.status == 0 else {
+            throw SetupError(description: "Tests/RealBlueZTests/Harness/setup.sh failed:\n\(setup.output)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-real-bluez-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let started = ContinuousClock.now
+        let result = try await run(
+            RealBlueZ.harness.appendingPathComponent("run-vm.sh").path,
+            [
+                directory.path, "/bin/bash", RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path,
+                RealBlueZ.carebridge.path,
+            ] + scenarios,
+            timeout: 3600
+        )
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(
+            "real-bluez: one guest boot, \(scenarios.count) scenarios, \(Int(seconds)) s (results in \(directory.path))"
+        )
+        return GuestRun(directory: directory, status: result.status, console: result.output, seconds: seconds)
+    }
+
+    /// Runs a program to completion with its output (stdout and stderr) in a file, never a pipe: a chatty child
+    /// cannot block on a full pipe while we wait for it.
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        timeout: Double
+    ) async throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-vm-\(UUID().uuidString).log"
+        )
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
+
+/// What one scenario left in the results share.
+struct ScenarioResult {
+    var name: String
+    var directory: URL
+    var run: GuestRun
+
+    init(name: String, directory: URL, run: GuestRun) throws {
+        self.name = name
+        self.directory = directory
+        self.run = run
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw SetupError(
+                description: "scenario \(name) did not run (guest exit \(run.status)); console:\n"
+                    + String(run.console.suffix(6000))
+            )
+        }
+    }
+
+    func text(_ file: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
+    }
+
+    /// Every wait of the scenario script succeeded.
+    var stepsSucceeded: Bool { text("status").trimmingCharacters(in: .whitespacesAndNewlines) == "0" }
+
+    /// The bridge's exit status after SIGTERM (nil if it was never stopped).
+    var bridgeStatus: Int32? { Int32(text("bridge.status").trimmingCharacters(in: .whitespacesAndNewlines)) }
+
+    /// The scenario's own log, the tail of the bridge's log and of each simulator's log, for failure messages.
+    var diagnostics: String {
+        var parts = ["scenario \(name):\n" + text("scenario.log")]
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files.sorted() where file.hasSuffix(".log") && file != "scenario.log" {
+            let lines = text(file).split(separator: "\n").filter {
+                !$0.contains(" trace ") && !$0.contains("recorded samples")
+            }
+            parts.append("--- \(file):\n" + lines.suffix(40).joined(separator: "\n"))
+        }
+        return parts.joined(separator: "\n")
+    }
+
+    /// `carebridge samples --json` of the scenario's store (or of the replay's, with prefix "replay-").
+    func samples(_ prefix: String = "") throws -> [Sample] {
+        let data = try Data(contentsOf: directory.appendingPathComponent(prefix + "samples.json"))
+        let objects = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        return objects.map(Sample.init)
+    }
+
+    /// Completed events (`carebridge events --json`).
+    func completedEvents() throws -> [Event] {
+        let data = try Data(contentsOf: directory.appendingPathComponent("events.json"))
+        let objects = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        return objects.map(Event.init).filter(\.completed)
+    }
+
+    /// What a simulator sent (its --sent file), in order.
+    func sent(by simulator: String) -> [Sent] {
+        text("\(simulator).sent.jsonl").split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
+            return Sent(
+                kind: object["kind"] as? String ?? "",
+                characteristic: object["characteristic"] as? String ?? "",
+                value: object["value"] as? String ?? "",
+                wall: (object["wall"] as? NSNumber)?.doubleValue ?? 0
+            )
+        }
+    }
+
+    /// Seconds between two marks of timings.txt (`start`, `bridge-started`, `end`, ...).
+    func timing(_ key: String) -> Double? {
+        for line in text("timings.txt").split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, fields[0] == key { return Double(fields[1]) }
+        }
+        return nil
+    }
+}
+
+struct Sample: Sendable {
+    var id: String
+    var type: String
+    var value: Double
+    var unit: String
+    var start: String
+    var deviceTime: String?
+    var payload: String
+    var characteristic: String?
+
+    init(_ object: [String: Any]) {
+        id = object["id"] as? String ?? ""
+        type = object["type"] as? String ?? ""
+        value = (object["value"] as? NSNumber)?.doubleValue ?? .nan
+        unit = object["unit"] as? String ?? ""
+        start = object["start"] as? String ?? ""
+        deviceTime = object["deviceTime"] as? String
+        payload = object["payload"] as? String ?? ""
+        characteristic = (object["source"] as? [String: Any])?["characteristic"] as? String
+    }
+
+    /// Rounded to what the device could express, for comparing with what a simulator sent.
+    func rounded(_ places: Int = 2) -> Double {
+        let scale = pow(10, Double(places))
+        return (value * scale).rounded() / scale
+    }
+}
+
+struct Event: Sendable {
+    var task: String
+    var completed: Bool
+    var values: [Double]
+
+    init(_ object: [String: Any]) {
+        task = object["task"] as? String ?? ""
+        completed = object["completed"] as? Bool ?? false
+        values = (object["values"] as? [[String: Any]] ?? []).compactMap { ($0["value"] as? NSNumber)?.doubleValue }
+    }
+}
+
+struct Sent: Sendable {
+    var kind: String
+    var characteristic: String
+    var value: String
+    var wall: Double
+}

@@ -1,0 +1,296 @@
+#!/bin/bash
+# Runs scenarios against the real bluetoothd in one guest boot, one after another (inside the guest, as root):
+#
+#   scenarios.sh CAREBRIDGE SCENARIO...
+#
+# Brings the stack up once (btvirt: hci0 for the bridge, hci1 and hci2 for the simulated devices), then runs each
+# scenario_NAME below. A scenario starts simulators (Tests/RealBlueZTests/Simulators) and `carebridge` on hci0,
+# waits for events (never fixed sleeps), stops the bridge with SIGTERM and exports the store. Everything a test
+# checks lands in $CAREBRIDGE_OUT/NAME/ on the host: samples.json, events.json, bridge.log, bridge.status,
+# the simulators' logs and their sent.jsonl, timings.txt; $CAREBRIDGE_OUT/NAME/status is the scenario's own
+# verdict on its steps (0 = every wait succeeded). Stores live on the guest's tmpfs (SQLite WAL needs it).
+# Between scenarios every link is dropped and every device removed from bluetoothd, so each starts unpaired.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/bluetooth.sh"
+export TZ=UTC
+carebridge="$1"
+shift
+tests="$(cd "$harness/.." && pwd)"
+simulators="$tests/Simulators"
+plan="$tests/Fixtures/plan.json"
+python=/usr/bin/python3
+mkdir -p /run/stores
+
+# --- helpers (used by the scenarios; $dir and $store are the current scenario's) -------------------------------
+
+# step DESCRIPTION COMMAND...: runs a wait; a failure is logged and marks the scenario failed (it goes on, so the
+# results show how far it got).
+step() {
+    local what="$1"
+    shift
+    if "$@"; then
+        log "ok: $what"
+    else
+        log "FAILED: $what"
+        scenario_failed=1
+        return 1
+    fi
+}
+mark() { echo "$1 $(now)" >>"$dir/timings.txt"; }
+# simulator NAME SCRIPT ARGS...: starts a simulated device; its log is NAME.log, what it sent NAME.sent.jsonl
+simulator() {
+    local name="$1" script="$2"
+    shift 2
+    $python "$simulators/$script" --tag "$name" --sent "$dir/$name.sent.jsonl" --linger "$@" >"$dir/$name.log" 2>&1 &
+    echo $! >>/run/scenario.pids
+    eval "pid_${name//-/_}=$!"
+}
+# log_has FILE PATTERN
+log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
+wait_log() { wait_for "$3" log_has "$1" "$2"; }
+# the bridge logs every store transaction at debug level: samples.inserted=N
+stored() { grep -o 'samples.inserted=[0-9]*' "$dir/bridge.log" 2>/dev/null | awk -F= '{ s += $2 } END { print s + 0 }'; }
+stored_at_least() { [ "$(stored)" -ge "$1" ]; }
+wait_stored() { wait_for "$2" stored_at_least "$1"; }
+# bridge COMMAND ARGS...: `carebridge COMMAND` on hci0 in the background (run and record)
+bridge() {
+    local command="$1"
+    shift
+    CAREBRIDGE_LOG_LEVEL=debug "$carebridge" "$command" --adapter hci0 "$@" >"$dir/bridge.log" 2>&1 &
+    bridge_pid=$!
+    echo $bridge_pid >>/run/scenario.pids
+    mark "bridge-started"
+}
+run_bridge() { bridge run --store "$store" --plan "$plan" --time-zone UTC "$@"; }
+# stop_bridge: SIGTERM, then the exit status (and how long the graceful stop took) into bridge.status
+stop_bridge() {
+    local start end status
+    start=$(now)
+    kill -TERM "$bridge_pid" 2>/dev/null
+    local waited=0
+    while kill -0 "$bridge_pid" 2>/dev/null && [ $waited -lt 600 ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if kill -0 "$bridge_pid" 2>/dev/null; then
+        kill -KILL "$bridge_pid"
+        log "bridge did not stop within 60 s of SIGTERM"
+    fi
+    wait "$bridge_pid"
+    status=$?
+    end=$(now)
+    echo "$status" >"$dir/bridge.status"
+    echo "sigterm-to-exit $(awk "BEGIN { print $end - $start }")" >>"$dir/timings.txt"
+    log "bridge exited $status"
+}
+export_store() {
+    local target="${1:-$store}" prefix="${2:-}"
+    "$carebridge" samples --store "$target" --json --from 2000-01-01 --to 2100-01-01 >"$dir/${prefix}samples.json" 2>>"$dir/export.log"
+    # The plan's events of yesterday, today and tomorrow (a scenario can cross midnight, UTC).
+    "$carebridge" events --store "$target" --json --time-zone UTC --from "$(date -u -d '-1 day' +%F)" \
+        --to "$(date -u -d '+1 day' +%F)" >"$dir/${prefix}events.json" 2>>"$dir/export.log"
+}
+stop_simulators() {
+    local pid
+    for pid in $(cat /run/scenario.pids 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $(cat /run/scenario.pids 2>/dev/null); do wait "$pid" 2>/dev/null; done
+    : >/run/scenario.pids
+}
+# Every link down, every device (and bond) gone: the next scenario starts from scratch. The harness may remove
+# devices; the bridge never does.
+reset_bluetooth() {
+    $python - <<'PY'
+import dbus
+bus = dbus.SystemBus()
+objects = dbus.Interface(bus.get_object('org.bluez', '/'), 'org.freedesktop.DBus.ObjectManager').GetManagedObjects()
+for path, interfaces in objects.items():
+    device = interfaces.get('org.bluez.Device1')
+    if device is None:
+        continue
+    adapter = dbus.Interface(bus.get_object('org.bluez', device['Adapter']), 'org.bluez.Adapter1')
+    try:
+        adapter.RemoveDevice(path, timeout=20)
+    except dbus.exceptions.DBusException as error:
+        print(f'RemoveDevice {path}: {error.get_dbus_name()}')
+PY
+}
+
+# --- scenarios -------------------------------------------------------------------------------------------------
+
+# A heart-rate strap: 40 notifications; after 15 the strap drops the link, the bridge reconnects and gets the rest.
+# The run is also recorded (run --record); replaying the recording into a fresh store must give the same samples.
+scenario_heart_rate() {
+    simulator strap heart_rate.py --adapter hci1 --count 40 --interval-ms 100 --drop-after 15
+    step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    run_bridge --record /run/stores/heart-rate-recording
+    step "the strap sent 15 before dropping the link" wait_log "$dir/strap.log" "dropping the link" 120
+    mark "link-dropped"
+    step "the strap streams again after the reconnect" wait_log "$dir/strap.log" "streaming from #15" 120
+    mark "reconnected"
+    step "the strap sent all 40" wait_log "$dir/strap.log" "MARK done" 120
+    step "80 samples stored" wait_stored 80 60
+    stop_bridge
+    step "the strap saw the bridge unsubscribe and disconnect" wait_log "$dir/strap.log" "unsubscribed 2A37" 30
+    cp /run/stores/heart-rate-recording/*.jsonl "$dir/recording.jsonl"
+    step "replay of the run's recording" "$carebridge" replay --store /run/stores/heart-rate-replay.sqlite \
+        --plan "$plan" --time-zone UTC "$dir/recording.jsonl" >"$dir/replay.txt" 2>&1
+    export_store /run/stores/heart-rate-replay.sqlite replay-
+}
+
+# A weight scale that needs a bond (Just Works) and its clock set, then indicates three stored weigh-ins.
+scenario_weight_scale() {
+    simulator scale weight_scale.py --adapter hci1
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    run_bridge --set-device-clock
+    step "bonded" wait_log "$dir/scale.log" "bonded" 120
+    step "clock set by the bridge" wait_log "$dir/scale.log" "clock set to" 120
+    step "three weigh-ins confirmed" wait_log "$dir/scale.log" "MARK done" 120
+    step "3 samples stored" wait_stored 3 60
+    stop_bridge
+}
+
+# The same scale with a fixed passkey: the bridge is given it with --passkey.
+scenario_passkey() {
+    simulator scale weight_scale.py --adapter hci1 --passkey 123456 --weights 80.10,80.25
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    run_bridge --set-device-clock --passkey 123456
+    step "bonded with the passkey" wait_log "$dir/scale.log" "bonded" 120
+    step "two weigh-ins confirmed" wait_log "$dir/scale.log" "MARK done" 120
+    step "2 samples stored" wait_stored 2 60
+    stop_bridge
+}
+
+# A thermometer: intermediate temperatures (never stored), a final one; it goes away and comes back for another.
+scenario_thermometer() {
+    simulator thermometer thermometer.py --adapter hci1
+    step "the thermometer advertises" wait_log "$dir/thermometer.log" "advertising as" 90
+    run_bridge
+    step "the thermometer went away after its first measurement" wait_log "$dir/thermometer.log" "MARK gone" 120
+    step "and came back with the second" wait_log "$dir/thermometer.log" "MARK done" 150
+    step "2 samples stored" wait_stored 2 60
+    stop_bridge
+}
+
+# A blood-pressure cuff: cuff pressure while measuring (never stored), then the reading.
+scenario_blood_pressure() {
+    simulator cuff blood_pressure.py --adapter hci1
+    step "the cuff advertises" wait_log "$dir/cuff.log" "advertising as" 90
+    run_bridge
+    step "the reading was confirmed" wait_log "$dir/cuff.log" "MARK done" 120
+    step "4 samples stored" wait_stored 4 60
+    stop_bridge
+}
+
+# A pulse oximeter: ten continuous readings, then a spot-check.
+scenario_pulse_oximeter() {
+    simulator oximeter pulse_oximeter.py --adapter hci1 --count 10
+    step "the oximeter advertises" wait_log "$dir/oximeter.log" "advertising as" 90
+    run_bridge
+    step "the spot-check was confirmed" wait_log "$dir/oximeter.log" "MARK done" 120
+    step "22 samples stored" wait_stored 22 60
+    stop_bridge
+}
+
+# A Mi Body Composition Scale 2: two weigh-ins broadcast as changing 181B service data, never connected.
+scenario_mi_scale() {
+    simulator mi mi_scale.py --adapter hci2
+    run_bridge
+    step "two weigh-ins broadcast" wait_log "$dir/mi.log" "MARK done" 120
+    step "4 samples stored" wait_stored 4 60
+    stop_bridge
+}
+
+# bluetoothd restarts in the middle of a session: the strap pauses after 12 notifications, bluetoothd is
+# restarted, the strap registers again with the new one, the bridge reconnects and gets the other 18.
+scenario_bluetoothd_restart() {
+    simulator strap heart_rate.py --adapter hci1 --count 30 --interval-ms 100 --pause-after 12
+    step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    run_bridge
+    step "12 notifications sent" wait_log "$dir/strap.log" "MARK paused" 120
+    step "24 samples stored before the restart" wait_stored 24 60
+    mark "bluetoothd-stop"
+    bt_stop_bluetoothd
+    step "bluetoothd restarted" bt_start_bluetoothd
+    mark "bluetoothd-started"
+    step "the bridge noticed" wait_log "$dir/bridge.log" "bluetoothd left the bus" 30
+    step "the strap sent the rest" wait_log "$dir/strap.log" "MARK done" 180
+    step "60 samples stored" wait_stored 60 60
+    stop_bridge
+}
+
+# `carebridge record` against the real daemon, then `carebridge replay` of the file into a fresh store.
+scenario_record_replay() {
+    simulator strap heart_rate.py --adapter hci1 --count 20 --interval-ms 100
+    step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    bridge record --out /run/stores/session.jsonl
+    step "the strap sent 20" wait_log "$dir/strap.log" "MARK done" 120
+    # Until it is committed, the recording is written to session.jsonl.XXXXXX.partial next to it.
+    step "the recording has 20 notifications" wait_for 60 eval \
+        "[ \"\$(cat /run/stores/session.jsonl*.partial | grep -c '\"notification\"')\" -ge 20 ]"
+    stop_bridge
+    cp /run/stores/session.jsonl "$dir/session.jsonl"
+    step "replay" "$carebridge" replay --store "$store" --plan "$plan" --time-zone UTC \
+        /run/stores/session.jsonl >"$dir/replay.txt" 2>&1
+}
+
+# `carebridge scan` with a heart-rate strap (hci1) and a Mi scale broadcasting (hci2) at the same time.
+scenario_scan() {
+    simulator strap heart_rate.py --adapter hci1 --count 0
+    simulator mi mi_scale.py --adapter hci2 --weigh-ins 70.0:480,70.0:480,70.0:480 --frame-ms 2500
+    step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    step "the scale advertises" wait_log "$dir/mi.log" "advertising as" 90
+    "$carebridge" scan --adapter hci0 --timeout 12 --json >"$dir/scan.json" 2>"$dir/bridge.log"
+    echo $? >"$dir/bridge.status"
+}
+
+# Notification → completed event, for the report (no timed test): 60 notifications at 4 per second (a rate the
+# emulated guest keeps up with, so the figure is latency, not a backlog) through carebridge-bench's live path,
+# matched by payload with the strap's send times.
+scenario_latency() {
+    local bench="${carebridge}-bench"
+    if [ ! -x "$bench" ]; then
+        echo "carebridge-bench not built next to $carebridge" >"$dir/latency.txt"
+        return 0
+    fi
+    simulator strap heart_rate.py --adapter hci1 --count 60 --interval-ms 250
+    step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    "$bench" --real-bluez-latency hci0 "$dir/strap.sent.jsonl" 60 >"$dir/latency.txt" 2>&1 &
+    local bench_pid=$!
+    echo $bench_pid >>/run/scenario.pids
+    step "the strap sent 60" wait_log "$dir/strap.log" "MARK done" 240
+    step "the benchmark finished" wait_for 120 eval "! kill -0 $bench_pid 2>/dev/null"
+}
+
+# --- main ------------------------------------------------------------------------------------------------------
+
+log "scenarios: $*"
+started=$(now)
+bt_up 3 || exit 1
+mark_boot=$(now)
+echo "stack-up $mark_boot" >"$CAREBRIDGE_OUT/timings.txt"
+: >/run/scenario.pids
+failures=0
+for name in "$@"; do
+    dir="$CAREBRIDGE_OUT/$name"
+    store="/run/stores/$name.sqlite"
+    mkdir -p "$dir"
+    scenario_failed=0
+    log "=== scenario $name"
+    begin=$(now)
+    echo "start $begin" >"$dir/timings.txt"
+    "scenario_${name//-/_}" >>"$dir/scenario.log" 2>&1
+    mark "scenario-done"
+    stop_simulators
+    mark "simulators-stopped"
+    [ -f "$store" ] && export_store
+    mark "exported"
+    echo "$scenario_failed" >"$dir/status"
+    [ "$scenario_failed" = 0 ] || failures=$((failures + 1))
+    log "=== scenario $name: $([ "$scenario_failed" = 0 ] && echo ok || echo FAILED) in $(awk "BEGIN { print $(now) - $begin }") s"
+    sed 's/^/    /' "$dir/scenario.log"
+    reset_bluetooth >>"$CAREBRIDGE_OUT/reset.log" 2>&1
+    mark "end"
+done
+echo "scenarios $(awk "BEGIN { print $(now) - $started }")" >>"$CAREBRIDGE_OUT/timings.txt"
+cp /run/modprobe.log "$CAREBRIDGE_OUT/" 2>/dev/null
+exit $failures

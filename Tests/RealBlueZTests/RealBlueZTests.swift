@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+/// `carebridge` against the real bluetoothd 5.66 in a QEMU guest, one scenario per test (all from one boot, see
+/// `GuestRun`): the exact samples each simulated device sent, none lost or duplicated, in order; the plan's events
+/// completed; reconnects, a bluetoothd restart, bonding, record and replay, scan and a clean SIGTERM.
+@Suite(
+    .serialized,
+    .enabled(if: RealBlueZ.enabled, "needs qemu-system-x86, bluez, bluez-test-tools, busybox-static (see README)"),
+    .timeLimit(.minutes(60))
+)
+struct RealBlueZTests {
+    /// The common checks: every wait of the scenario succeeded and the bridge stopped cleanly on SIGTERM (0).
+    func check(_ result: ScenarioResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.stepsSucceeded, "\(result.diagnostics)", sourceLocation: sourceLocation)
+        if result.name != "scan" {
+            #expect(result.bridgeStatus == 0, "exit after SIGTERM: \(String(describing: result.bridgeStatus))")
+        }
+    }
+
+    /// Values of one type in the order of their start times.
+    func values(_ samples: [Sample], _ type: String, places: Int = 2) -> [Double] {
+        samples.filter { $0.type == type }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }.map { $0.rounded(places) }
+    }
+
+    func event(_ result: ScenarioResult, _ task: String) throws -> Event? {
+        try result.completedEvents().first { $0.task == task }
+    }
+
+    // MARK: - Devices
+
+    @Test func heartRateStrapEveryNotificationOnceInOrderAcrossADroppedLink() async throws {
+        let result = try await RealBlueZ.scenario("heart-rate")
+        check(result)
+        let samples = try result.samples()
+        let sent = result.sent(by: "strap").filter { $0.characteristic == "2A37" }
+        #expect(sent.count == 40)
+        #expect(values(samples, "heartRate") == (0..<40).map { Double(60 + $0) }, "\(result.diagnostics)")
+        let intervals: [Double] = (0..<40).map { i in
+            let milliseconds = Double(700 + i) * 1000 / 1024
+            return (milliseconds * 10000).rounded() / 10000
+        }
+        #expect(values(samples, "rrInterval", places: 4) == intervals)
+        #expect(samples.count == 80, "only heart rate and RR intervals, once each")
+        #expect(try event(result, "heart-rate")?.values == [99])
+        // The strap dropped the link after 15: one session ended remotely, a second one carried the rest.
+        let log = result.text("bridge.log")
+        #expect(log.contains("reason=remote [BlueZTransport] device session ended"))
+        #expect(log.components(separatedBy: "device session established").count - 1 == 2)
+        // Device Information and Battery were read; SIGTERM unsubscribed and disconnected.
+        let strap = result.text("strap.log")
+        for characteristic in ["2A29", "2A24", "2A25", "2A26", "2A19", "2A38"] {
+            #expect(strap.contains("read \(characteristic)"), "\(characteristic) not read")
+        }
+        #expect(strap.contains("unsubscribed 2A37"))
+    }
+
+    @Test func runRecordingReplaysToTheSameSamples() async throws {
+        let result = try await RealBlueZ.scenario("heart-rate")
+        let live = try result.samples().map { "\($0.id) \($0.type) \($0.value) \($0.start)" }.sorted()
+        let replayed = try result.samples("replay-").map { "\($0.id) \($0.type) \($0.value) \($0.start)" }.sorted()
+        #expect(!live.isEmpty)
+        #expect(replayed == live, "replay of run --record differs from the live store\n\(result.text("replay.txt"))")
+    }
+
+    @Test func weightScaleBondsJustWorksGetsItsClockSetAndUploadsItsRecords() async throws {
+        let result = try await RealBlueZ.scenario("weight-scale")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bodyMass") == [72.40, 72.55, 72.70], "\(result.diagnostics)")
+        #expect(samples.count == 3)
+        // The records carry the time of the clock the bridge set (Current Time written before they were sent).
+        let scale = result.text("scale.log")
+        #expect(scale.contains("agent: RequestAuthorization"), "Just Works")
+        #expect(scale.contains("write 2A2B"), "Current Time written by the bridge")
+        let sentTimes = result.sent(by: "scale").filter { $0.characteristic == "2A9D" }.map {
+            Self.dateTime($0.value, at: 3)
+        }
+        #expect(samples.compactMap(\.deviceTime).sorted() == sentTimes.sorted())
+        #expect(sentTimes.allSatisfy { !$0.hasPrefix("2000") }, "the scale's clock was set: \(sentTimes)")
+        #expect(try event(result, "weigh-in")?.values == [72.4])
+    }
+
+    @Test func weightScaleBondsWithThePasskey() async throws {
+        let result = try await RealBlueZ.scenario("passkey")
+        check(result)
+        #expect(values(try result.samples(), "bodyMass") == [80.10, 80.25], "\(result.diagnostics)")
+        #expect(result.text("scale.log").contains("agent: RequestPasskey -> 123456"))
+        #expect(result.text("bridge.log").contains("method=RequestPasskey"), "the bridge entered the passkey")
+    }
+
+    @Test func thermometerStoresFinalTemperaturesAcrossTwoVisits() async throws {
+        let result = try await RealBlueZ.scenario("thermometer")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bodyTemperature", places: 1) == [36.8, 37.4], "\(result.diagnostics)")
+        #expect(samples.count == 2, "intermediate temperatures are never stored")
+        #expect(result.text("bridge.log").components(separatedBy: "device session established").count - 1 == 2)
+        #expect(try event(result, "temperature")?.values.map { ($0 * 10).rounded() / 10 } == [36.8])
+    }
+
+    @Test func bloodPressureCuffStoresTheReadingNotTheCuffPressure() async throws {
+        let result = try await RealBlueZ.scenario("blood-pressure")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bloodPressureSystolic") == [128], "\(result.diagnostics)")
+        #expect(values(samples, "bloodPressureDiastolic") == [82])
+        #expect(values(samples, "meanArterialPressure") == [97])
+        #expect(values(samples, "heartRate") == [66])
+        #expect(samples.count == 4)
+        #expect(try event(result, "blood-pressure")?.values == [128])
+    }
+
+    @Test func pulseOximeterStreamsThenSpotChecks() async throws {
+        let result = try await RealBlueZ.scenario("pulse-oximeter")
+        check(result)
+        let samples = try result.samples()
+        let continuous = samples.filter { $0.characteristic == "2A5F" }
+        #expect(values(continuous, "oxygenSaturation") == (0..<10).map { Double(95 + $0 % 4) }, "\(result.diagnostics)")
+        #expect(values(continuous, "heartRate") == (0..<10).map { Double(70 + $0) })
+        let spot = samples.filter { $0.characteristic == "2A5E" }
+        #expect(values(spot, "oxygenSaturation") == [97])
+        #expect(values(spot, "heartRate") == [72])
+        #expect(samples.count == 22)
+        #expect(try event(result, "oxygen")?.values == [95])
+    }
+
+    @Test func miScaleBroadcastsAreReadWithoutConnecting() async throws {
+        let result = try await RealBlueZ.scenario("mi-scale")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bodyMass") == [72.5, 71.9], "\(result.diagnostics)")
+        #expect(values(samples, "bodyImpedance") == [500, 520])
+        #expect(samples.count == 4)
+        #expect(try event(result, "weigh-in")?.values == [72.5])
+        #expect(!result.text("bridge.log").contains("Connect"), "a broadcaster is never connected")
+    }
+
+    // MARK: - The daemon, recordings, scanning
+
+    @Test func bluetoothdRestartMidSessionLosesAndDuplicatesNothing() async throws {
+        let result = try await RealBlueZ.scenario("bluetoothd-restart")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "heartRate") == (0..<30).map { Double(60 + $0) }, "\(result.diagnostics)")
+        #expect(samples.count == 60)
+        let log = result.text("bridge.log")
+        #expect(log.contains("bluetoothd left the bus"))
+        #expect(log.contains("bluetoothd is back on the bus"))
+    }
+
+    @Test func recordAgainstTheRealDaemonThenReplay() async throws {
+        let result = try await RealBlueZ.scenario("record-replay")
+        check(result)
+        let recording = result.text("session.jsonl").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let notified = recording.filter { $0["kind"] as? String == "notification" }.compactMap {
+            $0["value"] as? String
+        }
+        let sent = result.sent(by: "strap").filter { $0.characteristic == "2A37" }.map(\.value)
+        #expect(notified == sent, "the recording holds every notification, in order")
+        let samples = try result.samples()
+        #expect(values(samples, "heartRate") == (0..<20).map { Double(60 + $0) }, "\(result.text("replay.txt"))")
+        #expect(samples.count == 40)
+    }
+
+    @Test func scanListsTheSimulatorsWithTheirProfiles() async throws {
+        let result = try await RealBlueZ.scenario("scan")
+        check(result)
+        let data = Data(result.text("scan.json").utf8)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            "\(result.diagnostics)"
+        )
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        let profiles = Dictionary(
+            devices.compactMap { device in (device["name"] as? String).map { ($0, device["profile"] as? String ?? "-") }
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(profiles["CB Heart Rate"] == "heart-rate", "\(devices)")
+        #expect(profiles["MIBFS"] == "mi-body-composition-scale-2", "\(devices)")
+    }
+
+    /// Notification → completed event in the guest (a report, not a timed test): printed, and nothing lost.
+    @Test func latencyFromNotificationToCompletedEventIsReported() async throws {
+        let result = try await RealBlueZ.scenario("latency")
+        #expect(result.stepsSucceeded, "\(result.diagnostics)")
+        let report = result.text("latency.txt")
+        print("real-bluez latency (TCG guest, debug build):\n\(report)")
+        #expect(report.contains("lost: 0"), "\(report)")
+    }
+
+    /// Date Time (2A08) at `offset` of a hex payload, as the store writes device times.
+    static func dateTime(_ hex: String, at offset: Int) -> String {
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { index -> UInt8 in
+            let start = hex.index(hex.startIndex, offsetBy: index)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16) ?? 0
+        }
+        let year = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
+        let parts = (2..<7).map { String(format: "%02d", bytes[offset + $0]) }
+        return "\(year)-\(parts[0])-\(parts[1])T\(parts[2]):\(parts[3]):\(parts[4])"
+    }
+}
