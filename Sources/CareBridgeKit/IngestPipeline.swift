@@ -590,4 +590,10 @@ public struct DeviceSummary: Sendable, Hashable {
     public var profile: String?
     /// Samples emitted for the device.
     public var samples: Int
+
+    public init(identity: DeviceIdentity, profile: String?, samples: Int) {
+        self.identity = identity
+        self.profile = profile
+        self.samples = samples
+    }
 }

@@ -64,7 +64,7 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
             }
         }
         guard let (item, t) = next else { return nil }
-        if let t, case .factor(let factor) = speed { try await pace(t: t, factor: factor) }
+        if let t, case .factor(let factor) = speed, !(await paced(t: t, factor: factor)) { return nil }
         return item
     }
 
@@ -79,6 +79,17 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
         let delay = min(max((t - start.t) / factor, 0), 3_155_760_000)
         let deadline = start.instant.advanced(by: .seconds(delay.isFinite ? delay : 0))
         if deadline > now { try await clock.sleep(until: deadline, tolerance: nil) }
+    }
+
+    /// Waits for the event's time; false when the task was cancelled meanwhile (the event has not happened
+    /// yet, so it is not delivered and the stream ends).
+    private func paced(t: Double, factor: Double) async -> Bool {
+        do {
+            try await pace(t: t, factor: factor)
+            return true
+        } catch {
+            return false
+        }
     }
 
     // MARK: - DeviceTransport

@@ -20,6 +20,7 @@ let benchmarks: [Benchmark] = [
     replayBenchmark,
     blueZLatencyBenchmark,
     exportBenchmark,
+    growthBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.

@@ -1,4 +1,6 @@
 import ArgumentParser
+import BridgeCore
+import DeviceProfiles
 import Foundation
 import SessionReplay
 
@@ -8,10 +10,16 @@ struct RecordingRedact: ParsableCommand {
         abstract: "Replace device addresses and names in a recording, so it can be shared in a bug report.",
         discussion: """
             Every Bluetooth address becomes 02:00:00:00:XX:XX (the same address always gets the same \
-            replacement, wherever it appears, notes and unreadable lines included); advertised names become \
-            "Device 1", "Device 2", …; the header's host becomes "redacted". Payloads, times and UUIDs are \
-            unchanged, so the redacted file replays exactly like the original. The file is processed line by \
-            line.
+            replacement) wherever it appears and however it is written: with colons, dashes or underscores \
+            (BlueZ paths), in either case, without separators, and inside payload bytes (either byte order). \
+            Advertised names become "Device 1", "Device 2", … in the name field and everywhere else they appear \
+            (notes, errors, disconnect reasons, the header, unreadable lines); the header's host, hostname and \
+            user become "redacted". Payloads are otherwise kept, so the redacted file replays like the \
+            original; Device Information values are kept too unless --redact-device-information replaces the \
+            serial number and System ID. The file is read twice, line by line.
+
+            A device that a profile claims by its advertised name (the Mi scales: MIBFS, MIBCS) is not claimed \
+            in the redacted file unless --keep-names: model names like these identify no person.
 
             Examples:
               carebridge recording redact session.jsonl --out session-redacted.jsonl
@@ -33,11 +41,14 @@ struct RecordingRedact: ParsableCommand {
     @Flag(name: .long, help: "Keep advertised names (only addresses are replaced).")
     var keepNames = false
 
+    @Flag(name: .long, help: "Also replace Serial Number String and System ID values.")
+    var redactDeviceInformation = false
+
     @Argument(help: "The recording to redact.", completion: .file(extensions: ["jsonl"]))
     var file: String
 
     func run() throws {
-        var redactor = RecordingRedactor(keepNames: keepNames)
+        var redactor = RecordingRedactor(keepNames: keepNames, redactDeviceInformation: redactDeviceInformation)
         do {
             let report: RecordingRedactor.Report
             if let out {
@@ -49,11 +60,42 @@ struct RecordingRedact: ParsableCommand {
                 report = try redactor.redact(input: file, to: FileHandle.standardOutput)
             }
             for line in report.unparsedLines {
-                Output.error("warning: \(file):\(line) is not valid JSON; only its addresses were replaced")
+                Output.error("warning: \(file):\(line) is not valid JSON; only its addresses and names were replaced")
             }
+            if redactDeviceInformation {
+                Output.error("replaced \(report.deviceInformationValues) Device Information value(s)")
+            } else {
+                Output.error(
+                    "note: payloads are kept (a replay decodes them), including Device Information values such as "
+                        + "the serial number; --redact-device-information replaces those"
+                )
+            }
+            warnAboutNameMatchedProfiles(report.redactedNames, redactor: redactor)
         } catch {
             Output.error(error.description)
             throw ExitCode(error.code == .cannotOpen ? 66 : 73)
         }
+    }
+
+    /// Names that a profile matches by name no longer match once redacted: say so (by profile, not by name).
+    func warnAboutNameMatchedProfiles(_ names: [String], redactor: RecordingRedactor) {
+        guard !names.isEmpty else { return }
+        let profiles = DeviceProfileLoader.load(directories: DeviceProfileLoader.defaultDirectories(), required: [])
+            .catalog.profiles.filter { $0.match.namePattern != nil }
+        var claimed: Set<String> = []
+        for name in names {
+            for profile in profiles {
+                guard let pattern = profile.match.namePattern,
+                    DeviceProfile.Match(namePattern: pattern).matches(Advertisement(name: name))
+                else { continue }
+                claimed.insert(profile.id)
+            }
+        }
+        guard !claimed.isEmpty else { return }
+        Output.error(
+            "warning: profile(s) \(claimed.sorted().joined(separator: ", ")) claim devices by their advertised name; "
+                + "with the names redacted a replay will not claim them: use --keep-names (model names such as "
+                + "MIBFS identify no person)"
+        )
     }
 }

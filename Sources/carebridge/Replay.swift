@@ -9,6 +9,7 @@ import Foundation
 import GATTDecoding
 import Insights
 import SessionReplay
+import Synchronization
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,7 +40,9 @@ struct Replay: AsyncParsableCommand {
             Exit status: 0 replayed (also with skipped bad lines); 64 bad arguments; 65 bad lines with \
             --strict, or a malformed plan (nothing written); 66 a recording or plan cannot be read; 74 the \
             store cannot be opened or written; 75 with --mqtt, samples still pending after --mqtt-wait (they \
-            stay in the outbox and go out with the next --mqtt run).
+            stay in the outbox and go out with the next --mqtt run); 130 interrupted (SIGINT or SIGTERM): what was \
+            read until then is stored, the summary counts it and says where it stopped, and replaying the same \
+            files again stores the rest.
             """
     )
 
@@ -67,6 +70,9 @@ struct Replay: AsyncParsableCommand {
 
     @Argument(help: "Recordings to replay, in order.", completion: .file(extensions: ["jsonl"]))
     var files: [String]
+
+    /// Exit status after SIGINT or SIGTERM (128 + SIGINT, as a shell reports it).
+    static let interruptedExit: Int32 = 130
 
     func validate() throws {
         guard ReplaySpeed(speed) != nil else {
@@ -134,14 +140,25 @@ struct Replay: AsyncParsableCommand {
         let pipelineSink: any SampleSink = publisher.map { FanOutSink([storeSink, $0]) } ?? storeSink
         let started = ContinuousClock.now
         var total = PipelineReport()
+        // SIGINT/SIGTERM stop reading; what was read is still stored and the summary says how far it got.
+        let interruption = ReplayInterruption()
+        let trap = SignalTrap { interruption.interrupt() }
+        defer { trap.cancel() }
+        var stoppedIn: String?
         for file in files {
+            if interruption.isInterrupted {
+                stoppedIn = stoppedIn ?? file
+                break
+            }
             let progress = ProgressBar.forFile(file)
             var callback: (@Sendable (Int) -> Void)?
             if let progress { callback = { line in progress.update(line: line) } }
-            do {
-                let report = try await PipelineRunner.replay(
-                    try open(file, speed: speed),
-                    catalog: loaded.catalog,
+            let transport = try open(file, speed: speed)
+            let catalog = loaded.catalog
+            let task = Task {
+                try await PipelineRunner.replay(
+                    transport,
+                    catalog: catalog,
                     configuration: configuration,
                     sink: pipelineSink,
                     // A paced replay stores (and publishes) each sample as it comes, as a live device would.
@@ -149,12 +166,17 @@ struct Replay: AsyncParsableCommand {
                     logger: logger,
                     progress: callback
                 )
+            }
+            interruption.watch(task)
+            do {
+                let report = try await task.value
                 progress?.finish()
                 total.merge(report)
             } catch let error as CareStoreError {
                 progress?.finish()
                 throw StoreExit.fail(error)
             }
+            if interruption.isInterrupted { stoppedIn = file }
         }
         let elapsed = started.duration(to: .now)
         let completed: [CareEvent]
@@ -172,12 +194,44 @@ struct Replay: AsyncParsableCommand {
             duplicates: await sink.duplicates,
             unmatched: await sink.unmatched,
             completed: completed,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            interruptedIn: stoppedIn
         )
         print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
         // Readings from a device's memory may be days old: the rules are evaluated from the earliest event they
         // completed (alerts are printed unless --json).
         if let earliest = completed.map(\.start).min() { AlertReport.evaluate(store, from: earliest, quiet: json) }
+        if let stoppedIn {
+            Output.error(
+                "interrupted during \(stoppedIn): \(summary.inserted) new sample(s) stored; replay the same files "
+                    + "again to store the rest (what is stored is skipped)"
+            )
+        }
         if let publisher, await mqtt.finish(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
+        if stoppedIn != nil { throw ExitCode(Self.interruptedExit) }
+    }
+}
+
+/// The replay's reaction to SIGINT/SIGTERM: cancel the file being replayed (its reader stops; what it read is
+/// flushed to the store) and start no other.
+final class ReplayInterruption: Sendable {
+    private let state = Mutex<(interrupted: Bool, task: Task<PipelineReport, any Error>?)>((false, nil))
+
+    var isInterrupted: Bool { state.withLock { $0.interrupted } }
+
+    func interrupt() {
+        let task = state.withLock { state -> Task<PipelineReport, any Error>? in
+            state.interrupted = true
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    func watch(_ task: Task<PipelineReport, any Error>) {
+        let interrupted = state.withLock { state -> Bool in
+            state.task = task
+            return state.interrupted
+        }
+        if interrupted { task.cancel() }
     }
 }

@@ -14,6 +14,8 @@ struct ReplaySummary {
     var unmatched: Int
     var completed: [CareEvent]
     var seconds: Double
+    /// The file being replayed when SIGINT/SIGTERM stopped the replay; nil when it ran to the end.
+    var interruptedIn: String? = nil
 
     func json(in zone: TimeZone) -> JSONValue {
         var byType = JSONObject()
@@ -69,6 +71,7 @@ struct ReplaySummary {
             "unmatchedSamples": .int(unmatched),
             "badLines": problems(report.badEvents),
             "warnings": problems(report.warnings),
+            "interrupted": interruptedIn.map { .object(["file": .string($0)]) } ?? .null,
         ])
     }
 
@@ -78,6 +81,11 @@ struct ReplaySummary {
         lines.append(
             "Replayed \(files.count) \(fileWord): \(report.events) events in \(String(format: "%.2f", seconds)) s"
         )
+        if let interruptedIn {
+            lines.append(
+                "Interrupted during \(interruptedIn): the figures below are what was read and stored until then"
+            )
+        }
         lines.append("")
         if report.devices.isEmpty {
             lines.append("Devices: none")

@@ -108,4 +108,25 @@ import Testing
         #expect(result.stdout.contains("LoadCredential=mqtt-password:/etc/carebridge/mqtt-password"))
         #expect(result.stdout.contains("--mqtt mqtt://bridge@broker"))
     }
+
+    @Test func redactSaysPayloadsAreKeptAndWarnsWhenAProfileMatchesByName() throws {
+        let dir = try scratch()
+        let input = dir.appendingPathComponent("and.jsonl").path
+        try """
+        {"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "user": "anna"}
+        {"t": 0.4, "kind": "advertisement", "device": "C4:7C:8D:6A:3E:10", "name": "A&D_UC-352BLE_1A2B", "serviceUUIDs": ["181D"]}
+
+        """.write(toFile: input, atomically: true, encoding: .utf8)
+        let redacted = try CarebridgeProcess.run([
+            "recording", "redact", input, "--out", dir.appendingPathComponent("out.jsonl").path,
+        ])
+        #expect(redacted.status == 0, "\(redacted.stderr)")
+        #expect(redacted.stderr.contains("payloads are kept"), "\(redacted.stderr)")
+        #expect(redacted.stderr.contains("--keep-names"), "\(redacted.stderr)")
+        #expect(!redacted.stderr.contains("1A2B"), "the warning names the profile, not the device")
+        let kept = try CarebridgeProcess.run([
+            "recording", "redact", input, "--keep-names", "--out", dir.appendingPathComponent("kept.jsonl").path,
+        ])
+        #expect(!kept.stderr.contains("--keep-names"), "\(kept.stderr)")
+    }
 }

@@ -27,7 +27,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     switch FuzzTarget.current {
     case .json:
-        _ = try? JSONValue.parse(utf8: bytes)
+        _ = bytes.withUnsafeBufferPointer { try? JSONValue.parse(utf8: $0) }
     case .time:
         let text = String(decoding: bytes, as: UTF8.self)
         if let date = try? Timestamp.parse(text, in: FuzzTarget.berlin, now: Date()) {

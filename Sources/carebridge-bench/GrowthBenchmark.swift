@@ -1,0 +1,100 @@
+import BridgeCore
+import CareBridgeKit
+import CarePlan
+import CareStore
+import Foundation
+import GATTDecoding
+
+/// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n: a linear path takes about
+/// 4× as long at 4n, a quadratic one about 16×.
+let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that used to be quadratic") {
+    func row(_ label: String, _ sizes: [Int], _ body: (Int) throws -> Void) rethrows {
+        var times: [Double] = []
+        for size in sizes {
+            var best = Double.infinity
+            for _ in 0..<3 { best = min(best, try measure { try body(size) }.cpu) }
+            times.append(best)
+        }
+        let figures = zip(sizes, times).map { String(format: "n=%d %.3f s", $0, $1) }.joined(separator: ", ")
+        print("\(label): \(figures); ×\(String(format: "%.1f", times.last! / max(times.first!, 1e-9))) for ×4 n")
+    }
+
+    // One Heart Rate notification with n RR intervals: decode, normalise, every sample's id.
+    try row("RR intervals in one notification (decode + samples + ids)", [4_000, 16_000]) { count in
+        var payload: [UInt8] = [0x10, 72]
+        for index in 0..<count { payload += [UInt8(truncatingIfNeeded: index), 0x03] }
+        let measurement = try HeartRateMeasurement.decode(payload)
+        let context = SampleContext(
+            receivedAt: Date(timeIntervalSince1970: 1_795_158_000),
+            timeZone: berlin,
+            source: SampleSource(
+                kind: .device,
+                characteristic: BluetoothUUID(0x2A37),
+                decoder: "heart-rate-measurement",
+                device: DeviceIdentity(address: "C8:47:8C:00:00:01")
+            ),
+            payload: payload
+        )
+        var samples: [QuantitySample] = []
+        measurement.appendSamples(in: context, to: &samples)
+        var ids = Set<UUID>()
+        for sample in samples { ids.insert(sample.id) }
+        precondition(ids.count == count + 1)
+    }
+
+    // The replay report of a recording whose devices rotate random addresses.
+    try row("replay report merge, distinct devices", [30_000, 120_000]) { count in
+        var report = PipelineReport()
+        for index in 0..<count {
+            let address = String(
+                format: "02:00:%02X:%02X:%02X:%02X",
+                index >> 24 & 0xFF,
+                index >> 16 & 0xFF,
+                index >> 8 & 0xFF,
+                index & 0xFF
+            )
+            report.devices.append(
+                DeviceSummary(identity: DeviceIdentity(address: address), profile: nil, samples: 1)
+            )
+        }
+        var total = PipelineReport()
+        total.merge(report)
+        total.merge(report)
+        precondition(total.devices.count == count)
+    }
+
+    // A recording line (JSON object) with n keys.
+    try row("JSON object with many keys", [50_000, 200_000]) { count in
+        var text = "{"
+        for index in 0..<count { text += "\(index == 0 ? "" : ",")\"k\(index)\":\(index)" }
+        text += "}"
+        let value = try JSONValue.parse(text)
+        precondition(value.objectValue?.members.count == count)
+    }
+
+    // Re-applying an unchanged plan of n tasks.
+    try row("re-apply an unchanged plan of n tasks", [3_000, 12_000]) { count in
+        let directory = try benchmarkDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("s.sqlite").path,
+            bridgeZone: berlin,
+            logger: quietLogger
+        )
+        let start = WallClockTime(year: 2026, month: 1, day: 1)
+        let zone = TimeZonePolicy.fixed("Europe/Berlin")
+        let plan = CarePlanDocument(
+            tasks: (0..<count).map { index in
+                CareTask(
+                    id: "task-\(index)",
+                    title: "task \(index)",
+                    kind: .intervention,
+                    schedule: .daily(hour: 8, start: start, timeZone: zone)
+                )
+            }
+        )
+        try store.applyPlan(plan)
+        let again = try store.applyPlan(plan)
+        precondition(again.unchanged.count == count)
+    }
+}
