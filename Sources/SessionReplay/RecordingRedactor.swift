@@ -1,5 +1,6 @@
 import BridgeFoundation
 public import Foundation
+import GATTDecoding
 
 /// Replaces device addresses and names in a recording, consistently (the same address always becomes the
 /// same replacement), so a session can be attached to a bug report.

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import CareBridgeKit
 import CarePlan
 import CareStore
