@@ -44,7 +44,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
     }
 
     // The replay report of a recording whose devices rotate random addresses.
-    try row("replay report merge, distinct devices", [30_000, 120_000]) { count in
+    row("replay report merge, distinct devices", [30_000, 120_000]) { count in
         var report = PipelineReport()
         for index in 0..<count {
             let address = String(
