@@ -7,22 +7,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "carebridge", targets: ["carebridge"]),
-        .library(name: "BridgeFoundation", targets: ["BridgeFoundation"]),
+        // The other libraries are internal modules of the bridge, not offered to other packages. These five stay
+        // products only because the libFuzzer harness in Tests/Fuzz (a separate package) links them.
         .library(name: "GATTDecoding", targets: ["GATTDecoding"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
-        .library(name: "MQTTClient", targets: ["MQTTClient"]),
-        .library(name: "CareBridgeExport", targets: ["CareBridgeExport"]),
-        .library(name: "SampleExport", targets: ["SampleExport"]),
-        .library(name: "CarePlan", targets: ["CarePlan"]),
-        .library(name: "CareStore", targets: ["CareStore"]),
-        .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
         .library(name: "SessionReplay", targets: ["SessionReplay"]),
-        .library(name: "CareBridgeKit", targets: ["CareBridgeKit"]),
-        .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
-        .library(name: "BlueZTransport", targets: ["BlueZTransport"]),
-        .library(name: "Insights", targets: ["Insights"]),
-        .library(name: "AlertDelivery", targets: ["AlertDelivery"]),
-        .library(name: "CareReport", targets: ["CareReport"]),
+        .library(name: "CarePlan", targets: ["CarePlan"]),
+        .library(name: "DeviceProfiles", targets: ["DeviceProfiles"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
