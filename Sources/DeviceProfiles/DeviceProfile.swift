@@ -24,6 +24,9 @@ public struct DeviceProfile: Sendable, Hashable {
     public var measurementRanges: [QuantityType: ClosedRange<Double>] = [:]
     /// Rows that replace the standard plausibility table's for this device (`plausibility` in the profile).
     public var plausibility: [QuantityType: ClosedRange<Double>] = [:]
+    /// What the bridge does after connecting (`session` in the profile): writes, awaited responses, variables
+    /// kept between sessions. Empty for devices that send on their own.
+    public var session = SessionScript()
 
     public init(
         id: String,
@@ -212,7 +215,8 @@ extension DeviceProfile {
             subscribe: characteristics.filter { $0.use != .read }.map(\.uuid),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
-            setsDeviceClock: quirks.setDeviceClock
+            setsDeviceClock: quirks.setDeviceClock,
+            session: session
         )
     }
 
