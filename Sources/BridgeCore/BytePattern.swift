@@ -1,5 +1,3 @@
-
-
 /// What an awaited value must look like: hex bytes with `??` for any byte, matched against the start of the
 /// value (`"06 00 01 ??"` is any RACP response to "report stored records"). The empty pattern matches every
 /// value.

@@ -1,5 +1,5 @@
-public import Foundation
 import BridgeFoundation
+public import Foundation
 import GATTDecoding
 
 /// The bytes a session step writes, as a profile spells them: hex with placeholders.
@@ -145,7 +145,10 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
                 case .integer(let integer):
                     let format = format ?? SessionIntegerFormat(width: 1)
                     guard let bytes = format.bytes(integer + add) else {
-                        throw SessionScriptError(description, "\(name)\(add == 0 ? "" : "\(add)") does not fit \(format)")
+                        throw SessionScriptError(
+                            description,
+                            "\(name)\(add == 0 ? "" : "\(add)") does not fit \(format)"
+                        )
                     }
                     out += bytes
                 }

@@ -38,7 +38,9 @@ public struct SessionScript: Sendable, Hashable {
             for step in steps {
                 switch step {
                 case .write(let write): uuids.insert(write.characteristic)
-                case .branch(_, let then, let otherwise): visit(then); visit(otherwise)
+                case .branch(_, let then, let otherwise):
+                    visit(then)
+                    visit(otherwise)
                 case .repeatUntil(let loop): visit(loop.steps)
                 default: break
                 }
@@ -58,7 +60,9 @@ public struct SessionScript: Sendable, Hashable {
                 case .read(let read): uuids.insert(read.characteristic)
                 case .write(let write): uuids.insert(write.characteristic)
                 case .await(let wait): uuids.insert(wait.characteristic)
-                case .branch(_, let then, let otherwise): visit(then); visit(otherwise)
+                case .branch(_, let then, let otherwise):
+                    visit(then)
+                    visit(otherwise)
                 case .repeatUntil(let loop):
                     uuids.insert(loop.until.characteristic)
                     visit(loop.steps)
@@ -179,7 +183,8 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
         case .write(let write): "write \(write.characteristic) \(write.value)"
         case .await(let wait): "await \(wait.characteristic) '\(wait.pattern)'"
         case .delay(let seconds): "delay \(seconds) s"
-        case .repeatUntil(let loop): "repeat every \(loop.every) s until \(loop.until.characteristic) '\(loop.until.pattern)'"
+        case .repeatUntil(let loop):
+            "repeat every \(loop.every) s until \(loop.until.characteristic) '\(loop.until.pattern)'"
         case .branch(let condition, _, _): "if \(condition)"
         case .set(let assignments): "set \(assignments.keys.sorted().joined(separator: ", "))"
         }

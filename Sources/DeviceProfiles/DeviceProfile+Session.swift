@@ -9,7 +9,10 @@ extension SessionScript {
     ///   - characteristics: the profile's characteristics; a step that subscribes to or reads a characteristic
     ///     must find it there (its values go through the pipeline, which decodes them by the profile).
     /// - Throws: ``DeviceProfileError`` naming the field.
-    public init(profileJSON reader: JSONReader, characteristics: [DeviceProfile.Characteristic])
+    public init(
+        profileJSON reader: JSONReader,
+        characteristics: [DeviceProfile.Characteristic]
+    )
         throws(DeviceProfileError)
     {
         self.init()
@@ -43,7 +46,9 @@ extension SessionScript {
             persist = []
             for entry in try object["persist"]?.array() ?? [] {
                 let name = try entry.string()
-                guard SessionCondition(definedTest: name) != nil else { throw entry.error("'\(name)' is not a variable name") }
+                guard SessionCondition(definedTest: name) != nil else {
+                    throw entry.error("'\(name)' is not a variable name")
+                }
                 persist.append(name)
             }
         } catch {

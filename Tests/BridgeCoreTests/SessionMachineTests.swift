@@ -10,7 +10,11 @@ import Testing
     static let racp = BluetoothUUID(0x2A52)
     static let measurement = BluetoothUUID(0x2A18)
 
-    static func value(_ uuid: BluetoothUUID, _ text: String, _ delivery: CharacteristicValue.Delivery = .indication)
+    static func value(
+        _ uuid: BluetoothUUID,
+        _ text: String,
+        _ delivery: CharacteristicValue.Delivery = .indication
+    )
         -> SessionInput
     {
         .value(CharacteristicValue(characteristic: uuid, bytes: hex(text), delivery: delivery))
@@ -80,7 +84,10 @@ import Testing
     }
 
     @Test func awaitTimeoutFailsNamingPatternAndCharacteristic() throws {
-        var machine = SessionMachine(script: SessionScript(steps: [try Self.await("06 00 01", timeout: 5)]), timeZone: Self.utc)
+        var machine = SessionMachine(
+            script: SessionScript(steps: [try Self.await("06 00 01", timeout: 5)]),
+            timeZone: Self.utc
+        )
         let timer = try #require(Self.timer(machine.start(now: Self.now)))
         #expect(timer.seconds == 5)
         #expect(machine.handle(.timer(timer.id + 99), now: Self.now).isEmpty, "a stale timer is ignored")
@@ -132,7 +139,9 @@ import Testing
         let clock = BluetoothUUID(0x2A2B)
         var machine = SessionMachine(
             script: SessionScript(steps: [
-                .read(SessionStep.Read(characteristic: clock, capture: [try SessionCapture(variable: "y", spec: "u16@0")])),
+                .read(
+                    SessionStep.Read(characteristic: clock, capture: [try SessionCapture(variable: "y", spec: "u16@0")])
+                ),
                 try Self.write("{y:u16be}"),
             ]),
             timeZone: Self.utc

@@ -27,10 +27,14 @@ import Testing
         #expect(try render("{time:epoch}") == hex("47 75 05 6B"))
     }
 
-    @Test("catalogued check values of \"123456789\"", arguments: [
-        (Checksum.crc8, [UInt8(0xF4)]), (.crc8Maxim, [0xA1]), (.crc16, [0xB1, 0x29]), (.crc16BigEndian, [0x29, 0xB1]),
-        (.crc16Modbus, [0x37, 0x4B]), (.xor, [0x31]), (.sum8, [0xDD]), (.sum8Negated, [0x23]),
-    ])
+    @Test(
+        "catalogued check values of \"123456789\"",
+        arguments: [
+            (Checksum.crc8, [UInt8(0xF4)]), (.crc8Maxim, [0xA1]), (.crc16, [0xB1, 0x29]),
+            (.crc16BigEndian, [0x29, 0xB1]),
+            (.crc16Modbus, [0x37, 0x4B]), (.xor, [0x31]), (.sum8, [0xDD]), (.sum8Negated, [0x23]),
+        ]
+    )
     func checksumCheckValues(checksum: Checksum, expected: [UInt8]) {
         #expect(checksum.bytes(of: Array("123456789".utf8)) == expected)
     }

@@ -23,11 +23,19 @@ import Testing
         func record(_ sequence: Int) -> CharacteristicValue {
             // flags 0 | sequence | 2026-11-20 08:00:00 | no concentration
             let bytes: [UInt8] = [0x00, UInt8(sequence & 0xFF), UInt8(sequence >> 8), 0xEA, 0x07, 11, 20, 8, 0, 0]
-            return CharacteristicValue(characteristic: GlucoseSessionTests.measurement, bytes: bytes, delivery: .notification)
+            return CharacteristicValue(
+                characteristic: GlucoseSessionTests.measurement,
+                bytes: bytes,
+                delivery: .notification
+            )
         }
 
         func response(_ op: UInt8, _ value: UInt8) -> CharacteristicValue {
-            CharacteristicValue(characteristic: GlucoseSessionTests.racp, bytes: [0x06, 0x00, op, value], delivery: .indication)
+            CharacteristicValue(
+                characteristic: GlucoseSessionTests.racp,
+                bytes: [0x06, 0x00, op, value],
+                delivery: .indication
+            )
         }
 
         mutating func answer(_ request: [UInt8]) -> [CharacteristicValue] {
@@ -48,7 +56,13 @@ import Testing
                 return records.isEmpty ? [response(op, 0x06)] : records.map(record) + [response(op, 0x01)]
             case 0x04:
                 let count = records.count
-                return [CharacteristicValue(characteristic: GlucoseSessionTests.racp, bytes: [0x05, 0x00, UInt8(count & 0xFF), UInt8(count >> 8)], delivery: .indication)]
+                return [
+                    CharacteristicValue(
+                        characteristic: GlucoseSessionTests.racp,
+                        bytes: [0x05, 0x00, UInt8(count & 0xFF), UInt8(count >> 8)],
+                        delivery: .indication
+                    )
+                ]
             default:
                 return [response(op, 0x02)]
             }
@@ -60,7 +74,11 @@ import Testing
         _ meter: inout Meter,
         variables: SessionVariables
     ) -> (status: SessionMachine.Status, persisted: [String: SessionValue?], records: [Int]) {
-        var machine = SessionMachine(script: profile.session, variables: variables, timeZone: TimeZone(identifier: "UTC")!)
+        var machine = SessionMachine(
+            script: profile.session,
+            variables: variables,
+            timeZone: TimeZone(identifier: "UTC")!
+        )
         let now = Date(timeIntervalSince1970: 1_795_519_815)
         var queue = machine.start(now: now)
         var persisted: [String: SessionValue?] = [:]
@@ -78,7 +96,9 @@ import Testing
             case .write(let id, _, let bytes, _):
                 var next = machine.handle(.completed(action: id), now: now)
                 for value in meter.answer(bytes) {
-                    if value.characteristic == measurement { records.append(Int(value.bytes[1]) | Int(value.bytes[2]) << 8) }
+                    if value.characteristic == measurement {
+                        records.append(Int(value.bytes[1]) | Int(value.bytes[2]) << 8)
+                    }
                     next += machine.handle(.value(value), now: now)
                 }
                 queue += next
@@ -184,17 +204,22 @@ import Testing
         #expect(!write.withResponse)
     }
 
-    @Test("bad sessions name the field", arguments: [
-        (#"{"steps": [{"write": "2A52"}]}"#, "session.steps[0].value"),
-        (#"{"steps": [{"write": "2A52", "value": "{x"}]}"#, "session.steps[0].value"),
-        (#"{"steps": [{"read": "2A2B"}]}"#, "session.steps[0]"),
-        (#"{"steps": [{"await": "2A52", "wait": 3}]}"#, "session.steps[0].wait"),
-        (#"{"steps": [{"delay": 1, "write": "2A52"}]}"#, "session.steps[0]"),
-        (#"{"steps": [{"if": "a <", "then": []}]}"#, "session.steps[0].if"),
-        (#"{"steps": [], "persist": ["1x"]}"#, "session.persist[0]"),
-        (#"{"steps": [], "captures": [{"characteristic": "2A52", "variable": "v", "at": "u16"}]}"#,
-         "session.captures[0].at"),
-    ])
+    @Test(
+        "bad sessions name the field",
+        arguments: [
+            (#"{"steps": [{"write": "2A52"}]}"#, "session.steps[0].value"),
+            (#"{"steps": [{"write": "2A52", "value": "{x"}]}"#, "session.steps[0].value"),
+            (#"{"steps": [{"read": "2A2B"}]}"#, "session.steps[0]"),
+            (#"{"steps": [{"await": "2A52", "wait": 3}]}"#, "session.steps[0].wait"),
+            (#"{"steps": [{"delay": 1, "write": "2A52"}]}"#, "session.steps[0]"),
+            (#"{"steps": [{"if": "a <", "then": []}]}"#, "session.steps[0].if"),
+            (#"{"steps": [], "persist": ["1x"]}"#, "session.persist[0]"),
+            (
+                #"{"steps": [], "captures": [{"characteristic": "2A52", "variable": "v", "at": "u16"}]}"#,
+                "session.captures[0].at"
+            ),
+        ]
+    )
     func badSessions(session: String, field: String) {
         do {
             _ = try DeviceProfile(json: Self.profile(session: session))
