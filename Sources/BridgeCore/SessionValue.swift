@@ -34,3 +34,29 @@ public protocol SessionMemory: Sendable {
     /// Saves the variables a finished session persists; a nil value removes the variable.
     func save(_ variables: [String: SessionValue?], device: String, profile: String) async throws
 }
+
+/// Session variables in memory only (tests, `replay` without a store).
+public actor InMemorySessionMemory: SessionMemory {
+    public private(set) var stored: [String: SessionVariables] = [:]
+
+    public init(_ stored: [String: SessionVariables] = [:]) {
+        self.stored = stored
+    }
+
+    static func key(_ device: String, _ profile: String) -> String { "\(device)|\(profile)" }
+
+    public func variables(device: String, profile: String) async throws -> SessionVariables {
+        stored[Self.key(device, profile)] ?? [:]
+    }
+
+    public func save(_ variables: [String: SessionValue?], device: String, profile: String) async throws {
+        var current = stored[Self.key(device, profile)] ?? [:]
+        for (name, value) in variables { current[name] = value }
+        stored[Self.key(device, profile)] = current
+    }
+
+    /// The variables kept for a device under a profile.
+    public func variables(_ device: String, _ profile: String) -> SessionVariables {
+        stored[Self.key(device, profile)] ?? [:]
+    }
+}

@@ -142,6 +142,12 @@ public struct IngestPipeline {
             }
         case .value(let value):
             characteristicValue(value, time: event.time, state: &state, output: &output)
+        case .written(let write):
+            // What the bridge asked the device (a session step); the answers arrive as values.
+            logger.debug(
+                "wrote",
+                metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]
+            )
         case .disconnected(let reason):
             logger.debug("disconnected", metadata: ["device.address": "\(event.device)", "reason": "\(reason)"])
             endSession(&state, output: &output)
