@@ -67,7 +67,8 @@ extension BlueZClient {
                     "device session completed",
                     metadata: [
                         "device": "\(address)", "profile": "\(profile)",
-                        "saved": "\(persist.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.map(\.description) ?? "-")" })",
+                        "saved":
+                            "\(persist.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.map(\.description) ?? "-")" })",
                     ]
                 )
                 guard let memory = configuration.sessionMemory, !persist.isEmpty else { continue }

@@ -1,5 +1,5 @@
-public import Foundation
 public import BridgeCore
+public import Foundation
 
 /// How the BlueZ transport behaves: adapter, timeouts, pairing, what to connect to.
 public struct BlueZConfiguration: Sendable {

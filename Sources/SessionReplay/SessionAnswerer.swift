@@ -1,6 +1,6 @@
 import BridgeCore
-import GATTDecoding
 import Foundation
+import GATTDecoding
 
 /// Makes a recording answer the bridge's session steps: the profile's ``SessionMachine`` runs against the
 /// recorded device, and what the recording shows the device sending after a `write` is delivered only when
@@ -57,7 +57,10 @@ struct SessionAnswerer {
         case .servicesDiscovered(let services):
             out.append(.event(event, recorded.location))
             if plans[device] == nil,
-                let plan = policy.plan(forDevice: device, advertisement: Advertisement(serviceUUIDs: services.keys.sorted()))
+                let plan = policy.plan(
+                    forDevice: device,
+                    advertisement: Advertisement(serviceUUIDs: services.keys.sorted())
+                )
             {
                 plans[device] = plan
             }
@@ -107,7 +110,8 @@ struct SessionAnswerer {
             }
             out.append(.event(event, recorded.location))
             feed(device, .value(value), at: event.time, location: recorded.location, into: &out)
-            if value.delivery == .read, let index = running[device]?.reads.firstIndex(where: { $0.uuid == value.characteristic }),
+            if value.delivery == .read,
+                let index = running[device]?.reads.firstIndex(where: { $0.uuid == value.characteristic }),
                 let read = running[device]?.reads.remove(at: index)
             {
                 feed(device, .completed(action: read.id), at: event.time, location: recorded.location, into: &out)
@@ -236,7 +240,8 @@ struct SessionAnswerer {
                     .problem(
                         RecordingProblem(
                             location: location,
-                            message: "\(state.withheld) recorded event(s) of \(device) after the divergence were not delivered"
+                            message:
+                                "\(state.withheld) recorded event(s) of \(device) after the divergence were not delivered"
                         )
                     )
                 )

@@ -49,7 +49,11 @@ import Testing
         let (report, samples) = try await Self.replay(path)
         let divergence = try #require(report.badEvents.first)
         #expect(divergence.location?.line == 24)
-        #expect(divergence.message.contains("the bridge wrote 2A52 01 03 01 04 00 where the recording shows 2A52 01 03 01 05 00"))
+        #expect(
+            divergence.message.contains(
+                "the bridge wrote 2A52 01 03 01 04 00 where the recording shows 2A52 01 03 01 05 00"
+            )
+        )
         #expect(report.badEvents.contains { $0.message.contains("4 recorded event(s)") })
         #expect(samples.count == 4, "records 4 and 5 were answers to the diverged write")
     }
@@ -57,7 +61,11 @@ import Testing
     @Test func aWriteTheRecordingLacksIsReportedAtTheDisconnect() async throws {
         let path = try Self.variant("glucose-meter-racp.jsonl") { $0.contains(#""kind": "write""#) ? nil : $0 }
         let (report, _) = try await Self.replay(path)
-        #expect(report.badEvents.contains { $0.message.contains("the bridge wrote 2A52 04 01") && $0.message.contains("does not show") })
+        #expect(
+            report.badEvents.contains {
+                $0.message.contains("the bridge wrote 2A52 04 01") && $0.message.contains("does not show")
+            }
+        )
     }
 
     @Test func aRecordedWriteTheBridgeDidNotMakeIsReported() async throws {
@@ -68,7 +76,11 @@ import Testing
                 : line
         }
         let (report, _) = try await Self.replay(path)
-        #expect(report.badEvents.contains { $0.message.contains("shows a write of 2A52 02 01 that the bridge did not make") })
+        #expect(
+            report.badEvents.contains {
+                $0.message.contains("shows a write of 2A52 02 01 that the bridge did not make")
+            }
+        )
     }
 
     @Test func sequenceResetIsDownloadedAgainWithoutDuplicates() async throws {

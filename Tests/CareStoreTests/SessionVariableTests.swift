@@ -14,7 +14,11 @@ import Testing
             device: meter,
             profile: "glucose-meter"
         )
-        try fixture.store.saveSessionVariables(["lastSequence": .integer(7)], device: "AA:BB:CC:DD:EE:FF", profile: "glucose-meter")
+        try fixture.store.saveSessionVariables(
+            ["lastSequence": .integer(7)],
+            device: "AA:BB:CC:DD:EE:FF",
+            profile: "glucose-meter"
+        )
         let reopened = try CareStore(
             path: fixture.directory.path("care/store.sqlite"),
             bridgeZone: StoreFixture.berlin,
