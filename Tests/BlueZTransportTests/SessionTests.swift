@@ -49,7 +49,8 @@ extension FakeBlueZSuites {
             /// What the bridge wrote to the control point, as the fake journalled it.
             func racpWrites() async throws -> [String] {
                 try await fake.journal().compactMap { line in
-                    line.hasPrefix("WriteValue \(SessionTests.meter) 2a52 ") ? String(line.split(separator: " ")[3]) : nil
+                    line.hasPrefix("WriteValue \(SessionTests.meter) 2a52 ")
+                        ? String(line.split(separator: " ")[3]) : nil
                 }
             }
 
@@ -72,7 +73,10 @@ extension FakeBlueZSuites {
         func start(records: ClosedRange<Int>, faults: [(String, String)] = []) async throws -> Run {
             let fake = try await FakeBlueZ()
             try await fake.addAdapter()
-            try await fake.mockCall("AddGlucoseMeter", [.string("hci0"), .string(Self.meter), .string(Self.records(records))])
+            try await fake.mockCall(
+                "AddGlucoseMeter",
+                [.string("hci0"), .string(Self.meter), .string(Self.records(records))]
+            )
             for (name, value) in faults { try await fake.setFault(name, value) }
             let memory = InMemorySessionMemory()
             var configuration = BlueZConfiguration.testing(fake.address)
@@ -152,7 +156,11 @@ extension FakeBlueZSuites {
                 }
             }
             #expect(failed)
-            #expect(try await FakeBlueZ.eventually { try await run.fake.journal().contains("Disconnect \(Self.meter) local") })
+            #expect(
+                try await FakeBlueZ.eventually {
+                    try await run.fake.journal().contains("Disconnect \(Self.meter) local")
+                }
+            )
             #expect(await run.cursor() == nil)
             #expect(run.sequences.isEmpty)
             #expect(!run.collector.finished, "the transport keeps running")
