@@ -1,4 +1,5 @@
 public import BridgeCore
+import BridgeFoundation
 public import Foundation
 public import Logging
 import Synchronization
@@ -54,12 +55,15 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
     /// recorded answers are delivered only after the bridge wrote what the recording shows it wrote, and a
     /// divergence (a different write, a write the recording does not show, or a recorded write the bridge did
     /// not make) is reported as a problem at its line. Session variables (a download cursor) start empty and
-    /// live for this replay only, so a recording replays the same each time. Call before consuming.
+    /// live for this replay only, so a recording replays the same each time; the header's `sessionVariables`
+    /// (`{"ADDRESS": {"consentCode": 1234}}`) gives what the bridge knew before it started. Call before consuming.
     /// - Parameters:
     ///   - policy: the device profiles (which session each device runs).
     ///   - timeZone: the zone device clocks keep (written Current Time).
     public func answerSessions(policy: any ConnectionPolicy, timeZone: TimeZone) {
-        cursor.withLock { $0.answerer = SessionAnswerer(policy: policy, timeZone: header.timeZone ?? timeZone) }
+        var answerer = SessionAnswerer(policy: policy, timeZone: header.timeZone ?? timeZone)
+        answerer.seeds = SessionAnswerer.seeds(from: header.extra["sessionVariables"])
+        cursor.withLock { $0.answerer = answerer }
     }
 
     /// Events with their `file:line`, and bad lines, in file order. Can be consumed once.

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 
@@ -17,6 +18,9 @@ struct SessionAnswerer {
     private var running: [String: Running] = [:]
     /// Persisted variables by `device|profile`.
     private(set) var memory: [String: SessionVariables] = [:]
+    /// What the bridge knew of each device before the recording started (the header's `sessionVariables`:
+    /// a consent code the user entered with `carebridge devices consent`).
+    var seeds: [String: SessionVariables] = [:]
     /// Device addresses in order of their sessions, so timers fire in a stable order.
     private var order: [String] = []
 
@@ -144,6 +148,27 @@ struct SessionAnswerer {
 
     static func key(_ device: String, _ profile: String) -> String { "\(device)|\(profile)" }
 
+    /// Reads the header's `sessionVariables`: `{"ADDRESS": {"consentCode": 1234, "key": "0xA1B2"}}` (whole numbers,
+    /// or bytes as hex text); anything else is ignored.
+    static func seeds(from value: JSONValue?) -> [String: SessionVariables] {
+        guard case .object(let devices) = value else { return [:] }
+        var seeds: [String: SessionVariables] = [:]
+        for device in devices.members {
+            guard case .object(let variables) = device.value else { continue }
+            for variable in variables.members {
+                switch variable.value {
+                case .int(let number):
+                    seeds[device.key, default: [:]][variable.key] = .integer(number)
+                case .string(let text):
+                    if let bytes = try? Hex.bytes(text) { seeds[device.key, default: [:]][variable.key] = .bytes(bytes) }
+                default:
+                    continue
+                }
+            }
+        }
+        return seeds
+    }
+
     // MARK: - Machine
 
     private mutating func start(
@@ -157,7 +182,7 @@ struct SessionAnswerer {
         }
         var machine = SessionMachine(
             script: plan.session,
-            variables: memory[Self.key(device, plan.profile)] ?? [:],
+            variables: (seeds[device] ?? [:]).merging(memory[Self.key(device, plan.profile)] ?? [:]) { $1 },
             timeZone: timeZone
         )
         let actions = machine.start(now: time)

@@ -89,4 +89,32 @@ import Testing
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(Set(samples.map(\.id)).count == 4, "41, 42 and the new 1, 2; the probe's 2 again is the same sample")
     }
+
+    @Test func multiUserScaleRegistersThenConsentsWithTheKeptSlot() async throws {
+        let path = PackageFixtures.recordings.appendingPathComponent("uds-scale-registration-and-consent.jsonl").path
+        let (report, samples) = try await Self.replay(path)
+        #expect(report.badEvents.isEmpty, "\(report.badEvents)")
+        #expect(samples.map(\.value) == [72.5, 72.3])
+    }
+
+    @Test func withoutTheConsentCodeTheBridgeAsksNothingAndTheScaleSaysNothing() async throws {
+        let path = try Self.variant("uds-scale-registration-and-consent.jsonl") { line in
+            line.contains(#""format""#)
+                ? line.replacingOccurrences(of: #""consentCode": 1234"#, with: #""other": 1"#) : line
+        }
+        let (report, samples) = try await Self.replay(path)
+        #expect(report.badEvents.first?.message.contains("shows a write of 2A9F 01 D2 04 that the bridge did not make") == true)
+        #expect(samples.isEmpty, "answers to writes the bridge did not make are not delivered")
+    }
+
+    @Test func currentTimeHandshakeIsAnsweredAtTheRecordedTime() async throws {
+        let path = PackageFixtures.recordings.appendingPathComponent("blood-pressure-current-time-handshake.jsonl").path
+        let (report, samples) = try await Self.replay(path)
+        #expect(report.badEvents.isEmpty, "\(report.badEvents)")
+        #expect(samples.count == 8)
+        let late = try Self.variant("blood-pressure-current-time-handshake.jsonl") { line in
+            line.contains(#""kind": "write""#) ? line.replacingOccurrences(of: "071402", with: "071403") : line
+        }
+        #expect(try await Self.replay(late).0.badEvents.contains { $0.message.contains("divergence") })
+    }
 }
