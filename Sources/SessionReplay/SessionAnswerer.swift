@@ -160,7 +160,9 @@ struct SessionAnswerer {
                 case .int(let number):
                     seeds[device.key, default: [:]][variable.key] = .integer(number)
                 case .string(let text):
-                    if let bytes = try? Hex.bytes(text) { seeds[device.key, default: [:]][variable.key] = .bytes(bytes) }
+                    if let bytes = try? Hex.bytes(text) {
+                        seeds[device.key, default: [:]][variable.key] = .bytes(bytes)
+                    }
                 default:
                     continue
                 }

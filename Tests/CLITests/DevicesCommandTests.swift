@@ -19,7 +19,9 @@ import Testing
     @Test func consentIsStoredListedWithoutTheCodeAndForgotten() throws {
         let stored = try run(["devices", "consent", "c4:7c:8d:6a:3e:10", "--consent-code", "1234", "--user-index", "2"])
         #expect(stored.status == 0, "\(stored.stderr)")
-        #expect(stored.stdout.contains("C4:7C:8D:6A:3E:10 (uds-body-composition-scale): consent code stored for slot 2"))
+        #expect(
+            stored.stdout.contains("C4:7C:8D:6A:3E:10 (uds-body-composition-scale): consent code stored for slot 2")
+        )
         let listed = try run(["devices", "list"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("uds-body-composition-scale"))
@@ -33,13 +35,16 @@ import Testing
         #expect(try run(["devices", "list"]).stdout.contains("no device keeps session variables yet"))
     }
 
-    @Test("bad consent arguments are refused", arguments: [
-        ["devices", "consent", "not-an-address", "--consent-code", "1"],
-        ["devices", "consent", "C4:7C:8D:6A:3E:10"],
-        ["devices", "consent", "C4:7C:8D:6A:3E:10", "--consent-code", "10000"],
-        ["devices", "consent", "C4:7C:8D:6A:3E:10", "--consent-code", "1", "--user-index", "255"],
-        ["devices", "consent", "C4:7C:8D:6A:3E:10", "--forget", "--consent-code", "1"],
-    ])
+    @Test(
+        "bad consent arguments are refused",
+        arguments: [
+            ["devices", "consent", "not-an-address", "--consent-code", "1"],
+            ["devices", "consent", "C4:7C:8D:6A:3E:10"],
+            ["devices", "consent", "C4:7C:8D:6A:3E:10", "--consent-code", "10000"],
+            ["devices", "consent", "C4:7C:8D:6A:3E:10", "--consent-code", "1", "--user-index", "255"],
+            ["devices", "consent", "C4:7C:8D:6A:3E:10", "--forget", "--consent-code", "1"],
+        ]
+    )
     func badArguments(arguments: [String]) throws {
         let result = try run(arguments)
         #expect(result.status == 64, "\(result.stderr)")

@@ -103,7 +103,10 @@ import Testing
                 ? line.replacingOccurrences(of: #""consentCode": 1234"#, with: #""other": 1"#) : line
         }
         let (report, samples) = try await Self.replay(path)
-        #expect(report.badEvents.first?.message.contains("shows a write of 2A9F 01 D2 04 that the bridge did not make") == true)
+        #expect(
+            report.badEvents.first?.message.contains("shows a write of 2A9F 01 D2 04 that the bridge did not make")
+                == true
+        )
         #expect(samples.isEmpty, "answers to writes the bridge did not make are not delivered")
     }
 
