@@ -107,6 +107,10 @@ public struct DeviceProfile: Sendable, Hashable {
             case identity
             /// Decoded and logged only (features, battery level, sensor location).
             case info
+            /// The device's own clock (Current Time, Date Time), read at connect: the measured difference to the
+            /// receive time goes onto the session's samples (`deviceClockOffset`) and, when the device clock is
+            /// evidently wrong, corrects them instead of an estimate.
+            case clock
         }
 
         public var uuid: BluetoothUUID

@@ -40,6 +40,24 @@ import Testing
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.count == 6, "five records, the probe's repeat of record 3 included")
         #expect(Set(samples.map(\.id)).count == 5, "the repeat has the same identity, so the store keeps one")
+        // The meter's clock was read at the second connection: 3 min behind, kept with that session's samples.
+        let offsets = samples.map { $0.metadata["deviceClockOffset"] }
+        #expect(offsets == [nil, nil, nil, "180", "180", "180"], "\(offsets)")
+        #expect(samples.allSatisfy { $0.clockOffset == nil }, "3 min is within the skew tolerance: no correction")
+    }
+
+    @Test func anEvidentlyWrongClockIsCorrectedByTheMeasuredOffsetNotAnEstimate() async throws {
+        // The meter's clock is 2 h ahead (read at connect), so its newest record lies an hour in the future.
+        let path = try Self.variant("glucose-meter-download-twice.jsonl") { line in
+            line.replacingOccurrences(of: "ea070b15071102060000", with: "ea070b15091402060000")
+                .replacingOccurrences(of: "020500ea070b15061e0082b012", with: "020500ea070b1508140082b012")
+        }
+        let (report, samples) = try await Self.replay(path)
+        #expect(report.badEvents.isEmpty, "\(report.badEvents)")
+        let second = samples.filter { $0.metadata["deviceClockOffset"] != nil }
+        #expect(second.allSatisfy { $0.clockOffset == -7200 }, "\(second.map(\.clockOffset))")
+        let newest = try #require(second.last)
+        #expect(newest.start == newest.deviceTime?.date(in: TimeZone(identifier: "Europe/Berlin")!)?.addingTimeInterval(-7200))
     }
 
     @Test func aDifferentWriteIsADivergenceAndTheAnswersAfterItAreWithheld() async throws {
@@ -48,7 +66,7 @@ import Testing
         }
         let (report, samples) = try await Self.replay(path)
         let divergence = try #require(report.badEvents.first)
-        #expect(divergence.location?.line == 24)
+        #expect(divergence.location?.line == 25)
         #expect(
             divergence.message.contains(
                 "the bridge wrote 2A52 01 03 01 04 00 where the recording shows 2A52 01 03 01 05 00"
