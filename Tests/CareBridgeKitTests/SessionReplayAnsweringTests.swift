@@ -57,7 +57,10 @@ import Testing
         let second = samples.filter { $0.metadata["deviceClockOffset"] != nil }
         #expect(second.allSatisfy { $0.clockOffset == -7200 }, "\(second.map(\.clockOffset))")
         let newest = try #require(second.last)
-        #expect(newest.start == newest.deviceTime?.date(in: TimeZone(identifier: "Europe/Berlin")!)?.addingTimeInterval(-7200))
+        #expect(
+            newest.start
+                == newest.deviceTime?.date(in: TimeZone(identifier: "Europe/Berlin")!)?.addingTimeInterval(-7200)
+        )
     }
 
     @Test func aDifferentWriteIsADivergenceAndTheAnswersAfterItAreWithheld() async throws {
