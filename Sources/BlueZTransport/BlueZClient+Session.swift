@@ -82,6 +82,15 @@ extension BlueZClient {
                         )
                     }
                 }
+            case .progress(let done, let total):
+                // Every record at debug; at info the first, every tenth of the total, and the last.
+                let step = max(1, total / 10)
+                let level: Logger.Level = done == 1 || done >= total || done % step == 0 ? .info : .debug
+                logger.log(
+                    level: level,
+                    "downloading \(done) of \(total) records",
+                    metadata: ["device": "\(address)", "profile": "\(sessions[address]?.plan.profile ?? "?")"]
+                )
             case .failed(let reason):
                 logger.warning("device session failed", metadata: ["device": "\(address)", "reason": "\(reason)"])
                 emit(address, .error(message: "device session failed: \(reason)"))

@@ -26,6 +26,8 @@ public enum SessionAction: Sendable, Hashable {
     case finished(persist: [String: SessionValue?])
     /// The session stopped at a step; nothing is saved.
     case failed(reason: String)
+    /// One more value of the script's progress characteristic since the last write, of `total` expected.
+    case progress(done: Int, total: Int)
 }
 
 /// Runs a ``SessionScript``: a state machine driven by ``SessionInput``s that answers with ``SessionAction``s.
@@ -65,6 +67,8 @@ public struct SessionMachine: Sendable {
     /// Values not yet consumed by an await, since the last write (bounded).
     private var recent: [CharacteristicValue] = []
     static let recentLimit = 512
+    /// Progress values counted since the last write.
+    private var counted = 0
 
     /// - Parameters:
     ///   - script: the profile's session.
@@ -129,6 +133,12 @@ public struct SessionMachine: Sendable {
     private mutating func receive(_ value: CharacteristicValue, now: Date, into actions: inout [SessionAction]) {
         for rule in script.captures where rule.characteristic == value.characteristic {
             rule.capture.apply(to: &variables, from: value.bytes)
+        }
+        if let progress = script.progress, progress.characteristic == value.characteristic,
+            let total = variables[progress.total]?.integer
+        {
+            counted += 1
+            actions.append(.progress(done: counted, total: total))
         }
         if case .action(_, .read(let read)) = waiting, read.characteristic == value.characteristic,
             value.delivery == .read
@@ -253,6 +263,7 @@ public struct SessionMachine: Sendable {
                 return
             }
             recent.removeAll()
+            counted = 0
             let id = newID()
             waiting = .action(id: id, step: step)
             actions.append(.write(id: id, write.characteristic, bytes, withResponse: write.withResponse))

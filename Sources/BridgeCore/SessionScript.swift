@@ -11,6 +11,19 @@ public struct SessionScript: Sendable, Hashable {
     public var captures: [CharacteristicCapture]
     /// Variables saved at the end of a session that completed, and loaded at the start of the next.
     public var persist: [String]
+    /// Download progress: values of `characteristic` counted against the number in `total` (set by a capture,
+    /// e.g. a RACP number-of-records response), reported as ``SessionAction/progress(done:total:)``.
+    public var progress: Progress?
+
+    public struct Progress: Sendable, Hashable {
+        public var total: String
+        public var characteristic: BluetoothUUID
+
+        public init(total: String, characteristic: BluetoothUUID) {
+            self.total = total
+            self.characteristic = characteristic
+        }
+    }
 
     public init(steps: [SessionStep] = [], captures: [CharacteristicCapture] = [], persist: [String] = []) {
         self.steps = steps

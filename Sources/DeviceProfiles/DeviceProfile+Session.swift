@@ -17,7 +17,7 @@ extension SessionScript {
     {
         self.init()
         do throws(JSONReadError) {
-            let object = try reader.object(allowing: ["steps", "captures", "persist"], ignoringPrefix: "_")
+            let object = try reader.object(allowing: ["steps", "captures", "persist", "progress"], ignoringPrefix: "_")
             var parser = SessionScriptParser(known: Set(characteristics.map(\.uuid)))
             steps = try parser.steps(object.required("steps"))
             captures = []
@@ -42,6 +42,13 @@ extension SessionScript {
                         }
                     )
                 )
+            }
+            if let progressReader = object["progress"] {
+                let members = try progressReader.object(allowing: ["total", "count"], ignoringPrefix: "_")
+                let total = try members.required("total")
+                let name = try total.string()
+                guard SessionCondition(definedTest: name) != nil else { throw total.error("'\(name)' is not a variable name") }
+                progress = Progress(total: name, characteristic: try parser.uuid(members.required("count")))
             }
             persist = []
             for entry in try object["persist"]?.array() ?? [] {

@@ -231,8 +231,9 @@ struct SessionAnswerer {
                 var variables = memory[Self.key(device, profile)] ?? [:]
                 for (name, value) in persist { variables[name] = value }
                 memory[Self.key(device, profile)] = variables
-            case .failed:
-                // The live bridge failed here too when the recording is faithful (its `error` event follows).
+            case .failed, .progress:
+                // A failure: the live bridge failed here too when the recording is faithful (its `error` event
+                // follows). Progress is for the terminal.
                 break
             }
         }

@@ -73,7 +73,7 @@ import Testing
     static func run(
         _ meter: inout Meter,
         variables: SessionVariables
-    ) -> (status: SessionMachine.Status, persisted: [String: SessionValue?], records: [Int]) {
+    ) -> (status: SessionMachine.Status, persisted: [String: SessionValue?], records: [Int], progress: [[Int]]) {
         var machine = SessionMachine(
             script: profile.session,
             variables: variables,
@@ -84,6 +84,7 @@ import Testing
         var persisted: [String: SessionValue?] = [:]
         var records: [Int] = []
         var timers: [Int] = []
+        var progress: [[Int]] = []
         while !queue.isEmpty || machine.status == .running {
             guard !queue.isEmpty else {
                 guard let timer = timers.first else { break }
@@ -110,9 +111,11 @@ import Testing
                 persisted = persist
             case .failed:
                 break
+            case .progress(let done, let total):
+                progress.append([done, total])
             }
         }
-        return (machine.status, persisted, records)
+        return (machine.status, persisted, records, progress)
     }
 
     @Test func firstContactCountsThenDownloadsEverything() {
@@ -122,6 +125,7 @@ import Testing
         #expect(meter.written == [[0x04, 0x01], [0x01, 0x01]])
         #expect(result.records == [1, 2, 3])
         #expect(result.persisted == ["lastSequence": .integer(3)])
+        #expect(result.progress == [[1, 3], [2, 3], [3, 3]], "counted against the number-of-records response")
     }
 
     @Test func laterContactAsksOnlyForRecordsAfterTheCursor() {
@@ -131,6 +135,7 @@ import Testing
         #expect(meter.written == [[0x01, 0x06], [0x04, 0x03, 0x01, 0x04, 0x00], [0x01, 0x03, 0x01, 0x04, 0x00]])
         #expect(result.records == [5, 4, 5], "the probe's record 5 again, then 4 and 5 (the store drops the repeat)")
         #expect(result.persisted == ["lastSequence": .integer(5)])
+        #expect(result.progress == [[1, 2], [2, 2]], "the probe's record is not counted: no total yet")
     }
 
     @Test func nothingNewKeepsTheCursor() {

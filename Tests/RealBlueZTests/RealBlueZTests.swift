@@ -149,7 +149,9 @@ struct RealBlueZTests {
         let meter = result.text("meter.log")
         #expect(meter.contains("records kept: 5, deleted: 0"))
         #expect(!meter.contains("RACP 02"))
-        #expect(result.text("bridge.log").contains("device session completed"))
+        let log = result.text("bridge.log")
+        #expect(log.contains("device session completed"))
+        #expect(log.contains("downloading 3 of 3 records") && log.contains("downloading 2 of 2 records"), "progress")
     }
 
     // MARK: - The daemon, recordings, scanning
