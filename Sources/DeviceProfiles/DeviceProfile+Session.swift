@@ -47,7 +47,9 @@ extension SessionScript {
                 let members = try progressReader.object(allowing: ["total", "count"], ignoringPrefix: "_")
                 let total = try members.required("total")
                 let name = try total.string()
-                guard SessionCondition(definedTest: name) != nil else { throw total.error("'\(name)' is not a variable name") }
+                guard SessionCondition(definedTest: name) != nil else {
+                    throw total.error("'\(name)' is not a variable name")
+                }
                 progress = Progress(total: name, characteristic: try parser.uuid(members.required("count")))
             }
             persist = []
