@@ -104,6 +104,7 @@ extension BlueZClient {
             markEstablished(address)
             await readOnce(address, from: characteristics, plan: plan)
             await setDeviceClock(address, from: characteristics, plan: plan)
+            await startSession(address, plan: plan)
             return .established
         } catch {
             return .failed(error.errorClass, error.reason)
@@ -186,6 +187,7 @@ extension BlueZClient {
     ) async throws(AttemptFailure) -> [String: String] {
         let required = Set(plan.subscribe.map(\.uuidString))
         var wanted = required.union(plan.readOnce.map(\.uuidString))
+        wanted.formUnion(plan.session.usedCharacteristics.map(\.uuidString))
         if plan.setsDeviceClock, configuration.setDeviceClock { wanted.insert(CurrentTime.uuid.uuidString) }
         let exported = await exportedCharacteristics(under: path)
         let expected = exported.isEmpty ? required : wanted.intersection(exported)
@@ -342,6 +344,15 @@ extension BlueZClient {
     /// Forgets a session (never `RemoveDevice`: that would delete a bond) and emits `disconnected`.
     func endSession(address: String, reason: String) {
         guard let session = sessions.removeValue(forKey: address) else { return }
+        if let machine = session.machine, machine.status == .running {
+            logger.warning(
+                "device session interrupted: nothing of it is saved, the next connection repeats it",
+                metadata: [
+                    "device": "\(address)", "profile": "\(session.plan.profile)",
+                    "step": "\(machine.currentStep ?? "-")", "reason": "\(reason)",
+                ]
+            )
+        }
         if session.connectedEmitted { emit(address, .disconnected(reason: reason)) }
         if session.established {
             cooldownUntil[address] = clock.now + configuration.reconnectBackoff * configuration.backoffScale

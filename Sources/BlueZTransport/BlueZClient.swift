@@ -53,6 +53,7 @@ actor BlueZClient {
     /// Last event time per device, in whole milliseconds since 1970 (see `emit`).
     var lastEventMillisecond: [String: Double] = [:]
     var hotplug: UdevHotplugMonitor?
+    var nextSessionToken = 0
 
     struct Waiter {
         var check: () -> Bool
@@ -390,6 +391,7 @@ actor BlueZClient {
             )
             if session.connectedEmitted {
                 emit(address, .value(characteristicValue))
+                feedSession(address, token: session.token, .value(characteristicValue))
             } else {
                 sessions[address]?.early.append(characteristicValue)
             }
@@ -505,4 +507,8 @@ struct DeviceSession: Sendable {
     var watched: [String: (uuid: BluetoothUUID, delivery: CharacteristicValue.Delivery)] = [:]
     /// Values that arrived before the `connected` event was emitted, delivered right after it.
     var early: [CharacteristicValue] = []
+    /// The profile's session steps, once they run (see `BlueZClient+Session.swift`).
+    var machine: SessionMachine?
+    /// Tells this connection's session apart from an earlier one's late replies and timers.
+    var token = 0
 }

@@ -1,3 +1,4 @@
+public import BridgeCore
 public import Foundation
 
 /// How the BlueZ transport behaves: adapter, timeouts, pairing, what to connect to.
@@ -33,6 +34,11 @@ public struct BlueZConfiguration: Sendable {
     public var followHotplug = true
     /// Delays between retries are multiplied by this (tests shrink them).
     public var backoffScale: Double = 1
+    /// Scales the timeouts and delays of profile session steps (tests shorten them; 1 in production).
+    public var sessionTimeScale: Double = 1
+    /// Where profile sessions keep their variables between connections (the store in `carebridge run`); nil:
+    /// every connection starts as on first contact and nothing is saved.
+    public var sessionMemory: (any SessionMemory)?
 
     public init() {}
 }

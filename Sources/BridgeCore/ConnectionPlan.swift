@@ -21,6 +21,8 @@ public struct ConnectionPlan: Sendable, Hashable {
     public var requiresPairing: Bool
     /// Write Current Time (0x2A2B) after connecting, if the user enabled it.
     public var setsDeviceClock: Bool
+    /// The profile's session steps, run after subscribing (empty: the device sends on its own).
+    public var session: SessionScript
 
     public init(
         profile: String,
@@ -28,7 +30,8 @@ public struct ConnectionPlan: Sendable, Hashable {
         subscribe: [BluetoothUUID] = [],
         readOnce: [BluetoothUUID] = [],
         requiresPairing: Bool = false,
-        setsDeviceClock: Bool = false
+        setsDeviceClock: Bool = false,
+        session: SessionScript = SessionScript()
     ) {
         self.profile = profile
         self.linkMode = linkMode
@@ -36,6 +39,7 @@ public struct ConnectionPlan: Sendable, Hashable {
         self.readOnce = readOnce
         self.requiresPairing = requiresPairing
         self.setsDeviceClock = setsDeviceClock
+        self.session = session
     }
 }
 

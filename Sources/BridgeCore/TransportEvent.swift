@@ -12,6 +12,8 @@ public struct TransportEvent: Sendable, Hashable {
         /// Services and their characteristics, once resolved.
         case servicesDiscovered([BluetoothUUID: [BluetoothUUID]])
         case value(CharacteristicValue)
+        /// The bridge wrote a characteristic (a session step): recorded so a replay can answer it.
+        case written(CharacteristicWrite)
         /// `reason` as the transport words it: `remote`, `local`, `timeout`, …
         case disconnected(reason: String)
         case error(message: String)
@@ -68,6 +70,20 @@ public struct CharacteristicValue: Sendable, Hashable {
         self.characteristic = characteristic
         self.bytes = bytes
         self.delivery = delivery
+    }
+}
+
+/// A value the bridge wrote.
+public struct CharacteristicWrite: Sendable, Hashable {
+    public var characteristic: BluetoothUUID
+    public var bytes: [UInt8]
+    /// Write request (acknowledged by the device) rather than write command.
+    public var withResponse: Bool
+
+    public init(characteristic: BluetoothUUID, bytes: [UInt8], withResponse: Bool = true) {
+        self.characteristic = characteristic
+        self.bytes = bytes
+        self.withResponse = withResponse
     }
 }
 

@@ -96,6 +96,8 @@ public struct IngestPipeline {
         var lastServiceData: [BluetoothUUID: [UInt8]] = [:]
         var emittedTypes: Set<QuantityType> = []
         var lastAdvertisement: Date?
+        /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
+        var measuredClockOffset: Double?
     }
 
     struct DeviceState {
@@ -142,6 +144,12 @@ public struct IngestPipeline {
             }
         case .value(let value):
             characteristicValue(value, time: event.time, state: &state, output: &output)
+        case .written(let write):
+            // What the bridge asked the device (a session step); the answers arrive as values.
+            logger.debug(
+                "wrote",
+                metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]
+            )
         case .disconnected(let reason):
             logger.debug("disconnected", metadata: ["device.address": "\(event.device)", "reason": "\(reason)"])
             endSession(&state, output: &output)
@@ -235,6 +243,14 @@ public struct IngestPipeline {
             state.session.lastIntermediate = time
         case .info, .identity:
             logger.debug("value", metadata: ["device.address": "\(address)", "decoder": "\(decoder.identifier)"])
+        case .clock:
+            let clock = (payload as? CurrentTime)?.dateTime ?? (payload as? DateTime)
+            let zone = profile.quirks.deviceTimeIsUTC ? Self.utc : configuration.timeZone
+            guard let device = clock?.date(in: zone) else {
+                bad("\(decoder.name): not a usable device time")
+                return
+            }
+            state.session.measuredClockOffset = time.timeIntervalSince(device).rounded()
         case .controlPoint:
             // RACP Response Code (op code 6): the stored-record download is over; nothing more will follow.
             if bytes.first == 0x06 { releaseAwaitingContext(&state.session) }
@@ -548,7 +564,10 @@ public struct IngestPipeline {
         }
         releaseAwaitingContext(&session)
         guard !session.pending.isEmpty else { return }
-        let offset = clockOffset(session.pending)
+        var offset = clockOffset(session.pending)
+        // A device clock read at connect is a measurement, not an estimate: it corrects the session when the
+        // clock is evidently wrong, and travels with every sample of the session either way.
+        if offset != nil, let measured = session.measuredClockOffset { offset = measured }
         if let offset {
             logger.notice(
                 "device clock is off; correcting this session",
@@ -557,6 +576,9 @@ public struct IngestPipeline {
         }
         for pending in session.pending {
             var sample = pending.sample
+            if let measured = session.measuredClockOffset {
+                sample.metadata["deviceClockOffset"] = String(Int(measured))
+            }
             if let offset {
                 sample.start = sample.start.addingTimeInterval(offset)
                 sample.end = sample.end.addingTimeInterval(offset)

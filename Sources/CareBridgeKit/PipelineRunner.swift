@@ -12,7 +12,8 @@ public enum PipelineRunner {
     /// Replays one recording through the pipeline into `sink`.
     ///
     /// Device clocks are read in the recording's zone when its header names one, else in
-    /// `configuration.timeZone`.
+    /// `configuration.timeZone`. Devices whose profile has session steps run them against the recording
+    /// (``ReplayTransport/answerSessions(policy:timeZone:)``); a divergence is a bad event.
     ///
     /// Writing a batch overlaps with reading and decoding the next one: at most one batch is being written while
     /// the next fills (so memory stays bounded by two batches), and batches reach the sink one at a time, in
@@ -32,6 +33,8 @@ public enum PipelineRunner {
     ) async throws -> PipelineReport where C.Duration == Duration {
         var configuration = configuration
         if let zone = transport.header.timeZone { configuration.timeZone = zone }
+        // Profiles with session steps (RACP downloads, handshakes) run them against the recording.
+        transport.answerSessions(policy: catalog, timeZone: configuration.timeZone)
         var pipeline = IngestPipeline(catalog: catalog, configuration: configuration, logger: logger)
         var batch = Batch(sink: sink, size: batchSize)
         var issues: [PipelineIssue] = []

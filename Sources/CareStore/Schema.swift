@@ -100,6 +100,7 @@ enum Schema {
         AssessmentSchema.register(in: &migrator)
         AlertSchema.register(in: &migrator)
         SampleSafetySchema.register(in: &migrator)
+        SessionVariableSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -34,7 +34,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility",
+            "measurementRange", "plausibility", "session",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -138,6 +138,12 @@ extension DeviceProfile {
         }
         measurementRanges = try root.optionalObject("measurementRange")?.ranges() ?? [:]
         plausibility = try root.optionalObject("plausibility")?.ranges() ?? [:]
+        if let value = root.object["session"] {
+            session = try SessionScript(
+                profileJSON: JSONReader(value, path: JSONPath().appending("session")),
+                characteristics: characteristics
+            )
+        }
     }
 }
 

@@ -24,6 +24,9 @@ public struct DeviceProfile: Sendable, Hashable {
     public var measurementRanges: [QuantityType: ClosedRange<Double>] = [:]
     /// Rows that replace the standard plausibility table's for this device (`plausibility` in the profile).
     public var plausibility: [QuantityType: ClosedRange<Double>] = [:]
+    /// What the bridge does after connecting (`session` in the profile): writes, awaited responses, variables
+    /// kept between sessions. Empty for devices that send on their own.
+    public var session = SessionScript()
 
     public init(
         id: String,
@@ -104,6 +107,10 @@ public struct DeviceProfile: Sendable, Hashable {
             case identity
             /// Decoded and logged only (features, battery level, sensor location).
             case info
+            /// The device's own clock (Current Time, Date Time), read at connect: the measured difference to the
+            /// receive time goes onto the session's samples (`deviceClockOffset`) and, when the device clock is
+            /// evidently wrong, corrects them instead of an estimate.
+            case clock
         }
 
         public var uuid: BluetoothUUID
@@ -212,7 +219,8 @@ extension DeviceProfile {
             subscribe: characteristics.filter { $0.use != .read }.map(\.uuid),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
-            setsDeviceClock: quirks.setDeviceClock
+            setsDeviceClock: quirks.setDeviceClock,
+            session: session
         )
     }
 

@@ -18,6 +18,7 @@ public enum DecoderCatalog {
         GlucoseMeasurement.self,
         GlucoseMeasurementContext.self,
         RecordAccessControlPoint.self,
+        UserControlPoint.self,
         PLXSpotCheckMeasurement.self,
         PLXContinuousMeasurement.self,
         PLXFeatures.self,

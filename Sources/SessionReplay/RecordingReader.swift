@@ -146,6 +146,7 @@ public final class RecordingReader {
         "read": ["characteristic", "value"],
         "notification": ["characteristic", "value"],
         "indication": ["characteristic", "value"],
+        "write": ["characteristic", "value", "response"],
         "disconnected": ["reason"],
         "error": ["message"],
     ]
@@ -257,6 +258,25 @@ public final class RecordingReader {
                     characteristic: try uuid(characteristic, field: "characteristic"),
                     bytes: try bytes(valueText, field: "value"),
                     delivery: delivery
+                )
+            )
+        case "write":
+            guard let characteristic = object["characteristic"] else {
+                throw LineError(message: "missing \"characteristic\"")
+            }
+            guard let valueText = object["value"] else { throw LineError(message: "missing \"value\"") }
+            var withResponse = true
+            if let response = object["response"] {
+                guard case .bool(let flag) = response else {
+                    throw LineError(message: "\"response\" must be true (write request) or false (write command)")
+                }
+                withResponse = flag
+            }
+            eventKind = .written(
+                CharacteristicWrite(
+                    characteristic: try uuid(characteristic, field: "characteristic"),
+                    bytes: try bytes(valueText, field: "value"),
+                    withResponse: withResponse
                 )
             )
         case "disconnected":

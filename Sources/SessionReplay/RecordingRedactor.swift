@@ -183,6 +183,12 @@ public struct RecordingRedactor {
             for key in object.keys where Self.identifyingHeaderKeys.contains(key.lowercased()) {
                 object[key] = .string("redacted")
             }
+            // Session variables are keyed by device address: the same replacement as everywhere else.
+            if case .object(let devices) = object["sessionVariables"] {
+                var renamed = JSONObject()
+                for member in devices.members { renamed[replaceAddresses(in: member.key)] = member.value }
+                object["sessionVariables"] = .object(renamed)
+            }
         }
         if redactDeviceInformation, case .string(let value) = object["value"],
             let characteristic = object["characteristic"]?.stringValue.flatMap(BluetoothUUID.init)

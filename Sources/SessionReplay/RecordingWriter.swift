@@ -128,6 +128,12 @@ public final class RecordingWriter {
             object["device"] = .string(event.device)
             object["characteristic"] = .string(value.characteristic.description)
             object["value"] = .string(Hex.string(value.bytes))
+        case .written(let write):
+            object["kind"] = .string("write")
+            object["device"] = .string(event.device)
+            object["characteristic"] = .string(write.characteristic.description)
+            object["value"] = .string(Hex.string(write.bytes))
+            if !write.withResponse { object["response"] = .bool(false) }
         case .disconnected(let reason):
             object["kind"] = .string("disconnected")
             object["device"] = .string(event.device)

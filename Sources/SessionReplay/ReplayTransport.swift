@@ -1,5 +1,6 @@
 public import BridgeCore
-import Foundation
+import BridgeFoundation
+public import Foundation
 public import Logging
 import Synchronization
 
@@ -26,6 +27,11 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
     private struct Cursor {
         var reader: RecordingReader?
         var start: (instant: C.Instant, t: Double)?
+        /// Runs the profiles' session steps against the recording (``answerSessions(policy:timeZone:)``).
+        var answerer: SessionAnswerer?
+        /// Items the answerer produced for one line, not yet consumed, with their `t`.
+        var pending: [(Item, Double?)] = []
+        var lastLocation: RecordingLocation?
     }
 
     /// Opens a recording for replay.
@@ -45,6 +51,21 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
         self.cursor = Mutex(Cursor(reader: reader))
     }
 
+    /// Makes the recording answer the bridge: each device's profile session runs against it, the device's
+    /// recorded answers are delivered only after the bridge wrote what the recording shows it wrote, and a
+    /// divergence (a different write, a write the recording does not show, or a recorded write the bridge did
+    /// not make) is reported as a problem at its line. Session variables (a download cursor) start empty and
+    /// live for this replay only, so a recording replays the same each time; the header's `sessionVariables`
+    /// (`{"ADDRESS": {"consentCode": 1234}}`) gives what the bridge knew before it started. Call before consuming.
+    /// - Parameters:
+    ///   - policy: the device profiles (which session each device runs).
+    ///   - timeZone: the zone device clocks keep (written Current Time).
+    public func answerSessions(policy: any ConnectionPolicy, timeZone: TimeZone) {
+        var answerer = SessionAnswerer(policy: policy, timeZone: header.timeZone ?? timeZone)
+        answerer.seeds = SessionAnswerer.seeds(from: header.extra["sessionVariables"])
+        cursor.withLock { $0.answerer = answerer }
+    }
+
     /// Events with their `file:line`, and bad lines, in file order. Can be consumed once.
     public func items() -> AsyncThrowingStream<Item, any Error> {
         AsyncThrowingStream { [self] () async throws -> Item? in try await nextItem() }
@@ -53,19 +74,42 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
     private func nextItem() async throws -> Item? {
         if Task.isCancelled { return nil }  // the stream finishes on cancellation
         let next: (Item, Double?)? = cursor.withLock { cursor in
-            guard let reader = cursor.reader else { return nil }
-            guard let item = reader.next() else {
-                cursor.reader = nil  // closes the file
-                return nil
+            while cursor.pending.isEmpty {
+                guard let reader = cursor.reader else { return nil }
+                guard let item = reader.next() else {
+                    cursor.reader = nil  // closes the file
+                    if var answerer = cursor.answerer, let location = cursor.lastLocation {
+                        cursor.pending = answerer.finish(location: location).map { (Self.item($0), nil) }
+                        cursor.answerer = answerer
+                    }
+                    continue
+                }
+                switch item {
+                case .event(let recorded):
+                    cursor.lastLocation = recorded.location
+                    guard var answerer = cursor.answerer else {
+                        return (.event(recorded.event, recorded.location), recorded.t)
+                    }
+                    cursor.pending = answerer.process(recorded).map { output in
+                        if case .event = output { (Self.item(output), recorded.t) } else { (Self.item(output), nil) }
+                    }
+                    cursor.answerer = answerer
+                case .problem(let problem):
+                    return (.problem(problem), nil)
+                }
             }
-            switch item {
-            case .event(let recorded): return (.event(recorded.event, recorded.location), recorded.t)
-            case .problem(let problem): return (.problem(problem), nil)
-            }
+            return cursor.pending.removeFirst()
         }
         guard let (item, t) = next else { return nil }
         if let t, case .factor(let factor) = speed, !(await paced(t: t, factor: factor)) { return nil }
         return item
+    }
+
+    private static func item(_ output: SessionAnswerer.Output) -> Item {
+        switch output {
+        case .event(let event, let location): .event(event, location)
+        case .problem(let problem): .problem(problem)
+        }
     }
 
     private func pace(t: Double, factor: Double) async throws {

@@ -110,6 +110,8 @@ struct Run: AsyncParsableCommand {
         configuration.setDeviceClock = setDeviceClock
         configuration.timeZone = zone
         configuration.scannerWatchdog = .milliseconds(Int64(scannerWatchdog * 1000))
+        // Profile sessions (a glucose meter's download cursor, a scale's consent) keep their variables here.
+        configuration.sessionMemory = StoreSessionMemory(store: store)
         let notifier = ServiceNotifier(logger: logger)
         let live = BlueZTransport(configuration: configuration, policy: catalog, logger: logger) { notifier.status($0) }
         let shutdown = live.shutdown

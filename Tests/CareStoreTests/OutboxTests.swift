@@ -141,6 +141,7 @@ import Testing
                     DROP TABLE alertDelivery;
                     DROP TABLE alertChannel;
                     DROP TABLE alert;
+                    DROP TABLE deviceSessionVariable;
                     ALTER TABLE task DROP COLUMN answer;
                     ALTER TABLE task DROP COLUMN alerts;
                     ALTER TABLE outcome DROP COLUMN note;
@@ -149,7 +150,7 @@ import Testing
                     ALTER TABLE outcomeValue DROP COLUMN comparator;
                     DELETE FROM grdb_migrations WHERE identifier IN (
                         'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
-                        'v6-sample-safety'
+                        'v6-sample-safety', 'v7-session-variables'
                     );
                     """
             )
@@ -170,6 +171,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
+                "v7-session-variables",
             ]
         )
         #expect(try store.sampleCount() == old.count)

@@ -49,6 +49,23 @@ import Testing
             expected: "body-composition-scale"
         ),
         Fixture(
+            label: "multi-user scale with the User Data Service (Beurer BF720 style)",
+            advertisement: Advertisement(
+                name: "BF720",
+                serviceUUIDs: [BluetoothUUID(0x181C), .bodyCompositionService, .weightScaleService]
+            ),
+            expected: "uds-body-composition-scale"
+        ),
+        Fixture(
+            label: "Omron BLEsmart cuff (company 0x020E)",
+            advertisement: Advertisement(
+                name: "BLEsmart_00000116",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-blesmart-blood-pressure"
+        ),
+        Fixture(
             label: "thermometer",
             advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]),
             expected: "health-thermometer"

@@ -23,6 +23,7 @@ enum RealBlueZ {
     /// The scenarios of one boot, in the order they run.
     static let scenarios = [
         "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
+        "glucose-meter",
         "bluetoothd-restart", "record-replay", "scan", "latency",
     ]
 

@@ -136,6 +136,24 @@ struct RealBlueZTests {
         #expect(!result.text("bridge.log").contains("Connect"), "a broadcaster is never connected")
     }
 
+    @Test func glucoseMeterDownloadsAllRecordsFirstThenOnlyTheNewOnesAndNothingIsDeleted() async throws {
+        let result = try await RealBlueZ.scenario("glucose-meter")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bloodGlucose") == [101, 102, 103, 104, 105], "\(result.diagnostics)")
+        #expect(samples.count == 5, "the probe's repeat of record 3 is not stored twice")
+        // What the bridge wrote to the control point: number of records and all of them on first contact; then
+        // the last record (numbering check), the number of records >= 4 and the records >= 4. Never 02 (delete).
+        let writes = result.sent(by: "meter").filter { $0.kind == "write" && $0.characteristic == "2A52" }.map(\.value)
+        #expect(writes == ["0401", "0101", "0106", "0403010400", "0103010400"], "\(result.diagnostics)")
+        let meter = result.text("meter.log")
+        #expect(meter.contains("records kept: 5, deleted: 0"))
+        #expect(!meter.contains("RACP 02"))
+        let log = result.text("bridge.log")
+        #expect(log.contains("device session completed"))
+        #expect(log.contains("downloading 3 of 3 records") && log.contains("downloading 2 of 2 records"), "progress")
+    }
+
     // MARK: - The daemon, recordings, scanning
 
     @Test func bluetoothdRestartMidSessionLosesAndDuplicatesNothing() async throws {

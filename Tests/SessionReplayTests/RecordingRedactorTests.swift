@@ -56,4 +56,16 @@ import Testing
         #expect(line.contains("MIBFS"))
         #expect(line.contains("02:00:00:00:00:01"))
     }
+
+    @Test func sessionVariablesInTheHeaderFollowTheirDevicesReplacement() {
+        var redactor = RecordingRedactor()
+        let event = redactor.redactLine(#"{"t": 1, "kind": "connected", "device": "C4:7C:8D:6A:3E:10"}"#)
+        let header = redactor.redactLine(
+            #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:20:00Z", "#
+                + #""sessionVariables": {"C4:7C:8D:6A:3E:10": {"consentCode": 1234}}}"#
+        )
+        #expect(event.contains("02:00:00:00:00:01"))
+        #expect(header.contains(#""02:00:00:00:00:01":"#), "\(header)")
+        #expect(!header.contains("C4:7C"))
+    }
 }

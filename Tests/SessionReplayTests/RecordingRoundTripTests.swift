@@ -47,6 +47,19 @@ struct ScriptedTransport: DeviceTransport {
                 CharacteristicValue(characteristic: .weightMeasurement, bytes: [0, 0xA4, 0x38], delivery: .indication)
             )
         ),
+        // What the bridge wrote: recorded so a replay can answer it (request and command).
+        TransportEvent(
+            time: start.addingTimeInterval(4),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .written(CharacteristicWrite(characteristic: BluetoothUUID(0x2A52), bytes: [0x01, 0x01]))
+        ),
+        TransportEvent(
+            time: start.addingTimeInterval(4.5),
+            device: "C4:7C:8D:6A:3E:10",
+            kind: .written(
+                CharacteristicWrite(characteristic: BluetoothUUID(0x2A2B), bytes: [0xEA, 0x07], withResponse: false)
+            )
+        ),
         TransportEvent(
             time: start.addingTimeInterval(10),
             device: "C4:7C:8D:6A:3E:10",
@@ -134,7 +147,7 @@ struct ScriptedTransport: DeviceTransport {
                 lines.append(location.line)
             }
         }
-        #expect(lines == [2, 3, 4, 5, 6])
+        #expect(lines == [2, 3, 4, 5, 6, 7, 8])
     }
 }
 

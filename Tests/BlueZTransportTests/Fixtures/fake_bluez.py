@@ -402,6 +402,9 @@ class Peripheral:
 
     def write_value(self, uuid, value):
         journal(f'WriteValue {self.address} {uuid[4:8]} {bytes(value).hex()}')
+        meter = getattr(self, 'meter', None)
+        if meter is not None and uuid == full_uuid('2A52'):
+            meter.request(bytes(value))
 
     def start_notify(self, uuid):
         journal(f'StartNotify {self.address} {uuid[4:8]} match={"yes" if client_matches_properties() else "no"}')
@@ -505,6 +508,117 @@ class Peripheral:
             self.notify(uuid, bytes.fromhex(event['value']))
             sent += 1
         return sent
+
+
+class GlucoseMeter:
+    '''The Record Access Control Point of a Glucose Service meter (Glucose Profile 1.0 §4.9): report stored
+    records (op 01) and number of stored records (op 04) with the operators all (01), >= sequence number
+    (03, filter type 01) and last record (06); delete (op 02) is journalled and performed, so a test can see that
+    the bridge never asks for it. Records are notified on 2A18 (and their contexts on 2A34), then the response
+    code is indicated on 2A52.
+
+    Faults: `racp_in_progress` = N refuses the first N requests with ATT error 0x80 "procedure already in
+    progress"; `racp_silent` = 1 never answers; `racp_drop_after` = N drops the link after the N-th record of
+    a download (once).'''
+
+    def __init__(self, peripheral, records):
+        self.peripheral = peripheral
+        self.records = records  # [{'seq': int, 'value': hex, 'context': hex or absent}]
+        self.refused = 0
+        self.sent_in_download = 0
+        self.dropped = False
+
+    def indicate(self, data):
+        self.peripheral.notify(full_uuid('2A52'), data)
+
+    def selected(self, request):
+        operator = request[1] if len(request) > 1 else 0
+        if operator == 0x01:
+            return list(self.records)
+        if operator == 0x06:
+            return self.records[-1:]
+        if operator == 0x03 and len(request) >= 5 and request[2] == 0x01:
+            low = request[3] | request[4] << 8
+            return [r for r in self.records if r['seq'] >= low]
+        return None
+
+    def request(self, request):
+        if self.refused < int(FAULTS.get('racp_in_progress', 0)):
+            self.refused += 1
+            journal(f'RACP refused {self.peripheral.address} {request.hex()}')
+            raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x80', name='org.bluez.Error.Failed')
+        if FAULTS.get('racp_silent'):
+            journal(f'RACP silent {self.peripheral.address} {request.hex()}')
+            return
+        op = request[0] if request else 0
+        records = self.selected(request)
+        if records is None:
+            GLib.timeout_add(5, lambda: self.indicate(bytes([0x06, 0x00, op, 0x04])) and False)
+            return
+        if op == 0x04:
+            count = len(records)
+            GLib.timeout_add(5, lambda: self.indicate(bytes([0x05, 0x00, count & 0xFF, count >> 8])) and False)
+            return
+        if op == 0x02:
+            journal(f'RACP delete {self.peripheral.address}')
+            kept = [r for r in self.records if r not in records]
+            self.records = kept
+            GLib.timeout_add(5, lambda: self.indicate(bytes([0x06, 0x00, op, 0x01])) and False)
+            return
+        if op != 0x01:
+            GLib.timeout_add(5, lambda: self.indicate(bytes([0x06, 0x00, op, 0x02])) and False)
+            return
+        queue = []
+        for record in records:
+            queue.append(('2A18', bytes.fromhex(record['value'])))
+            if record.get('context'):
+                queue.append(('2A34', bytes.fromhex(record['context'])))
+        result = 0x01 if records else 0x06
+        self.sent_in_download = 0
+
+        def tick():
+            if not self.peripheral.connected:
+                return False
+            if queue:
+                uuid, data = queue.pop(0)
+                self.peripheral.notify(full_uuid(uuid), data)
+                if uuid == '2A18':
+                    self.sent_in_download += 1
+                    limit = int(FAULTS.get('racp_drop_after', 0))
+                    if limit and not self.dropped and self.sent_in_download >= limit:
+                        self.dropped = True
+                        self.peripheral.disconnect('remote')
+                        return False
+                return True
+            self.indicate(bytes([0x06, 0x00, 0x01, result]))
+            return False
+
+        GLib.timeout_add(5, tick)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sss', out_signature='s')
+def AddGlucoseMeter(self, adapter, address, records_json):
+    layout = [(full_uuid('1808'), [(full_uuid('2A18'), ['notify']), (full_uuid('2A34'), ['notify']),
+                                   (full_uuid('2A51'), ['read']), (full_uuid('2A52'), ['write', 'indicate'])])]
+    peripheral = Peripheral(adapter, address, 'Meter', layout, {full_uuid('2A51'): bytes([0x00, 0x00])})
+    peripheral.meter = GlucoseMeter(peripheral, json.loads(records_json))
+    PERIPHERALS[peripheral.address] = peripheral
+    return peripheral.path
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
+def AddRecords(self, address, records_json):
+    PERIPHERALS[address.upper()].meter.records.extend(json.loads(records_json))
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
+def ReplaceRecords(self, address, records_json):
+    PERIPHERALS[address.upper()].meter.records = json.loads(records_json)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='s', out_signature='')
+def DropLink(self, address):
+    PERIPHERALS[address.upper()].disconnect('remote')
 
 
 def client_matches_properties():

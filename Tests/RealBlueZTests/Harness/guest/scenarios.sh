@@ -200,6 +200,20 @@ scenario_mi_scale() {
     stop_bridge
 }
 
+# A glucose meter that only speaks when asked (Record Access Control Point): the first connection downloads its
+# three stored records, the second (after two new readings) only the new ones; nothing is deleted on the meter.
+scenario_glucose_meter() {
+    simulator meter glucose_meter.py --adapter hci1 --records 3 --new 2
+    step "the meter advertises" wait_log "$dir/meter.log" "advertising as" 90
+    run_bridge
+    step "bonded" wait_log "$dir/meter.log" "bonded" 120
+    step "first download complete" wait_log "$dir/meter.log" "MARK download-1" 120
+    step "3 samples stored" wait_stored 3 60
+    step "second download complete" wait_log "$dir/meter.log" "MARK done" 180
+    step "5 samples stored" wait_stored 5 60
+    stop_bridge
+}
+
 # bluetoothd restarts in the middle of a session: the strap pauses after 12 notifications, bluetoothd is
 # restarted, the strap registers again with the new one, the bridge reconnects and gets the other 18.
 scenario_bluetoothd_restart() {
