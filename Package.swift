@@ -107,8 +107,12 @@ let package = Package(
             name: "CareReport",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights"]
         ),
-        // Helpers for test targets only: a real mosquitto broker and subscriber.
-        .target(name: "TestSupport"),
+        // Helpers for the test targets and the benchmarks (not shipped): a real mosquitto broker and subscriber, the
+        // synthetic heart-rate session behind a recording and the replay benchmark.
+        .target(
+            name: "TestSupport",
+            dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+        ),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -162,6 +166,7 @@ let package = Package(
                 "SessionReplay",
                 "BlueZTransport",
                 "SampleExport",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -216,6 +221,7 @@ let package = Package(
                 "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding",
                 "CarePlan",
                 "CareStore",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

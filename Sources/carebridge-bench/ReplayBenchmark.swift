@@ -6,6 +6,7 @@ import DeviceProfiles
 import Foundation
 import Logging
 import SessionReplay
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
