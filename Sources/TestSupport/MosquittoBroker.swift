@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,35 +14,35 @@ import Glibc
 ///
 /// When the tools are missing, ``isInstalled`` is false: tests gate on ``testsEnabled``, which is also true
 /// under `CI=true` so that a CI machine without mosquitto fails instead of skipping.
-public final class MosquittoBroker: Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+package final class MosquittoBroker: Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
 
-        public init(description: String) { self.description = description }
+        package init(description: String) { self.description = description }
     }
 
-    public let port: Int
-    public let directory: URL
+    package let port: Int
+    package let directory: URL
     private let process = Mutex<Process?>(nil)
 
-    public var configURL: URL { directory.appendingPathComponent("mosquitto.conf") }
-    public var logURL: URL { directory.appendingPathComponent("mosquitto.log") }
+    package var configURL: URL { directory.appendingPathComponent("mosquitto.conf") }
+    package var logURL: URL { directory.appendingPathComponent("mosquitto.log") }
 
-    public static let mosquittoPath = locate("mosquitto")
-    public static let subscriberPath = locate("mosquitto_sub")
-    public static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
+    package static let mosquittoPath = locate("mosquitto")
+    package static let subscriberPath = locate("mosquitto_sub")
+    package static var isInstalled: Bool { mosquittoPath != nil && subscriberPath != nil }
     /// Run broker tests when the tools are here, and always in CI (where a missing tool must fail the test).
-    public static var testsEnabled: Bool {
+    package static var testsEnabled: Bool {
         testsEnabled(installed: isInstalled, environment: ProcessInfo.processInfo.environment)
     }
 
-    public static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
+    package static func testsEnabled(installed: Bool, environment: [String: String]) -> Bool {
         installed || environment["CI"] == "true"
     }
-    public static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
+    package static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
 
     /// Writes a config for a free loopback port; the broker is not started yet.
-    public init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
+    package init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
         guard installed else {
             throw Failure(
                 description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
@@ -70,7 +70,7 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// Starts the broker and returns once it accepts TCP connections on ``port``.
-    public func start() throws {
+    package func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.mosquittoPath!)
         process.arguments = ["-c", configURL.path]
@@ -93,7 +93,7 @@ public final class MosquittoBroker: Sendable {
     ///
     /// Uses SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM and SIGINT, and
     /// mosquitto never unblocks them. With persistence off nothing is lost that a graceful stop would keep.
-    public func stop() {
+    package func stop() {
         guard
             let process = process.withLock({ current -> Process? in
                 defer { current = nil }
@@ -106,26 +106,26 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// Stops and starts again on the same port.
-    public func restart() throws {
+    package func restart() throws {
         stop()
         try start()
     }
 
     /// Freezes the broker (SIGSTOP): connections stay open, nothing is answered.
-    public func pause() {
+    package func pause() {
         if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGSTOP) }
     }
 
     /// Lets a paused broker run again (SIGCONT).
-    public func resume() {
+    package func resume() {
         if let pid = process.withLock({ $0?.processIdentifier }) { kill(pid, SIGCONT) }
     }
 
     /// Everything the broker logged so far.
-    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// Waits until the log contains `text` `count` times.
-    public func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    package func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.components(separatedBy: text).count - 1 >= count { return }
@@ -136,7 +136,7 @@ public final class MosquittoBroker: Sendable {
 
     // MARK: - Helpers
 
-    public static func locate(_ name: String) -> String? {
+    package static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories =
             path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/sbin"]
@@ -144,7 +144,7 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// A loopback port nobody listens on right now (bind to port 0, read it back, close).
-    public static func freeLoopbackPort() throws -> Int {
+    package static func freeLoopbackPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }
@@ -163,7 +163,7 @@ public final class MosquittoBroker: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    public static func canConnect(port: Int) -> Bool {
+    package static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -186,32 +186,32 @@ public final class MosquittoBroker: Sendable {
 }
 
 /// An independent subscriber: `mosquitto_sub` on the test broker, printing `topic|retain|qos|payload` lines.
-public final class MosquittoSubscriber: Sendable {
-    public struct Message: Equatable, Sendable, CustomStringConvertible {
-        public var topic: String
-        public var retained: Bool
-        public var qos: Int
-        public var payload: String
+package final class MosquittoSubscriber: Sendable {
+    package struct Message: Equatable, Sendable, CustomStringConvertible {
+        package var topic: String
+        package var retained: Bool
+        package var qos: Int
+        package var payload: String
 
-        public init(topic: String, retained: Bool, qos: Int, payload: String) {
+        package init(topic: String, retained: Bool, qos: Int, payload: String) {
             self.topic = topic
             self.retained = retained
             self.qos = qos
             self.payload = payload
         }
 
-        public var description: String { "\(topic) r\(retained ? 1 : 0) q\(qos) \(payload)" }
+        package var description: String { "\(topic) r\(retained ? 1 : 0) q\(qos) \(payload)" }
     }
 
-    public let broker: MosquittoBroker
-    public let clientID: String
-    public let count: Int
-    public let outputURL: URL
+    package let broker: MosquittoBroker
+    package let clientID: String
+    package let count: Int
+    package let outputURL: URL
     private let process: Process
 
     /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
     /// published afterwards reaches it.
-    public init(
+    package init(
         broker: MosquittoBroker,
         topic: String = "#",
         count: Int,
@@ -241,7 +241,7 @@ public final class MosquittoSubscriber: Sendable {
     }
 
     /// Waits for `mosquitto_sub` to exit after ``count`` messages and returns them in arrival order.
-    public func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
+    package func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let text = output
@@ -253,13 +253,13 @@ public final class MosquittoSubscriber: Sendable {
     }
 
     /// Whether `mosquitto_sub` is still running (it exits after ``count`` messages or its timeout).
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// What `mosquitto_sub` has written so far.
-    public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+    package var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
 
     /// The messages received so far, in arrival order.
-    public var received: [Message] { Self.parse(output) }
+    package var received: [Message] { Self.parse(output) }
 
     /// Complete lines only: the text after the last newline may still be being written.
     static func parse(_ text: String) -> [Message] {
