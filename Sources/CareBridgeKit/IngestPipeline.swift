@@ -1,5 +1,4 @@
 public import BridgeCore
-import BridgeFoundation
 public import DeviceProfiles
 import Foundation
 import GATTDecoding
@@ -18,8 +17,17 @@ public import Logging
 /// - time: samples with a device time wait until the session ends (disconnect, reconnect, end of a
 ///   weigh-in, end of input); if the device clock is evidently wrong the session's offset is estimated and
 ///   applied to every timed sample of the session (``QuantitySample/clockOffset``);
-/// - multi-packet Body Composition values are merged before decoding; glucose measurements wait for their
-///   context (same sequence number); intermediate values are decoded but never become samples.
+/// - multi-packet values are merged before decoding (by their characteristic, ``MultiPacketPayload``); glucose
+///   measurements wait for their context (same sequence number); intermediate values are decoded but never
+///   become samples.
+///
+/// What a value means comes from its payload type, never from its bytes: decoders are resolved when profiles
+/// load (``DeviceProfile/Characteristic/decoder``), and the pipeline asks the decoded payload what it needs
+/// (``SequencedRecord``, ``ControlPointMessage``, ``DeviceIdentityString``, ``SampleAnnotating``,
+/// ``DeviceClockReading``, ``SampleProducing``). Adding a device touches a decoder and a profile, never this type.
+/// Per value the stages are: length check → entry of the claiming profile → multi-packet merge → quirk overlay
+/// (``PayloadQuirks``, the profile's vendor fixes) → decode → role. Session steps (writes and awaited answers,
+/// ``SessionMachine``) run in the transport; their answers arrive here as ordinary values.
 public struct IngestPipeline {
     public let catalog: DeviceCatalog
     public var configuration: PipelineConfiguration
@@ -108,7 +116,6 @@ public struct IngestPipeline {
         var session = Session()
         var sampleCount = 0
         var reportedUnclaimed = false
-        var reportedDecoders: Set<String> = []
     }
 
     private mutating func newDevice(_ address: String) -> DeviceState {
@@ -204,27 +211,12 @@ public struct IngestPipeline {
             bad("unknown characteristic \(value.characteristic) for profile \(profile.id)")
             return
         }
-        if entry.role == .identity {
-            setIdentity(&state.identity, decoder: entry.decoder, bytes: value.bytes)
-            return
-        }
-        guard let decoder = DecoderCatalog.decoder(identifier: entry.decoder) else {
-            if state.reportedDecoders.insert(entry.decoder).inserted {
-                output.issues.append(
-                    PipelineIssue(
-                        severity: .warning,
-                        device: address,
-                        time: time,
-                        message: "profile \(profile.id) names decoder '\(entry.decoder)' for \(value.characteristic), "
-                            + "which this build does not have; its values are ignored"
-                    )
-                )
-            }
-            return
-        }
+        let decoder = entry.decoder
         var bytes = value.bytes
-        if entry.multiPacket {
-            guard let merged = multiPacket(bytes, time: time, state: &state, output: &output) else { return }
+        if entry.multiPacket, let packets = decoder.type as? any MultiPacketPayload.Type {
+            guard let merged = multiPacket(bytes, packets: packets, time: time, state: &state, output: &output) else {
+                return
+            }
             bytes = merged
         }
         // The device's own bytes are kept as the sample's payload; the decoder reads them in the standard
@@ -239,23 +231,25 @@ public struct IngestPipeline {
             return
         }
         switch entry.role {
+        case .identity:
+            (payload as? any DeviceIdentityString)?.apply(to: &state.identity)
         case .intermediate:
             state.session.lastIntermediate = time
-        case .info, .identity:
+        case .info:
             logger.debug("value", metadata: ["device.address": "\(address)", "decoder": "\(decoder.identifier)"])
         case .clock:
-            let clock = (payload as? CurrentTime)?.dateTime ?? (payload as? DateTime)
             let zone = profile.quirks.deviceTimeIsUTC ? Self.utc : configuration.timeZone
-            guard let device = clock?.date(in: zone) else {
-                bad("\(decoder.name): not a usable device time")
+            guard let device = (payload as? any DeviceClockReading)?.deviceClock.date(in: zone) else {
+                bad("\(decoder.type.name): not a usable device time")
                 return
             }
             state.session.measuredClockOffset = time.timeIntervalSince(device).rounded()
         case .controlPoint:
-            // RACP Response Code (op code 6): the stored-record download is over; nothing more will follow.
-            if bytes.first == 0x06 { releaseAwaitingContext(&state.session) }
+            // The procedure's final response: the stored-record download is over; nothing more will follow.
+            if (payload as? any ControlPointMessage)?.isResponse == true { releaseAwaitingContext(&state.session) }
         case .context:
-            attachContext(payload, bytes: bytes, time: time, state: &state, output: &output)
+            guard let context = payload as? any SampleAnnotating else { return }
+            attachContext(context, time: time, state: &state, output: &output)
         case .measurement:
             guard let producing = payload as? any SampleProducing else { return }
             for noValue in NoValueField.find(in: payload.fields) {
@@ -284,42 +278,26 @@ public struct IngestPipeline {
             let live =
                 state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
             if live { state.session.lastIntermediate = nil }
-            // A glucose measurement whose context follows waits for it (matched by sequence number).
-            if bytes.count >= 3, bytes[0] & 0x10 != 0, profile.characteristics.contains(where: { $0.role == .context })
+            // A record whose context follows waits for it (matched by sequence number).
+            if let record = payload as? any SequencedRecord, record.contextFollows,
+                profile.characteristics.contains(where: { $0.role == .context })
             {
-                let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
-                state.session.awaitingContext.append((sequence, samples.map { PendingSample(sample: $0, live: live) }))
+                state.session.awaitingContext.append(
+                    (record.sequenceNumber, samples.map { PendingSample(sample: $0, live: live) })
+                )
                 return
             }
             accept(samples, live: live, state: &state, output: &output)
         }
     }
 
-    // MARK: - Identity
-
-    /// Stores a Device Information string (trailing NUL and whitespace trimmed) in the identity field its
-    /// decoder identifier names.
-    private func setIdentity(_ identity: inout DeviceIdentity, decoder: String, bytes: [UInt8]) {
-        var text = String(decoding: bytes, as: UTF8.self)
-        while let last = text.unicodeScalars.last, last == "\0" || last.properties.isWhitespace {
-            text.unicodeScalars.removeLast()
-        }
-        let value = text.isEmpty ? nil : text
-        switch decoder {
-        case "manufacturer-name-string": identity.manufacturer = value
-        case "model-number-string": identity.model = value
-        case "serial-number-string": identity.serial = value
-        case "firmware-revision-string": identity.firmware = value
-        case "hardware-revision-string": identity.hardware = value
-        case "software-revision-string": identity.software = value
-        default: logger.debug("identity string without a field", metadata: ["decoder": "\(decoder)"])
-        }
-    }
-
     // MARK: - Multi-packet values
 
+    /// Keeps the first packet of a split value until its continuation arrives, then returns the merged value
+    /// (the characteristic's own ``MultiPacketPayload/merge(_:_:)``); a single-packet value passes through.
     private func multiPacket(
         _ bytes: [UInt8],
+        packets: any MultiPacketPayload.Type,
         time: Date,
         state: inout DeviceState,
         output: inout Output
@@ -337,9 +315,8 @@ public struct IngestPipeline {
             )
             state.session.firstPacket = nil
         }
-        let isMultiple = (BodyCompositionPackets.flags(bytes) ?? 0) & BodyCompositionPackets.multiplePacketFlag != 0
         guard let first = state.session.firstPacket else {
-            if isMultiple {
+            if packets.continues(bytes) {
                 state.session.firstPacket = (bytes, time)
                 return nil
             }
@@ -347,7 +324,7 @@ public struct IngestPipeline {
         }
         state.session.firstPacket = nil
         do {
-            return try BodyCompositionPackets.merge(first.bytes, bytes)
+            return try packets.merge(first.bytes, bytes)
         } catch {
             output.issues.append(
                 PipelineIssue(
@@ -364,14 +341,12 @@ public struct IngestPipeline {
     // MARK: - Glucose context
 
     private func attachContext(
-        _ payload: any GATTPayload,
-        bytes: [UInt8],
+        _ context: any SampleAnnotating,
         time: Date,
         state: inout DeviceState,
         output: inout Output
     ) {
-        guard bytes.count >= 3 else { return }
-        let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
+        let sequence = context.sequenceNumber
         guard let index = state.session.awaitingContext.firstIndex(where: { $0.sequence == sequence }) else {
             output.issues.append(
                 PipelineIssue(
@@ -383,8 +358,7 @@ public struct IngestPipeline {
             )
             return
         }
-        var metadata: [String: String] = [:]
-        Self.flatten(payload.fields, prefix: "", into: &metadata)
+        let metadata = context.sampleMetadata
         var waiting = state.session.awaitingContext.remove(at: index).samples
         for position in waiting.indices {
             for (key, value) in metadata where waiting[position].sample.metadata[key] == nil {
@@ -392,24 +366,6 @@ public struct IngestPipeline {
             }
         }
         state.session.pending.append(contentsOf: waiting)
-    }
-
-    /// Context fields as metadata: nested objects joined with dots; flags and the sequence number left out.
-    static func flatten(_ object: JSONObject, prefix: String, into metadata: inout [String: String]) {
-        for member in object.members {
-            let lowered = member.key.lowercased()
-            if lowered.contains("flags") || lowered.contains("sequence") { continue }
-            let key = prefix.isEmpty ? member.key : "\(prefix).\(member.key)"
-            switch member.value {
-            case .null: continue
-            case .bool(let value): metadata[key] = value ? "true" : "false"
-            case .int(let value): metadata[key] = String(value)
-            case .double(let value): metadata[key] = String(value)
-            case .string(let value): metadata[key] = value
-            case .array(let values): metadata[key] = JSONValue.array(values).serialized()
-            case .object(let nested): flatten(nested, prefix: key, into: &metadata)
-            }
-        }
     }
 
     private func releaseAwaitingContext(_ session: inout Session) {
@@ -445,20 +401,7 @@ public struct IngestPipeline {
             )
             return
         }
-        guard let decoder = DecoderCatalog.decoder(identifier: format.decoder) else {
-            if state.reportedDecoders.insert(format.decoder).inserted {
-                output.issues.append(
-                    PipelineIssue(
-                        severity: .warning,
-                        device: state.identity.key,
-                        time: time,
-                        message:
-                            "profile \(state.profile?.id ?? "?") names decoder '\(format.decoder)', which this build does not have"
-                    )
-                )
-            }
-            return
-        }
+        let decoder = format.decoder
         let payload: any GATTPayload
         do {
             payload = try decoder.decode(bytes)

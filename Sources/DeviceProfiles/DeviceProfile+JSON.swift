@@ -82,10 +82,18 @@ extension DeviceProfile {
             var characteristic = Characteristic(
                 uuid: try reader.uuid("uuid"),
                 use: use,
-                decoder: try reader.string("decoder"),
+                decoder: try reader.decoder("decoder"),
                 role: role,
                 multiPacket: try reader.optionalBool("multiPacket") ?? false
             )
+            if let problem = characteristic.roleProblem() { throw reader.problem("decoder", problem) }
+            if characteristic.multiPacket, !(characteristic.decoder.type is any MultiPacketPayload.Type) {
+                throw reader.problem(
+                    "multiPacket",
+                    "\(characteristic.decoder.identifier) values are never split over packets (multi-packet decoders: "
+                        + "\(Self.multiPacketDecoders.joined(separator: ", ")))"
+                )
+            }
             if let quirks = try reader.optionalObject("quirks") {
                 try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
                 characteristic.quirks = PayloadQuirks(
@@ -94,7 +102,7 @@ extension DeviceProfile {
                     zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
                     ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
                 )
-                if let problem = characteristic.quirks.problem(forDecoder: characteristic.decoder) {
+                if let problem = characteristic.quirks.problem(forDecoder: characteristic.decoder.identifier) {
                     throw reader.problem("quirks", problem)
                 }
             }
@@ -107,7 +115,11 @@ extension DeviceProfile {
         serviceData = []
         for reader in try root.objects("serviceData") {
             try reader.allow(["uuid", "decoder"])
-            serviceData.append(ServiceData(uuid: try reader.uuid("uuid"), decoder: try reader.string("decoder")))
+            let format = ServiceData(uuid: try reader.uuid("uuid"), decoder: try reader.decoder("decoder"))
+            if !(format.decoder.type is any SampleProducing.Type) {
+                throw reader.problem("decoder", "\(format.decoder.identifier) gives no samples from an advertisement")
+            }
+            serviceData.append(format)
         }
         if linkMode == .broadcast, serviceData.isEmpty {
             throw DeviceProfileError(field: "serviceData", message: "a broadcast profile needs at least one entry")
@@ -143,6 +155,37 @@ extension DeviceProfile {
                 profileJSON: JSONReader(value, path: JSONPath().appending("session")),
                 characteristics: characteristics
             )
+        }
+    }
+}
+
+extension DeviceProfile {
+    /// Identifiers of the decoders that merge values split over two packets.
+    static var multiPacketDecoders: [String] {
+        DecoderCatalog.all.filter { $0 is any MultiPacketPayload.Type }.map { $0.identifier }
+    }
+}
+
+extension DeviceProfile.Characteristic {
+    /// Why the decoder cannot serve the entry's role, or nil when it can: the pipeline relies on what each role's
+    /// payload tells it (identity strings, context fields, a device clock).
+    func roleProblem() -> String? {
+        let type = decoder.type
+        switch role {
+        case .identity where !(type is any DeviceIdentityString.Type):
+            return "\(decoder.identifier) is not a Device Information string; role identity needs one of "
+                + DecoderCatalog.all.filter { $0 is any DeviceIdentityString.Type }.map { $0.identifier }
+                .joined(separator: ", ")
+        case .context where !(type is any SampleAnnotating.Type):
+            return "\(decoder.identifier) gives no context fields; role context needs "
+                + DecoderCatalog.all.filter { $0 is any SampleAnnotating.Type }.map { $0.identifier }
+                .joined(separator: ", ")
+        case .clock where !(type is any DeviceClockReading.Type):
+            return "\(decoder.identifier) does not read a device clock; role clock needs one of "
+                + DecoderCatalog.all.filter { $0 is any DeviceClockReading.Type }.map { $0.identifier }
+                .joined(separator: ", ")
+        default:
+            return nil
         }
     }
 }
@@ -265,6 +308,17 @@ private struct ProfileReader {
         default:
             throw problem(key, "expected a company id (integer or hex string)")
         }
+    }
+
+    /// A decoder named by its catalogue identifier, resolved now: an unknown name is an error at its path
+    /// listing the decoders this build has.
+    func decoder(_ key: String) throws(DeviceProfileError) -> PayloadDecoder {
+        let identifier = try string(key)
+        guard let decoder = PayloadDecoder(identifier: identifier) else {
+            let known = DecoderCatalog.all.map { $0.identifier }
+            throw problem(key, "unknown decoder '\(identifier)' (known: \(known.joined(separator: ", ")))")
+        }
+        return decoder
     }
 
     func uuid(_ key: String) throws(DeviceProfileError) -> BluetoothUUID {

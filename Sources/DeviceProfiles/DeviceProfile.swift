@@ -115,10 +115,12 @@ public struct DeviceProfile: Sendable, Hashable {
 
         public var uuid: BluetoothUUID
         public var use: Use
-        /// Decoder identifier from the decoder catalogue, e.g. `heart-rate-measurement`.
-        public var decoder: String
+        /// The decoder that reads the value, resolved from its catalogue identifier (e.g.
+        /// `heart-rate-measurement`) when the profile loads.
+        public var decoder: PayloadDecoder
         public var role: Role
-        /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding.
+        /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding
+        /// (the decoder is a ``MultiPacketPayload``).
         public var multiPacket: Bool
         /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
         public var quirks = PayloadQuirks()
@@ -126,7 +128,7 @@ public struct DeviceProfile: Sendable, Hashable {
         public init(
             uuid: BluetoothUUID,
             use: Use,
-            decoder: String,
+            decoder: PayloadDecoder,
             role: Role = .measurement,
             multiPacket: Bool = false
         ) {
@@ -141,9 +143,10 @@ public struct DeviceProfile: Sendable, Hashable {
     /// One advertisement Service Data format.
     public struct ServiceData: Sendable, Hashable {
         public var uuid: BluetoothUUID
-        public var decoder: String
+        /// The decoder that reads the Service Data, resolved when the profile loads.
+        public var decoder: PayloadDecoder
 
-        public init(uuid: BluetoothUUID, decoder: String) {
+        public init(uuid: BluetoothUUID, decoder: PayloadDecoder) {
             self.uuid = uuid
             self.decoder = decoder
         }
@@ -226,6 +229,6 @@ extension DeviceProfile {
 
     /// Every decoder identifier the profile names.
     public var decoderIdentifiers: [String] {
-        characteristics.map(\.decoder) + serviceData.map(\.decoder)
+        characteristics.map(\.decoder.identifier) + serviceData.map(\.decoder.identifier)
     }
 }

@@ -141,7 +141,11 @@ import Testing
             match: DeviceProfile.Match(namePattern: "CHEAP*", priority: 100),
             linkMode: .gatt,
             characteristics: [
-                DeviceProfile.Characteristic(uuid: .weightMeasurement, use: .indicate, decoder: "weight-measurement")
+                DeviceProfile.Characteristic(
+                    uuid: .weightMeasurement,
+                    use: .indicate,
+                    decoder: PayloadDecoder(WeightMeasurement.self)
+                )
             ],
             quirks: DeviceProfile.Quirks(clockUnreliable: true)
         )

@@ -60,7 +60,7 @@ import Testing
                     DeviceProfile.Characteristic(
                         uuid: .temperatureMeasurement,
                         use: .indicate,
-                        decoder: "temperature-measurement"
+                        decoder: PayloadDecoder(TemperatureMeasurement.self)
                     )
                 ],
                 quirks: quirks

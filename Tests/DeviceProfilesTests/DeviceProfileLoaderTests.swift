@@ -1,6 +1,7 @@
 import BridgeCore
 import DeviceProfiles
 import Foundation
+import GATTDecoding
 import Testing
 
 @Suite struct DeviceProfileLoaderTests {
@@ -57,6 +58,67 @@ import Testing
         #expect(result.catalog.profiles.count == 1)
         #expect(result.catalog.profiles.first?.match.priority == 99)
         #expect(result.files["weight-scale"] == user.appendingPathComponent("weight-scale.json").path)
+    }
+
+    @Test func misspelledDecoderFailsToLoadWithFileAndPathAndTheBuiltInProfileStays() throws {
+        let builtIn = try directory([
+            "weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
+        ])
+        let user = try directory([
+            "weight-scale.json": Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
+                .replacingOccurrences(of: "\"weight-measurement\"", with: "\"weight-measurment\"")
+                .replacingOccurrences(of: "\"priority\": 50", with: "\"priority\": 99")
+        ])
+        defer {
+            try? FileManager.default.removeItem(at: builtIn)
+            try? FileManager.default.removeItem(at: user)
+        }
+        let result = DeviceProfileLoader.load(directories: [builtIn, user])
+        let problem = try #require(result.problems.first)
+        #expect(result.problems.count == 1)
+        #expect(problem.path == user.appendingPathComponent("weight-scale.json").path)
+        #expect(problem.message.hasPrefix("characteristics[0].decoder: unknown decoder 'weight-measurment'"))
+        #expect(problem.message.contains("weight-measurement"))
+        // The broken profile never replaces the working one.
+        #expect(result.catalog.profiles.map(\.match.priority) == [50])
+        #expect(result.files["weight-scale"] == builtIn.appendingPathComponent("weight-scale.json").path)
+        let decoder = try #require(result.catalog.profiles.first?.characteristics.first?.decoder)
+        #expect(decoder == PayloadDecoder(WeightMeasurement.self))
+    }
+
+    @Test(
+        "a decoder that cannot serve its entry is a profile error at the entry",
+        arguments: [
+            (
+                "{\"uuid\": \"2a19\", \"use\": \"read\", \"decoder\": \"battery-level\", \"role\": \"identity\"}",
+                "characteristics[1].decoder", "not a Device Information string"
+            ),
+            (
+                "{\"uuid\": \"2a19\", \"use\": \"read\", \"decoder\": \"battery-level\", \"role\": \"context\"}",
+                "characteristics[1].decoder", "gives no context fields"
+            ),
+            (
+                "{\"uuid\": \"2a19\", \"use\": \"read\", \"decoder\": \"battery-level\", \"role\": \"clock\"}",
+                "characteristics[1].decoder", "does not read a device clock"
+            ),
+            (
+                "{\"uuid\": \"2a9c\", \"use\": \"indicate\", \"decoder\": \"weight-measurement\", \"multiPacket\": true}",
+                "characteristics[1].multiPacket", "body-composition-measurement"
+            ),
+        ]
+    )
+    func decoderMustServeItsRole(entry: String, field: String, message: String) {
+        let json = Self.valid.replacingOccurrences(
+            of: "\"decoder\": \"weight-measurement\"}",
+            with: "\"decoder\": \"weight-measurement\"}, \(entry)"
+        )
+        do {
+            _ = try DeviceProfile(json: json)
+            Issue.record("loaded a profile whose decoder cannot serve \(field)")
+        } catch {
+            #expect(error.field == field, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        }
     }
 
     @Test func missingExplicitDirectoryIsAProblemButMissingDefaultIsNot() {

@@ -1,9 +1,12 @@
-import GATTDecoding
-
-/// Merges a Body Composition Measurement split over two indications (flags bit 12, `gatt-reference.md` §5.1)
-/// into one self-contained value, so the decoder sees a single payload.
-enum BodyCompositionPackets {
+/// A Body Composition Measurement split over two indications (flags bit 12, `gatt-reference.md` §5.1) is
+/// merged into one self-contained value, so the decoder sees a single payload.
+extension BodyCompositionMeasurement: MultiPacketPayload {
+    /// Flags bit 12: the value continues in the next packet.
     static let multiplePacketFlag: UInt16 = 0x1000
+
+    public static func continues(_ bytes: [UInt8]) -> Bool {
+        (flags(bytes) ?? 0) & multiplePacketFlag != 0
+    }
 
     /// Octets of the optional field gated by each flag bit, in field order.
     private static let fieldSizes: [(bit: Int, size: Int)] = [
@@ -42,7 +45,7 @@ enum BodyCompositionPackets {
     /// One value with every field of both packets; the first packet supplies the unit bit, Body Fat, Time
     /// Stamp and User ID, the second fills in what the first lacks.
     /// - Throws: a positioned error when either packet is shorter than its flags say.
-    static func merge(_ first: [UInt8], _ second: [UInt8]) throws(GATTDecodingError) -> [UInt8] {
+    public static func merge(_ first: [UInt8], _ second: [UInt8]) throws(GATTDecodingError) -> [UInt8] {
         let a = try split(first)
         let b = try split(second)
         var flags = a.flags & 0x0001
