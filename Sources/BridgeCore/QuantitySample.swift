@@ -6,41 +6,73 @@ import Synchronization
 /// One measured quantity, normalised to its type's canonical unit, with the value as the device sent it.
 ///
 /// The ``id`` is derived from the ``idempotencyKey``, so the same reading decoded twice has the same id and
-/// storing it twice changes nothing.
+/// storing it twice changes nothing. It is computed once, when the sample is made (or read back from the store,
+/// which keeps it), and again only when a field of the key changes.
 public struct QuantitySample: Sendable, Hashable {
-    public var type: QuantityType
+    public var type: QuantityType {
+        didSet { if type != oldValue { refreshID() } }
+    }
     /// Value in ``unit`` (always `type.canonicalUnit` for samples CareBridge makes).
     public var value: Double
     public var unit: HealthUnit
-    public var start: Date
+    public var start: Date {
+        didSet { if source.kind == .manual, start != oldValue { refreshID() } }
+    }
     public var end: Date
     /// The value and unit as transmitted, before normalisation.
-    public var transmittedValue: Double
-    public var transmittedUnit: HealthUnit
+    public var transmittedValue: Double {
+        didSet { if source.kind == .manual { refreshID() } }
+    }
+    public var transmittedUnit: HealthUnit {
+        didSet { if source.kind == .manual, transmittedUnit != oldValue { refreshID() } }
+    }
     /// Where the sample came from.
     public var source: SampleSource {
         get { provenance.source }
-        set { mutateProvenance { $0.source = newValue } }
+        set {
+            let old = provenance.source
+            mutateProvenance { $0.source = newValue }
+            if old.kind != newValue.kind || old.characteristic != newValue.characteristic
+                || old.device?.key != newValue.device?.key
+            {
+                refreshID()
+            }
+        }
     }
     /// The device's own wall-clock stamp (no zone), when the payload carried one.
-    public var deviceTime: DateTime?
+    public var deviceTime: DateTime? {
+        didSet { if deviceTime != oldValue { refreshID() } }
+    }
     /// When the bridge received the payload (or the reading was entered).
     public var receivedAt: Date {
         get { provenance.receivedAt }
-        set { mutateProvenance { $0.receivedAt = newValue } }
+        set {
+            let changed = provenance.receivedAt != newValue
+            mutateProvenance { $0.receivedAt = newValue }
+            if changed { refreshID() }
+        }
     }
     /// Seconds added to the device's clock when it was evidently wrong (set by the pipeline).
     public var clockOffset: Double?
     /// The payload bytes the sample was decoded from (empty for manual entries).
     public var rawPayload: [UInt8] {
         get { provenance.payload }
-        set { mutateProvenance { $0.payload = newValue } }
+        set {
+            let changed = provenance.payload != newValue
+            mutateProvenance { $0.payload = newValue }
+            if changed { refreshID() }
+        }
     }
+    /// The stable id (layout: ``SampleID``), derived from the ``idempotencyKey`` once: when the sample is made
+    /// or a field of its key changes; a sample read back from the store carries the id it was stored under.
+    public private(set) var id: UUID
     /// Source, payload, receive time and metadata: the same for every sample of one payload, so they are
     /// shared (one reference per sample, copied on write).
     private var provenance: SampleProvenance
     /// Position among samples of the same type from one payload (RR intervals), 0 otherwise.
-    public var index: Int
+    public var index: Int {
+        didSet { if index != oldValue { refreshID() } }
+    }
     /// Context a reader may want: user ID, measurement site, status bits, note.
     public var metadata: [String: String] {
         get { provenance.metadata }
@@ -81,7 +113,8 @@ public struct QuantitySample: Sendable, Hashable {
         index: Int = 0,
         metadata: [String: String] = [:],
         comparator: ValueComparator? = nil,
-        quarantineReason: String? = nil
+        quarantineReason: String? = nil,
+        id: UUID? = nil
     ) {
         self.type = type
         self.value = value
@@ -103,6 +136,8 @@ public struct QuantitySample: Sendable, Hashable {
         self.index = index
         self.comparator = comparator
         self.quarantineReason = quarantineReason
+        self.id = Self.placeholderID
+        self.id = id ?? idFromKey()
     }
 
     /// Makes a sample that shares `provenance` with its siblings from the same payload.
@@ -128,6 +163,15 @@ public struct QuantitySample: Sendable, Hashable {
         self.deviceTime = deviceTime
         self.clockOffset = nil
         self.index = index
+        self.id = Self.placeholderID
+        self.id = idFromKey()
+    }
+
+    /// What ``id`` holds for the instant between setting the other fields and deriving it in an initialiser.
+    private static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    private mutating func refreshID() {
+        id = idFromKey()
     }
 
     private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
@@ -168,12 +212,13 @@ public struct QuantitySample: Sendable, Hashable {
 
     private var typeKey: String { index == 0 ? type.rawValue : "\(type.rawValue)#\(index)" }
 
-    /// A stable UUID derived from the idempotency key: its time, then SHA-256 bits (layout: ``SampleID``).
+    /// The UUID derived from the idempotency key now: its time, then SHA-256 bits (layout: ``SampleID``). What
+    /// ``id`` holds for a sample made here; computed anew on each call (the store's id migration compares them).
     ///
     /// A device sample's key is its payload's prefix (device, characteristic, time, the whole payload in hex)
     /// plus its type: the prefix is hashed once per payload and shared, so the n samples of one payload (RR
     /// intervals) cost O(n) rather than n hashes of the whole payload. Same digest, same ids as before.
-    public var id: UUID {
+    public func idFromKey() -> UUID {
         switch source.kind {
         case .manual: return SampleID.uuid(key: idempotencyKey, milliseconds: idMilliseconds)
         case .device:

@@ -42,7 +42,7 @@ enum SampleIDSchema {
             while let record = try records.next() {
                 guard let sample = try? record.storedSample(cache: &cache).sample, sample.legacyID == record.id
                 else { continue }
-                let new = sample.id
+                let new = sample.idFromKey()
                 guard new != record.id else { continue }
                 insert.setUncheckedArguments([
                     record.id.data, new.data, record.id.uuidString.lowercased(), new.uuidString.lowercased(),

@@ -164,7 +164,7 @@ extension SampleRecord {
         JSONValue.writeString(text, into: &json)
     }
 
-    /// The stored sample, rebuilt exactly (its id and idempotency key come out the same).
+    /// The stored sample, rebuilt exactly (its idempotency key comes out the same), carrying the stored id.
     func storedSample() throws(CareStoreError) -> StoredSample {
         var cache = DecodingCache()
         return try storedSample(cache: &cache)
@@ -223,7 +223,8 @@ extension SampleRecord {
             index: sampleIndex,
             metadata: meta,
             comparator: comparator.flatMap(ValueComparator.init(rawValue:)),
-            quarantineReason: quarantineReason
+            quarantineReason: quarantineReason,
+            id: id
         )
         return StoredSample(
             sample: sample,
