@@ -241,7 +241,7 @@ extension CareStore {
                     value: value,
                     unit: HealthUnit(rawValue: row[4]),
                     measuredAt: Date(timeIntervalSince1970: row[5]),
-                    sampleID: (row[6] as String?).flatMap(UUID.init(uuidString:)),
+                    sampleID: Self.storedSampleID(row[6]),
                     recordedAt: Date(timeIntervalSince1970: row[7]),
                     text: row[8],
                     comparator: (row[11] as String?).flatMap(ValueComparator.init(rawValue:))
@@ -275,4 +275,13 @@ extension CareStore {
 extension WallClockTime {
     /// `YYYY-MM-DD`.
     var dayKey: String { String(description.prefix(10)) }
+}
+
+extension CareStore {
+    /// The sample id an outcome value names: 16 bytes since `"v8-outcome-sample-id-blob"`; nil for none (or for
+    /// a value that is not a sample id).
+    static func storedSampleID(_ value: DatabaseValue) -> UUID? {
+        guard case .blob(let bytes) = value.storage else { return nil }
+        return UUID(bytes: bytes)
+    }
 }

@@ -9,7 +9,7 @@ struct OutcomeWriter {
         var position: Int
         var value: Double
         var measuredAt: Date
-        var sampleID: String?
+        var sampleID: SampleKey
         var recordedAt: Date
         var comparator: ValueComparator?
     }
@@ -81,7 +81,7 @@ struct OutcomeWriter {
             position: row[0],
             value: row[1],
             measuredAt: Date(timeIntervalSince1970: row[2]),
-            sampleID: row[3],
+            sampleID: SampleKey(stored: row[3]),
             recordedAt: Date(timeIntervalSince1970: row[4]),
             comparator: (row[5] as String?).flatMap(ValueComparator.init(rawValue:))
         )
@@ -135,7 +135,7 @@ struct OutcomeWriter {
         for (offset, value) in values.enumerated() {
             insertValue.setUncheckedArguments([
                 outcomeID, position + offset, value.value, unit, value.measuredAt.timeIntervalSince1970,
-                value.sampleID.text, value.recordedAt.timeIntervalSince1970, value.comparator?.rawValue,
+                value.sampleID.uuid?.data, value.recordedAt.timeIntervalSince1970, value.comparator?.rawValue,
             ])
             try insertValue.execute()
         }

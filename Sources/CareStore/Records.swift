@@ -161,7 +161,8 @@ struct OutcomeValueRecord: StoreRecord, Sendable {
     var value: Double
     var unit: String
     var measuredAt: Date
-    var sampleID: String?
+    /// The sample's id as `sample.id` holds it (16 bytes), nil for a value no sample gave.
+    var sampleID: Data?
     var recordedAt: Date
     /// The words of an answer.
     var text: String?

@@ -192,7 +192,7 @@ struct SampleMatcher {
         case .each:
             guard let last = try writer.lastValue(outcomeID: existing) else { return false }
             let lastKey = Contribution(
-                sampleID: SampleKey(text: last.sampleID),
+                sampleID: last.sampleID,
                 value: last.value,
                 measuredAt: last.measuredAt,
                 recordedAt: last.recordedAt,
@@ -207,7 +207,7 @@ struct SampleMatcher {
                 return false
             }
             let currentContribution = Contribution(
-                sampleID: SampleKey(text: current.sampleID),
+                sampleID: current.sampleID,
                 value: current.value,
                 measuredAt: current.measuredAt,
                 recordedAt: current.recordedAt,
@@ -422,8 +422,13 @@ struct SampleKey: Hashable, Comparable {
         self = UUID(bytes: bytes).map(SampleKey.init) ?? .none
     }
 
-    init(text: String?) {
-        self = text.flatMap(UUID.init(uuidString:)).map(SampleKey.init) ?? .none
+    /// The key of a stored sample id (16 bytes, ``UUID/data``); anything else names no sample.
+    init(stored value: DatabaseValue) {
+        guard case .blob(let bytes) = value.storage else {
+            self = .none
+            return
+        }
+        self.init(bytes: bytes)
     }
 
     var uuid: UUID? {
@@ -431,9 +436,6 @@ struct SampleKey: Hashable, Comparable {
         var bytes = (high.bigEndian, low.bigEndian)
         return withUnsafeBytes(of: &bytes) { raw in UUID(bytes: Data(raw)) }
     }
-
-    /// The lowercase text stored in `outcomeValue.sampleID` (nil for none).
-    var text: String? { uuid?.uuidString.lowercased() }
 
     static func < (a: SampleKey, b: SampleKey) -> Bool { (a.high, a.low) < (b.high, b.low) }
 }

@@ -41,7 +41,7 @@ import Testing
                     """
             )
             for row in valueRows {
-                values["\(row[0] as String)/\(row[1] as Int)/\(row[2] as Int)"] = (row[3], row[4])
+                values["\(row[0] as String)/\(row[1] as Int)/\(row[2] as Int)"] = (row[3], Self.idText(row[4]))
             }
             for row in try Row.fetchAll(db, sql: "SELECT sequence, sampleID FROM outboxEntry") {
                 outbox[row[0]] = try Self.sampleID(row[1])
@@ -50,6 +50,16 @@ import Testing
         }
 
         struct NotASampleID: Error { var value: DatabaseValue }
+
+        /// An outcome value's sample id as lowercase text, whether stored as text (before
+        /// `v8-outcome-sample-id-blob`) or as 16 bytes (since).
+        static func idText(_ value: DatabaseValue) -> String? {
+            switch value.storage {
+            case .string(let text): return text
+            case .blob: return (try? sampleID(value))?.uuidString.lowercased()
+            default: return nil
+            }
+        }
 
         /// A stored sample id (16 bytes).
         static func sampleID(_ value: DatabaseValue) throws -> UUID {
@@ -128,7 +138,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables",
+                "v7-session-variables", "v8-outcome-sample-id-blob",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }
@@ -141,6 +151,7 @@ import Testing
             let newID = try #require(new.ids[rowid])
             let stored = try #require(try store.sample(id: newID))
             #expect(stored.sample.id == newID)
+            #expect(stored.sample.idFromKey() == newID)
             #expect(stored.sample.legacyID == oldID)
             #expect(newID != oldID)
             let prefix = withUnsafeBytes(of: newID.uuid) { Array($0.prefix(6)) }

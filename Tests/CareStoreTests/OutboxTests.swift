@@ -150,7 +150,7 @@ import Testing
                     ALTER TABLE outcomeValue DROP COLUMN comparator;
                     DELETE FROM grdb_migrations WHERE identifier IN (
                         'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
-                        'v6-sample-safety', 'v7-session-variables'
+                        'v6-sample-safety', 'v7-session-variables', 'v8-outcome-sample-id-blob'
                     );
                     """
             )
@@ -171,7 +171,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables",
+                "v7-session-variables", "v8-outcome-sample-id-blob",
             ]
         )
         #expect(try store.sampleCount() == old.count)
