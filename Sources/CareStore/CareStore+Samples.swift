@@ -285,10 +285,31 @@ extension CareStore {
         return try record?.storedSample()
     }
 
-    /// Samples by measurement time, oldest first.
+    /// Samples by measurement time, oldest first (then by id).
+    ///
+    /// Reads every matching sample at once; for many, read them page by page with ``sampleCursor(matching:pageSize:)``.
     public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
+        var cursor = sampleCursor(matching: query, pageSize: query.limit ?? Int(Int32.max))
+        var result: [StoredSample] = []
+        while let page = try cursor.next() { result += page }
+        return result
+    }
+
+    /// A cursor over the samples of `query` in (start, id) order that reads `pageSize` rows at a time (the query's
+    /// `limit`, if any, caps the total).
+    public func sampleCursor(matching query: SampleQuery, pageSize: Int = 5_000) -> SampleCursor {
+        SampleCursor(store: self, query: query, pageSize: pageSize)
+    }
+
+    /// One page of ``SampleCursor``: up to `limit` rows after `position` in (start, id) order, the `unmatchedOnly`
+    /// filter applied to them, and the position of the last row read (nil when no row was left to read).
+    func samplePage(
+        matching query: SampleQuery,
+        after position: SampleCursor.Position?,
+        limit: Int
+    ) throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
         let zone = bridgeZone
-        let records = try read { db -> [SampleRecord] in
+        let (records, last, exhausted) = try read { db -> ([SampleRecord], SampleCursor.Position?, Bool) in
             var conditions: [String] = []
             var arguments = StatementArguments()
             if !query.types.isEmpty {
@@ -306,6 +327,13 @@ extension CareStore {
                 conditions.append("sample.start < ?")
                 _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
             }
+            if let position {
+                // Keyset pagination: the rows after the last one read, through the (type, start) index or a scan
+                // in start order, never by skipping rows already read.
+                conditions.append("(sample.start > ? OR (sample.start = ? AND sample.id > ?))")
+                let start = position.start.timeIntervalSince1970
+                _ = arguments.append(contentsOf: [start, start, position.id.data])
+            }
             if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
             switch query.quarantine {
             case .excluded: conditions.append("sample.quarantineReason IS NULL")
@@ -313,11 +341,17 @@ extension CareStore {
             case .included: break
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            _ = arguments.append(contentsOf: [limit])
             var records = try SampleRecord.fetchAll(
                 db,
-                sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) \(filter) ORDER BY sample.start, sample.id",
+                sql: """
+                    SELECT \(SampleRecord.selection) \(SampleRecord.from) \(filter)
+                    ORDER BY sample.start, sample.id LIMIT ?
+                    """,
                 arguments: arguments
             )
+            let last = records.last.map { SampleCursor.Position(start: $0.start, id: $0.id) }
+            let exhausted = records.count < limit
             if query.unmatchedOnly {
                 var matcher = try SampleMatcher(db: db, bridgeZone: zone)
                 records = records.filter { record in
@@ -325,13 +359,13 @@ extension CareStore {
                     return !matcher.matches(type: type, at: record.start)
                 }
             }
-            if let limit = query.limit { records = Array(records.prefix(limit)) }
-            return records
+            return (records, last, exhausted)
         }
         var result: [StoredSample] = []
         result.reserveCapacity(records.count)
-        for record in records { result.append(try record.storedSample()) }
-        return result
+        var cache = SampleRecord.DecodingCache()
+        for record in records { result.append(try record.storedSample(cache: &cache)) }
+        return (result, last, exhausted)
     }
 
     /// How many live samples the store holds.

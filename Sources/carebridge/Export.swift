@@ -152,34 +152,20 @@ struct Export: ParsableCommand {
     static let cannotCreate: Int32 = 73
 }
 
-/// Reads samples page by page, oldest first, with the care-plan events each one completed.
+/// Reads samples page by page through the store's cursor, oldest first, with the care-plan events each one
+/// completed.
 struct StoredSampleCursor {
     var store: CareStore
     var query: SampleQuery
     var pageSize: Int
 
-    /// Calls `body` once per sample, in (start, id) order, holding one page at a time.
+    /// Calls `body` once per sample, in (start, id) order, holding one page at a time (the store's
+    /// ``SampleCursor``).
     func read(_ body: (ExportRecord) throws -> Void) throws {
-        var cursor: (start: Date, id: String)?
-        var limit = pageSize
-        while true {
-            var page = query
-            if let cursor { page.from = max(query.from ?? cursor.start, cursor.start) }
-            page.limit = limit
-            let samples = try store.samples(matching: page)
-            let fresh = samples.filter { stored in
-                guard let cursor else { return true }
-                let start = stored.sample.start
-                return start > cursor.start || (start == cursor.start && stored.id.uuidString.lowercased() > cursor.id)
-            }
-            if fresh.isEmpty {
-                // A full page of samples all at the cursor's instant: read a bigger page.
-                if samples.count < limit { return }
-                limit *= 2
-                continue
-            }
-            let matches = try self.matches(for: fresh)
-            for stored in fresh {
+        var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
+        while let page = try cursor.next() {
+            let matches = try self.matches(for: page)
+            for stored in page {
                 try body(
                     ExportRecord(
                         sample: stored.sample,
@@ -188,10 +174,6 @@ struct StoredSampleCursor {
                     )
                 )
             }
-            let last = fresh[fresh.count - 1]
-            cursor = (last.sample.start, last.id.uuidString.lowercased())
-            limit = pageSize
-            if samples.count < page.limit ?? 0 { return }
         }
     }
 

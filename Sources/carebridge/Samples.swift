@@ -83,9 +83,10 @@ struct SamplesList: ParsableCommand {
             limit: limit
         )
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let samples: [StoredSample]
+        var samples: [StoredSample] = []
         do {
-            samples = try store.samples(matching: query)
+            var cursor = store.sampleCursor(matching: query, pageSize: 1_000)
+            while let page = try cursor.next() { samples += page }
         } catch {
             throw StoreExit.fail(error)
         }
