@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
@@ -28,8 +29,12 @@ let package = Package(
         .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding", dependencies: ["BridgeFoundation"]),
-        // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
-        .target(name: "BridgeCore", dependencies: ["BridgeFoundation", "GATTDecoding"]),
+        // Health-data model: quantity types, units, samples, normalisation. No I/O; SHA-256 (sample ids) from
+        // swift-crypto.
+        .target(
+            name: "BridgeCore",
+            dependencies: ["BridgeFoundation", "GATTDecoding", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
         .target(
             name: "MQTTClient",

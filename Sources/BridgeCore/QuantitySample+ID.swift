@@ -1,4 +1,5 @@
 import BridgeFoundation
+import Crypto
 public import Foundation
 public import GATTDecoding
 
@@ -24,19 +25,20 @@ public enum SampleID {
         return uuid(digest: key.withUTF8 { SHA256.digest(UnsafeRawBufferPointer($0)) }, milliseconds: milliseconds)
     }
 
-    /// The id for a key whose SHA-256 is `h`.
-    static func uuid(digest h: SHA256.Words, milliseconds: Int64) -> UUID {
+    /// The id for a key whose SHA-256 is `digest`.
+    static func uuid(digest: SHA256.Digest, milliseconds: Int64) -> UUID {
         let time = UInt64(min(max(milliseconds, 0), maximumMilliseconds))
         func t(_ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: time >> shift) }
-        func byte(_ word: UInt32, _ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * index)) }
-        return UUID(
-            uuid: (
-                t(40), t(32), t(24), t(16), t(8), t(0),
-                byte(h.0, 0) & 0x0F | 0x80, byte(h.0, 1),
-                byte(h.0, 2) & 0x3F | 0x80, byte(h.0, 3), byte(h.1, 0), byte(h.1, 1),
-                byte(h.1, 2), byte(h.1, 3), byte(h.2, 0), byte(h.2, 1)
+        return digest.withUnsafeBytes { h in
+            UUID(
+                uuid: (
+                    t(40), t(32), t(24), t(16), t(8), t(0),
+                    h[0] & 0x0F | 0x80, h[1],
+                    h[2] & 0x3F | 0x80, h[3], h[4], h[5],
+                    h[6], h[7], h[8], h[9]
+                )
             )
-        )
+        }
     }
 
     /// Milliseconds since 1970 UTC of `date`, rounded as ``Timestamp/utcKey(_:)`` writes it into keys.
