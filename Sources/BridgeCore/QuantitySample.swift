@@ -6,8 +6,7 @@ import Synchronization
 /// One measured quantity, normalised to its type's canonical unit, with the value as the device sent it.
 ///
 /// The ``id`` is derived from the ``idempotencyKey``, so the same reading decoded twice has the same id and
-/// storing it twice changes nothing. It is computed once, when the sample is made (or read back from the store,
-/// which keeps it), and again only when a field of the key changes.
+/// storing it twice changes nothing. Once derived it is carried with the sample (see ``id``).
 public struct QuantitySample: Sendable, Hashable {
     public var type: QuantityType {
         didSet { if type != oldValue { refreshID() } }
@@ -63,9 +62,9 @@ public struct QuantitySample: Sendable, Hashable {
             if changed { refreshID() }
         }
     }
-    /// The stable id (layout: ``SampleID``), derived from the ``idempotencyKey`` once: when the sample is made
-    /// or a field of its key changes; a sample read back from the store carries the id it was stored under.
-    public private(set) var id: UUID
+    /// The id carried with the sample: the one it was stored under (read back from the store) or the one
+    /// ``assignID()`` derived; nil until then, and again after a field of the key changes (never stale).
+    private var carriedID: UUID?
     /// Source, payload, receive time and metadata: the same for every sample of one payload, so they are
     /// shared (one reference per sample, copied on write).
     private var provenance: SampleProvenance
@@ -136,8 +135,7 @@ public struct QuantitySample: Sendable, Hashable {
         self.index = index
         self.comparator = comparator
         self.quarantineReason = quarantineReason
-        self.id = Self.placeholderID
-        self.id = id ?? idFromKey()
+        self.carriedID = id
     }
 
     /// Makes a sample that shares `provenance` with its siblings from the same payload.
@@ -163,15 +161,25 @@ public struct QuantitySample: Sendable, Hashable {
         self.deviceTime = deviceTime
         self.clockOffset = nil
         self.index = index
-        self.id = Self.placeholderID
-        self.id = idFromKey()
+        self.carriedID = nil
     }
 
-    /// What ``id`` holds for the instant between setting the other fields and deriving it in an initialiser.
-    private static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-
+    /// A field of the key changed: the carried id no longer holds.
     private mutating func refreshID() {
-        id = idFromKey()
+        carriedID = nil
+    }
+
+    /// The stable id (layout: ``SampleID``), derived from the ``idempotencyKey``.
+    ///
+    /// Carried, not recomputed, once known: a sample read from the store holds the id it was stored under, and
+    /// the pipeline derives each finished sample's id once (``assignID()``) before handing it on, so the store,
+    /// publishers and exports read it for free. A sample nobody has fixed yet (a decoder's output, a manual
+    /// entry before it is stored) derives it on each access: decoding alone never pays for SHA-256.
+    public var id: UUID { carriedID ?? idFromKey() }
+
+    /// Derives the id now and carries it from here on (until a field of the key changes).
+    public mutating func assignID() {
+        if carriedID == nil { carriedID = idFromKey() }
     }
 
     private mutating func mutateProvenance(_ change: (inout SampleProvenance.Fields) -> Void) {
@@ -212,8 +220,8 @@ public struct QuantitySample: Sendable, Hashable {
 
     private var typeKey: String { index == 0 ? type.rawValue : "\(type.rawValue)#\(index)" }
 
-    /// The UUID derived from the idempotency key now: its time, then SHA-256 bits (layout: ``SampleID``). What
-    /// ``id`` holds for a sample made here; computed anew on each call (the store's id migration compares them).
+    /// The UUID derived from the idempotency key now: its time, then SHA-256 bits (layout: ``SampleID``).
+    /// Computed anew on each call, whatever ``id`` carries (the store's id migration compares the two).
     ///
     /// A device sample's key is its payload's prefix (device, characteristic, time, the whole payload in hex)
     /// plus its type: the prefix is hashed once per payload and shared, so the n samples of one payload (RR

@@ -462,6 +462,8 @@ public struct IngestPipeline {
         var sample = sample
         sample.source.device = state.identity
         state.screening.screen(&sample)
+        // Finished: the id is derived once here and carried to the store, publishers and exports.
+        sample.assignID()
         let address = state.identity.address ?? state.identity.key
         if let reason = sample.quarantineReason {
             output.issues.append(

@@ -75,7 +75,7 @@ func runExport(format: String, count: Int) throws {
                 case .bloodPressureDiastolic: Double(60 + reading % 30)
                 default: 36 + Double(reading % 20) / 10
                 }
-            let sample = QuantitySample(
+            var sample = QuantitySample(
                 type: type,
                 value: value,
                 unit: type.canonicalUnit,
@@ -84,6 +84,9 @@ func runExport(format: String, count: Int) throws {
                 receivedAt: at,
                 rawPayload: [UInt8(truncatingIfNeeded: reading), UInt8(truncatingIfNeeded: reading >> 8), 7]
             )
+            // One SHA-256 per sample, the id then carried: what a sample costs by the time it reaches the writer
+            // (derived once by the pipeline; read back from the store's id column since #10).
+            sample.assignID()
             try writer.write(
                 ExportRecord(
                     sample: sample,
