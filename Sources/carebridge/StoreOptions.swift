@@ -51,9 +51,10 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound: return ExitCode(notFound)
-        case .wrongTaskKind, .futureTime: return ExitCode(usage)
-        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer:
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound:
+            return ExitCode(notFound)
+        case .wrongTaskKind, .futureTime, .patientRequired: return ExitCode(usage)
+        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient:
             return ExitCode(invalidData)
         case .storeLocation, .corruptRow, .database: return ExitCode(storeUnavailable)
         }
