@@ -104,7 +104,7 @@ extension CareStore {
     }
 
     /// Files a reading from the unassigned inbox under a patient, together with the other values of the same
-    /// measurement (same device, payload and time: a weigh-in's fat and BMI go with its weight). The events of
+    /// measurement (same device and measurement time: a weigh-in's fat and BMI go with its weight). The events of
     /// that patient's plans complete from them at their original measurement time.
     /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live inbox sample has this id, `.patientNotFound`.
     @discardableResult
@@ -139,18 +139,17 @@ extension CareStore {
                         + (filed.map { " (it belongs to patient '\($0)')" } ?? "")
                 )
             }
-            // The whole measurement: an empty payload (manual) is only itself.
-            let payload: Data = row[1]
+            // The whole measurement: every inbox value of the same device at the same instant (a body
+            // composition result split over two packets too); a manual reading is only itself.
             let records = try SampleRecord.fetchAll(
                 db,
                 sql: """
                     SELECT \(SampleRecord.selection) \(SampleRecord.from)
                     WHERE sample.deletedDate IS NULL AND sample.inboxReason IS NOT NULL
-                    AND (sample.id = ? OR (length(?) > 0 AND sample.deviceID IS ? AND sample.payload = ?
-                        AND sample.start = ? AND sample.receivedAt = ?))
+                    AND (sample.id = ? OR (? IS NOT NULL AND sample.deviceID = ? AND sample.start = ?))
                     ORDER BY sample.start, sample.id
                     """,
-                arguments: [id.data, payload, row[0] as Int64?, payload, row[2] as Double, row[3] as Double]
+                arguments: [id.data, row[0] as Int64?, row[0] as Int64?, row[2] as Double]
             )
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             var moved: [UUID] = []

@@ -74,7 +74,7 @@ extension CareStore {
                 }
                 if let reason = route.inboxReason {
                     report.unassigned += 1
-                    logger.notice(
+                    logger.debug(
                         "reading kept in the unassigned inbox",
                         metadata: ["sample.id": "\(id.uuidString.lowercased())", "reason": "\(reason)"]
                     )
@@ -96,6 +96,11 @@ extension CareStore {
             return (report, changes)
         }
         broadcaster.publish(changes)
+        if report.unassigned > 0 {
+            logger.warning(
+                "\(report.unassigned) reading(s) kept in the unassigned inbox (no owner, or a shared device that could not tell): carebridge samples --unassigned"
+            )
+        }
         if report.inserted > 0 {
             logger.debug(
                 "recorded samples",

@@ -32,6 +32,9 @@ public final class FHIRBundleWriter {
         public var bundleType: BundleType
         /// Reference to the patient, e.g. `Patient/123` (vital-signs profiles expect one).
         public var subject: String?
+        /// The patient, written as a `Patient` resource in the bundle and referenced as every Observation's
+        /// subject (unless ``subject`` names a reference instead).
+        public var patient: FHIRPatient?
         /// Zone in which times are written (the offset is always explicit).
         public var timeZone: TimeZone
         /// `Bundle.timestamp`, when given.
@@ -44,10 +47,12 @@ public final class FHIRBundleWriter {
             subject: String? = nil,
             timeZone: TimeZone = .current,
             timestamp: Date? = nil,
-            pairingWindow: Int = 16
+            pairingWindow: Int = 16,
+            patient: FHIRPatient? = nil
         ) {
             self.bundleType = bundleType
             self.subject = subject
+            self.patient = patient
             self.timeZone = timeZone
             self.timestamp = timestamp
             self.pairingWindow = max(1, pairingWindow)
@@ -58,6 +63,8 @@ public final class FHIRBundleWriter {
     public static let sampleIdentifierSystem = "urn:carebridge:sample"
     /// Identifier system of Devices (value: the device key, its address when known).
     public static let deviceIdentifierSystem = "urn:carebridge:device"
+    /// Identifier system of the store's patient ids on Patient resources.
+    public static let patientIdentifierSystem = "urn:carebridge:patient"
     /// Tag system marking how a reading was taken.
     public static let readingSourceSystem = "urn:carebridge:reading-source"
 
@@ -82,6 +89,60 @@ public final class FHIRBundleWriter {
         self.options = options
         self.sink = sink
         self.formatter = ZoneFormatter(zone: options.timeZone)
+        self.subject =
+            options.subject
+            ?? options.patient.map { "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "patient|\($0.id)")) }
+    }
+
+    /// The reference every Observation's `subject` carries.
+    private let subject: String?
+    private var patientWritten = false
+
+    /// Writes the Patient resource before the first Observation.
+    private func writePatientIfNeeded() throws {
+        guard !patientWritten, options.subject == nil, let patient = options.patient, let subject else { return }
+        patientWritten = true
+        try writeEntry(
+            type: "Patient",
+            fullUrl: subject,
+            resource: Self.patientResource(patient),
+            identifierSystem: Self.patientIdentifierSystem,
+            identifier: patient.id
+        )
+    }
+
+    static func patientResource(_ patient: FHIRPatient) -> String {
+        var out = "{\"resourceType\":\"Patient\",\"identifier\":[{\"system\":\"\(patientIdentifierSystem)\",\"value\":"
+        JSONValue.writeString(patient.id, into: &out)
+        out += "}"
+        for identifier in patient.identifiers {
+            out += ",{"
+            if let type = identifier.type {
+                out += "\"type\":{\"coding\":[{\"system\":\"http://terminology.hl7.org/CodeSystem/v2-0203\",\"code\":"
+                JSONValue.writeString(type, into: &out)
+                out += "}]},"
+            }
+            if let system = identifier.system {
+                out += "\"system\":"
+                JSONValue.writeString(system, into: &out)
+                out += ","
+            }
+            out += "\"value\":"
+            JSONValue.writeString(identifier.value, into: &out)
+            out += "}"
+        }
+        out += "],\"name\":[{\"text\":"
+        JSONValue.writeString(patient.name, into: &out)
+        out += "}]"
+        if let gender = patient.gender {
+            out += ",\"gender\":"
+            JSONValue.writeString(gender, into: &out)
+        }
+        if let birthDate = patient.birthDate {
+            out += ",\"birthDate\":"
+            JSONValue.writeString(birthDate, into: &out)
+        }
+        return out + "}"
     }
 
     /// Adds one record.
@@ -201,6 +262,7 @@ public final class FHIRBundleWriter {
             summary.skipped[sample.type, default: 0] += 1
             return
         }
+        try writePatientIfNeeded()
         let device = try writeDeviceIfNeeded(sample.source)
         let id = UUIDText.lowercase(sample.id)
         var resource = observationHead(
@@ -251,6 +313,7 @@ public final class FHIRBundleWriter {
             try writeSingle(diastolic)
             return
         }
+        try writePatientIfNeeded()
         let device = try writeDeviceIfNeeded(high.source)
         let id = UUIDText.lowercase(SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)"))
         var resource = observationHead(
@@ -319,7 +382,7 @@ public final class FHIRBundleWriter {
             concepts[conceptKey] = concept
             out += concept
         }
-        if let subject = options.subject {
+        if let subject {
             out += ",\"subject\":{\"reference\":"
             JSONValue.writeString(subject, into: &out)
             out += "}"
@@ -330,7 +393,7 @@ public final class FHIRBundleWriter {
             out += ",\"effectivePeriod\":{\"start\":\"" + formatter.format(min(start, end)) + "\",\"end\":\""
             out += formatter.format(max(start, end)) + "\"}"
         }
-        if manual, let subject = options.subject {
+        if manual, let subject {
             out += ",\"performer\":[{\"reference\":"
             JSONValue.writeString(subject, into: &out)
             out += "}]"

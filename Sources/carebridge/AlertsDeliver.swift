@@ -66,7 +66,7 @@ struct AlertsDeliver: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         var deliverers: [AlertDeliverer] = []
         var mqttSender: MQTTAlertSender?
         do {

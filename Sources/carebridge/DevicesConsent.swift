@@ -65,7 +65,7 @@ struct DevicesConsent: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let address = BluetoothAddress(device)!.description
         var variables: [String: SessionValue?] = [
             "consentCode": consentCode.map { .integer($0) },

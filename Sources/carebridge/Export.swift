@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCore
+import CarePlan
 import CareStore
 import Foundation
 import SampleExport
@@ -25,6 +26,11 @@ struct Export: ParsableCommand {
             jsonl: one sample object per line, with its matched events.
             Quarantined samples (`carebridge samples --quarantined`) are never exported; deleted ones only as \
             FHIR retractions.
+
+            An export is one patient's (--patient, or the store's only patient): FHIR bundles then start with a \
+            Patient resource (name, birth date, gender, the identifiers such as the medical record number) that \
+            every Observation's subject references, unless --subject gives another reference. Readings in the \
+            unassigned inbox belong to no patient and are not exported.
 
             The export goes to standard output unless --out is given; a one-line summary goes to standard error. \
             --out writes a new file with mode 0600 (--mode to change) and replaces an existing one only when the \
@@ -120,7 +126,8 @@ struct Export: ParsableCommand {
             fhir: FHIRBundleWriter.Options(
                 bundleType: bundle == .transaction ? .transaction : .collection,
                 subject: subject,
-                timestamp: Date()
+                timestamp: Date(),
+                patient: try Self.fhirPatient(store)
             ),
             timeZone: zone,
             sink: { try sink.append($0) }
@@ -150,6 +157,25 @@ struct Export: ParsableCommand {
 
     /// EX_CANTCREAT.
     static let cannotCreate: Int32 = 73
+
+    /// The Patient resource of the patient the export is for (--patient, or the only one), with its identifiers.
+    static func fhirPatient(_ store: CareStore) throws -> FHIRPatient? {
+        guard let id = store.patientScope else { return nil }
+        let patient: Patient?
+        do {
+            patient = try store.patient(id: id)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        guard let patient else { return nil }
+        return FHIRPatient(
+            id: patient.id,
+            name: patient.name,
+            birthDate: patient.birthday,
+            gender: patient.sex?.rawValue,
+            identifiers: patient.identifiers.map { .init(system: $0.system, value: $0.value, type: $0.type) }
+        )
+    }
 }
 
 /// Reads samples page by page, oldest first, with the care-plan events each one completed.

@@ -124,7 +124,7 @@ struct Replay: AsyncParsableCommand {
         }
 
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
             do {
                 try store.applyPlan(document)

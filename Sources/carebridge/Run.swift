@@ -100,7 +100,7 @@ struct Run: AsyncParsableCommand {
         let catalog = bluez.catalog()
 
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
             do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
         }

@@ -9,7 +9,7 @@ import Insights
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List stored samples, and release or delete one.",
-        subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self],
+        subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self, SamplesAssign.self],
         defaultSubcommand: SamplesList.self
     )
 }
@@ -53,6 +53,15 @@ struct SamplesList: ParsableCommand {
     @Flag(name: .long, help: "Only quarantined samples (implausible or invalid by device status), with the reason.")
     var quarantined = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Only readings in the unassigned inbox (no owner, or a shared device that could not tell), with why.",
+            discussion: "File one with `carebridge samples assign ID PATIENT`."
+        )
+    )
+    var unassigned = false
+
     @Option(name: .long, help: "At most this many samples.")
     var limit: Int?
 
@@ -80,9 +89,10 @@ struct SamplesList: ParsableCommand {
             to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
             unmatchedOnly: unmatched,
             quarantine: quarantined ? .only : .excluded,
-            limit: limit
+            limit: limit,
+            unassignedOnly: unassigned
         )
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)
@@ -94,17 +104,24 @@ struct SamplesList: ParsableCommand {
                 guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
                 object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
                 if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
+                object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
+                if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
                 return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
         }
         if samples.isEmpty {
-            print(quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples")
+            print(
+                unassigned
+                    ? "no unassigned readings"
+                    : quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples"
+            )
             return
         }
         var headers = ["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "STATUS", "ID"]
         if quarantined { headers.insert("QUARANTINED BECAUSE", at: 7) }
+        if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
         var table = Table(headers)
         for stored in samples {
             let sample = stored.sample
@@ -124,6 +141,7 @@ struct SamplesList: ParsableCommand {
                 sample.id.uuidString.lowercased(),
             ]
             if quarantined { row.insert(sample.quarantineReason ?? "", at: 7) }
+            if unassigned { row.insert(stored.inboxReason ?? "", at: row.count - 1) }
             table.append(row)
         }
         print(table.render())
@@ -176,7 +194,7 @@ struct SamplesRelease: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let released: StoredSample?
         do {
             released = try store.releaseSample(id: sampleID, reason: reason)
@@ -225,7 +243,7 @@ struct SamplesDelete: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let deleted: Bool
         let start: Date?
         do {
