@@ -183,6 +183,38 @@ struct RealBlueZTests {
         #expect(samples.count == 40)
     }
 
+    /// btmon captured hci0 during the recorded session: `carebridge import btsnoop` turns the real kernel's HCI
+    /// traffic into a recording whose notifications are the ones BlueZ delivered over D-Bus, in order, on the
+    /// characteristic the capture's own discovery named.
+    @Test func aBtmonCaptureOfTheSessionImportsToTheSameNotifications() async throws {
+        let result = try await RealBlueZ.scenario("record-replay")
+        check(result)
+        let capture = result.directory.appendingPathComponent("capture.btsnoop").path
+        let imported = result.directory.appendingPathComponent("imported.jsonl").path
+        let process = try await GuestRun.run(
+            RealBlueZ.carebridge.path,
+            ["import", "btsnoop", capture, "--out", imported, "--json"],
+            timeout: 120
+        )
+        #expect(process.status == 0, "\(process.output)")
+        func events(_ file: String) -> [[String: Any]] {
+            result.text(file).split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        func notifications(_ events: [[String: Any]]) -> [String] {
+            events.filter { $0["kind"] as? String == "notification" && $0["characteristic"] as? String == "2A37" }
+                .compactMap { $0["value"] as? String }
+        }
+        let fromCapture = events("imported.jsonl")
+        let recorded = notifications(events("session.jsonl"))
+        #expect(recorded.count == 20)
+        #expect(notifications(fromCapture) == recorded, "\(process.output)")
+        let services = fromCapture.first { $0["kind"] as? String == "services" }?["services"] as? [String: Any]
+        #expect((services?["180D"] as? [String])?.contains("2A37") == true, "\(services ?? [:])")
+        #expect(fromCapture.contains { $0["kind"] as? String == "connected" })
+    }
+
     @Test func scanListsTheSimulatorsWithTheirProfiles() async throws {
         let result = try await RealBlueZ.scenario("scan")
         check(result)

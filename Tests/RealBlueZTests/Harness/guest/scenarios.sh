@@ -236,6 +236,11 @@ scenario_bluetoothd_restart() {
 scenario_record_replay() {
     simulator strap heart_rate.py --adapter hci1 --count 20 --interval-ms 100
     step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    # btmon captures hci0 (the bridge's side) to a btsnoop file at the same time: the host imports it with
+    # `carebridge import btsnoop` and compares it with the recording (a real HCI capture of a real session).
+    btmon -i hci0 -w "$dir/capture.btsnoop" >"$dir/btmon.log" 2>&1 &
+    echo $! >>/run/scenario.pids
+    step "btmon captures" wait_for 30 test -s "$dir/capture.btsnoop"
     bridge record --out /run/stores/session.jsonl
     step "the strap sent 20" wait_log "$dir/strap.log" "MARK done" 120
     # Until it is committed, the recording is written to session.jsonl.XXXXXX.partial next to it.
