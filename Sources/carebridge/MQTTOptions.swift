@@ -4,6 +4,7 @@ import CareStore
 import Foundation
 import Logging
 import MQTTBridge
+import MQTTClient
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,9 @@ struct MQTTOptions: ParsableArguments {
         help: ArgumentHelp(
             "Publish every new sample to this MQTT broker, with Home Assistant discovery.",
             discussion: """
-                mqtt://[USER@]HOST[:PORT] (port 1883 by default). The password comes from --mqtt-password-file, \
+                mqtt://[USER@]HOST[:PORT] (port 1883 by default), or mqtts://… for TLS (port 8883 by default; the \
+                broker's certificate must chain to --mqtt-ca-file, else to the system's trust store, and name HOST). \
+                The password comes from --mqtt-password-file, \
                 else $CAREBRIDGE_MQTT_PASSWORD, else the systemd credential `mqtt-password` \
                 ($CREDENTIALS_DIRECTORY, see `carebridge systemd-unit --mqtt-credential`); mqtt://user:password@host \
                 still works but shows the password in `ps` (a warning says so). Messages show the URL with the \
@@ -33,6 +36,46 @@ struct MQTTOptions: ParsableArguments {
         help: ArgumentHelp("Read the broker password from this file (its first line).", valueName: "file")
     )
     var passwordFile: String?
+
+    @Option(
+        name: .customLong("mqtt-ca-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the PEM file of the CA that signed the broker's certificate.",
+            discussion: "Without it the system's trust store is used.",
+            valueName: "file"
+        )
+    )
+    var caFile: String?
+
+    @Option(
+        name: .customLong("mqtt-cert-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the bridge's PEM client certificate, for a broker that requires one.",
+            valueName: "file"
+        )
+    )
+    var certificateFile: String?
+
+    @Option(
+        name: .customLong("mqtt-key-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the PEM private key of --mqtt-cert-file (unencrypted; keep it readable by the bridge only).",
+            valueName: "file"
+        )
+    )
+    var keyFile: String?
+
+    @Flag(
+        name: .customLong("mqtt-no-verify-hostname"),
+        help: ArgumentHelp(
+            "With mqtts://: accept a broker certificate that does not name the host (the CA is still checked).",
+            discussion: """
+                Hostname verification is on by default; without it any certificate the CA signed can impersonate \
+                the broker. Prefer connecting by a name the certificate lists.
+                """
+        )
+    )
+    var noVerifyHostname = false
 
     @Option(
         name: .customLong("mqtt-prefix"),
@@ -66,6 +109,16 @@ struct MQTTOptions: ParsableArguments {
     var retry: Double = 0.25
 
     func validate() throws {
+        let tlsOptions = [
+            caFile.map { _ in "--mqtt-ca-file" }, certificateFile.map { _ in "--mqtt-cert-file" },
+            keyFile.map { _ in "--mqtt-key-file" }, noVerifyHostname ? "--mqtt-no-verify-hostname" : nil,
+        ].compactMap { $0 }
+        if let first = tlsOptions.first, !(url?.lowercased().hasPrefix("mqtts://") ?? false) {
+            throw ValidationError("\(first) needs a TLS broker URL: --mqtt mqtts://HOST[:PORT]")
+        }
+        if (certificateFile == nil) != (keyFile == nil) {
+            throw ValidationError("--mqtt-cert-file and --mqtt-key-file go together")
+        }
         try NumericOption.check(wait, "--mqtt-wait", in: 0...NumericOption.day)
         try NumericOption.check(retry, "--mqtt-retry", in: 0.001...3600)
         guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
@@ -121,7 +174,7 @@ struct MQTTOptions: ParsableArguments {
                     + "--mqtt-password-file, $\(Self.passwordVariable) or the systemd credential \(Self.credentialName)"
             )
         }
-        let configuration: MQTTPublisher.Configuration
+        var configuration: MQTTPublisher.Configuration
         do {
             configuration = try MQTTPublisher.Configuration(
                 brokerURL: url,
@@ -132,6 +185,22 @@ struct MQTTOptions: ParsableArguments {
             )
         } catch {
             throw ValidationError("--mqtt: \(error)")
+        }
+        if configuration.session.tls != nil {
+            let tls = MQTTSession.Configuration.TLS(
+                caFile: caFile,
+                certificateFile: certificateFile,
+                keyFile: keyFile,
+                verifiesHostname: !noVerifyHostname
+            )
+            // A missing or unusable file is reported now, not as a connection that keeps failing.
+            do {
+                try tls.validate()
+            } catch {
+                Output.error("--mqtt \(redactedURL): \(error.message)")
+                throw ExitCode(StoreExit.noInput)
+            }
+            configuration.session.tls = tls
         }
         return MQTTPublisher(store: store, configuration: configuration, zone: zone, logger: logger)
     }
@@ -161,7 +230,10 @@ struct MQTTOptions: ParsableArguments {
         if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }
         if pending > 0 {
             line += "; \(pending) still in the outbox for the next run with --mqtt"
-            if !statistics.everConnected { line += " (the broker at \(redactedURL) was not reachable)" }
+            if !statistics.everConnected {
+                line += " (the broker at \(redactedURL) was not reachable"
+                line += statistics.lastConnectionError.map { ": \($0))" } ?? ")"
+            }
         }
         Output.error(line)
         return pending
