@@ -81,6 +81,9 @@ extension MQTTSession {
             self.maximumPendingPublishes = maximumPendingPublishes
         }
 
+        /// Sets ``password`` from text (a password file, the environment, a systemd credential).
+        public mutating func setPassword(_ text: String) { password = ByteBuffer(string: text) }
+
         var connectPacket: ConnectPacket {
             let seconds = keepAlive.components.seconds + (keepAlive.components.attoseconds > 0 ? 1 : 0)
             return ConnectPacket(

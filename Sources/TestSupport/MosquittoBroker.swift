@@ -63,8 +63,11 @@ package final class MosquittoBroker: Sendable {
 
     /// Writes a config for a free loopback port (and a second one with TLS when `tls` is given); the broker is not
     /// started yet.
+    /// - Parameter users: name → password of the accounts the broker knows (a `password_file` made with
+    ///   `mosquitto_passwd`); with `allowAnonymous` false only they may connect.
     package init(
         allowAnonymous: Bool = true,
+        users: [String: String] = [:],
         tls: TLSListener? = nil,
         installed: Bool = MosquittoBroker.isInstalled
     ) throws {
@@ -89,6 +92,25 @@ package final class MosquittoBroker: Sendable {
             log_timestamp false
 
             """
+        if !users.isEmpty {
+            let passwordFile = directory.appendingPathComponent("passwords").path
+            _ = FileManager.default.createFile(atPath: passwordFile, contents: nil)
+            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+                let tool = Process()
+                tool.executableURL = URL(
+                    fileURLWithPath: Self.locate("mosquitto_passwd") ?? "/usr/bin/mosquitto_passwd"
+                )
+                tool.arguments = ["-b", passwordFile, user, password]
+                tool.standardOutput = FileHandle.nullDevice
+                tool.standardError = FileHandle.nullDevice
+                try tool.run()
+                tool.waitUntilExit()
+                guard tool.terminationStatus == 0 else {
+                    throw Failure(description: "mosquitto_passwd exited with \(tool.terminationStatus)")
+                }
+            }
+            config += "password_file \(passwordFile)\n"
+        }
         if let tls, let tlsPort {
             // Listener options after a `listener` line belong to that listener.
             config += """

@@ -31,51 +31,8 @@ struct MQTTOptions: ParsableArguments {
     )
     var url: String?
 
-    @Option(
-        name: .customLong("mqtt-password-file"),
-        help: ArgumentHelp("Read the broker password from this file (its first line).", valueName: "file")
-    )
-    var passwordFile: String?
-
-    @Option(
-        name: .customLong("mqtt-ca-file"),
-        help: ArgumentHelp(
-            "With mqtts://: the PEM file of the CA that signed the broker's certificate.",
-            discussion: "Without it the system's trust store is used.",
-            valueName: "file"
-        )
-    )
-    var caFile: String?
-
-    @Option(
-        name: .customLong("mqtt-cert-file"),
-        help: ArgumentHelp(
-            "With mqtts://: the bridge's PEM client certificate, for a broker that requires one.",
-            valueName: "file"
-        )
-    )
-    var certificateFile: String?
-
-    @Option(
-        name: .customLong("mqtt-key-file"),
-        help: ArgumentHelp(
-            "With mqtts://: the PEM private key of --mqtt-cert-file (unencrypted; keep it readable by the bridge only).",
-            valueName: "file"
-        )
-    )
-    var keyFile: String?
-
-    @Flag(
-        name: .customLong("mqtt-no-verify-hostname"),
-        help: ArgumentHelp(
-            "With mqtts://: accept a broker certificate that does not name the host (the CA is still checked).",
-            discussion: """
-                Hostname verification is on by default; without it any certificate the CA signed can impersonate \
-                the broker. Prefer connecting by a name the certificate lists.
-                """
-        )
-    )
-    var noVerifyHostname = false
+    /// Password, TLS files and hostname verification for the broker.
+    @OptionGroup var broker: MQTTBrokerOptions
 
     @Option(
         name: .customLong("mqtt-prefix"),
@@ -109,16 +66,7 @@ struct MQTTOptions: ParsableArguments {
     var retry: Double = 0.25
 
     func validate() throws {
-        let tlsOptions = [
-            caFile.map { _ in "--mqtt-ca-file" }, certificateFile.map { _ in "--mqtt-cert-file" },
-            keyFile.map { _ in "--mqtt-key-file" }, noVerifyHostname ? "--mqtt-no-verify-hostname" : nil,
-        ].compactMap { $0 }
-        if let first = tlsOptions.first, !(url?.lowercased().hasPrefix("mqtts://") ?? false) {
-            throw ValidationError("\(first) needs a TLS broker URL: --mqtt mqtts://HOST[:PORT]")
-        }
-        if (certificateFile == nil) != (keyFile == nil) {
-            throw ValidationError("--mqtt-cert-file and --mqtt-key-file go together")
-        }
+        try broker.check(url: url)
         try NumericOption.check(wait, "--mqtt-wait", in: 0...NumericOption.day)
         try NumericOption.check(retry, "--mqtt-retry", in: 0.001...3600)
         guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
@@ -130,9 +78,9 @@ struct MQTTOptions: ParsableArguments {
     }
 
     /// The environment variable holding the broker password.
-    static let passwordVariable = "CAREBRIDGE_MQTT_PASSWORD"
+    static let passwordVariable = MQTTBrokerOptions.passwordVariable
     /// The systemd credential (`LoadCredential=mqtt-password:FILE`) holding the broker password.
-    static let credentialName = "mqtt-password"
+    static let credentialName = MQTTBrokerOptions.credentialName
 
     /// Whether a broker URL carries a password.
     static func urlHasPassword(_ url: String) -> Bool { MQTTPublisher.Configuration.hasPassword(url: url) }
@@ -140,40 +88,10 @@ struct MQTTOptions: ParsableArguments {
     /// `--mqtt` with its password replaced by `***`, for every message.
     var redactedURL: String { url.map { MQTTPublisher.Configuration.redacted(url: $0) } ?? "" }
 
-    /// The broker password from, in order: --mqtt-password-file, $CAREBRIDGE_MQTT_PASSWORD, the systemd credential
-    /// `mqtt-password`; nil when none is given (the URL's own, if any, is then used).
-    func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        func firstLine(_ path: String, what: String) throws -> String {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                Output.error("cannot read the MQTT password from \(what) \(path): \(error.localizedDescription)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            let text = String(decoding: data, as: UTF8.self)
-            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
-        }
-        if let passwordFile { return try firstLine(passwordFile, what: "--mqtt-password-file") }
-        if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + Self.credentialName
-            if FileManager.default.fileExists(atPath: path) { return try firstLine(path, what: "systemd credential") }
-        }
-        return nil
-    }
-
     /// The publisher for `--mqtt`, not started; nil without `--mqtt`.
     func makePublisher(store: CareStore, zone: TimeZone, logger: Logger) throws -> MQTTPublisher? {
         guard let url else { return nil }
-        let password = try password()
-        if password == nil, Self.urlHasPassword(url) {
-            Output.error(
-                "warning: the --mqtt URL carries the password, which other users can see in `ps`: use "
-                    + "--mqtt-password-file, $\(Self.passwordVariable) or the systemd credential \(Self.credentialName)"
-            )
-        }
+        let password = try broker.password(url: url)
         var configuration: MQTTPublisher.Configuration
         do {
             configuration = try MQTTPublisher.Configuration(
@@ -186,22 +104,7 @@ struct MQTTOptions: ParsableArguments {
         } catch {
             throw ValidationError("--mqtt: \(error)")
         }
-        if configuration.session.tls != nil {
-            let tls = MQTTSession.Configuration.TLS(
-                caFile: caFile,
-                certificateFile: certificateFile,
-                keyFile: keyFile,
-                verifiesHostname: !noVerifyHostname
-            )
-            // A missing or unusable file is reported now, not as a connection that keeps failing.
-            do {
-                try tls.validate()
-            } catch {
-                Output.error("--mqtt \(redactedURL): \(error.message)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            configuration.session.tls = tls
-        }
+        if configuration.session.tls != nil { configuration.session.tls = try broker.tls(redactedURL: redactedURL) }
         return MQTTPublisher(store: store, configuration: configuration, zone: zone, logger: logger)
     }
 
