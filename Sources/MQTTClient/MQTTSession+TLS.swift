@@ -132,8 +132,7 @@ extension MQTTSession {
     /// The TLS handler for one connection to `host`: SNI and the expected name for a DNS name; for an IP address
     /// no SNI, and the certificate must carry that address.
     static func tlsHandler(context: NIOSSLContext, host: String) throws -> NIOSSLClientHandler {
-        let isAddress =
-            host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
+        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
         return try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host)
     }
 
