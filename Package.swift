@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["carebridge"],
+            dependencies: ["carebridge", "TestSupport"],
             // Recordings and profiles the safety replay tests read from disk.
             exclude: ["Fixtures"]
         ),
@@ -215,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "SessionReplayTests",
             dependencies: [
-                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
