@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["carebridge"],
+            dependencies: ["carebridge", "TestSupport"],
             // Recordings and profiles the safety replay tests read from disk.
             exclude: ["Fixtures"]
         ),
@@ -211,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "SessionReplayTests",
             dependencies: [
-                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
