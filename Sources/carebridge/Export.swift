@@ -22,8 +22,8 @@ struct Export: ParsableCommand {
             conditional update, PUT Observation?identifier=…).
             csv: one row per sample (RFC 4180): id, type, value, unit, start, end, source, device, transmitted \
             value and unit, matched task and occurrence (';'-joined when several), comparator (< or >), \
-            interpretation (LO or HI), device status flags.
-            jsonl: one sample object per line, with its matched events.
+            interpretation (LO or HI), device status flags, patient.
+            jsonl: one sample object per line, with its matched events and its patient.
             Quarantined samples (`carebridge samples --quarantined`) are never exported; deleted ones only as \
             FHIR retractions.
 
@@ -210,7 +210,8 @@ struct StoredSampleCursor {
                     ExportRecord(
                         sample: stored.sample,
                         matches: stored.deletedDate == nil ? matches[stored.id] ?? [] : [],
-                        retracted: stored.deletedDate != nil
+                        retracted: stored.deletedDate != nil,
+                        patient: stored.patientID
                     )
                 )
             }

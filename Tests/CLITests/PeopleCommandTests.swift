@@ -123,5 +123,15 @@ import Testing
         #expect(observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == reference })
         let empty = try run(["export", "--format", "fhir", "--patient", "alice"])
         #expect(empty.stderr.contains("exported 0 samples"))
+        // CSV and JSON Lines name the patient.
+        let csv = try run(["export", "--format", "csv", "--patient", "bob"])
+        let lines = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.first?.hasSuffix(",status,patient") == true)
+        #expect(lines.count == 3 && lines.dropFirst().allSatisfy { $0.hasSuffix(",bob") })
+        let jsonl = try run(["export", "--format", "jsonl", "--patient", "bob"])
+        let objects = try jsonl.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 2 && objects.allSatisfy { $0["patient"] as? String == "bob" })
     }
 }
