@@ -46,8 +46,24 @@ struct Events: ParsableCommand {
         let end =
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
-        guard start < end else { throw ValidationError("--from must be before --to") }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let store = try storeOptions.open(zone: zone, mode: .existing)
+        var unknown: [String] = []
+        var known: [String] = []
+        do {
+            for id in task where try store.taskVersions(id: id).isEmpty { unknown.append(id) }
+            if !unknown.isEmpty { known = try store.tasks().map(\.id).sorted() }
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        if let first = unknown.first {
+            let hint = CommandSuggestion.closest(to: first, in: known).map { "did you mean '\($0)'? " } ?? ""
+            Output.error(
+                "no task '\(first)' in the plan; \(hint)tasks: "
+                    + (known.isEmpty ? "none (apply a plan first)" : known.joined(separator: ", "))
+            )
+            throw ExitCode(StoreExit.notFound)
+        }
         let events: [CareEvent]
         do {
             events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))

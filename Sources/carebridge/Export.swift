@@ -95,10 +95,13 @@ struct Export: ParsableCommand {
                 throw ExitCode(StoreExit.usage)
             }
         }
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let query = SampleQuery(
             types: types,
-            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            from: start,
+            to: end,
             // FHIR carries corrections: a deleted sample is written as entered-in-error.
             includesDeleted: format == .fhir
         )

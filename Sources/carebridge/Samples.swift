@@ -74,10 +74,13 @@ struct SamplesList: ParsableCommand {
                 throw ExitCode(StoreExit.usage)
             }
         }
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let query = SampleQuery(
             types: types,
-            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            from: start,
+            to: end,
             unmatchedOnly: unmatched,
             quarantine: quarantined ? .only : .excluded,
             limit: limit

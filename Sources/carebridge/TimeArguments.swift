@@ -21,6 +21,14 @@ enum TimeArguments {
         return startOfDay(date.addingTimeInterval(36 * 3600), zone: zone)
     }
 
+    /// Refuses a range that holds nothing: `--from` at or after `--to` (typed the wrong way round).
+    static func checkOrder(_ start: Date?, _ end: Date?, from: String?, to: String?) throws {
+        guard let start, let end, start >= end else { return }
+        throw ValidationError(
+            "--from \(from ?? "") is not before --to \(to ?? ""): the range is empty (the two swapped?)"
+        )
+    }
+
     static func startOfDay(_ date: Date, zone: TimeZone) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
