@@ -29,8 +29,10 @@ struct Ingest: ParsableCommand {
               carebridge ingest bodyMass 72.4 kg
               carebridge ingest bodyMass 11 st 4 lb
               carebridge ingest bloodPressure 120/80 mmHg --at 07:30
-              carebridge ingest bodyMass 72.4 kg --replace 01a1f7a5-ca40-8cfe-a589-6f94caf9e635
-              carebridge ingest bodyTemperature 98.6 °F --at 2026-11-20T07:30 --note "after waking"
+              carebridge ingest bodyMass 72.4 kg --replace \\
+                  01a1f7a5-ca40-8cfe-a589-6f94caf9e635
+              carebridge ingest bodyTemperature 98.6 °F --at 2026-11-20T07:30 --note \\
+                  "after waking"
 
             \(StoreExit.help)
             """

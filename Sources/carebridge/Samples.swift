@@ -158,7 +158,8 @@ struct SamplesRelease: ParsableCommand {
             for MQTT when the outbox is enabled.
 
             Example:
-              carebridge samples release 0193f0c2-… --reason "checked on the device display: 47.1 °C is a sauna reading"
+              carebridge samples release 0193f0c2-… --reason \\
+                  "checked on the device display: 47.1 °C is a sauna reading"
 
             \(StoreExit.help)
             """
