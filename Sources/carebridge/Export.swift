@@ -69,7 +69,10 @@ struct Export: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("FHIR subject of every Observation, e.g. Patient/123.", valueName: "reference")
+        help: ArgumentHelp(
+            "FHIR subject of every Observation: Patient/[id], a URL ending in it, or urn:uuid:…",
+            valueName: "reference"
+        )
     )
     var subject: String?
 
@@ -81,6 +84,9 @@ struct Export: ParsableCommand {
         try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
+        }
+        if let subject, let problem = FHIRReference.problem(withSubject: subject) {
+            throw ValidationError("--subject: \(problem)")
         }
     }
 
@@ -106,6 +112,12 @@ struct Export: ParsableCommand {
             includesDeleted: format == .fhir
         )
         let store = try storeOptions.open(zone: zone, mode: .existing)
+        if format == .fhir, subject == nil {
+            Output.error(
+                "warning: no --subject: the Observations name no patient, which the FHIR vital-signs profile "
+                    + "requires; give one, e.g. --subject Patient/123"
+            )
+        }
 
         let sink: FileSink
         if let out {

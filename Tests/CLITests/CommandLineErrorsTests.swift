@@ -74,6 +74,17 @@ import Testing
         #expect(known.status == 0 && known.stdout.contains("morning-weight"), "\(known.stderr)")
     }
 
+    @Test func exportValidatesTheSubjectAndWarnsWithoutOne() throws {
+        let bad = try run(["export", "--format", "fhir", "--subject", "123", "--store", storePath])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--subject: '123' is not a FHIR reference"), "\(bad.stderr)")
+        let none = try run(["export", "--format", "fhir", "--store", storePath])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stderr.contains("warning: no --subject"), "\(none.stderr)")
+        let good = try run(["export", "--format", "fhir", "--subject", "Patient/p1", "--store", storePath])
+        #expect(good.status == 0 && !good.stderr.contains("warning"), "\(good.stderr)")
+    }
+
     /// systemd and containers set TZ to a file; the zone is the one that file names.
     @Test func aTimeZoneGivenAsAFileWorks() throws {
         let berlin = try run(
