@@ -40,22 +40,20 @@ enum CommandSuggestion {
         in arguments: [String],
         root: any ParsableCommand.Type
     ) -> (command: [any ParsableCommand.Type], typed: String, suggestion: String?)? {
+        // Only the word right after a command that has subcommands is taken for a subcommand: later words may be
+        // option values or arguments.
         var stack: [any ParsableCommand.Type] = [root]
         for argument in arguments {
-            if argument == "--" { return nil }
-            if argument.hasPrefix("-") { continue }
             let current = stack[stack.count - 1]
             let subcommands = current.configuration.subcommands
-            guard !subcommands.isEmpty else { return nil }
+            guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
             if let next = subcommands.first(where: {
                 name(of: $0) == argument || $0.configuration.aliases.contains(argument)
             }) {
                 stack.append(next)
                 continue
             }
-            if argument == "help" { return nil }
-            let names = subcommands.map(name(of:))
-            return (stack, argument, closest(to: argument, in: names))
+            return (stack, argument, closest(to: argument, in: subcommands.map(name(of:))))
         }
         return nil
     }

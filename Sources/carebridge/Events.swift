@@ -4,6 +4,7 @@ import BridgeFoundation
 import CarePlan
 import CareStore
 import Foundation
+import SampleExport
 
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,22 +103,23 @@ struct Events: ParsableCommand {
             print("no events")
             return
         }
-        var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
+        var table = Table(["START", "END", "TASK", "TITLE", "#", "DONE", "VALUES"])
         for event in events {
             var values = (event.outcome?.values ?? []).map { value in
                 if let format = event.answer { return format.display(value: value.value, text: value.text) }
-                return value.unit.rawValue == "1"
-                    ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
-                    : Self.quantity(value.value, value.unit, comparator: value.comparator)
+                if value.unit.rawValue == "1" { return "done \(TimeArguments.short(value.measuredAt, zone: zone))" }
+                // At the resolution of the sample it came from, when it came from one.
+                let sample = value.sampleID.flatMap { try? store.sample(id: $0)?.sample }
+                return Self.quantity(value.value, value.unit, comparator: value.comparator, sample: sample)
             }
             if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
             if let note = event.outcome?.note { values.append("note: \(note)") }
+            let (start, end) = Self.window(event, zone: zone)
             table.append([
-                event.isAllDay
-                    ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day"
-                    : TimeArguments.short(event.start, zone: zone),
-                event.isAllDay ? "" : TimeArguments.short(event.end, zone: zone),
+                start,
+                end,
                 event.taskID,
+                event.title,
                 String(event.occurrence),
                 event.isCompleted ? "yes" : (event.progress > 0 ? "\(Int(event.progress * 100))%" : "no"),
                 values.joined(separator: ", "),
@@ -126,11 +128,40 @@ struct Events: ParsableCommand {
         print(table.render())
     }
 
-    /// `72.4 kg`; a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone when the limit is unknown.
-    static func quantity(_ value: Double, _ unit: HealthUnit, comparator: ValueComparator?) -> String {
-        guard let comparator else { return "\(number(value)) \(unit)" }
-        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(unit)" }
-        return "\(comparator.rawValue) \(number(value)) \(unit) (\(comparator.label))"
+    /// The START and END cells: an all-day event as its date in the task's own zone (the day it was planned
+    /// for, wherever it is shown) and `all day`; an end on the start's day as its time only.
+    static func window(_ event: CareEvent, zone: TimeZone) -> (String, String) {
+        if event.isAllDay {
+            return (String(TimeArguments.short(event.start, zone: event.timeZone).prefix(10)), "all day")
+        }
+        let start = TimeArguments.short(event.start, zone: zone)
+        let end = TimeArguments.short(event.end, zone: zone)
+        return (start, end.prefix(11) == start.prefix(11) ? String(end.dropFirst(11)) : end)
+    }
+
+    /// `72.4 kg` (at the resolution of `sample` when given); a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone
+    /// when the limit is unknown.
+    static func quantity(
+        _ value: Double,
+        _ unit: HealthUnit,
+        comparator: ValueComparator?,
+        sample: QuantitySample? = nil
+    ) -> String {
+        let symbol = DisplayQuantity.symbol(unit)
+        let shown =
+            sample.map {
+                DisplayQuantity.number(
+                    value,
+                    decimals: DisplayQuantity.decimals(
+                        transmitted: $0.transmittedValue,
+                        in: $0.transmittedUnit,
+                        shownIn: unit
+                    )
+                )
+            } ?? number(value)
+        guard let comparator else { return "\(shown) \(symbol)" }
+        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(symbol)" }
+        return "\(comparator.rawValue) \(shown) \(symbol) (\(comparator.label))"
     }
 
     static func number(_ value: Double) -> String {

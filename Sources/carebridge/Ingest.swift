@@ -5,6 +5,7 @@ import CareStore
 import Foundation
 import GATTDecoding
 import Insights
+import SampleExport
 
 struct Ingest: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -164,16 +165,14 @@ struct Ingest: ParsableCommand {
         if inserted { AlertReport.evaluate(store, from: sample.start) }
     }
 
-    /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`.
+    /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.
     static func describe(_ samples: [QuantitySample]) -> String {
         if samples.count == 2, let high = samples.first, let low = samples.last {
-            return "blood pressure \(format(high.value))/\(format(low.value)) \(high.unit)"
+            let number = { (sample: QuantitySample) in
+                DisplayQuantity.number(sample.value, decimals: DisplayQuantity.decimals(of: sample))
+            }
+            return "blood pressure \(number(high))/\(number(low)) \(DisplayQuantity.symbol(high.unit))"
         }
-        return samples.map { "\($0.type.title) \(format($0.value)) \($0.unit)" }.joined(separator: ", ")
-    }
-
-    private static func format(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+        return samples.map { "\($0.type.title) \(DisplayQuantity.value(of: $0))" }.joined(separator: ", ")
     }
 }
