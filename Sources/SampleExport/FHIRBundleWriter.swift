@@ -170,6 +170,110 @@ public final class FHIRBundleWriter {
         }
     }
 
+    /// Identifier system of care-plan outcomes (value: `<task id>@<event start, UTC>`, plus `#<n>` per answer).
+    public static let outcomeIdentifierSystem = "urn:carebridge:outcome"
+    /// Code system of the care plan's task ids (the code of an answer Observation and of a Task).
+    public static let taskCodeSystem = "urn:carebridge:task"
+
+    /// Adds a care-plan outcome: an intervention as a `Task` (status `completed`, or `cancelled` with the
+    /// reason when marked not done; `executionPeriod` the time it was done, `restriction.period` the event's
+    /// window), an answered assessment as one survey `Observation` per answer (`valueInteger`, `valueQuantity`,
+    /// `valueBoolean` or `valueString`; a not-done assessment as status `cancelled` with a `dataAbsentReason`).
+    /// Both carry the subject, the note, and the task id as a code in `urn:carebridge:task`.
+    /// - Throws: ``ExportError`` after `finish()`, or what the sink throws.
+    public func write(outcome: ExportOutcome) throws {
+        guard !finished else { throw ExportError.finished("FHIR bundle writer") }
+        let key = outcome.taskID + "@" + Timestamp.format(outcome.start, offsetSeconds: 0)
+        var code = "{\"coding\":[{\"system\":\"\(Self.taskCodeSystem)\",\"code\":"
+        JSONValue.writeString(outcome.taskID, into: &code)
+        code += "}],\"text\":"
+        JSONValue.writeString(outcome.title, into: &code)
+        code += "}"
+        var subject = ""
+        if let reference = options.subject {
+            subject += "{\"reference\":"
+            JSONValue.writeString(reference, into: &subject)
+            subject += "}"
+        }
+        func note(_ text: String?) -> String {
+            guard let text else { return "" }
+            var out = ",\"note\":[{\"text\":"
+            JSONValue.writeString(text, into: &out)
+            return out + "}]"
+        }
+        func identifier(_ value: String) -> String {
+            var out = "[{\"system\":\"\(Self.outcomeIdentifierSystem)\",\"value\":"
+            JSONValue.writeString(value, into: &out)
+            return out + "}]"
+        }
+        switch outcome.kind {
+        case .intervention:
+            var resource = "{\"resourceType\":\"Task\",\"identifier\":" + identifier(key)
+            if let reason = outcome.notDoneReason {
+                resource += ",\"status\":\"cancelled\",\"statusReason\":{\"text\":"
+                JSONValue.writeString(reason, into: &resource)
+                resource += "}"
+            } else {
+                resource += ",\"status\":\"completed\""
+            }
+            resource += ",\"intent\":\"plan\",\"code\":" + code + ",\"description\":"
+            JSONValue.writeString(outcome.title, into: &resource)
+            if !subject.isEmpty { resource += ",\"for\":" + subject }
+            if let doneAt = outcome.doneAt {
+                resource += ",\"executionPeriod\":{\"start\":\"" + formatter.format(doneAt) + "\"}"
+            }
+            resource += ",\"restriction\":{\"period\":{\"start\":\"" + formatter.format(outcome.start)
+            resource += "\",\"end\":\"" + formatter.format(max(outcome.start, outcome.end)) + "\"}}"
+            resource += note(outcome.note) + "}"
+            try writeEntry(
+                type: "Task",
+                fullUrl: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "outcome|" + key)),
+                resource: resource,
+                identifierSystem: Self.outcomeIdentifierSystem,
+                identifier: key
+            )
+        case .assessment:
+            var answers = outcome.answers.map { Optional($0) }
+            if answers.isEmpty, outcome.notDoneReason != nil { answers = [nil] }
+            for (index, answer) in answers.enumerated() {
+                let answerKey = key + "#\(index)"
+                var resource = "{\"resourceType\":\"Observation\",\"identifier\":" + identifier(answerKey)
+                resource += answer == nil ? ",\"status\":\"cancelled\"" : ",\"status\":\"final\""
+                resource += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
+                resource += "\"code\":\"survey\",\"display\":\"Survey\"}]}],\"code\":" + code
+                if !subject.isEmpty { resource += ",\"subject\":" + subject }
+                resource += ",\"effectiveDateTime\":\"" + formatter.format(answer?.at ?? outcome.start) + "\""
+                switch answer?.answer {
+                case .integer(let value): resource += ",\"valueInteger\":\(value)"
+                case .quantity(let value, let unit):
+                    resource += ",\"valueQuantity\":"
+                    Self.appendQuantity(JSONText.number(value) ?? "0", unit, to: &resource)
+                case .boolean(let value): resource += ",\"valueBoolean\":\(value)"
+                case .text(let value):
+                    resource += ",\"valueString\":"
+                    JSONValue.writeString(value, into: &resource)
+                case nil:
+                    resource += ",\"dataAbsentReason\":{\"coding\":[{\"system\":\"\(Self.dataAbsentReasonSystem)\","
+                    resource += "\"code\":\"asked-declined\",\"display\":\"Asked But Declined\"}]"
+                    if let reason = outcome.notDoneReason {
+                        resource += ",\"text\":"
+                        JSONValue.writeString(reason, into: &resource)
+                    }
+                    resource += "}"
+                }
+                resource += note(outcome.note) + "}"
+                try writeEntry(
+                    type: "Observation",
+                    fullUrl: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "outcome|" + answerKey)),
+                    resource: resource,
+                    identifierSystem: Self.outcomeIdentifierSystem,
+                    identifier: answerKey
+                )
+            }
+        }
+        summary.outcomes += 1
+    }
+
     /// Writes what is still waiting for a partner and closes the bundle.
     /// - Returns: counts of records, exported records, resources and skipped types.
     public func finish() throws -> ExportSummary {

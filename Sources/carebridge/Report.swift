@@ -27,7 +27,8 @@ struct Report: ParsableCommand {
 
             Examples:
               carebridge report --format html --out week.html
-              carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page letter --out november.pdf
+              carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page \\
+                  letter --out november.pdf
 
             Exit status: 0 done; 64 bad arguments; 73 the output file cannot be written; 74 the store cannot be \
             opened or read.

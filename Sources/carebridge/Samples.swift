@@ -5,6 +5,7 @@ import CareStore
 import Foundation
 import GATTDecoding
 import Insights
+import SampleExport
 
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -83,10 +84,13 @@ struct SamplesList: ParsableCommand {
                 throw ExitCode(StoreExit.usage)
             }
         }
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let query = SampleQuery(
             types: types,
-            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            from: start,
+            to: end,
             unmatchedOnly: unmatched,
             quarantine: quarantined ? .only : .excluded,
             limit: limit,
@@ -119,8 +123,8 @@ struct SamplesList: ParsableCommand {
             )
             return
         }
-        var headers = ["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "STATUS", "ID"]
-        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 7) }
+        var headers = ["MEASURED", "TYPE", "VALUE", "AS SENT", "SOURCE", "STATUS", "ID"]
+        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
         if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
         var table = Table(headers)
         for stored in samples {
@@ -132,25 +136,23 @@ struct SamplesList: ParsableCommand {
                 TimeArguments.short(sample.start, zone: zone),
                 sample.type.rawValue,
                 Self.value(sample),
-                sample.unit.rawValue,
-                sample.comparator == nil
-                    ? "\(Events.number(sample.transmittedValue)) \(sample.transmittedUnit)"
-                    : sample.comparator!.label,
+                sample.comparator == nil ? DisplayQuantity.transmitted(of: sample) : sample.comparator!.label,
                 source,
                 SampleScreening.flags(of: sample).joined(separator: ", "),
                 sample.id.uuidString.lowercased(),
             ]
-            if quarantined { row.insert(sample.quarantineReason ?? "", at: 7) }
+            if quarantined { row.insert(sample.quarantineReason ?? "", at: 6) }
             if unassigned { row.insert(stored.inboxReason ?? "", at: row.count - 1) }
             table.append(row)
         }
         print(table.render())
     }
 
-    /// The value as shown: `72.4`, `< 20` for a LO at the meter's limit of 20, `LO` when the limit is unknown.
+    /// The value as shown, at the device's resolution with the unit people use: `72.6 kg`, `< 20 mg/dL` for a
+    /// LO at the meter's limit of 20, `LO` when the limit is unknown.
     static func value(_ sample: QuantitySample) -> String {
-        guard let comparator = sample.comparator else { return Events.number(sample.value) }
-        return sample.value.isFinite ? "\(comparator.rawValue) \(Events.number(sample.value))" : comparator.label
+        guard let comparator = sample.comparator else { return DisplayQuantity.value(of: sample) }
+        return sample.value.isFinite ? "\(comparator.rawValue) \(DisplayQuantity.value(of: sample))" : comparator.label
     }
 
     /// Reads a sample id argument.
@@ -173,7 +175,8 @@ struct SamplesRelease: ParsableCommand {
             for MQTT when the outbox is enabled.
 
             Example:
-              carebridge samples release 0193f0c2-… --reason "checked on the device display: 47.1 °C is a sauna reading"
+              carebridge samples release 0193f0c2-… --reason \\
+                  "checked on the device display: 47.1 °C is a sauna reading"
 
             \(StoreExit.help)
             """
@@ -216,7 +219,7 @@ struct SamplesRelease: ParsableCommand {
         }
         let sample = released.sample
         print(
-            "released \(sample.type.title) \(SamplesList.value(sample)) \(sample.unit) at "
+            "released \(sample.type.title) \(SamplesList.value(sample)) at "
                 + "\(TimeArguments.short(sample.start, zone: zone)); its events were re-derived"
         )
     }
