@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -35,12 +36,15 @@ let package = Package(
             name: "BridgeCore",
             dependencies: ["BridgeFoundation", "GATTDecoding", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
+        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor; TLS through
+        // swift-nio-ssl (BoringSSL).
         .target(
             name: "MQTTClient",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -11,14 +11,16 @@ extension CareStore {
     /// interval and the number of tasks, not on how much history the store holds.
     public func events(matching query: EventQuery) throws(CareStoreError) -> [CareEvent] {
         let zone = bridgeZone
-        return try read { db in try Self.events(db, query: query, zone: zone) }
+        let patient = patientScope
+        return try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
     }
 
     /// The same events as ``events(matching:)``, again after every change that touches them (GRDB
     /// `ValueObservation`: the whole result each time, duplicates removed).
     public func observeEvents(matching query: EventQuery) -> AsyncValueObservation<[CareEvent]> {
         let zone = bridgeZone
-        return ValueObservation.tracking { db in try Self.events(db, query: query, zone: zone) }
+        let patient = patientScope
+        return ValueObservation.tracking { db in try Self.events(db, query: query, zone: zone, patient: patient) }
             .removeDuplicates()
             .values(in: databaseWriter)
     }
@@ -169,9 +171,10 @@ extension CareStore {
         return (version, event)
     }
 
-    static func events(_ db: Database, query: EventQuery, zone: TimeZone) throws -> [CareEvent] {
+    static func events(_ db: Database, query: EventQuery, zone: TimeZone, patient: String? = nil) throws -> [CareEvent]
+    {
         guard query.from < query.to else { return [] }
-        let versions = try TaskVersions.load(db)
+        let versions = try TaskVersions.load(db, patient: patient)
         // Versions in task-id order, so sorting needs only (start, rank, occurrence) and no string comparisons.
         let live = versions.all.filter { version in
             !version.isTombstone && !version.isShadowed
@@ -278,7 +281,7 @@ extension WallClockTime {
 }
 
 extension CareStore {
-    /// The sample id an outcome value names: 16 bytes since `"v8-outcome-sample-id-blob"`; nil for none (or for
+    /// The sample id an outcome value names: 16 bytes since `"v9-outcome-sample-id-blob"`; nil for none (or for
     /// a value that is not a sample id).
     static func storedSampleID(_ value: DatabaseValue) -> UUID? {
         guard case .blob(let bytes) = value.storage else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Migration `"v8-outcome-sample-id-blob"`: `outcomeValue.sampleID` holds a sample id as the 16 bytes
+/// Migration `"v9-outcome-sample-id-blob"`: `outcomeValue.sampleID` holds a sample id as the 16 bytes
 /// `sample.id` and `outboxEntry.sampleID` hold, not as lowercase text: one representation of a sample id in the
 /// whole store, compared and joined without conversion.
 ///
@@ -10,7 +10,7 @@ import GRDB
 /// only ever wrote UUIDs) is left as it is, never dropped: readers treat it, as before, as a value that names
 /// no sample.
 enum OutcomeSampleIDSchema {
-    static let migrationName = "v8-outcome-sample-id-blob"
+    static let migrationName = "v9-outcome-sample-id-blob"
 
     /// Appends the migration. Append-only: never edit it once released.
     static func register(in migrator: inout DatabaseMigrator) {

@@ -54,6 +54,15 @@ package struct BTSnoopCaptureBuilder {
         }
     }
 
+    /// An HCI command (host → controller): opcode (OGF << 10 | OCF), parameters.
+    package mutating func command(_ opcode: UInt16, _ parameters: [UInt8], after seconds: Double = 0.01) {
+        let packet = Self.le16(opcode) + [UInt8(parameters.count)] + parameters
+        switch format {
+        case .h4: record([0x01] + packet, flags: 0b10, after: seconds)
+        case .monitor(let controller): record(packet, flags: UInt32(controller) << 16 | 2, after: seconds)
+        }
+    }
+
     /// An ACL fragment in either direction.
     package mutating func acl(
         handle: UInt16,

@@ -5,7 +5,7 @@ import GRDB
 import Logging
 import Testing
 
-/// The `v8-outcome-sample-id-blob` migration on a store file the release before it wrote
+/// The `v9-outcome-sample-id-blob` migration on a store file the release before it wrote
 /// (`Fixtures/store-v7-session-variables.sqlite`, see `Fixtures/README.md`): every outcome value names its sample
 /// by the same 16 bytes the sample table uses, and reading events, outcomes and samples gives what it gave before.
 @Suite struct OutcomeSampleIDMigrationTests {
@@ -50,7 +50,7 @@ import Testing
         #expect(oldTexts.count == 98)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        #expect(try store.appliedMigrations().last == "v8-outcome-sample-id-blob")
+        #expect(try store.appliedMigrations().last == "v9-outcome-sample-id-blob")
         let new = try store.databaseWriter.read { db in try Self.values(db) }
         #expect(Set(new.keys) == Set(old.keys))
         var named = 0

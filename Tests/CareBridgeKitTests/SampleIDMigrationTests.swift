@@ -52,7 +52,7 @@ import Testing
         struct NotASampleID: Error { var value: DatabaseValue }
 
         /// An outcome value's sample id as lowercase text, whether stored as text (before
-        /// `v8-outcome-sample-id-blob`) or as 16 bytes (since).
+        /// `v9-outcome-sample-id-blob`) or as 16 bytes (since).
         static func idText(_ value: DatabaseValue) -> String? {
             switch value.storage {
             case .string(let text): return text
@@ -94,6 +94,7 @@ import Testing
         let newer: Set<String> = [
             "glucose-meter-download-twice.jsonl", "glucose-meter-sequence-reset.jsonl",
             "uds-scale-registration-and-consent.jsonl", "blood-pressure-current-time-handshake.jsonl",
+            "pulse-oximeter-history.jsonl", "glucose-meter-interrupted-download.jsonl",
         ]
         var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") && !newer.contains($0) }
             .map { PackageFixtures.recordings.appendingPathComponent($0).path }
@@ -138,7 +139,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }

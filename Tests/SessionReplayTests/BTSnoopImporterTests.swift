@@ -118,6 +118,61 @@ import Testing
         )
     }
 
+    /// As two BlueZ stacks talk (seen in a btmon capture against the real bluetoothd 5.66): the host writes Client
+    /// Supported Features and reads Device Name itself, the peer sends Multiple Handle Value Notifications, and the
+    /// host hangs up with Disconnect while the controller echoes reason 0x13.
+    @Test func stackTrafficIsLeftOutMultipleNotificationsAreSplitAndAHostHangUpIsLocal() throws {
+        var capture = BTSnoopCaptureBuilder(format: .monitor(controller: 0), start: Self.start)
+        capture.connectionComplete(handle: 0x002A, address: Self.scale)
+        capture.att([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], handle: 0x002A, received: false)
+        // 0x0001–0x0007 1800, 0x0008–0x000F 1801, 0x0010–0x001F 180D
+        capture.att(
+            [0x11, 0x06, 0x01, 0x00, 0x07, 0x00, 0x00, 0x18, 0x08, 0x00, 0x0F, 0x00, 0x01, 0x18]
+                + [0x10, 0x00, 0x1F, 0x00, 0x0D, 0x18],
+            handle: 0x002A,
+            received: true
+        )
+        capture.att([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], handle: 0x002A, received: false)
+        // 0x0003 2A00 (GAP), 0x000D 2B29 (GATT), 0x0017 2A37 (Heart Rate Measurement)
+        capture.att(
+            [0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x0C, 0x00, 0x0A, 0x0D, 0x00, 0x29, 0x2B]
+                + [0x16, 0x00, 0x10, 0x17, 0x00, 0x37, 0x2A],
+            handle: 0x002A,
+            received: true
+        )
+        capture.att([0x12, 0x0D, 0x00, 0x05], handle: 0x002A, received: false)  // Client Supported Features
+        capture.att([0x13], handle: 0x002A, received: true)
+        capture.att([0x0A, 0x03, 0x00], handle: 0x002A, received: false)  // Device Name
+        capture.att([0x0B] + Array("CB".utf8), handle: 0x002A, received: true)
+        // Multiple Handle Value Notification: 0x0017 len 4 "10 3c bc 02", 0x0017 len 2 "00 3d"
+        capture.att(
+            [0x23, 0x17, 0x00, 0x04, 0x00, 0x10, 0x3C, 0xBC, 0x02, 0x17, 0x00, 0x02, 0x00, 0x00, 0x3D],
+            handle: 0x002A,
+            received: true
+        )
+        capture.command(0x0406, [0x2A, 0x00, 0x13])  // Disconnect, remote user terminated
+        capture.disconnectionComplete(handle: 0x002A, reason: 0x13)
+        let result = try importing(capture.bytes)
+        let values = result.events.compactMap { if case .value(let value) = $0.kind { value } else { nil } }
+        #expect(
+            values == [
+                CharacteristicValue(
+                    characteristic: BluetoothUUID(0x2A37),
+                    bytes: [0x10, 0x3C, 0xBC, 0x02],
+                    delivery: .notification
+                ),
+                CharacteristicValue(
+                    characteristic: BluetoothUUID(0x2A37),
+                    bytes: [0x00, 0x3D],
+                    delivery: .notification
+                ),
+            ]
+        )
+        #expect(!result.events.contains { if case .written = $0.kind { true } else { false } })
+        #expect(result.statistics.stackValues == 2)
+        #expect(result.events.last?.kind == .disconnected(reason: "local"))
+    }
+
     @Test func aDeviceFilterKeepsOnlyThatDevice() throws {
         var capture = BTSnoopCaptureBuilder(format: .h4, start: Self.start)
         capture.advertisingReport(type: 0x00, address: [1, 2, 3, 4, 5, 6], data: [0x03, 0x03, 0x0D, 0x18], rssi: -70)

@@ -31,6 +31,9 @@ public struct BTSnoopImporter {
         public var indications = 0
         public var reads = 0
         public var writes = 0
+        /// Reads and writes of the GAP and GATT services (Device Name, Client Supported Features, …): the host
+        /// stack's own traffic, which BlueZ never hands to the bridge either; left out.
+        public var stackValues = 0
         /// Values and writes on handles with no known characteristic (left out, with a warning).
         public var unmappedValues = 0
         /// What the capturing side said it dropped.
@@ -76,8 +79,13 @@ public struct BTSnoopImporter {
         if state.statistics.droppedPackets > 0 {
             state.warn("the capturing side dropped \(state.statistics.droppedPackets) packet(s)")
         }
+        // A read's value is emitted when its last part is known, after events captured in between: put every
+        // event back in capture order (stable, so events of one instant keep their order).
+        let events = state.events.enumerated()
+            .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+            .map(\.element)
         return Result(
-            events: state.events,
+            events: events,
             warnings: state.warnings,
             statistics: state.statistics,
             handleMaps: state.maps
@@ -110,6 +118,8 @@ extension BTSnoopImporter {
         /// The outstanding request of each side (ATT allows one at a time), by the direction it was sent in.
         var pending: [HCIPacket.Direction: PendingRequest] = [:]
         var servicesReported = false
+        /// The host sent Disconnect for this connection.
+        var hungUpLocally = false
         /// A read response waiting for Read Blob continuations before it becomes one `read` event.
         var longRead: (handle: UInt16, bytes: [UInt8], time: Date)?
     }
@@ -158,7 +168,14 @@ extension BTSnoopImporter {
                 )
             case .malformed(let message):
                 warn("packet \(record + 1): \(message); skipped")
-            case .command, .other:
+            case .command(let bytes):
+                // Disconnect (OGF 1, OCF 6): the host hangs up, so the Disconnection Complete that follows is
+                // a local disconnect whatever reason the controller echoes.
+                if packet.direction == .sent, bytes.count >= 5, bytes[0] == 0x06, bytes[1] == 0x04 {
+                    let handle = (UInt16(bytes[3]) | UInt16(bytes[4]) << 8) & 0x0FFF
+                    connections[ConnectionKey(controller: packet.controller, handle: handle)]?.hungUpLocally = true
+                }
+            case .other:
                 break
             }
         }
@@ -188,7 +205,8 @@ extension BTSnoopImporter {
                 guard connections[key] != nil else { return }
                 flushLongRead(key)
                 let connection = connections.removeValue(forKey: key)!
-                emit(.disconnected(reason: Self.reason(p[3])), device: connection.address, at: time)
+                let reason = connection.hungUpLocally ? "local" : Self.reason(p[3])
+                emit(.disconnected(reason: reason), device: connection.address, at: time)
             case 0x3E where !p.isEmpty:  // LE Meta
                 handleLEMeta(subevent: p[0], parameters: Array(p.dropFirst()), controller: controller, at: time)
             default:
@@ -393,6 +411,10 @@ extension BTSnoopImporter {
                     unmapped[address, default: []].insert(handle)
                     return
                 }
+                if isStackTraffic(handle, address: address) {
+                    statistics.stackValues += 1
+                    return
+                }
                 reportServices(key, at: time)
                 statistics.writes += 1
                 emit(
@@ -402,25 +424,51 @@ extension BTSnoopImporter {
                 )
             case 0x1B where body.count >= 2, 0x1D where body.count >= 2:  // Notification / Indication
                 guard direction == .received else { return }
-                let handle = u16(0)
-                guard let uuid = characteristic(handle, address: address) else {
-                    statistics.unmappedValues += 1
-                    unmapped[address, default: []].insert(handle)
-                    return
-                }
-                reportServices(key, at: time)
                 let delivery: CharacteristicValue.Delivery = opcode == 0x1B ? .notification : .indication
-                if opcode == 0x1B { statistics.notifications += 1 } else { statistics.indications += 1 }
-                emit(
-                    .value(
-                        CharacteristicValue(characteristic: uuid, bytes: Array(body.dropFirst(2)), delivery: delivery)
-                    ),
-                    device: address,
-                    at: time
-                )
+                deliver(Array(body.dropFirst(2)), handle: u16(0), delivery: delivery, key: key, at: time)
+            case 0x23:  // Multiple Handle Value Notification: (handle, length, value)… — BlueZ peers negotiate it
+                guard direction == .received else { return }
+                var offset = 0
+                while offset + 4 <= body.count {
+                    let length = Int(u16(offset + 2))
+                    guard offset + 4 + length <= body.count else { break }
+                    let value = Array(body[(offset + 4)..<(offset + 4 + length)])
+                    deliver(value, handle: u16(offset), delivery: .notification, key: key, at: time)
+                    offset += 4 + length
+                }
             default:
                 break
             }
+        }
+
+        /// A notified or indicated value from the peer, on the characteristic its handle maps to.
+        mutating func deliver(
+            _ value: [UInt8],
+            handle: UInt16,
+            delivery: CharacteristicValue.Delivery,
+            key: ConnectionKey,
+            at time: Date
+        ) {
+            let address = connections[key]!.address
+            guard let uuid = characteristic(handle, address: address) else {
+                statistics.unmappedValues += 1
+                unmapped[address, default: []].insert(handle)
+                return
+            }
+            reportServices(key, at: time)
+            if delivery == .notification { statistics.notifications += 1 } else { statistics.indications += 1 }
+            emit(
+                .value(CharacteristicValue(characteristic: uuid, bytes: value, delivery: delivery)),
+                device: address,
+                at: time
+            )
+        }
+
+        /// A handle of the GAP (1800) or GATT (1801) service: the host stack's own housekeeping (Device Name,
+        /// Appearance, Client Supported Features, Service Changed), not the collector's.
+        func isStackTraffic(_ handle: UInt16, address: String) -> Bool {
+            guard let service = maps[address]?.service(containing: handle) else { return false }
+            return service == BluetoothUUID(0x1800) || service == BluetoothUUID(0x1801)
         }
 
         func characteristic(_ handle: UInt16, address: String) -> BluetoothUUID? {
@@ -444,6 +492,10 @@ extension BTSnoopImporter {
             guard let uuid = characteristic(long.handle, address: address) else {
                 statistics.unmappedValues += 1
                 unmapped[address, default: []].insert(long.handle)
+                return
+            }
+            if isStackTraffic(long.handle, address: address) {
+                statistics.stackValues += 1
                 return
             }
             reportServices(key, at: long.time)

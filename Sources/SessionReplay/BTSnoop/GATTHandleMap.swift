@@ -41,6 +41,11 @@ public struct GATTHandleMap: Sendable, Hashable {
         if (0x2900...0x29FF).contains(short) { descriptors[handle] = uuid }
     }
 
+    /// The service whose handle range holds `handle`.
+    public func service(containing handle: UInt16) -> BluetoothUUID? {
+        services.first { $0.start <= handle && handle <= $0.end }?.uuid
+    }
+
     /// The characteristic whose value lives at `handle`.
     public func characteristic(at handle: UInt16) -> BluetoothUUID? { characteristics[handle]?.uuid }
 
