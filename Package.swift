@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -80,10 +81,10 @@ let package = Package(
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport",
-                "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeExport", "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
@@ -260,6 +261,7 @@ let package = Package(
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
                 "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

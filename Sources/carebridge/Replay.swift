@@ -137,7 +137,7 @@ struct Replay: AsyncParsableCommand {
         let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
         if let publisher { try await mqtt.start(publisher) }
         let sink = storeSink
-        let pipelineSink: any SampleSink = publisher.map { FanOutSink([storeSink, $0]) } ?? storeSink
+        let pipelineSink: any SampleSink = storeSink  // the publisher follows the store's changes
         let started = ContinuousClock.now
         var total = PipelineReport()
         // SIGINT/SIGTERM stop reading; what was read is still stored and the summary says how far it got.

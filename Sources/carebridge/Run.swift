@@ -155,7 +155,7 @@ struct Run: AsyncParsableCommand {
         let sink = CareStoreSink(store: store, recordedAt: Date())
         let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
         if let publisher { try await mqtt.start(publisher) }
-        let pipelineSink: any SampleSink = publisher.map { FanOutSink([sink, $0]) } ?? sink
+        let pipelineSink: any SampleSink = sink  // the publisher follows the store's changes
         let pipeline = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
         let report: PipelineReport
         do {
