@@ -68,13 +68,16 @@ let package = Package(
                 "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
+        // The ingestion pipeline (transport events → profile → decoder → samples → sink) and the bridge runtime
+        // (the ingest and its companion services in one swift-service-lifecycle ServiceGroup).
         .target(
             name: "CareBridgeKit",
             dependencies: [
                 "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan",
                 "CareStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Publishing the store's outbox to MQTT with Home Assistant discovery (used by `replay` and `run`).
@@ -92,7 +95,8 @@ let package = Package(
             name: "Insights",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
-        // Delivering the alert outbox: HTTP webhook (NIOHTTP1) and MQTT / Home Assistant binary sensors.
+        // Delivering the alert outbox (HTTP webhook over NIOHTTP1, MQTT / Home Assistant binary sensors) and the
+        // bridge's in-process alert evaluation service.
         .target(
             name: "AlertDelivery",
             dependencies: [
@@ -101,6 +105,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
@@ -152,6 +157,8 @@ let package = Package(
                 "CareReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
@@ -225,6 +232,7 @@ let package = Package(
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Golden", "Fixtures"]
         ),
@@ -270,6 +278,7 @@ let package = Package(
                 "Insights", "CareStore", "CarePlan", "BridgeCore", "BridgeFoundation", "GATTDecoding", "AlertDelivery",
                 "TestSupport",
                 "MQTTClient", "CareReport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
