@@ -113,8 +113,9 @@ let package = Package(
             name: "CareReport",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights"]
         ),
-        // Helpers for the test targets and the benchmarks (not shipped): a real mosquitto broker and subscriber, the
-        // synthetic heart-rate session behind a recording and the replay benchmark.
+        // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
+        // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded
+        // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
         .target(
             name: "TestSupport",
             dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
@@ -181,12 +182,19 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
-        .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding"]),
-        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
-        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding", "TestSupport"]),
+        .testTarget(
+            name: "BridgeCoreTests",
+            dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CarePlanTests",
+            dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation", "TestSupport"]
+        ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["carebridge"],
+            dependencies: ["carebridge", "TestSupport"],
             // Recordings and profiles the safety replay tests read from disk.
             exclude: ["Fixtures"]
         ),
@@ -214,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceProfilesTests",
-            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
         ),
         .testTarget(
             name: "SessionReplayTests",
@@ -288,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleExportTests",
-            dependencies: ["SampleExport", "BridgeCore", "BridgeFoundation", "GATTDecoding"],
+            dependencies: ["SampleExport", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"],
             exclude: ["Validator"]
         ),
     ]

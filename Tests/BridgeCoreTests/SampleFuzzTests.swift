@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeFoundation
 import Foundation
 import GATTDecoding
+import TestSupport
 import Testing
 
 /// SplitMix64, as in GATTDecodingTests/FuzzTests.swift (test targets share no code without a support module).

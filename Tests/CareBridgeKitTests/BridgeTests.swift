@@ -8,6 +8,7 @@ import Logging
 import ServiceLifecycle
 import SessionReplay
 import Synchronization
+import TestSupport
 import Testing
 
 /// The bridge runtime as one ServiceGroup: the ingest into a real store, companion services started before and
@@ -118,7 +119,7 @@ import Testing
             logger: Self.quiet
         )
         let running = Task { try await parent.run() }
-        try await eventually { log.current == ["companion started"] }
+        try await waitUntil("condition", timeout: .seconds(90)) { log.current == ["companion started"] }
         await parent.triggerGracefulShutdown()
         try await running.value
         #expect(transport.reasons.withLock { $0 } == [.shutdown])
@@ -160,7 +161,7 @@ import Testing
         let outcome = Box<BridgeOutcome?>(nil)
         let parent = ServiceGroup(services: [BridgeService(bridge: bridge, outcome: outcome)], logger: Self.quiet)
         let running = Task { try await parent.run() }
-        try await eventually { (try? store.sampleCount()) ?? 0 >= 3 }
+        try await waitUntil("condition", timeout: .seconds(90)) { (try? store.sampleCount()) ?? 0 >= 3 }
         await parent.triggerGracefulShutdown()
         try await running.value
         let result = try #require(outcome.current)
@@ -178,14 +179,6 @@ import Testing
         func run() async throws {
             let result = try await bridge.run()
             outcome.update { $0 = result }
-        }
-    }
-
-    func eventually(timeout: Duration = .seconds(90), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            try #require(ContinuousClock.now < deadline, "timed out")
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -7,6 +7,7 @@ import Insights
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 /// The bridge's in-process alert evaluation: a reading stored while the service runs raises its alert and the
@@ -40,11 +41,11 @@ import Testing
         )
         let group = ServiceGroup(services: [service], logger: Self.quiet)
         let running = Task { try await group.run() }
-        try await eventually { await service.evaluations >= 1 }  // the first evaluation, on start
+        try await waitUntil("condition", timeout: .seconds(90)) { await service.evaluations >= 1 }  // the first evaluation, on start
         #expect(try fixture.store.alerts().isEmpty)
 
         try fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
-        try await eventually { received.withLock { $0 } == ["raised heavy"] }
+        try await waitUntil("condition", timeout: .seconds(90)) { received.withLock { $0 } == ["raised heavy"] }
         #expect(try fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
 
         await group.triggerGracefulShutdown()
@@ -74,20 +75,12 @@ import Testing
         )
         let group = ServiceGroup(services: [service], logger: Self.quiet)
         let running = Task { try await group.run() }
-        try await eventually { await service.evaluations >= 1 }
+        try await waitUntil("condition", timeout: .seconds(90)) { await service.evaluations >= 1 }
         try fixture.weight(120, at: Date().addingTimeInterval(-600))
         try await Task.sleep(for: .milliseconds(100))  // the change is noted
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(received.withLock { $0 } == 1)
         #expect(try fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 0)
-    }
-
-    func eventually(timeout: Duration = .seconds(90), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            try #require(ContinuousClock.now < deadline, "timed out")
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 }

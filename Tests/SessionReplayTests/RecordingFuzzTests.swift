@@ -3,6 +3,7 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 /// SplitMix64, as in GATTDecodingTests/FuzzTests.swift (test targets share no code without a support module).
