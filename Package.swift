@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "SessionReplayTests",
             dependencies: [
-                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -119,7 +119,7 @@ import Testing
             logger: Self.quiet
         )
         let running = Task { try await parent.run() }
-        try await waitUntil("condition", timeout: .seconds(90)) { log.current == ["companion started"] }
+        try await waitUntil("bridge", timeout: .seconds(90)) { log.current == ["companion started"] }
         await parent.triggerGracefulShutdown()
         try await running.value
         #expect(transport.reasons.withLock { $0 } == [.shutdown])
@@ -161,7 +161,7 @@ import Testing
         let outcome = Box<BridgeOutcome?>(nil)
         let parent = ServiceGroup(services: [BridgeService(bridge: bridge, outcome: outcome)], logger: Self.quiet)
         let running = Task { try await parent.run() }
-        try await waitUntil("condition", timeout: .seconds(90)) { (try? store.sampleCount()) ?? 0 >= 3 }
+        try await waitUntil("bridge", timeout: .seconds(90)) { (try? store.sampleCount()) ?? 0 >= 3 }
         await parent.triggerGracefulShutdown()
         try await running.value
         let result = try #require(outcome.current)

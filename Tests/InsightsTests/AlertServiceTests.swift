@@ -41,11 +41,12 @@ import Testing
         )
         let group = ServiceGroup(services: [service], logger: Self.quiet)
         let running = Task { try await group.run() }
-        try await waitUntil("condition", timeout: .seconds(90)) { await service.evaluations >= 1 }  // the first evaluation, on start
+        // The first evaluation, on start.
+        try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
         #expect(try fixture.store.alerts().isEmpty)
 
         try fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
-        try await waitUntil("condition", timeout: .seconds(90)) { received.withLock { $0 } == ["raised heavy"] }
+        try await waitUntil("alert service", timeout: .seconds(90)) { received.withLock { $0 } == ["raised heavy"] }
         #expect(try fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
 
         await group.triggerGracefulShutdown()
@@ -75,7 +76,7 @@ import Testing
         )
         let group = ServiceGroup(services: [service], logger: Self.quiet)
         let running = Task { try await group.run() }
-        try await waitUntil("condition", timeout: .seconds(90)) { await service.evaluations >= 1 }
+        try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
         try fixture.weight(120, at: Date().addingTimeInterval(-600))
         try await Task.sleep(for: .milliseconds(100))  // the change is noted
         await group.triggerGracefulShutdown()
