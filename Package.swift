@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -31,12 +32,15 @@ let package = Package(
         .target(name: "GATTDecoding", dependencies: ["BridgeFoundation"]),
         // Health-data model: quantity types, units, samples, normalisation. No I/O, no C.
         .target(name: "BridgeCore", dependencies: ["BridgeFoundation", "GATTDecoding"]),
-        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor.
+        // A small MQTT 3.1.1 publish client on SwiftNIO: packets, codec, reconnecting client actor; TLS through
+        // swift-nio-ssl (BoringSSL).
         .target(
             name: "MQTTClient",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -158,7 +162,6 @@ let package = Package(
                 "CareReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A condition on session variables, as a profile spells it: `"lastSequence"` (has a value),
-/// `"!lastSequence"` (has none), or a comparison `"received < lastSequence"` with `<`, `<=`, `==`, `!=`, `>`,
-/// `>=` between variables and whole numbers. A comparison with a variable that has no value is false.
+/// `"!lastSequence"` (has none), a comparison `"received < lastSequence"` with `<`, `<=`, `==`, `!=`, `>`,
+/// `>=` between variables and whole numbers, or a bit test `"features & 4"` (true when the two have a bit in
+/// common: a feature flag a device announced). A comparison or bit test with a variable that has no value is false.
 public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
     public enum Operand: Sendable, Hashable {
         case variable(String)
@@ -18,7 +19,7 @@ public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
     public var test: Test
     public var description: String
 
-    static let operators = ["<=", ">=", "==", "!=", "<", ">"]
+    static let operators = ["<=", ">=", "==", "!=", "<", ">", "&"]
 
     public init(_ text: String) throws(SessionScriptError) {
         description = text
@@ -36,7 +37,7 @@ public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
             test = .undefined(name)
         } else {
             guard Self.isName(Substring(trimmed)) else {
-                throw SessionScriptError(text, "expected VARIABLE, !VARIABLE or A < B (<, <=, ==, !=, >, >=)")
+                throw SessionScriptError(text, "expected VARIABLE, !VARIABLE, A < B (<, <=, ==, !=, >, >=) or A & B")
             }
             test = .defined(trimmed)
         }
@@ -70,6 +71,7 @@ public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
             case ">": return a > b
             case ">=": return a >= b
             case "==": return a == b
+            case "&": return (a & b) != 0
             default: return a != b
             }
         }

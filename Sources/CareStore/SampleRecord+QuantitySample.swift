@@ -20,6 +20,8 @@ final class SampleInserter {
     private let statement: Statement
     private let findDevice: Statement
     private let insertDevice: Statement
+    private let findMetadata: Statement
+    private let updateMetadata: Statement
     private var devices: [DeviceIdentity: Int64] = [:]
     private var lastDevice: (DeviceIdentity, Int64)?
     private var lastMetadata: ([String: String], String)?
@@ -30,6 +32,8 @@ final class SampleInserter {
         statement = try db.makeStatement(sql: Self.insertSQL)
         findDevice = try db.cachedStatement(sql: "SELECT id FROM device WHERE identity = ?")
         insertDevice = try db.cachedStatement(sql: "INSERT INTO device (identity) VALUES (?)")
+        findMetadata = try db.cachedStatement(sql: "SELECT metadata FROM sample WHERE id = ?")
+        updateMetadata = try db.cachedStatement(sql: "UPDATE sample SET metadata = ? WHERE id = ?")
     }
 
     /// The `device` row of `identity`, created on first use.
@@ -101,7 +105,33 @@ final class SampleInserter {
             sqlite3_reset(handle)
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.insertSQL)
         }
-        return sqlite3_changes(db.sqliteConnection) > 0
+        guard sqlite3_changes(db.sqliteConnection) > 0 else {
+            if !sample.metadata.isEmpty { try addMissingMetadata(sample.metadata, id: id) }
+            return false
+        }
+        return true
+    }
+
+    /// A repeat of a stored reading (a record downloaded again after an interrupted download) adds the metadata
+    /// keys the stored copy lacks: a glucose context that came only with the repeat stays attached to its
+    /// measurement across sessions. Nothing already stored changes: value, times and existing keys stay.
+    private func addMissingMetadata(_ metadata: [String: String], id: UUID) throws {
+        let blob = withUnsafeBytes(of: id.uuid) { Data($0) }
+        findMetadata.setUncheckedArguments([blob])
+        guard let row = try Row.fetchOne(findMetadata) else { return }
+        let storedText: String? = row[0]
+        var stored: [String: String] = [:]
+        if let storedText {
+            guard let decoded = try? JSONDecoder().decode([String: String].self, from: Data(storedText.utf8)) else {
+                return  // not ours to rewrite
+            }
+            stored = decoded
+        }
+        let missing = metadata.filter { stored[$0.key] == nil }
+        guard !missing.isEmpty else { return }
+        stored.merge(missing) { kept, _ in kept }
+        updateMetadata.setUncheckedArguments([SampleRecord.encodeMetadata(stored), blob])
+        try updateMetadata.execute()
     }
 
     /// The characteristic's text form, cached for the run of samples from one characteristic.

@@ -5,7 +5,7 @@ import NIOCore
 extension MQTTPublisher {
     /// Where and how the publisher delivers the store's outbox.
     public struct Configuration: Sendable {
-        /// The broker, as `mqtt://[user[:password]@]host[:port]`.
+        /// The broker, as `mqtt[s]://[user[:password]@]host[:port]`; ``MQTTSession/Configuration/tls`` for mqtts://.
         public var session: MQTTSession.Configuration
         /// Topics and discovery configs (prefixes `homeassistant` and `carebridge` by default).
         public var discovery: HomeAssistantDiscovery
@@ -74,5 +74,8 @@ extension MQTTPublisher {
         public var retracted = 0
         /// Whether the broker has accepted the connection at least once.
         public var everConnected = false
+        /// Why the last connection attempt failed (TLS, refused, unreachable), without credentials; nil once
+        /// connected.
+        public var lastConnectionError: String?
     }
 }

@@ -291,12 +291,14 @@ public actor MQTTPublisher: Service {
                 try await session.connect()
                 self.session = session
                 statistics.everConnected = true
+                statistics.lastConnectionError = nil
                 logger.info("connected to the MQTT broker")
                 eventTask = Task { await self.watch(session) }
                 await announceOnline(on: session, again: false)
                 return session
             } catch {
                 await session.disconnect()
+                statistics.lastConnectionError = error.message
                 let delay = configuration.session.reconnectBackoff.delay(attempt: attempt)
                 if attempt == 0 || attempt % 10 == 0 {
                     logger.warning(

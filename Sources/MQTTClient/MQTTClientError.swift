@@ -26,8 +26,22 @@ public struct MQTTClientError: Error, Sendable, CustomStringConvertible {
         case connectionLost
         /// The caller's task was cancelled.
         case cancelled
-        /// A broker URL was not `mqtt://[user[:password]@]host[:port]`.
+        /// A broker URL was not `mqtt[s]://[user[:password]@]host[:port]`.
         case invalidURL
+        /// TLS (`mqtts://`) could not be set up or the broker's certificate was not accepted.
+        case tlsFailed(TLSFailure)
+    }
+
+    /// Why a TLS connection to the broker failed.
+    public enum TLSFailure: Sendable, Hashable {
+        /// A CA, certificate or key file cannot be read or holds nothing usable.
+        case invalidConfiguration
+        /// The broker's certificate does not chain to a trusted CA (or has expired, or is not yet valid).
+        case untrustedCertificate
+        /// The broker's certificate is valid but names another host.
+        case hostnameMismatch
+        /// The TLS handshake failed otherwise (not a TLS port, no common protocol, client certificate refused).
+        case handshakeFailed
     }
 
     public var code: Code

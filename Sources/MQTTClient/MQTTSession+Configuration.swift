@@ -41,6 +41,8 @@ extension MQTTSession {
         public var will: ConnectPacket.Will?
         public var username: String?
         public var password: ByteBuffer?
+        /// TLS to the broker (`mqtts://`); nil: plain TCP.
+        public var tls: TLS?
         /// Limit for opening the TCP connection and for the CONNACK to arrive.
         public var connectTimeout: Duration
         /// How long a QoS 1 publish waits for its PUBACK, outages included; nil waits until disconnect.
@@ -58,6 +60,7 @@ extension MQTTSession {
             will: ConnectPacket.Will? = nil,
             username: String? = nil,
             password: ByteBuffer? = nil,
+            tls: TLS? = nil,
             connectTimeout: Duration = .seconds(10),
             publishTimeout: Duration? = nil,
             reconnectBackoff: Backoff = Backoff(),
@@ -71,11 +74,15 @@ extension MQTTSession {
             self.will = will
             self.username = username
             self.password = password
+            self.tls = tls
             self.connectTimeout = connectTimeout
             self.publishTimeout = publishTimeout
             self.reconnectBackoff = reconnectBackoff
             self.maximumPendingPublishes = maximumPendingPublishes
         }
+
+        /// Sets ``password`` from text (a password file, the environment, a systemd credential).
+        public mutating func setPassword(_ text: String) { password = ByteBuffer(string: text) }
 
         var connectPacket: ConnectPacket {
             let seconds = keepAlive.components.seconds + (keepAlive.components.attoseconds > 0 ? 1 : 0)

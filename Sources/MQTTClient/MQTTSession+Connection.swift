@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 extension MQTTSession {
@@ -52,11 +53,19 @@ extension MQTTSession {
     /// - Throws: only when the connection never got as far as an accepted CONNACK.
     func runConnection(reconnect: Bool) async throws(MQTTClientError) {
         let (packets, continuation) = AsyncThrowingStream.makeStream(of: MQTTPacket.self, throwing: (any Error).self)
+        let (tlsContext, host) = (self.tlsContext, configuration.host)
+        let handshake = tlsContext.map { _ in TLSHandshakeObserver() }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tlsContext, let handshake {
+                        try channel.pipeline.syncOperations.addHandlers(
+                            Self.tlsHandler(context: tlsContext, host: host),
+                            handshake
+                        )
+                    }
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(MQTTPacketDecoder()),
                         MessageToByteHandler(MQTTPacketEncoder()),
@@ -95,12 +104,28 @@ extension MQTTSession {
         } catch {
             timer.cancel()
             channel.close(promise: nil)
+            if let tls = configuration.tls,
+                Self.isTLSError(error) || handshake?.completed.load(ordering: .relaxed) == false
+            {
+                throw Self.describeTLSFailure(
+                    error,
+                    broker: "\(configuration.host):\(configuration.port)",
+                    configuration: tls
+                )
+            }
             throw MQTTClientError(.connectionFailed, "connection failed before CONNACK", cause: error)
         }
         timer.cancel()
         guard let first else {
             if timedOut.load(ordering: .relaxed) {
                 throw MQTTClientError(.connectTimedOut, "no CONNACK within \(configuration.connectTimeout)")
+            }
+            if let tls = configuration.tls, handshake?.completed.load(ordering: .relaxed) == false {
+                throw Self.describeTLSFailure(
+                    MQTTClientError(.connectionFailed, "closed during the TLS handshake"),
+                    broker: "\(configuration.host):\(configuration.port)",
+                    configuration: tls
+                )
             }
             throw MQTTClientError(.connectionFailed, "broker closed the connection before CONNACK")
         }

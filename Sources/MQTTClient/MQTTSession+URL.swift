@@ -1,17 +1,20 @@
 import NIOCore
 
 extension MQTTSession.Configuration {
-    /// A configuration for a broker URL such as `mqtt://broker.local`, `mqtt://user:secret@10.0.0.2:1884` or
-    /// `mqtt://[::1]:1883`; the port defaults to 1883.
+    /// A configuration for a broker URL such as `mqtt://broker.local`, `mqtt://user:secret@10.0.0.2:1884`,
+    /// `mqtt://[::1]:1883` or `mqtts://broker.local`; the port defaults to 1883, and to 8883 for `mqtts://`,
+    /// which turns on ``TLS`` with the system's trust store and hostname verification (set ``tls`` to change them).
     ///
-    /// - Throws: ``MQTTClientError`` with `.invalidURL` for another scheme (TLS, `mqtts://`, is not supported),
-    ///   an empty host, or a port outside 1–65535.
+    /// - Throws: ``MQTTClientError`` with `.invalidURL` for another scheme, an empty host, or a port outside
+    ///   1–65535.
     public init(url: String, clientID: String) throws(MQTTClientError) {
-        let scheme = "mqtt://"
-        guard url.lowercased().hasPrefix(scheme) else {
+        let lowercased = url.lowercased()
+        let secure = lowercased.hasPrefix("mqtts://")
+        let scheme = secure ? "mqtts://" : "mqtt://"
+        guard lowercased.hasPrefix(scheme) else {
             throw MQTTClientError(
                 .invalidURL,
-                "'\(Self.redacted(url: url))' does not start with mqtt:// (TLS is not supported)"
+                "'\(Self.redacted(url: url))' does not start with mqtt:// or mqtts:// (TLS)"
             )
         }
         var rest = Substring(url.dropFirst(scheme.count))
@@ -34,7 +37,7 @@ extension MQTTSession.Configuration {
             }
         }
         var host = rest
-        var port = 1883
+        var port = secure ? 8883 : 1883
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else {
                 throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has an unterminated IPv6 address")
@@ -52,7 +55,14 @@ extension MQTTSession.Configuration {
             port = try Self.port(rest[rest.index(after: colon)...], url: url)
         }
         guard !host.isEmpty else { throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has no host") }
-        self.init(host: String(host), port: port, clientID: clientID, username: username, password: password)
+        self.init(
+            host: String(host),
+            port: port,
+            clientID: clientID,
+            username: username,
+            password: password,
+            tls: secure ? TLS() : nil
+        )
     }
 
     /// `url` with the password, if any, replaced by `***` (`mqtt://bridge:***@host`): the form every message

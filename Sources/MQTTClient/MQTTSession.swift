@@ -1,6 +1,7 @@
 public import Logging
 public import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A client session with one MQTT 3.1.1 broker: connects, keeps the connection alive, reconnects with back-off
 /// when the broker goes away, and delivers QoS 1 publishes at least once.
@@ -40,6 +41,8 @@ public actor MQTTSession {
     }
 
     var state: State = .idle
+    /// The TLS context of every connection, made on the first ``connect()`` when ``Configuration/tls`` is set.
+    var tlsContext: NIOSSLContext?
     var supervisor: Task<Void, Never>?
     var keepAliveTask: Task<Void, Never>?
     var firstConnectWaiter: CheckedContinuation<Void, any Error>?
@@ -99,14 +102,18 @@ public actor MQTTSession {
     /// Opens the connection and waits for the broker to accept it. From then on the session reconnects by itself
     /// whenever the connection drops, until ``disconnect()``.
     ///
-    /// - Throws: ``MQTTClientError`` with `.connectionFailed`, `.connectTimedOut` or `.connectionRefused` when the
-    ///   first attempt fails (no retry is scheduled then), `.sessionClosed` after ``disconnect()``.
+    /// - Throws: ``MQTTClientError`` with `.connectionFailed`, `.connectTimedOut`, `.connectionRefused` or
+    ///   `.tlsFailed` when the first attempt fails (no retry is scheduled then), `.sessionClosed` after
+    ///   ``disconnect()``.
     public func connect() async throws(MQTTClientError) {
         switch state {
         case .idle: break
         case .connected, .reconnecting: return
         case .connecting: throw MQTTClientError(.connectionFailed, "connect() is already in progress")
         case .closed: throw MQTTClientError(.sessionClosed, "the session was closed; create a new one")
+        }
+        if let tls = configuration.tls, tlsContext == nil {
+            tlsContext = try tls.makeContext()
         }
         state = .connecting
         do {

@@ -16,11 +16,18 @@ public final class RecordingWriter {
     public private(set) var eventCount = 0
 
     /// Starts a recording that will replace `path` when closed, and writes the header.
-    /// - Parameter inputs: files the command reads; `path` may not be one of them.
+    /// - Parameters:
+    ///   - inputs: files the command reads; `path` may not be one of them.
+    ///   - mode: the new file's permissions (owner only by default: recordings hold health data).
     /// - Throws: ``RecordingError`` when the file cannot be created or written, or is one of `inputs`.
-    public init(path: String, header: RecordingHeader, inputs: [String] = []) throws(RecordingError) {
+    public init(
+        path: String,
+        header: RecordingHeader,
+        inputs: [String] = [],
+        mode: mode_t = 0o600
+    ) throws(RecordingError) {
         do {
-            self.output = try SafeOutputFile(path: path, inputs: inputs)
+            self.output = try SafeOutputFile(path: path, mode: mode, inputs: inputs)
         } catch {
             throw RecordingError(
                 code: .cannotWrite,

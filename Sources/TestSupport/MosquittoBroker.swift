@@ -21,7 +21,27 @@ package final class MosquittoBroker: Sendable {
         package init(description: String) { self.description = description }
     }
 
+    /// A TLS listener next to the plain one: the broker's certificate and key, and the CA its clients'
+    /// certificates must chain to when it requires one.
+    package struct TLSListener: Sendable {
+        package var certificate: String
+        package var key: String
+        package var clientCA: String?
+        package var requireClientCertificate: Bool
+
+        package init(certificate: String, key: String, clientCA: String? = nil, requireClientCertificate: Bool = false)
+        {
+            self.certificate = certificate
+            self.key = key
+            self.clientCA = clientCA
+            self.requireClientCertificate = requireClientCertificate
+        }
+    }
+
+    /// The plain MQTT listener (what ``MosquittoSubscriber`` uses).
     package let port: Int
+    /// The TLS listener's port when the broker has one.
+    package let tlsPort: Int?
     package let directory: URL
     private let process = Mutex<Process?>(nil)
 
@@ -41,17 +61,28 @@ package final class MosquittoBroker: Sendable {
     }
     package static let installHint = "install with: apt-get install -y mosquitto mosquitto-clients"
 
-    /// Writes a config for a free loopback port; the broker is not started yet.
-    package init(allowAnonymous: Bool = true, installed: Bool = MosquittoBroker.isInstalled) throws {
+    /// Writes a config for a free loopback port (and a second one with TLS when `tls` is given); the broker is not
+    /// started yet.
+    /// - Parameter users: name → password of the accounts the broker knows (a `password_file` made with
+    ///   `mosquitto_passwd`); with `allowAnonymous` false only they may connect.
+    package init(
+        allowAnonymous: Bool = true,
+        users: [String: String] = [:],
+        tls: TLSListener? = nil,
+        installed: Bool = MosquittoBroker.isInstalled
+    ) throws {
         guard installed else {
             throw Failure(
                 description: "mosquitto or mosquitto_sub not found on PATH or in /usr/sbin; \(Self.installHint)"
             )
         }
         port = try Self.freeLoopbackPort()
+        var tlsPort: Int?
+        repeat { tlsPort = try tls.map { _ in try Self.freeLoopbackPort() } } while tlsPort == port
+        self.tlsPort = tlsPort
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let config = """
+        var config = """
             listener \(port) 127.0.0.1
             allow_anonymous \(allowAnonymous)
             persistence false
@@ -61,6 +92,36 @@ package final class MosquittoBroker: Sendable {
             log_timestamp false
 
             """
+        if !users.isEmpty {
+            let passwordFile = directory.appendingPathComponent("passwords").path
+            _ = FileManager.default.createFile(atPath: passwordFile, contents: nil)
+            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+                let tool = Process()
+                tool.executableURL = URL(
+                    fileURLWithPath: Self.locate("mosquitto_passwd") ?? "/usr/bin/mosquitto_passwd"
+                )
+                tool.arguments = ["-b", passwordFile, user, password]
+                tool.standardOutput = FileHandle.nullDevice
+                tool.standardError = FileHandle.nullDevice
+                try tool.run()
+                tool.waitUntilExit()
+                guard tool.terminationStatus == 0 else {
+                    throw Failure(description: "mosquitto_passwd exited with \(tool.terminationStatus)")
+                }
+            }
+            config += "password_file \(passwordFile)\n"
+        }
+        if let tls, let tlsPort {
+            // Listener options after a `listener` line belong to that listener.
+            config += """
+                listener \(tlsPort) 127.0.0.1
+                certfile \(tls.certificate)
+                keyfile \(tls.key)
+                require_certificate \(tls.requireClientCertificate)
+
+                """
+            if let clientCA = tls.clientCA { config += "cafile \(clientCA)\n" }
+        }
         try config.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
     }
 
@@ -83,7 +144,7 @@ package final class MosquittoBroker: Sendable {
             if !process.isRunning {
                 throw Failure(description: "mosquitto exited with \(process.terminationStatus); log:\n\(log)")
             }
-            if Self.canConnect(port: port) { return }
+            if Self.canConnect(port: port), tlsPort.map(Self.canConnect(port:)) ?? true { return }
             usleep(10_000)
         }
         throw Failure(description: "mosquitto is not listening on 127.0.0.1:\(port) after 10 s; log:\n\(log)")

@@ -98,4 +98,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
         let again = try store.applyPlan(plan)
         precondition(again.unchanged.count == count)
     }
+
+    // A replay into a store with n heart-rate-linked tasks: peak memory (each size in its own process).
+    try replayTasksMemoryRow([2_000, 8_000])
 }

@@ -31,6 +31,14 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child
     exit(0)
 }
 
+// Child process of the growth benchmark's replay-memory row: `carebridge-bench --replay-tasks-child TASKS`.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-tasks-child",
+    let tasks = Int(CommandLine.arguments[2])
+{
+    try await runReplayTasksChild(tasks: tasks)
+    exit(0)
+}
+
 // A child run of the export benchmark, measured in its own process (see ExportBenchmark.swift).
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3])
 {

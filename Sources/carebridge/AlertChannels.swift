@@ -4,7 +4,6 @@ import CareStore
 import Foundation
 import Logging
 import MQTTClient
-import NIOCore
 
 /// The alert outbox's channels to deliver (webhook and/or MQTT), shared by `alerts deliver` and `run`: each is
 /// enabled in the store (from then on every alert change is queued for it) and gets a deliverer.
@@ -20,7 +19,7 @@ struct AlertChannels {
         webhookOption: String = "--webhook",
         mqtt: String?,
         mqttOption: String = "--mqtt",
-        mqttPassword: String? = nil,
+        broker: MQTTBrokerOptions,
         topic: String,
         prefix: String,
         zone: TimeZone,
@@ -48,7 +47,10 @@ struct AlertChannels {
             } catch {
                 throw ValidationError("\(mqttOption): \(error)")
             }
-            if let mqttPassword { configuration.password = ByteBuffer(string: mqttPassword) }
+            if let password = try broker.password(url: mqtt) { configuration.setPassword(password) }
+            if configuration.tls != nil {
+                configuration.tls = try broker.tls(redactedURL: MQTTSession.Configuration.redacted(url: mqtt))
+            }
             try store.enableAlertChannel(CareStore.mqttAlertChannel)
             let sender = MQTTAlertSender(
                 store: store,

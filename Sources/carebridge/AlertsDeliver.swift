@@ -41,8 +41,22 @@ struct AlertsDeliver: AsyncParsableCommand {
     @Option(name: .long, help: "Webhook URL (http://host[:port]/path).")
     var webhook: String?
 
-    @Option(name: .long, help: "MQTT broker URL (mqtt://[user:password@]host[:port]).")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "MQTT broker URL (mqtt://[user@]host[:port], or mqtts://… for TLS).",
+            discussion: """
+                The password comes from --mqtt-password-file, else $CAREBRIDGE_MQTT_PASSWORD, else the systemd \
+                credential `mqtt-password`, as for `run --mqtt`; mqtts:// checks the broker's certificate against \
+                --mqtt-ca-file (else the system's trust store) and its name.
+                """,
+            valueName: "url"
+        )
+    )
     var mqtt: String?
+
+    /// Password, TLS files and hostname verification for the broker.
+    @OptionGroup var broker: MQTTBrokerOptions
 
     @Option(name: .customLong("mqtt-topic"), help: "First topic level.")
     var topic = "carebridge"
@@ -62,6 +76,7 @@ struct AlertsDeliver: AsyncParsableCommand {
     func validate() throws {
         if webhook == nil, mqtt == nil { throw ValidationError("give --webhook URL and/or --mqtt URL") }
         if wait < 0 || interval <= 0 { throw ValidationError("--wait must be ≥ 0 and --interval > 0") }
+        try broker.check(url: mqtt)
     }
 
     func run() async throws {
@@ -73,6 +88,7 @@ struct AlertsDeliver: AsyncParsableCommand {
                 store: store,
                 webhook: webhook,
                 mqtt: mqtt,
+                broker: broker,
                 topic: topic,
                 prefix: prefix,
                 zone: zone,

@@ -4,6 +4,7 @@ import CareStore
 import Foundation
 import Logging
 import MQTTBridge
+import MQTTClient
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,9 @@ struct MQTTOptions: ParsableArguments {
         help: ArgumentHelp(
             "Publish every new sample to this MQTT broker, with Home Assistant discovery.",
             discussion: """
-                mqtt://[USER@]HOST[:PORT] (port 1883 by default). The password comes from --mqtt-password-file, \
+                mqtt://[USER@]HOST[:PORT] (port 1883 by default), or mqtts://… for TLS (port 8883 by default; the \
+                broker's certificate must chain to --mqtt-ca-file, else to the system's trust store, and name HOST). \
+                The password comes from --mqtt-password-file, \
                 else $CAREBRIDGE_MQTT_PASSWORD, else the systemd credential `mqtt-password` \
                 ($CREDENTIALS_DIRECTORY, see `carebridge systemd-unit --mqtt-credential`); mqtt://user:password@host \
                 still works but shows the password in `ps` (a warning says so). Messages show the URL with the \
@@ -28,11 +31,8 @@ struct MQTTOptions: ParsableArguments {
     )
     var url: String?
 
-    @Option(
-        name: .customLong("mqtt-password-file"),
-        help: ArgumentHelp("Read the broker password from this file (its first line).", valueName: "file")
-    )
-    var passwordFile: String?
+    /// Password, TLS files and hostname verification for the broker.
+    @OptionGroup var broker: MQTTBrokerOptions
 
     @Option(
         name: .customLong("mqtt-prefix"),
@@ -66,6 +66,7 @@ struct MQTTOptions: ParsableArguments {
     var retry: Double = 0.25
 
     func validate() throws {
+        try broker.check(url: url)
         try NumericOption.check(wait, "--mqtt-wait", in: 0...NumericOption.day)
         try NumericOption.check(retry, "--mqtt-retry", in: 0.001...3600)
         guard !topic.isEmpty, !topic.contains(where: { "#+".contains($0) }) else {
@@ -77,9 +78,9 @@ struct MQTTOptions: ParsableArguments {
     }
 
     /// The environment variable holding the broker password.
-    static let passwordVariable = "CAREBRIDGE_MQTT_PASSWORD"
+    static let passwordVariable = MQTTBrokerOptions.passwordVariable
     /// The systemd credential (`LoadCredential=mqtt-password:FILE`) holding the broker password.
-    static let credentialName = "mqtt-password"
+    static let credentialName = MQTTBrokerOptions.credentialName
 
     /// Whether a broker URL carries a password.
     static func urlHasPassword(_ url: String) -> Bool { MQTTPublisher.Configuration.hasPassword(url: url) }
@@ -87,40 +88,10 @@ struct MQTTOptions: ParsableArguments {
     /// `--mqtt` with its password replaced by `***`, for every message.
     var redactedURL: String { url.map { MQTTPublisher.Configuration.redacted(url: $0) } ?? "" }
 
-    /// The broker password from, in order: --mqtt-password-file, $CAREBRIDGE_MQTT_PASSWORD, the systemd credential
-    /// `mqtt-password`; nil when none is given (the URL's own, if any, is then used).
-    func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        func firstLine(_ path: String, what: String) throws -> String {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                Output.error("cannot read the MQTT password from \(what) \(path): \(error.localizedDescription)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            let text = String(decoding: data, as: UTF8.self)
-            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
-        }
-        if let passwordFile { return try firstLine(passwordFile, what: "--mqtt-password-file") }
-        if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + Self.credentialName
-            if FileManager.default.fileExists(atPath: path) { return try firstLine(path, what: "systemd credential") }
-        }
-        return nil
-    }
-
     /// The publisher for `--mqtt`, not started; nil without `--mqtt`.
     func makePublisher(store: CareStore, zone: TimeZone, logger: Logger) throws -> MQTTPublisher? {
         guard let url else { return nil }
-        let password = try password()
-        if password == nil, Self.urlHasPassword(url) {
-            Output.error(
-                "warning: the --mqtt URL carries the password, which other users can see in `ps`: use "
-                    + "--mqtt-password-file, $\(Self.passwordVariable) or the systemd credential \(Self.credentialName)"
-            )
-        }
+        let password = try broker.password(url: url)
         var configuration: MQTTPublisher.Configuration
         do {
             configuration = try MQTTPublisher.Configuration(
@@ -133,6 +104,7 @@ struct MQTTOptions: ParsableArguments {
         } catch {
             throw ValidationError("--mqtt: \(error)")
         }
+        if configuration.session.tls != nil { configuration.session.tls = try broker.tls(redactedURL: redactedURL) }
         configuration.drainTimeout = .milliseconds(Int64((wait * 1000).rounded()))
         return MQTTPublisher(
             store: store,
@@ -172,7 +144,10 @@ struct MQTTOptions: ParsableArguments {
         if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }
         if pending > 0 {
             line += "; \(pending) still in the outbox for the next run with --mqtt"
-            if !statistics.everConnected { line += " (the broker at \(redactedURL) was not reachable)" }
+            if !statistics.everConnected {
+                line += " (the broker at \(redactedURL) was not reachable"
+                line += statistics.lastConnectionError.map { ": \($0))" } ?? ")"
+            }
         }
         Output.error(line)
         return pending

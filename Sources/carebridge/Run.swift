@@ -211,7 +211,7 @@ struct Run: AsyncParsableCommand {
                 webhook: alertWebhook,
                 webhookOption: "--alert-webhook",
                 mqtt: mqtt.url,
-                mqttPassword: try mqtt.password(),
+                broker: mqtt.broker,
                 topic: mqtt.topic,
                 prefix: mqtt.discoveryPrefix,
                 zone: zone,

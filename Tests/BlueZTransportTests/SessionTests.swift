@@ -128,6 +128,31 @@ extension FakeBlueZSuites {
             await run.collector.shutDown(run.transport)
         }
 
+        @Test func aDownloadThatStallsTimesOutKeepsWhatCameAndResumesNextTime() async throws {
+            let run = try await start(records: 1...6, faults: [("racp_stall_after", "3")])
+            defer { run.fake.stop() }
+            #expect(try await run.advertise { await run.cursor() == .integer(6) })
+            let errors = run.collector.events.compactMap { event -> String? in
+                if case .error(let message) = event.kind { message } else { nil }
+            }
+            #expect(
+                errors.contains { $0.contains("no value matching '06 00 01 ??' on 2A52 within 120 s") },
+                "\(errors)"
+            )
+            #expect(try await run.fake.journal().contains("RACP stalled \(Self.meter) after 3"))
+            #expect(
+                try await run.fake.journal().contains("Disconnect \(Self.meter) local"),
+                "the stalled meter is let go"
+            )
+            #expect(Array(run.sequences.prefix(3)) == [1, 2, 3], "what came before the stall was delivered")
+            #expect(Set(run.sequences) == Set(1...6), "nothing lost; the repeats are the store's to drop")
+            #expect(
+                try await run.racpWrites() == ["0401", "0101", "0401", "0101"],
+                "no cursor: the same request again"
+            )
+            await run.collector.shutDown(run.transport)
+        }
+
         @Test func procedureAlreadyInProgressFailsTheSessionAndTheNextConnectionSucceeds() async throws {
             let run = try await start(records: 1...2, faults: [("racp_in_progress", "1")])
             defer { run.fake.stop() }

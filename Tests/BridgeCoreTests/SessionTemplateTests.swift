@@ -80,6 +80,14 @@ import Testing
         #expect(throws: SessionScriptError.self) { try SessionCondition("a < 2x") }
     }
 
+    @Test func bitTestHoldsWhenAFeatureFlagIsSet() throws {
+        let variables: SessionVariables = ["features": .integer(0b0110)]
+        #expect(try SessionCondition("features & 4").holds(for: variables))
+        #expect(try !SessionCondition("features & 1").holds(for: variables))
+        #expect(try !SessionCondition("missing & 4").holds(for: variables), "no value: false")
+        #expect(throws: SessionScriptError.self) { try SessionCondition("features & ") }
+    }
+
     @Test func captureKeepsTheLargestSequenceNumber() throws {
         let capture = try SessionCapture(variable: "received", spec: "u16@1", keep: .max)
         var variables: SessionVariables = [:]

@@ -12,12 +12,16 @@ import Testing
 @Suite struct CareStoreSinkTests {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
 
-    func replay(into store: CareStore, recordedAt: Date) async throws -> (PipelineReport, CareStoreSink) {
+    func replay(
+        _ recording: String = "weight-scale-stored-burst.jsonl",
+        into store: CareStore,
+        recordedAt: Date
+    ) async throws -> (PipelineReport, CareStoreSink) {
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let sink = CareStoreSink(store: store, recordedAt: recordedAt)
         let report = try await PipelineRunner.replay(
             try ReplayTransport(
-                path: PackageFixtures.recordings.appendingPathComponent("weight-scale-stored-burst.jsonl").path,
+                path: PackageFixtures.recordings.appendingPathComponent(recording).path,
                 logger: logger
             ),
             catalog: DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog,
@@ -54,5 +58,41 @@ import Testing
         #expect(await again.duplicates == 4)
         #expect(try await again.completedEvents().isEmpty)
         #expect(try store.sampleCount() == 4)
+    }
+
+    @Test func anInterruptedDownloadLosesNothingAndTheRepeatBringsTheContextTheFirstCopyLacked() async throws {
+        let directory = try PackageFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            bridgeZone: Self.zone,
+            logger: logger
+        )
+        let (report, sink) = try await replay(
+            "glucose-meter-interrupted-download.jsonl",
+            into: store,
+            recordedAt: Date(timeIntervalSince1970: 1_795_160_000)
+        )
+        #expect(report.badEvents.isEmpty, "\(report.badEvents)")
+        #expect(report.samples == 5, "records 1 and 2 of the cut-off download, then all three again")
+        #expect(await sink.inserted == 3)
+        #expect(await sink.duplicates == 2)
+        let stored = try store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
+        #expect(stored.map(\.value) == [106, 140, 120])
+        let second = try #require(stored.dropFirst().first)
+        #expect(second.metadata["sequenceNumber"] == "2")
+        #expect(second.metadata["mealName"] == "postprandial", "\(second.metadata)")
+        #expect(second.metadata["carbohydrateName"] == "breakfast", "\(second.metadata)")
+        #expect(stored.first?.metadata["mealName"] == nil, "context goes only to its own sequence number")
+
+        let (_, again) = try await replay(
+            "glucose-meter-interrupted-download.jsonl",
+            into: store,
+            recordedAt: Date(timeIntervalSince1970: 1_795_170_000)
+        )
+        #expect(await again.inserted == 0)
+        let after = try store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
+        #expect(after.map(\.metadata) == stored.map(\.metadata), "a third copy changes nothing")
     }
 }

@@ -131,6 +131,29 @@ import Testing
         #expect(samples.isEmpty, "answers to writes the bridge did not make are not delivered")
     }
 
+    @Test func pulseOximeterHistoryIsDownloadedReadOnlyAndTheRepeatsKeepTheirIdentity() async throws {
+        let path = PackageFixtures.recordings.appendingPathComponent("pulse-oximeter-history.jsonl").path
+        let (report, samples) = try await Self.replay(path)
+        #expect(report.badEvents.isEmpty, "\(report.badEvents)")
+        #expect(samples.count == 10, "two spot-checks, then the same two and a new one, two samples each")
+        let stored = Dictionary(samples.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(stored.count == 6, "the repeats have the same identity, so the store keeps three spot-checks")
+        let oxygen = stored.values.filter { $0.type == .oxygenSaturation }.sorted { $0.start < $1.start }
+        #expect(oxygen.map(\.value) == [96, 97, 98])
+    }
+
+    @Test func pulseOximeterWithoutTimeStampedHistoryIsNotAskedForIt() async throws {
+        // Features 0x0004: storage, but spot-checks without time stamps (they could not be placed in time).
+        let path = try Self.variant("pulse-oximeter-history.jsonl") { line in
+            line.replacingOccurrences(of: #""value": "0c00""#, with: #""value": "0400""#)
+        }
+        let (report, samples) = try await Self.replay(path)
+        #expect(
+            report.badEvents.first?.message.contains("shows a write of 2A52 04 01 that the bridge did not make") == true
+        )
+        #expect(samples.isEmpty, "answers to writes the bridge did not make are not delivered")
+    }
+
     @Test func currentTimeHandshakeIsAnsweredAtTheRecordedTime() async throws {
         let path = PackageFixtures.recordings.appendingPathComponent("blood-pressure-current-time-handshake.jsonl").path
         let (report, samples) = try await Self.replay(path)

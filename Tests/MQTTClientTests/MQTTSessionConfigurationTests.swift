@@ -27,7 +27,7 @@ import Testing
     @Test(
         "malformed broker URLs are rejected",
         arguments: [
-            "http://host", "mqtts://host", "host:1883", "mqtt://", "mqtt://host:0", "mqtt://host:65536",
+            "http://host", "mqttss://host", "host:1883", "mqtt://", "mqtt://host:0", "mqtt://host:65536",
             "mqtt://host:abc", "mqtt://host/topic", "mqtt://[::1", "mqtt://[::1]x", "mqtt://user@",
         ]
     )

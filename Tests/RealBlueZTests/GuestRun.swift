@@ -23,7 +23,7 @@ enum RealBlueZ {
     /// The scenarios of one boot, in the order they run.
     static let scenarios = [
         "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
-        "glucose-meter",
+        "glucose-meter", "uds-scale", "omron-cuff",
         "bluetoothd-restart", "record-replay", "scan", "latency",
     ]
 
@@ -250,6 +250,7 @@ struct Sample: Sendable {
     var deviceTime: String?
     var payload: String
     var characteristic: String?
+    var metadata: [String: String]
 
     init(_ object: [String: Any]) {
         id = object["id"] as? String ?? ""
@@ -260,6 +261,7 @@ struct Sample: Sendable {
         deviceTime = object["deviceTime"] as? String
         payload = object["payload"] as? String ?? ""
         characteristic = (object["source"] as? [String: Any])?["characteristic"] as? String
+        metadata = object["metadata"] as? [String: String] ?? [:]
     }
 
     /// Rounded to what the device could express, for comparing with what a simulator sent.

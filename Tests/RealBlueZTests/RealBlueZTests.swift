@@ -3,7 +3,8 @@ import Testing
 
 /// `carebridge` against the real bluetoothd 5.66 in a QEMU guest, one scenario per test (all from one boot, see
 /// `GuestRun`): the exact samples each simulated device sent, none lost or duplicated, in order; the plan's events
-/// completed; reconnects, a bluetoothd restart, bonding, record and replay, scan and a clean SIGTERM.
+/// completed; reconnects, a bluetoothd restart, bonding, session steps (RACP download, UDS registration and
+/// consent, the Current Time handshake), record and replay, scan and a clean SIGTERM.
 @Suite(
     .serialized,
     .enabled(if: RealBlueZ.enabled, "needs qemu-system-x86, bluez, bluez-test-tools, busybox-static (see README)"),
@@ -154,6 +155,67 @@ struct RealBlueZTests {
         #expect(log.contains("downloading 3 of 3 records") && log.contains("downloading 2 of 2 records"), "progress")
     }
 
+    @Test func udsScaleRegistersConsentsAndGivesOnlyThatUsersMeasurements() async throws {
+        let result = try await RealBlueZ.scenario("uds-scale")
+        check(result)
+        let samples = try result.samples()
+        // Users 0 and 1 were on the scale already: the new user got index 2, on every sample.
+        #expect(values(samples, "bodyMass") == [81.35, 81.10], "\(result.diagnostics)")
+        #expect(values(samples, "bodyFatPercentage", places: 1) == [24.6, 24.3])
+        #expect(values(samples, "bodyImpedance", places: 1) == [512.3, 515.0])
+        #expect(samples.count == 6)
+        #expect(samples.allSatisfy { $0.metadata["userID"] == "2" }, "\(samples.map(\.metadata))")
+        // Register new user with code 1234 (d2 04), consent with the index the scale gave; on the second visit
+        // the kept index is consented directly. Never a wrong code, never another user's data.
+        let writes = result.sent(by: "scale").filter { $0.kind == "write" && $0.characteristic == "2A9F" }.map(\.value)
+        #expect(writes == ["01d204", "0202d204", "0202d204"], "\(result.diagnostics)")
+        let scale = result.text("scale.log")
+        #expect(scale.contains("registered: [2], refused: 0"), "\(scale)")
+        let log = result.text("bridge.log")
+        #expect(log.components(separatedBy: "device session completed").count - 1 == 2)
+        let kept = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.text("devices.json").utf8)) as? [[String: Any]]
+        )
+        let variables = Dictionary(
+            kept.compactMap { row in (row["name"] as? String).map { ($0, row["value"] as? String ?? "") } },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(variables == ["consentCode": "set", "userIndex": "2"], "\(kept)")
+        #expect(try event(result, "weigh-in")?.values.map { ($0 * 100).rounded() / 100 } == [81.35])
+    }
+
+    @Test func omronCuffGetsItsCurrentTimeWrittenBackThenSendsItsReadings() async throws {
+        let result = try await RealBlueZ.scenario("omron-cuff")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bloodPressureSystolic") == [128, 131], "\(result.diagnostics)")
+        #expect(values(samples, "bloodPressureDiastolic") == [82, 85])
+        #expect(values(samples, "meanArterialPressure") == [97, 100])
+        #expect(values(samples, "heartRate") == [66, 70])
+        #expect(samples.count == 8)
+        // The cuff's Current Time notification, then the bridge's write (its own clock, UTC here), then the
+        // readings, stamped as the cuff sent them.
+        let sent = result.sent(by: "cuff").filter { $0.characteristic == "2A2B" || $0.characteristic == "2A35" }
+        #expect(
+            sent.map { "\($0.kind) \($0.characteristic)" }.prefix(3) == [
+                "notification 2A2B", "write 2A2B", "indication 2A35",
+            ],
+            "\(result.diagnostics)"
+        )
+        let notified = try #require(sent.first { $0.kind == "notification" })
+        let written = try #require(sent.first { $0.kind == "write" })
+        #expect(written.value.count == 20, "Current Time is 10 octets: \(written.value)")
+        #expect(written.wall - notified.wall < 5, "the write answered the notification, not the 10 s fallback")
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let writtenTime = try #require(formatter.date(from: Self.dateTime(written.value, at: 0) + "Z"))
+        #expect(abs(writtenTime.timeIntervalSince1970 - written.wall) < 3, "the bridge's clock, UTC")
+        let readingTimes = sent.filter { $0.characteristic == "2A35" }.map { Self.dateTime($0.value, at: 7) }
+        let systolic = samples.filter { $0.type == "bloodPressureSystolic" }
+        #expect(systolic.compactMap(\.deviceTime).sorted() == readingTimes.sorted())
+        #expect(try event(result, "blood-pressure")?.values == [128])
+    }
+
     // MARK: - The daemon, recordings, scanning
 
     @Test func bluetoothdRestartMidSessionLosesAndDuplicatesNothing() async throws {
@@ -181,6 +243,38 @@ struct RealBlueZTests {
         let samples = try result.samples()
         #expect(values(samples, "heartRate") == (0..<20).map { Double(60 + $0) }, "\(result.text("replay.txt"))")
         #expect(samples.count == 40)
+    }
+
+    /// btmon captured hci0 during the recorded session: `carebridge import btsnoop` turns the real kernel's HCI
+    /// traffic into a recording whose notifications are the ones BlueZ delivered over D-Bus, in order, on the
+    /// characteristic the capture's own discovery named.
+    @Test func aBtmonCaptureOfTheSessionImportsToTheSameNotifications() async throws {
+        let result = try await RealBlueZ.scenario("record-replay")
+        check(result)
+        let capture = result.directory.appendingPathComponent("capture.btsnoop").path
+        let imported = result.directory.appendingPathComponent("imported.jsonl").path
+        let process = try await GuestRun.run(
+            RealBlueZ.carebridge.path,
+            ["import", "btsnoop", capture, "--out", imported, "--json"],
+            timeout: 120
+        )
+        #expect(process.status == 0, "\(process.output)")
+        func events(_ file: String) -> [[String: Any]] {
+            result.text(file).split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        func notifications(_ events: [[String: Any]]) -> [String] {
+            events.filter { $0["kind"] as? String == "notification" && $0["characteristic"] as? String == "2A37" }
+                .compactMap { $0["value"] as? String }
+        }
+        let fromCapture = events("imported.jsonl")
+        let recorded = notifications(events("session.jsonl"))
+        #expect(recorded.count == 20)
+        #expect(notifications(fromCapture) == recorded, "\(process.output)")
+        let services = fromCapture.first { $0["kind"] as? String == "services" }?["services"] as? [String: Any]
+        #expect((services?["180D"] as? [String])?.contains("2A37") == true, "\(services ?? [:])")
+        #expect(fromCapture.contains { $0["kind"] as? String == "connected" })
     }
 
     @Test func scanListsTheSimulatorsWithTheirProfiles() async throws {

@@ -519,7 +519,8 @@ class GlucoseMeter:
 
     Faults: `racp_in_progress` = N refuses the first N requests with ATT error 0x80 "procedure already in
     progress"; `racp_silent` = 1 never answers; `racp_drop_after` = N drops the link after the N-th record of
-    a download (once).'''
+    a download (once); `racp_stall_after` = N stops sending after the N-th record of a download (once), keeping
+    the link and never indicating the response code.'''
 
     def __init__(self, peripheral, records):
         self.peripheral = peripheral
@@ -527,6 +528,7 @@ class GlucoseMeter:
         self.refused = 0
         self.sent_in_download = 0
         self.dropped = False
+        self.stalled = False
 
     def indicate(self, data):
         self.peripheral.notify(full_uuid('2A52'), data)
@@ -588,6 +590,11 @@ class GlucoseMeter:
                     if limit and not self.dropped and self.sent_in_download >= limit:
                         self.dropped = True
                         self.peripheral.disconnect('remote')
+                        return False
+                    stall = int(FAULTS.get('racp_stall_after', 0))
+                    if stall and not self.stalled and self.sent_in_download >= stall:
+                        self.stalled = True
+                        journal(f'RACP stalled {self.peripheral.address} after {self.sent_in_download}')
                         return False
                 return True
             self.indicate(bytes([0x06, 0x00, 0x01, result]))

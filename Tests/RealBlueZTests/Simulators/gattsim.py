@@ -138,6 +138,7 @@ class Characteristic(dbus.service.Object):
         self.notifying = False
         self.subscriptions = 0  # StartNotify calls since the simulator started
         self.confirmed = 0
+        self.reads = 0  # ReadValue calls answered
         super().__init__(service.simulator.bus, self.path)
 
     def properties(self):
@@ -159,6 +160,8 @@ class Characteristic(dbus.service.Object):
     def ReadValue(self, options):
         self.simulator.check_security(self)
         self.simulator.log(f'read {self.short}')
+        self.reads += 1
+        self.simulator.wake()
         offset = int(options.get('offset', 0))
         return byte_array(self.value[offset:])
 
@@ -216,6 +219,9 @@ class Advertisement(dbus.service.Object):
         if self.props.get('service_data'):
             props['ServiceData'] = dbus.Dictionary(
                 {k: byte_array(v) for k, v in self.props['service_data'].items()}, signature='sv')
+        if self.props.get('manufacturer_data'):
+            props['ManufacturerData'] = dbus.Dictionary(
+                {dbus.UInt16(k): byte_array(v) for k, v in self.props['manufacturer_data'].items()}, signature='qv')
         if self.props.get('type', 'peripheral') == 'peripheral':
             # Without the LE General Discoverable flag a plain StartDiscovery drops the device.
             props['Discoverable'] = dbus.Boolean(True)
@@ -323,7 +329,8 @@ class Simulator:
     advertising) and subscriptions start over.
     """
 
-    def __init__(self, args, name, service_uuids=(), advertise_type='peripheral', service_data=None):
+    def __init__(self, args, name, service_uuids=(), advertise_type='peripheral', service_data=None,
+                 manufacturer_data=None):
         self.args = args
         self.name = name
         self.tag = args.tag or name
@@ -334,7 +341,7 @@ class Simulator:
         root = '/carebridge/' + args.adapter
         self.app = Application(self.bus, root + '/app')
         self.advert_properties = {'type': advertise_type, 'name': name, 'service_uuids': list(service_uuids),
-                                  'service_data': service_data or {}}
+                                  'service_data': service_data or {}, 'manufacturer_data': manufacturer_data or {}}
         self.advert_path = root + '/advertisement'
         self.advert_generation = 0
         self.advertisement = None

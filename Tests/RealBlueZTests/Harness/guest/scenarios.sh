@@ -214,6 +214,38 @@ scenario_glucose_meter() {
     stop_bridge
 }
 
+# A multi-user scale with the User Data Service: the user chose consent code 1234 (`carebridge devices consent`,
+# no slot); the first visit registers a new user (the scale gives the next free index), consents and gets that
+# user's weigh-in and body composition; the second visit consents with the kept index directly.
+scenario_uds_scale() {
+    simulator scale uds_scale.py --adapter hci1 --other-users 2
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    local address
+    address=$(sed -n "s/.*advertising as .* (\([0-9A-F:]*\))$/\1/p" "$dir/scale.log" | head -1)
+    step "consent code recorded for $address" "$carebridge" devices consent "$address" --consent-code 1234 \
+        --store "$store" >"$dir/consent.txt" 2>&1
+    run_bridge
+    step "bonded" wait_log "$dir/scale.log" "bonded" 120
+    step "first visit: registered, consented, weigh-in confirmed" wait_log "$dir/scale.log" "MARK visit-1" 120
+    step "second visit: consented with the kept index" wait_log "$dir/scale.log" "MARK done" 180
+    step "6 samples stored" wait_stored 6 60
+    stop_bridge
+    "$carebridge" devices list --store "$store" --json >"$dir/devices.json" 2>>"$dir/export.log"
+}
+
+# An Omron BLEsmart-style cuff: it notifies its Current Time, waits for the bridge to write it back, then
+# indicates its two stored readings.
+scenario_omron_cuff() {
+    simulator cuff omron_cuff.py --adapter hci1
+    step "the cuff advertises" wait_log "$dir/cuff.log" "advertising as" 90
+    run_bridge
+    step "bonded" wait_log "$dir/cuff.log" "bonded" 120
+    step "Current Time written back" wait_log "$dir/cuff.log" "clock set to" 120
+    step "the readings were confirmed" wait_log "$dir/cuff.log" "MARK done" 120
+    step "8 samples stored" wait_stored 8 60
+    stop_bridge
+}
+
 # bluetoothd restarts in the middle of a session: the strap pauses after 12 notifications, bluetoothd is
 # restarted, the strap registers again with the new one, the bridge reconnects and gets the other 18.
 scenario_bluetoothd_restart() {
@@ -236,6 +268,11 @@ scenario_bluetoothd_restart() {
 scenario_record_replay() {
     simulator strap heart_rate.py --adapter hci1 --count 20 --interval-ms 100
     step "the strap advertises" wait_log "$dir/strap.log" "advertising as" 90
+    # btmon captures hci0 (the bridge's side) to a btsnoop file at the same time: the host imports it with
+    # `carebridge import btsnoop` and compares it with the recording (a real HCI capture of a real session).
+    btmon -i hci0 -w "$dir/capture.btsnoop" >"$dir/btmon.log" 2>&1 &
+    echo $! >>/run/scenario.pids
+    step "btmon captures" wait_for 30 test -s "$dir/capture.btsnoop"
     bridge record --out /run/stores/session.jsonl
     step "the strap sent 20" wait_log "$dir/strap.log" "MARK done" 120
     # Until it is committed, the recording is written to session.jsonl.XXXXXX.partial next to it.

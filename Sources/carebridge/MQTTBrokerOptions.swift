@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import MQTTClient
+
+/// How the bridge reaches an MQTT broker beyond its URL: the password (kept out of the URL and `ps`) and, for
+/// `mqtts://`, the CA, an optional client certificate and hostname verification. Shared by `run`/`replay --mqtt`
+/// and `alerts deliver --mqtt`.
+struct MQTTBrokerOptions: ParsableArguments {
+    @Option(
+        name: .customLong("mqtt-password-file"),
+        help: ArgumentHelp("Read the broker password from this file (its first line).", valueName: "file")
+    )
+    var passwordFile: String?
+
+    @Option(
+        name: .customLong("mqtt-ca-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the PEM file of the CA that signed the broker's certificate.",
+            discussion: "Without it the system's trust store is used.",
+            valueName: "file"
+        )
+    )
+    var caFile: String?
+
+    @Option(
+        name: .customLong("mqtt-cert-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the bridge's PEM client certificate, for a broker that requires one.",
+            valueName: "file"
+        )
+    )
+    var certificateFile: String?
+
+    @Option(
+        name: .customLong("mqtt-key-file"),
+        help: ArgumentHelp(
+            "With mqtts://: the PEM private key of --mqtt-cert-file (unencrypted; keep it readable by the bridge only).",
+            valueName: "file"
+        )
+    )
+    var keyFile: String?
+
+    @Flag(
+        name: .customLong("mqtt-no-verify-hostname"),
+        help: ArgumentHelp(
+            "With mqtts://: accept a broker certificate that does not name the host (the CA is still checked).",
+            discussion: """
+                Hostname verification is on by default; without it any certificate the CA signed can impersonate \
+                the broker. Prefer connecting by a name the certificate lists.
+                """
+        )
+    )
+    var noVerifyHostname = false
+
+    /// The environment variable holding the broker password.
+    static let passwordVariable = "CAREBRIDGE_MQTT_PASSWORD"
+    /// The systemd credential (`LoadCredential=mqtt-password:FILE`) holding the broker password.
+    static let credentialName = "mqtt-password"
+
+    /// Refuses TLS options without an `mqtts://` URL and a certificate without its key.
+    func check(url: String?) throws {
+        let tlsOptions = [
+            caFile.map { _ in "--mqtt-ca-file" }, certificateFile.map { _ in "--mqtt-cert-file" },
+            keyFile.map { _ in "--mqtt-key-file" }, noVerifyHostname ? "--mqtt-no-verify-hostname" : nil,
+        ].compactMap { $0 }
+        if let first = tlsOptions.first, !(url?.lowercased().hasPrefix("mqtts://") ?? false) {
+            throw ValidationError("\(first) needs a TLS broker URL: --mqtt mqtts://HOST[:PORT]")
+        }
+        if (certificateFile == nil) != (keyFile == nil) {
+            throw ValidationError("--mqtt-cert-file and --mqtt-key-file go together")
+        }
+    }
+
+    /// The broker password from, in order: --mqtt-password-file, $CAREBRIDGE_MQTT_PASSWORD, the systemd credential
+    /// `mqtt-password`; nil when none is given (the URL's own, if any, is then used, with a warning that it shows
+    /// in `ps`).
+    func password(
+        url: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> String? {
+        func firstLine(_ path: String, what: String) throws -> String {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                Output.error("cannot read the MQTT password from \(what) \(path): \(error.localizedDescription)")
+                throw ExitCode(StoreExit.noInput)
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        }
+        if let passwordFile { return try firstLine(passwordFile, what: "--mqtt-password-file") }
+        if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+            let path = directory + "/" + Self.credentialName
+            if FileManager.default.fileExists(atPath: path) { return try firstLine(path, what: "systemd credential") }
+        }
+        if MQTTSession.Configuration.hasPassword(url: url) {
+            Output.error(
+                "warning: the --mqtt URL carries the password, which other users can see in `ps`: use "
+                    + "--mqtt-password-file, $\(Self.passwordVariable) or the systemd credential \(Self.credentialName)"
+            )
+        }
+        return nil
+    }
+
+    /// The TLS settings for an `mqtts://` broker, with every file loaded once so that a missing or unusable one is
+    /// reported now (exit 66), not as a connection that keeps failing.
+    func tls(redactedURL: String) throws -> MQTTSession.Configuration.TLS {
+        let tls = MQTTSession.Configuration.TLS(
+            caFile: caFile,
+            certificateFile: certificateFile,
+            keyFile: keyFile,
+            verifiesHostname: !noVerifyHostname
+        )
+        do {
+            try tls.validate()
+        } catch {
+            Output.error("--mqtt \(redactedURL): \(error.message)")
+            throw ExitCode(StoreExit.noInput)
+        }
+        return tls
+    }
+}
