@@ -101,6 +101,13 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
+        if let alertWebhook {
+            do {
+                _ = try WebhookClient(url: alertWebhook)
+            } catch {
+                throw ValidationError("--alert-webhook: \(error)")
+            }
+        }
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
         // Compared with time differences only; the bound is past any span of supported dates (1900–9999).
