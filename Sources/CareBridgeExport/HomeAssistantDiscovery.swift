@@ -105,6 +105,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         ]
         if let deviceClass = Self.deviceClass(type) { config["device_class"] = .string(deviceClass) }
         config["state_class"] = .string("measurement")
+        // The state carries the exact converted value (120.009852128 mmHg from 16.0 kPa); Home Assistant shows
+        // it at the resolution such readings have.
+        config["suggested_display_precision"] = .int(Self.displayPrecision(type))
         config["availability_topic"] = .string(availabilityTopic)
         config["payload_available"] = .string(Self.availablePayload)
         config["payload_not_available"] = .string(Self.notAvailablePayload)
@@ -198,6 +201,20 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     static func entityName(_ type: QuantityType) -> String {
         let title = type.title
         return title.prefix(1).uppercased() + title.dropFirst()
+    }
+
+    /// Decimals Home Assistant shows for `type` in its canonical unit: what the devices resolve (0.1 kg, 0.1 °C,
+    /// 1 mmHg, 1 bpm, 1 mg/dL, 1 %, 1 ms, 0.01 m).
+    static func displayPrecision(_ type: QuantityType) -> Int {
+        switch type {
+        case .bodyMass, .leanBodyMass, .bodyWaterMass, .muscleMass, .bodyMassIndex, .bodyFatPercentage,
+            .bodyTemperature:
+            1
+        case .height: 2
+        case .heartRate, .rrInterval, .bloodPressureSystolic, .bloodPressureDiastolic, .meanArterialPressure,
+            .bloodGlucose, .oxygenSaturation, .basalEnergyBurned, .bodyImpedance:
+            0
+        }
     }
 
     /// Home Assistant's `device_class` where it has one whose units fit; nil otherwise.

@@ -17,11 +17,26 @@ public import Foundation
 /// Element: `start` (wall-clock), `end`, `interval` (`days`, `weeks`, `months`, `hours`, `minutes`),
 /// `duration` (`"allDay"` or seconds; default 3600), `text`, `targetValues` (`[{"value": 8000, "unit": "…"}]`),
 /// or the weekly form `{"start": …, "weekly": [0,4,0,2,0,4,0]}` (counts from Sunday). Unknown keys are errors.
+///
+/// People (optional): `"patient": {"id", "name", "birthday": "YYYY-MM-DD", "sex": female|male|other|unknown,
+/// "allergies": [..], "identifiers": [{"system", "value", "type": "MR"}]}`, `"plan": {"id", "title"}` (the
+/// patient's plan these tasks belong to; default: the patient's first plan) and `"contacts": [{"id", "name",
+/// "category": careTeam|personal, "role", "title", "organization", "phones", "messagingNumbers", "emails",
+/// "address", "receives": ["reports", "alerts"]}]`.
 public struct CarePlanDocument: Sendable, Hashable {
     public var tasks: [CareTask]
+    /// The patient the file is for (added or versioned when applied), if it names one.
+    public var patient: Patient?
+    /// The plan the tasks belong to (its `patientID` is the file's patient, or empty when the file names none).
+    public var plan: PatientPlan?
+    /// The plan's contacts (their `planID` is filled in when the plan is known).
+    public var contacts: [CareContact]
 
-    public init(tasks: [CareTask]) {
+    public init(tasks: [CareTask], patient: Patient? = nil, plan: PatientPlan? = nil, contacts: [CareContact] = []) {
         self.tasks = tasks
+        self.patient = patient
+        self.plan = plan
+        self.contacts = contacts
     }
 
     /// Reads and validates a plan file; nothing is returned unless the whole file is valid.
@@ -115,8 +130,28 @@ private struct PlanReader {
     }
 
     func document(_ root: JSONValue) throws(CarePlanError) -> CarePlanDocument {
-        let object = try self.object(root, "", keys: ["tasks"])
-        guard let items = try array(object, "tasks", "", required: true) else { throw fail("tasks", "missing") }
+        let object = try self.object(root, "", keys: ["tasks", "patient", "plan", "contacts"])
+        let patient = try object["patient"].map { value throws(CarePlanError) in try self.patient(value, "patient") }
+        var plan: PatientPlan?
+        if let value = object["plan"] {
+            let at = "plan"
+            let fields = try self.object(value, at, keys: ["id", "title"])
+            guard let id = try string(fields, "id", at, required: true), !id.isEmpty else {
+                throw fail(join(at, "id"), "plan id must not be empty")
+            }
+            plan = PatientPlan(id: id, title: try string(fields, "title", at) ?? id, patientID: patient?.id ?? "")
+        }
+        var contacts: [CareContact] = []
+        for (index, item) in (try array(object, "contacts", "") ?? []).enumerated() {
+            let contact = try self.contact(item, "contacts[\(index)]", planID: plan?.id ?? "")
+            if contacts.contains(where: { $0.id == contact.id }) {
+                throw fail("contacts[\(index)].id", "duplicate contact id \"\(contact.id)\"")
+            }
+            contacts.append(contact)
+        }
+        guard let items = try array(object, "tasks", "", required: patient == nil && contacts.isEmpty) else {
+            return CarePlanDocument(tasks: [], patient: patient, plan: plan, contacts: contacts)
+        }
         var tasks: [CareTask] = []
         var seen: [String: Int] = [:]
         for (index, item) in items.enumerated() {
@@ -128,7 +163,92 @@ private struct PlanReader {
             seen[task.id] = index
             tasks.append(task)
         }
-        return CarePlanDocument(tasks: tasks)
+        return CarePlanDocument(tasks: tasks, patient: patient, plan: plan, contacts: contacts)
+    }
+
+    func strings(_ object: JSONObject, _ key: String, _ at: String) throws(CarePlanError) -> [String] {
+        var result: [String] = []
+        for (index, item) in (try array(object, key, at) ?? []).enumerated() {
+            guard case .string(let text) = item, !text.isEmpty else {
+                throw fail(join(at, "\(key)[\(index)]"), "expected a non-empty string, got \(kind(item))")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    func patient(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Patient {
+        let object = try self.object(value, at, keys: ["id", "name", "birthday", "sex", "allergies", "identifiers"])
+        let id = try string(object, "id", at, required: true) ?? ""
+        let name = try string(object, "name", at, required: true) ?? ""
+        var sex: Patient.Sex?
+        if let text = try string(object, "sex", at) {
+            guard let value = Patient.Sex(rawValue: text) else {
+                throw fail(join(at, "sex"), "unknown sex \"\(text)\" (expected female, male, other or unknown)")
+            }
+            sex = value
+        }
+        var identifiers: [PatientIdentifier] = []
+        for (index, item) in (try array(object, "identifiers", at) ?? []).enumerated() {
+            let itemAt = join(at, "identifiers[\(index)]")
+            let fields = try self.object(item, itemAt, keys: ["system", "value", "type"])
+            identifiers.append(
+                PatientIdentifier(
+                    system: try string(fields, "system", itemAt),
+                    value: try string(fields, "value", itemAt, required: true) ?? "",
+                    type: try string(fields, "type", itemAt)
+                )
+            )
+        }
+        let patient = Patient(
+            id: id,
+            name: name,
+            birthday: try string(object, "birthday", at),
+            sex: sex,
+            allergies: try strings(object, "allergies", at),
+            identifiers: identifiers
+        )
+        if let problem = patient.validationProblem { throw fail(at, problem) }
+        return patient
+    }
+
+    func contact(_ value: JSONValue, _ at: String, planID: String) throws(CarePlanError) -> CareContact {
+        let keys = [
+            "id", "name", "category", "role", "title", "organization", "phones", "messagingNumbers", "emails",
+            "address", "receives",
+        ]
+        let object = try self.object(value, at, keys: keys)
+        guard let id = try string(object, "id", at, required: true), !id.isEmpty else {
+            throw fail(join(at, "id"), "contact id must not be empty")
+        }
+        guard let name = try string(object, "name", at, required: true), !name.isEmpty else {
+            throw fail(join(at, "name"), "name must not be empty")
+        }
+        let categoryText = try string(object, "category", at) ?? "careTeam"
+        guard let category = CareContact.Category(rawValue: categoryText) else {
+            throw fail(join(at, "category"), "unknown category \"\(categoryText)\" (expected careTeam or personal)")
+        }
+        var receives: [CareContact.Delivery] = []
+        for (index, text) in try strings(object, "receives", at).enumerated() {
+            guard let delivery = CareContact.Delivery(rawValue: text) else {
+                throw fail(join(at, "receives[\(index)]"), "unknown delivery \"\(text)\" (expected reports or alerts)")
+            }
+            receives.append(delivery)
+        }
+        return CareContact(
+            id: id,
+            planID: planID,
+            name: name,
+            category: category,
+            role: try string(object, "role", at),
+            title: try string(object, "title", at),
+            organization: try string(object, "organization", at),
+            phones: try strings(object, "phones", at),
+            messagingNumbers: try strings(object, "messagingNumbers", at),
+            emails: try strings(object, "emails", at),
+            address: try string(object, "address", at),
+            receives: receives
+        )
     }
 
     func task(_ value: JSONValue, _ at: String) throws(CarePlanError) -> CareTask {

@@ -11,7 +11,8 @@ extension CareStore {
     /// interval and the number of tasks, not on how much history the store holds.
     public func events(matching query: EventQuery) throws(CareStoreError) -> [CareEvent] {
         let zone = bridgeZone
-        return try read { db in try Self.events(db, query: query, zone: zone) }
+        let patient = patientScope
+        return try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
     }
 
     /// These events with their outcomes (the events ``IngestReport/updatedEvents`` names), sorted as
@@ -39,7 +40,8 @@ extension CareStore {
     /// `ValueObservation`: the whole result each time, duplicates removed).
     public func observeEvents(matching query: EventQuery) -> AsyncValueObservation<[CareEvent]> {
         let zone = bridgeZone
-        return ValueObservation.tracking { db in try Self.events(db, query: query, zone: zone) }
+        let patient = patientScope
+        return ValueObservation.tracking { db in try Self.events(db, query: query, zone: zone, patient: patient) }
             .removeDuplicates()
             .values(in: databaseWriter)
     }
@@ -190,9 +192,10 @@ extension CareStore {
         return (version, event)
     }
 
-    static func events(_ db: Database, query: EventQuery, zone: TimeZone) throws -> [CareEvent] {
+    static func events(_ db: Database, query: EventQuery, zone: TimeZone, patient: String? = nil) throws -> [CareEvent]
+    {
         guard query.from < query.to else { return [] }
-        let versions = try TaskVersions.load(db)
+        let versions = try TaskVersions.load(db, patient: patient)
         // Versions in task-id order, so sorting needs only (start, rank, occurrence) and no string comparisons.
         let live = versions.all.filter { version in
             !version.isTombstone && !version.isShadowed

@@ -50,15 +50,19 @@ extension CareStore {
         }
         let collectChanges = broadcaster.hasSubscribers
         let zone = bridgeZone
+        let scope = patientScope
+        let logger = logger
         let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
             var report = IngestReport()
             var changes: [StoreChange] = []
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             let inserter = try SampleInserter(db: db)
+            var router = try SampleRouter(db: db, scope: scope, batch: samples)
             let recordedSeconds = recordedAt.timeIntervalSince1970
             for sample in samples {
                 let id = sample.id
-                guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds) else {
+                let route = try router.route(sample, db: db)
+                guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route) else {
                     report.duplicates += 1
                     continue
                 }
@@ -68,7 +72,23 @@ extension CareStore {
                     report.quarantined += 1
                     continue
                 }
-                if !matcher.add(sample, id: id, recordedAt: recordedAt) { report.unmatched += 1 }
+                if let reason = route.inboxReason {
+                    report.unassigned += 1
+                    logger.debug(
+                        "reading kept in the unassigned inbox",
+                        metadata: ["sample.id": "\(id.uuidString.lowercased())", "reason": "\(reason)"]
+                    )
+                    continue
+                }
+                if let rule = route.routedBy, rule.hasPrefix("weight band") {
+                    logger.info(
+                        "routed by weight band",
+                        metadata: ["patient": "\(route.patientID ?? "")", "rule": "\(rule)"]
+                    )
+                }
+                if !matcher.add(sample, id: id, recordedAt: recordedAt, patient: route.patientID) {
+                    report.unmatched += 1
+                }
             }
             let updated = try matcher.apply(db, now: recordedAt)
             report.eventsUpdated = updated.count
@@ -77,6 +97,11 @@ extension CareStore {
             return (report, changes)
         }
         broadcaster.publish(changes)
+        if report.unassigned > 0 {
+            logger.warning(
+                "\(report.unassigned) reading(s) kept in the unassigned inbox (no owner, or a shared device that could not tell): carebridge samples --unassigned"
+            )
+        }
         if report.inserted > 0 {
             logger.debug(
                 "recorded samples",
@@ -111,7 +136,15 @@ extension CareStore {
             if record.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             let sample = try record.storedSample().sample
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            _ = matcher.add(sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            if record.inboxReason == nil {
+                _ = matcher.add(
+                    sample,
+                    id: id,
+                    recordedAt: record.recordedAt,
+                    patient: record.patientID,
+                    forceFullDerivation: true
+                )
+            }
             let updated = try matcher.apply(db, now: date)
             return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
         }
@@ -173,13 +206,31 @@ extension CareStore {
                 try record.storedSample().sample,
                 id: id,
                 recordedAt: record.recordedAt,
+                patient: record.patientID,
                 forceFullDerivation: true
             )
             var report = IngestReport()
             let newID = replacement.id
-            if try SampleInserter(db: db).insert(replacement, id: newID, recordedAt: recordedAt.timeIntervalSince1970) {
+            // The correction belongs where the reading it corrects did.
+            let route =
+                record.inboxReason.map { SampleRoute.inbox($0) }
+                ?? SampleRoute(patientID: record.patientID, routedBy: record.routedBy)
+            if try SampleInserter(db: db).insert(
+                replacement,
+                id: newID,
+                recordedAt: recordedAt.timeIntervalSince1970,
+                route: route
+            ) {
                 report.inserted = 1
-                if !matcher.add(replacement, id: newID, recordedAt: recordedAt, forceFullDerivation: true) {
+                if route.isInbox {
+                    report.unassigned = 1
+                } else if !matcher.add(
+                    replacement,
+                    id: newID,
+                    recordedAt: recordedAt,
+                    patient: route.patientID,
+                    forceFullDerivation: true
+                ) {
                     report.unmatched = 1
                 }
             } else {
@@ -252,7 +303,15 @@ extension CareStore {
             stored.sample.quarantineReason = nil
             stored.releaseReason = note
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            _ = matcher.add(stored.sample, id: id, recordedAt: record.recordedAt, forceFullDerivation: true)
+            if record.inboxReason == nil {
+                _ = matcher.add(
+                    stored.sample,
+                    id: id,
+                    recordedAt: record.recordedAt,
+                    patient: record.patientID,
+                    forceFullDerivation: true
+                )
+            }
             let updated = try matcher.apply(db, now: date)
             return (
                 stored,
@@ -290,6 +349,7 @@ extension CareStore {
     /// Samples by measurement time, oldest first.
     public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
         let zone = bridgeZone
+        let scope = patientScope
         let records = try read { db -> [SampleRecord] in
             var conditions: [String] = []
             var arguments = StatementArguments()
@@ -309,6 +369,12 @@ extension CareStore {
                 _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
             }
             if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
+            if query.unassignedOnly {
+                conditions.append("sample.inboxReason IS NOT NULL")
+            } else if let patient = query.patientID ?? scope {
+                conditions.append("sample.patientID = ?")
+                _ = arguments.append(contentsOf: [patient])
+            }
             switch query.quarantine {
             case .excluded: conditions.append("sample.quarantineReason IS NULL")
             case .only: conditions.append("sample.quarantineReason IS NOT NULL")
@@ -323,8 +389,8 @@ extension CareStore {
             if query.unmatchedOnly {
                 var matcher = try SampleMatcher(db: db, bridgeZone: zone)
                 records = records.filter { record in
-                    guard let type = QuantityType(rawValue: record.type) else { return true }
-                    return !matcher.matches(type: type, at: record.start)
+                    guard let type = QuantityType(rawValue: record.type), record.inboxReason == nil else { return true }
+                    return !matcher.matches(type: type, at: record.start, patient: record.patientID)
                 }
             }
             if let limit = query.limit { records = Array(records.prefix(limit)) }

@@ -12,17 +12,71 @@ extension CareStore {
     @discardableResult
     public func applyPlan(_ plan: CarePlanDocument, at now: Date = Date()) throws(CareStoreError) -> PlanApplyReport {
         let zone = bridgeZone
+        // A file naming its patient adds or versions the patient first (that may adopt the implicit patient's
+        // tasks); a file for another patient than --patient is refused.
+        var scope = patientScope
+        if let patient = plan.patient {
+            if let scope, scope != patient.id {
+                throw CareStoreError(
+                    .invalidPatient,
+                    "the plan file is for patient '\(patient.id)', not '\(scope)' (--patient)"
+                )
+            }
+            try savePatient(patient, plan: plan.plan, at: now)
+            scope = patient.id
+        } else if let filePlan = plan.plan {
+            guard let scope else {
+                throw CareStoreError(
+                    .patientRequired,
+                    "plan '\(filePlan.id)': the file names no patient; give --patient"
+                )
+            }
+            var filePlan = filePlan
+            filePlan.patientID = scope
+            try savePlan(filePlan, at: now)
+        }
+        let planID = plan.plan?.id
+        let scopeForTasks = scope
+        let contactPlanID: String? =
+            if let planID { planID } else { try read { db in try Self.defaultPlan(db, patientID: scopeForTasks) } }
+        for var contact in plan.contacts {
+            guard let contactPlan = contactPlanID else {
+                throw CareStoreError(.patientRequired, "contact '\(contact.id)': no plan to add it to; give --patient")
+            }
+            contact.planID = contactPlan
+            try saveContact(contact, at: now)
+        }
         let report = try write { db -> PlanApplyReport in
             var report = PlanApplyReport()
             var added: [UUID] = []
             let versions = try TaskVersions.load(db)
+            let targetPlan = try planID ?? Self.defaultPlan(db, patientID: scopeForTasks)
+            let patientCount = try Self.livePatients(db).count
+            if targetPlan == nil, patientCount > 1, !plan.tasks.isEmpty {
+                throw CareStoreError(
+                    .patientRequired,
+                    "the store has \(patientCount) patients: say whose plan this is with --patient ID or a \"patient\" in the file"
+                )
+            }
+            for task in plan.tasks {
+                if let existing = versions.versions(of: task.id).last?.record.carePlanID, existing != targetPlan {
+                    throw CareStoreError(
+                        .invalidPatient,
+                        "task '\(task.id)' belongs to plan '\(existing)', not '\(targetPlan ?? "none")': task ids are "
+                            + "unique in the store; give this patient's task another id",
+                        taskID: task.id
+                    )
+                }
+            }
             for task in plan.tasks {
                 let chain = versions.versions(of: task.id)
                 if let newest = chain.last, newest.record.deletedDate == nil, Self.sameContent(newest.task, task) {
                     report.unchanged.append(task.id)
                     continue
                 }
-                added.append(try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now))
+                added.append(
+                    try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now, planID: targetPlan)
+                )
                 if chain.isEmpty { report.added.append(task.id) } else { report.updated.append(task.id) }
             }
             report.eventsUpdated = try Self.deriveFromStoredSamples(db, versions: added, zone: zone, now: now).count
@@ -43,7 +97,9 @@ extension CareStore {
     @discardableResult
     public func addTask(_ task: CareTask, at now: Date = Date()) throws(CareStoreError) -> StoredTask {
         let zone = bridgeZone
+        let scope = patientScope
         let stored = try write { db -> StoredTask in
+            let planID = try Self.defaultPlan(db, patientID: scope)
             guard try TaskRecord.filter(Column("id") == task.id).fetchCount(db) == 0 else {
                 throw CareStoreError(
                     .taskExists,
@@ -51,7 +107,7 @@ extension CareStore {
                     taskID: task.id
                 )
             }
-            let uuid = try Self.insertVersion(db, task: task, chain: [], zone: zone, now: now)
+            let uuid = try Self.insertVersion(db, task: task, chain: [], zone: zone, now: now, planID: planID)
             _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
             return try Self.storedTask(db, uuid: uuid)
         }
@@ -113,7 +169,8 @@ extension CareStore {
 
     /// The newest version of every task that is not deleted, by id.
     public func tasks() throws(CareStoreError) -> [StoredTask] {
-        let versions = try read { db in try TaskVersions.load(db) }
+        let scope = patientScope
+        let versions = try read { db in try TaskVersions.load(db, patient: scope) }
         return versions.current.map(\.storedTask)
     }
 
@@ -140,7 +197,8 @@ extension CareStore {
         task: CareTask,
         chain: [TaskVersion],
         zone: TimeZone,
-        now: Date
+        now: Date,
+        planID: String? = nil
     ) throws -> UUID {
         if let problem = task.validationProblem {
             throw CareStoreError(
@@ -188,7 +246,8 @@ extension CareStore {
             previous: previous?.record.uuid,
             effective: effective,
             created: now,
-            deleted: nil
+            deleted: nil,
+            carePlanID: previous?.record.carePlanID ?? planID
         )
         try record.insert(db)
         return uuid
@@ -215,11 +274,12 @@ extension CareStore {
                 db,
                 sql: """
                     SELECT DISTINCT start FROM sample
-                    WHERE type = ? AND start >= ? AND start < ? AND deletedDate IS NULL ORDER BY start
+                    WHERE type = ? AND start >= ? AND start < ? AND deletedDate IS NULL AND patientID IS ?
+                    ORDER BY start
                     """,
                 arguments: [
                     linkage.type.rawValue, version.effective.timeIntervalSince1970,
-                    version.until?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude,
+                    version.until?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, version.patient,
                 ]
             )
             while let start = try starts.next() {

@@ -14,6 +14,9 @@ public struct CareStore: Sendable {
     public let bridgeZone: TimeZone
     let logger: Logger
     let broadcaster = ChangeBroadcaster()
+    /// The patient this store value reads and writes care data for (``scoped(to:)``); nil: every patient (reads)
+    /// and routing by the device registry (``recordSamples(_:recordedAt:)``).
+    public internal(set) var patientScope: String?
 
     /// How long a writer waits for another process's transaction before giving up (seconds).
     public static let busyTimeout: TimeInterval = 60

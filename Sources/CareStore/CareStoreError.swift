@@ -32,6 +32,13 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case sampleNotFound
         /// A sample that cannot be stored (unit not convertible to its type's canonical unit, not finite, …).
         case invalidSample
+        /// No live patient (or contact, or plan) has this id; the message lists the ones there are.
+        case patientNotFound
+        /// The store has several patients and the operation needs to know which (`--patient`); the message lists
+        /// them.
+        case patientRequired
+        /// Patient, plan or contact content that cannot be stored (bad id, empty name, a task of another plan).
+        case invalidPatient
         /// A value stored in the database could not be read back (corrupt row, unknown enum).
         case corruptRow
         /// SQLite reported an error; ``cause`` holds GRDB's `DatabaseError`.

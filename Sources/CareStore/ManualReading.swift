@@ -11,6 +11,24 @@ public enum ManualReading {
         case incompatibleUnit(HealthUnit, QuantityType)
         case notFinite(Double)
         case implausible(QuantityType, value: Double, unit: HealthUnit, range: ClosedRange<Double>)
+        /// A unit that is not known, for a reading of this type.
+        case unknownUnitFor(String, QuantityType)
+        /// The value word is not a decimal number (`0x46`, `7O`, `inf`).
+        case notANumber(String)
+        /// Nothing after the type.
+        case missingValue(QuantityType)
+        /// A number without a unit.
+        case missingUnit(QuantityType, String)
+        /// A negative value for a type that cannot be negative.
+        case negative(QuantityType, String)
+        /// `120/80` for a type that is not blood pressure.
+        case pairForOtherType(QuantityType, String)
+        /// `bloodPressure` with one number.
+        case bloodPressureNeedsTwo(String)
+        /// `80/120`: the diastolic first.
+        case bloodPressureOrder(String)
+        /// Words that are no reading (`72 kg kg`).
+        case unreadable(QuantityType, String)
 
         public var description: String {
             switch self {
@@ -20,14 +38,69 @@ public enum ManualReading {
             case .unknownUnit(let text):
                 return "unknown unit '\(text)'; use e.g. kg, lb, °C, °F, bpm, mmHg, kPa, %, mg/dL, mmol/L, ms"
             case .incompatibleUnit(let unit, let type):
-                return
-                    "unit \(unit) cannot express \(type.title); use \(type.canonicalUnit) or a unit convertible to it"
+                return "unit \(unit) cannot express \(type.title); use \(Self.units(for: type)), e.g. "
+                    + Self.example(for: type)
             case .notFinite(let value):
                 return "value \(value) is not a finite number"
             case .implausible(let type, let value, let unit, let range):
                 return "implausible \(type.title) \(Self.format(value)) \(unit): expected "
                     + "\(Self.format(range.lowerBound))–\(Self.format(range.upperBound)) \(type.canonicalUnit); nothing was stored"
+            case .unknownUnitFor(let text, let type):
+                return "unknown unit '\(text)' for \(type.title); use \(Self.units(for: type)), e.g. "
+                    + Self.example(for: type)
+            case .notANumber(let text):
+                return "'\(text)' is not a decimal number (such as 72.4 or 72,4)"
+            case .missingValue(let type):
+                return "no value given for \(type.title); write it with its unit, e.g. \(Self.example(for: type))"
+            case .missingUnit(let type, let text):
+                return "'\(text)' has no unit; write it with one (\(Self.units(for: type))), e.g. "
+                    + Self.example(for: type)
+            case .negative(let type, let text):
+                return "\(type.title) cannot be negative ('\(text)'); type the reading as the device shows it, "
+                    + "e.g. \(Self.example(for: type)); nothing was stored"
+            case .pairForOtherType(let type, let text):
+                return "'\(text)' is two numbers, but only blood pressure is written that way (systolic/diastolic); "
+                    + "write \(type.title) as e.g. \(Self.example(for: type))"
+            case .bloodPressureNeedsTwo(let text):
+                return "blood pressure is two numbers, systolic/diastolic, e.g. `bloodPressure 120/80 mmHg` "
+                    + "(got '\(text)'); one value alone: `bloodPressureSystolic 120 mmHg`"
+            case .bloodPressureOrder(let text):
+                return "in '\(text)' the first number (systolic) must be higher than the second (diastolic), "
+                    + "e.g. 120/80 mmHg; nothing was stored"
+            case .unreadable(let type, let text):
+                return "cannot read '\(text)' as \(type.title); write e.g. \(Self.example(for: type))"
+                    + (type.canonicalUnit == .kilogram ? ", 72.4kg, 160 lb or 11 st 4 lb" : "")
             }
+        }
+
+        /// A reading of `type` as someone would type it.
+        static func example(for type: QuantityType) -> String {
+            switch type {
+            case .bodyMass: "72.4 kg"
+            case .bodyTemperature: "37.2 °C or 98.6 °F"
+            case .heartRate: "72 bpm"
+            case .bloodPressureSystolic, .bloodPressureDiastolic: "120/80 mmHg"
+            case .meanArterialPressure: "93 mmHg"
+            case .bloodGlucose: "95 mg/dL or 5.3 mmol/L"
+            case .oxygenSaturation, .bodyFatPercentage: "97 %"
+            case .rrInterval: "800 ms"
+            default:
+                "\(format((plausibleRange(for: type).lowerBound + plausibleRange(for: type).upperBound) / 2)) "
+                    + type.canonicalUnit.rawValue
+            }
+        }
+
+        /// The unit spellings that can express `type`.
+        static func units(for type: QuantityType) -> String {
+            let spellings = [
+                "kg", "lb", "g", "°C", "°F", "bpm", "mmHg", "kPa", "mg/dL", "mmol/L", "%", "ms", "s", "m", "cm", "in",
+                "kcal", "kJ", "ohm", "kg/m2",
+            ]
+            var usable = spellings.filter { text in
+                HealthUnit(parsing: text).flatMap { $0.convert(1, to: type.canonicalUnit) } != nil
+            }
+            if type.canonicalUnit == .kilogram { usable.append("st") }
+            return usable.joined(separator: ", ")
         }
 
         static func format(_ value: Double) -> String {

@@ -40,6 +40,8 @@ struct TaskRecord: StoreRecord, Sendable {
     var effectiveDate: Date
     var createdDate: Date
     var deletedDate: Date?
+    /// The plan the task belongs to (since `"v8-people"`; NULL in a store without patients).
+    var carePlanID: String?
 }
 
 /// One stored quantity sample (table `sample`, joined with `device`). Deleting sets ``deletedDate``; the row
@@ -74,9 +76,17 @@ struct SampleRecord: FetchableRecord, Sendable {
     var comparator: String?
     var quarantineReason: String?
     var releaseReason: String?
+    /// The patient the sample belongs to; NULL in the inbox or in a store without patients (since `"v8-people"`).
+    var patientID: String?
+    /// Why the sample is in the unassigned inbox (NULL when it is not).
+    var inboxReason: String?
+    /// How its patient was decided (`slot 2 of …`, `weight band …`, `assigned`, …).
+    var routedBy: String?
 
     /// The columns ``init(row:)`` reads, in order; use with `FROM sample LEFT JOIN device ON device.id = sample.deviceID`.
-    static let selection = baseSelection + ", sample.comparator, sample.quarantineReason, sample.releaseReason"
+    static let selection =
+        baseSelection + ", sample.comparator, sample.quarantineReason, sample.releaseReason"
+        + ", sample.patientID, sample.inboxReason, sample.routedBy"
 
     /// The columns every schema version since `"v1"` has (what migrations before `"v6-sample-safety"` read).
     static let baseSelection = """
@@ -114,6 +124,11 @@ struct SampleRecord: FetchableRecord, Sendable {
             comparator = row[20]
             quarantineReason = row[21]
             releaseReason = row[22]
+        }
+        if row.count > 23 {
+            patientID = row[23]
+            inboxReason = row[24]
+            routedBy = row[25]
         }
     }
 }

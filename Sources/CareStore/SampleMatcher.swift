@@ -117,8 +117,8 @@ struct SampleMatcher {
     }
 
     /// Whether a sample of `type` taken at `instant` falls into some linked event.
-    mutating func matches(type: QuantityType, at instant: Date) -> Bool {
-        for version in candidates(type) ?? [] where version.governs(instant) {
+    mutating func matches(type: QuantityType, at instant: Date, patient: String? = nil) -> Bool {
+        for version in candidates(type) ?? [] where version.patient == patient && version.governs(instant) {
             if eventCache.events(of: version, around: instant, zone: zone).contains(where: { $0.contains(instant) }) {
                 return true
             }
@@ -128,7 +128,14 @@ struct SampleMatcher {
 
     /// Notes the events a sample falls into.
     /// - Returns: whether it fell into any.
-    mutating func add(_ sample: QuantitySample, id: UUID, recordedAt: Date, forceFullDerivation: Bool = false) -> Bool {
+    /// - Parameter patient: the sample's patient: only the tasks of that patient's plans are candidates.
+    mutating func add(
+        _ sample: QuantitySample,
+        id: UUID,
+        recordedAt: Date,
+        patient: String?,
+        forceFullDerivation: Bool = false
+    ) -> Bool {
         // A quarantined sample completes nothing (deleting one changes nothing either).
         guard !sample.isQuarantined || forceFullDerivation else { return false }
         guard let candidates = candidates(sample.type), !candidates.isEmpty else { return false }
@@ -136,7 +143,7 @@ struct SampleMatcher {
         var matched = false
         // The sample's place in its type's pool, taken when it first falls into an event.
         var position: Int32?
-        for linked in candidates where linked.governs(instant) {
+        for linked in candidates where linked.patient == patient && linked.governs(instant) {
             let linkage = linked.linkage
             guard sample.unit.convert(sample.value, to: linkage.unit) != nil else { continue }
             for event in eventCache.events(of: linked, around: instant, zone: zone) where event.contains(instant) {
@@ -327,11 +334,12 @@ struct SampleMatcher {
             sql: """
                 SELECT id, value, unit, start, recordedAt, comparator FROM sample
                 WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL AND quarantineReason IS NULL
+                AND inboxReason IS NULL AND patientID IS ?
                 """
         )
         statement.setUncheckedArguments([
             linkage.type.rawValue, touch.event.start.timeIntervalSince1970,
-            touch.event.end.timeIntervalSince1970 + 1,
+            touch.event.end.timeIntervalSince1970 + 1, touch.version.patient,
         ])
         var result: [Contribution] = []
         let rows = try Row.fetchCursor(statement)
@@ -408,6 +416,8 @@ final class LinkedVersion: Sendable {
     let uuid: UUID
     let effective: Date
     let until: Date?
+    /// The patient whose plan the version belongs to.
+    let patient: String?
     /// Position among the matcher's linked versions (its slot in ``EventCache``).
     let index: Int
 
@@ -417,6 +427,7 @@ final class LinkedVersion: Sendable {
         self.uuid = version.uuid
         self.effective = version.effective
         self.until = version.until
+        self.patient = version.patient
         self.index = index
     }
 

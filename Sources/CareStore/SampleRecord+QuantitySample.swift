@@ -12,8 +12,8 @@ final class SampleInserter {
         INSERT OR IGNORE INTO sample (
             id, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind, characteristic,
             decoder, deviceID, deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt,
-            comparator, quarantineReason
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            comparator, quarantineReason, patientID, inboxReason, routedBy
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private let db: Database
@@ -60,7 +60,12 @@ final class SampleInserter {
 
     /// Inserts one sample row.
     /// - Returns: false when a row with this id already exists (the same reading, stored before).
-    func insert(_ sample: QuantitySample, id: UUID, recordedAt: Double) throws -> Bool {
+    func insert(
+        _ sample: QuantitySample,
+        id: UUID,
+        recordedAt: Double,
+        route: SampleRoute = .implicit
+    ) throws -> Bool {
         let source = sample.source
         let device = try source.device.map(deviceID)
         let handle = statement.sqliteStatement
@@ -99,6 +104,9 @@ final class SampleInserter {
         sqlite3_bind_double(handle, 19, recordedAt)
         bind(handle, 20, sample.comparator?.rawValue)
         bind(handle, 21, sample.quarantineReason)
+        bind(handle, 22, route.patientID)
+        bind(handle, 23, route.inboxReason)
+        bind(handle, 24, route.routedBy)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
@@ -259,7 +267,10 @@ extension SampleRecord {
             sample: sample,
             recordedAt: recordedAt,
             deletedDate: deletedDate,
-            releaseReason: releaseReason
+            releaseReason: releaseReason,
+            patientID: patientID,
+            inboxReason: inboxReason,
+            routedBy: routedBy
         )
     }
 

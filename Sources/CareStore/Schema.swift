@@ -101,6 +101,7 @@ enum Schema {
         AlertSchema.register(in: &migrator)
         SampleSafetySchema.register(in: &migrator)
         SessionVariableSchema.register(in: &migrator)
+        PeopleSchema.register(in: &migrator)
         return migrator
     }
 }

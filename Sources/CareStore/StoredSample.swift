@@ -10,13 +10,33 @@ public struct StoredSample: Sendable, Hashable {
     public var deletedDate: Date?
     /// Why a person released this sample from quarantine (`carebridge samples release`), when they did.
     public var releaseReason: String?
+    /// The patient the sample belongs to (nil: in the unassigned inbox, or a store without patients).
+    public var patientID: String?
+    /// Why the sample waits in the unassigned inbox (`carebridge samples --unassigned`), nil when it does not.
+    public var inboxReason: String?
+    /// How its patient was decided: `only patient`, `slot 2 of AA:BB…`, `weight band …`, `assigned`, `explicit`.
+    public var routedBy: String?
 
-    public init(sample: QuantitySample, recordedAt: Date, deletedDate: Date? = nil, releaseReason: String? = nil) {
+    public init(
+        sample: QuantitySample,
+        recordedAt: Date,
+        deletedDate: Date? = nil,
+        releaseReason: String? = nil,
+        patientID: String? = nil,
+        inboxReason: String? = nil,
+        routedBy: String? = nil
+    ) {
         self.sample = sample
         self.recordedAt = recordedAt
         self.deletedDate = deletedDate
         self.releaseReason = releaseReason
+        self.patientID = patientID
+        self.inboxReason = inboxReason
+        self.routedBy = routedBy
     }
+
+    /// Whether the sample waits in the unassigned inbox.
+    public var isUnassigned: Bool { inboxReason != nil }
 
     public var id: UUID { sample.id }
 }
@@ -37,6 +57,10 @@ public struct SampleQuery: Sendable, Hashable {
     /// ones only, or both.
     public var quarantine: QuarantineFilter
     public var limit: Int?
+    /// Only the samples of this patient (all when nil; a scoped store sets it).
+    public var patientID: String?
+    /// Only the samples in the unassigned inbox (they are left out otherwise when a patient is asked for).
+    public var unassignedOnly = false
 
     public init(
         types: Set<QuantityType> = [],
@@ -45,8 +69,12 @@ public struct SampleQuery: Sendable, Hashable {
         unmatchedOnly: Bool = false,
         includesDeleted: Bool = false,
         quarantine: QuarantineFilter = .excluded,
-        limit: Int? = nil
+        limit: Int? = nil,
+        patientID: String? = nil,
+        unassignedOnly: Bool = false
     ) {
+        self.patientID = patientID
+        self.unassignedOnly = unassignedOnly
         self.quarantine = quarantine
         self.types = types
         self.from = from
@@ -82,6 +110,8 @@ public struct IngestReport: Sendable, Hashable {
     public var unmatched: Int
     /// New samples stored in quarantine (they feed no event; not counted in ``unmatched``).
     public var quarantined = 0
+    /// New samples put in the unassigned inbox (no owner, or an ambiguous shared device; not in ``unmatched``).
+    public var unassigned = 0
 
     public init(inserted: Int = 0, duplicates: Int = 0, eventsUpdated: Int = 0, unmatched: Int = 0) {
         self.inserted = inserted

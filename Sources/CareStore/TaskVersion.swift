@@ -16,6 +16,8 @@ struct TaskVersion: Sendable {
     let effective: Date
     /// Exclusive end of the region (the next version's effective date), nil while it is the newest.
     let until: Date?
+    /// The patient whose plan the task belongs to (nil in a store without patients).
+    var patient: String? = nil
     var isTombstone: Bool { record.deletedDate != nil }
     var isShadowed: Bool { until.map { $0 <= effective } ?? false }
 
@@ -47,8 +49,18 @@ struct TaskVersions: Sendable {
     /// version (re-applying a plan of n tasks was O(n²)).
     let ranges: [String: Range<Int>]
 
-    static func load(_ db: Database) throws -> TaskVersions {
-        let records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
+    /// - Parameter patient: only the tasks of this patient's plans (all when nil).
+    static func load(_ db: Database, patient: String? = nil) throws -> TaskVersions {
+        var records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
+        // The patient of each plan (its newest version).
+        var planPatients: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, patientID FROM carePlan ORDER BY versionNumber") {
+            planPatients[row[0]] = row[1] as String
+        }
+        if let patient {
+            let ids = Set(records.filter { $0.carePlanID.flatMap { planPatients[$0] } == patient }.map(\.id))
+            records = records.filter { ids.contains($0.id) }
+        }
         var all: [TaskVersion] = []
         var ranges: [String: Range<Int>] = [:]
         var index = 0
@@ -65,7 +77,8 @@ struct TaskVersions: Sendable {
                     uuid: UUID(uuidString: record.uuid) ?? UUID(),
                     task: task,
                     effective: record.effectiveDate,
-                    until: bound
+                    until: bound,
+                    patient: record.carePlanID.flatMap { planPatients[$0] }
                 )
                 chain.append(version)
                 bound = min(bound ?? record.effectiveDate, record.effectiveDate)
@@ -185,7 +198,8 @@ extension TaskRecord {
         previous: String?,
         effective: Date,
         created: Date,
-        deleted: Date?
+        deleted: Date?,
+        carePlanID: String? = nil
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -209,7 +223,8 @@ extension TaskRecord {
                 ? nil : (try? encoder.encode(task.alerts)).map { String(decoding: $0, as: UTF8.self) },
             effectiveDate: effective,
             createdDate: created,
-            deletedDate: deleted
+            deletedDate: deleted,
+            carePlanID: carePlanID
         )
     }
 }

@@ -4,7 +4,7 @@ public import Foundation
 /// Writes samples as CSV (RFC 4180): a header, then one row per sample, lines ending in CRLF.
 ///
 /// Columns: `id, type, value, unit, start, end, source, device, transmitted_value, transmitted_unit, task,
-/// occurrence, comparator, interpretation, status`. A LO/HI sample has `comparator` `<`/`>` and
+/// occurrence, comparator, interpretation, status, patient`. A LO/HI sample has `comparator` `<`/`>` and
 /// `interpretation` `LO`/`HI`; its `value` is the device's limit, empty when the limit is unknown (a value is
 /// never written without its comparator). `status` lists the device's status flags, joined with `;`.
 /// Quarantined samples are not written (counted as skipped). Values are the shortest text that reads back as the same Double; times are ISO-8601 with
@@ -13,7 +13,7 @@ public import Foundation
 public final class CSVWriter {
     public static let columns = [
         "id", "type", "value", "unit", "start", "end", "source", "device", "transmitted_value", "transmitted_unit",
-        "task", "occurrence", "comparator", "interpretation", "status",
+        "task", "occurrence", "comparator", "interpretation", "status", "patient",
     ]
 
     public let timeZone: TimeZone
@@ -71,6 +71,8 @@ public final class CSVWriter {
         row += sample.comparator?.label ?? ""
         row += ","
         Self.appendField(SampleScreening.flags(of: sample).joined(separator: ";"), to: &row)
+        row += ","
+        if let patient = record.patient { Self.appendField(patient, to: &row) }
         row += "\r\n"
         summary.records += 1
         summary.exported += 1

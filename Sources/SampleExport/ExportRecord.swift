@@ -20,10 +20,13 @@ public struct ExportRecord: Sendable, Hashable {
     /// The sample was deleted (a correction): FHIR writes it as `entered-in-error` so a server that has the
     /// Observation marks it; CSV and JSON Lines (snapshots of what is valid) leave it out.
     public var retracted: Bool
+    /// The patient the sample belongs to in the store (nil in a store without patients).
+    public var patient: String?
 
-    public init(sample: QuantitySample, matches: [EventMatch] = [], retracted: Bool = false) {
+    public init(sample: QuantitySample, matches: [EventMatch] = [], retracted: Bool = false, patient: String? = nil) {
         self.sample = sample
         self.matches = matches
         self.retracted = retracted
+        self.patient = patient
     }
 }

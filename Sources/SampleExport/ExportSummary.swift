@@ -10,6 +10,8 @@ public struct ExportSummary: Sendable, Equatable {
     public var resources = 0
     /// Records left out because the format has no representation for their type, by type.
     public var skipped: [QuantityType: Int] = [:]
+    /// Care-plan outcomes written (FHIR: interventions as Tasks, answers as Observations).
+    public var outcomes = 0
 
     public init() {}
 

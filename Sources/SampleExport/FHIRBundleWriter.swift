@@ -32,6 +32,9 @@ public final class FHIRBundleWriter {
         public var bundleType: BundleType
         /// Reference to the patient, e.g. `Patient/123` (vital-signs profiles expect one).
         public var subject: String?
+        /// The patient, written as a `Patient` resource in the bundle and referenced as every Observation's
+        /// subject (unless ``subject`` names a reference instead).
+        public var patient: FHIRPatient?
         /// Zone in which times are written (the offset is always explicit).
         public var timeZone: TimeZone
         /// `Bundle.timestamp`, when given.
@@ -44,10 +47,12 @@ public final class FHIRBundleWriter {
             subject: String? = nil,
             timeZone: TimeZone = .current,
             timestamp: Date? = nil,
-            pairingWindow: Int = 16
+            pairingWindow: Int = 16,
+            patient: FHIRPatient? = nil
         ) {
             self.bundleType = bundleType
             self.subject = subject
+            self.patient = patient
             self.timeZone = timeZone
             self.timestamp = timestamp
             self.pairingWindow = max(1, pairingWindow)
@@ -58,6 +63,8 @@ public final class FHIRBundleWriter {
     public static let sampleIdentifierSystem = "urn:carebridge:sample"
     /// Identifier system of Devices (value: the device key, its address when known).
     public static let deviceIdentifierSystem = "urn:carebridge:device"
+    /// Identifier system of the store's patient ids on Patient resources.
+    public static let patientIdentifierSystem = "urn:carebridge:patient"
     /// Tag system marking how a reading was taken.
     public static let readingSourceSystem = "urn:carebridge:reading-source"
 
@@ -82,6 +89,60 @@ public final class FHIRBundleWriter {
         self.options = options
         self.sink = sink
         self.formatter = ZoneFormatter(zone: options.timeZone)
+        self.subject =
+            options.subject
+            ?? options.patient.map { "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "patient|\($0.id)")) }
+    }
+
+    /// The reference every Observation's `subject` carries.
+    private let subject: String?
+    private var patientWritten = false
+
+    /// Writes the Patient resource before the first Observation.
+    private func writePatientIfNeeded() throws {
+        guard !patientWritten, options.subject == nil, let patient = options.patient, let subject else { return }
+        patientWritten = true
+        try writeEntry(
+            type: "Patient",
+            fullUrl: subject,
+            resource: Self.patientResource(patient),
+            identifierSystem: Self.patientIdentifierSystem,
+            identifier: patient.id
+        )
+    }
+
+    static func patientResource(_ patient: FHIRPatient) -> String {
+        var out = "{\"resourceType\":\"Patient\",\"identifier\":[{\"system\":\"\(patientIdentifierSystem)\",\"value\":"
+        JSONValue.writeString(patient.id, into: &out)
+        out += "}"
+        for identifier in patient.identifiers {
+            out += ",{"
+            if let type = identifier.type {
+                out += "\"type\":{\"coding\":[{\"system\":\"http://terminology.hl7.org/CodeSystem/v2-0203\",\"code\":"
+                JSONValue.writeString(type, into: &out)
+                out += "}]},"
+            }
+            if let system = identifier.system {
+                out += "\"system\":"
+                JSONValue.writeString(system, into: &out)
+                out += ","
+            }
+            out += "\"value\":"
+            JSONValue.writeString(identifier.value, into: &out)
+            out += "}"
+        }
+        out += "],\"name\":[{\"text\":"
+        JSONValue.writeString(patient.name, into: &out)
+        out += "}]"
+        if let gender = patient.gender {
+            out += ",\"gender\":"
+            JSONValue.writeString(gender, into: &out)
+        }
+        if let birthDate = patient.birthDate {
+            out += ",\"birthDate\":"
+            JSONValue.writeString(birthDate, into: &out)
+        }
+        return out + "}"
     }
 
     /// Adds one record.
@@ -107,6 +168,110 @@ public final class FHIRBundleWriter {
             pending.removeFirst()
             try writeSingle(first.record)
         }
+    }
+
+    /// Identifier system of care-plan outcomes (value: `<task id>@<event start, UTC>`, plus `#<n>` per answer).
+    public static let outcomeIdentifierSystem = "urn:carebridge:outcome"
+    /// Code system of the care plan's task ids (the code of an answer Observation and of a Task).
+    public static let taskCodeSystem = "urn:carebridge:task"
+
+    /// Adds a care-plan outcome: an intervention as a `Task` (status `completed`, or `cancelled` with the
+    /// reason when marked not done; `executionPeriod` the time it was done, `restriction.period` the event's
+    /// window), an answered assessment as one survey `Observation` per answer (`valueInteger`, `valueQuantity`,
+    /// `valueBoolean` or `valueString`; a not-done assessment as status `cancelled` with a `dataAbsentReason`).
+    /// Both carry the subject, the note, and the task id as a code in `urn:carebridge:task`.
+    /// - Throws: ``ExportError`` after `finish()`, or what the sink throws.
+    public func write(outcome: ExportOutcome) throws {
+        guard !finished else { throw ExportError.finished("FHIR bundle writer") }
+        let key = outcome.taskID + "@" + Timestamp.format(outcome.start, offsetSeconds: 0)
+        var code = "{\"coding\":[{\"system\":\"\(Self.taskCodeSystem)\",\"code\":"
+        JSONValue.writeString(outcome.taskID, into: &code)
+        code += "}],\"text\":"
+        JSONValue.writeString(outcome.title, into: &code)
+        code += "}"
+        var subject = ""
+        if let reference = options.subject {
+            subject += "{\"reference\":"
+            JSONValue.writeString(reference, into: &subject)
+            subject += "}"
+        }
+        func note(_ text: String?) -> String {
+            guard let text else { return "" }
+            var out = ",\"note\":[{\"text\":"
+            JSONValue.writeString(text, into: &out)
+            return out + "}]"
+        }
+        func identifier(_ value: String) -> String {
+            var out = "[{\"system\":\"\(Self.outcomeIdentifierSystem)\",\"value\":"
+            JSONValue.writeString(value, into: &out)
+            return out + "}]"
+        }
+        switch outcome.kind {
+        case .intervention:
+            var resource = "{\"resourceType\":\"Task\",\"identifier\":" + identifier(key)
+            if let reason = outcome.notDoneReason {
+                resource += ",\"status\":\"cancelled\",\"statusReason\":{\"text\":"
+                JSONValue.writeString(reason, into: &resource)
+                resource += "}"
+            } else {
+                resource += ",\"status\":\"completed\""
+            }
+            resource += ",\"intent\":\"plan\",\"code\":" + code + ",\"description\":"
+            JSONValue.writeString(outcome.title, into: &resource)
+            if !subject.isEmpty { resource += ",\"for\":" + subject }
+            if let doneAt = outcome.doneAt {
+                resource += ",\"executionPeriod\":{\"start\":\"" + formatter.format(doneAt) + "\"}"
+            }
+            resource += ",\"restriction\":{\"period\":{\"start\":\"" + formatter.format(outcome.start)
+            resource += "\",\"end\":\"" + formatter.format(max(outcome.start, outcome.end)) + "\"}}"
+            resource += note(outcome.note) + "}"
+            try writeEntry(
+                type: "Task",
+                fullUrl: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "outcome|" + key)),
+                resource: resource,
+                identifierSystem: Self.outcomeIdentifierSystem,
+                identifier: key
+            )
+        case .assessment:
+            var answers = outcome.answers.map { Optional($0) }
+            if answers.isEmpty, outcome.notDoneReason != nil { answers = [nil] }
+            for (index, answer) in answers.enumerated() {
+                let answerKey = key + "#\(index)"
+                var resource = "{\"resourceType\":\"Observation\",\"identifier\":" + identifier(answerKey)
+                resource += answer == nil ? ",\"status\":\"cancelled\"" : ",\"status\":\"final\""
+                resource += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
+                resource += "\"code\":\"survey\",\"display\":\"Survey\"}]}],\"code\":" + code
+                if !subject.isEmpty { resource += ",\"subject\":" + subject }
+                resource += ",\"effectiveDateTime\":\"" + formatter.format(answer?.at ?? outcome.start) + "\""
+                switch answer?.answer {
+                case .integer(let value): resource += ",\"valueInteger\":\(value)"
+                case .quantity(let value, let unit):
+                    resource += ",\"valueQuantity\":"
+                    Self.appendQuantity(JSONText.number(value) ?? "0", unit, to: &resource)
+                case .boolean(let value): resource += ",\"valueBoolean\":\(value)"
+                case .text(let value):
+                    resource += ",\"valueString\":"
+                    JSONValue.writeString(value, into: &resource)
+                case nil:
+                    resource += ",\"dataAbsentReason\":{\"coding\":[{\"system\":\"\(Self.dataAbsentReasonSystem)\","
+                    resource += "\"code\":\"asked-declined\",\"display\":\"Asked But Declined\"}]"
+                    if let reason = outcome.notDoneReason {
+                        resource += ",\"text\":"
+                        JSONValue.writeString(reason, into: &resource)
+                    }
+                    resource += "}"
+                }
+                resource += note(outcome.note) + "}"
+                try writeEntry(
+                    type: "Observation",
+                    fullUrl: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "outcome|" + answerKey)),
+                    resource: resource,
+                    identifierSystem: Self.outcomeIdentifierSystem,
+                    identifier: answerKey
+                )
+            }
+        }
+        summary.outcomes += 1
     }
 
     /// Writes what is still waiting for a partner and closes the bundle.
@@ -201,6 +366,7 @@ public final class FHIRBundleWriter {
             summary.skipped[sample.type, default: 0] += 1
             return
         }
+        try writePatientIfNeeded()
         let device = try writeDeviceIfNeeded(sample.source)
         let id = UUIDText.lowercase(sample.id)
         var resource = observationHead(
@@ -251,6 +417,7 @@ public final class FHIRBundleWriter {
             try writeSingle(diastolic)
             return
         }
+        try writePatientIfNeeded()
         let device = try writeDeviceIfNeeded(high.source)
         let id = UUIDText.lowercase(SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)"))
         var resource = observationHead(
@@ -319,7 +486,7 @@ public final class FHIRBundleWriter {
             concepts[conceptKey] = concept
             out += concept
         }
-        if let subject = options.subject {
+        if let subject {
             out += ",\"subject\":{\"reference\":"
             JSONValue.writeString(subject, into: &out)
             out += "}"
@@ -330,7 +497,7 @@ public final class FHIRBundleWriter {
             out += ",\"effectivePeriod\":{\"start\":\"" + formatter.format(min(start, end)) + "\",\"end\":\""
             out += formatter.format(max(start, end)) + "\"}"
         }
-        if manual, let subject = options.subject {
+        if manual, let subject {
             out += ",\"performer\":[{\"reference\":"
             JSONValue.writeString(subject, into: &out)
             out += "}]"

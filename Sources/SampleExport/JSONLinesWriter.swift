@@ -27,6 +27,7 @@ public final class JSONLinesWriter {
             return
         }
         guard case .object(var object) = record.sample.json(in: timeZone) else { return }
+        if let patient = record.patient { object["patient"] = .string(patient) }
         object["matches"] = .array(
             record.matches.map { .object(["task": .string($0.task), "occurrence": .int($0.occurrence)]) }
         )

@@ -18,6 +18,9 @@ struct Adapters: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    /// EX_UNAVAILABLE, as for a missing bluetoothd.
+    static let noAdapter: Int32 = 69
+
     func run() async throws {
         let hardware: [BluetoothController]
         do {
@@ -88,6 +91,16 @@ struct Adapters: AsyncParsableCommand {
         if let bluezProblem {
             if !json { Output.error(bluezProblem.description) }
             throw ExitCode(bluezProblem.exitCode)
+        }
+        // Documented: 69 when there is no adapter; a controller udev sees but bluetoothd does not is unusable.
+        if !report.contains(where: { $0.bluez != nil }) {
+            if !json {
+                Output.error(
+                    "no Bluetooth adapter: bluetoothd has none (unplugged, driver missing, blocked, or hidden in a "
+                        + "container; see `dmesg | grep -i bluetooth` and `rfkill list`)"
+                )
+            }
+            throw ExitCode(Self.noAdapter)
         }
     }
 }

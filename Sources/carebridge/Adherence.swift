@@ -40,7 +40,7 @@ struct Adherence: ParsableCommand {
         let end =
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(today.addingTimeInterval(36 * 3600), zone: zone)
-        guard start < end else { throw ValidationError("--from must be before --to") }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         var kinds = Set<TaskKind>()
         if let kind {
             guard let parsed = TaskKind(rawValue: kind) else {

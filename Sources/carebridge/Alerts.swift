@@ -49,7 +49,7 @@ struct AlertsList: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let now = Date()
         let alerts: [Alert]
         do {
@@ -98,7 +98,7 @@ struct AlertsAck: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         do {
             let alert = try store.acknowledgeAlert(id: id, by: by)
             let who = alert.acknowledgedBy.map { " by \($0)" } ?? ""

@@ -81,7 +81,7 @@ struct AlertsDeliver: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let channels: AlertChannels
         do {
             channels = try AlertChannels(

@@ -18,7 +18,8 @@ struct DevicesConsent: ParsableCommand {
             --forget removes what was stored for the device under the profile (the scale itself is not changed).
 
             Examples:
-              carebridge devices consent C4:7C:8D:6A:3E:10 --consent-code 1234 --user-index 1
+              carebridge devices consent C4:7C:8D:6A:3E:10 --consent-code 1234 \\
+                  --user-index 1
               carebridge devices consent C4:7C:8D:6A:3E:10 --consent-code 1234
               carebridge devices consent C4:7C:8D:6A:3E:10 --forget
 
@@ -65,7 +66,7 @@ struct DevicesConsent: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let address = BluetoothAddress(device)!.description
         var variables: [String: SessionValue?] = [
             "consentCode": consentCode.map { .integer($0) },

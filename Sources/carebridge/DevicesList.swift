@@ -29,7 +29,7 @@ struct DevicesList: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let variables: [StoredSessionVariable]
         do {
             variables = try store.allSessionVariables()

@@ -4,6 +4,7 @@ import BridgeFoundation
 import CarePlan
 import CareStore
 import Foundation
+import SampleExport
 
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,8 +47,24 @@ struct Events: ParsableCommand {
         let end =
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
-        guard start < end else { throw ValidationError("--from must be before --to") }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let store = try storeOptions.open(zone: zone, mode: .existing)
+        var unknown: [String] = []
+        var known: [String] = []
+        do {
+            for id in task where try store.taskVersions(id: id).isEmpty { unknown.append(id) }
+            if !unknown.isEmpty { known = try store.tasks().map(\.id).sorted() }
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        if let first = unknown.first {
+            let hint = CommandSuggestion.closest(to: first, in: known).map { "did you mean '\($0)'? " } ?? ""
+            Output.error(
+                "no task '\(first)' in the plan; \(hint)tasks: "
+                    + (known.isEmpty ? "none (apply a plan first)" : known.joined(separator: ", "))
+            )
+            throw ExitCode(StoreExit.notFound)
+        }
         let events: [CareEvent]
         do {
             events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
@@ -86,22 +103,23 @@ struct Events: ParsableCommand {
             print("no events")
             return
         }
-        var table = Table(["START", "END", "TASK", "#", "DONE", "VALUES"])
+        var table = Table(["START", "END", "TASK", "TITLE", "#", "DONE", "VALUES"])
         for event in events {
             var values = (event.outcome?.values ?? []).map { value in
                 if let format = event.answer { return format.display(value: value.value, text: value.text) }
-                return value.unit.rawValue == "1"
-                    ? "done \(TimeArguments.short(value.measuredAt, zone: zone))"
-                    : Self.quantity(value.value, value.unit, comparator: value.comparator)
+                if value.unit.rawValue == "1" { return "done \(TimeArguments.short(value.measuredAt, zone: zone))" }
+                // At the resolution of the sample it came from, when it came from one.
+                let sample = value.sampleID.flatMap { try? store.sample(id: $0)?.sample }
+                return Self.quantity(value.value, value.unit, comparator: value.comparator, sample: sample)
             }
             if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
             if let note = event.outcome?.note { values.append("note: \(note)") }
+            let (start, end) = Self.window(event, zone: zone)
             table.append([
-                event.isAllDay
-                    ? String(TimeArguments.short(event.start, zone: zone).prefix(10)) + " all day"
-                    : TimeArguments.short(event.start, zone: zone),
-                event.isAllDay ? "" : TimeArguments.short(event.end, zone: zone),
+                start,
+                end,
                 event.taskID,
+                event.title,
                 String(event.occurrence),
                 event.isCompleted ? "yes" : (event.progress > 0 ? "\(Int(event.progress * 100))%" : "no"),
                 values.joined(separator: ", "),
@@ -110,11 +128,40 @@ struct Events: ParsableCommand {
         print(table.render())
     }
 
-    /// `72.4 kg`; a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone when the limit is unknown.
-    static func quantity(_ value: Double, _ unit: HealthUnit, comparator: ValueComparator?) -> String {
-        guard let comparator else { return "\(number(value)) \(unit)" }
-        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(unit)" }
-        return "\(comparator.rawValue) \(number(value)) \(unit) (\(comparator.label))"
+    /// The START and END cells: an all-day event as its date in the task's own zone (the day it was planned
+    /// for, wherever it is shown) and `all day`; an end on the start's day as its time only.
+    static func window(_ event: CareEvent, zone: TimeZone) -> (String, String) {
+        if event.isAllDay {
+            return (String(TimeArguments.short(event.start, zone: event.timeZone).prefix(10)), "all day")
+        }
+        let start = TimeArguments.short(event.start, zone: zone)
+        let end = TimeArguments.short(event.end, zone: zone)
+        return (start, end.prefix(11) == start.prefix(11) ? String(end.dropFirst(11)) : end)
+    }
+
+    /// `72.4 kg` (at the resolution of `sample` when given); a LO/HI value as `< 20 mg/dL (LO)`, or `LO` alone
+    /// when the limit is unknown.
+    static func quantity(
+        _ value: Double,
+        _ unit: HealthUnit,
+        comparator: ValueComparator?,
+        sample: QuantitySample? = nil
+    ) -> String {
+        let symbol = DisplayQuantity.symbol(unit)
+        let shown =
+            sample.map {
+                DisplayQuantity.number(
+                    value,
+                    decimals: DisplayQuantity.decimals(
+                        transmitted: $0.transmittedValue,
+                        in: $0.transmittedUnit,
+                        shownIn: unit
+                    )
+                )
+            } ?? number(value)
+        guard let comparator else { return "\(shown) \(symbol)" }
+        guard value.isFinite else { return "\(comparator.label) (limit unknown) \(symbol)" }
+        return "\(comparator.rawValue) \(shown) \(symbol) (\(comparator.label))"
     }
 
     static func number(_ value: Double) -> String {

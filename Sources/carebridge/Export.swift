@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCore
+import CarePlan
 import CareStore
 import Foundation
 import SampleExport
@@ -18,13 +19,20 @@ struct Export: ParsableCommand {
             out and counted in the summary. A LO/HI reading has valueQuantity.comparator and interpretation \
             < or > (dataAbsentReason negative-/positive-infinity when the device limit is unknown); a deleted \
             sample (a correction) is an Observation with status entered-in-error (in a transaction: a \
-            conditional update, PUT Observation?identifier=…).
+            conditional update, PUT Observation?identifier=…). Care-plan outcomes in the range (all of them \
+            when no --type is given) follow: an intervention done or marked not done is a Task (completed, or \
+            cancelled with the reason), an answered assessment one survey Observation per answer; see the README.
             csv: one row per sample (RFC 4180): id, type, value, unit, start, end, source, device, transmitted \
             value and unit, matched task and occurrence (';'-joined when several), comparator (< or >), \
-            interpretation (LO or HI), device status flags.
-            jsonl: one sample object per line, with its matched events.
+            interpretation (LO or HI), device status flags, patient.
+            jsonl: one sample object per line, with its matched events and its patient.
             Quarantined samples (`carebridge samples --quarantined`) are never exported; deleted ones only as \
             FHIR retractions.
+
+            An export is one patient's (--patient, or the store's only patient): FHIR bundles then start with a \
+            Patient resource (name, birth date, gender, the identifiers such as the medical record number) that \
+            every Observation's subject references, unless --subject gives another reference. Readings in the \
+            unassigned inbox belong to no patient and are not exported.
 
             The export goes to standard output unless --out is given; a one-line summary goes to standard error. \
             --out writes a new file with mode 0600 (--mode to change) and replaces an existing one only when the \
@@ -69,7 +77,10 @@ struct Export: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("FHIR subject of every Observation, e.g. Patient/123.", valueName: "reference")
+        help: ArgumentHelp(
+            "FHIR subject of every Observation: Patient/[id], a URL ending in it, or urn:uuid:…",
+            valueName: "reference"
+        )
     )
     var subject: String?
 
@@ -81,6 +92,9 @@ struct Export: ParsableCommand {
         try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
         if format != .fhir, bundle != .collection || subject != nil {
             throw ValidationError("--bundle and --subject apply to --format fhir only")
+        }
+        if let subject, let problem = FHIRReference.problem(withSubject: subject) {
+            throw ValidationError("--subject: \(problem)")
         }
     }
 
@@ -95,14 +109,23 @@ struct Export: ParsableCommand {
                 throw ExitCode(StoreExit.usage)
             }
         }
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let query = SampleQuery(
             types: types,
-            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            from: start,
+            to: end,
             // FHIR carries corrections: a deleted sample is written as entered-in-error.
             includesDeleted: format == .fhir
         )
         let store = try storeOptions.open(zone: zone, mode: .existing)
+        if format == .fhir, subject == nil {
+            Output.error(
+                "warning: no --subject: the Observations name no patient, which the FHIR vital-signs profile "
+                    + "requires; give one, e.g. --subject Patient/123"
+            )
+        }
 
         let sink: FileSink
         if let out {
@@ -120,7 +143,8 @@ struct Export: ParsableCommand {
             fhir: FHIRBundleWriter.Options(
                 bundleType: bundle == .transaction ? .transaction : .collection,
                 subject: subject,
-                timestamp: Date()
+                timestamp: Date(),
+                patient: try Self.fhirPatient(store)
             ),
             timeZone: zone,
             sink: { try sink.append($0) }
@@ -129,6 +153,9 @@ struct Export: ParsableCommand {
         do {
             try StoredSampleCursor(store: store, query: query, pageSize: pageSize).read { record in
                 try writer.write(record)
+            }
+            if let fhir = writer as? FHIRBundleWriter, type.isEmpty {
+                for outcome in try Self.outcomes(store, from: start, to: end) { try fhir.write(outcome: outcome) }
             }
             summary = try writer.finish()
             try sink.close()
@@ -141,6 +168,9 @@ struct Export: ParsableCommand {
         var line = "exported \(summary.exported) sample\(summary.exported == 1 ? "" : "s")"
         if format == .fhir { line += " as \(summary.resources) resource\(summary.resources == 1 ? "" : "s")" }
         line += " to \(sink.name)"
+        if summary.outcomes > 0 {
+            line += "; with \(summary.outcomes) care-plan outcome\(summary.outcomes == 1 ? "" : "s") (Tasks, answers)"
+        }
         if !summary.skipped.isEmpty {
             let skipped = summary.skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
             line += "; skipped (no FHIR code): " + skipped.joined(separator: ", ")
@@ -148,8 +178,83 @@ struct Export: ParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// The outcomes of events in [from, to) that no sample gave: interventions done or not done, answers typed
+    /// in. Without --from, from the earliest effective date of a current task; without --to, up to now.
+    static func outcomes(_ store: CareStore, from: Date?, to: Date?) throws(CareStoreError) -> [ExportOutcome] {
+        var start = from
+        if start == nil {
+            for task in try store.tasks() {
+                let first = try store.taskVersions(id: task.id).first?.effectiveDate ?? task.effectiveDate
+                start = min(start ?? first, first)
+            }
+        }
+        let end = to ?? Date()
+        guard let start, start < end else { return [] }
+        return try store.events(matching: EventQuery(from: start, to: end)).compactMap { event in
+            guard let outcome = event.outcome else { return nil }
+            let typed = outcome.values.filter { $0.sampleID == nil }
+            if event.kind == .intervention {
+                return ExportOutcome(
+                    taskID: event.taskID,
+                    title: event.title,
+                    kind: .intervention,
+                    occurrence: event.occurrence,
+                    start: event.start,
+                    end: event.end,
+                    doneAt: typed.first?.measuredAt,
+                    notDoneReason: outcome.notDoneReason,
+                    note: outcome.note
+                )
+            }
+            guard !typed.isEmpty || outcome.notDoneReason != nil else { return nil }  // exported as samples
+            let answers = typed.map { value -> ExportOutcome.Given in
+                let answer: ExportOutcome.Answer
+                switch event.answer {
+                case .yesNo?: answer = .boolean(value.value != 0)
+                case .choice(_)?, .text?: answer = .text(value.text ?? Events.number(value.value))
+                case .duration?: answer = .quantity(value.value, value.unit)
+                default:
+                    answer =
+                        value.value == value.value.rounded() && abs(value.value) < 1e9
+                        ? .integer(Int(value.value)) : .quantity(value.value, value.unit)
+                }
+                return ExportOutcome.Given(answer, at: value.measuredAt)
+            }
+            return ExportOutcome(
+                taskID: event.taskID,
+                title: event.title,
+                kind: .assessment,
+                occurrence: event.occurrence,
+                start: event.start,
+                end: event.end,
+                answers: answers,
+                notDoneReason: outcome.notDoneReason,
+                note: outcome.note
+            )
+        }
+    }
+
     /// EX_CANTCREAT.
     static let cannotCreate: Int32 = 73
+
+    /// The Patient resource of the patient the export is for (--patient, or the only one), with its identifiers.
+    static func fhirPatient(_ store: CareStore) throws -> FHIRPatient? {
+        guard let id = store.patientScope else { return nil }
+        let patient: Patient?
+        do {
+            patient = try store.patient(id: id)
+        } catch {
+            throw StoreExit.fail(error)
+        }
+        guard let patient else { return nil }
+        return FHIRPatient(
+            id: patient.id,
+            name: patient.name,
+            birthDate: patient.birthday,
+            gender: patient.sex?.rawValue,
+            identifiers: patient.identifiers.map { .init(system: $0.system, value: $0.value, type: $0.type) }
+        )
+    }
 }
 
 /// Reads samples page by page, oldest first, with the care-plan events each one completed.
@@ -184,7 +289,8 @@ struct StoredSampleCursor {
                     ExportRecord(
                         sample: stored.sample,
                         matches: stored.deletedDate == nil ? matches[stored.id] ?? [] : [],
-                        retracted: stored.deletedDate != nil
+                        retracted: stored.deletedDate != nil,
+                        patient: stored.patientID
                     )
                 )
             }

@@ -16,11 +16,25 @@ struct GlobalOptions: ParsableArguments {
     func resolvedTimeZone() throws -> TimeZone {
         if let name = timeZone ?? ProcessInfo.processInfo.environment["TZ"].flatMap({ $0.isEmpty ? nil : $0 }) {
             let trimmed = name.hasPrefix(":") ? String(name.dropFirst()) : name
-            guard let zone = TimeZone(identifier: trimmed) else {
+            guard let zone = TimeZone(identifier: trimmed) ?? Self.zone(file: trimmed) else {
                 throw ValidationError("unknown time zone '\(name)': use an IANA name such as Europe/Berlin or UTC")
             }
             return zone
         }
         return TimeZone.current
+    }
+
+    /// A zone named by its file, as systemd and containers set it (`TZ=:/etc/localtime`,
+    /// `TZ=/usr/share/zoneinfo/Europe/Berlin`): the IANA name from the path the file links to, or the system
+    /// zone for /etc/localtime itself.
+    static func zone(file path: String) -> TimeZone? {
+        guard path.hasPrefix("/"), FileManager.default.fileExists(atPath: path) else { return nil }
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        if let range = resolved.range(of: "/zoneinfo/") {
+            var name = String(resolved[range.upperBound...])
+            for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+            if let zone = TimeZone(identifier: name) { return zone }
+        }
+        return resolved == "/etc/localtime" || path == "/etc/localtime" ? TimeZone.current : nil
     }
 }

@@ -5,14 +5,18 @@ import CareStore
 import Foundation
 import GATTDecoding
 import Insights
+import SampleExport
 
 struct Ingest: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record a reading typed in by hand and auto-complete the events it belongs to.",
         discussion: """
-            TYPE is a quantity type (bodyMass, bodyTemperature, heartRate, bloodPressureSystolic, bloodGlucose, \
-            oxygenSaturation, …; `body-mass` works too). UNIT accepts the spellings people type: kg, lb, lbs, \
-            °C, C, degC, °F, F, degF, bpm, /min, mmHg, kPa, %, mg/dL, mmol/L, ms. The value is converted to \
+            TYPE is a quantity type (bodyMass, bodyTemperature, heartRate, bloodPressure, bloodGlucose, \
+            oxygenSaturation, …; `body-mass` works too). The reading is written as people write it: a number \
+            and a unit, with or without a space (72.4 kg, 72.4kg, 72,4 kg), stone and pounds (11 st, 11 st 4 lb), \
+            and a blood pressure as systolic/diastolic (120/80 mmHg: one reading, stored as a systolic and a \
+            diastolic sample at the same time). Units: kg, kgs, lb, lbs, st, °C, ºC, ℃, C, degC, °F, F, degF, \
+            bpm, /min, mmHg, kPa, %, mg/dL, mmol/L, ms. A negative value is refused. The value is converted to \
             the type's canonical unit and checked for plausibility (e.g. body temperature 25–45 °C, body mass \
             0.2–650 kg, heart rate 20–300 /min); a refused reading writes nothing. The sample's source is \
             `manual`; recording the same reading (type, value, unit, time) twice changes nothing.
@@ -24,8 +28,12 @@ struct Ingest: ParsableCommand {
 
             Examples:
               carebridge ingest bodyMass 72.4 kg
-              carebridge ingest bodyMass 72.4 kg --replace 01a1f7a5-ca40-8cfe-a589-6f94caf9e635
-              carebridge ingest bodyTemperature 98.6 °F --at 2026-11-20T07:30 --note "after waking"
+              carebridge ingest bodyMass 11 st 4 lb
+              carebridge ingest bloodPressure 120/80 mmHg --at 07:30
+              carebridge ingest bodyMass 72.4 kg --replace \\
+                  01a1f7a5-ca40-8cfe-a589-6f94caf9e635
+              carebridge ingest bodyTemperature 98.6 °F --at 2026-11-20T07:30 --note \\
+                  "after waking"
 
             \(StoreExit.help)
             """
@@ -55,11 +63,14 @@ struct Ingest: ParsableCommand {
     @Argument(help: "The quantity type, e.g. bodyMass.")
     var type: String
 
-    @Argument(help: "The value, e.g. 72.4.")
-    var value: String
-
-    @Argument(help: "The unit, e.g. kg.")
-    var unit: String
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp(
+            "The value and its unit, e.g. 72.4 kg, 72.4kg, 11 st 4 lb, 98.6°F, 120/80 mmHg.",
+            valueName: "reading"
+        )
+    )
+    var reading: [String] = []
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
@@ -86,17 +97,14 @@ struct Ingest: ParsableCommand {
         }
         let measured =
             try at.map { try TimeArguments.parse($0, option: "--at", zone: zone, now: now) } ?? replacedStart ?? now
-        guard let number = DecimalArgument.parse(value), number.isFinite else {
-            Output.error("'\(value)' is not a decimal number (such as 72.4 or 72,4)")
-            throw ExitCode(StoreExit.usage)
+        if let option = reading.first(where: { $0.hasPrefix("--") && DecimalNumber.parse($0) == nil }) {
+            throw ValidationError("unknown option '\(option)'")
         }
-        let sample: QuantitySample
+        let samples: [QuantitySample]
         do {
-            let quantityType = try ManualReading.parseType(type)
-            sample = try ManualReading.sample(
-                type: quantityType,
-                value: number,
-                unit: unit,
+            samples = try ManualReadingText.samples(
+                type: type,
+                words: reading,
                 at: measured,
                 note: note,
                 receivedAt: now
@@ -104,52 +112,67 @@ struct Ingest: ParsableCommand {
         } catch {
             Output.error(error.description)
             switch error {
-            case .implausible, .notFinite: throw ExitCode(StoreExit.invalidData)
-            case .unknownType, .unknownUnit, .incompatibleUnit: throw ExitCode(StoreExit.usage)
+            case .implausible, .notFinite, .negative, .bloodPressureOrder: throw ExitCode(StoreExit.invalidData)
+            default: throw ExitCode(StoreExit.usage)
             }
+        }
+        if replacing != nil, samples.count > 1 {
+            Output.error(
+                "--replace corrects one sample; replace the systolic and the diastolic one at a time "
+                    + "(e.g. `bloodPressureSystolic 120 mmHg --replace ID`)"
+            )
+            throw ExitCode(StoreExit.usage)
         }
         let store = try replacingStore ?? storeOptions.open(zone: zone)
         let report: IngestReport
         do {
             if let replacing {
-                report = try store.replaceManualSample(id: replacing, with: sample, recordedAt: now)
+                report = try store.replaceManualSample(id: replacing, with: samples[0], recordedAt: now)
             } else {
-                report = try store.recordSample(sample, recordedAt: now)
+                report = try store.recordSamples(samples, recordedAt: now)
             }
         } catch {
             throw StoreExit.fail(error)
         }
-        if json, report.inserted == 1 { AlertReport.evaluate(store, from: sample.start, quiet: true) }
+        let sample = samples[0]
+        let inserted = report.inserted > 0
+        if json, inserted { AlertReport.evaluate(store, from: sample.start, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
-                "inserted": .bool(report.inserted == 1),
+                "samples": .array(samples.map { $0.json(in: zone) }),
+                "inserted": .bool(inserted),
                 "eventsUpdated": .int(report.eventsUpdated),
-                "matched": .bool(report.inserted == 1 ? report.unmatched == 0 : false),
+                "matched": .bool(inserted ? report.unmatched == 0 : false),
             ]
             if let replacing { object["replaced"] = .string(replacing.uuidString.lowercased()) }
-            if report.inserted == 0 { object["matched"] = .null }
+            if !inserted { object["matched"] = .null }
             print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
             return
         }
-        let shown =
-            "\(sample.type.title) \(format(sample.value)) \(sample.unit) at \(TimeArguments.short(sample.start, zone: zone))"
+        let shown = Self.describe(samples) + " at \(TimeArguments.short(sample.start, zone: zone))"
         if let replacing {
             print(
                 "replaced \(replacing.uuidString.lowercased()) with \(shown); \(report.eventsUpdated) event(s) derived again"
             )
-        } else if report.inserted == 0 {
+        } else if !inserted {
             print("already recorded: \(shown) (nothing changed)")
-        } else if report.unmatched == 1 {
+        } else if report.unmatched == report.inserted {
             print("recorded \(shown); it falls in no linked event (kept as unmatched)")
         } else {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
-        if report.inserted == 1 { AlertReport.evaluate(store, from: sample.start) }
+        if inserted { AlertReport.evaluate(store, from: sample.start) }
     }
 
-    private func format(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+    /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.
+    static func describe(_ samples: [QuantitySample]) -> String {
+        if samples.count == 2, let high = samples.first, let low = samples.last {
+            let number = { (sample: QuantitySample) in
+                DisplayQuantity.number(sample.value, decimals: DisplayQuantity.decimals(of: sample))
+            }
+            return "blood pressure \(number(high))/\(number(low)) \(DisplayQuantity.symbol(high.unit))"
+        }
+        return samples.map { "\($0.type.title) \(DisplayQuantity.value(of: $0))" }.joined(separator: ", ")
     }
 }

@@ -77,7 +77,7 @@ struct ReportPeriod: ParsableArguments {
         let start =
             try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
             ?? calendar.date(byAdding: .day, value: -7, to: end)!
-        guard start < end else { throw ValidationError("--from must be before --to") }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         return (start, end)
     }
 }

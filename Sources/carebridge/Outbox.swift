@@ -42,7 +42,7 @@ struct Outbox: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         if clear || disable {
             let dropped: Int
             do {

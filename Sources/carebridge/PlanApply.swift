@@ -35,7 +35,8 @@ struct PlanApply: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let plan = try PlanFile.load(file, zone: zone, consequence: "nothing applied")
-        let store = try storeOptions.open(zone: zone)
+        // A file naming its patient needs no --patient; one that does not goes to --patient or the only patient.
+        let store = try storeOptions.open(zone: zone, patients: plan.patient == nil ? .one : .any)
         let report: PlanApplyReport
         do {
             report = try store.applyPlan(plan)

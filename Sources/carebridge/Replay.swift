@@ -28,10 +28,13 @@ struct Replay: AsyncParsableCommand {
             time zone (header), else --time-zone.
 
             Examples:
-              carebridge replay --store /tmp/demo.sqlite --plan Recordings/care-plan.json \\
+              carebridge replay --store /tmp/demo.sqlite --plan \\
+                  Recordings/care-plan.json \\
                   Recordings/weight-scale-morning-weigh-in.jsonl
-              carebridge replay --speed realtime Recordings/heart-rate-strap-20-minutes.jsonl
-              carebridge replay --mqtt mqtt://localhost Recordings/thermometer-fahrenheit.jsonl
+              carebridge replay \\
+                  --speed realtime Recordings/heart-rate-strap-20-minutes.jsonl
+              carebridge replay --mqtt mqtt://localhost \\
+                  Recordings/thermometer-fahrenheit.jsonl
 
             With --mqtt every sample new to the store is queued in its outbox and published (see \
             `carebridge outbox`); at the end the replay waits up to --mqtt-wait seconds for the outbox to drain.
@@ -123,7 +126,7 @@ struct Replay: AsyncParsableCommand {
         }
 
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
             do {
                 try store.applyPlan(document)

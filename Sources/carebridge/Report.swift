@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeFoundation
+import CarePlan
 import CareReport
 import CareStore
 import Foundation
@@ -21,12 +22,13 @@ struct Report: ParsableCommand {
             written to a temporary file next to --out with mode 0600 and renamed when complete, so a failed run \
             leaves no half report. The rules are re-evaluated for the period first.
 
-            The store holds one person's data (patients are not modelled yet); --patient names them in the \
-            header.
+            --patient ID reports on one patient of the store (default: the only one) and puts their name in the \
+            header. In a store without patients, --patient is just the name shown in the header, as before.
 
             Examples:
               carebridge report --format html --out week.html
-              carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page letter --out november.pdf
+              carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page \\
+                  letter --out november.pdf
 
             Exit status: 0 done; 64 bad arguments; 73 the output file cannot be written; 74 the store cannot be \
             opened or read.
@@ -50,9 +52,6 @@ struct Report: ParsableCommand {
     @Option(name: .long, help: "PDF page size: a4 or letter.")
     var page: String = "a4"
 
-    @Option(name: .long, help: "The patient's name for the page header.")
-    var patient: String?
-
     func validate() throws {
         guard PDFReport.PageSize(rawValue: page.lowercased()) != nil else {
             throw ValidationError("--page must be a4 or letter")
@@ -62,11 +61,18 @@ struct Report: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let (from, to) = try period.resolve(zone: zone)
-        let store = try storeOptions.open(zone: zone)
+        // A store without patients: --patient is only the header's name (what it was before patients existed).
+        var header = storeOptions.patient
+        var options = storeOptions
+        options.patient = nil
+        let unscoped = try options.open(zone: zone, patients: .any)
+        if (try? unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
+        let store = try options.open(zone: zone)
         let data: ReportData
         do {
+            if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
             try AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
-            data = try ReportBuilder.build(store: store, from: from, to: to, patient: patient)
+            data = try ReportBuilder.build(store: store, from: from, to: to, patient: header)
         } catch {
             throw StoreExit.fail(error)
         }

@@ -29,9 +29,11 @@ struct Run: AsyncParsableCommand {
             then the bridge exits with 75 so the service manager restarts it.
 
             Examples:
-              carebridge run --store /var/lib/carebridge/store.sqlite --plan Recordings/care-plan.json
+              carebridge run --store /var/lib/carebridge/store.sqlite --plan \\
+                  Recordings/care-plan.json
               carebridge run --adapter hci1 --record /var/lib/carebridge/recordings
-              carebridge run --mqtt mqtt://homeassistant.local --mqtt-prefix homeassistant
+              carebridge run --mqtt mqtt://homeassistant.local --mqtt-prefix \\
+                  homeassistant
 
             With --mqtt every new sample is queued in the store's outbox in the transaction that stores it and \
             published (QoS 1) with Home Assistant discovery; on stop the bridge waits up to --mqtt-wait seconds \
@@ -123,7 +125,7 @@ struct Run: AsyncParsableCommand {
         let catalog = bluez.catalog()
 
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
             do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
         }

@@ -5,11 +5,12 @@ import CareStore
 import Foundation
 import GATTDecoding
 import Insights
+import SampleExport
 
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List stored samples, and release or delete one.",
-        subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self],
+        subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self, SamplesAssign.self],
         defaultSubcommand: SamplesList.self
     )
 }
@@ -53,6 +54,15 @@ struct SamplesList: ParsableCommand {
     @Flag(name: .long, help: "Only quarantined samples (implausible or invalid by device status), with the reason.")
     var quarantined = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Only readings in the unassigned inbox (no owner, or a shared device that could not tell), with why.",
+            discussion: "File one with `carebridge samples assign ID PATIENT`."
+        )
+    )
+    var unassigned = false
+
     @Option(name: .long, help: "At most this many samples.")
     var limit: Int?
 
@@ -74,15 +84,19 @@ struct SamplesList: ParsableCommand {
                 throw ExitCode(StoreExit.usage)
             }
         }
+        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
+        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
+        try TimeArguments.checkOrder(start, end, from: from, to: to)
         let query = SampleQuery(
             types: types,
-            from: try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) },
-            to: try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) },
+            from: start,
+            to: end,
             unmatchedOnly: unmatched,
             quarantine: quarantined ? .only : .excluded,
-            limit: limit
+            limit: limit,
+            unassignedOnly: unassigned
         )
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
         let samples: [StoredSample]
         do {
             samples = try store.samples(matching: query)
@@ -94,17 +108,24 @@ struct SamplesList: ParsableCommand {
                 guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
                 object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
                 if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
+                object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
+                if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
                 return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
         }
         if samples.isEmpty {
-            print(quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples")
+            print(
+                unassigned
+                    ? "no unassigned readings"
+                    : quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples"
+            )
             return
         }
-        var headers = ["MEASURED", "TYPE", "VALUE", "UNIT", "AS SENT", "SOURCE", "STATUS", "ID"]
-        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 7) }
+        var headers = ["MEASURED", "TYPE", "VALUE", "AS SENT", "SOURCE", "STATUS", "ID"]
+        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
+        if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
         var table = Table(headers)
         for stored in samples {
             let sample = stored.sample
@@ -115,24 +136,23 @@ struct SamplesList: ParsableCommand {
                 TimeArguments.short(sample.start, zone: zone),
                 sample.type.rawValue,
                 Self.value(sample),
-                sample.unit.rawValue,
-                sample.comparator == nil
-                    ? "\(Events.number(sample.transmittedValue)) \(sample.transmittedUnit)"
-                    : sample.comparator!.label,
+                sample.comparator == nil ? DisplayQuantity.transmitted(of: sample) : sample.comparator!.label,
                 source,
                 SampleScreening.flags(of: sample).joined(separator: ", "),
                 sample.id.uuidString.lowercased(),
             ]
-            if quarantined { row.insert(sample.quarantineReason ?? "", at: 7) }
+            if quarantined { row.insert(sample.quarantineReason ?? "", at: 6) }
+            if unassigned { row.insert(stored.inboxReason ?? "", at: row.count - 1) }
             table.append(row)
         }
         print(table.render())
     }
 
-    /// The value as shown: `72.4`, `< 20` for a LO at the meter's limit of 20, `LO` when the limit is unknown.
+    /// The value as shown, at the device's resolution with the unit people use: `72.6 kg`, `< 20 mg/dL` for a
+    /// LO at the meter's limit of 20, `LO` when the limit is unknown.
     static func value(_ sample: QuantitySample) -> String {
-        guard let comparator = sample.comparator else { return Events.number(sample.value) }
-        return sample.value.isFinite ? "\(comparator.rawValue) \(Events.number(sample.value))" : comparator.label
+        guard let comparator = sample.comparator else { return DisplayQuantity.value(of: sample) }
+        return sample.value.isFinite ? "\(comparator.rawValue) \(DisplayQuantity.value(of: sample))" : comparator.label
     }
 
     /// Reads a sample id argument.
@@ -155,7 +175,8 @@ struct SamplesRelease: ParsableCommand {
             for MQTT when the outbox is enabled.
 
             Example:
-              carebridge samples release 0193f0c2-… --reason "checked on the device display: 47.1 °C is a sauna reading"
+              carebridge samples release 0193f0c2-… --reason \\
+                  "checked on the device display: 47.1 °C is a sauna reading"
 
             \(StoreExit.help)
             """
@@ -176,7 +197,7 @@ struct SamplesRelease: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let released: StoredSample?
         do {
             released = try store.releaseSample(id: sampleID, reason: reason)
@@ -198,7 +219,7 @@ struct SamplesRelease: ParsableCommand {
         }
         let sample = released.sample
         print(
-            "released \(sample.type.title) \(SamplesList.value(sample)) \(sample.unit) at "
+            "released \(sample.type.title) \(SamplesList.value(sample)) at "
                 + "\(TimeArguments.short(sample.start, zone: zone)); its events were re-derived"
         )
     }
@@ -225,7 +246,7 @@ struct SamplesDelete: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, patients: .any)
         let deleted: Bool
         let start: Date?
         do {

@@ -18,17 +18,53 @@ struct StoreOptions: ParsableArguments {
     )
     var store: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The patient whose care data to read or write.",
+            discussion: """
+                Default: the only patient of the store (a single-patient store works without it). With several \
+                patients, commands that read or write one patient's plan, events, samples or exports need it; \
+                `carebridge patients` lists them. On run/replay it files every reading under this patient \
+                instead of routing by the device registry.
+                """,
+            valueName: "id"
+        )
+    )
+    var patient: String?
+
     var path: String { store ?? StoreLocation.defaultPath() }
+
+    /// How a command uses `--patient`.
+    enum PatientUse {
+        /// One patient's care data: `--patient`, else the only patient; several patients and none named is an
+        /// error naming them.
+        case one
+        /// Every patient unless `--patient` names one (routing, the outbox, devices, records by id).
+        case any
+    }
 
     /// Opens the store; floating schedules are evaluated in `zone`. Commands that only list or export pass
     /// `.existing`: a mistyped --store then creates nothing and says that there is no store, and a store this
-    /// user may only read is opened read-only.
-    func open(zone: TimeZone, mode: CareStore.OpenMode = .create) throws -> CareStore {
+    /// user may only read is opened read-only. The store is scoped to `--patient` (see ``PatientUse``).
+    func open(zone: TimeZone, mode: CareStore.OpenMode = .create, patients: PatientUse = .one) throws -> CareStore {
+        let store: CareStore
         do {
-            return try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger, mode: mode)
+            store = try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger, mode: mode)
         } catch {
             Output.error(error.message)
             throw ExitCode(StoreExit.storeUnavailable)
+        }
+        do {
+            switch patients {
+            case .one: return store.scoped(to: try store.resolvePatient(patient))
+            case .any:
+                return store.scoped(
+                    to: try patient.map { id throws(CareStoreError) in try store.resolvePatient(id) } ?? nil
+                )
+            }
+        } catch {
+            throw StoreExit.fail(error)
         }
     }
 }
@@ -51,9 +87,10 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound: return ExitCode(notFound)
-        case .wrongTaskKind, .futureTime: return ExitCode(usage)
-        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer:
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound:
+            return ExitCode(notFound)
+        case .wrongTaskKind, .futureTime, .patientRequired: return ExitCode(usage)
+        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient:
             return ExitCode(invalidData)
         case .storeLocation, .corruptRow, .database: return ExitCode(storeUnavailable)
         }

@@ -21,9 +21,12 @@ struct SystemdUnit: ParsableCommand {
             credential `mqtt-password`.
 
             Examples:
-              carebridge systemd-unit --arguments "--store /var/lib/carebridge/store.sqlite --plan /etc/carebridge/plan.json"
-              carebridge systemd-unit --arguments "--store /var/lib/carebridge/store.sqlite --mqtt mqtt://bridge@broker" \\
-                  --mqtt-credential /etc/carebridge/mqtt-password
+              carebridge systemd-unit \\
+                  --arguments "--store /var/lib/carebridge/store.sqlite \\
+                  --plan /etc/carebridge/plan.json"
+              carebridge systemd-unit --mqtt-credential /etc/carebridge/mqtt-password \\
+                  --arguments "--store /var/lib/carebridge/store.sqlite \\
+                  --mqtt mqtt://bridge@broker"
             """
     )
 

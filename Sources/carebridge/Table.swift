@@ -1,4 +1,10 @@
+import Foundation
+
 /// An aligned plain-text table: columns padded to their widest cell, two spaces apart.
+///
+/// On a terminal (or with `COLUMNS` set) a table wider than the screen wraps deliberately: the leading columns
+/// that fit stay on the row's line and the rest follow on an indented line as `HEADER value`, so nothing is
+/// cut and no line is broken by the terminal in the middle of a cell. Piped output keeps one line per row.
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
@@ -10,21 +16,52 @@ struct Table {
     /// Adds a row; cells are sanitised for the terminal (they carry device names and Device Information strings).
     mutating func append(_ row: [String]) { rows.append(row.map(TerminalText.sanitize)) }
 
-    func render() -> String {
+    /// The width to fit: `COLUMNS` when set, 80 on a terminal, unlimited when piped.
+    static var screenWidth: Int? {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 20 {
+            return columns
+        }
+        return Output.isTerminal ? 80 : nil
+    }
+
+    func render(width: Int? = Table.screenWidth) -> String {
         var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
                 widths[index] = max(widths[index], cell.count)
             }
         }
+        // The leading columns that fit the width (at least one).
+        var kept = widths.count
+        if let width {
+            var used = 0
+            for (index, columnWidth) in widths.enumerated() {
+                let needed = used + (index > 0 ? 2 : 0) + columnWidth
+                if needed > width, index > 0 {
+                    kept = index
+                    break
+                }
+                used = needed
+            }
+        }
         func line(_ cells: [String]) -> String {
             var text = ""
-            for (index, cell) in cells.enumerated() {
-                let last = index == cells.count - 1
+            let shown = Array(cells.prefix(kept))
+            for (index, cell) in shown.enumerated() {
+                let last = index == shown.count - 1
                 text += last ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
             }
             return text
         }
-        return ([line(headers)] + rows.map(line)).joined(separator: "\n")
+        func overflow(_ cells: [String]) -> [String] {
+            guard kept < cells.count else { return [] }
+            let parts = cells.indices.dropFirst(kept).compactMap { index -> String? in
+                cells[index].isEmpty ? nil : "\(headers[index]) \(cells[index])"
+            }
+            return parts.isEmpty ? [] : ["    " + parts.joined(separator: "  ")]
+        }
+        var lines = [line(headers)]
+        for row in rows { lines += [line(row)] + overflow(row) }
+        return lines.joined(separator: "\n")
     }
 }

@@ -278,6 +278,14 @@ extension FakeBlueZSuites {
             #expect(bluez["powered"] as? Bool == true)
         }
 
+        @Test func adaptersWithNoControllerExitsWith69AsDocumented() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            let result = try await CarebridgeBinary.run(["adapters"], bus: fake.address)
+            #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("no Bluetooth adapter"), "\(result.stderr)")
+        }
+
         @Test func bluetoothdNotRunningExitsWith69AndSaysSo() async throws {
             let fake = try await FakeBlueZ(startBlueZ: false)
             defer { fake.stop() }

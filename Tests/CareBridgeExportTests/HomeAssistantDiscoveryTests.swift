@@ -56,26 +56,27 @@ let scale = DeviceIdentity(
     }
 
     @Test(
-        "device class and unit follow Home Assistant's vocabulary",
+        "device class, unit and display precision follow Home Assistant's vocabulary",
         arguments: [
-            (QuantityType.bodyMass, "weight" as String?, "kg"),
-            (.bodyTemperature, "temperature", "°C"),
-            (.height, "distance", "m"),
-            (.bloodPressureSystolic, "pressure", "mmHg"),
-            (.bloodGlucose, "blood_glucose_concentration", "mg/dL"),
-            (.rrInterval, "duration", "ms"),
-            (.heartRate, nil, "bpm"),
-            (.oxygenSaturation, nil, "%"),
-            (.bodyMassIndex, nil, "kg/m²"),
-            (.bodyImpedance, nil, "Ω"),
+            (QuantityType.bodyMass, "weight" as String?, "kg", 1),
+            (.bodyTemperature, "temperature", "°C", 1),
+            (.height, "distance", "m", 2),
+            (.bloodPressureSystolic, "pressure", "mmHg", 0),
+            (.bloodGlucose, "blood_glucose_concentration", "mg/dL", 0),
+            (.rrInterval, "duration", "ms", 0),
+            (.heartRate, nil, "bpm", 0),
+            (.oxygenSaturation, nil, "%", 0),
+            (.bodyMassIndex, nil, "kg/m²", 1),
+            (.bodyImpedance, nil, "Ω", 0),
         ]
     )
-    func deviceClassAndUnit(type: QuantityType, deviceClass: String?, unit: String) throws {
+    func deviceClassAndUnit(type: QuantityType, deviceClass: String?, unit: String, precision: Int) throws {
         let config = try parse(discovery.config(device: scale, type: type).payload)
         #expect(config["device_class"] as? String == deviceClass)
         #expect(config.keys.contains("device_class") == (deviceClass != nil))
         #expect(config["unit_of_measurement"] as? String == unit)
         #expect(config["state_class"] as? String == "measurement")
+        #expect(config["suggested_display_precision"] as? Int == precision)
     }
 
     @Test func everyTypeGetsADistinctUniqueIDAndTopicsWithoutWildcards() throws {

@@ -129,7 +129,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables",
+                "v7-session-variables", "v8-people",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }

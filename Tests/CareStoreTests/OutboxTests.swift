@@ -142,6 +142,16 @@ import Testing
                     DROP TABLE alertChannel;
                     DROP TABLE alert;
                     DROP TABLE deviceSessionVariable;
+                    DROP TABLE patient;
+                    DROP TABLE carePlan;
+                    DROP TABLE contact;
+                    DROP TABLE deviceAssignment;
+                    DROP TABLE shareRecord;
+                    DROP INDEX sample_inbox;
+                    ALTER TABLE sample DROP COLUMN patientID;
+                    ALTER TABLE sample DROP COLUMN inboxReason;
+                    ALTER TABLE sample DROP COLUMN routedBy;
+                    ALTER TABLE task DROP COLUMN carePlanID;
                     ALTER TABLE task DROP COLUMN answer;
                     ALTER TABLE task DROP COLUMN alerts;
                     ALTER TABLE outcome DROP COLUMN note;
@@ -150,7 +160,7 @@ import Testing
                     ALTER TABLE outcomeValue DROP COLUMN comparator;
                     DELETE FROM grdb_migrations WHERE identifier IN (
                         'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
-                        'v6-sample-safety', 'v7-session-variables'
+                        'v6-sample-safety', 'v7-session-variables', 'v8-people'
                     );
                     """
             )
@@ -171,7 +181,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables",
+                "v7-session-variables", "v8-people",
             ]
         )
         #expect(try store.sampleCount() == old.count)

@@ -50,6 +50,15 @@ struct FHIRValidationTests {
     }
 
     func validate(_ options: FHIRBundleWriter.Options) throws -> (r4: String, r4b: String, summary: ExportSummary) {
+        var bundle = Data()
+        return try validate(options, bundle: &bundle)
+    }
+
+    /// ``validate(_:)``, also giving the bundle's bytes.
+    func validate(
+        _ options: FHIRBundleWriter.Options,
+        bundle: inout Data
+    ) throws -> (r4: String, r4b: String, summary: ExportSummary) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-fhir-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -60,6 +69,7 @@ struct FHIRValidationTests {
         let summary = try writer.finish()
         try sink.close()
 
+        bundle = try Data(contentsOf: URL(fileURLWithPath: path))
         let r4 = try PythonTool.run("validate_fhir.py", [path])
         #expect(r4.status == 0, "R4 validator rejected the bundle: \(r4.stderr)")
         let r4b = try PythonTool.run("validate_fhir.py", [path, "--r4b", PythonTool.r4bDirectory])
@@ -69,6 +79,54 @@ struct FHIRValidationTests {
 
     func report(_ text: String) throws -> [String: Any] {
         try Parsed.object(text)
+    }
+
+    /// One bundle per patient: each starts with a Patient resource carrying the identifiers, and every
+    /// Observation's subject references it; both validators accept both bundles, in both bundle types.
+    @Test(arguments: [FHIRBundleWriter.BundleType.collection, .transaction])
+    func bundlesPerPatientCarryAPatientResourceThatEverySubjectReferences(_ type: FHIRBundleWriter.BundleType) throws {
+        let patients = [
+            FHIRPatient(
+                id: "bed-1",
+                name: "Ada Lovelace",
+                birthDate: "1940-12-10",
+                gender: "female",
+                identifiers: [.init(system: "urn:oid:1.2.36.146.595.217.0.1", value: "MRN-0042", type: "MR")]
+            ),
+            FHIRPatient(id: "bed-2", name: "Charles Babbage", gender: "male"),
+        ]
+        var references: Set<String> = []
+        for patient in patients {
+            var data = Data()
+            let (r4, r4b, summary) = try validate(
+                .init(bundleType: type, timeZone: Fixtures.berlin, patient: patient),
+                bundle: &data
+            )
+            for output in [r4, r4b] {
+                let report = try report(output)
+                let types = report["resourceTypes"] as? [String: Int]
+                #expect(types?["Patient"] == 1)
+                #expect(report["entries"] as? Int == summary.resources)
+            }
+            let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let entries = try #require(bundle["entry"] as? [[String: Any]])
+            let first = try #require(entries.first?["resource"] as? [String: Any])
+            #expect(first["resourceType"] as? String == "Patient")
+            let identifiers = try #require(first["identifier"] as? [[String: Any]])
+            #expect(identifiers.contains { $0["value"] as? String == patient.id })
+            for identifier in patient.identifiers {
+                #expect(identifiers.contains { $0["value"] as? String == identifier.value })
+            }
+            let reference = try #require(entries.first?["fullUrl"] as? String)
+            references.insert(reference)
+            let observations = entries.compactMap { $0["resource"] as? [String: Any] }
+                .filter { $0["resourceType"] as? String == "Observation" }
+            #expect(!observations.isEmpty)
+            #expect(
+                observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == reference }
+            )
+        }
+        #expect(references.count == 2)
     }
 
     @Test func collectionBundlePassesBothValidators() throws {

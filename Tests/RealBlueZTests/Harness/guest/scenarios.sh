@@ -193,8 +193,11 @@ scenario_pulse_oximeter() {
 
 # A Mi Body Composition Scale 2: two weigh-ins broadcast as changing 181B service data, never connected.
 scenario_mi_scale() {
-    simulator mi mi_scale.py --adapter hci2
+    # A broadcast is heard only while the bridge discovers: start it first (a loaded TCG guest can take 10 s to
+    # get there, longer than the first weigh-in lasts), then the scale.
     run_bridge
+    step "the bridge discovers" wait_log "$dir/bridge.log" "adapter ready, discovering" 120
+    simulator mi mi_scale.py --adapter hci2
     step "two weigh-ins broadcast" wait_log "$dir/mi.log" "MARK done" 120
     step "4 samples stored" wait_stored 4 60
     stop_bridge

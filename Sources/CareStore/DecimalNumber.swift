@@ -2,9 +2,9 @@
 ///
 /// `Double(_:)` also reads `0x46` (70), `inf`, `nan` and hexadecimal floats; a reading typed as one of those
 /// is a mistake, not a value.
-enum DecimalArgument {
+public enum DecimalNumber {
     /// `72.4`, `72,4`, `-3`, `.5`, `1e3`; nil for anything else (hexadecimal, `inf`, `nan`, spaces, two signs).
-    static func parse(_ text: String) -> Double? {
+    public static func parse(_ text: String) -> Double? {
         var bytes = Array(text.utf8)
         var index = 0
         func digits() -> Int {

@@ -1,0 +1,214 @@
+public import CarePlan
+public import Foundation
+import GRDB
+
+/// What saving a patient, plan or contact did.
+public enum PeopleSaveResult: String, Sendable, Hashable {
+    case added, updated, unchanged
+}
+
+extension CareStore {
+    /// This store, reading and writing the care data of one patient: tasks, events, samples and exports are
+    /// those of the patient's plans; manual readings and device readings recorded through it belong to the
+    /// patient. Nil: every patient, and device readings routed by the registry.
+    public func scoped(to patientID: String?) -> CareStore {
+        var copy = self
+        copy.patientScope = patientID
+        return copy
+    }
+
+    /// The patient a command means: `requested` when it is a live patient; without one, the only patient (nil
+    /// when the store has none, as before patients existed).
+    /// - Throws: ``CareStoreError`` `.patientNotFound` (naming the patients there are) or `.patientRequired` when
+    ///   the store has several and none was named.
+    public func resolvePatient(_ requested: String?) throws(CareStoreError) -> String? {
+        let ids = try patients().map(\.id)
+        if let requested {
+            guard ids.contains(requested) else {
+                throw CareStoreError(
+                    .patientNotFound,
+                    "no patient '\(requested)' in the store; "
+                        + (ids.isEmpty
+                            ? "it has none (add one with `carebridge patients add`)"
+                            : "patients: \(ids.joined(separator: ", "))")
+                )
+            }
+            return requested
+        }
+        guard ids.count > 1 else { return ids.first }
+        throw CareStoreError(
+            .patientRequired,
+            "the store has \(ids.count) patients (\(ids.joined(separator: ", "))): say which with --patient ID"
+        )
+    }
+
+    /// The live patients (newest versions), by id.
+    public func patients() throws(CareStoreError) -> [Patient] {
+        try read { db in try Self.livePatients(db).map(\.patient) }
+    }
+
+    /// One live patient.
+    public func patient(id: String) throws(CareStoreError) -> Patient? {
+        try read { db in try Self.livePatients(db).first { $0.id == id }?.patient }
+    }
+
+    /// Every version of one patient, oldest first (tombstones included).
+    public func patientVersions(
+        id: String
+    ) throws(CareStoreError) -> [(patient: Patient, version: Int, created: Date, deleted: Date?)] {
+        try read { db in
+            try PatientRecord.filter(Column("id") == id).order(Column("versionNumber")).fetchAll(db).map {
+                ($0.patient, $0.versionNumber, $0.createdDate, $0.deletedDate)
+            }
+        }
+    }
+
+    /// The live plans, of one patient or all.
+    public func plans(patientID: String? = nil) throws(CareStoreError) -> [PatientPlan] {
+        try read { db in
+            try Self.livePlans(db).map(\.plan).filter { patientID == nil || $0.patientID == patientID }
+        }
+    }
+
+    /// The live contacts, of one patient's plans or all.
+    public func contacts(patientID: String? = nil) throws(CareStoreError) -> [CareContact] {
+        try read { db in
+            let plans = try Self.livePlans(db)
+            let wanted = Set(plans.filter { patientID == nil || $0.patientID == patientID }.map(\.id))
+            return try ContactRecord.fetchAll(db, sql: Versioned.currentSQL("contact")).compactMap(\.contact)
+                .filter { wanted.contains($0.planID) }
+        }
+    }
+
+    /// Adds a patient, or a new version of it when its fields changed (versions are never overwritten). A new
+    /// patient gets a plan (`plan`, default: id and title from the patient). The first patient of a store that
+    /// had none adopts everything recorded so far (tasks and samples of the implicit patient).
+    /// - Throws: ``CareStoreError`` `.invalidPatient` for bad fields.
+    @discardableResult
+    public func savePatient(
+        _ patient: Patient,
+        plan: PatientPlan? = nil,
+        at now: Date = Date()
+    ) throws(CareStoreError)
+        -> PeopleSaveResult
+    {
+        if let problem = patient.validationProblem { throw CareStoreError(.invalidPatient, problem) }
+        return try write { db -> PeopleSaveResult in
+            let live = try Self.livePatients(db)
+            let versions = try PatientRecord.filter(Column("id") == patient.id).order(Column("versionNumber"))
+                .fetchAll(db)
+            var result = PeopleSaveResult.added
+            if let newest = versions.last {
+                if newest.deletedDate == nil, newest.patient == patient {
+                    result = .unchanged
+                } else {
+                    try PatientRecord(patient, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
+                        .insert(db)
+                    result = .updated
+                }
+            } else {
+                try PatientRecord(patient, versionNumber: 1, previous: nil, now: now).insert(db)
+            }
+            var plan = plan ?? PatientPlan(id: patient.id, title: "Care plan of \(patient.name)", patientID: patient.id)
+            plan.patientID = patient.id
+            let hasPlan = try Self.livePlans(db).contains { $0.patientID == patient.id }
+            if !hasPlan || plan.id != patient.id {
+                _ = try Self.savePlan(db, plan, now: now)
+            }
+            if live.isEmpty {
+                let planID = try Self.livePlans(db).first { $0.patientID == patient.id }?.id ?? plan.id
+                try Self.adopt(db, patientID: patient.id, planID: planID)
+            }
+            return result
+        }
+    }
+
+    /// Adds a plan of an existing patient, or versions it.
+    @discardableResult
+    public func savePlan(_ plan: PatientPlan, at now: Date = Date()) throws(CareStoreError) -> PeopleSaveResult {
+        try write { db in
+            guard try Self.livePatients(db).contains(where: { $0.id == plan.patientID }) else {
+                throw CareStoreError(.patientNotFound, "plan '\(plan.id)': no patient '\(plan.patientID)'")
+            }
+            return try Self.savePlan(db, plan, now: now)
+        }
+    }
+
+    /// Adds a contact to a plan, or versions it.
+    @discardableResult
+    public func saveContact(_ contact: CareContact, at now: Date = Date()) throws(CareStoreError) -> PeopleSaveResult {
+        guard !contact.id.isEmpty, !contact.name.isEmpty else {
+            throw CareStoreError(.invalidPatient, "a contact needs an id and a name")
+        }
+        return try write { db in
+            guard try Self.livePlans(db).contains(where: { $0.id == contact.planID }) else {
+                throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
+            }
+            let versions = try ContactRecord.filter(Column("id") == contact.id).order(Column("versionNumber"))
+                .fetchAll(db)
+            guard let newest = versions.last else {
+                try ContactRecord(contact, versionNumber: 1, previous: nil, now: now).insert(db)
+                return .added
+            }
+            if newest.deletedDate == nil, newest.contact == contact { return .unchanged }
+            try ContactRecord(contact, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
+                .insert(db)
+            return .updated
+        }
+    }
+
+    // MARK: - Internals
+
+    static func livePatients(_ db: Database) throws -> [PatientRecord] {
+        guard try db.tableExists("patient") else { return [] }
+        return try PatientRecord.fetchAll(db, sql: Versioned.currentSQL("patient"))
+    }
+
+    static func livePlans(_ db: Database) throws -> [CarePlanRecord] {
+        try CarePlanRecord.fetchAll(db, sql: Versioned.currentSQL("carePlan"))
+    }
+
+    static func savePlan(_ db: Database, _ plan: PatientPlan, now: Date) throws -> PeopleSaveResult {
+        guard !plan.id.isEmpty, !plan.title.isEmpty else {
+            throw CareStoreError(.invalidPatient, "a plan needs an id and a title")
+        }
+        let versions = try CarePlanRecord.filter(Column("id") == plan.id).order(Column("versionNumber")).fetchAll(db)
+        guard let newest = versions.last else {
+            try CarePlanRecord(plan, versionNumber: 1, previous: nil, now: now).insert(db)
+            return .added
+        }
+        if newest.deletedDate == nil, newest.plan == plan { return .unchanged }
+        guard newest.patientID == plan.patientID else {
+            throw CareStoreError(
+                .invalidPatient,
+                "plan '\(plan.id)' belongs to patient '\(newest.patientID)', not '\(plan.patientID)'"
+            )
+        }
+        try CarePlanRecord(plan, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now).insert(db)
+        return .updated
+    }
+
+    /// Moves what belongs to the implicit patient (tasks without a plan, samples without a patient outside the
+    /// inbox) to a patient and plan. Outcomes, events and sample ids do not change.
+    static func adopt(_ db: Database, patientID: String, planID: String) throws {
+        try db.execute(sql: "UPDATE task SET carePlanID = ? WHERE carePlanID IS NULL", arguments: [planID])
+        try db.execute(
+            sql: """
+                UPDATE sample SET patientID = ?, routedBy = 'adopted'
+                WHERE patientID IS NULL AND inboxReason IS NULL
+                """,
+            arguments: [patientID]
+        )
+    }
+
+    /// The plan new tasks of `patientID` go to: its first live plan.
+    static func defaultPlan(_ db: Database, patientID: String?) throws -> String? {
+        guard let patientID else {
+            // No scope: the only plan, if the store has exactly one patient.
+            let patients = try livePatients(db)
+            guard patients.count == 1 else { return nil }
+            return try livePlans(db).first { $0.patientID == patients[0].id }?.id
+        }
+        return try livePlans(db).first { $0.patientID == patientID }?.id
+    }
+}

@@ -1,0 +1,198 @@
+import BridgeCore
+public import Foundation
+import GRDB
+import Logging
+
+/// One row of the device registry (`carebridge devices assign`).
+public struct DeviceAssignment: Sendable, Hashable {
+    /// The device's address or serial number, as given.
+    public var device: String
+    /// The user slot, nil for the whole device.
+    public var slot: Int?
+    public var patientID: String
+    /// One of the patients sharing a slot-less device (matched by weight band), rather than its owner.
+    public var shared: Bool
+    public var assignedAt: Date
+
+    public init(device: String, slot: Int? = nil, patientID: String, shared: Bool = false, assignedAt: Date) {
+        self.device = device
+        self.slot = slot
+        self.patientID = patientID
+        self.shared = shared
+        self.assignedAt = assignedAt
+    }
+}
+
+/// What assigning inbox readings did.
+public struct InboxAssignment: Sendable, Hashable {
+    /// The readings moved out of the inbox (the one named and the other values of the same measurement).
+    public var samples: [UUID]
+    /// Events of the patient's plans whose outcome changed.
+    public var eventsUpdated: Int
+}
+
+extension CareStore {
+    /// Registers who a device (or one user slot of it) belongs to, or adds a patient to the patients sharing a
+    /// slot-less device. Readings recorded from now on are routed by it; readings already stored stay where
+    /// they are (assign inbox readings with ``assignSample(id:to:at:)``).
+    /// - Returns: the owner this replaced, if any (said by the caller: nothing changes silently).
+    /// - Throws: ``CareStoreError`` `.patientNotFound`, `.invalidPatient` for an empty device name or a slot
+    ///   outside 0…254.
+    @discardableResult
+    public func assignDevice(
+        _ device: String,
+        slot: Int? = nil,
+        to patientID: String,
+        shared: Bool = false,
+        at now: Date = Date()
+    ) throws(CareStoreError) -> String? {
+        let device = device.trimmingCharacters(in: .whitespaces).uppercased()
+        guard !device.isEmpty else { throw CareStoreError(.invalidPatient, "a device needs an address or serial") }
+        if let slot, !(0...254).contains(slot) {
+            throw CareStoreError(.invalidPatient, "user slot \(slot) is outside 0…254")
+        }
+        if shared, slot != nil {
+            throw CareStoreError(.invalidPatient, "a user slot has one owner; --shared is for devices without slots")
+        }
+        _ = try resolvePatient(patientID)
+        return try write { db -> String? in
+            if shared {
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO deviceAssignment (device, slot, patientID, shared, assignedAt)
+                        VALUES (?, NULL, ?, 1, ?)
+                        """,
+                    arguments: [device, patientID, now.timeIntervalSince1970]
+                )
+                return nil
+            }
+            let previous = try String.fetchOne(
+                db,
+                sql: "SELECT patientID FROM deviceAssignment WHERE device = ? AND slot IS ? AND NOT shared",
+                arguments: [device, slot]
+            )
+            try db.execute(
+                sql: "DELETE FROM deviceAssignment WHERE device = ? AND slot IS ? AND NOT shared",
+                arguments: [device, slot]
+            )
+            try db.execute(
+                sql:
+                    "INSERT INTO deviceAssignment (device, slot, patientID, shared, assignedAt) VALUES (?, ?, ?, 0, ?)",
+                arguments: [device, slot, patientID, now.timeIntervalSince1970]
+            )
+            return previous == patientID ? nil : previous
+        }
+    }
+
+    /// The device registry, by device then slot.
+    public func deviceAssignments() throws(CareStoreError) -> [DeviceAssignment] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT device, slot, patientID, shared, assignedAt FROM deviceAssignment ORDER BY device, slot, patientID"
+            ).map {
+                DeviceAssignment(
+                    device: $0[0],
+                    slot: $0[1],
+                    patientID: $0[2],
+                    shared: $0[3],
+                    assignedAt: Date(timeIntervalSince1970: $0[4])
+                )
+            }
+        }
+    }
+
+    /// Files a reading from the unassigned inbox under a patient, together with the other values of the same
+    /// measurement (same device and measurement time: a weigh-in's fat and BMI go with its weight). The events of
+    /// that patient's plans complete from them at their original measurement time.
+    /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live inbox sample has this id, `.patientNotFound`.
+    @discardableResult
+    public func assignSample(
+        id: UUID,
+        to patientID: String,
+        at now: Date = Date()
+    ) throws(CareStoreError)
+        -> InboxAssignment
+    {
+        _ = try resolvePatient(patientID)
+        let zone = bridgeZone
+        let (assignment, changes) = try write { db -> (InboxAssignment, [StoreChange]) in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT deviceID, payload, start, receivedAt FROM sample
+                        WHERE id = ? AND deletedDate IS NULL AND inboxReason IS NOT NULL
+                        """,
+                    arguments: [id.data]
+                )
+            else {
+                let filed = try String.fetchOne(
+                    db,
+                    sql: "SELECT patientID FROM sample WHERE id = ? AND deletedDate IS NULL",
+                    arguments: [id.data]
+                )
+                throw CareStoreError(
+                    .sampleNotFound,
+                    "sample \(id.uuidString.lowercased()) is not in the unassigned inbox"
+                        + (filed.map { " (it belongs to patient '\($0)')" } ?? "")
+                )
+            }
+            // The whole measurement: every inbox value of the same device at the same instant (a body
+            // composition result split over two packets too); a manual reading is only itself.
+            let records = try SampleRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT \(SampleRecord.selection) \(SampleRecord.from)
+                    WHERE sample.deletedDate IS NULL AND sample.inboxReason IS NOT NULL
+                    AND (sample.id = ? OR (? IS NOT NULL AND sample.deviceID = ? AND sample.start = ?))
+                    ORDER BY sample.start, sample.id
+                    """,
+                arguments: [id.data, row[0] as Int64?, row[0] as Int64?, row[2] as Double]
+            )
+            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+            var moved: [UUID] = []
+            var changes: [StoreChange] = []
+            for record in records {
+                try db.execute(
+                    sql: "UPDATE sample SET patientID = ?, inboxReason = NULL, routedBy = ? WHERE id = ?",
+                    arguments: [patientID, "assigned (was: \(record.inboxReason ?? ""))", record.id.data]
+                )
+                moved.append(record.id)
+                let stored = try record.storedSample()
+                changes.append(.sampleAdded(id: record.id, type: stored.sample.type, start: stored.sample.start))
+                if !stored.sample.isQuarantined {
+                    _ = matcher.add(
+                        stored.sample,
+                        id: record.id,
+                        recordedAt: record.recordedAt,
+                        patient: patientID,
+                        forceFullDerivation: true
+                    )
+                }
+            }
+            let updated = try matcher.apply(db, now: now)
+            return (
+                InboxAssignment(samples: moved, eventsUpdated: updated.count),
+                changes + updated.map(StoreChange.eventUpdated)
+            )
+        }
+        broadcaster.publish(changes)
+        logger.info(
+            "assigned inbox readings",
+            metadata: ["patient": "\(patientID)", "samples": "\(assignment.samples.count)"]
+        )
+        return assignment
+    }
+
+    /// How many live readings wait in the unassigned inbox.
+    public func unassignedCount() throws(CareStoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL AND inboxReason IS NOT NULL"
+            ) ?? 0
+        }
+    }
+}

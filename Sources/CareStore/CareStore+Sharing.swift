@@ -1,0 +1,83 @@
+import CarePlan
+public import Foundation
+import GRDB
+
+/// One entry of the sharing audit list: what was shared with which contact, when and how.
+public struct ShareRecord: Sendable, Hashable {
+    public var id: Int64
+    public var contactID: String
+    public var patientID: String?
+    /// What was shared: `report`, `alert`, …
+    public var what: String
+    /// How: `email`, `webhook`, `mqtt`, `file`, …
+    public var channel: String
+    /// A free description (the report's period, the alert's id, the file).
+    public var detail: String?
+    public var sharedAt: Date
+}
+
+extension CareStore {
+    /// Records that something was shared with a contact (append-only: the audit list is never edited).
+    /// - Throws: ``CareStoreError`` `.patientNotFound` when no live contact has this id.
+    @discardableResult
+    public func recordShare(
+        contactID: String,
+        what: String,
+        channel: String,
+        detail: String? = nil,
+        at now: Date = Date()
+    ) throws(CareStoreError) -> ShareRecord {
+        let contacts = try contacts()
+        guard let contact = contacts.first(where: { $0.id == contactID }) else {
+            throw CareStoreError(
+                .patientNotFound,
+                "no contact '\(contactID)'; contacts: \(contacts.map(\.id).joined(separator: ", "))"
+            )
+        }
+        let patientID = try plans().first { $0.id == contact.planID }?.patientID
+        let id = try write { db -> Int64 in
+            try db.execute(
+                sql: """
+                    INSERT INTO shareRecord (contactID, patientID, what, channel, detail, sharedAt)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [contactID, patientID, what, channel, detail, now.timeIntervalSince1970]
+            )
+            return db.lastInsertedRowID
+        }
+        return ShareRecord(
+            id: id,
+            contactID: contactID,
+            patientID: patientID,
+            what: what,
+            channel: channel,
+            detail: detail,
+            sharedAt: now
+        )
+    }
+
+    /// The sharing audit list, oldest first (of the scoped patient, or all).
+    public func shares() throws(CareStoreError) -> [ShareRecord] {
+        let scope = patientScope
+        return try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, contactID, patientID, what, channel, detail, sharedAt FROM shareRecord
+                    WHERE ? IS NULL OR patientID = ? ORDER BY sharedAt, id
+                    """,
+                arguments: [scope, scope]
+            ).map {
+                ShareRecord(
+                    id: $0[0],
+                    contactID: $0[1],
+                    patientID: $0[2],
+                    what: $0[3],
+                    channel: $0[4],
+                    detail: $0[5],
+                    sharedAt: Date(timeIntervalSince1970: $0[6])
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// What a user meets when a command is mistyped or asks for nothing: a version, "did you mean", the usage of
+/// the subcommand that was run, and errors (not empty success) for an unknown task or a reversed range.
+@Suite struct CommandLineErrorsTests {
+    let directory: URL
+    let storePath: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-errors-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("store.sqlite").path
+        let plan = directory.appendingPathComponent("plan.json")
+        try Data(
+            #"{"tasks": [{"id": "morning-weight", "title": "Weigh yourself", "kind": "assessment", "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T07:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}"#
+                .utf8
+        ).write(to: plan)
+        let applied = try CarebridgeProcess.run(
+            ["plan", "apply", plan.path, "--store", storePath],
+            environment: ["TZ": "Europe/Berlin"]
+        )
+        #expect(applied.status == 0, "\(applied.stderr)")
+    }
+
+    func run(
+        _ arguments: [String],
+        environment: [String: String] = ["TZ": "Europe/Berlin"]
+    ) throws
+        -> CarebridgeProcess.Result
+    {
+        try CarebridgeProcess.run(arguments, environment: environment)
+    }
+
+    @Test func versionIsPrinted() throws {
+        let result = try run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.first?.isNumber == true, "\(result.stdout)")
+    }
+
+    @Test(arguments: [
+        (["evnts"], "Did you mean 'events'?"), (["samples", "relase", "x"], "Did you mean 'release'?"),
+        (["ingets", "bodyMass", "72", "kg"], "Did you mean 'ingest'?"),
+    ])
+    func aMistypedSubcommandGetsDidYouMean(arguments: [String], expected: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+
+    @Test func anErrorFoundWhileRunningPrintsTheSubcommandsUsage() throws {
+        let result = try run(["samples", "--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--from 2026-11-20 is not before --to 2026-11-10"), "\(result.stderr)")
+        #expect(result.stderr.contains("Usage: carebridge samples list"), "\(result.stderr)")
+        #expect(!result.stderr.contains("carebridge <subcommand>"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [["samples"], ["export", "--format", "csv"], ["events"], ["adherence"]])
+    func aReversedRangeIsAnError(command: [String]) throws {
+        let result = try run(command + ["--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
+        #expect(result.status == 64, "\(command): \(result.stdout)")
+        #expect(result.stderr.contains("is not before --to"), "\(result.stderr)")
+    }
+
+    @Test func anUnknownTaskIsAnErrorWithTheKnownTasks() throws {
+        let result = try run(["events", "--task", "morning-weigth", "--from", "2026-11-20", "--store", storePath])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stderr.contains("no task 'morning-weigth'"), "\(result.stderr)")
+        #expect(result.stderr.contains("did you mean 'morning-weight'?"), "\(result.stderr)")
+        let known = try run(["events", "--task", "morning-weight", "--from", "2026-11-20", "--store", storePath])
+        #expect(known.status == 0 && known.stdout.contains("morning-weight"), "\(known.stderr)")
+    }
+
+    @Test func exportValidatesTheSubjectAndWarnsWithoutOne() throws {
+        let bad = try run(["export", "--format", "fhir", "--subject", "123", "--store", storePath])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--subject: '123' is not a FHIR reference"), "\(bad.stderr)")
+        let none = try run(["export", "--format", "fhir", "--store", storePath])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stderr.contains("warning: no --subject"), "\(none.stderr)")
+        let good = try run(["export", "--format", "fhir", "--subject", "Patient/p1", "--store", storePath])
+        #expect(good.status == 0 && !good.stderr.contains("warning"), "\(good.stderr)")
+    }
+
+    /// systemd and containers set TZ to a file; the zone is the one that file names.
+    @Test func aTimeZoneGivenAsAFileWorks() throws {
+        let berlin = try run(
+            ["events", "--from", "2026-11-20", "--json", "--store", storePath],
+            environment: ["TZ": ":/usr/share/zoneinfo/Europe/Berlin"]
+        )
+        #expect(berlin.status == 0, "\(berlin.stderr)")
+        #expect(berlin.stdout.contains("2026-11-20T07:00:00+01:00"), "\(berlin.stdout)")
+        let local = try run(
+            ["events", "--from", "2026-11-20", "--store", storePath],
+            environment: ["TZ": ":/etc/localtime"]
+        )
+        #expect(local.status == 0, "\(local.stderr)")
+    }
+}
+
+/// Help examples are commands to copy: none is wrapped in the middle by the 80-column help formatter.
+@Suite struct HelpExamplesTests {
+    @Test(arguments: [
+        ["ingest"], ["replay"], ["run"], ["report"], ["samples", "release"], ["systemd-unit"], ["devices", "consent"],
+        ["export"], ["events"], ["plan", "apply"], ["complete"], ["recording", "redact"], ["record"], ["scan"],
+    ])
+    func examplesAreNotWrappedMidCommand(command: [String]) throws {
+        let result = try CarebridgeProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
+        #expect(result.status == 0)
+        var inExamples = false
+        for line in result.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Example") {
+                inExamples = true
+            } else if line.isEmpty {
+                inExamples = false
+            } else if inExamples {
+                #expect(line.hasPrefix("  "), "\(command): a wrapped example line '\(line)'")
+            }
+        }
+    }
+}

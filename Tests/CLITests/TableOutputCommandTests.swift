@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// The human tables: right on the day clocks go back and across zones, task titles shown, values at the
+/// device's resolution in the units people use, and no line wider than the terminal.
+@Suite struct TableOutputCommandTests {
+    let directory: URL
+    let storePath: String
+
+    static let plan = """
+        {"tasks": [
+          {"id": "night-pill", "title": "Night pill", "kind": "intervention",
+           "schedule": {"timeZone": "Europe/Berlin",
+                        "elements": [{"start": "2026-10-20T02:30:00", "interval": {"days": 1}, "duration": 2700}]}},
+          {"id": "tokyo-diary", "title": "Diary (kept in Tokyo time)", "kind": "intervention",
+           "schedule": {"timeZone": "Asia/Tokyo",
+                        "elements": [{"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]}}
+        ]}
+        """
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-tables-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("store.sqlite").path
+        let plan = directory.appendingPathComponent("plan.json")
+        try Data(Self.plan.utf8).write(to: plan)
+        let applied = try run(["plan", "apply", plan.path])
+        #expect(applied.status == 0, "\(applied.stderr)")
+    }
+
+    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+        try CarebridgeProcess.run(
+            arguments + ["--store", storePath],
+            environment: ["TZ": "Europe/Berlin", "COLUMNS": "80"]
+        )
+    }
+
+    @Test func theFallBackDayShowsTheOffsetSoTheEndIsAfterTheStart() throws {
+        let result = try run(["events", "--from", "2026-10-25", "--to", "2026-10-25", "--task", "night-pill"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let row = try #require(result.stdout.split(separator: "\n").first { $0.contains("night-pill") })
+        #expect(row.contains("2026-10-25 02:30+02:00") && row.contains("02:15+01:00"), "\(result.stdout)")
+        #expect(row.contains("Night pill"), "the task's title: \(result.stdout)")
+    }
+
+    @Test func anAllDayEventIsLabelledWithTheDayOfItsOwnZone() throws {
+        let result = try run([
+            "events", "--from", "2026-11-20T12:00", "--to", "2026-11-20T13:00", "--task", "tokyo-diary",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").filter { $0.contains("tokyo-diary") }
+        #expect(rows.count == 1 && rows[0].hasPrefix("2026-11-20"), "\(result.stdout)")
+    }
+
+    @Test func samplesAreShownInPeoplesUnitsAtTheirResolutionWithinEightyColumns() throws {
+        #expect(try run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-20T07:30"]).status == 0)
+        #expect(try run(["ingest", "bloodGlucose", "0.0058", "mol/L", "--at", "2026-11-20T07:31"]).status == 0)
+        #expect(try run(["ingest", "bodyTemperature", "98.6", "°F", "--at", "2026-11-20T07:32"]).status == 0)
+        let result = try run(["samples"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for expected in ["72.6 kg", "160 lb", "104 mg/dL", "0.0058 mol/L", "37 °C", "98.6 °F"] {
+            #expect(result.stdout.contains(expected), "\(expected): \(result.stdout)")
+        }
+        #expect(!result.stdout.contains("72.57"), "\(result.stdout)")
+        #expect(!result.stdout.contains("[lb_av]") && !result.stdout.contains("Cel"), "\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(result.stdout)")
+        // The id is still there to copy (on the row's continuation line).
+        #expect(lines.contains { $0.hasPrefix("    ID ") }, "\(result.stdout)")
+    }
+}

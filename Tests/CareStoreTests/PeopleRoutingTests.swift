@@ -1,0 +1,293 @@
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import Testing
+
+/// Patients, plans and contacts in the store, and readings routed to the right person: device and slot owners,
+/// the weight band of a shared scale, the unassigned inbox and filing from it.
+@Suite struct PeopleRoutingTests {
+    static let day = StoreFixture.berlinTime(2026, 11, 20, 7, 30)
+
+    /// A reading from `device`, optionally from a user slot, with its own payload.
+    static func reading(
+        _ type: QuantityType,
+        _ value: Double,
+        _ unit: HealthUnit,
+        device: String,
+        slot: Int? = nil,
+        at date: Date,
+        payload: [UInt8]? = nil
+    ) -> QuantitySample {
+        QuantitySample(
+            type: type,
+            value: value,
+            unit: unit,
+            start: date,
+            source: SampleSource(kind: .device, decoder: "test", device: DeviceIdentity(address: device)),
+            receivedAt: date.addingTimeInterval(3),
+            rawPayload: payload ?? [UInt8(Int(value * 10) & 0xFF), UInt8(slot ?? 0)],
+            metadata: slot.map { ["userID": String($0)] } ?? [:]
+        )
+    }
+
+    static func weight(
+        _ kilograms: Double,
+        device: String,
+        slot: Int? = nil,
+        at date: Date,
+        payload: [UInt8]? = nil
+    ) -> QuantitySample {
+        reading(.bodyMass, kilograms, .kilogram, device: device, slot: slot, at: date, payload: payload)
+    }
+
+    /// A store with the given patients, each with a weigh-in task `weigh-<id>` (each value kept).
+    static func store(patients ids: [String]) throws -> StoreFixture {
+        let fixture = try StoreFixture()
+        for id in ids {
+            try fixture.store.savePatient(Patient(id: id, name: id.capitalized))
+            var task = StoreFixture.weighIn(aggregation: .each)
+            task.id = "weigh-\(id)"
+            try fixture.store.scoped(to: id).addTask(task)
+        }
+        return fixture
+    }
+
+    /// The body-mass values completing `task` on the test day.
+    static func values(_ store: CareStore, task: String, patient: String) throws -> [Double] {
+        let events = try store.scoped(to: patient).events(
+            matching: EventQuery(from: StoreFixture.berlinTime(2026, 11, 20), to: StoreFixture.berlinTime(2026, 11, 21))
+        )
+        return events.filter { $0.key.taskID == task }.flatMap { $0.outcome?.values.map(\.value) ?? [] }
+    }
+
+    @Test func aStoreWithOnePatientTakesEveryReadingAsBefore() throws {
+        let fixture = try Self.store(patients: ["alice"])
+        let report = try fixture.store.recordSamples([Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day)])
+        #expect(report.inserted == 1 && report.unassigned == 0 && report.eventsUpdated == 1)
+        #expect(try Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
+        #expect(try fixture.store.resolvePatient(nil) == "alice")
+        let stored = try fixture.store.samples(matching: SampleQuery())
+        #expect(stored.map(\.patientID) == ["alice"] && stored.map(\.routedBy) == ["only patient"])
+    }
+
+    @Test func aStoreWithoutPatientsAdoptsEverythingWhenTheFirstIsAdded() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.addTask(StoreFixture.weighIn())
+        try fixture.store.recordSample(Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day))
+        #expect(try fixture.store.patients().isEmpty)
+        #expect(try fixture.store.resolvePatient(nil) == nil)
+        try fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
+        #expect(try fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
+        #expect(try fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
+        // Still completed: adoption changes no outcome.
+        #expect(try Self.values(fixture.store, task: "weigh-in", patient: "carol") == [70.2])
+    }
+
+    @Test func severalPatientsNeedAPatientNamedAndTheErrorListsThem() throws {
+        let fixture = try Self.store(patients: ["alice", "bob"])
+        #expect(throws: CareStoreError.self) { try fixture.store.resolvePatient(nil) }
+        do {
+            _ = try fixture.store.resolvePatient(nil)
+        } catch {
+            #expect(error.code == .patientRequired && error.message.contains("alice, bob"))
+        }
+        do {
+            _ = try fixture.store.resolvePatient("zoe")
+        } catch {
+            #expect(error.code == .patientNotFound && error.message.contains("alice, bob"))
+        }
+        #expect(try fixture.store.resolvePatient("bob") == "bob")
+        #expect(try fixture.store.scoped(to: "bob").tasks().map(\.task.id) == ["weigh-bob"])
+    }
+
+    /// A two-user scale: slots 1 and 2 assigned, slot 3 not; the slot-3 weigh-in waits in the inbox with every
+    /// field and is then filed under bob with its original time.
+    @Test func aTwoUserScaleRoutesBySlotAndKeepsAnUnownedSlotInTheInbox() throws {
+        let fixture = try Self.store(patients: ["alice", "bob"])
+        let store = fixture.store
+        let scale = "C8:47:8C:00:00:10"
+        try store.assignDevice(scale, slot: 1, to: "alice")
+        try store.assignDevice(scale, slot: 2, to: "bob")
+        let unowned = Self.weight(80.9, device: scale, slot: 3, at: Self.day.addingTimeInterval(600))
+        let report = try store.recordSamples([
+            Self.weight(61.8, device: scale, slot: 1, at: Self.day),
+            Self.weight(84.1, device: scale, slot: 2, at: Self.day.addingTimeInterval(300)),
+            unowned,
+        ])
+        #expect(report.inserted == 3 && report.unassigned == 1 && report.unmatched == 0)
+        #expect(try Self.values(store, task: "weigh-alice", patient: "alice") == [61.8])
+        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.1])
+
+        let inbox = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        #expect(inbox.count == 1)
+        let waiting = try #require(inbox.first)
+        #expect(waiting.sample == unowned)  // every field, device time and payload kept
+        #expect(waiting.inboxReason?.contains("user slot 3") == true)
+        #expect(try store.unassignedCount() == 1)
+        // The inbox is no patient's data.
+        #expect(try store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
+
+        let filed = try store.assignSample(id: waiting.id, to: "bob")
+        #expect(filed.samples == [waiting.id] && filed.eventsUpdated == 1)
+        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
+        let moved = try #require(try store.sample(id: waiting.id))
+        #expect(moved.patientID == "bob" && moved.inboxReason == nil && moved.sample.start == unowned.start)
+        #expect(moved.routedBy?.hasPrefix("assigned") == true)
+        #expect(try store.unassignedCount() == 0)
+        // Filing twice is refused, saying where it is.
+        #expect(throws: CareStoreError.self) { try store.assignSample(id: waiting.id, to: "alice") }
+        // Re-recording the same reading changes nothing.
+        #expect(try store.recordSamples([unowned]).duplicates == 1)
+    }
+
+    /// A shared scale without slots: two patients of different weights and a guest. The first weigh-ins have no
+    /// reference and wait; once filed, later ones follow the weight band, the fat of a weigh-in goes with its
+    /// weight, and the guest waits.
+    @Test func aSharedScaleWithoutSlotsMatchesByWeightBandAndKeepsTheGuest() throws {
+        let fixture = try Self.store(patients: ["alice", "bob"])
+        let store = fixture.store
+        let scale = "C8:47:8C:00:00:20"
+        try store.assignDevice(scale, to: "alice", shared: true)
+        try store.assignDevice(scale, to: "bob", shared: true)
+        let first = Self.day.addingTimeInterval(-86_400)
+        let firstReport = try store.recordSamples([
+            Self.weight(62.0, device: scale, at: first),
+            Self.weight(84.0, device: scale, at: first.addingTimeInterval(600)),
+        ])
+        #expect(firstReport.unassigned == 2)
+        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        #expect(waiting.allSatisfy { $0.inboxReason?.contains("no recent weight") == true })
+        try store.assignSample(id: waiting[0].id, to: "alice")
+        try store.assignSample(id: waiting[1].id, to: "bob")
+
+        let payload: [UInt8] = [0x01, 0x7A]
+        let report = try store.recordSamples([
+            Self.weight(62.6, device: scale, at: Self.day, payload: payload),
+            Self.reading(.bodyFatPercentage, 27.5, .percent, device: scale, at: Self.day, payload: payload),
+            Self.weight(84.9, device: scale, at: Self.day.addingTimeInterval(300)),
+            Self.weight(73.0, device: scale, at: Self.day.addingTimeInterval(900)),  // a guest
+        ])
+        #expect(report.inserted == 4 && report.unassigned == 1)
+        #expect(try Self.values(store, task: "weigh-alice", patient: "alice") == [62.6])
+        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.9])
+        let fat = try store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
+        #expect(fat.map(\.patientID) == ["alice"])
+        #expect(fat.first?.routedBy?.contains("weight band") == true)
+        let guest = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        #expect(guest.map(\.sample.value) == [73.0])
+        #expect(guest.first?.inboxReason?.contains("outside every band") == true)
+    }
+
+    /// Two patients within a band of the reading: ambiguous, so the inbox, never a guess.
+    @Test func aWeighInFittingTwoPatientsIsNotGuessed() throws {
+        let fixture = try Self.store(patients: ["alice", "bob"])
+        let store = fixture.store
+        let scale = "C8:47:8C:00:00:21"
+        try store.assignDevice(scale, to: "alice", shared: true)
+        try store.assignDevice(scale, to: "bob", shared: true)
+        let earlier = Self.day.addingTimeInterval(-86_400)
+        try store.scoped(to: "alice").recordSample(Self.weight(70.0, device: "manual-ish", at: earlier))
+        try store.scoped(to: "bob").recordSample(
+            Self.weight(71.0, device: "manual-ish", at: earlier.addingTimeInterval(60))
+        )
+        let report = try store.recordSamples([Self.weight(70.5, device: scale, at: Self.day)])
+        #expect(report.unassigned == 1)
+        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        #expect(waiting.first?.inboxReason?.contains("fits several patients") == true)
+    }
+
+    /// A ward: three patients, each with their own cuff; an unknown cuff's reading waits in the inbox.
+    @Test func aWardOfThreePatientsWithTheirOwnCuffs() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let beds = ["bed-1", "bed-2", "bed-3"]
+        for (index, bed) in beds.enumerated() {
+            try store.savePatient(
+                Patient(
+                    id: bed,
+                    name: "Patient \(index + 1)",
+                    identifiers: [PatientIdentifier(system: "urn:ward", value: "MRN-\(index + 1)", type: "MR")]
+                )
+            )
+            let task = CareTask(
+                id: "bp-\(bed)",
+                title: "Blood pressure",
+                kind: .assessment,
+                schedule: .daily(
+                    hour: 6,
+                    start: WallClockTime(year: 2026, month: 11, day: 1),
+                    duration: .seconds(6 * 3600),
+                    timeZone: .fixed("Europe/Berlin")
+                ),
+                linkage: SampleLinkage(type: .bloodPressureSystolic, unit: .millimetreOfMercury, aggregation: .each)
+            )
+            try store.scoped(to: bed).addTask(task)
+            try store.assignDevice("CUFF-\(index + 1)", to: bed)
+        }
+        var readings: [QuantitySample] = []
+        for index in 0..<3 {
+            readings.append(
+                Self.reading(
+                    .bloodPressureSystolic,
+                    Double(120 + 10 * index),
+                    .millimetreOfMercury,
+                    device: "CUFF-\(index + 1)",
+                    at: Self.day.addingTimeInterval(Double(index) * 60)
+                )
+            )
+        }
+        readings.append(
+            Self.reading(.bloodPressureSystolic, 150, .millimetreOfMercury, device: "CUFF-9", at: Self.day)
+        )
+        let report = try store.recordSamples(readings)
+        #expect(report.inserted == 4 && report.unassigned == 1 && report.eventsUpdated == 3)
+        for (index, bed) in beds.enumerated() {
+            #expect(try Self.values(store, task: "bp-\(bed)", patient: bed) == [Double(120 + 10 * index)])
+            #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
+        }
+        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        #expect(waiting.first?.inboxReason?.contains("CUFF-9 has no owner") == true)
+        // Re-assigning a cuff says whose it was.
+        #expect(try store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
+    }
+
+    @Test func patientsAndContactsAreVersionedAndSharingIsAudited() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let plan = try CarePlanDocument.parse(
+            Data(
+                """
+                {"patient": {"id": "alice", "name": "Alice Example", "birthday": "1948-02-29", "sex": "female",
+                             "allergies": ["penicillin"],
+                             "identifiers": [{"system": "urn:oid:1.2.3", "value": "MRN-7", "type": "MR"}]},
+                 "plan": {"id": "alice-home", "title": "Home monitoring"},
+                 "contacts": [{"id": "dr-lee", "name": "Dr. Lee", "category": "careTeam", "role": "physician",
+                               "phones": ["+49 30 1234"], "receives": ["reports", "alerts"]},
+                              {"id": "ben", "name": "Ben", "category": "personal", "role": "son"}],
+                 "tasks": []}
+                """.utf8
+            ),
+            path: "alice.json",
+            bridgeZone: StoreFixture.berlin
+        )
+        try store.applyPlan(plan)
+        #expect(try store.patients().map(\.id) == ["alice"])
+        #expect(try store.patient(id: "alice")?.identifiers.first?.value == "MRN-7")
+        #expect(try store.plans(patientID: "alice").map(\.id) == ["alice-home"])
+        #expect(try store.contacts(patientID: "alice").map(\.id).sorted() == ["ben", "dr-lee"])
+        // Same file again: nothing new; a changed name: a new version, the old one kept.
+        try store.applyPlan(plan)
+        #expect(try store.patientVersions(id: "alice").count == 1)
+        #expect(try store.savePatient(Patient(id: "alice", name: "Alice Q. Example")) == .updated)
+        let versions = try store.patientVersions(id: "alice")
+        #expect(versions.map(\.patient.name) == ["Alice Example", "Alice Q. Example"])
+
+        let share = try store.recordShare(contactID: "dr-lee", what: "report", channel: "email", detail: "November")
+        #expect(share.patientID == "alice")
+        #expect(try store.shares().map(\.contactID) == ["dr-lee"])
+        #expect(throws: CareStoreError.self) {
+            try store.recordShare(contactID: "nobody", what: "report", channel: "email")
+        }
+    }
+}
