@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
@@ -76,23 +77,26 @@ let package = Package(
                 "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The ingestion pipeline: transport events → profile → decoder → samples → sink (the store).
+        // The ingestion pipeline (transport events → profile → decoder → samples → sink) and the bridge runtime
+        // (the ingest and its companion services in one swift-service-lifecycle ServiceGroup).
         .target(
             name: "CareBridgeKit",
             dependencies: [
                 "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan",
                 "CareStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Publishing the store's outbox to MQTT with Home Assistant discovery (used by `replay` and `run`).
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeKit", "CareBridgeExport",
-                "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeExport", "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
@@ -100,7 +104,8 @@ let package = Package(
             name: "Insights",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
-        // Delivering the alert outbox: HTTP webhook (NIOHTTP1) and MQTT / Home Assistant binary sensors.
+        // Delivering the alert outbox (HTTP webhook over NIOHTTP1, MQTT / Home Assistant binary sensors) and the
+        // bridge's in-process alert evaluation service.
         .target(
             name: "AlertDelivery",
             dependencies: [
@@ -109,6 +114,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
@@ -116,8 +122,9 @@ let package = Package(
             name: "CareReport",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights"]
         ),
-        // Helpers for the test targets and the benchmarks (not shipped): a real mosquitto broker and subscriber, the
-        // synthetic heart-rate session behind a recording and the replay benchmark.
+        // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
+        // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded
+        // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
         .target(
             name: "TestSupport",
             dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
@@ -160,6 +167,7 @@ let package = Package(
                 "CareReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
@@ -182,9 +190,16 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
-        .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding"]),
-        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
-        .testTarget(name: "CarePlanTests", dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding", "TestSupport"]),
+        .testTarget(
+            name: "BridgeCoreTests",
+            dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CarePlanTests",
+            dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation", "TestSupport"]
+        ),
         .testTarget(
             name: "CLITests",
             dependencies: ["carebridge", "TestSupport"],
@@ -215,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceProfilesTests",
-            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
         ),
         .testTarget(
             name: "SessionReplayTests",
@@ -233,6 +248,7 @@ let package = Package(
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Golden", "Fixtures"]
         ),
@@ -269,6 +285,7 @@ let package = Package(
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
                 "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -277,6 +294,7 @@ let package = Package(
                 "Insights", "CareStore", "CarePlan", "BridgeCore", "BridgeFoundation", "GATTDecoding", "AlertDelivery",
                 "TestSupport",
                 "MQTTClient", "CareReport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -286,7 +304,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleExportTests",
-            dependencies: ["SampleExport", "BridgeCore", "BridgeFoundation", "GATTDecoding"],
+            dependencies: ["SampleExport", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"],
             exclude: ["Validator"]
         ),
     ]

@@ -1,6 +1,6 @@
 public import BridgeCore
 
-/// Where the pipeline's samples go: the store, an MQTT publisher, a test collector.
+/// Where the pipeline's samples go: the store, a test collector. (Publishers follow the store's changes.)
 public protocol SampleSink: Sendable {
     /// Takes one batch of samples, in pipeline order.
     /// - Throws: whatever the sink's storage throws; the pipeline stops.
@@ -23,17 +23,4 @@ public struct DiscardingSink: SampleSink {
     public init() {}
 
     public func write(_ samples: [QuantitySample]) async throws {}
-}
-
-/// Hands every batch to several sinks in turn (the store and the MQTT publisher).
-public struct FanOutSink: SampleSink {
-    public var sinks: [any SampleSink]
-
-    public init(_ sinks: [any SampleSink]) {
-        self.sinks = sinks
-    }
-
-    public func write(_ samples: [QuantitySample]) async throws {
-        for sink in sinks { try await sink.write(samples) }
-    }
 }

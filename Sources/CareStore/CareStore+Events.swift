@@ -15,6 +15,27 @@ extension CareStore {
         return try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
     }
 
+    /// These events with their outcomes (the events ``IngestReport/updatedEvents`` names), sorted as
+    /// ``events(matching:)`` sorts; a key whose version or occurrence no longer exists is left out.
+    ///
+    /// Each event is computed from its own version's schedule: no interval is scanned.
+    public func events(keys: some Collection<EventKey>) throws(CareStoreError) -> [CareEvent] {
+        guard !keys.isEmpty else { return [] }
+        let zone = bridgeZone
+        return try read { db in
+            let versions = try TaskVersions.load(db)
+            let byUUID = Dictionary(versions.all.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+            var found: [CareEvent] = []
+            for key in Set(keys) {
+                guard key.occurrence >= 0, let version = byUUID[key.taskVersion], !version.isTombstone,
+                    let scheduled = version.task.schedule.storeEvent(occurrence: key.occurrence, zone: zone)
+                else { continue }
+                found += try Self.events(db, version: version, scheduled: [scheduled], zone: zone)
+            }
+            return found.sorted { ($0.start, $0.taskID, $0.occurrence) < ($1.start, $1.taskID, $1.occurrence) }
+        }
+    }
+
     /// The same events as ``events(matching:)``, again after every change that touches them (GRDB
     /// `ValueObservation`: the whole result each time, duplicates removed).
     public func observeEvents(matching query: EventQuery) -> AsyncValueObservation<[CareEvent]> {

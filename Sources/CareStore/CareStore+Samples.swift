@@ -92,6 +92,7 @@ extension CareStore {
             }
             let updated = try matcher.apply(db, now: recordedAt)
             report.eventsUpdated = updated.count
+            report.updatedEvents = updated
             if collectChanges { changes += updated.map(StoreChange.eventUpdated) }
             return (report, changes)
         }
@@ -237,6 +238,7 @@ extension CareStore {
             }
             let updated = try matcher.apply(db, now: recordedAt)
             report.eventsUpdated = updated.count
+            report.updatedEvents = updated
             var changes: [StoreChange] = [.sampleDeleted(id: id)]
             if report.inserted == 1 {
                 changes.append(.sampleAdded(id: newID, type: replacement.type, start: replacement.start))

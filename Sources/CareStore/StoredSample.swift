@@ -101,8 +101,11 @@ public struct IngestReport: Sendable, Hashable {
     public var inserted: Int
     /// Samples already stored (same idempotency key), left unchanged.
     public var duplicates: Int
-    /// Events whose outcome was created or re-derived.
+    /// Events whose outcome was created or re-derived (``updatedEvents``' count).
     public var eventsUpdated: Int
+    /// The events whose outcome was created or re-derived, in the order they were written (fetch them with
+    /// ``CareStore/events(keys:)``).
+    public var updatedEvents: [EventKey] = []
     /// New samples that fed no event.
     public var unmatched: Int
     /// New samples stored in quarantine (they feed no event; not counted in ``unmatched``).

@@ -13,6 +13,8 @@ extension MQTTPublisher {
         public var batchSize: Int
         /// How often the outbox is checked when nothing wakes the publisher (other processes may store samples).
         public var pollInterval: Duration
+        /// How long the publisher, run as a service, waits for the outbox to drain at shutdown.
+        public var drainTimeout: Duration
 
         /// A configuration for a broker URL; the last will (`<topic>/status` = `offline`, retained) is set here.
         ///
@@ -50,6 +52,7 @@ extension MQTTPublisher {
             self.discovery = discovery
             self.batchSize = 256
             self.pollInterval = .seconds(1)
+            self.drainTimeout = .seconds(30)
         }
 
         /// `url` with its password replaced by `***`, for messages and logs.

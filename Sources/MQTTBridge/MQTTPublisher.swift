@@ -1,11 +1,11 @@
-public import BridgeCore
+import BridgeCore
 import BridgeFoundation
 import CareBridgeExport
-public import CareBridgeKit
 public import CareStore
 public import Foundation
 public import Logging
 import MQTTClient
+public import ServiceLifecycle
 
 /// Delivers the store's MQTT outbox to a broker: every newly stored sample as a JSON state message (QoS 1), a
 /// retained Home Assistant discovery config once per device and quantity type, and the bridge's availability.
@@ -18,9 +18,14 @@ import MQTTClient
 /// at least once: a message whose PUBACK was lost is sent again, and every state message carries the sample id so
 /// consumers can drop repeats.
 ///
-/// As a ``SampleSink`` behind the store's sink, ``write(_:)`` only wakes the delivery loop; the store also polls
-/// ``Configuration/pollInterval`` for samples stored by other processes.
-public actor MQTTPublisher: SampleSink {
+/// The publisher observes the store's changes (``CareStore/changes()``): a sample stored or deleted through the
+/// same store wakes the delivery loop at once. Samples stored by other processes (`carebridge ingest` beside the
+/// daemon) are found by re-reading the outbox every ``Configuration/pollInterval``, as SQLite tells no other
+/// process.
+///
+/// As a ``Service`` (in the bridge's ``ServiceGroup``) it delivers until graceful shutdown, then waits up to
+/// ``Configuration/drainTimeout`` for the outbox to drain and stops; ``pendingAtStop`` says what was left.
+public actor MQTTPublisher: Service {
     public nonisolated let configuration: Configuration
     let store: CareStore
     let zone: TimeZone
@@ -29,7 +34,15 @@ public actor MQTTPublisher: SampleSink {
     var session: MQTTSession?
     var deliveryTask: Task<Void, Never>?
     var eventTask: Task<Void, Never>?
+    /// Follows the store's changes and wakes the delivery loop.
+    var changeTask: Task<Void, Never>?
     var wakeRequested = false
+    /// The delivery loop, while it sleeps in ``idle()``.
+    var sleeper: CheckedContinuation<Void, Never>?
+    /// Called about every 100 ms with the pending count while the service drains at shutdown.
+    let drainProgress: (@Sendable (Int) -> Void)?
+    /// Entries still in the outbox when the service stopped (nil until it has).
+    public private(set) var pendingAtStop: Int?
     /// Config topic → message, published once per device and type and again after every reconnect.
     var announced: [String: HomeAssistantDiscovery.Message] = [:]
     public private(set) var statistics = Statistics()
@@ -39,8 +52,16 @@ public actor MQTTPublisher: SampleSink {
     ///   - configuration: broker, topics, batch size.
     ///   - zone: the zone the state messages' times are written in.
     ///   - logger: connection changes (info), outages (warning), deliveries (debug).
-    public init(store: CareStore, configuration: Configuration, zone: TimeZone, logger: Logger) {
+    ///   - drainProgress: called about every 100 ms with the pending count while the service drains at shutdown.
+    public init(
+        store: CareStore,
+        configuration: Configuration,
+        zone: TimeZone,
+        logger: Logger,
+        drainProgress: (@Sendable (Int) -> Void)? = nil
+    ) {
         self.store = store
+        self.drainProgress = drainProgress
         self.configuration = configuration
         self.zone = zone
         var logger = logger
@@ -56,7 +77,31 @@ public actor MQTTPublisher: SampleSink {
     public func start() throws(CareStoreError) {
         guard deliveryTask == nil else { return }
         try store.enableOutbox(channel: CareStore.mqttOutboxChannel)
+        let changes = store.changes()
+        changeTask = Task { [weak self] in
+            for await batch in changes where batch.contains(where: Self.queuesForPublishing) {
+                await self?.wake()
+            }
+        }
         deliveryTask = Task { await self.deliver() }
+    }
+
+    /// Whether a change queued something in the outbox (a new sample; a deletion queues a retraction).
+    static func queuesForPublishing(_ change: StoreChange) -> Bool {
+        switch change {
+        case .sampleAdded, .sampleDeleted: true
+        case .eventUpdated, .taskListChanged: false
+        }
+    }
+
+    /// Delivers until graceful shutdown (or cancellation), then drains the outbox for up to
+    /// ``Configuration/drainTimeout`` and stops; what is left waits in the outbox for the next publisher.
+    /// - Throws: ``CareStoreError`` when queueing cannot be enabled.
+    public func run() async throws {
+        try start()
+        try? await gracefulShutdown()
+        pendingAtStop = await drain(timeout: configuration.drainTimeout, progress: drainProgress)
+        await stop()
     }
 
     /// Waits until the outbox is empty or `timeout` has passed.
@@ -72,7 +117,7 @@ public actor MQTTPublisher: SampleSink {
             let pending = (try? store.outboxCount(channel: CareStore.mqttOutboxChannel)) ?? -1
             progress?(pending)
             if pending == 0 || clock.now >= deadline { return pending }
-            wakeRequested = true
+            wake()
             try? await Task.sleep(for: .milliseconds(100))
             if Task.isCancelled { return pending }
         }
@@ -86,6 +131,8 @@ public actor MQTTPublisher: SampleSink {
         deliveryTask = nil
         eventTask?.cancel()
         eventTask = nil
+        changeTask?.cancel()
+        changeTask = nil
         guard let session else { return }
         if await session.isConnected {
             let topic = configuration.discovery.availabilityTopic
@@ -106,13 +153,6 @@ public actor MQTTPublisher: SampleSink {
         }
         await session.disconnect()
         self.session = nil
-    }
-
-    // MARK: - SampleSink
-
-    /// Wakes the delivery loop: the samples were just stored, and queued in the same transaction.
-    public func write(_ samples: [QuantitySample]) async throws {
-        wakeRequested = true
     }
 
     // MARK: - Delivery
@@ -213,14 +253,32 @@ public actor MQTTPublisher: SampleSink {
         )
     }
 
-    /// Sleeps until woken by ``write(_:)`` or for the poll interval.
+    /// Sleeps until a store change wakes the loop (``wake()``), the poll interval has passed (writes by other
+    /// processes), or the task is cancelled.
     func idle() async {
-        let clock = ContinuousClock()
-        let until = clock.now + configuration.pollInterval
-        while !wakeRequested, clock.now < until, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(20))
+        guard !wakeRequested, !Task.isCancelled else {
+            wakeRequested = false
+            return
         }
+        let interval = configuration.pollInterval
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: interval)
+            await self?.wake()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { sleeper = $0 }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer.cancel()
         wakeRequested = false
+    }
+
+    /// Wakes the delivery loop, or makes its next ``idle()`` return at once.
+    func wake() {
+        wakeRequested = true
+        sleeper?.resume()
+        sleeper = nil
     }
 
     /// Connects, retrying with the configured back-off until the broker accepts (or the task is cancelled);

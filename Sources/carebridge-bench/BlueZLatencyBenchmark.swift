@@ -7,6 +7,7 @@ import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import TestSupport
 
 /// Notification leaving the simulated peripheral (the fake bluetoothd emits `PropertiesChanged{Value}`) →
 /// the transaction that stores the sample and updates its care-plan event has committed.
@@ -44,11 +45,7 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
-    var root = URL(fileURLWithPath: #filePath)
-    while root.path != "/", !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-        root.deleteLastPathComponent()
-    }
-    let template = root.appendingPathComponent("Tests/BlueZTransportTests/Fixtures/fake_bluez.py").path
+    let template = PackageRoot.url.appendingPathComponent("Tests/BlueZTransportTests/Fixtures/fake_bluez.py").path
     let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let zone = TimeZone(identifier: "Europe/Berlin")!
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -110,31 +107,15 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     )
 
     // The bridge: transport → pipeline → store with a plan linking heart rate.
-    let store = try CareStore(
-        path: directory.appendingPathComponent("store.sqlite").path,
-        bridgeZone: zone,
-        logger: logger
-    )
-    let plan = """
-        {"tasks": [{"id": "heart-rate", "title": "Heart rate", "kind": "assessment",
-          "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2020-01-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-          "linkage": {"type": "heartRate", "unit": "/min", "aggregation": "last"}}]}
-        """
-    try store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
-    let catalog = DeviceProfileLoader.load(directories: [root.appendingPathComponent("Devices")]).catalog
     var configuration = BlueZConfiguration()
     configuration.bus = .address(address)
-    let transport = BlueZTransport(configuration: configuration, policy: catalog, logger: logger)
-    let sink = TimingSink(inner: CareStoreSink(store: store, recordedAt: Date()))
-    let bridge = Task {
-        try await PipelineRunner.run(
-            transport,
-            catalog: catalog,
-            configuration: PipelineConfiguration(timeZone: zone),
-            sink: sink,
-            logger: logger
-        )
-    }
+    let bridge = try TimedHeartRateBridge.start(
+        configuration: configuration,
+        zone: zone,
+        directory: directory,
+        logger: logger
+    )
+    let sink = bridge.sink
     var subscribed = false
     for _ in 0..<300 where !subscribed {
         _ = try? await mockCall(
@@ -166,8 +147,7 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
         emitted = values.compactMap { if case .double(let d) = $0 { d } else { nil } }
     }
     let committed = await sink.committed
-    transport.shutdown.request()
-    _ = try? await bridge.value
+    await bridge.stop()
 
     var latencies: [Double] = []
     for (payload, sent) in zip(payloads, emitted) {

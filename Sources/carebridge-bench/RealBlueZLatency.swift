@@ -18,48 +18,27 @@ import Logging
 /// heart rate), stamps the commit of every sample (`TimingSink`), waits for COUNT notifications and matches
 /// them by payload with the simulator's send times.
 func runRealBlueZLatency(adapter: String, sentFile: String, count: Int) async throws {
-    var root = URL(fileURLWithPath: #filePath)
-    while root.path != "/", !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-        root.deleteLastPathComponent()
-    }
     let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let zone = TimeZone(identifier: "UTC")!
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latency-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try CareStore(
-        path: directory.appendingPathComponent("store.sqlite").path,
-        bridgeZone: zone,
-        logger: logger
-    )
-    let plan = """
-        {"tasks": [{"id": "heart-rate", "title": "Heart rate", "kind": "assessment",
-          "schedule": {"timeZone": "UTC", "elements": [{"start": "2020-01-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-          "linkage": {"type": "heartRate", "unit": "/min", "aggregation": "last"}}]}
-        """
-    try store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "latency-plan.json", bridgeZone: zone))
-    let catalog = DeviceProfileLoader.load(directories: [root.appendingPathComponent("Devices")]).catalog
     var configuration = BlueZConfiguration()
     configuration.adapter = adapter
-    let transport = BlueZTransport(configuration: configuration, policy: catalog, logger: logger)
-    let sink = TimingSink(inner: CareStoreSink(store: store, recordedAt: Date()))
-    let bridge = Task {
-        try await PipelineRunner.run(
-            transport,
-            catalog: catalog,
-            configuration: PipelineConfiguration(timeZone: zone),
-            sink: sink,
-            logger: logger
-        )
-    }
+    let bridge = try TimedHeartRateBridge.start(
+        configuration: configuration,
+        zone: zone,
+        directory: directory,
+        logger: logger
+    )
+    let sink = bridge.sink
     print("real-bluez-latency: waiting for \(count) notifications on \(adapter)")
     let deadline = Date().addingTimeInterval(600)
     while await sink.count < count, Date() < deadline {
         try await Task.sleep(for: .milliseconds(200))
     }
     let committed = await sink.committed
-    transport.shutdown.request()
-    _ = try? await bridge.value
+    await bridge.stop()
 
     // What the simulator sent: {"kind": "notification", "value": hex, "wall": seconds since 1970} per line.
     var sent: [(payload: String, wall: Double)] = []

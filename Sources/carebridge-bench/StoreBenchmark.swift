@@ -8,6 +8,7 @@ import Logging
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The 20-task plan both store benchmarks use: 12 linked assessments (every aggregation) and 8 interventions,
@@ -120,16 +121,8 @@ func benchmarkSamples(count: Int, from start: Date, spacing: Double) -> [Quantit
     return samples
 }
 
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix64 {
+    /// A value in [0, 1) (TestSupport's SplitMix64).
     mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 

@@ -82,54 +82,23 @@ struct AlertsDeliver: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
-        var deliverers: [AlertDeliverer] = []
-        var mqttSender: MQTTAlertSender?
+        let channels: AlertChannels
         do {
-            if let webhook {
-                let client: WebhookClient
-                do {
-                    client = try WebhookClient(url: webhook)
-                } catch {
-                    throw ValidationError("--webhook: \(error)")
-                }
-                try store.enableAlertChannel(CareStore.webhookAlertChannel)
-                let sender = WebhookAlertSender(client: client, zone: zone)
-                deliverers.append(
-                    AlertDeliverer(store: store, channel: CareStore.webhookAlertChannel, logger: CLILogging.logger) {
-                        try await sender.send($0)
-                    }
-                )
-            }
-            if let mqtt {
-                var configuration: MQTTSession.Configuration
-                do {
-                    configuration = try MQTTSession.Configuration(url: mqtt, clientID: "carebridge-alerts-\(getpid())")
-                } catch {
-                    throw ValidationError("--mqtt: \(error)")
-                }
-                if let password = try broker.password(url: mqtt) { configuration.setPassword(password) }
-                if configuration.tls != nil {
-                    configuration.tls = try broker.tls(redactedURL: MQTTSession.Configuration.redacted(url: mqtt))
-                }
-                try store.enableAlertChannel(CareStore.mqttAlertChannel)
-                let sender = MQTTAlertSender(
-                    store: store,
-                    configuration: configuration,
-                    topic: topic,
-                    prefix: prefix,
-                    zone: zone,
-                    logger: CLILogging.logger
-                )
-                mqttSender = sender
-                deliverers.append(
-                    AlertDeliverer(store: store, channel: CareStore.mqttAlertChannel, logger: CLILogging.logger) {
-                        try await sender.send($0)
-                    }
-                )
-            }
+            channels = try AlertChannels(
+                store: store,
+                webhook: webhook,
+                mqtt: mqtt,
+                broker: broker,
+                topic: topic,
+                prefix: prefix,
+                zone: zone,
+                logger: CLILogging.logger
+            )
         } catch let error as CareStoreError {
             throw StoreExit.fail(error)
         }
+        let deliverers = channels.deliverers
+        let mqttSender = channels.mqttSender
         defer { if let mqttSender { Task { await mqttSender.stop() } } }
         if follow {
             var lastEvaluation = Date.distantPast

@@ -105,10 +105,18 @@ struct MQTTOptions: ParsableArguments {
             throw ValidationError("--mqtt: \(error)")
         }
         if configuration.session.tls != nil { configuration.session.tls = try broker.tls(redactedURL: redactedURL) }
-        return MQTTPublisher(store: store, configuration: configuration, zone: zone, logger: logger)
+        configuration.drainTimeout = .milliseconds(Int64((wait * 1000).rounded()))
+        return MQTTPublisher(
+            store: store,
+            configuration: configuration,
+            zone: zone,
+            logger: logger,
+            drainProgress: Self.drainProgress()
+        )
     }
 
-    /// Starts delivering (connecting in the background).
+    /// Starts delivering (connecting in the background) and turns queueing on, before anything is stored; the
+    /// bridge then runs the publisher as a service, which drains the outbox for up to --mqtt-wait when it stops.
     func start(_ publisher: MQTTPublisher) async throws {
         do {
             try await publisher.start()
@@ -117,17 +125,20 @@ struct MQTTOptions: ParsableArguments {
         }
     }
 
-    /// Waits up to `--mqtt-wait` for the outbox to drain, stops the publisher, and reports on standard error.
-    /// - Returns: how many entries are still pending.
-    func finish(_ publisher: MQTTPublisher) async -> Int {
-        let interactive = isatty(STDERR_FILENO) != 0
-        let pending = await publisher.drain(timeout: .milliseconds(Int64(wait * 1000))) { pending in
-            if interactive, pending > 0 {
-                FileHandle.standardError.write(Data("\rcarebridge: MQTT: \(pending) pending…\u{1B}[K".utf8))
-            }
+    /// The drain's progress on an interactive standard error (`MQTT: N pending…`), cleared when done.
+    static func drainProgress() -> (@Sendable (Int) -> Void)? {
+        guard isatty(STDERR_FILENO) != 0 else { return nil }
+        return { pending in
+            let text = pending > 0 ? "\rcarebridge: MQTT: \(pending) pending…\u{1B}[K" : "\r\u{1B}[K"
+            FileHandle.standardError.write(Data(text.utf8))
         }
-        if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        await publisher.stop()
+    }
+
+    /// Reports on standard error what the publisher delivered and what it left, once it has stopped.
+    /// - Returns: how many entries are still pending.
+    func report(_ publisher: MQTTPublisher) async -> Int {
+        if isatty(STDERR_FILENO) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let pending = await publisher.pendingAtStop ?? 0
         let statistics = await publisher.statistics
         var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
         if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }

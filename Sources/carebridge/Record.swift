@@ -2,6 +2,7 @@ import ArgumentParser
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
+import CareBridgeKit
 import Foundation
 import Logging
 import SessionReplay
@@ -57,7 +58,8 @@ struct Record: AsyncParsableCommand {
         var configuration = bluez.configuration()
         configuration.onlyDevice = device.flatMap(BluetoothAddress.init)?.description
         configuration.timeZone = zone
-        let live = BlueZTransport(configuration: configuration, policy: bluez.catalog(), logger: logger)
+        let catalog = bluez.catalog()
+        let live = BlueZTransport(configuration: configuration, policy: catalog, logger: logger)
         let shutdown = live.shutdown
         let recorder: RecordingTransport
         do {
@@ -73,19 +75,18 @@ struct Record: AsyncParsableCommand {
             Output.error("cannot write recording \(out): \(error)")
             throw ExitCode(StoreExit.storeUnavailable)
         }
-        let signals = SignalTrap { shutdown.request() }
-        defer { signals.cancel() }
-        var timer: Task<Void, Never>?
-        if let duration {
-            timer = Task {
-                try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
-                shutdown.request()
-            }
-        }
-        defer { timer?.cancel() }
-        var count = 0
+        // The recorder writes every event the bridge reads; nothing is stored.
+        let bridge = Bridge(
+            source: .live(recorder) { _ in shutdown.request() },
+            catalog: catalog,
+            configuration: PipelineConfiguration(timeZone: zone),
+            store: nil,
+            duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            logger: logger
+        )
+        let count: Int
         do {
-            for try await _ in recorder.events() { count += 1 }
+            count = try await bridge.run().report.events
         } catch let error as TransportError {
             if !recorder.close(keepEmpty: false) {
                 Output.error("nothing was recorded; \(out) was not written (an existing file is unchanged)")

@@ -9,7 +9,6 @@ import Foundation
 import GATTDecoding
 import Insights
 import SessionReplay
-import Synchronization
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -97,7 +96,7 @@ struct Replay: AsyncParsableCommand {
         for problem in loaded.problems { Output.error("warning: device profile \(problem)") }
         let configuration = PipelineConfiguration(timeZone: zone)
 
-        func open(_ file: String, speed: ReplaySpeed) throws -> ReplayTransport<ContinuousClock> {
+        @Sendable func open(_ file: String, speed: ReplaySpeed) throws -> ReplayTransport<ContinuousClock> {
             do {
                 return try ReplayTransport(path: file, speed: speed, logger: logger)
             } catch {
@@ -136,105 +135,64 @@ struct Replay: AsyncParsableCommand {
             }
         }
 
-        let storeSink = CareStoreSink(store: store, recordedAt: Date())
         let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
-        let sink = storeSink
-        let pipelineSink: any SampleSink = publisher.map { FanOutSink([storeSink, $0]) } ?? storeSink
-        let started = ContinuousClock.now
-        var total = PipelineReport()
-        // SIGINT/SIGTERM stop reading; what was read is still stored and the summary says how far it got.
-        let interruption = ReplayInterruption()
-        let trap = SignalTrap { interruption.interrupt() }
-        defer { trap.cancel() }
-        var stoppedIn: String?
+        var recordings: [Bridge.Recording] = []
         for file in files {
-            if interruption.isInterrupted {
-                stoppedIn = stoppedIn ?? file
-                break
+            var recording = Bridge.Recording(path: file) { try open(file, speed: speed) }
+            if let bar = ProgressBar.forFile(file) {
+                recording.progress = { line in bar.update(line: line) }
+                recording.finished = { bar.finish() }
             }
-            let progress = ProgressBar.forFile(file)
-            var callback: (@Sendable (Int) -> Void)?
-            if let progress { callback = { line in progress.update(line: line) } }
-            let transport = try open(file, speed: speed)
-            let catalog = loaded.catalog
-            let task = Task {
-                try await PipelineRunner.replay(
-                    transport,
-                    catalog: catalog,
-                    configuration: configuration,
-                    sink: pipelineSink,
-                    // A paced replay stores (and publishes) each sample as it comes, as a live device would.
-                    batchSize: speed == .max ? PipelineRunner.defaultBatchSize : 1,
-                    logger: logger,
-                    progress: callback
-                )
-            }
-            interruption.watch(task)
-            do {
-                let report = try await task.value
-                progress?.finish()
-                total.merge(report)
-            } catch let error as CareStoreError {
-                progress?.finish()
-                throw StoreExit.fail(error)
-            }
-            if interruption.isInterrupted { stoppedIn = file }
+            recordings.append(recording)
         }
-        let elapsed = started.duration(to: .now)
-        let completed: [CareEvent]
+        // SIGINT/SIGTERM stop reading; what was read is still stored and the summary says how far it got.
+        let bridge = Bridge(
+            source: .recordings(recordings),
+            catalog: loaded.catalog,
+            configuration: configuration,
+            store: store,
+            services: publisher.map { [$0] } ?? [],
+            // A paced replay stores (and publishes) each sample as it comes, as a live device would.
+            batchSize: speed == .max ? PipelineRunner.defaultBatchSize : 1,
+            logger: logger
+        )
+        let started = ContinuousClock.now
+        let outcome: BridgeOutcome
         do {
-            completed = try await sink.completedEvents()
-        } catch {
+            outcome = try await bridge.run()
+        } catch let error as CareStoreError {
             throw StoreExit.fail(error)
         }
+        let elapsed = started.duration(to: .now)
+        let total = outcome.report
+        let stoppedIn = outcome.interruptedIn
         for problem in total.badEvents { Output.error("skipped \(problem.description)") }
         for warning in total.warnings { Output.error("warning: \(warning.description)") }
         let summary = ReplaySummary(
             files: files,
             report: total,
-            inserted: await sink.inserted,
-            duplicates: await sink.duplicates,
-            unmatched: await sink.unmatched,
-            completed: completed,
+            inserted: outcome.inserted,
+            duplicates: outcome.duplicates,
+            unmatched: outcome.unmatched,
+            completed: outcome.completed,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             interruptedIn: stoppedIn
         )
         print(json ? summary.json(in: zone).serialized(pretty: Output.isTerminal) : summary.text(in: zone))
         // Readings from a device's memory may be days old: the rules are evaluated from the earliest event they
         // completed (alerts are printed unless --json).
-        if let earliest = completed.map(\.start).min() { AlertReport.evaluate(store, from: earliest, quiet: json) }
+        if let earliest = outcome.completed.map(\.start).min() {
+            AlertReport.evaluate(store, from: earliest, quiet: json)
+        }
         if let stoppedIn {
             Output.error(
                 "interrupted during \(stoppedIn): \(summary.inserted) new sample(s) stored; replay the same files "
                     + "again to store the rest (what is stored is skipped)"
             )
         }
-        if let publisher, await mqtt.finish(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
+        if let publisher, await mqtt.report(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
         if stoppedIn != nil { throw ExitCode(Self.interruptedExit) }
-    }
-}
-
-/// The replay's reaction to SIGINT/SIGTERM: cancel the file being replayed (its reader stops; what it read is
-/// flushed to the store) and start no other.
-final class ReplayInterruption: Sendable {
-    private let state = Mutex<(interrupted: Bool, task: Task<PipelineReport, any Error>?)>((false, nil))
-
-    var isInterrupted: Bool { state.withLock { $0.interrupted } }
-
-    func interrupt() {
-        let task = state.withLock { state -> Task<PipelineReport, any Error>? in
-            state.interrupted = true
-            return state.task
-        }
-        task?.cancel()
-    }
-
-    func watch(_ task: Task<PipelineReport, any Error>) {
-        let interrupted = state.withLock { state -> Bool in
-            state.task = task
-            return state.interrupted
-        }
-        if interrupted { task.cancel() }
     }
 }

@@ -1,3 +1,4 @@
+import AlertDelivery
 import ArgumentParser
 import BlueZTransport
 import BridgeCore
@@ -8,6 +9,7 @@ import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import ServiceLifecycle
 import SessionReplay
 
 struct Run: AsyncParsableCommand {
@@ -37,6 +39,10 @@ struct Run: AsyncParsableCommand {
             published (QoS 1) with Home Assistant discovery; on stop the bridge waits up to --mqtt-wait seconds \
             for the outbox to drain, and what is left goes out with the next run (see `carebridge outbox`).
 
+            When the care plan has alert rules they are evaluated in the bridge as samples arrive and every \
+            minute; raised alerts are logged, and delivered to the --mqtt broker (Home Assistant binary sensors) \
+            and to --alert-webhook (see `carebridge alerts deliver`).
+
             \(BlueZExit.help)
             """
     )
@@ -54,6 +60,16 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Also write the session as a recording into this directory.", valueName: "dir")
     )
     var record: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Send alert notifications to this webhook (http://host[:port]/path) as they change.",
+            discussion: "Only when the care plan has alert rules; see `carebridge alerts deliver`.",
+            valueName: "url"
+        )
+    )
+    var alertWebhook: String?
 
     @Option(name: .long, help: ArgumentHelp("Passkey for devices whose profile requires bonding.", valueName: "digits"))
     var passkey: UInt32?
@@ -87,6 +103,13 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
+        if let alertWebhook {
+            do {
+                _ = try WebhookClient(url: alertWebhook)
+            } catch {
+                throw ValidationError("--alert-webhook: \(error)")
+            }
+        }
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
         // Compared with time differences only; the bound is past any span of supported dates (1900–9999).
@@ -139,35 +162,31 @@ struct Run: AsyncParsableCommand {
             logger.info("recording", metadata: ["file": "\(path)"])
         }
 
-        let signals = SignalTrap {
-            logger.info("stopping (signal)")
-            ServiceManager.notify("STOPPING=1")
-            shutdown.request()
-        }
-        defer { signals.cancel() }
-        var timer: Task<Void, Never>?
-        if let duration {
-            timer = Task {
-                try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
-                shutdown.request()
-            }
-        }
-        defer { timer?.cancel() }
-
-        let sink = CareStoreSink(store: store, recordedAt: Date())
         let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
-        let pipelineSink: any SampleSink = publisher.map { FanOutSink([sink, $0]) } ?? sink
-        let pipeline = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
-        let report: PipelineReport
+        var services: [any Service] = publisher.map { [$0] } ?? []
+        let alerts = try alertService(store: store, zone: zone, logger: logger)
+        if let alerts { services.append(alerts) }
+
+        let bridge = Bridge(
+            source: .live(transport) { reason in
+                if reason == .shutdown {
+                    logger.info("stopping (signal)")
+                    ServiceManager.notify("STOPPING=1")
+                }
+                shutdown.request()
+            },
+            catalog: catalog,
+            configuration: PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance),
+            store: store,
+            services: services,
+            duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            logger: logger
+        )
+        let outcome: BridgeOutcome
         do {
-            report = try await PipelineRunner.run(
-                transport,
-                catalog: catalog,
-                configuration: pipeline,
-                sink: pipelineSink,
-                logger: logger
-            )
+            outcome = try await bridge.run()
         } catch let error as TransportError {
             recorder?.close()
             logger.error("bridge stopped", metadata: ["error": "\(error)", "code": "\(error.code.rawValue)"])
@@ -177,17 +196,46 @@ struct Run: AsyncParsableCommand {
             throw StoreExit.fail(error)
         }
         recorder?.close()
-        if let publisher { _ = await mqtt.finish(publisher) }  // what is left waits in the outbox for the next run
-        let completed = (try? await sink.completedEvents()) ?? []
-        let inserted = await sink.inserted
-        let duplicates = await sink.duplicates
+        if let publisher { _ = await mqtt.report(publisher) }  // what is left waits in the outbox for the next run
         logger.info(
             "bridge stopped",
             metadata: [
-                "events": "\(report.events)", "samples": "\(report.samples)", "inserted": "\(inserted)",
-                "duplicates": "\(duplicates)", "completedEvents": "\(completed.count)",
+                "events": "\(outcome.report.events)", "samples": "\(outcome.report.samples)",
+                "inserted": "\(outcome.inserted)", "duplicates": "\(outcome.duplicates)",
+                "completedEvents": "\(outcome.completed.count)",
             ]
         )
+    }
+
+    /// The alert rules evaluated in process when the plan has any, delivered to --alert-webhook and, with --mqtt,
+    /// to the same broker (Home Assistant binary sensors).
+    func alertService(store: CareStore, zone: TimeZone, logger: Logger) throws -> AlertService? {
+        do {
+            guard try AlertService.planHasRules(store) else {
+                if alertWebhook != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
+                return nil
+            }
+            let channels = try AlertChannels(
+                store: store,
+                webhook: alertWebhook,
+                webhookOption: "--alert-webhook",
+                mqtt: mqtt.url,
+                broker: mqtt.broker,
+                topic: mqtt.topic,
+                prefix: mqtt.discoveryPrefix,
+                zone: zone,
+                logger: logger
+            )
+            return AlertService(
+                store: store,
+                deliverers: channels.deliverers,
+                drainTimeout: .milliseconds(Int64((mqtt.wait * 1000).rounded())),
+                logger: logger,
+                onStop: { await channels.stop() }
+            )
+        } catch let error as CareStoreError {
+            throw StoreExit.fail(error)
+        }
     }
 }
 

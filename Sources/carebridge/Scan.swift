@@ -2,9 +2,11 @@ import ArgumentParser
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
+import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import GATTDecoding
+import Synchronization
 
 struct Scan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,7 +36,7 @@ struct Scan: AsyncParsableCommand {
         try NumericOption.checkPositive(timeout, "--timeout", atMost: NumericOption.day)
     }
 
-    struct Seen {
+    struct Seen: Sendable {
         var address: String
         var name: String?
         var rssi: Int?
@@ -49,29 +51,34 @@ struct Scan: AsyncParsableCommand {
         configuration.scanOnly = true
         let transport = BlueZTransport(configuration: configuration, policy: nil, logger: CLILogging.logger)
         let shutdown = transport.shutdown
-        let timer = Task {
-            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-            shutdown.request()
-        }
-        defer { timer.cancel() }
-        let signals = SignalTrap { shutdown.request() }
-        defer { signals.cancel() }
-        var seen: [String: Seen] = [:]
-        do {
-            for try await event in transport.events() {
-                guard case .advertisement(let ad) = event.kind else { continue }
+        let heard = Mutex<[String: Seen]>([:])
+        let note: @Sendable (TransportEvent) -> Void = { event in
+            guard case .advertisement(let ad) = event.kind else { return }
+            let plan = catalog.plan(forDevice: event.device, advertisement: ad)
+            heard.withLock { seen in
                 var entry = seen[event.device] ?? Seen(address: event.device)
                 entry.adverts += 1
                 if let name = ad.name { entry.name = name }
                 if let rssi = ad.rssi { entry.rssi = rssi }
                 entry.services.formUnion(ad.serviceUUIDs)
                 entry.services.formUnion(ad.serviceData.keys)
-                if let plan = catalog.plan(forDevice: event.device, advertisement: ad) { entry.plan = plan }
+                if let plan { entry.plan = plan }
                 seen[event.device] = entry
             }
+        }
+        do {
+            // Never connects; stops after --timeout, or on SIGINT/SIGTERM with what was heard until then.
+            try await Bridge.watch(
+                transport,
+                stop: shutdown.request,
+                duration: .milliseconds(Int64((timeout * 1000).rounded())),
+                logger: CLILogging.logger,
+                body: note
+            )
         } catch let error as TransportError {
             throw BlueZExit.fail(error)
         }
+        let seen = heard.withLock { $0 }
         let rows = seen.values.sorted { ($0.rssi ?? -999, $0.address) > ($1.rssi ?? -999, $1.address) }
         if json {
             let array: [JSONValue] = rows.map { row in
@@ -97,30 +104,5 @@ struct Scan: AsyncParsableCommand {
             }
             print(rows.isEmpty ? "no devices heard in \(timeout) s" : table.render())
         }
-    }
-}
-
-/// Calls `handler` once on SIGINT or SIGTERM (the default action is restored after the first signal, so a
-/// second Ctrl-C still kills a hung process).
-final class SignalTrap: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ handler: @escaping @Sendable () -> Void) {
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler {
-                signal(number, SIG_DFL)
-                handler()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
     }
 }

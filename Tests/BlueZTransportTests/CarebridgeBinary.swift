@@ -1,16 +1,9 @@
 import Foundation
+import TestSupport
 
 /// The built `carebridge` executable, run as a user (or systemd) would.
 final class CarebridgeBinary: @unchecked Sendable {
-    static var executable: URL {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("carebridge")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return FakeBlueZ.packageRoot.appendingPathComponent(".build/debug/carebridge")
-    }
+    static var executable: URL { PackageRoot.carebridgeExecutable }
 
     let process = Process()
     let stdoutURL: URL

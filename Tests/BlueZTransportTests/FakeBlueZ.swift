@@ -1,5 +1,6 @@
 import BlueZTransport
 import Foundation
+import TestSupport
 import Testing
 
 /// A private `dbus-daemon` with a fake `org.bluez` (python-dbusmock + `Fixtures/fake_bluez.py`) on it.
@@ -8,14 +9,7 @@ import Testing
 /// `.address(...)` in process) and drive the fake through its `org.bluez.Mock` control interface.
 final class FakeBlueZ: @unchecked Sendable {
     static let python = "/usr/bin/python3"
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("package root not found above \(#filePath)")
-    }()
+    static let packageRoot = PackageRoot.url
     static let template = packageRoot.appendingPathComponent("Tests/BlueZTransportTests/Fixtures/fake_bluez.py")
     static let recordings = packageRoot.appendingPathComponent("Recordings")
 
@@ -226,17 +220,12 @@ final class FakeBlueZ: @unchecked Sendable {
         return values.compactMap { if case .double(let d) = $0 { d } else { nil } }
     }
 
-    /// Polls `condition` every 50 ms until it holds or `timeout` passes.
+    /// Polls `condition` every 50 ms until it holds or `timeout` passes (TestSupport's `eventually`).
     static func eventually(
         timeout: Duration = .seconds(15),
         _ condition: () async throws -> Bool
     ) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
+        try await TestSupport.eventually(timeout: timeout, interval: .milliseconds(50), condition)
     }
 }
 

@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeFoundation
 import Foundation
 import GATTDecoding
+import TestSupport
 import Testing
 
 /// Random and mutated payloads never trap the body-composition, thermometer, heart-rate and blood-pressure
@@ -9,17 +10,6 @@ import Testing
 /// ``GATTDecodingError``.
 @Suite struct HealthDecodersRobustnessTests {
     /// A small deterministic generator (SplitMix64), so a failure can be reproduced.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Each decoder with a valid seed payload to mutate.
     static let cases: [(any GATTPayload.Type, [UInt8])] = [
         (WeightScaleFeature.self, [0x9D, 0x01, 0x00, 0x00]),

@@ -2,23 +2,10 @@ import BridgeCore
 import BridgeFoundation
 import Foundation
 import GATTDecoding
+import TestSupport
 import Testing
 
-/// SplitMix64, as in GATTDecodingTests/FuzzTests.swift (test targets share no code without a support module).
-private struct SplitMix64 {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-}
+// SplitMix64 comes from TestSupport.
 
 /// Valid payloads to mutate for the sample-producing decoders (others grow a corpus from random input).
 private let sampleSeeds: [String: [[UInt8]]] = [

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `carebridge export` end to end: a real store file filled through the CLI, exported by the built executable.
@@ -138,21 +139,11 @@ enum PythonTool {
     }
 
     static func python(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
         return CarebridgeProcess.Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self)
+            status: output.status,
+            stdout: output.standardOutput,
+            stderr: output.standardError
         )
     }
 }

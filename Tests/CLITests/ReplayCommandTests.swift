@@ -1,16 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `carebridge replay` and `carebridge recording redact`, run as a user would, on real store files.
 @Suite struct ReplayCommandTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("package root not found")
-    }()
+    static let root = PackageRoot.url
 
     static func recording(_ name: String) -> String { root.appendingPathComponent("Recordings/\(name)").path }
     static let plan = root.appendingPathComponent("Recordings/care-plan.json").path

@@ -1,16 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The MQTT password never reaches a message, and `systemd-unit` writes only the directives it means to.
 @Suite struct SecretsAndUnitCommandTests {
-    static let recording: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
-        }
-        return url.appendingPathComponent("Recordings/thermometer-fahrenheit.jsonl").path
-    }()
+    static let recording = PackageRoot.recording("thermometer-fahrenheit.jsonl")
 
     func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")

@@ -1,15 +1,9 @@
 import Foundation
+import TestSupport
 
 /// Locates the package's `Recordings/`, `Devices/` and golden directories from this file's path.
 enum PackageFixtures {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("package root not found above \(#filePath)")
-    }()
+    static let root = PackageRoot.url
 
     static var recordings: URL { root.appendingPathComponent("Recordings") }
     static var devices: URL { root.appendingPathComponent("Devices") }

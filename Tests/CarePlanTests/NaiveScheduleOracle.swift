@@ -1,5 +1,6 @@
 import CarePlan
 import Foundation
+import TestSupport
 
 /// A deliberately simple reference for the engine: walks every event from the element start with
 /// Foundation's `Calendar` (no closed forms, no caches) and numbers the merged list.
@@ -119,13 +120,4 @@ struct NaiveScheduleOracle {
 }
 
 /// SplitMix64: a seeded generator so that "random" schedules are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededGenerator = SplitMix64

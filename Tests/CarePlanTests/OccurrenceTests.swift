@@ -1,5 +1,6 @@
 import CarePlan
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct OccurrenceTests {

@@ -2,20 +2,14 @@ import BridgeCore
 import DeviceProfiles
 import Foundation
 import GATTDecoding
+import TestSupport
 import Testing
 
 /// The shipped `Devices/` profiles against a catalogue of advertisements: each must be claimed by exactly
 /// the intended profile, strictly ahead of any other profile that also matches (first-match collisions are
 /// a known failure of other bridges).
 @Suite struct ProfileCatalogueTests {
-    static let devices: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
-        }
-        return url.appendingPathComponent("Devices")
-    }()
+    static let devices = PackageRoot.devices
 
     static let loaded = DeviceProfileLoader.load(directories: [devices])
 

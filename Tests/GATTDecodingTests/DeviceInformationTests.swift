@@ -1,5 +1,6 @@
 import BridgeFoundation
 import GATTDecoding
+import TestSupport
 import Testing
 
 @Suite struct BatteryLevelTests {

@@ -1,22 +1,10 @@
 import BridgeFoundation
 import GATTDecoding
+import TestSupport
 import Testing
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny deterministic generator, so a failing payload can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
+// SplitMix64 (Steele, Lea, Flood 2014) from TestSupport: a tiny deterministic generator, so a failing payload can
+// be replayed.
 
 /// Random and mutated payloads: random lengths 0–40, and mutations of valid seeds (bit flips, truncation,
 /// extension, overwritten bytes with boundary values, a random flags byte, random tails). Payloads that decode

@@ -13,30 +13,10 @@ struct BridgeProcess {
         var stderr: String
     }
 
-    /// The package root, found from this file.
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
-
-    static func recording(_ name: String) -> String {
-        packageRoot.appendingPathComponent("Recordings").appendingPathComponent(name).path
-    }
+    static func recording(_ name: String) -> String { PackageRoot.recording(name) }
 
     /// The executable next to the test bundle (`.build/<config>/carebridge`).
-    static var executable: URL {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("carebridge")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        fatalError("carebridge executable not found near \(CommandLine.arguments[0])")
-    }
+    static var executable: URL { PackageRoot.carebridgeExecutable }
 
     let process: Process
     let stdoutURL: URL
@@ -102,19 +82,6 @@ final class ScratchDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func waitUntil(
-    _ what: String,
-    timeout: Duration = .seconds(60),
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw MosquittoBroker.Failure(description: "timed out: \(what)") }
-        try await Task.sleep(for: .milliseconds(20))
-    }
 }
 
 /// Parses a JSON object (the payload of a state or config message, or `--json` output).

@@ -3,6 +3,7 @@ import CareStore
 import Foundation
 import Logging
 import MQTTBridge
+import ServiceLifecycle
 import TestSupport
 import Testing
 
@@ -31,11 +32,16 @@ struct MQTTPublisherTests {
 
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    static func publisher(_ store: CareStore, broker: MosquittoBroker) throws -> MQTTPublisher {
-        let configuration = try MQTTPublisher.Configuration(
+    static func publisher(
+        _ store: CareStore,
+        broker: MosquittoBroker,
+        pollInterval: Duration = .seconds(1)
+    ) throws -> MQTTPublisher {
+        var configuration = try MQTTPublisher.Configuration(
             brokerURL: "mqtt://127.0.0.1:\(broker.port)",
             clientID: "publisher-\(UUID().uuidString.prefix(6))"
         )
+        configuration.pollInterval = pollInterval
         return MQTTPublisher(store: store, configuration: configuration, zone: utc, logger: quiet)
     }
 
@@ -72,7 +78,6 @@ struct MQTTPublisherTests {
         let publisher = try Self.publisher(store, broker: broker)
         try await publisher.start()
         try store.recordSamples([Self.weight(71, minute: 0)])
-        try await publisher.write([])
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
 
         // A broker without persistence forgets retained messages when it restarts.
@@ -88,5 +93,66 @@ struct MQTTPublisherTests {
         let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
         #expect(try await status.messages().map(\.payload) == ["online"])
         await publisher.stop()
+    }
+
+    @Test func aSampleStoredThroughTheStoreIsPublishedAtOnceWithoutWaitingForAPoll() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
+        // A poll interval far beyond the test's bounds: only the store's change stream can wake the publisher.
+        let publisher = try Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
+        try await publisher.start()
+        try await waitUntil("connected", timeout: .seconds(20)) { await publisher.statistics.everConnected }
+        try await Task.sleep(for: .milliseconds(200))  // the first (empty) outbox read is done; the loop sleeps
+        let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
+        let sample = Self.weight(72, minute: 3)
+        try store.recordSamples([sample])
+        try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
+        #expect(
+            try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String } == [
+                sample.id.uuidString.lowercased()
+            ]
+        )
+        #expect(try store.outboxCount() == 0)
+        await publisher.stop()
+    }
+
+    @Test func aSampleStoredByAnotherStoreValueIsFoundByThePoll() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let path = scratch.path("store.sqlite")
+        let store = try CareStore(path: path, bridgeZone: Self.utc, logger: Self.quiet)
+        let publisher = try Self.publisher(store, broker: broker, pollInterval: .milliseconds(300))
+        try await publisher.start()
+        try await waitUntil("connected", timeout: .seconds(20)) { await publisher.statistics.everConnected }
+        // Another connection to the same file (as `carebridge ingest` beside the daemon): no change reaches the
+        // publisher's store value, the outbox poll finds the sample.
+        let other = try CareStore(path: path, bridgeZone: Self.utc, logger: Self.quiet)
+        try other.recordSamples([Self.weight(73, minute: 4)])
+        try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
+        #expect(try store.outboxCount() == 0)
+        await publisher.stop()
+    }
+
+    @Test func asAServiceItDrainsTheOutboxAtGracefulShutdownAndAnnouncesOffline() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
+        try store.enableOutbox()
+        try store.recordSamples((0..<5).map { Self.weight(70 + Double($0), minute: $0) })
+        let publisher = try Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
+        let group = ServiceGroup(services: [publisher], logger: Self.quiet)
+        let running = Task { try await group.run() }
+        // Shut down at once: what is queued still goes out before the service ends.
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(await publisher.pendingAtStop == 0)
+        #expect(await publisher.statistics.delivered == 5)
+        #expect(try store.outboxCount() == 0)
+        let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
+        #expect(try await status.messages().map(\.payload) == ["offline"])
     }
 }

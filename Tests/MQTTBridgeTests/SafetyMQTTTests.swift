@@ -10,7 +10,7 @@ import Testing
     .enabled(if: MosquittoBroker.testsEnabled, "needs mosquitto; \(MosquittoBroker.installHint)")
 )
 struct SafetyMQTTTests {
-    static var fixtures: URL { BridgeProcess.packageRoot.appendingPathComponent("Tests/CLITests/Fixtures/safety") }
+    static var fixtures: URL { PackageRoot.url.appendingPathComponent("Tests/CLITests/Fixtures/safety") }
 
     @Test func lowAndHighArePublishedQualifiedAndQuarantinedSamplesAreNot() async throws {
         let scratch = try ScratchDirectory()

@@ -32,17 +32,13 @@ func makeSession(
 
 typealias Message = MosquittoSubscriber.Message
 
-/// Polls `condition` in real time until it holds (bounded).
+/// Polls `condition` in real time until it holds (bounded; TestSupport's `waitUntil`).
 func eventually(
     timeout: Duration = .seconds(10),
     _ what: String,
     _ condition: () async -> Bool
 ) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else { throw MosquittoBroker.Failure(description: "timed out: \(what)") }
-        try await Task.sleep(for: .milliseconds(5))
-    }
+    try await waitUntil(what, timeout: timeout, interval: .milliseconds(5), condition)
 }
 
 @Suite(

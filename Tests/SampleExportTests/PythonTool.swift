@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs `python3` scripts from Tests/SampleExportTests/Validator: independent checks of what we write.
 enum PythonTool {
@@ -23,22 +24,11 @@ enum PythonTool {
     }
 
     static func run(_ script: String, _ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", validatorDirectory.appendingPathComponent(script).path] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self)
+        let output = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", validatorDirectory.appendingPathComponent(script).path] + arguments
         )
+        return Result(status: output.status, stdout: output.standardOutput, stderr: output.standardError)
     }
 
     /// True when python3 and both fhir.resources validators are installed.

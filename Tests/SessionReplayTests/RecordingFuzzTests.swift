@@ -3,21 +3,11 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
-/// SplitMix64, as in GATTDecodingTests/FuzzTests.swift (test targets share no code without a support module).
-private struct SplitMix64 {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+extension SplitMix64 {
+    /// An element of `list` (TestSupport's SplitMix64).
     mutating func pick<T>(_ list: [T]) -> T { list[below(list.count)] }
 }
 
