@@ -124,6 +124,9 @@ public struct Bridge: Sendable {
         )
         var group = ServiceGroupConfiguration(services: configurations, logger: logger)
         group.gracefulShutdownSignals = signals
+        // A second Ctrl-C (or SIGTERM) during the graceful shutdown cancels what is still draining, as a user
+        // pressing it again expects.
+        group.cancellationSignals = signals
         try await ServiceGroup(configuration: group).run()
 
         var outcome = ingest.outcome
@@ -277,6 +280,7 @@ extension Bridge {
             logger: logger
         )
         group.gracefulShutdownSignals = signals
+        group.cancellationSignals = signals
         try await ServiceGroup(configuration: group).run()
     }
 
