@@ -124,9 +124,6 @@ public struct Bridge: Sendable {
         )
         var group = ServiceGroupConfiguration(services: configurations, logger: logger)
         group.gracefulShutdownSignals = signals
-        // A second Ctrl-C (or SIGTERM) during the graceful shutdown cancels what is still draining, as a user
-        // pressing it again expects.
-        group.cancellationSignals = signals
         try await ServiceGroup(configuration: group).run()
 
         var outcome = ingest.outcome
@@ -280,7 +277,6 @@ extension Bridge {
             logger: logger
         )
         group.gracefulShutdownSignals = signals
-        group.cancellationSignals = signals
         try await ServiceGroup(configuration: group).run()
     }
 
