@@ -233,16 +233,6 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// The unit as Home Assistant writes it (`°C`, `mmHg`, `bpm`); the UCUM code when it has no spelling.
     static func displayUnit(_ unit: HealthUnit) -> String {
-        switch unit {
-        case .celsius: "°C"
-        case .fahrenheit: "°F"
-        case .millimetreOfMercury: "mmHg"
-        case .perMinute: "bpm"
-        case .kilogramPerSquareMetre: "kg/m²"
-        case .ohm: "Ω"
-        case .pound: "lb"
-        case .inch: "in"
-        default: unit.rawValue
-        }
+        unit.displaySymbol
     }
 }

@@ -7,17 +7,7 @@ import Foundation
 public enum DisplayQuantity {
     /// `°C` for `Cel`, `mmHg` for `mm[Hg]`, `bpm` for `/min`, `lb` for `[lb_av]`; other codes as they are.
     public static func symbol(_ unit: HealthUnit) -> String {
-        switch unit {
-        case .celsius: "°C"
-        case .fahrenheit: "°F"
-        case .millimetreOfMercury: "mmHg"
-        case .perMinute: "bpm"
-        case .kilogramPerSquareMetre: "kg/m²"
-        case .ohm: "Ω"
-        case .pound: "lb"
-        case .inch: "in"
-        default: unit.rawValue
-        }
+        unit.displaySymbol
     }
 
     /// How many decimals `sample.value` carries: those of the value as transmitted, shifted by the conversion
