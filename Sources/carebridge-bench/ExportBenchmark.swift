@@ -19,15 +19,7 @@ let exportBenchmark = Benchmark(
     print("format           samples   wall s   samples/s  CPU s  samples/CPU-s  output MB  peak RSS MB")
     for format in ["fhir", "csv", "fhir-transaction"] {
         for count in [100_000, 1_000_000] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            process.arguments = ["export-run", format, String(count)]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            print(String(decoding: data, as: UTF8.self), terminator: "")
+            print(try runBenchmarkChild(["export-run", format, String(count)]), terminator: "")
         }
     }
 }

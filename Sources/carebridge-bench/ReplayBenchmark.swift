@@ -22,18 +22,8 @@ let replayBenchmark = Benchmark(
 ) {
     var rows: [String] = []
     for hours in [1, 24, 72] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["--replay-child", String(hours)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "carebridge-bench", code: Int(process.terminationStatus))
-        }
-        rows.append(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let output = try runBenchmarkChild(["--replay-child", String(hours)])
+        rows.append(output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
     print("hours  notifications  samples   seconds  CPU s  notifications/s  samples/s   peak RSS  pipeline-only s")
     for row in rows { print(row) }

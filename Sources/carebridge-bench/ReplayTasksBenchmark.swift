@@ -19,18 +19,8 @@ func replayTasksMemoryRow(_ sizes: [Int]) throws {
     var peaks: [Double] = []
     var seconds: [Double] = []
     for tasks in sizes {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["--replay-tasks-child", String(tasks)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "carebridge-bench", code: Int(process.terminationStatus))
-        }
-        let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let output = try runBenchmarkChild(["--replay-tasks-child", String(tasks)])
+        let fields = output.split(whereSeparator: \.isWhitespace)
         guard fields.count == 3, let before = Double(fields[0]), let peak = Double(fields[1]),
             let cpu = Double(fields[2])
         else {
