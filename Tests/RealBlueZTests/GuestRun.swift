@@ -125,6 +125,10 @@ struct GuestRun: Sendable {
         print(
             "real-bluez: one guest boot, \(scenarios.count) scenarios, \(Int(seconds)) s (results in \(directory.path))"
         )
+        // A scenario run again after bluetoothd crashed under it (Harness/guest/scenarios.sh) is said, never hidden.
+        if let retried = try? String(contentsOf: directory.appendingPathComponent("retried.txt"), encoding: .utf8) {
+            print("real-bluez: \(retried.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
         return GuestRun(directory: directory, status: result.status, console: result.output, seconds: seconds)
     }
 
