@@ -34,7 +34,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility", "session",
+            "measurementRange", "plausibility", "session", "omron",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -124,7 +124,10 @@ extension DeviceProfile {
         if linkMode == .broadcast, serviceData.isEmpty {
             throw DeviceProfileError(field: "serviceData", message: "a broadcast profile needs at least one entry")
         }
-        if linkMode == .gatt, characteristics.isEmpty {
+        if let value = root.object["omron"] {
+            omron = try OmronMemoryMap(profileJSON: JSONReader(value, path: JSONPath().appending("omron")))
+        }
+        if linkMode == .gatt, characteristics.isEmpty, omron == nil {
             throw DeviceProfileError(field: "characteristics", message: "a gatt profile needs at least one entry")
         }
 
@@ -155,6 +158,11 @@ extension DeviceProfile {
                 profileJSON: JSONReader(value, path: JSONPath().appending("session")),
                 characteristics: characteristics
             )
+        }
+        if let omron {
+            // The download runs after the profile's own steps; its cursor is kept with the other variables.
+            session.steps.append(.omronMemoryMap(omron))
+            session.persist += omron.persistedVariables.filter { !session.persist.contains($0) }
         }
     }
 }
