@@ -162,6 +162,35 @@ public struct OmronMemoryMap: Sendable, Hashable {
         }
     }
 
+    /// Consecutive slots of one user read with one request.
+    public struct ReadRun: Sendable, Hashable {
+        public var user: Int
+        public var slot: Int
+        public var count: Int
+
+        public init(user: Int, slot: Int, count: Int) {
+            self.user = user
+            self.slot = slot
+            self.count = count
+        }
+    }
+
+    /// The reads for `count` slots of `user` from slot `from`, oldest first: whole records, at most
+    /// ``recordsPerRead`` per read, wrapping at the end of the ring, never more than the ring holds.
+    public func reads(user: Int, from: Int, count: Int) -> [ReadRun] {
+        let size = users[user].count
+        var runs: [ReadRun] = []
+        var slot = from % max(1, size)
+        var left = min(count, size)
+        while left > 0 {
+            let run = min(left, recordsPerRead, size - slot)
+            runs.append(ReadRun(user: user, slot: slot, count: run))
+            left -= run
+            slot = (slot + run) % size
+        }
+        return runs
+    }
+
     /// The device's own key overrides the profile's (variable `omronKey`, 16 bytes).
     public static let keyVariable = "omronKey"
 }

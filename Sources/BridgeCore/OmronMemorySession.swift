@@ -1,5 +1,4 @@
-public import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 /// The conversation of an Omron memory-map download, as a pure state machine run inside a ``SessionMachine``
 /// step (the profile's `omron` section): unlock with the pairing key, start the transmission, read the "next
@@ -135,10 +134,11 @@ public struct OmronMemorySession: Sendable {
         switch request {
         case .unlock:
             guard let unlock = map.channels.unlock else { break }
-            let key = variables[OmronMemoryMap.keyVariable].flatMap { value -> [UInt8]? in
-                if case .bytes(let bytes) = value { return bytes }
-                return nil
-            } ?? map.unlockKey ?? []
+            let key =
+                variables[OmronMemoryMap.keyVariable].flatMap { value -> [UInt8]? in
+                    if case .bytes(let bytes) = value { return bytes }
+                    return nil
+                } ?? map.unlockKey ?? []
             write(unlock, [0x01] + key)
         default:
             let packet: [UInt8] =
@@ -163,19 +163,8 @@ public struct OmronMemorySession: Sendable {
         return actions
     }
 
-    /// Read requests for `count` slots of `user` from `from`, wrapping at the end of the ring, a block at a time.
     func reads(user: Int, from: Int, count: Int) -> [Request] {
-        let size = map.users[user].count
-        var requests: [Request] = []
-        var slot = from % max(1, size)
-        var left = min(count, size)
-        while left > 0 {
-            let run = min(left, map.recordsPerRead, size - slot)
-            requests.append(.records(user: user, slot: slot, count: run))
-            left -= run
-            slot = (slot + run) % size
-        }
-        return requests
+        map.reads(user: user, from: from, count: count).map { .records(user: $0.user, slot: $0.slot, count: $0.count) }
     }
 
     // MARK: - Responses
@@ -205,9 +194,13 @@ public struct OmronMemorySession: Sendable {
         case .unlock:
             return []
         case .start:
-            guard response.type == 0x8000 else { return fail("unexpected answer to the start of transmission: \(OmronPacketError.hex(packet))") }
+            guard response.type == 0x8000 else {
+                return fail("unexpected answer to the start of transmission: \(OmronPacketError.hex(packet))")
+            }
         case .end:
-            guard response.type == 0x8F00 else { return fail("unexpected answer to the end of transmission: \(OmronPacketError.hex(packet))") }
+            guard response.type == 0x8F00 else {
+                return fail("unexpected answer to the end of transmission: \(OmronPacketError.hex(packet))")
+            }
             if let code = response.data.first, code != 0 {
                 return fail("the device ended the transmission with error status \(code)")
             }
@@ -223,7 +216,10 @@ public struct OmronMemorySession: Sendable {
             let known = variables[names.last]
             let newCount = next[user].map { ($0 - cursor + map.users[user].count) % map.users[user].count } ?? 0
             if known == .bytes(response.data) {
-                queue.insert(contentsOf: reads(user: user, from: cursor, count: newCount), at: queuePosition(user: user))
+                queue.insert(
+                    contentsOf: reads(user: user, from: cursor, count: newCount),
+                    at: queuePosition(user: user)
+                )
             } else {
                 queue.insert(contentsOf: fullRead(user: user), at: queuePosition(user: user))
             }

@@ -17,7 +17,8 @@ public enum OmronPacket {
     public static func command(_ type: UInt16, address: Int, count: Int, data: [UInt8] = []) -> [UInt8] {
         var packet: [UInt8] = [
             UInt8(truncatingIfNeeded: data.count + 8), UInt8(type >> 8), UInt8(type & 0xFF),
-            UInt8(truncatingIfNeeded: address >> 8), UInt8(truncatingIfNeeded: address), UInt8(truncatingIfNeeded: count),
+            UInt8(truncatingIfNeeded: address >> 8), UInt8(truncatingIfNeeded: address),
+            UInt8(truncatingIfNeeded: count),
         ]
         packet += data
         packet.append(0)
@@ -85,7 +86,8 @@ public enum OmronPacketError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .malformed(let bytes): "malformed packet (length byte does not match its \(bytes.count) bytes): \(Self.hex(bytes))"
+        case .malformed(let bytes):
+            "malformed packet (length byte does not match its \(bytes.count) bytes): \(Self.hex(bytes))"
         case .checksum(let bytes): "packet checksum does not match (XOR of all bytes is not 0): \(Self.hex(bytes))"
         case .shortRead(let bytes): "read response shorter than the byte count it announces: \(Self.hex(bytes))"
         }

@@ -81,7 +81,8 @@ public struct OmronRecordReader: StreamedRecordReader {
         context.payload = bytes
         var metadata = ["userID": String(user + 1), "memorySlot": String(slot)]
         if !map.layout.flags.isEmpty {
-            metadata["measurementStatus"] = record.conditions.isEmpty ? "none" : record.conditions.joined(separator: ",")
+            metadata["measurementStatus"] =
+                record.conditions.isEmpty ? "none" : record.conditions.joined(separator: ",")
         }
         context.metadata = metadata
         let start = context.start(for: record.time)

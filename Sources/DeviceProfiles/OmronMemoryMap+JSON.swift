@@ -105,7 +105,8 @@ extension OmronMemoryMap {
                 channels: channels,
                 unlockKey: key,
                 timeout: timeout,
-                retries: try object["retries"].map { reader throws(JSONReadError) in try Self.count(reader, in: 0...10) }
+                retries: try object["retries"].map { reader throws(JSONReadError) in try Self.count(reader, in: 0...10)
+                }
                     ?? 3
             )
         } catch {
@@ -152,13 +153,18 @@ extension OmronMemoryMap {
             let sample = try entry.object(allowing: ["type", "field", "unit"], ignoringPrefix: "_")
             let typeText = try sample.required("type").string()
             guard let type = QuantityType(rawValue: typeText) else {
-                throw sample.error("type", "'\(typeText)' is not a quantity type (e.g. bloodPressureSystolic, heartRate)")
+                throw sample.error(
+                    "type",
+                    "'\(typeText)' is not a quantity type (e.g. bloodPressureSystolic, heartRate)"
+                )
             }
             let unitText = try sample.required("unit").string()
             guard let unit = HealthUnit(parsing: unitText), unit.convert(1, to: type.canonicalUnit) != nil else {
                 throw sample.error("unit", "'\(unitText)' is not a unit of \(type.title)")
             }
-            samples.append(OmronRecordLayout.Sample(type: type, field: try sample.required("field").string(), unit: unit))
+            samples.append(
+                OmronRecordLayout.Sample(type: type, field: try sample.required("field").string(), unit: unit)
+            )
         }
         var flags: [OmronRecordLayout.Flag] = []
         for entry in try object["flags"]?.array() ?? [] {

@@ -60,6 +60,60 @@ import Testing
             expected: "omron-blesmart-blood-pressure"
         ),
         Fixture(
+            label: "Omron HEM-7150T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7150T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7150t"
+        ),
+        Fixture(
+            label: "Omron HEM-7155T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7155T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7155t"
+        ),
+        Fixture(
+            label: "Omron HEM-7342T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7342T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7342t"
+        ),
+        Fixture(
+            label: "Omron HEM-7361T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7361T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7361t"
+        ),
+        Fixture(
+            label: "Omron HEM-7322T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7322T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7322t"
+        ),
+        Fixture(
+            label: "Omron HEM-7600T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7600T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7600t"
+        ),
+        Fixture(
             label: "thermometer",
             advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]),
             expected: "health-thermometer"
