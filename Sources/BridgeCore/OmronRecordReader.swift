@@ -79,6 +79,9 @@ public struct OmronRecordReader: StreamedRecordReader {
         output.records += 1
         var context = context
         context.payload = bytes
+        // Whichever channel completed the packet, a record is named by the first: its id stays the same however
+        // it was read (a block of four, or alone).
+        context.source.characteristic = map.channels.rx.first
         var metadata = ["userID": String(user + 1), "memorySlot": String(slot)]
         if !map.layout.flags.isEmpty {
             metadata["measurementStatus"] =
