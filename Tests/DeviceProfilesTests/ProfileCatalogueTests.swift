@@ -114,6 +114,15 @@ import Testing
             expected: "omron-hem-7600t"
         ),
         Fixture(
+            label: "Omron cuff advertising the Omron Option Service",
+            advertisement: Advertisement(
+                name: "BLEsmart_0000011F",
+                serviceUUIDs: [.bloodPressureService, BluetoothUUID("5DF5E817-A945-4F81-89C0-3D4E9759C07C")!],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-blesmart-option-service"
+        ),
+        Fixture(
             label: "thermometer",
             advertisement: Advertisement(serviceUUIDs: [.healthThermometerService]),
             expected: "health-thermometer"
