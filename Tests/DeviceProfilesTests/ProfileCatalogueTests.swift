@@ -114,6 +114,15 @@ import Testing
             expected: "omron-hem-7600t"
         ),
         Fixture(
+            label: "Omron HEM-7530T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7530T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7530t"
+        ),
+        Fixture(
             label: "Omron cuff advertising the Omron Option Service",
             advertisement: Advertisement(
                 name: "BLEsmart_0000011F",
