@@ -36,9 +36,7 @@ public struct Frame: Sendable, Hashable {
         let members = try reader.object(allowing: Self.keys, ignoringPrefix: "_")
         let nameReader = try members.required("name")
         name = try nameReader.string()
-        guard Self.isName(name) else {
-            throw nameReader.error("'\(name)' must be letters, digits and _, not starting with a digit")
-        }
+        guard Self.isFrameName(name) else { throw nameReader.error("a frame name is not empty") }
         select = ValuePattern()
         if let selectReader = members["select"] {
             let selectMembers = try selectReader.object(allowing: ValuePattern.keys + ["when"], ignoringPrefix: "_")
@@ -101,7 +99,17 @@ public struct Frame: Sendable, Hashable {
                     }
                 }
                 for condition in rule.when {
-                    for name in condition.variableNames { try known(name, element) }
+                    for name in condition.variableNames {
+                        if let reference = FrameFieldReference(name), let other = reference.frame {
+                            guard other == merge?.with else {
+                                throw element.error(
+                                    "'\(name)' names frame \(other), but this frame merges with \(merge?.with ?? "none")"
+                                )
+                            }
+                        } else {
+                            try known(name, element)
+                        }
+                    }
                 }
             }
         }
@@ -112,6 +120,11 @@ public struct Frame: Sendable, Hashable {
     public static func isName(_ text: String) -> Bool {
         guard let first = text.first, first.isLetter || first == "_" else { return false }
         return text.allSatisfy { ($0.isLetter || $0.isNumber || $0 == "_") && $0.isASCII }
+    }
+
+    /// A frame name: any non-empty text (`FRAME.field` references split at the last dot).
+    public static func isFrameName(_ text: String) -> Bool {
+        !text.isEmpty
     }
 
     /// A condition or a list of conditions (all must hold).
@@ -173,7 +186,10 @@ public struct Frame: Sendable, Hashable {
             }
         }
         let start = context.start(for: deviceTime)
-        let variables = decoded.variables
+        var variables = decoded.variables
+        if let merged {
+            for (name, value) in merged.variables { variables["\(merged.frame).\(name)"] = value }
+        }
         for rule in samples {
             guard rule.when.allSatisfy({ $0.holds(for: variables) }) else { continue }
             if rule.field.frame != nil, merged == nil { continue }  // the merged frame never came
