@@ -155,7 +155,7 @@ public struct Frame: Sendable, Hashable {
         for field in fields { decoded.append(try field.read(bytes, frame: name)) }
         var frame = DecodedFrame(frame: name, fields: decoded, isFinal: true)
         let variables = frame.variables
-        frame.isFinal = final.allSatisfy { $0.holds(for: variables) }
+        frame.isFinal = final.allSatisfy { $0.holdsForFields(variables) }
         return frame
     }
 
@@ -191,7 +191,7 @@ public struct Frame: Sendable, Hashable {
             for (name, value) in merged.variables { variables["\(merged.frame).\(name)"] = value }
         }
         for rule in samples {
-            guard rule.when.allSatisfy({ $0.holds(for: variables) }) else { continue }
+            guard rule.when.allSatisfy({ $0.holdsForFields(variables) }) else { continue }
             if rule.field.frame != nil, merged == nil { continue }  // the merged frame never came
             guard let field = lookup(rule.field) else { continue }
             var unit = rule.unit
@@ -242,6 +242,16 @@ public struct Frame: Sendable, Hashable {
 }
 
 extension SessionCondition {
+    /// Whether the condition holds for a frame's fields: a bare `name` holds when the field has a non-zero value
+    /// (a flag bit that is set), `!name` when it has none or zero; comparisons and bit tests as in sessions.
+    public func holdsForFields(_ variables: SessionVariables) -> Bool {
+        switch test {
+        case .defined(let name): return (variables[name]?.integer ?? 0) != 0
+        case .undefined(let name): return (variables[name]?.integer ?? 0) == 0
+        case .compare: return holds(for: variables)
+        }
+    }
+
     /// The variables the condition reads.
     public var variableNames: [String] {
         switch test {

@@ -71,7 +71,7 @@ public struct FrameSet: Sendable, Hashable {
             // `select.when` looks at the fields: a value the frame cannot read is not this frame's.
             guard let decoded = try? frame.decode(bytes) else { continue }
             let variables = decoded.variables
-            if frame.selectWhen.allSatisfy({ $0.holds(for: variables) }) { return (frame, decoded) }
+            if frame.selectWhen.allSatisfy({ $0.holdsForFields(variables) }) { return (frame, decoded) }
         }
         return nil
     }
