@@ -211,6 +211,7 @@ let package = Package(
             dependencies: [
                 "carebridge",
                 "BlueZTransport",
+                "CareBridgeKit",
                 "BridgeCore",
                 "BridgeFoundation", "GATTDecoding",
                 "CareStore",

@@ -255,27 +255,33 @@ public struct Bridge: Sendable {
 extension Bridge {
     /// Hands a live transport's events to `body`, with the bridge's shutdown handling but no pipeline and no
     /// store (`scan`): graceful shutdown (SIGTERM, SIGINT) or `duration` calls `stop`, and the call returns when
-    /// the transport's stream has ended.
-    /// - Throws: what the transport throws.
+    /// the transport's stream has ended. `services` run beside it as in ``Bridge/services`` (a scanner watchdog).
+    /// - Throws: what the transport or a service throws.
     public static func watch(
         _ transport: any DeviceTransport,
         stop: @escaping @Sendable () -> Void,
         duration: Duration?,
+        services: [any Service] = [],
         signals: [UnixSignal] = [.sigterm, .sigint],
         logger: Logger,
         body: @escaping @Sendable (TransportEvent) -> Void
     ) async throws {
         let watcher = Watcher(transport: transport, stop: stop, duration: duration, body: body)
-        var group = ServiceGroupConfiguration(
-            services: [
-                .init(
-                    service: watcher,
-                    successTerminationBehavior: .gracefullyShutdownGroup,
-                    failureTerminationBehavior: .gracefullyShutdownGroup
-                )
-            ],
-            logger: logger
+        var configurations = services.map {
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: $0,
+                successTerminationBehavior: .ignore,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
+        }
+        configurations.append(
+            .init(
+                service: watcher,
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
         )
+        var group = ServiceGroupConfiguration(services: configurations, logger: logger)
         group.gracefulShutdownSignals = signals
         try await ServiceGroup(configuration: group).run()
     }

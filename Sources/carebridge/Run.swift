@@ -134,7 +134,6 @@ struct Run: AsyncParsableCommand {
         configuration.passkey = passkey
         configuration.setDeviceClock = setDeviceClock
         configuration.timeZone = zone
-        configuration.scannerWatchdog = .milliseconds(Int64(scannerWatchdog * 1000))
         // Profile sessions (a glucose meter's download cursor, a scale's consent) keep their variables here.
         configuration.sessionMemory = StoreSessionMemory(store: store)
         let notifier = ServiceNotifier(logger: logger)
@@ -168,6 +167,14 @@ struct Run: AsyncParsableCommand {
         var services: [any Service] = publisher.map { [$0] } ?? []
         let alerts = try alertService(store: store, zone: zone, logger: logger)
         if let alerts { services.append(alerts) }
+        services.append(
+            ScannerWatchdog(
+                scanner: live.scanner,
+                silenceLimit: .milliseconds(Int64(scannerWatchdog * 1000)),
+                clock: ContinuousClock(),
+                logger: logger
+            )
+        )
 
         let bridge = Bridge(
             source: .live(transport) { reason in
