@@ -90,6 +90,7 @@ struct Record: AsyncParsableCommand {
                 )
             ],
             duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            forceQuit: ForcedStop.handler,
             logger: logger
         )
         let count: Int

@@ -23,7 +23,7 @@ struct Run: AsyncParsableCommand {
             (trace, debug, info, notice, warning, error) changes the level (default info).
 
             SIGINT or SIGTERM stops gracefully: notifications are stopped, devices disconnected, samples \
-            flushed, exit 0. Under systemd (Type=notify) READY=1 is sent once the adapter is discovering and \
+            flushed, exit 0. \(ForcedStop.help) Under systemd (Type=notify) READY=1 is sent once the adapter is discovering and \
             WATCHDOG=1 while the loop makes progress. bluetoothd restarts and adapter unplugging pause the \
             bridge until they come back; a scanner that stays silent is restarted, then the adapter power-cycled, \
             then the bridge exits with 75 so the service manager restarts it.
@@ -189,6 +189,7 @@ struct Run: AsyncParsableCommand {
             store: store,
             services: services,
             duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            forceQuit: ForcedStop.handler,
             logger: logger
         )
         let outcome: BridgeOutcome

@@ -80,6 +80,7 @@ struct Scan: AsyncParsableCommand {
                         logger: CLILogging.logger
                     )
                 ],
+                forceQuit: ForcedStop.handler,
                 logger: CLILogging.logger,
                 body: note
             )
