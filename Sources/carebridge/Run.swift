@@ -211,8 +211,16 @@ struct Run: AsyncParsableCommand {
                 "events": "\(outcome.report.events)", "samples": "\(outcome.report.samples)",
                 "inserted": "\(outcome.inserted)", "duplicates": "\(outcome.duplicates)",
                 "completedEvents": "\(outcome.completed.count)",
+                "downloadedRecords": "\(outcome.report.downloadedRecords)",
             ]
         )
+        for device in outcome.report.devices where device.downloadedRecords > 0 {
+            let records = ReplaySummary.records(device.downloadedRecords)
+            logger.info(
+                "downloaded \(records)",
+                metadata: ["device.address": "\(device.identity.address ?? device.identity.key)"]
+            )
+        }
     }
 
     /// The alert rules evaluated in process when the plan has any, delivered to --alert-webhook and, with --mqtt,
