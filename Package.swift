@@ -93,7 +93,8 @@ let package = Package(
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeExport", "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CarePlan", "CareStore", "CareBridgeExport",
+                "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -284,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
+                "carebridge", "TestSupport", "MQTTBridge", "CarePlan", "CareStore", "CareBridgeExport", "BridgeCore",
                 "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
