@@ -51,11 +51,11 @@ import Testing
             expected: "uds-body-composition-scale"
         ),
         Fixture(
-            label: "Omron BLEsmart cuff (company 0x020E)",
+            label: "Omron BLEsmart cuff (company 0x020E, flags bit 5: standard services only)",
             advertisement: Advertisement(
                 name: "BLEsmart_00000116",
                 serviceUUIDs: [.bloodPressureService],
-                manufacturerData: [0x020E: [0x01, 0x00]]
+                manufacturerData: [0x020E: [0x01, 0x20]]
             ),
             expected: "omron-blesmart-blood-pressure"
         ),
@@ -123,11 +123,11 @@ import Testing
             expected: "omron-hem-7530t"
         ),
         Fixture(
-            label: "Omron cuff advertising the Omron Option Service",
+            label: "Omron cuff using the Omron extension (flags bit 5 clear)",
             advertisement: Advertisement(
                 name: "BLEsmart_0000011F",
-                serviceUUIDs: [.bloodPressureService, BluetoothUUID("5DF5E817-A945-4F81-89C0-3D4E9759C07C")!],
-                manufacturerData: [0x020E: [0x01, 0x00]]
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00, 0x03, 0x00, 0x08]]
             ),
             expected: "omron-blesmart-option-service"
         ),
