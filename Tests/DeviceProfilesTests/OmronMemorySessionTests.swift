@@ -197,3 +197,102 @@ import Testing
         #expect(run.variables["omronNext2"] == .integer(1))
     }
 }
+
+/// The `omron` section's errors name the JSON path and what is wrong.
+@Suite struct OmronMemoryMapProfileErrorTests {
+    static func profile(omron: String) -> String {
+        """
+        {"id": "x", "name": "x", "match": {"name": "HEM-X*"}, "link": "gatt", "omron": \(omron)}
+        """
+    }
+
+    static let layout = """
+        {"fields": [{"name": "systolic", "at": 0, "type": "u8"}, {"name": "year", "at": 1, "type": "u8"},
+        {"name": "month", "at": 2, "type": "u8"}, {"name": "day", "at": 3, "type": "u8"},
+        {"name": "hour", "at": 4, "type": "u8"}, {"name": "minute", "at": 5, "type": "u8"},
+        {"name": "second", "at": 6, "type": "u8"}],
+        "samples": [{"type": "bloodPressureSystolic", "field": "systolic", "unit": "mmHg"}]}
+        """
+
+    static func map(_ extra: String, layout: String = layout) -> String {
+        profile(
+            omron:
+                #"{"model": "HEM-X", "users": [{"start": "0x0098", "count": 10}], "recordSize": 8, "layout": \#(layout)\#(extra)}"#
+        )
+    }
+
+    @Test func aMinimalSectionLoads() throws {
+        let profile = try DeviceProfile(json: Self.map(""))
+        #expect(profile.omron?.recordsPerRead == 1)
+        #expect(profile.omron?.indexPointers == nil)
+        #expect(profile.session.persist == ["omronNext1", "omronLast1"])
+    }
+
+    @Test(
+        "errors name the field",
+        arguments: [
+            (#", "unlockKey": "0011""#, "omron.unlockKey", "expected 16 bytes in hex"),
+            (#", "blockSize": 0"#, "omron.blockSize", "expected 1…240"),
+            (#", "retries": 11"#, "omron.retries", "expected 0…10"),
+            (
+                #", "indexPointers": {"address": 16, "size": 8, "users": []}"#, "omron.indexPointers.users",
+                "give one pointer per user area (1)"
+            ),
+            (
+                #", "indexPointers": {"address": 16, "size": 8, "users": [{"at": 7}]}"#,
+                "omron.indexPointers.users[0].at",
+                "expected 0…6"
+            ),
+            (
+                #", "indexPointers": {"address": 16, "size": 8, "users": [{"at": 0, "points": "first"}]}"#,
+                "omron.indexPointers.users[0].points", "'first' is not next or last"
+            ),
+            (#", "colour": 1"#, "omron.colour", "unknown key"),
+        ]
+    )
+    func errorsNameTheField(extra: String, field: String, message: String) {
+        #expect {
+            try DeviceProfile(json: Self.map(extra))
+        } throws: { error in
+            guard let error = error as? DeviceProfileError else { return false }
+            return error.field == field && error.message.contains(message)
+        }
+    }
+
+    @Test func layoutErrorsNameTheField() {
+        let missingTime =
+            #"{"fields": [{"name": "systolic", "at": 0, "type": "u8"}], "samples": [{"type": "bloodPressureSystolic", "field": "systolic", "unit": "mmHg"}]}"#
+        #expect {
+            try DeviceProfile(json: Self.map("", layout: missingTime))
+        } throws: { error in
+            (error as? DeviceProfileError)?.description
+                == "omron.layout: fields used but not defined: year, month, day, hour, minute, second"
+        }
+        let badBits = Self.layout.replacingOccurrences(
+            of: #""at": 0, "type": "u8""#,
+            with: #""at": 0, "type": "u8", "bits": "3-9""#
+        )
+        #expect {
+            try DeviceProfile(json: Self.map("", layout: badBits))
+        } throws: { error in
+            (error as? DeviceProfileError)?.field == "omron.layout.fields[0].bits"
+        }
+        let badUnit = Self.layout.replacingOccurrences(of: #""unit": "mmHg""#, with: #""unit": "kg""#)
+        #expect {
+            try DeviceProfile(json: Self.map("", layout: badUnit))
+        } throws: { error in
+            (error as? DeviceProfileError)?.description
+                == "omron.layout.samples[0].unit: 'kg' is not a unit of systolic blood pressure"
+        }
+        let tooLong = Self.layout.replacingOccurrences(
+            of: #""name": "second", "at": 6"#,
+            with: #""name": "second", "at": 9"#
+        )
+        #expect {
+            try DeviceProfile(json: Self.map("", layout: tooLong))
+        } throws: { error in
+            (error as? DeviceProfileError)?.description
+                == "omron.layout: the fields read 10 bytes, more than the record size 8"
+        }
+    }
+}
