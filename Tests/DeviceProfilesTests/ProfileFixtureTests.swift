@@ -81,7 +81,7 @@ import Testing
         let result = try await Self.run(Self.scale, values: [("FFE1", Self.stable), ("FFE1", Self.impedance)])
         #expect(result.samples.map(\.type) == [.bodyMass, .bodyImpedance])
         let mass = try #require(result.samples.first)
-        #expect(abs(mass.value - 72.35) < 1e-9)
+        #expect(mass.value == 72.35, "stored as written, without binary noise")
         #expect(mass.metadata["userID"] == "2")
         #expect(mass.deviceTime?.description == "2024-03-01T07:12:00")
         #expect(mass.rawPayload == (try Hex.bytes(Self.stable)), "the raw payload is kept")
