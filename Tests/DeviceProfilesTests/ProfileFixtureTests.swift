@@ -107,6 +107,16 @@ import Testing
         #expect(result.passed)
     }
 
+    @Test func aFinalFrameRightAfterAnIntermediateOneIsLiveSoAWrongDeviceClockIsCorrected() async throws {
+        // The device says 2024-03-01; the synthetic recording is received in 2030.
+        let stored = try await Self.run(Self.scale, values: [("FFE1", Self.stable)])
+        #expect(stored.samples.first?.clockOffset == nil, "a stored record keeps its own time")
+        let live = try await Self.run(Self.scale, values: [("FFE1", Self.unstable), ("FFE1", Self.stable)])
+        let sample = try #require(live.samples.first)
+        #expect(sample.clockOffset != nil, "a live reading far from its receive time corrects the clock")
+        #expect(sample.deviceTime?.description == "2024-03-01T07:12:00", "the device's own stamp is kept")
+    }
+
     @Test func aChecksumMismatchRefusesTheValueWithAWarningNamingProfileFrameAndBytes() async throws {
         let corrupted = String(Self.stable.dropLast(2)) + "A9"
         let result = try await Self.run(Self.scale, values: [("FFE1", corrupted)])
