@@ -394,6 +394,8 @@ public struct IngestPipeline {
             payload: value.bytes
         )
         let read = reader.read(value, context: context)
+        // Records read out of the device's memory are stored records it downloaded.
+        state.downloadedRecords += read.records
         let address = state.identity.address ?? state.identity.key
         for problem in read.problems {
             output.issues.append(PipelineIssue(severity: .badEvent, device: address, time: time, message: problem))

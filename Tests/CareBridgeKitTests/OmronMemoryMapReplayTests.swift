@@ -176,6 +176,7 @@ import Testing
         let samples = await sink.samples
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(report.devices.first?.profile == "omron-hem-7322t")
+        #expect(report.devices.first?.downloadedRecords == 7, "3, then the 2 checks and the 2 new records")
         // Three records the first time; the second time each user's check of the record downloaded last (the same
         // samples again, with the same ids, so the store keeps one) and user 1's two new records.
         #expect(samples.count == 21)
