@@ -302,6 +302,14 @@ import Testing
             expected: "uds-body-composition-scale"
         ),
         Fixture(
+            label: "a Beurer consent scale whose name fits the BF700/800 pattern stays with the UDS profile",
+            advertisement: Advertisement(
+                name: "BEURER BF600",
+                serviceUUIDs: [BluetoothUUID(0x181C), .weightScaleService]
+            ),
+            expected: "uds-body-composition-scale"
+        ),
+        Fixture(
             label: "SilverCrest AICDSCALE1",
             advertisement: Advertisement(name: "AICDSCALE1", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
             expected: "silvercrest-aicdscale1"
