@@ -237,6 +237,7 @@ let package = Package(
             name: "DeviceProfilesTests",
             dependencies: [
                 "DeviceProfiles", "FrameDecoding", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
+                "CareBridgeKit",
             ]
         ),
         .testTarget(

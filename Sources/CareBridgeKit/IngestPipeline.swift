@@ -548,7 +548,7 @@ public struct IngestPipeline {
                     severity: .warning,
                     device: address,
                     time: time,
-                    message: "profile \(profile): \(error.description) in \(Hex.string(bytes)): value refused"
+                    message: "profile \(profile): \(error.description) in \(Self.spacedHex(bytes)): value refused"
                 )
             )
             return nil
@@ -556,7 +556,9 @@ public struct IngestPipeline {
         guard let (frame, decoded) = selected else {
             logger.debug(
                 "no frame selects the value",
-                metadata: ["device.address": "\(address)", "profile": "\(profile)", "bytes": "\(Hex.string(bytes))"]
+                metadata: [
+                    "device.address": "\(address)", "profile": "\(profile)", "bytes": "\(Self.spacedHex(bytes))",
+                ]
             )
             return samples
         }
@@ -601,6 +603,14 @@ public struct IngestPipeline {
         }
         state.session.recentFrames[frame.name] = (decoded, time)
         return samples
+    }
+
+    /// `10 01 A8`: bytes as profiles write them.
+    static func spacedHex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
     }
 
     /// The samples of a final frame, with its merge partner's fields when it came; notes become warnings.

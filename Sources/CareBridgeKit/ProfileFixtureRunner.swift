@@ -96,7 +96,10 @@ public enum ProfileFixtureRunner {
             try writer.write(TransportEvent(time: time, device: address, kind: kind))
             time.addTimeInterval(1)
         }
-        let base = fixture.advertisement ?? advertisement(claimedBy: profile.match)
+        // A fixture advertisement the profile does not match is already a difference; the values still run.
+        let base =
+            fixture.advertisement.flatMap { profile.match.matches($0) ? $0 : nil }
+            ?? advertisement(claimedBy: profile.match)
         if profile.linkMode == .broadcast {
             for value in fixture.values {
                 var advertisement = base

@@ -167,6 +167,27 @@ extension DeviceProfile {
             }
             manufacturerData.append(ManufacturerData(company: company, frames: frames))
         }
+        var frameSets: [(frames: FrameSet, path: JSONPath)] = []
+        for (index, entry) in characteristics.enumerated() {
+            if let frames = entry.frames {
+                frameSets.append(
+                    (frames, JSONPath().appending("characteristics").appending(index: index).appending("frames"))
+                )
+            }
+        }
+        for (index, entry) in serviceData.enumerated() {
+            if let frames = entry.frames {
+                frameSets.append(
+                    (frames, JSONPath().appending("serviceData").appending(index: index).appending("frames"))
+                )
+            }
+        }
+        for (index, entry) in manufacturerData.enumerated() {
+            frameSets.append(
+                (entry.frames, JSONPath().appending("manufacturerData").appending(index: index).appending("frames"))
+            )
+        }
+        try root.mapped { () throws(JSONReadError) in try FrameSet.checkMerges(frameSets) }
         if linkMode == .broadcast, serviceData.isEmpty, manufacturerData.isEmpty {
             throw DeviceProfileError(
                 field: "serviceData",

@@ -36,9 +36,7 @@ public struct Frame: Sendable, Hashable {
         let members = try reader.object(allowing: Self.keys, ignoringPrefix: "_")
         let nameReader = try members.required("name")
         name = try nameReader.string()
-        guard Self.isName(name) else {
-            throw nameReader.error("'\(name)' must be letters, digits and _, not starting with a digit")
-        }
+        guard Self.isFrameName(name) else { throw nameReader.error("a frame name is not empty") }
         select = ValuePattern()
         if let selectReader = members["select"] {
             let selectMembers = try selectReader.object(allowing: ValuePattern.keys + ["when"], ignoringPrefix: "_")
@@ -101,7 +99,17 @@ public struct Frame: Sendable, Hashable {
                     }
                 }
                 for condition in rule.when {
-                    for name in condition.variableNames { try known(name, element) }
+                    for name in condition.variableNames {
+                        if let reference = FrameFieldReference(name), let other = reference.frame {
+                            guard other == merge?.with else {
+                                throw element.error(
+                                    "'\(name)' names frame \(other), but this frame merges with \(merge?.with ?? "none")"
+                                )
+                            }
+                        } else {
+                            try known(name, element)
+                        }
+                    }
                 }
             }
         }
@@ -112,6 +120,11 @@ public struct Frame: Sendable, Hashable {
     public static func isName(_ text: String) -> Bool {
         guard let first = text.first, first.isLetter || first == "_" else { return false }
         return text.allSatisfy { ($0.isLetter || $0.isNumber || $0 == "_") && $0.isASCII }
+    }
+
+    /// A frame name: any non-empty text (`FRAME.field` references split at the last dot).
+    public static func isFrameName(_ text: String) -> Bool {
+        !text.isEmpty
     }
 
     /// A condition or a list of conditions (all must hold).
@@ -142,7 +155,7 @@ public struct Frame: Sendable, Hashable {
         for field in fields { decoded.append(try field.read(bytes, frame: name)) }
         var frame = DecodedFrame(frame: name, fields: decoded, isFinal: true)
         let variables = frame.variables
-        frame.isFinal = final.allSatisfy { $0.holds(for: variables) }
+        frame.isFinal = final.allSatisfy { $0.holdsForFields(variables) }
         return frame
     }
 
@@ -173,9 +186,12 @@ public struct Frame: Sendable, Hashable {
             }
         }
         let start = context.start(for: deviceTime)
-        let variables = decoded.variables
+        var variables = decoded.variables
+        if let merged {
+            for (name, value) in merged.variables { variables["\(merged.frame).\(name)"] = value }
+        }
         for rule in samples {
-            guard rule.when.allSatisfy({ $0.holds(for: variables) }) else { continue }
+            guard rule.when.allSatisfy({ $0.holdsForFields(variables) }) else { continue }
             if rule.field.frame != nil, merged == nil { continue }  // the merged frame never came
             guard let field = lookup(rule.field) else { continue }
             var unit = rule.unit
@@ -226,6 +242,16 @@ public struct Frame: Sendable, Hashable {
 }
 
 extension SessionCondition {
+    /// Whether the condition holds for a frame's fields: a bare `name` holds when the field has a non-zero value
+    /// (a flag bit that is set), `!name` when it has none or zero; comparisons and bit tests as in sessions.
+    public func holdsForFields(_ variables: SessionVariables) -> Bool {
+        switch test {
+        case .defined(let name): return (variables[name]?.integer ?? 0) != 0
+        case .undefined(let name): return (variables[name]?.integer ?? 0) == 0
+        case .compare: return holds(for: variables)
+        }
+    }
+
     /// The variables the condition reads.
     public var variableNames: [String] {
         switch test {

@@ -47,6 +47,7 @@ public struct FrameChecksum: Sendable, Hashable {
         let expected = kind.bytes(of: bytes[start...end])
         let actual = Array(bytes[place..<place + width])
         guard expected != actual else { return nil }
-        return "\(kind) checksum is \(Hex.string(actual)), computed \(Hex.string(expected)) over bytes \(start)…\(end)"
+        func hex(_ bytes: [UInt8]) -> String { Hex.string(bytes).uppercased() }
+        return "\(kind) checksum is \(hex(actual)), computed \(hex(expected)) over bytes \(start)…\(end)"
     }
 }

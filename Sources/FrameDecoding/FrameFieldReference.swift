@@ -11,13 +11,15 @@ public struct FrameFieldReference: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `field` or `frame.field`; nil when it is neither.
     public init?(_ text: String) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.allSatisfy(Frame.isName) else { return nil }
-        switch parts.count {
-        case 1: self.init(field: parts[0])
-        case 2: self.init(frame: parts[0], field: parts[1])
-        default: return nil
+        guard let dot = text.lastIndex(of: ".") else {
+            guard Frame.isName(text) else { return nil }
+            self.init(field: text)
+            return
         }
+        let frame = String(text[..<dot])
+        let field = String(text[text.index(after: dot)...])
+        guard Frame.isFrameName(frame), Frame.isName(field) else { return nil }
+        self.init(frame: frame, field: field)
     }
 
     public var description: String { frame.map { "\($0).\(field)" } ?? field }

@@ -17,7 +17,7 @@ public struct FrameMerge: Sendable, Hashable {
         let members = try reader.object(allowing: ["with", "window", "by"], ignoringPrefix: "_")
         let withReader = try members.required("with")
         with = try withReader.string()
-        guard Frame.isName(with) else { throw withReader.error("'\(with)' is not a frame name") }
+        guard Frame.isFrameName(with) else { throw withReader.error("'\(with)' is not a frame name") }
         let windowReader = try members.required("window")
         window = try windowReader.number()
         guard window > 0, window <= 600 else { throw windowReader.error("expected 0 < window ≤ 600 seconds") }

@@ -10,8 +10,7 @@ public struct FrameSet: Sendable, Hashable {
         self.frames = frames
     }
 
-    /// Reads a `frames` array, checking what spans frames: unique names, `merge.with` naming a frame of the set,
-    /// and `FRAME.field` references naming that frame's fields.
+    /// Reads a `frames` array (names unique within it; merges are checked profile-wide by ``checkMerges(_:)``).
     /// - Throws: ``JSONReadError`` at the offending member.
     public init(json reader: JSONReader) throws(JSONReadError) {
         let elements = try reader.array()
@@ -24,28 +23,40 @@ public struct FrameSet: Sendable, Hashable {
             }
             frames.append(frame)
         }
-        for (index, frame) in frames.enumerated() {
-            guard let merge = frame.merge else { continue }
-            let path = elements[index]
-            guard let other = frames.first(where: { $0.name == merge.with }), other.name != frame.name else {
-                throw JSONReadError(
-                    path: path.path.appending("merge").appending("with"),
-                    message: "no other frame named \(merge.with) in this entry"
-                )
-            }
-            if let by = merge.by, !other.fields.contains(where: { $0.name == by }) {
-                throw JSONReadError(
-                    path: path.path.appending("merge").appending("by"),
-                    message: "frame \(other.name) has no field \(by) to merge by"
-                )
-            }
-            for (position, rule) in frame.samples.enumerated() {
-                for reference in [rule.field] + (rule.unitField.map { [$0] } ?? []) where reference.frame != nil {
-                    guard other.fields.contains(where: { $0.name == reference.field }) else {
-                        throw JSONReadError(
-                            path: path.path.appending("samples").appending(index: position),
-                            message: "frame \(other.name) has no field \(reference.field)"
-                        )
+    }
+
+    /// Checks the `merge` of every frame of a profile against all its frames (a merge partner may be read from
+    /// another characteristic): `with` names another frame, `by` and `FRAME.field` references name its fields.
+    /// - Parameter sets: each entry's frames with the JSON path of its `frames` array.
+    /// - Throws: ``JSONReadError`` at the offending member.
+    public static func checkMerges(_ sets: [(frames: FrameSet, path: JSONPath)]) throws(JSONReadError) {
+        let all = sets.flatMap(\.frames.frames)
+        for (set, setPath) in sets {
+            for (index, frame) in set.frames.enumerated() {
+                guard let merge = frame.merge else { continue }
+                let path = setPath.appending(index: index)
+                guard let other = all.first(where: { $0.name == merge.with && $0 != frame }) else {
+                    throw JSONReadError(
+                        path: path.appending("merge").appending("with"),
+                        message: "no other frame of the profile is named \(merge.with)"
+                    )
+                }
+                if let by = merge.by, !other.fields.contains(where: { $0.name == by }) {
+                    throw JSONReadError(
+                        path: path.appending("merge").appending("by"),
+                        message: "frame \(other.name) has no field \(by) to merge by"
+                    )
+                }
+                for (position, rule) in frame.samples.enumerated() {
+                    let conditionReferences = rule.when.flatMap(\.variableNames).compactMap(FrameFieldReference.init)
+                    for reference in [rule.field] + (rule.unitField.map { [$0] } ?? []) + conditionReferences
+                    where reference.frame != nil {
+                        guard other.fields.contains(where: { $0.name == reference.field }) else {
+                            throw JSONReadError(
+                                path: path.appending("samples").appending(index: position),
+                                message: "frame \(other.name) has no field \(reference.field)"
+                            )
+                        }
                     }
                 }
             }
@@ -60,7 +71,7 @@ public struct FrameSet: Sendable, Hashable {
             // `select.when` looks at the fields: a value the frame cannot read is not this frame's.
             guard let decoded = try? frame.decode(bytes) else { continue }
             let variables = decoded.variables
-            if frame.selectWhen.allSatisfy({ $0.holds(for: variables) }) { return (frame, decoded) }
+            if frame.selectWhen.allSatisfy({ $0.holdsForFields(variables) }) { return (frame, decoded) }
         }
         return nil
     }
