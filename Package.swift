@@ -98,7 +98,8 @@ let package = Package(
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CareStore", "CareBridgeExport", "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CarePlan", "CareStore", "CareBridgeExport",
+                "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -216,6 +217,7 @@ let package = Package(
             dependencies: [
                 "carebridge",
                 "BlueZTransport",
+                "CareBridgeKit",
                 "BridgeCore",
                 "BridgeFoundation", "GATTDecoding",
                 "CareStore",
@@ -291,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "carebridge", "TestSupport", "MQTTBridge", "CareStore", "CareBridgeExport", "BridgeCore",
+                "carebridge", "TestSupport", "MQTTBridge", "CarePlan", "CareStore", "CareBridgeExport", "BridgeCore",
                 "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

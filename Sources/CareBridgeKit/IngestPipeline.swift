@@ -48,7 +48,12 @@ public struct IngestPipeline {
     public var deviceSummaries: [DeviceSummary] {
         order.compactMap { address in
             guard let state = devices[address] else { return nil }
-            return DeviceSummary(identity: state.identity, profile: state.profile?.id, samples: state.sampleCount)
+            return DeviceSummary(
+                identity: state.identity,
+                profile: state.profile?.id,
+                samples: state.sampleCount,
+                downloadedRecords: state.downloadedRecords
+            )
         }
     }
 
@@ -114,6 +119,9 @@ public struct IngestPipeline {
         var lastAdvertisement: Date?
         /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
         var measuredClockOffset: Double?
+        /// The bridge asked for stored records (RACP `01 …`) and the final response has not come yet: every
+        /// measurement value until then is a downloaded record.
+        var downloading = false
     }
 
     struct DeviceState {
@@ -123,6 +131,8 @@ public struct IngestPipeline {
         var screening = SampleScreening()
         var session = Session()
         var sampleCount = 0
+        /// Measurement values that came as stored records in answer to a report-records request.
+        var downloadedRecords = 0
         var reportedUnclaimed = false
     }
 
@@ -185,6 +195,12 @@ public struct IngestPipeline {
                 "wrote",
                 metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]
             )
+            if let entry = state.profile?.characteristic(write.characteristic), entry.role == .controlPoint,
+                let request = (try? entry.decoder?.decode(write.bytes)) as? any ControlPointMessage,
+                request.requestsStoredRecords
+            {
+                state.session.downloading = true
+            }
         case .disconnected(let reason):
             logger.debug("disconnected", metadata: ["device.address": "\(event.device)", "reason": "\(reason)"])
             endSession(&state, output: &output)
@@ -295,12 +311,16 @@ public struct IngestPipeline {
             state.session.measuredClockOffset = time.timeIntervalSince(device).rounded()
         case .controlPoint:
             // The procedure's final response: the stored-record download is over; nothing more will follow.
-            if (payload as? any ControlPointMessage)?.isResponse == true { releaseAwaitingContext(&state.session) }
+            if (payload as? any ControlPointMessage)?.isResponse == true {
+                state.session.downloading = false
+                releaseAwaitingContext(&state.session)
+            }
         case .context:
             guard let context = payload as? any SampleAnnotating else { return }
             attachContext(context, time: time, state: &state, output: &output)
         case .measurement:
             guard let producing = payload as? any SampleProducing else { return }
+            if state.session.downloading { state.downloadedRecords += 1 }
             for noValue in NoValueField.find(in: payload.fields) {
                 output.issues.append(
                     PipelineIssue(
@@ -800,10 +820,14 @@ public struct DeviceSummary: Sendable, Hashable {
     public var profile: String?
     /// Samples emitted for the device.
     public var samples: Int
+    /// Stored records the device sent in answer to the bridge's report-records requests (RACP `01 …` up to the
+    /// `06` response): measurement values, not samples (a blood-pressure record gives several samples).
+    public var downloadedRecords: Int
 
-    public init(identity: DeviceIdentity, profile: String?, samples: Int) {
+    public init(identity: DeviceIdentity, profile: String?, samples: Int, downloadedRecords: Int = 0) {
         self.identity = identity
         self.profile = profile
         self.samples = samples
+        self.downloadedRecords = downloadedRecords
     }
 }
