@@ -107,7 +107,7 @@ public enum ProfileLint {
         let a = earlier.select
         let b = later.select
         if a.prefix.bytes.allSatisfy({ $0 == nil }), a.minimumLength == nil, a.maximumLength == nil { return true }
-        guard a.offset == b.offset, a.mask == nil || a.mask == b.mask, a.prefix.bytes.count <= b.prefix.bytes.count
+        guard a.offset == b.offset, a.mask == b.mask, a.prefix.bytes.count <= b.prefix.bytes.count
         else { return false }
         for (index, byte) in a.prefix.bytes.enumerated() where byte != nil && byte != b.prefix.bytes[index] {
             return false

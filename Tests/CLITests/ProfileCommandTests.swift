@@ -49,6 +49,7 @@ import Testing
         #expect(failed.status == 1)
         #expect(failed.stdout.contains("FAIL cli-frame-scale: 72.35 kg"))
         #expect(failed.stdout.contains("sample 1: value differ: expected bodyMass 72.3 kg, got bodyMass 72.35 kg"))
+        #expect(failed.stdout.contains(#"value 1 (characteristic FFE1): frame weight {"stable": 1, "w": 72.35}"#))
         let json = try CarebridgeProcess.run(["profile", "test", bad, "--json"])
         #expect(json.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

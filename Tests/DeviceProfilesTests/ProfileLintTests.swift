@@ -31,6 +31,8 @@ import Testing
             frames: """
                 [{"name": "any10", "select": {"prefix": "10"}},
                  {"name": "weight", "select": {"prefix": "10 01", "length": {"min": 4}}},
+                 {"name": "exact30", "select": {"prefix": "30"}},
+                 {"name": "masked30", "select": {"prefix": "30", "mask": "F0"}},
                  {"name": "masked", "select": {"prefix": "20", "mask": "F0"}},
                  {"name": "other", "select": {"prefix": "20"}}]
                 """
