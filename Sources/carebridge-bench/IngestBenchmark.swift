@@ -77,8 +77,8 @@ let storeIngestBenchmark = Benchmark(
             try plain.write { db in
                 let statement = try db.cachedStatement(
                     sql: """
-                        INSERT OR IGNORE INTO sampleRow (type, start, idTail, series, origin, value, transmittedValue,
-                        state, route, detail) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, 0, NULL)
+                        INSERT OR IGNORE INTO sampleRow (type, start, idTail, series, origin, transmittedValue, state,
+                        route, detail) VALUES (?, ?, ?, ?, ?, ?, NULL, 0, NULL)
                         """
                 )
                 for (offset, sample) in samples[index..<end].enumerated() {
