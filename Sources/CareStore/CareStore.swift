@@ -198,7 +198,7 @@ public struct CareStore: Sendable {
             )
         }
         guard let pending = pending ?? nil, pending.samples > 0 else { return nil }
-        let rate = pending.ids ? 45 : 15
+        let rate = pending.ids ? 50 : 20
         logger.warning(
             """
             upgrading the store: converting \(pending.samples) samples to the compact layout\(pending.ids ? ", ids in time order" : "") \

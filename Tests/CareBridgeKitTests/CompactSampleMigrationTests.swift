@@ -200,9 +200,16 @@ import Testing
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         let before = try Self.all(store)
         let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
-        // The recordings the fixture was written from (the heart-rate strap cut to its first 70 lines).
-        var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") }
-            .map { PackageFixtures.recordings.appendingPathComponent($0).path }
+        // The recordings the fixture was written from (recordings added later are not in it), the heart-rate
+        // strap cut to its first 70 lines.
+        let made = [
+            "blood-pressure-current-time-handshake", "blood-pressure-kpa", "body-composition-scale",
+            "glucose-meter-download-twice", "glucose-meter-interrupted-download", "glucose-meter-racp",
+            "glucose-meter-sequence-reset", "mi-body-composition-scale-2-broadcast", "pulse-oximeter-history",
+            "pulse-oximeter-reconnect", "thermometer-fahrenheit", "uds-scale-registration-and-consent",
+            "weight-scale-morning-weigh-in", "weight-scale-stored-burst",
+        ]
+        var paths = made.map { PackageFixtures.recordings.appendingPathComponent("\($0).jsonl").path }
         let strap = try String(
             contentsOf: PackageFixtures.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
             encoding: .utf8
