@@ -48,6 +48,7 @@ extension CareStore {
         }
         let report = try write { db -> PlanApplyReport in
             var report = PlanApplyReport()
+            if let retention = plan.retention { try Self.setRetentionPolicy(db, retention, at: now) }
             var added: [UUID] = []
             let versions = try TaskVersions.load(db)
             let targetPlan = try planID ?? Self.defaultPlan(db, patientID: scopeForTasks)
