@@ -103,7 +103,7 @@ extension SampleMatcher {
             sql: """
                 SELECT unit, count, sum, min, minAt, max, maxAt, first, firstAt, last, lastAt, updatedAt
                 FROM sampleAggregate WHERE type = ? AND bucketStart > ? - 86400000 AND bucketStart <= ?
-                AND firstAt >= ? AND firstAt <= ? AND patientID IS ?
+                AND firstAt >= ? AND firstAt <= ? AND patientID IS ? ORDER BY firstAt, id
                 """
         )
         statement.setUncheckedArguments([linkage.type.rawValue, start, end, start, end, touch.version.patient])
@@ -176,5 +176,22 @@ struct AggregatedRanges {
             sourceKind: sample.source.kind.rawValue,
             deviceIdentity: sample.source.device.map(SampleRecord.encodeDevice)
         )
+    }
+}
+
+extension CareStore {
+    /// The distinct first-sample times of the aggregates of `type` in a version's region and patient (the
+    /// events a new task version derives from vacuumed samples).
+    static func aggregateStarts(_ db: Database, type: QuantityType, version: TaskVersion) throws -> [Date] {
+        let from = Int64((version.effective.timeIntervalSince1970 * 1000).rounded(.up))
+        let to = version.until.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? Int64.max
+        return try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT DISTINCT firstAt FROM sampleAggregate
+                WHERE type = ? AND firstAt >= ? AND firstAt < ? AND patientID IS ? ORDER BY firstAt
+                """,
+            arguments: [type.rawValue, from, to, version.patient]
+        ).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 }

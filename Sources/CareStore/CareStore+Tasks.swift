@@ -291,6 +291,12 @@ extension CareStore {
                     matcher.touch(version: version, event: event)
                 }
             }
+            // Vacuumed samples: the events their aggregates fall in.
+            for start in try aggregateStarts(db, type: linkage.type, version: version) {
+                for event in version.task.schedule.storeEvents(containing: start, zone: zone) {
+                    matcher.touch(version: version, event: event)
+                }
+            }
         }
         return try matcher.apply(db, now: now)
     }

@@ -147,6 +147,8 @@ import Testing
                     DROP TABLE contact;
                     DROP TABLE deviceAssignment;
                     DROP TABLE shareRecord;
+                    DROP TABLE sampleAggregate;
+                    DROP TABLE retentionRule;
                     DROP INDEX sample_inbox;
                     ALTER TABLE sample DROP COLUMN patientID;
                     ALTER TABLE sample DROP COLUMN inboxReason;
@@ -160,7 +162,8 @@ import Testing
                     ALTER TABLE outcomeValue DROP COLUMN comparator;
                     DELETE FROM grdb_migrations WHERE identifier IN (
                         'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
-                        'v6-sample-safety', 'v7-session-variables', 'v8-people', 'v9-outcome-sample-id-blob'
+                        'v6-sample-safety', 'v7-session-variables', 'v8-people', 'v9-outcome-sample-id-blob',
+                        'v11-sample-aggregates'
                     );
                     """
             )
@@ -181,7 +184,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v11-sample-aggregates",
             ]
         )
         #expect(try store.sampleCount() == old.count)
