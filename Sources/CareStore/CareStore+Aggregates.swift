@@ -172,7 +172,7 @@ struct AggregatedRanges {
         return try SampleRetentionSQL.isAggregated(
             db,
             type: sample.type.rawValue,
-            start: sample.start.timeIntervalSince1970,
+            start: SampleTable.milliseconds(sample.start),
             sourceKind: sample.source.kind.rawValue,
             deviceIdentity: sample.source.device.map(SampleRecord.encodeDevice)
         )

@@ -58,7 +58,7 @@ extension CareStore {
                 let counts = try SampleRetentionSQL.countCandidates(
                     db,
                     type: rule.type.rawValue,
-                    before: Double(horizon) / 1000,
+                    before: horizon,
                     bucketMilliseconds: Int64(rule.bucketSeconds) * 1000
                 )
                 return RetentionStep(
@@ -94,50 +94,51 @@ extension CareStore {
         let plan = try retentionPlan(now: now)
         let policy = try retentionPolicy()
         var done: [RetentionStep] = []
+        var deletedAny = false
         for planned in plan {
             guard let rule = policy.rule(for: planned.type) else { continue }
-            let horizon = Double(Self.horizon(rule, now: now)) / 1000
+            let horizon = Self.horizon(rule, now: now)
             let bucket = Int64(rule.bucketSeconds) * 1000
-            let span = Double(max(rule.bucketSeconds, (batchSeconds / rule.bucketSeconds) * rule.bucketSeconds))
+            let span = Int64(max(rule.bucketSeconds, (batchSeconds / rule.bucketSeconds) * rule.bucketSeconds)) * 1000
             var step = planned
             step.samples = 0
             step.aggregates = 0
-            var from = -Double.greatestFiniteMagnitude
+            var from = Int64.min
             while true {
-                let batch = try write { db -> (samples: Int, aggregates: Int, reached: Double)? in
-                    guard
-                        let first = try SampleRetentionSQL.firstCandidate(
-                            db,
-                            type: rule.type.rawValue,
-                            from: from,
-                            to: horizon
-                        )
+                let batch = try write { db -> (samples: Int, aggregates: Int, reached: Int64)? in
+                    guard let code = try SampleRetentionSQL.typeCode(db, rule.type.rawValue),
+                        let first = try SampleRetentionSQL.firstCandidate(db, type: code, from: from, to: horizon)
                     else { return nil }
                     // Batches start on a bucket boundary and cover whole buckets, up to the horizon.
-                    let start = Double(Self.floorDiv(Int64((first * 1000).rounded(.down)), bucket) * bucket) / 1000
+                    let start = Self.floorDiv(first, bucket) * bucket
                     let end = min(horizon, start + span)
                     var accumulator = AggregateAccumulator(bucketMilliseconds: bucket)
-                    try SampleRetentionSQL.readCandidates(db, type: rule.type.rawValue, from: start, to: end) { row in
+                    var keys: [SampleTable.RowKey] = []
+                    try SampleRetentionSQL.readCandidates(
+                        db,
+                        type: code,
+                        from: start,
+                        to: end,
+                        pending: try SampleRetentionSQL.pendingOutbox(db)
+                    ) { row in
                         accumulator.add(row)
+                        keys.append(row.key)
                     }
                     let written = try accumulator.merge(into: db, type: rule.type.rawValue, now: now)
-                    let deleted = try SampleRetentionSQL.deleteCandidates(
-                        db,
-                        type: rule.type.rawValue,
-                        from: start,
-                        to: end
-                    )
+                    let deleted = try SampleRetentionSQL.delete(db, keys: keys)
                     guard deleted == accumulator.samples else {
                         throw CareStoreError(
                             .database,
-                            "vacuum of \(rule.type) stopped: aggregated \(accumulator.samples) samples but the delete "
-                                + "matched \(deleted); nothing of this batch was changed"
+                            "vacuum of \(rule.type) stopped: aggregated \(accumulator.samples) samples but deleted "
+                                + "\(deleted); nothing of this batch was changed"
                         )
                     }
+                    if deleted > 0 { try Self.setPayloadSweepPending(db) }
                     return (deleted, written, end)
                 }
                 guard let batch else { break }
                 from = batch.reached
+                deletedAny = deletedAny || batch.samples > 0
                 step.samples += batch.samples
                 step.aggregates += batch.aggregates
                 progress(
@@ -145,13 +146,29 @@ extension CareStore {
                         type: rule.type,
                         samplesDone: step.samples,
                         samplesPlanned: planned.samples,
-                        reached: Date(timeIntervalSince1970: batch.reached)
+                        reached: Date(timeIntervalSince1970: Double(batch.reached) / 1000)
                     )
                 )
             }
             done.append(step)
         }
+        // The payloads of the deleted samples, once no sample refers to them (an interrupted vacuum leaves the
+        // sweep pending; the next one does it).
+        try write { db in
+            guard try Self.payloadSweepPending(db) else { return }
+            _ = try SampleRetentionSQL.deleteUnreferencedPayloads(db)
+            try db.execute(sql: "DELETE FROM retentionState WHERE key = 'payloadSweepPending'")
+        }
         return done
+    }
+
+    static func setPayloadSweepPending(_ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO retentionState (key, value) VALUES ('payloadSweepPending', 1)")
+    }
+
+    static func payloadSweepPending(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM retentionState WHERE key = 'payloadSweepPending')")
+            ?? false
     }
 
     /// Rewrites the file without its free pages (SQLite `VACUUM`) and truncates the write-ahead log.
@@ -234,7 +251,7 @@ struct AggregateAccumulator {
     }
 
     mutating func add(_ row: SampleRetentionSQL.Row) {
-        let time = Int64((row.start * 1000).rounded())
+        let time = row.start
         let key = Key(
             bucketStart: CareStore.floorDiv(time, bucketMilliseconds) * bucketMilliseconds,
             unit: row.unit,

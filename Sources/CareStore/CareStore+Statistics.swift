@@ -63,12 +63,11 @@ extension CareStore {
                         samples: count?.live ?? 0,
                         quarantined: count?.quarantined ?? 0,
                         tombstones: count?.deleted ?? 0,
-                        payloadBytes: count?.payloadBytes ?? 0,
                         estimatedBytes: estimated,
                         aggregates: aggregates[name]?.rows ?? 0,
                         aggregatedSamples: aggregates[name]?.samples ?? 0,
-                        oldest: count?.oldest.map(Date.init(timeIntervalSince1970:)),
-                        newest: count?.newest.map(Date.init(timeIntervalSince1970:)),
+                        oldest: count?.oldest.map(SampleTable.date),
+                        newest: count?.newest.map(SampleTable.date),
                         rule: step,
                         wouldFreeBytes: step.map {
                             max(0, Int(perSample * Double($0.samples)) - $0.aggregates * bytesPerAggregate)

@@ -17,6 +17,12 @@ enum RetentionSchema {
                         setAt DOUBLE NOT NULL
                     );
 
+                    -- Work a vacuum left to do (`payloadSweepPending`: payloads of deleted samples to remove).
+                    CREATE TABLE retentionState (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value
+                    );
+
                     -- The samples of one bucket (type, unit, source kind, device, patient, bucket start) that a
                     -- vacuum replaced: exact count, sum, min, max, first and last with the times of each. Times
                     -- are integer milliseconds since 1970. A late sample for a bucket already aggregated is merged

@@ -335,29 +335,39 @@ struct SampleMatcher {
     private func storedContributions(_ db: Database, touch: Touch, linkage: SampleLinkage) throws -> [Contribution] {
         let statement = try db.cachedStatement(
             sql: """
-                SELECT id, value, unit, start, recordedAt, comparator FROM sample
-                WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL AND quarantineReason IS NULL
-                AND inboxReason IS NULL AND patientID IS ?
+                SELECT r.start, r.idTail, r.detail, r.value, r.transmittedValue, s.unit, s.transmittedUnit,
+                s.comparator,
+                (SELECT recordedAt FROM sampleBatch WHERE firstOrigin <= r.origin ORDER BY firstOrigin DESC LIMIT 1)
+                FROM sampleRow AS r JOIN sampleSeries AS s ON s.id = r.series
+                WHERE r.type = (SELECT code FROM quantityType WHERE name = ?) AND r.start >= ? AND r.start <= ?
+                AND r.state IS NULL AND \(SampleTable.patientCondition)
                 """
         )
         statement.setUncheckedArguments([
-            linkage.type.rawValue, touch.event.start.timeIntervalSince1970,
-            touch.event.end.timeIntervalSince1970 + 1, touch.version.patient,
+            linkage.type.rawValue, SampleTable.milliseconds(touch.event.start) - 1,
+            SampleTable.milliseconds(touch.event.end.addingTimeInterval(1)) + 1, touch.version.patient,
         ])
         var result: [Contribution] = []
         let rows = try Row.fetchCursor(statement)
         while let row = try rows.next() {
-            let instant = Date(timeIntervalSince1970: row[3])
+            let start: Int64 = row[0]
+            let instant = SampleTable.date(start)
             guard touch.event.contains(instant), touch.version.governs(instant) else { continue }
-            let unit = HealthUnit(rawValue: row[2])
-            guard let value = unit.convert(row[1], to: linkage.unit) else { continue }
+            let unit = HealthUnit(rawValue: row[5])
+            let transmittedValue: Double = row[4]
+            guard
+                let stored = (row[3] as Double?)
+                    ?? HealthUnit(rawValue: row[6]).convert(transmittedValue, to: unit),
+                let value = unit.convert(stored, to: linkage.unit)
+            else { continue }
+            let detail = try SampleDetail(json: row[2])
             result.append(
                 Contribution(
-                    sampleID: SampleKey(bytes: row[0] as Data),
+                    sampleID: SampleKey(SampleTable.id(keyTime: detail.keyTime ?? start, tail: row[1])),
                     value: value,
                     measuredAt: instant,
-                    recordedAt: Date(timeIntervalSince1970: row[4]),
-                    comparator: (row[5] as String?).flatMap(ValueComparator.init(rawValue:))
+                    recordedAt: SampleTable.date(row[8] ?? 0),
+                    comparator: (row[7] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }

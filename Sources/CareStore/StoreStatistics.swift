@@ -19,8 +19,6 @@ public struct StoreStatistics: Sendable, Hashable {
         public var quarantined: Int
         /// Deleted samples kept as tombstones (so a re-import does not bring them back).
         public var tombstones: Int
-        /// Bytes of raw notification payloads.
-        public var payloadBytes: Int
         /// Bytes attributed to the type: its share (by row count) of the tables holding samples.
         public var estimatedBytes: Int
         public var aggregates: Int

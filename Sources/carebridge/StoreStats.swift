@@ -16,7 +16,7 @@ struct StoreStats: ParsableCommand {
             replace them); "kept" means the type has no rule and nothing of it is ever deleted. Changes nothing.
 
             JSON (--json): {"file": {"bytes", "walBytes", "freeBytes"}, "measured", "objects": [{"name", "table", \
-            "bytes"}], "types": [{"type", "samples", "quarantined", "tombstones", "payloadBytes", "estimatedBytes", \
+            "bytes"}], "types": [{"type", "samples", "quarantined", "tombstones", "estimatedBytes", \
             "aggregates", "aggregatedSamples", "oldest", "newest", "retention": null | {"keepRawDays", \
             "aggregateMinutes", "horizon", "samplesToAggregate", "aggregatesToWrite", "wouldFreeBytes"}}], \
             "bytesPerAggregate"}.
@@ -69,14 +69,14 @@ struct StoreStats: ParsableCommand {
                 "(this SQLite has no dbstat table: byte figures below are estimates from the whole file's used pages)"
             )
         }
-        var table = Table(["TYPE", "SAMPLES", "≈ BYTES", "PAYLOADS", "AGGREGATES", "OLDEST", "RETENTION", "WOULD FREE"])
+        var table = Table(["TYPE", "SAMPLES", "≈ BYTES", "AGGREGATES", "OLDEST", "RETENTION", "WOULD FREE"])
         for row in stats.types {
             let retention = row.rule.map { "raw \($0.keepRawDays) d, then \($0.aggregateMinutes) min" } ?? "kept"
             let free = row.rule.map { "\(Self.bytes(row.wouldFreeBytes ?? 0)) (\($0.samples) samples)" } ?? "—"
             let aggregates = row.aggregates == 0 ? "0" : "\(row.aggregates) (of \(row.aggregatedSamples))"
             table.append([
-                row.type.rawValue, "\(row.samples)", Self.bytes(row.estimatedBytes), Self.bytes(row.payloadBytes),
-                aggregates, row.oldest.map { TimeArguments.short($0, zone: zone) } ?? "—", retention, free,
+                row.type.rawValue, "\(row.samples)", Self.bytes(row.estimatedBytes), aggregates,
+                row.oldest.map { TimeArguments.short($0, zone: zone) } ?? "—", retention, free,
             ])
         }
         print(table.render())
@@ -99,7 +99,7 @@ struct StoreStats: ParsableCommand {
                 var item: JSONObject = [
                     "type": .string(row.type.rawValue), "samples": .int(row.samples),
                     "quarantined": .int(row.quarantined), "tombstones": .int(row.tombstones),
-                    "payloadBytes": .int(row.payloadBytes), "estimatedBytes": .int(row.estimatedBytes),
+                    "estimatedBytes": .int(row.estimatedBytes),
                     "aggregates": .int(row.aggregates), "aggregatedSamples": .int(row.aggregatedSamples),
                 ]
                 item["oldest"] = row.oldest.map { .string(Timestamp.format($0, in: zone)) } ?? .null

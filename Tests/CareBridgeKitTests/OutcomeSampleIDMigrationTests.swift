@@ -65,11 +65,8 @@ import Testing
                 }
                 let uuid = try #require(UUID(uuidString: text))
                 #expect(bytes == withUnsafeBytes(of: uuid.uuid) { Data($0) })
-                // The bytes are the sample's own id: the join needs no conversion.
-                let joined = try store.databaseWriter.read { db in
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sample WHERE id = ?", arguments: [bytes])
-                }
-                #expect(joined == 1)
+                // The bytes are the sample's own id.
+                #expect(try store.sample(id: uuid)?.id == uuid)
                 named += 1
             default:
                 #expect(after.sampleID == before.sampleID)

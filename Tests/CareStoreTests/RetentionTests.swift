@@ -180,7 +180,8 @@ import Testing
         func snapshot() throws -> [Row] {
             try fixture.store.databaseWriter.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM sampleAggregate ORDER BY id")
-                    + Row.fetchAll(db, sql: "SELECT id, type, value, start FROM sample ORDER BY id")
+                    + Row.fetchAll(db, sql: "SELECT * FROM sampleRow ORDER BY type, start, idTail")
+                    + Row.fetchAll(db, sql: "SELECT * FROM sampleOrigin ORDER BY id")
             }
         }
         let initial = try snapshot()
@@ -192,6 +193,12 @@ import Testing
         #expect(first.map(\.samples) == [3600 + 360])
         #expect(first.map(\.aggregates) == [60 * 2])
         let vacuumed = try snapshot()
+        // The deleted samples' payloads went with them; the weight's stays.
+        #expect(
+            try fixture.store.databaseWriter.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sampleOrigin")
+            }
+                == 1
+        )
         let second = try fixture.store.applyRetention(now: Self.now)
         #expect(second.map(\.samples) == [0])
         #expect(try snapshot() == vacuumed)
