@@ -36,9 +36,10 @@ enum SampleListRow {
     /// Table cells in the columns of `carebridge samples` (MEASURED, TYPE, VALUE, AS SENT, SOURCE, STATUS, ID).
     static func cells(_ aggregate: SampleAggregate, zone: TimeZone) -> [String] {
         let symbol = DisplayQuantity.symbol(aggregate.unit)
-        let decimals = max(
-            DisplayQuantity.fractionDigits(aggregate.min),
-            DisplayQuantity.fractionDigits(aggregate.max)
+        // At most one decimal for min and max, two for the mean (RR intervals are 1/1024 s: 760.7421875 ms).
+        let decimals = min(
+            1,
+            max(DisplayQuantity.fractionDigits(aggregate.min), DisplayQuantity.fractionDigits(aggregate.max))
         )
         let mean = DisplayQuantity.number(aggregate.mean, decimals: decimals + 1)
         let range =
