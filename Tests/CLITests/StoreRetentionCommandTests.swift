@@ -119,6 +119,21 @@ import Testing
         #expect(!outcomes(before.events).isEmpty)
         #expect(outcomes(events) == outcomes(before.events))
 
+        // Exports say when they serve aggregates.
+        let csv = try run(["export", "--format", "csv", "--type", "heartRate"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let rows = csv.stdout.split(separator: "\r\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        #expect(rows.first?.suffix(3) == ["aggregate_count", "aggregate_min", "aggregate_max"])
+        #expect(rows.count == 22)
+        #expect(rows.dropFirst().compactMap { Int($0[16]) }.reduce(0, +) == 1200)
+        #expect(rows.dropFirst().allSatisfy { $0[0].isEmpty })
+        let fhir = try run(["export", "--format", "fhir", "--type", "heartRate", "--subject", "Patient/p1"])
+        #expect(fhir.status == 0, "\(fhir.stderr)")
+        #expect(fhir.stdout.components(separatedBy: "retention aggregate").count - 1 == 21)
+        #expect(fhir.stdout.contains("\"effectivePeriod\""))
+
         let vacuumed = try run(["samples", "--json"]).stdout
         let again = try #require(try json(["store", "vacuum", "--yes"]) as? [String: Any])
         #expect(again["deleted"] as? Int == 0)
