@@ -335,8 +335,7 @@ struct SampleMatcher {
     private func storedContributions(_ db: Database, touch: Touch, linkage: SampleLinkage) throws -> [Contribution] {
         let statement = try db.cachedStatement(
             sql: """
-                SELECT r.start, r.idTail, r.detail, r.value, r.transmittedValue, s.unit, s.transmittedUnit,
-                s.comparator,
+                SELECT r.start, r.idTail, r.detail, r.transmittedValue, s.unit, s.transmittedUnit, s.comparator,
                 (SELECT recordedAt FROM sampleBatch WHERE firstOrigin <= r.origin ORDER BY firstOrigin DESC LIMIT 1)
                 FROM sampleRow AS r JOIN sampleSeries AS s ON s.id = r.series
                 WHERE r.type = (SELECT code FROM quantityType WHERE name = ?) AND r.start >= ? AND r.start <= ?
@@ -353,21 +352,19 @@ struct SampleMatcher {
             let start: Int64 = row[0]
             let instant = SampleTable.date(start)
             guard touch.event.contains(instant), touch.version.governs(instant) else { continue }
-            let unit = HealthUnit(rawValue: row[5])
-            let transmittedValue: Double = row[4]
+            let unit = HealthUnit(rawValue: row[4])
+            let detail = try SampleDetail(json: row[2])
             guard
-                let stored = (row[3] as Double?)
-                    ?? HealthUnit(rawValue: row[6]).convert(transmittedValue, to: unit),
+                let stored = detail.value ?? HealthUnit(rawValue: row[5]).convert(row[3], to: unit),
                 let value = unit.convert(stored, to: linkage.unit)
             else { continue }
-            let detail = try SampleDetail(json: row[2])
             result.append(
                 Contribution(
                     sampleID: SampleKey(SampleTable.id(keyTime: detail.keyTime ?? start, tail: row[1])),
                     value: value,
                     measuredAt: instant,
-                    recordedAt: SampleTable.date(row[8] ?? 0),
-                    comparator: (row[7] as String?).flatMap(ValueComparator.init(rawValue:))
+                    recordedAt: SampleTable.date(row[7] ?? 0),
+                    comparator: (row[6] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }

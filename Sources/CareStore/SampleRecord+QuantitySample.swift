@@ -11,8 +11,8 @@ import GRDBSQLite
 final class SampleInserter {
     static let insertSQL = """
         INSERT OR IGNORE INTO sampleRow (
-            type, start, idTail, series, origin, value, transmittedValue, state, route, detail
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            type, start, idTail, series, origin, transmittedValue, state, route, detail
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private let db: Database
@@ -38,6 +38,16 @@ final class SampleInserter {
         var comparator: ValueComparator?
     }
     private var series: [SeriesKey: Int64] = [:]
+    /// What a sample's series is told by, compared without hashing: the few series of the last samples (a heart
+    /// rate and its RR intervals alternate between two) are found by a linear look before the dictionary.
+    private struct SeriesProbe: Equatable {
+        var unit: HealthUnit
+        var transmittedUnit: HealthUnit
+        var index: Int
+        var comparator: ValueComparator?
+        var source: SampleSource
+    }
+    private var recentSeries: [(probe: SeriesProbe, id: Int64)] = []
     private var routes: [SampleRoute: Int64] = [:]
     /// The origin row of the previous sample: the next one shares it when payload, metadata and recording time
     /// are the same (the samples of one notification).
@@ -156,6 +166,8 @@ final class SampleInserter {
             return false
         }
         var detail = SampleDetail()
+        let derived = sample.transmittedUnit.convert(sample.transmittedValue, to: sample.unit)
+        if derived?.bitPattern != sample.value.bitPattern { detail.value = sample.value }
         if keyTime != start { detail.keyTime = keyTime }
         let end = SampleTable.milliseconds(sample.end)
         if end != start { detail.end = end }
@@ -181,16 +193,10 @@ final class SampleInserter {
         }
         sqlite3_bind_int64(handle, 4, seriesID)
         sqlite3_bind_int64(handle, 5, origin)
-        let derived = sample.transmittedUnit.convert(sample.transmittedValue, to: sample.unit)
-        if let derived, derived.bitPattern == sample.value.bitPattern {
-            sqlite3_bind_null(handle, 6)
-        } else {
-            sqlite3_bind_double(handle, 6, sample.value)
-        }
-        sqlite3_bind_double(handle, 7, sample.transmittedValue)
-        if state == 0 { sqlite3_bind_null(handle, 8) } else { sqlite3_bind_int64(handle, 8, state) }
-        sqlite3_bind_int64(handle, 9, routeID)
-        bind(handle, 10, detailJSON)
+        sqlite3_bind_double(handle, 6, sample.transmittedValue)
+        if state == 0 { sqlite3_bind_null(handle, 7) } else { sqlite3_bind_int64(handle, 7, state) }
+        sqlite3_bind_int64(handle, 8, routeID)
+        bind(handle, 9, detailJSON)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
@@ -299,6 +305,21 @@ final class SampleInserter {
 
     private func seriesID(_ sample: QuantitySample) throws -> Int64 {
         let source = sample.source
+        let probe = SeriesProbe(
+            unit: sample.unit,
+            transmittedUnit: sample.transmittedUnit,
+            index: sample.index,
+            comparator: sample.comparator,
+            source: source
+        )
+        for recent in recentSeries where recent.probe == probe { return recent.id }
+        let id = try seriesID(sample, source: source)
+        if recentSeries.count >= 4 { recentSeries.removeLast() }
+        recentSeries.insert((probe, id), at: 0)
+        return id
+    }
+
+    private func seriesID(_ sample: QuantitySample, source: SampleSource) throws -> Int64 {
         let key = SeriesKey(
             unit: sample.unit,
             transmittedUnit: sample.transmittedUnit,
@@ -406,8 +427,19 @@ final class SampleInserter {
                 arguments: [next.id, recordedAt]
             )
         }
-        insertOrigin.setUncheckedArguments([next.id, Data(payload), metadata])
-        try insertOrigin.execute()
+        let handle = insertOrigin.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 1, next.id)
+        payload.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, 2, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+        }
+        if let metadata { sqlite3_bind_int64(handle, 3, metadata) } else { sqlite3_bind_null(handle, 3) }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: insertOrigin.sql)
+        }
         nextOrigin = (next.id + 1, recordedAt)
         return next.id
     }

@@ -158,7 +158,7 @@ struct SampleRouter {
         var without: [String] = []
         let statement = try db.cachedStatement(
             sql: """
-                SELECT r.value, r.transmittedValue, s.unit, s.transmittedUnit
+                SELECT r.detail, r.transmittedValue, s.unit, s.transmittedUnit
                 FROM sampleRow AS r JOIN sampleSeries AS s ON s.id = r.series
                 WHERE r.type = (SELECT code FROM quantityType WHERE name = 'bodyMass')
                 AND r.route IN (SELECT id FROM sampleRoute WHERE patientID = ?) AND r.start < ? AND r.start >= ?
@@ -169,14 +169,17 @@ struct SampleRouter {
         for patient in sharing.sorted() {
             let start = SampleTable.millisecondsCeiling(instant)
             let rows = try Row.fetchAll(statement, arguments: [patient, start, start - 90 * 86_400_000])
-            let values = rows.compactMap { row -> Double? in
+            var values: [Double] = []
+            for row in rows {
                 let unit = HealthUnit(rawValue: row[2])
                 guard
-                    let value = (row[0] as Double?)
-                        ?? HealthUnit(rawValue: row[3]).convert(row[1], to: unit)
-                else { return nil }
-                return unit.convert(value, to: .kilogram)
-            }.sorted()
+                    let value = try SampleDetail(json: row[0]).value
+                        ?? HealthUnit(rawValue: row[3]).convert(row[1], to: unit),
+                    let kilograms = unit.convert(value, to: .kilogram)
+                else { continue }
+                values.append(kilograms)
+            }
+            values.sort()
             guard !values.isEmpty else {
                 without.append(patient)
                 continue

@@ -18,7 +18,8 @@ import GRDB
 ///   source kind, characteristic, decoder, device, position in the payload, LO/HI comparator).
 /// - `origin`: the notification (`sampleOrigin`: the raw payload once, its interned metadata); the time it was
 ///   recorded comes from `sampleBatch`, which notes the first origin of each run of equal recording times.
-/// - `value`: NULL when it is exactly `transmittedValue` converted to the series' unit (nearly always).
+/// - `transmittedValue`: the value as the device sent it; the value itself is that converted to the series'
+///   unit, exactly (checked when stored), else it is kept in `detail` (`v`).
 /// - `state`: NULL for a usable live sample; bits ``deletedBit``, ``quarantinedBit``, ``inboxBit``.
 /// - `route`: `sampleRoute` (patient, inbox reason, how it was routed); 0 is none of them.
 /// - `detail`: NULL, or a JSON object of what few rows have (``SampleDetail``).
@@ -74,7 +75,6 @@ enum SampleTable {
             idTail BLOB NOT NULL,
             series INTEGER NOT NULL,
             origin INTEGER NOT NULL,
-            value REAL,
             transmittedValue REAL NOT NULL,
             state INTEGER,
             route INTEGER NOT NULL,
@@ -87,8 +87,8 @@ enum SampleTable {
 
     /// The columns ``SampleCodes/record(_:db:)`` reads, in order, with ``from``.
     static let columns = """
-        r.type, r.start, r.idTail, r.series, r.origin, r.value, r.transmittedValue, r.state, r.route, r.detail,
-        o.payload, o.metadata
+        r.type, r.start, r.idTail, r.series, r.origin, r.transmittedValue, r.state, r.route, r.detail, o.payload,
+        o.metadata
         """
     static let from = "sampleRow AS r JOIN sampleOrigin AS o ON o.id = r.origin"
 
@@ -303,10 +303,11 @@ enum SampleTable {
 /// What few rows have, as one JSON object in `sampleRow.detail` (NULL when there is nothing): short keys, so a
 /// row that has one pays a few bytes.
 ///
-/// `k` key time (ms) when it is not `start`; `e` end (ms) when not `start`; `r` receive time (ms) when not
+/// `v` the value when it is not the transmitted value converted; `k` key time (ms) when it is not `start`; `e` end (ms) when not `start`; `r` receive time (ms) when not
 /// `start`; `d` the device's wall-clock stamp (`YYYY-MM-DDTHH:MM:SS`); `c` clock offset (s); `x` deleted date
 /// (s since 1970); `q` quarantine reason; `l` release reason.
 struct SampleDetail: Sendable, Hashable {
+    var value: Double?
     var keyTime: Int64?
     var end: Int64?
     var receivedAt: Int64?
@@ -322,13 +323,13 @@ struct SampleDetail: Sendable, Hashable {
     /// - Throws: ``CareStoreError`` `.corruptRow` for text that is not such an object.
     init(json text: String?) throws(CareStoreError) {
         guard let text else { return }
-        let value: JSONValue
+        let parsed: JSONValue
         do {
-            value = try JSONValue.parse(text)
+            parsed = try JSONValue.parse(text)
         } catch {
             throw CareStoreError(.corruptRow, "sample detail is not JSON: \(text)")
         }
-        guard case .object(let object) = value else {
+        guard case .object(let object) = parsed else {
             throw CareStoreError(.corruptRow, "sample detail is not a JSON object: \(text)")
         }
         func integer(_ key: String) -> Int64? {
@@ -349,6 +350,8 @@ struct SampleDetail: Sendable, Hashable {
             if case .string(let value) = object[key] { return value }
             return nil
         }
+        // ±∞ (a LO/HI without a known limit) as text: JSON has no such number.
+        value = double("v") ?? string("v").flatMap(Double.init)
         keyTime = integer("k")
         end = integer("e")
         receivedAt = integer("r")
@@ -362,6 +365,7 @@ struct SampleDetail: Sendable, Hashable {
     /// The stored form: NULL when empty, else a JSON object with the keys present.
     var json: String? {
         var parts: [String] = []
+        if let value { parts.append(value.isFinite ? "\"v\":\(value)" : "\"v\":\"\(value)\"") }
         if let keyTime { parts.append("\"k\":\(keyTime)") }
         if let end { parts.append("\"e\":\(end)") }
         if let receivedAt { parts.append("\"r\":\(receivedAt)") }
@@ -455,19 +459,18 @@ struct SampleCodes {
         let tail: Data = row[2]
         let seriesID: Int64 = row[3]
         let origin: Int64 = row[4]
-        let storedValue: Double? = row[5]
-        let transmittedValue: Double = row[6]
-        let state: Int64 = row[7] ?? 0
-        let routeID: Int64 = row[8]
-        let detail = try SampleDetail(json: row[9])
-        let payload: Data? = row[10]
-        let metadataID: Int64? = row[11]
+        let transmittedValue: Double = row[5]
+        let state: Int64 = row[6] ?? 0
+        let routeID: Int64 = row[7]
+        let detail = try SampleDetail(json: row[8])
+        let payload: Data? = row[9]
+        let metadataID: Int64? = row[10]
         guard let type = types[typeCode], let series = series[seriesID] else {
             throw CareStoreError(.corruptRow, "sample row (type \(typeCode), series \(seriesID)) names no known code")
         }
         let route = routes[routeID] ?? SampleRoute()
         let value =
-            storedValue
+            detail.value
             ?? HealthUnit(rawValue: series.transmittedUnit).convert(
                 transmittedValue,
                 to: HealthUnit(rawValue: series.unit)

@@ -19,6 +19,7 @@ let benchmarks: [Benchmark] = [
     storeQueryBenchmark,
     replayBenchmark,
     storeDayBenchmark,
+    storeMigrateBenchmark,
     blueZLatencyBenchmark,
     exportBenchmark,
     growthBenchmark,
