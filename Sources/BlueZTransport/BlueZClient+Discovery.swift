@@ -1,3 +1,4 @@
+import BridgeCore
 import Foundation
 import Logging
 
@@ -84,7 +85,6 @@ extension BlueZClient {
             do {
                 _ = try await call(adapterPath, BlueZ.adapter, "StartDiscovery")
                 discovering = true
-                lastAdvertisement = clock.now
                 return
             } catch {
                 let errorClass = ErrorClass(error)
@@ -140,42 +140,28 @@ extension BlueZClient {
         }
     }
 
-    // MARK: - Scanner watchdog
+    // MARK: - Scanner supervision (the watchdog is a service of the bridge: CareBridgeKit's ScannerWatchdog)
 
-    func startWatchdog() {
-        let period = min(configuration.scannerWatchdog / 4, .seconds(5))
-        let task = Task { [clock] in
-            while !Task.isCancelled {
-                try? await clock.sleep(for: period)
-                if Task.isCancelled { return }
-                await self.watchdogTick()
-            }
-        }
-        tasks.append(task)
-    }
-
-    /// No advertisement at all for `scannerWatchdog` while discovering: restart discovery, then power-cycle,
-    /// then give up so the service manager restarts the bridge.
-    func watchdogTick() async {
+    func scannerState() -> ScannerState {
         // The actor answered: the loop is alive (systemd WATCHDOG=1 is sent from this).
         if !stopping, fatal == nil { status(.alive) }
-        guard discovering, !discoveryPausedForConnect, adapterPath != nil, !stopping else { return }
-        let silence = clock.now - lastAdvertisement
-        guard silence >= configuration.scannerWatchdog else { return }
-        watchdogStage += 1
-        logger.warning(
-            "scanner watchdog: no advertisement",
-            metadata: ["silence": "\(silence)", "stage": "\(watchdogStage)"]
+        return ScannerState(
+            discovering: discovering && !discoveryPausedForConnect && adapterPath != nil && !stopping,
+            advertisements: advertisements
         )
-        switch watchdogStage {
-        case 1:
+    }
+
+    func recover(_ step: ScannerRecovery) async {
+        guard discovering, !discoveryPausedForConnect, adapterPath != nil, !stopping else { return }
+        switch step {
+        case .restartDiscovery:
             await stopDiscovery()
             do { try await startDiscovery() } catch { fail(error) }
-        case 2:
+        case .powerCycle:
             await stopDiscovery()
             await powerCycle()
             do { try await startDiscovery() } catch { fail(error) }
-        default:
+        case .giveUp(let silence):
             fail(
                 TransportError(
                     .scannerWedged,
@@ -184,7 +170,6 @@ extension BlueZClient {
                 )
             )
         }
-        lastAdvertisement = clock.now
         inputContinuation.yield(.wake)
     }
 }

@@ -41,8 +41,8 @@ actor BlueZClient {
     var cooldownUntil: [String: ContinuousClock.Instant] = [:]
     var tasks: [Task<Void, Never>] = []
 
-    var lastAdvertisement = ContinuousClock.now
-    var watchdogStage = 0
+    /// Advertisements seen, for the scanner watchdog.
+    var advertisements = 0
     var fatal: TransportError?
     var stopRequested = false
     var stopping = false
@@ -145,7 +145,6 @@ actor BlueZClient {
         }
         bluezPresent = true
         try await attach(initial: true)
-        startWatchdog()
         if configuration.followHotplug {
             let monitor = UdevHotplugMonitor()
             do {
@@ -366,8 +365,7 @@ actor BlueZClient {
             let properties = mirror.properties(path, BlueZ.device),
             let address = properties["Address"]?.string?.uppercased()
         else { return }
-        lastAdvertisement = clock.now
-        watchdogStage = 0
+        advertisements &+= 1
         if let only = configuration.onlyDevice, only.uppercased() != address { return }
         let advertisement = Advertisement(device: properties, changed: changed)
         emit(address, .advertisement(advertisement))

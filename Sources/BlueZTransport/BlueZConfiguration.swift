@@ -18,8 +18,6 @@ public struct BlueZConfiguration: Sendable {
     /// Zone used when writing Current Time.
     public var timeZone: TimeZone = .current
 
-    /// No advertisement at all for this long while discovering → staged scanner recovery.
-    public var scannerWatchdog: Duration = .seconds(90)
     /// How long `Device1.Connect` may take.
     public var connectTimeout: Duration = .seconds(20)
     /// How long to wait for `ServicesResolved` and then for the profile's characteristics.

@@ -16,6 +16,8 @@ public struct BlueZTransport: DeviceTransport {
     /// Request a graceful stop: notifications stopped, devices disconnected (their `disconnected` events are
     /// still delivered), discovery stopped, then the stream finishes normally.
     public let shutdown = ShutdownSignal()
+    /// The scanner of the latest `events()` run, for a watchdog (CareBridgeKit's `ScannerWatchdog`).
+    public let scanner = BlueZScanner()
 
     /// - Parameters:
     ///   - configuration: adapter, timeouts, pairing.
@@ -44,6 +46,7 @@ public struct BlueZTransport: DeviceTransport {
             status: status
         )
         shutdown.onRequest { Task { await client.requestStop() } }
+        scanner.attach(client)
         let task = Task { await client.run() }
         continuation.onTermination = { _ in task.cancel() }
         return stream

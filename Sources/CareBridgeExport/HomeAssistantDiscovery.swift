@@ -14,6 +14,11 @@ public import Foundation
 /// `<device>` is the device key (address, serial or name) reduced to `[a-z0-9_-]`, as Home Assistant wants
 /// for node and object ids and so that it is one safe topic level.
 ///
+/// Per patient (a store with several patients, see MQTTPublisher): the state topic gains the patient as a level,
+/// `<topicPrefix>/<patient>/<device>/<type>`, and each patient's readings of a shared device are a Home Assistant
+/// device of their own, node `carebridge_<patient>_<device>`, named `<device name> (<patient name>)`. `<patient>`
+/// is the patient id reduced like a device key.
+///
 /// - SeeAlso: Home Assistant, "MQTT Discovery" and the `sensor` platform options.
 public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// Home Assistant's discovery prefix, `homeassistant` unless configured otherwise.
@@ -48,19 +53,21 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// Where the bridge announces `online` and its last will says `offline`.
     public var availabilityTopic: String { "\(topicPrefix)/status" }
 
-    /// `carebridge/<device>/<type>` for a device (nil: manually entered samples).
-    public func stateTopic(device: DeviceIdentity?, type: QuantityType) -> String {
-        "\(topicPrefix)/\(Self.deviceID(device))/\(type.rawValue)"
+    /// `carebridge/<device>/<type>` for a device (nil: manually entered samples); `carebridge/<patient>/<device>/
+    /// <type>` with a patient.
+    public func stateTopic(device: DeviceIdentity?, type: QuantityType, patient: PatientTag? = nil) -> String {
+        stateTopic(deviceKey: device?.key, type: type, patient: patient)
     }
 
     /// The state topic for a device key as the store keeps it (nil: manually entered samples).
-    public func stateTopic(deviceKey: String?, type: QuantityType) -> String {
-        "\(topicPrefix)/\(Self.deviceID(key: deviceKey))/\(type.rawValue)"
+    public func stateTopic(deviceKey: String?, type: QuantityType, patient: PatientTag? = nil) -> String {
+        let level = patient.map { "\(Self.deviceID(key: $0.id))/" } ?? ""
+        return "\(topicPrefix)/\(level)\(Self.deviceID(key: deviceKey))/\(type.rawValue)"
     }
 
-    /// `<prefix>/sensor/carebridge_<device>/<type>/config`.
-    public func configTopic(device: DeviceIdentity?, type: QuantityType) -> String {
-        "\(discoveryPrefix)/sensor/\(Self.nodeID(device))/\(Self.objectID(type))/config"
+    /// `<prefix>/sensor/carebridge_[<patient>_]<device>/<type>/config`.
+    public func configTopic(device: DeviceIdentity?, type: QuantityType, patient: PatientTag? = nil) -> String {
+        "\(discoveryPrefix)/sensor/\(Self.nodeID(device, patient: patient))/\(Self.objectID(type))/config"
     }
 
     /// A device key reduced to `[a-z0-9_-]` (`AA:BB:…` becomes `aa_bb_…`); `manual` without a device.
@@ -82,25 +89,27 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         return sanitized.isEmpty ? "unknown" : sanitized
     }
 
-    static func nodeID(_ device: DeviceIdentity?) -> String { "carebridge_\(deviceID(device))" }
+    static func nodeID(_ device: DeviceIdentity?, patient: PatientTag? = nil) -> String {
+        "carebridge_\(patient.map { "\(deviceID(key: $0.id))_" } ?? "")\(deviceID(device))"
+    }
     static func objectID(_ type: QuantityType) -> String { type.rawValue }
 
     // MARK: - Messages
 
-    /// The retained discovery config for samples of `type` from `device`.
-    public func config(device: DeviceIdentity?, type: QuantityType) -> Message {
+    /// The retained discovery config for samples of `type` from `device` (of `patient`, when per patient).
+    public func config(device: DeviceIdentity?, type: QuantityType, patient: PatientTag? = nil) -> Message {
         let unit = type.canonicalUnit
         var config: JSONObject = [
             "name": .string(Self.entityName(type)),
-            "unique_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
-            "object_id": .string("\(Self.nodeID(device))_\(Self.objectID(type))"),
-            "state_topic": .string(stateTopic(device: device, type: type)),
+            "unique_id": .string("\(Self.nodeID(device, patient: patient))_\(Self.objectID(type))"),
+            "object_id": .string("\(Self.nodeID(device, patient: patient))_\(Self.objectID(type))"),
+            "state_topic": .string(stateTopic(device: device, type: type, patient: patient)),
             // A LO/HI reading has no number to show: Home Assistant reads "None" as unknown, and the comparator
             // and interpretation are in the attributes.
             "value_template": .string(
                 "{{ value_json.value if value_json.comparator is not defined else None }}"
             ),
-            "json_attributes_topic": .string(stateTopic(device: device, type: type)),
+            "json_attributes_topic": .string(stateTopic(device: device, type: type, patient: patient)),
             "unit_of_measurement": .string(Self.displayUnit(unit)),
         ]
         if let deviceClass = Self.deviceClass(type) { config["device_class"] = .string(deviceClass) }
@@ -111,11 +120,15 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         config["availability_topic"] = .string(availabilityTopic)
         config["payload_available"] = .string(Self.availablePayload)
         config["payload_not_available"] = .string(Self.notAvailablePayload)
-        config["device"] = .object(deviceBlock(device))
+        config["device"] = .object(deviceBlock(device, patient: patient))
         var origin: JSONObject = ["name": .string("CareBridge")]
         if let bridgeVersion { origin["sw_version"] = .string(bridgeVersion) }
         config["origin"] = .object(origin)
-        return Message(topic: configTopic(device: device, type: type), payload: .object(config), retain: true)
+        return Message(
+            topic: configTopic(device: device, type: type, patient: patient),
+            payload: .object(config),
+            retain: true
+        )
     }
 
     /// The state message for one sample: not retained, carrying the sample id, value, unit and times; for a
@@ -126,7 +139,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     ///   - sample: the sample; its value is sent in its own unit (CareBridge's samples use the canonical one
     ///     that ``config(device:type:)`` declares; others are converted when the units allow).
     ///   - zone: the zone the times are written in (ISO 8601 with offset).
-    public func state(for sample: QuantitySample, in zone: TimeZone) -> Message {
+    ///   - patient: the sample's patient when topics are per patient (also carried as `patient` in the message).
+    public func state(for sample: QuantitySample, in zone: TimeZone, patient: PatientTag? = nil) -> Message {
         let canonical = sample.type.canonicalUnit
         let converted = sample.unit == canonical ? sample.value : sample.unit.convert(sample.value, to: canonical)
         let (value, unit) = converted.map { ($0, canonical) } ?? (sample.value, sample.unit)
@@ -149,8 +163,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         state["source"] = .string(sample.source.kind.rawValue)
         if let device = sample.source.device { state["device"] = .string(device.key) }
         state["received_at"] = .string(Timestamp.format(sample.receivedAt, in: zone))
+        if let patient { state["patient"] = .string(patient.id) }
         return Message(
-            topic: stateTopic(device: sample.source.device, type: sample.type),
+            topic: stateTopic(device: sample.source.device, type: sample.type, patient: patient),
             payload: .object(state),
             retain: false
         )
@@ -160,9 +175,14 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// The retraction of a sample that was published and then deleted (a mistyped reading, a wrong device
     /// value): on the sample's state topic, not retained, `{"id", "type", "status": "entered-in-error",
     /// "retracted": true, "value": null, "deleted_at"}` (FHIR's status for the same correction).
-    public func retraction(for sample: QuantitySample, deletedAt: Date, in zone: TimeZone) -> Message {
+    public func retraction(
+        for sample: QuantitySample,
+        deletedAt: Date,
+        in zone: TimeZone,
+        patient: PatientTag? = nil
+    ) -> Message {
         Message(
-            topic: stateTopic(device: sample.source.device, type: sample.type),
+            topic: stateTopic(device: sample.source.device, type: sample.type, patient: patient),
             payload: .object([
                 "id": .string(sample.id.uuidString.lowercased()),
                 "type": .string(sample.type.rawValue),
@@ -176,20 +196,23 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         )
     }
 
-    func deviceBlock(_ device: DeviceIdentity?) -> JSONObject {
-        var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device))])]
+    func deviceBlock(_ device: DeviceIdentity?, patient: PatientTag? = nil) -> JSONObject {
+        var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device, patient: patient))])]
+        let whose = patient.map { " (\($0.name))" } ?? ""
         guard let device else {
-            block["name"] = .string("CareBridge manual entries")
+            block["name"] = .string("CareBridge manual entries" + whose)
             block["manufacturer"] = .string("CareBridge")
             return block
         }
-        block["name"] = .string(device.name ?? device.model ?? device.key)
+        block["name"] = .string((device.name ?? device.model ?? device.key) + whose)
         if let manufacturer = device.manufacturer { block["manufacturer"] = .string(manufacturer) }
         if let model = device.model { block["model"] = .string(model) }
         if let software = device.software ?? device.firmware { block["sw_version"] = .string(software) }
         if let hardware = device.hardware { block["hw_version"] = .string(hardware) }
         if let serial = device.serial { block["serial_number"] = .string(serial) }
-        if let address = device.address {
+        // Home Assistant merges devices that share a connection: per patient, the address would fold every
+        // patient's entities of a shared scale into one device.
+        if let address = device.address, patient == nil {
             block["connections"] = .array([.array([.string("bluetooth"), .string(address.lowercased())])])
         }
         return block

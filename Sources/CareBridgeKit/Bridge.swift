@@ -18,6 +18,11 @@ public import UnixSignals
 /// ``duration`` passed) the group shuts down the same way. The first error (the transport's, the store's, a
 /// companion's) ends the run and is rethrown as it is: the caller decides what it means (the CLI maps it to an
 /// exit status).
+///
+/// A shutdown signal while the group already shuts down (a second signal, or the first after the ingest ended by
+/// itself) calls ``forceQuit`` with the signal's number, so a publisher's drain waiting on a broker that does not
+/// answer cannot hold the process: the caller ends it. The signals are not also cancellation signals of the group
+/// (swift-service-lifecycle refuses a signal in both lists).
 public struct Bridge: Sendable {
     /// Where the events come from.
     public enum Source: Sendable {
@@ -76,6 +81,9 @@ public struct Bridge: Sendable {
     public var duration: Duration?
     /// The signals that shut the bridge down gracefully.
     public var signals: [UnixSignal]
+    /// Called (from a signal handler's queue) with the signal's number when one of ``signals`` arrives while the
+    /// group already shuts down (after an earlier signal, or after the ingest ended); nil ignores such signals.
+    public var forceQuit: (@Sendable (Int32) -> Void)?
     public var logger: Logger
 
     public init(
@@ -87,6 +95,7 @@ public struct Bridge: Sendable {
         batchSize: Int = PipelineRunner.defaultBatchSize,
         duration: Duration? = nil,
         signals: [UnixSignal] = [.sigterm, .sigint],
+        forceQuit: (@Sendable (Int32) -> Void)? = nil,
         logger: Logger
     ) {
         self.source = source
@@ -97,6 +106,7 @@ public struct Bridge: Sendable {
         self.batchSize = batchSize
         self.duration = duration
         self.signals = signals
+        self.forceQuit = forceQuit
         self.logger = logger
     }
 
@@ -106,7 +116,8 @@ public struct Bridge: Sendable {
     /// - Throws: the first error of the transport, the store or a service, unchanged.
     public func run(recordedAt: Date = Date()) async throws -> BridgeOutcome {
         let sink: any SampleSink = store.map { CareStoreSink(store: $0, recordedAt: recordedAt) } ?? DiscardingSink()
-        let ingest = Ingest(bridge: self, sink: sink)
+        let requests = StopRequests()
+        let ingest = Ingest(bridge: self, sink: sink, requests: requests)
         var configurations = services.map {
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: $0,
@@ -124,6 +135,13 @@ public struct Bridge: Sendable {
         )
         var group = ServiceGroupConfiguration(services: configurations, logger: logger)
         group.gracefulShutdownSignals = signals
+        let repeats = await Self.watchForRepeatedSignal(
+            signals,
+            requests: requests,
+            forceQuit: forceQuit,
+            logger: logger
+        )
+        defer { repeats?.cancel() }
         try await ServiceGroup(configuration: group).run()
 
         var outcome = ingest.outcome
@@ -140,16 +158,20 @@ public struct Bridge: Sendable {
     final class Ingest: Service {
         let bridge: Bridge
         let sink: any SampleSink
+        let requests: StopRequests
         private let state = Mutex(BridgeOutcome())
 
-        init(bridge: Bridge, sink: any SampleSink) {
+        init(bridge: Bridge, sink: any SampleSink, requests: StopRequests) {
             self.bridge = bridge
             self.sink = sink
+            self.requests = requests
         }
 
         var outcome: BridgeOutcome { state.withLock { $0 } }
 
         func run() async throws {
+            // Its end shuts the group down: a signal from now on is a request to stop again.
+            defer { _ = requests.note() }
             switch bridge.source {
             case .live(let transport, let stop):
                 try await runLive(transport, stop: stop)
@@ -253,30 +275,81 @@ public struct Bridge: Sendable {
 }
 
 extension Bridge {
+    /// Requests to stop: the shutdown signals and the end of the ingest (which shuts the group down).
+    final class StopRequests: Sendable {
+        private let count = Mutex(0)
+
+        /// Counts one more request and returns how many there have been.
+        func note() -> Int {
+            count.withLock {
+                $0 += 1
+                return $0
+            }
+        }
+    }
+
+    /// Counts `signals` beside the group (which sees the first and shuts down gracefully); a signal that finds an
+    /// earlier request calls `forceQuit`. The sequence is installed before the group starts, so no signal is seen
+    /// by one and not the other.
+    static func watchForRepeatedSignal(
+        _ signals: [UnixSignal],
+        requests: StopRequests,
+        forceQuit: (@Sendable (Int32) -> Void)?,
+        logger: Logger
+    ) async -> Task<Void, Never>? {
+        guard let forceQuit, !signals.isEmpty else { return nil }
+        let sequence = await UnixSignalsSequence(trapping: signals)
+        return Task {
+            for await signal in sequence {
+                guard requests.note() >= 2 else { continue }
+                logger.warning(
+                    "signal during graceful shutdown: stopping now",
+                    metadata: ["signal": "\(signal)"]
+                )
+                forceQuit(signal.rawValue)
+            }
+        }
+    }
+
     /// Hands a live transport's events to `body`, with the bridge's shutdown handling but no pipeline and no
     /// store (`scan`): graceful shutdown (SIGTERM, SIGINT) or `duration` calls `stop`, and the call returns when
-    /// the transport's stream has ended.
-    /// - Throws: what the transport throws.
+    /// the transport's stream has ended. `services` run beside it as in ``Bridge/services`` (a scanner watchdog).
+    /// - Throws: what the transport or a service throws.
     public static func watch(
         _ transport: any DeviceTransport,
         stop: @escaping @Sendable () -> Void,
         duration: Duration?,
+        services: [any Service] = [],
         signals: [UnixSignal] = [.sigterm, .sigint],
+        forceQuit: (@Sendable (Int32) -> Void)? = nil,
         logger: Logger,
         body: @escaping @Sendable (TransportEvent) -> Void
     ) async throws {
-        let watcher = Watcher(transport: transport, stop: stop, duration: duration, body: body)
-        var group = ServiceGroupConfiguration(
-            services: [
-                .init(
-                    service: watcher,
-                    successTerminationBehavior: .gracefullyShutdownGroup,
-                    failureTerminationBehavior: .gracefullyShutdownGroup
-                )
-            ],
+        let requests = StopRequests()
+        let watcher = Watcher(transport: transport, stop: stop, duration: duration, requests: requests, body: body)
+        var configurations = services.map {
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: $0,
+                successTerminationBehavior: .ignore,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
+        }
+        configurations.append(
+            .init(
+                service: watcher,
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
+        )
+        var group = ServiceGroupConfiguration(services: configurations, logger: logger)
+        group.gracefulShutdownSignals = signals
+        let repeats = await watchForRepeatedSignal(
+            signals,
+            requests: requests,
+            forceQuit: forceQuit,
             logger: logger
         )
-        group.gracefulShutdownSignals = signals
+        defer { repeats?.cancel() }
         try await ServiceGroup(configuration: group).run()
     }
 
@@ -284,9 +357,11 @@ extension Bridge {
         let transport: any DeviceTransport
         let stop: @Sendable () -> Void
         let duration: Duration?
+        let requests: StopRequests
         let body: @Sendable (TransportEvent) -> Void
 
         func run() async throws {
+            defer { _ = requests.note() }
             let stop = self.stop
             let timer = duration.map { duration in
                 Task {

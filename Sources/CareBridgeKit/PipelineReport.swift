@@ -47,6 +47,9 @@ public struct PipelineReport: Sendable {
     /// Every sample the pipeline produced.
     public var samples: Int { samplesByType.values.reduce(0, +) }
 
+    /// Stored records downloaded from every device (``DeviceSummary/downloadedRecords``).
+    public var downloadedRecords: Int { devices.reduce(0) { $0 + $1.downloadedRecords } }
+
     /// Adds another run's figures (one report for several files).
     public mutating func merge(_ other: PipelineReport) {
         events += other.events
@@ -59,6 +62,7 @@ public struct PipelineReport: Sendable {
         for device in other.devices {
             if let index = positions[device.identity.key] {
                 devices[index].samples += device.samples
+                devices[index].downloadedRecords += device.downloadedRecords
                 devices[index].identity = device.identity
                 devices[index].profile = device.profile ?? devices[index].profile
             } else {

@@ -7,20 +7,21 @@ public protocol SampleSink: Sendable {
     func write(_ samples: [QuantitySample]) async throws
 }
 
-/// Keeps every sample in memory (tests, `--dry-run`-style validation).
-public actor SampleCollector: SampleSink {
-    public private(set) var samples: [QuantitySample] = []
+/// Keeps every sample in memory (tests). Package-only: not part of the library's API.
+package actor SampleCollector: SampleSink {
+    package private(set) var samples: [QuantitySample] = []
 
-    public init() {}
+    package init() {}
 
-    public func write(_ samples: [QuantitySample]) async throws {
+    package func write(_ samples: [QuantitySample]) async throws {
         self.samples.append(contentsOf: samples)
     }
 }
 
-/// Drops every sample (the validation pass of `replay --strict`).
-public struct DiscardingSink: SampleSink {
-    public init() {}
+/// Drops every sample (the validation pass of `replay --strict`, benchmarks). Package-only: not part of the
+/// library's API.
+package struct DiscardingSink: SampleSink {
+    package init() {}
 
-    public func write(_ samples: [QuantitySample]) async throws {}
+    package func write(_ samples: [QuantitySample]) async throws {}
 }

@@ -128,7 +128,12 @@ extension CareStore {
         }
     }
 
-    /// Stored alerts, oldest occurrence first.
+    /// The alerts of the scoped patient: those of tasks in the patient's plans.
+    static let patientAlertCondition = """
+        taskID IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?)
+        """
+
+    /// Stored alerts, oldest occurrence first; of the scoped patient (their tasks' rules), or every patient's.
     /// - Parameters:
     ///   - from: only alerts whose facts happened at or after this instant.
     ///   - to: … and before this one.
@@ -140,7 +145,8 @@ extension CareStore {
     ) throws(CareStoreError)
         -> [Alert]
     {
-        try read { db in
+        let scope = patientScope
+        return try read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
             if let from {
@@ -152,6 +158,10 @@ extension CareStore {
                 arguments += [to.timeIntervalSince1970]
             }
             if !includeClosed { conditions.append("acknowledgedAt IS NULL AND withdrawnAt IS NULL") }
+            if let scope {
+                conditions.append(Self.patientAlertCondition)
+                arguments += [scope]
+            }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Row.fetchAll(
                 db,
@@ -172,9 +182,24 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.alertNotFound`.
     @discardableResult
     public func acknowledgeAlert(id: Int64, by person: String?, at now: Date = Date()) throws(CareStoreError) -> Alert {
-        try write { db in
+        let scope = patientScope
+        return try write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]) else {
                 throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
+            }
+            if let scope,
+                try !Bool(
+                    Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
+                        arguments: [id, scope]
+                    ) ?? 0 > 0
+                )
+            {
+                throw CareStoreError(
+                    .alertNotFound,
+                    "alert \(id) is not one of patient '\(scope)' (see `carebridge alerts --all --patient \(scope)`)"
+                )
             }
             if (row["acknowledgedAt"] as Double?) == nil {
                 try db.execute(
@@ -254,10 +279,56 @@ extension CareStore {
         }
     }
 
-    /// Removes a delivered notification.
-    public func completeAlertDelivery(sequence: Int64) throws(CareStoreError) {
-        try write { db in
+    /// Removes a delivered notification and, in the same transaction, records in the sharing audit list that the
+    /// alert was shared with every contact of its patient's plans who receives alerts (what `alert`, the
+    /// delivery's channel, detail `alert N raised: message`).
+    /// - Returns: the audit entries written.
+    @discardableResult
+    public func completeAlertDelivery(sequence: Int64, at now: Date = Date()) throws(CareStoreError) -> [ShareRecord] {
+        try write { db -> [ShareRecord] in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.channel, d.change, a.id, a.message, p.id AS planID, p.patientID
+                    FROM alertDelivery d JOIN alert a ON a.id = d.alertID
+                    LEFT JOIN task t ON t.id = a.taskID AND t.carePlanID IS NOT NULL
+                    LEFT JOIN carePlan p ON p.id = t.carePlanID
+                    WHERE d.sequence = ? LIMIT 1
+                    """,
+                arguments: [sequence]
+            )
             try db.execute(sql: "DELETE FROM alertDelivery WHERE sequence = ?", arguments: [sequence])
+            guard let row, let patientID: String = row["patientID"] else { return [] }
+            let plans = Set(try Self.livePlans(db).filter { $0.patientID == patientID }.map(\.id))
+            let receivers = try ContactRecord.fetchAll(db, sql: Versioned.currentSQL("contact")).compactMap(\.contact)
+                .filter { plans.contains($0.planID) && $0.receives.contains(.alerts) }
+            let channel: String = row["channel"]
+            let change: String = row["change"]
+            let alertID: Int64 = row["id"]
+            let message: String = row["message"]
+            let detail = "alert \(alertID) \(change): \(message)"
+            var records: [ShareRecord] = []
+            for contact in receivers.sorted(by: { $0.id < $1.id }) {
+                try db.execute(
+                    sql: """
+                        INSERT INTO shareRecord (contactID, patientID, what, channel, detail, sharedAt)
+                        VALUES (?, ?, 'alert', ?, ?, ?)
+                        """,
+                    arguments: [contact.id, patientID, channel, detail, now.timeIntervalSince1970]
+                )
+                records.append(
+                    ShareRecord(
+                        id: db.lastInsertedRowID,
+                        contactID: contact.id,
+                        patientID: patientID,
+                        what: "alert",
+                        channel: channel,
+                        detail: detail,
+                        sharedAt: now
+                    )
+                )
+            }
+            return records
         }
     }
 

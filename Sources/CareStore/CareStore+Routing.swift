@@ -171,6 +171,16 @@ extension CareStore {
                     )
                 }
             }
+            // Publishers skip inbox readings of a store with several patients: queued again, now with a patient.
+            for id in moved {
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                        SELECT name, ?, ? FROM outboxChannel
+                        """,
+                    arguments: [id.data, now.timeIntervalSince1970]
+                )
+            }
             let updated = try matcher.apply(db, now: now)
             return (
                 InboxAssignment(samples: moved, eventsUpdated: updated.count),

@@ -4,8 +4,12 @@ public protocol ControlPointMessage: GATTPayload {
     /// The device's final response to a procedure (RACP Response Code, op code 6): every record the procedure
     /// reported has been sent, nothing more will follow.
     var isResponse: Bool { get }
+    /// A collector's request that the device report stored records (RACP op code 1, any operator): the
+    /// measurements that follow until ``isResponse`` are records downloaded from the device's memory.
+    var requestsStoredRecords: Bool { get }
 }
 
 extension RecordAccessControlPoint: ControlPointMessage {
     public var isResponse: Bool { opCode == .responseCode }
+    public var requestsStoredRecords: Bool { opCode == .reportStoredRecords }
 }

@@ -72,6 +72,9 @@ extension MQTTPublisher {
         public var skipped = 0
         /// Retractions published for samples deleted after they were published.
         public var retracted = 0
+        /// Entries dropped because their sample waits in the unassigned inbox of a store with several patients
+        /// (assigning it queues it again).
+        public var unassigned = 0
         /// Whether the broker has accepted the connection at least once.
         public var everConnected = false
         /// Why the last connection attempt failed (TLS, refused, unreachable), without credentials; nil once

@@ -1,6 +1,7 @@
 import BridgeCore
 import BridgeFoundation
 import CareBridgeExport
+import CarePlan
 public import CareStore
 public import Foundation
 public import Logging
@@ -173,6 +174,20 @@ public actor MQTTPublisher: Service {
                 await idle()
                 continue
             }
+            // Several patients: topics and Home Assistant devices per patient, and unassigned readings wait
+            // (assigning one queues it again). One patient: topics as without patients.
+            let patients: [String: PatientTag]?
+            do {
+                let list = try store.patients()
+                patients =
+                    list.count > 1
+                    ? Dictionary(list.map { ($0.id, PatientTag(id: $0.id, name: $0.name)) }) { first, _ in first }
+                    : nil
+            } catch {
+                logger.error("cannot read the patients", metadata: ["error": "\(error)"])
+                await idle()
+                continue
+            }
             var done: [Int64] = []
             var failed = false
             for entry in entries {
@@ -184,6 +199,16 @@ public actor MQTTPublisher: Service {
                     done.append(entry.sequence)
                     continue
                 }
+                var patient: PatientTag?
+                if let patients {
+                    guard let id = stored.patientID, !stored.isUnassigned else {
+                        // Nobody's yet: `samples assign` files it and queues it again for its patient's topic.
+                        statistics.unassigned += 1
+                        done.append(entry.sequence)
+                        continue
+                    }
+                    patient = patients[id] ?? PatientTag(id: id, name: id)
+                }
                 if let deleted = stored.deletedDate {
                     guard entry.enqueuedAt >= deleted else {
                         statistics.skipped += 1
@@ -192,7 +217,7 @@ public actor MQTTPublisher: Service {
                     }
                     do {
                         try await publish(
-                            discovery.retraction(for: stored.sample, deletedAt: deleted, in: zone),
+                            discovery.retraction(for: stored.sample, deletedAt: deleted, in: zone, patient: patient),
                             on: session
                         )
                     } catch {
@@ -208,13 +233,13 @@ public actor MQTTPublisher: Service {
                 }
                 let sample = stored.sample
                 do {
-                    let config = discovery.config(device: sample.source.device, type: sample.type)
+                    let config = discovery.config(device: sample.source.device, type: sample.type, patient: patient)
                     if announced[config.topic] == nil {
                         try await publish(config, on: session)
                         announced[config.topic] = config
                         statistics.configs += 1
                     }
-                    try await publish(discovery.state(for: sample, in: zone), on: session)
+                    try await publish(discovery.state(for: sample, in: zone, patient: patient), on: session)
                 } catch {
                     if !Task.isCancelled {
                         logger.warning("publish failed; the entry stays queued", metadata: ["error": "\(error)"])

@@ -66,6 +66,9 @@ package final class ChildProcess: Sendable {
         kill(processIdentifier, signal)
     }
 
+    /// Whether the child still runs.
+    package var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
+
     /// Waits (blocking this thread) until the child has exited and both pipes have ended.
     package func wait() -> Output {
         let stdout = drains[0].wait()

@@ -14,7 +14,8 @@ struct Alerts: AsyncParsableCommand {
             re-evaluates the rules for the days it touched; `alerts` itself re-evaluates the last --days days \
             first (adherence deadlines pass with time). An alert is raised once per rule and subject (a reading, \
             an answer, a day), stays until acknowledged, and is withdrawn when a late reading or a correction \
-            removes the facts that tripped it.
+            removes the facts that tripped it. With --patient, only that patient's alerts (the rules of tasks in \
+            their plans, tripped by their readings) are evaluated, listed and may be acknowledged.
 
             Examples:
               carebridge alerts                 # open alerts

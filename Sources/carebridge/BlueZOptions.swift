@@ -46,7 +46,7 @@ enum BlueZExit {
         Exit status: 0 done (also after SIGINT/SIGTERM); 64 bad arguments; 69 no system bus, bluetoothd not \
         running, or no adapter; 74 the store cannot be opened or written; 75 the scanner stayed wedged or the \
         bus dropped (a service manager should restart us); 78 the adapter is blocked by rfkill or cannot be \
-        powered on.
+        powered on; 130/143 a second SIGINT/SIGTERM ended a graceful stop that hung.
         """
 
     /// Prints a transport error with its advice and returns its exit code.

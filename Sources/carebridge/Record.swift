@@ -81,7 +81,16 @@ struct Record: AsyncParsableCommand {
             catalog: catalog,
             configuration: PipelineConfiguration(timeZone: zone),
             store: nil,
+            services: [
+                ScannerWatchdog(
+                    scanner: live.scanner,
+                    silenceLimit: ScannerWatchdog<ContinuousClock>.defaultSilenceLimit,
+                    clock: ContinuousClock(),
+                    logger: logger
+                )
+            ],
             duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            forceQuit: ForcedStop.handler,
             logger: logger
         )
         let count: Int

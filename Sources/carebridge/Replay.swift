@@ -44,7 +44,7 @@ struct Replay: AsyncParsableCommand {
             store cannot be opened or written; 75 with --mqtt, samples still pending after --mqtt-wait (they \
             stay in the outbox and go out with the next --mqtt run); 130 interrupted (SIGINT or SIGTERM): what was \
             read until then is stored, the summary counts it and says where it stopped, and replaying the same \
-            files again stores the rest.
+            files again stores the rest. \(ForcedStop.help)
             """
     )
 
@@ -156,6 +156,7 @@ struct Replay: AsyncParsableCommand {
             services: publisher.map { [$0] } ?? [],
             // A paced replay stores (and publishes) each sample as it comes, as a live device would.
             batchSize: speed == .max ? PipelineRunner.defaultBatchSize : 1,
+            forceQuit: ForcedStop.handler,
             logger: logger
         )
         let started = ContinuousClock.now

@@ -33,6 +33,7 @@ struct ReplaySummary {
                 object[key] = value.map(JSONValue.string) ?? .null
             }
             object["samples"] = .int(device.samples)
+            object["downloadedRecords"] = .int(device.downloadedRecords)
             return .object(object)
         }
         let events = completed.map { event -> JSONValue in
@@ -100,6 +101,12 @@ struct ReplaySummary {
                 ])
             }
             lines.append(table.render())
+            for device in report.devices where device.downloadedRecords > 0 {
+                lines.append(
+                    "\(device.identity.address ?? device.identity.key): downloaded "
+                        + "\(ReplaySummary.records(device.downloadedRecords)) from its memory"
+                )
+            }
         }
         lines.append("")
         if report.samplesByType.isEmpty {
@@ -142,4 +149,7 @@ struct ReplaySummary {
         if !report.warnings.isEmpty { lines.append("Warnings: \(report.warnings.count) (on stderr)") }
         return lines.joined(separator: "\n")
     }
+
+    /// "1 stored record", "12 stored records".
+    static func records(_ count: Int) -> String { count == 1 ? "1 stored record" : "\(count) stored records" }
 }

@@ -25,6 +25,10 @@ struct Report: ParsableCommand {
             --patient ID reports on one patient of the store (default: the only one) and puts their name in the \
             header. In a store without patients, --patient is just the name shown in the header, as before.
 
+            --share-with CONTACT (repeatable; a contact of the patient's plans, see `carebridge contacts`) says \
+            whom the report is for: once the file is written, each gets an entry in the sharing audit list \
+            (`carebridge shared`: what report, channel file, the period and the file).
+
             Examples:
               carebridge report --format html --out week.html
               carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page \\
@@ -52,6 +56,12 @@ struct Report: ParsableCommand {
     @Option(name: .long, help: "PDF page size: a4 or letter.")
     var page: String = "a4"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Record in the sharing audit list that the report goes to this contact.", valueName: "id")
+    )
+    var shareWith: [String] = []
+
     func validate() throws {
         guard PDFReport.PageSize(rawValue: page.lowercased()) != nil else {
             throw ValidationError("--page must be a4 or letter")
@@ -69,7 +79,16 @@ struct Report: ParsableCommand {
         if (try? unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
         let store = try options.open(zone: zone)
         let data: ReportData
-        do {
+        do throws(CareStoreError) {
+            // Checked before anything is written: a mistyped contact is not found after the report exists.
+            let contacts = try store.contacts(patientID: store.patientScope).map(\.id)
+            for contact in shareWith where !contacts.contains(contact) {
+                throw CareStoreError(
+                    .patientNotFound,
+                    "--share-with: no contact '\(contact)'"
+                        + (contacts.isEmpty ? " (there are none)" : "; contacts: \(contacts.joined(separator: ", "))")
+                )
+            }
             if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
             try AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
             data = try ReportBuilder.build(store: store, from: from, to: to, patient: header)
@@ -95,5 +114,18 @@ struct Report: ParsableCommand {
             throw ExitCode(73)
         }
         FileHandle.standardError.write(Data("wrote \(format.rawValue) report of \(data.period) to \(out)\n".utf8))
+        do {
+            for contact in shareWith {
+                let entry = try store.recordShare(
+                    contactID: contact,
+                    what: "report",
+                    channel: "file",
+                    detail: "\(format.rawValue) report of \(data.period): \(out)"
+                )
+                FileHandle.standardError.write(Data("recorded: report shared with \(entry.contactID)\n".utf8))
+            }
+        } catch {
+            throw StoreExit.fail(error)
+        }
     }
 }

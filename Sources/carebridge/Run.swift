@@ -23,7 +23,7 @@ struct Run: AsyncParsableCommand {
             (trace, debug, info, notice, warning, error) changes the level (default info).
 
             SIGINT or SIGTERM stops gracefully: notifications are stopped, devices disconnected, samples \
-            flushed, exit 0. Under systemd (Type=notify) READY=1 is sent once the adapter is discovering and \
+            flushed, exit 0. \(ForcedStop.help) Under systemd (Type=notify) READY=1 is sent once the adapter is discovering and \
             WATCHDOG=1 while the loop makes progress. bluetoothd restarts and adapter unplugging pause the \
             bridge until they come back; a scanner that stays silent is restarted, then the adapter power-cycled, \
             then the bridge exits with 75 so the service manager restarts it.
@@ -134,7 +134,6 @@ struct Run: AsyncParsableCommand {
         configuration.passkey = passkey
         configuration.setDeviceClock = setDeviceClock
         configuration.timeZone = zone
-        configuration.scannerWatchdog = .milliseconds(Int64(scannerWatchdog * 1000))
         // Profile sessions (a glucose meter's download cursor, a scale's consent) keep their variables here.
         configuration.sessionMemory = StoreSessionMemory(store: store)
         let notifier = ServiceNotifier(logger: logger)
@@ -168,6 +167,14 @@ struct Run: AsyncParsableCommand {
         var services: [any Service] = publisher.map { [$0] } ?? []
         let alerts = try alertService(store: store, zone: zone, logger: logger)
         if let alerts { services.append(alerts) }
+        services.append(
+            ScannerWatchdog(
+                scanner: live.scanner,
+                silenceLimit: .milliseconds(Int64(scannerWatchdog * 1000)),
+                clock: ContinuousClock(),
+                logger: logger
+            )
+        )
 
         let bridge = Bridge(
             source: .live(transport) { reason in
@@ -182,6 +189,7 @@ struct Run: AsyncParsableCommand {
             store: store,
             services: services,
             duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            forceQuit: ForcedStop.handler,
             logger: logger
         )
         let outcome: BridgeOutcome
@@ -203,8 +211,16 @@ struct Run: AsyncParsableCommand {
                 "events": "\(outcome.report.events)", "samples": "\(outcome.report.samples)",
                 "inserted": "\(outcome.inserted)", "duplicates": "\(outcome.duplicates)",
                 "completedEvents": "\(outcome.completed.count)",
+                "downloadedRecords": "\(outcome.report.downloadedRecords)",
             ]
         )
+        for device in outcome.report.devices where device.downloadedRecords > 0 {
+            let records = ReplaySummary.records(device.downloadedRecords)
+            logger.info(
+                "downloaded \(records)",
+                metadata: ["device.address": "\(device.identity.address ?? device.identity.key)"]
+            )
+        }
     }
 
     /// The alert rules evaluated in process when the plan has any, delivered to --alert-webhook and, with --mqtt,

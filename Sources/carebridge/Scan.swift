@@ -72,6 +72,15 @@ struct Scan: AsyncParsableCommand {
                 transport,
                 stop: shutdown.request,
                 duration: .milliseconds(Int64((timeout * 1000).rounded())),
+                services: [
+                    ScannerWatchdog(
+                        scanner: transport.scanner,
+                        silenceLimit: ScannerWatchdog<ContinuousClock>.defaultSilenceLimit,
+                        clock: ContinuousClock(),
+                        logger: CLILogging.logger
+                    )
+                ],
+                forceQuit: ForcedStop.handler,
                 logger: CLILogging.logger,
                 body: note
             )

@@ -1,6 +1,7 @@
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
+import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import GATTDecoding
@@ -214,7 +215,16 @@ extension FakeBlueZSuites {
             let fake = try await FakeBlueZ()
             defer { fake.stop() }
             try await fake.addAdapter()
-            let (_, collector) = start(fake) { $0.scannerWatchdog = .milliseconds(800) }
+            let (transport, collector) = start(fake)
+            // The watchdog is a service of the bridge's group; here it runs beside the transport on its own.
+            let watchdog = ScannerWatchdog(
+                scanner: transport.scanner,
+                silenceLimit: .milliseconds(800),
+                clock: ContinuousClock(),
+                logger: .test
+            )
+            let supervision = Task { try await watchdog.run() }
+            defer { supervision.cancel() }
             #expect(await FakeBlueZ.eventually(timeout: .seconds(20)) { collector.finished })
             let error = try #require(collector.error as? TransportError)
             #expect(error.code == .scannerWedged)

@@ -19,6 +19,31 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    @Test func theSummaryCountsTheStoredRecordsEachDeviceDownloaded() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let files = [Self.recording("glucose-meter-download-twice.jsonl"), Self.recording("blood-pressure-kpa.jsonl")]
+        let text = try CarebridgeProcess.run(["replay", "--store", store, "--time-zone", "UTC"] + files)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout.contains("02:00:00:00:00:27: downloaded 6 stored records from its memory"),
+            "\(text.stdout)"
+        )
+        #expect(!text.stdout.contains("downloaded 0"), "a device without a download gets no line")
+
+        let json = try CarebridgeProcess.run(["replay", "--store", store, "--time-zone", "UTC", "--json"] + files)
+        #expect(json.status == 0, "\(json.stderr)")
+        let devices = try #require(try self.json(json.stdout)["devices"] as? [[String: Any]])
+        let byAddress = Dictionary(
+            devices.map { ($0["address"] as? String ?? "", $0["downloadedRecords"] as? Int) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(byAddress["02:00:00:00:00:27"] == 6, "counted again on a replay that stores nothing new")
+        #expect(byAddress.count == 2)
+        #expect(byAddress.filter { $0.key != "02:00:00:00:00:27" }.values.allSatisfy { $0 == 0 })
+    }
+
     @Test func weighInCompletesThePlanEventAndReplayingAgainAddsNothing() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,6 +1,7 @@
 import Foundation
 import MQTTClient
 import NIOCore
+import TestSupport
 import Testing
 
 /// Misbehaving brokers, played by ``ScriptedBroker``.

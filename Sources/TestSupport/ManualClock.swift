@@ -1,13 +1,13 @@
 import Synchronization
-import TestSupport
 
 /// A clock that only moves when the test says so, like NIO's `EmbeddedEventLoop.advanceTime(by:)`.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+package final class ManualClock: Clock, Sendable {
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
+        package init(offset: Duration) { self.offset = offset }
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -24,13 +24,15 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
+    package init() {}
+
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .zero }
 
     /// How many tasks are sleeping on this clock.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -60,7 +62,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has passed.
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -72,11 +74,11 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Waits (in real time, bounded) until at least `count` tasks sleep on the clock.
-    func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+    package func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         while sleeperCount < count {
             guard ContinuousClock.now < deadline else {
-                throw MosquittoBroker.Failure(description: "only \(sleeperCount) of \(count) sleepers after \(timeout)")
+                throw EventuallyTimeout(what: "only \(sleeperCount) of \(count) sleepers", timeout: timeout)
             }
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A replay whose outbox drain hangs on a broker that does not answer (frozen with SIGSTOP): one SIGINT waits
+/// for the drain, a second one ends the process at once (130) and leaves what was not published in the outbox.
+@Suite(
+    "replay --mqtt stopped by one or two signals",
+    .serialized,
+    .enabled(if: MosquittoBroker.testsEnabled, "needs mosquitto; \(MosquittoBroker.installHint)")
+)
+struct SecondSignalTests {
+    static let recording = PackageRoot.recording("heart-rate-strap-20-minutes.jsonl")
+
+    func pending(_ store: String) throws -> Int {
+        let result = try ChildProcess.run(PackageRoot.carebridgeExecutable, ["outbox", "--store", store, "--json"])
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        return try #require(object?["pending"] as? Int, "\(result.standardOutput) \(result.standardError)")
+    }
+
+    /// Starts a paced replay publishing to `broker`, waits until samples flow, freezes the broker, lets more
+    /// samples queue, then sends the first SIGINT; the drain that follows cannot finish.
+    func replayWithAHungDrain(
+        _ broker: MosquittoBroker,
+        scratch: ScratchDirectory
+    ) async throws -> (ChildProcess, store: String) {
+        let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 100_000)
+        let store = scratch.path("store.sqlite")
+        // 20 minutes of heart rate 60 times faster: a sample about every 17 ms for 20 s.
+        let replay = try ChildProcess(
+            PackageRoot.carebridgeExecutable,
+            [
+                "replay", "--store", store, "--time-zone", "UTC", "--speed", "60", "--json",
+                "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-wait", "600", Self.recording,
+            ]
+        )
+        try await waitUntil("samples reach the subscriber") { subscriber.received.count >= 5 }
+        broker.pause()
+        try await Task.sleep(for: .milliseconds(500))
+        replay.send(SIGINT)
+        // The replay stops reading; the publisher now waits up to --mqtt-wait for a broker that does not answer.
+        try await Task.sleep(for: .seconds(2))
+        #expect(replay.isRunning, "one SIGINT waits for the outbox to drain")
+        return (replay, store)
+    }
+
+    @Test func aSecondSIGINTEndsAHungDrainAtOnceAndKeepsTheRestQueued() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        defer {
+            broker.resume()
+            broker.stop()
+        }
+        let (replay, store) = try await replayWithAHungDrain(broker, scratch: scratch)
+        let sent = ContinuousClock.now
+        replay.send(SIGINT)
+        try await waitUntil("the replay ends after the second SIGINT", timeout: .seconds(15)) { !replay.isRunning }
+        let output = await replay.wait()
+        #expect(sent.duration(to: .now) < .seconds(15))
+        #expect(output.exited, "exited, not killed by the signal")
+        #expect(output.status == 130, "\(output.standardError)")
+        #expect(output.standardError.contains("SIGINT while stopping: exiting now (130)"), "\(output.standardError)")
+        // Nothing stored is lost: what the frozen broker never acknowledged stays queued for the next run.
+        #expect(try pending(store) > 0)
+    }
+
+    @Test func oneSIGINTWaitsForTheDrainAndFinishesIt() async throws {
+        let scratch = try ScratchDirectory()
+        let broker = try MosquittoBroker()
+        try broker.start()
+        defer { broker.stop() }
+        let (replay, store) = try await replayWithAHungDrain(broker, scratch: scratch)
+        broker.resume()
+        try await waitUntil("the replay ends once the broker answers", timeout: .seconds(60)) { !replay.isRunning }
+        let output = await replay.wait()
+        #expect(output.exited)
+        // 130: the replay was interrupted (documented); the drain itself finished.
+        #expect(output.status == 130, "\(output.standardError)")
+        #expect(!output.standardError.contains("while stopping"), "\(output.standardError)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
+        #expect(summary["interrupted"] != nil)
+        #expect(try pending(store) == 0, "every stored sample was published")
+    }
+}
