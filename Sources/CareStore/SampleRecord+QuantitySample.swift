@@ -49,6 +49,8 @@ final class SampleInserter {
     }
     private var recentSeries: [(probe: SeriesProbe, id: Int64)] = []
     private var routes: [SampleRoute: Int64] = [:]
+    private var lastRoute: (SampleRoute, Int64)?
+    private var lastType: (QuantityType, Int64)?
     /// The origin row of the previous sample: the next one shares it when payload, metadata and recording time
     /// are the same (the samples of one notification).
     private var lastOrigin: (payload: [UInt8], metadata: Int64?, recordedAt: Int64, id: Int64)?
@@ -287,7 +289,11 @@ final class SampleInserter {
     }
 
     private func typeCode(_ type: QuantityType) throws -> Int64 {
-        if let known = typeCodes[type] { return known }
+        if let lastType, lastType.0 == type { return lastType.1 }
+        if let known = typeCodes[type] {
+            lastType = (type, known)
+            return known
+        }
         let code: Int64
         if let existing = try Int64.fetchOne(
             db,
@@ -361,9 +367,15 @@ final class SampleInserter {
     }
 
     private func routeID(_ route: SampleRoute) throws -> Int64 {
-        if let known = routes[route] { return known }
-        let id = try SampleTable.routeID(db, route)
-        routes[route] = id
+        if let lastRoute, lastRoute.0 == route { return lastRoute.1 }
+        let id: Int64
+        if let known = routes[route] {
+            id = known
+        } else {
+            id = try SampleTable.routeID(db, route)
+            routes[route] = id
+        }
+        lastRoute = (route, id)
         return id
     }
 
@@ -505,6 +517,10 @@ extension SampleRecord {
     struct DecodingCache {
         var devices: [String: DeviceIdentity] = [:]
         var metadata: [String: [String: String]] = [:]
+        /// The last characteristic and units parsed (the rows of one series repeat the same text).
+        var characteristic: (String, BluetoothUUID?)?
+        var unit: (String, HealthUnit)?
+        var transmittedUnit: (String, HealthUnit)?
     }
 
     /// ``storedSample()`` for many rows: each distinct device or metadata JSON text is decoded once.
@@ -533,17 +549,32 @@ extension SampleRecord {
             }
         }
         let bytes = payload
+        var characteristicUUID: BluetoothUUID?
+        if let characteristic {
+            if let last = cache.characteristic, last.0 == characteristic {
+                characteristicUUID = last.1
+            } else {
+                characteristicUUID = BluetoothUUID(characteristic)
+                cache.characteristic = (characteristic, characteristicUUID)
+            }
+        }
+        func parse(_ text: String, _ last: inout (String, HealthUnit)?) -> HealthUnit {
+            if let last, last.0 == text { return last.1 }
+            let unit = HealthUnit(rawValue: text)
+            last = (text, unit)
+            return unit
+        }
         let sample = QuantitySample(
             type: type,
             value: value,
-            unit: HealthUnit(rawValue: unit),
+            unit: parse(unit, &cache.unit),
             start: start,
             end: end,
             transmittedValue: transmittedValue,
-            transmittedUnit: HealthUnit(rawValue: transmittedUnit),
+            transmittedUnit: parse(transmittedUnit, &cache.transmittedUnit),
             source: SampleSource(
                 kind: kind,
-                characteristic: characteristic.flatMap(BluetoothUUID.init),
+                characteristic: characteristicUUID,
                 decoder: decoder,
                 device: deviceIdentity
             ),

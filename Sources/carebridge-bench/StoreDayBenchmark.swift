@@ -87,6 +87,18 @@ func runStoreDayChild(hours: Int) async throws {
     }
     let replaySeconds = durationSeconds(replayed)
     let replayCPU = processCPUSeconds() - cpuBefore
+    // `carebridge samples --type heartRate --from --to` over one day: the store's part, 5 times.
+    let dayStart = Date(timeIntervalSince1970: 1_795_158_000)
+    var queryTimes: [Double] = []
+    var daySamples = 0
+    for _ in 0..<5 {
+        let start = clock.now
+        daySamples = try store.samples(
+            matching: SampleQuery(types: [.heartRate], from: dayStart, to: dayStart.addingTimeInterval(86_400))
+        ).count
+        queryTimes.append(durationSeconds(clock.now - start))
+    }
+    queryTimes.sort()
     let samples = try store.sampleCount()
     try await store.databaseWriter.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -179,6 +191,15 @@ func runStoreDayChild(hours: Int) async throws {
             aloneSeconds,
             aloneCPU,
             Double(aloneBytes) / Double(max(samples, 1))
+        )
+    )
+    print(
+        String(
+            format:
+                "samples of one type over one day (%d heart-rate samples): median %.1f ms, fastest %.1f ms (5 runs)",
+            daySamples,
+            queryTimes[2] * 1000,
+            queryTimes[0] * 1000
         )
     )
     print(
