@@ -114,7 +114,6 @@ public struct IngestPipeline {
         var waitingForMerge: [FrameWaiting] = []
         /// The last final frame of each name, for a merging frame that comes second.
         var recentFrames: [String: (decoded: DecodedFrame, time: Date)] = [:]
-        var lastFrameTime: Date?
         var emittedTypes: Set<QuantityType> = []
         var lastAdvertisement: Date?
         /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
@@ -256,7 +255,6 @@ public struct IngestPipeline {
             return
         }
         if let frames = entry.frames {
-            state.session.lastFrameTime = time
             guard
                 let samples = frameSamples(
                     value.bytes,
@@ -267,7 +265,11 @@ public struct IngestPipeline {
                     output: &output
                 )
             else { return }
-            accept(samples, live: false, state: &state, output: &output)
+            // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
+            let live =
+                state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+            if live, !samples.isEmpty { state.session.lastIntermediate = nil }
+            accept(samples, live: live, state: &state, output: &output)
             return
         }
         guard let decoder = entry.decoder else {
@@ -589,7 +591,10 @@ public struct IngestPipeline {
                 "fields": "\(JSONValue.object(decoded.json).serialized())",
             ]
         )
-        guard decoded.isFinal else { return samples }
+        guard decoded.isFinal else {
+            state.session.lastIntermediate = time
+            return samples
+        }
         let context = SampleContext(
             receivedAt: time,
             timeZone: state.profile?.quirks.deviceTimeIsUTC == true ? Self.utc : configuration.timeZone,
@@ -601,7 +606,9 @@ public struct IngestPipeline {
             ),
             payload: bytes
         )
-        let waiting = FrameWaiting(frame: frame, decoded: decoded, context: context, time: time)
+        let live =
+            state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+        let waiting = FrameWaiting(frame: frame, decoded: decoded, context: context, time: time, live: live)
         if let merge = frame.merge {
             if let partner = state.session.recentFrames[merge.with], waiting.accepts(partner.decoded, at: partner.time)
             {
@@ -736,10 +743,13 @@ public struct IngestPipeline {
 
     /// Ends the device's session: decides whether its clock was wrong, corrects and emits the waiting samples.
     private func endSession(_ state: inout DeviceState, output: inout Output) {
-        if !state.session.waitingForMerge.isEmpty {
+        // Frames still waiting for their merge partner give their own samples (never lost).
+        let waiting = state.session.waitingForMerge
+        state.session.waitingForMerge = []
+        for item in waiting {
             var samples: [QuantitySample] = []
-            expireMerges(before: nil, state: &state, into: &samples, output: &output)
-            accept(samples, live: false, state: &state, output: &output)
+            produce(item, merged: nil, into: &samples, state: &state, output: &output)
+            accept(samples, live: item.live, state: &state, output: &output)
         }
         var session = state.session
         state.session = Session()
@@ -802,6 +812,8 @@ struct FrameWaiting {
     var decoded: DecodedFrame
     var context: SampleContext
     var time: Date
+    /// Decoded shortly after an intermediate frame (a live reading).
+    var live: Bool
 
     /// Whether `partner`, decoded at `time`, is this frame's merge partner: within the window, same `by` value.
     func accepts(_ partner: DecodedFrame, at partnerTime: Date) -> Bool {

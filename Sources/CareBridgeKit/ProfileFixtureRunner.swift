@@ -22,6 +22,9 @@ public enum ProfileFixtureRunner {
         public var samples: [QuantitySample]
         /// The pipeline's warnings and bad events (also for a passing fixture: an expected LO/HI warns).
         public var issues: [String]
+        /// For each value read by frames: which frame selected it, whether it was final, its fields (to see why a
+        /// fixture fails).
+        public var trace: [String] = []
 
         public var passed: Bool { differences.isEmpty }
     }
@@ -75,13 +78,43 @@ public enum ProfileFixtureRunner {
         let issues = (report.badEvents + report.warnings).map(\.message)
         for bad in report.badEvents { differences.append("pipeline: \(bad.message)") }
         differences += compare(samples, with: fixture.expect)
-        return Result(
+        var result = Result(
             profile: profile.id,
             fixture: fixture.name,
             differences: differences,
             samples: samples,
             issues: issues
         )
+        result.trace = trace(fixture, of: profile)
+        return result
+    }
+
+    /// What the frames make of each fixture value (the pipeline's own decoder, run once more for the report).
+    static func trace(_ fixture: ProfileFixture, of profile: DeviceProfile) -> [String] {
+        var lines: [String] = []
+        for (index, value) in fixture.values.enumerated() {
+            let frames: FrameSet?
+            switch value.source {
+            case .characteristic(let uuid): frames = profile.characteristic(uuid)?.frames
+            case .serviceData(let uuid): frames = profile.serviceDataFormat(uuid)?.frames
+            case .manufacturerData(let company): frames = profile.manufacturerDataFormat(company)?.frames
+            }
+            guard let frames else { continue }
+            let label = "value \(index + 1) (\(value.source))"
+            do {
+                guard let (frame, decoded) = try frames.decode(value.bytes) else {
+                    lines.append("\(label): no frame selects it")
+                    continue
+                }
+                lines.append(
+                    "\(label): frame \(frame.name)\(decoded.isFinal ? "" : " (intermediate)") "
+                        + JSONValue.object(decoded.json).serialized()
+                )
+            } catch {
+                lines.append("\(label): refused: \(error.description)")
+            }
+        }
+        return lines
     }
 
     /// The synthetic recording of a fixture.

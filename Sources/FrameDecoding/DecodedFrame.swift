@@ -39,8 +39,9 @@ public struct DecodedFrame: Sendable, Hashable {
         for field in fields {
             switch field.value {
             case .number(let number)?:
-                object[field.name] =
-                    number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+                // Scaled values show as written (0.01 × 7235 is 72.35, not 72.35000000000001).
+                let shown = abs(number) < 1e6 ? (number * 1e9).rounded() / 1e9 : number
+                object[field.name] = shown == shown.rounded() && abs(shown) < 1e15 ? .int(Int(shown)) : .double(shown)
             case .some(let value): object[field.name] = .string(value.description)
             case nil:
                 object[field.name] = field.comparator.map { .string($0 == .lessThan ? "LO" : "HI") } ?? .null

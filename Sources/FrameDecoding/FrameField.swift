@@ -156,7 +156,7 @@ public struct FrameField: Sendable, Hashable {
                     note: "\(name) is \(special.map { "\($0)" } ?? "not a number") (not measured)"
                 )
             }
-            return DecodedField(name: name, raw: raw, value: .number(number * scale + offset))
+            return DecodedField(name: name, raw: raw, value: .number(Self.scaled(number, scale, offset)))
         case .dateTime:
             do {
                 let time = try DateTime.decode(Array(slice))
@@ -245,8 +245,15 @@ public struct FrameField: Sendable, Hashable {
                 }
                 return DecodedField(name: name, raw: raw, value: looked)
             }
-            return DecodedField(name: name, raw: raw, value: .number(Double(raw) * scale + offset))
+            return DecodedField(name: name, raw: raw, value: .number(Self.scaled(Double(raw), scale, offset)))
         }
+    }
+
+    /// raw × scale + offset without binary noise in the last digits (7235 × 0.01 is 72.35, not 72.35000000000001).
+    static func scaled(_ raw: Double, _ scale: Double, _ offset: Double) -> Double {
+        let value = raw * scale + offset
+        guard abs(value) < 1e6 else { return value }
+        return (value * 1e9).rounded() / 1e9
     }
 
     /// The field for a raw value listed in `absent` or `outOfRange`, nil for an ordinary value.

@@ -8,6 +8,6 @@ struct Profile: AsyncParsableCommand {
             how its values are read, with compiled decoders or the frame language. `test` runs the fixtures \
             profiles carry through the real ingest pipeline.
             """,
-        subcommands: [ProfileTest.self]
+        subcommands: [ProfileTest.self, ProfileLintCommand.self, ProfileScaffoldCommand.self]
     )
 }

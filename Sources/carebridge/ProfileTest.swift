@@ -14,13 +14,15 @@ struct ProfileTest: AsyncParsableCommand {
             Each fixture of a profile (its "fixtures": hex values with the samples they must give) becomes a \
             synthetic recording that is replayed through the same pipeline `carebridge replay` uses; the stored \
             samples are compared with the fixture's "expect" in order (value rounded to the decimals the expected \
-            value is written with, the unit, LO/HI comparator, user slot, device time). A fixture's \
+            value is written with, the unit, LO/HI comparator, user slot, device time). A failing fixture also \
+            shows what the frames made of each value (the frame that selected it, final or intermediate, its \
+            fields). A fixture's \
             "advertisement" must be claimed by its own profile among all loaded profiles, without a priority tie.
 
             PATH is a profile file or a directory of them; without one the built-in Devices/ profiles are tested. \
             Claims are checked against the built-in, the user's ($XDG_CONFIG_HOME/carebridge/devices) and the \
             given profiles. JSON (--json): {"results": [{"profile", "file", "fixture", "passed", "differences", \
-            "issues", "samples"}], "problems": [...], "withoutFixtures": [...]}.
+            "issues", "trace", "samples"}], "problems": [...], "withoutFixtures": [...]}.
 
             Examples:
               carebridge profile test
@@ -55,6 +57,7 @@ struct ProfileTest: AsyncParsableCommand {
                     "profile": .string(result.profile), "file": .string(file), "fixture": .string(result.fixture),
                     "passed": .bool(result.passed), "differences": .array(result.differences.map { .string($0) }),
                     "issues": .array(result.issues.map { .string($0) }),
+                    "trace": .array(result.trace.map { .string($0) }),
                     "samples": .array(result.samples.map { .object($0.fixtureJSON) }),
                 ])
             }
@@ -71,6 +74,7 @@ struct ProfileTest: AsyncParsableCommand {
                 guard !result.passed else { continue }
                 for difference in result.differences { print("     \(difference)") }
                 for issue in result.issues { print("     pipeline: \(issue)") }
+                for line in result.trace { print("     \(line)") }
             }
             var summary =
                 "\(results.count) fixture(s) of \(selection.selected.count) profile(s): "

@@ -81,7 +81,7 @@ import Testing
         let result = try await Self.run(Self.scale, values: [("FFE1", Self.stable), ("FFE1", Self.impedance)])
         #expect(result.samples.map(\.type) == [.bodyMass, .bodyImpedance])
         let mass = try #require(result.samples.first)
-        #expect(abs(mass.value - 72.35) < 1e-9)
+        #expect(mass.value == 72.35, "stored as written, without binary noise")
         #expect(mass.metadata["userID"] == "2")
         #expect(mass.deviceTime?.description == "2024-03-01T07:12:00")
         #expect(mass.rawPayload == (try Hex.bytes(Self.stable)), "the raw payload is kept")
@@ -105,6 +105,16 @@ import Testing
         let result = try await Self.run(Self.scale, values: [("FFE1", Self.unstable), ("FFE1", Self.impedance)])
         #expect(result.samples.isEmpty)
         #expect(result.passed)
+    }
+
+    @Test func aFinalFrameRightAfterAnIntermediateOneIsLiveSoAWrongDeviceClockIsCorrected() async throws {
+        // The device says 2024-03-01; the synthetic recording is received in 2030.
+        let stored = try await Self.run(Self.scale, values: [("FFE1", Self.stable)])
+        #expect(stored.samples.first?.clockOffset == nil, "a stored record keeps its own time")
+        let live = try await Self.run(Self.scale, values: [("FFE1", Self.unstable), ("FFE1", Self.stable)])
+        let sample = try #require(live.samples.first)
+        #expect(sample.clockOffset != nil, "a live reading far from its receive time corrects the clock")
+        #expect(sample.deviceTime?.description == "2024-03-01T07:12:00", "the device's own stamp is kept")
     }
 
     @Test func aChecksumMismatchRefusesTheValueWithAWarningNamingProfileFrameAndBytes() async throws {
