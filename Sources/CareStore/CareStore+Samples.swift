@@ -61,9 +61,15 @@ extension CareStore {
             let inserter = try SampleInserter(db: db)
             var router = try SampleRouter(db: db, scope: scope, batch: samples)
             let recordedSeconds = recordedAt.timeIntervalSince1970
+            var aggregated = AggregatedRanges()
             for original in samples {
                 let id = original.id
                 let sample = Self.wholeMilliseconds(original)
+                if try aggregated.covers(sample, db: db) {
+                    report.duplicates += 1
+                    report.alreadyAggregated += 1
+                    continue
+                }
                 let route = try router.route(sample, db: db)
                 guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route) else {
                     report.duplicates += 1
@@ -100,6 +106,11 @@ extension CareStore {
             return (report, changes)
         }
         broadcaster.publish(changes)
+        if report.alreadyAggregated > 0 {
+            logger.warning(
+                "\(report.alreadyAggregated) reading(s) not stored again: their period was already vacuumed into aggregates from the same device (carebridge store stats)"
+            )
+        }
         if report.unassigned > 0 {
             logger.warning(
                 "\(report.unassigned) reading(s) kept in the unassigned inbox (no owner, or a shared device that could not tell): carebridge samples --unassigned"

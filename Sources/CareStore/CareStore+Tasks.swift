@@ -48,6 +48,7 @@ extension CareStore {
         }
         let report = try write { db -> PlanApplyReport in
             var report = PlanApplyReport()
+            if let retention = plan.retention { try Self.setRetentionPolicy(db, retention, at: now) }
             var added: [UUID] = []
             let versions = try TaskVersions.load(db)
             let targetPlan = try planID ?? Self.defaultPlan(db, patientID: scopeForTasks)
@@ -288,6 +289,12 @@ extension CareStore {
                     containing: SampleTable.date(start),
                     zone: zone
                 ) {
+                    matcher.touch(version: version, event: event)
+                }
+            }
+            // Vacuumed samples: the events their aggregates fall in.
+            for start in try aggregateStarts(db, type: linkage.type, version: version) {
+                for event in version.task.schedule.storeEvents(containing: start, zone: zone) {
                     matcher.touch(version: version, event: event)
                 }
             }

@@ -19,6 +19,9 @@ struct SampleMatcher {
         var recordedAt: Date
         /// `<`/`>` for a value from a LO/HI sample.
         var comparator: ValueComparator? = nil
+        /// How many samples it stands for: 1, or an aggregate's count (its `value` is then their sum, for
+        /// `mean`/`sum` only; see ``aggregateContributions(_:touch:linkage:)``).
+        var weight = 1
 
         /// The value for min/max: a LO sorts below every number, a HI above every number.
         var orderingValue: Double {
@@ -325,7 +328,7 @@ struct SampleMatcher {
     /// The sum and count a `mean`/`sum` outcome keeps for incremental updates (nil for other aggregations).
     static func running(_ contributions: [Contribution], _ aggregation: Aggregation) -> (sum: Double, count: Int)? {
         guard aggregation == .mean || aggregation == .sum, !contributions.isEmpty else { return nil }
-        return (contributions.reduce(0) { $0 + $1.value }, contributions.count)
+        return (contributions.reduce(0) { $0 + $1.value }, contributions.reduce(0) { $0 + $1.weight })
     }
 
     /// The live samples in the event window and the version's region, as contributions, chronological.
@@ -365,6 +368,8 @@ struct SampleMatcher {
                 )
             )
         }
+        // Vacuumed samples answer from their aggregates (``CareStore/applyRetention(now:batchSeconds:progress:)``).
+        result += try Self.aggregateContributions(db, touch: touch, linkage: linkage)
         return result.sorted(by: Contribution.chronological)
     }
 
@@ -399,7 +404,7 @@ struct SampleMatcher {
             let comparators = Set(contributions.compactMap(\.comparator))
             if comparators.count > 1 { return contributions }
             let total = contributions.reduce(0) { $0 + $1.value }
-            let value = aggregation == .sum ? total : total / Double(contributions.count)
+            let value = aggregation == .sum ? total : total / Double(contributions.reduce(0) { $0 + $1.weight })
             let measured = max(firstSample.measuredAt, lastSample.measuredAt)
             let recorded = contributions.map(\.recordedAt).max()!
             return [

@@ -104,6 +104,7 @@ enum Schema {
         PeopleSchema.register(in: &migrator)
         OutcomeSampleIDSchema.register(in: &migrator)
         CompactSampleSchema.register(in: &migrator)
+        RetentionSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -20,6 +20,7 @@ let benchmarks: [Benchmark] = [
     replayBenchmark,
     storeDayBenchmark,
     storeMigrateBenchmark,
+    retentionBenchmark,
     blueZLatencyBenchmark,
     exportBenchmark,
     growthBenchmark,

@@ -75,7 +75,11 @@ import Testing
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(try store.appliedMigrations().contains("v8-people"))
         var new = try store.databaseWriter.read { db in try Snapshot(db) }
-        #expect(new.migrations == old.migrations + ["v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples"])
+        #expect(
+            new.migrations == old.migrations + [
+                "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
+            ]
+        )
         new.migrations = old.migrations
         #expect(new == old)
 
