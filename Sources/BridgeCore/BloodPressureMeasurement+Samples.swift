@@ -13,6 +13,15 @@ extension BloodPressureMeasurement: SampleProducing {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
+        for (type, value) in [
+            (QuantityType.bloodPressureSystolic, systolic), (.bloodPressureDiastolic, diastolic),
+            (.meanArterialPressure, meanArterialPressure),
+        ] where value.doubleValue != nil {
+            metadata[SampleResolution.key(type)] = SampleResolution.text(exponent: value.exponent)
+        }
+        if let pulseRate, pulseRate.doubleValue != nil {
+            metadata[SampleResolution.key(.heartRate)] = SampleResolution.text(exponent: pulseRate.exponent)
+        }
         context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         let start = context.start(for: timeStamp)  // resolve the device time once
