@@ -13,14 +13,19 @@ extension BloodPressureMeasurement: SampleProducing {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
-        for (type, value) in [
-            (QuantityType.bloodPressureSystolic, systolic), (.bloodPressureDiastolic, diastolic),
-            (.meanArterialPressure, meanArterialPressure),
-        ] where value.doubleValue != nil {
-            metadata[SampleResolution.key(type)] = SampleResolution.text(exponent: value.exponent)
+        if systolic.doubleValue != nil {
+            metadata["resolution.bloodPressureSystolic"] = SampleResolution.text(exponent: systolic.exponent)
+        }
+        if diastolic.doubleValue != nil {
+            metadata["resolution.bloodPressureDiastolic"] = SampleResolution.text(exponent: diastolic.exponent)
+        }
+        if meanArterialPressure.doubleValue != nil {
+            metadata["resolution.meanArterialPressure"] = SampleResolution.text(
+                exponent: meanArterialPressure.exponent
+            )
         }
         if let pulseRate, pulseRate.doubleValue != nil {
-            metadata[SampleResolution.key(.heartRate)] = SampleResolution.text(exponent: pulseRate.exponent)
+            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
         }
         context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury

@@ -46,7 +46,7 @@ extension GlucoseMeasurement: SampleProducing {
             metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
         }
         if let concentration, concentration.doubleValue != nil {
-            metadata[SampleResolution.key(.bloodGlucose)] = SampleResolution.text(exponent: concentration.exponent)
+            metadata["resolution.bloodGlucose"] = SampleResolution.text(exponent: concentration.exponent)
         }
         context.metadata = metadata
         let unit: HealthUnit = isMolePerLitre ? .molePerLitre : .kilogramPerLitre

@@ -50,10 +50,10 @@ enum PLXSampling {
         }
         if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
         if spo2.doubleValue != nil {
-            metadata[SampleResolution.key(.oxygenSaturation)] = SampleResolution.text(exponent: spo2.exponent)
+            metadata["resolution.oxygenSaturation"] = SampleResolution.text(exponent: spo2.exponent)
         }
         if pulseRate.doubleValue != nil {
-            metadata[SampleResolution.key(.heartRate)] = SampleResolution.text(exponent: pulseRate.exponent)
+            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
         }
         context.metadata = metadata
         let start = context.start(for: deviceTime)

@@ -11,7 +11,7 @@ extension TemperatureMeasurement: SampleProducing {
         guard let value = temperature.doubleValue ?? comparator.map({ _ in 0 }) else { return }
         if let temperatureType { context.metadata["temperatureType"] = temperatureType.description }
         if temperature.doubleValue != nil {
-            context.metadata[SampleResolution.key(.bodyTemperature)] = SampleResolution.text(
+            context.metadata["resolution.bodyTemperature"] = SampleResolution.text(
                 exponent: temperature.exponent
             )
         }
