@@ -69,7 +69,12 @@ let package = Package(
             ]
         ),
         // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
-        .target(name: "DeviceProfiles", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        // The frame language of device profiles: byte patterns, frames of fields, their samples (pure; no I/O).
+        .target(name: "FrameDecoding", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .target(
+            name: "DeviceProfiles",
+            dependencies: ["BridgeCore", "BridgeFoundation", "FrameDecoding", "GATTDecoding"]
+        ),
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",
@@ -82,8 +87,8 @@ let package = Package(
         .target(
             name: "CareBridgeKit",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "SessionReplay", "CarePlan",
-                "CareStore",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "FrameDecoding", "SessionReplay",
+                "CarePlan", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -234,7 +239,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceProfilesTests",
-            dependencies: ["DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
+            dependencies: [
+                "DeviceProfiles", "FrameDecoding", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
+                "CareBridgeKit",
+            ]
         ),
         .testTarget(
             name: "SessionReplayTests",

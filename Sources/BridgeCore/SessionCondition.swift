@@ -33,10 +33,10 @@ public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
         }
         if trimmed.hasPrefix("!") {
             let name = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
-            guard Self.isName(Substring(name)) else { throw SessionScriptError(text, "expected !VARIABLE") }
+            guard Self.isVariable(Substring(name)) else { throw SessionScriptError(text, "expected !VARIABLE") }
             test = .undefined(name)
         } else {
-            guard Self.isName(Substring(trimmed)) else {
+            guard Self.isVariable(Substring(trimmed)) else {
                 throw SessionScriptError(text, "expected VARIABLE, !VARIABLE, A < B (<, <=, ==, !=, >, >=) or A & B")
             }
             test = .defined(trimmed)
@@ -49,10 +49,18 @@ public struct SessionCondition: Sendable, Hashable, CustomStringConvertible {
         return text.allSatisfy { ($0.isLetter || $0.isNumber || $0 == "_") && $0.isASCII }
     }
 
+    /// A name, or `GROUP.name` (a device profile frame's conditions read a merged frame's fields as
+    /// `FRAME.field`; the group may contain `-`).
+    static func isVariable(_ text: Substring) -> Bool {
+        guard let dot = text.lastIndex(of: ".") else { return isName(text) }
+        let group = text[..<dot].replacingOccurrences(of: "-", with: "_")
+        return isName(Substring(group)) && isName(text[text.index(after: dot)...])
+    }
+
     private static func operand(_ text: Substring, in condition: String) throws(SessionScriptError) -> Operand {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let number = Int(trimmed) { return .number(number) }
-        guard isName(Substring(trimmed)) else {
+        guard isVariable(Substring(trimmed)) else {
             throw SessionScriptError(condition, "'\(trimmed)' is neither a variable nor a whole number")
         }
         return .variable(trimmed)

@@ -1,6 +1,8 @@
 public import BridgeCore
+import BridgeFoundation
 public import DeviceProfiles
 import Foundation
+import FrameDecoding
 import GATTDecoding
 public import Logging
 
@@ -106,7 +108,12 @@ public struct IngestPipeline {
         var lastIntermediate: Date?
         var firstPacket: (bytes: [UInt8], time: Date)?
         var awaitingContext: [(sequence: UInt16, samples: [PendingSample])] = []
-        var lastServiceData: [BluetoothUUID: [UInt8]] = [:]
+        /// The last advertised value per Service Data UUID / Manufacturer Data company (repeats are collapsed).
+        var lastServiceData: [String: [UInt8]] = [:]
+        /// Frames whose samples wait for their merge partner (`merge`).
+        var waitingForMerge: [FrameWaiting] = []
+        /// The last final frame of each name, for a merging frame that comes second.
+        var recentFrames: [String: (decoded: DecodedFrame, time: Date)] = [:]
         var emittedTypes: Set<QuantityType> = []
         var lastAdvertisement: Date?
         /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
@@ -153,6 +160,26 @@ public struct IngestPipeline {
                 guard let bytes = advertisement.serviceData[format.uuid] else { continue }
                 broadcast(bytes, format: format, time: event.time, state: &state, output: &output)
             }
+            for format in profile.manufacturerData {
+                guard let bytes = advertisement.manufacturerData[format.company] else { continue }
+                broadcast(
+                    bytes,
+                    key: "manufacturerData \(format.company)",
+                    label: "manufacturer data",
+                    time: event.time,
+                    state: &state,
+                    output: &output
+                ) { pipeline, state, output in
+                    pipeline.frameSamples(
+                        bytes,
+                        frames: format.frames,
+                        source: nil,
+                        time: event.time,
+                        state: &state,
+                        output: &output
+                    )
+                }
+            }
         case .connected:
             endSession(&state, output: &output)
         case .servicesDiscovered(let services):
@@ -168,7 +195,7 @@ public struct IngestPipeline {
                 metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]
             )
             if let entry = state.profile?.characteristic(write.characteristic), entry.role == .controlPoint,
-                let request = (try? entry.decoder.decode(write.bytes)) as? any ControlPointMessage,
+                let request = (try? entry.decoder?.decode(write.bytes)) as? any ControlPointMessage,
                 request.requestsStoredRecords
             {
                 state.session.downloading = true
@@ -227,7 +254,31 @@ public struct IngestPipeline {
             bad("unknown characteristic \(value.characteristic) for profile \(profile.id)")
             return
         }
-        let decoder = entry.decoder
+        if let frames = entry.frames {
+            guard
+                let samples = frameSamples(
+                    value.bytes,
+                    frames: frames,
+                    source: value.characteristic,
+                    time: time,
+                    state: &state,
+                    output: &output
+                )
+            else { return }
+            // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
+            let live =
+                state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+            if live, !samples.isEmpty { state.session.lastIntermediate = nil }
+            accept(samples, live: live, state: &state, output: &output)
+            return
+        }
+        guard let decoder = entry.decoder else {
+            logger.debug(
+                "value of a written characteristic",
+                metadata: ["device.address": "\(address)", "characteristic": "\(value.characteristic)"]
+            )
+            return
+        }
         var bytes = value.bytes
         if entry.multiPacket, let packets = decoder.type as? any MultiPacketPayload.Type {
             guard let merged = multiPacket(bytes, packets: packets, time: time, state: &state, output: &output) else {
@@ -402,53 +453,87 @@ public struct IngestPipeline {
         state: inout DeviceState,
         output: inout Output
     ) {
+        broadcast(
+            bytes,
+            key: "serviceData \(format.uuid)",
+            label: "service data",
+            time: time,
+            state: &state,
+            output: &output
+        ) { pipeline, state, output in
+            if let frames = format.frames {
+                return pipeline.frameSamples(
+                    bytes,
+                    frames: frames,
+                    source: format.uuid,
+                    time: time,
+                    state: &state,
+                    output: &output
+                )
+            }
+            guard let decoder = format.decoder else { return nil }
+            let payload: any GATTPayload
+            do {
+                payload = try decoder.decode(bytes)
+            } catch {
+                output.issues.append(
+                    PipelineIssue(
+                        severity: .badEvent,
+                        device: state.identity.key,
+                        time: time,
+                        message: "malformed advertisement: \(String(describing: error))"
+                    )
+                )
+                return nil
+            }
+            guard let producing = payload as? any SampleProducing else { return nil }
+            let context = SampleContext(
+                receivedAt: time,
+                timeZone: pipeline.configuration.timeZone,
+                source: SampleSource(
+                    kind: .device,
+                    characteristic: format.uuid,
+                    decoder: decoder.identifier,
+                    device: state.identity
+                ),
+                payload: bytes
+            )
+            return producing.samples(in: consume context)
+        }
+    }
+
+    /// One advertised value of a broadcast device (Service Data or Manufacturer Data): repeats are collapsed, a
+    /// gap longer than the profile's `weighInGap` ends the weigh-in, and a value without samples (unstable, load
+    /// removed) ends a weigh-in that gave its samples; each quantity is stored once per weigh-in.
+    /// - Parameter decode: the value's samples, nil when it was refused (the issue is already reported).
+    private func broadcast(
+        _ bytes: [UInt8],
+        key: String,
+        label: String,
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output,
+        decode: (IngestPipeline, inout DeviceState, inout Output) -> [QuantitySample]?
+    ) {
         let gap = state.profile?.tuning.weighInGap ?? 30
         if let last = state.session.lastAdvertisement, time.timeIntervalSince(last) > gap {
             endSession(&state, output: &output)
         }
         state.session.lastAdvertisement = time
-        if state.session.lastServiceData[format.uuid] == bytes { return }  // a repeat
-        state.session.lastServiceData[format.uuid] = bytes
+        if state.session.lastServiceData[key] == bytes { return }  // a repeat
+        state.session.lastServiceData[key] = bytes
         guard bytes.count <= Self.maximumValueLength else {
             output.issues.append(
                 PipelineIssue(
                     severity: .badEvent,
                     device: state.identity.key,
                     time: time,
-                    message:
-                        "service data of \(bytes.count) bytes is longer than \(Self.maximumValueLength) bytes: refused"
+                    message: "\(label) of \(bytes.count) bytes is longer than \(Self.maximumValueLength) bytes: refused"
                 )
             )
             return
         }
-        let decoder = format.decoder
-        let payload: any GATTPayload
-        do {
-            payload = try decoder.decode(bytes)
-        } catch {
-            output.issues.append(
-                PipelineIssue(
-                    severity: .badEvent,
-                    device: state.identity.key,
-                    time: time,
-                    message: "malformed advertisement: \(error.description)"
-                )
-            )
-            return
-        }
-        guard let producing = payload as? any SampleProducing else { return }
-        let context = SampleContext(
-            receivedAt: time,
-            timeZone: configuration.timeZone,
-            source: SampleSource(
-                kind: .device,
-                characteristic: format.uuid,
-                decoder: decoder.identifier,
-                device: state.identity
-            ),
-            payload: bytes
-        )
-        let samples = producing.samples(in: consume context)
+        guard let samples = decode(self, &state, &output) else { return }
         if samples.isEmpty {
             // Unstable or load removed: a weigh-in that already gave its samples is over.
             if !state.session.emittedTypes.isEmpty { endSession(&state, output: &output) }
@@ -457,6 +542,149 @@ public struct IngestPipeline {
         let fresh = samples.filter { !state.session.emittedTypes.contains($0.type) }
         state.session.emittedTypes.formUnion(fresh.map(\.type))
         accept(fresh, live: true, state: &state, output: &output)
+    }
+
+    // MARK: - Frames
+
+    /// A value read by a profile's frames: decoded by the first frame that selects it; its samples, or empty for
+    /// an intermediate frame, a frame waiting for its merge partner or a value no frame selects; nil when the
+    /// value was refused (checksum, a field outside the value; reported as a warning naming profile and frame).
+    fileprivate func frameSamples(
+        _ bytes: [UInt8],
+        frames: FrameSet,
+        source: BluetoothUUID?,
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) -> [QuantitySample]? {
+        let profile = state.profile?.id ?? "?"
+        let address = state.identity.address ?? state.identity.key
+        var samples: [QuantitySample] = []
+        expireMerges(before: time, state: &state, into: &samples, output: &output)
+        let selected: (frame: Frame, decoded: DecodedFrame)?
+        do {
+            selected = try frames.decode(bytes)
+        } catch {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: address,
+                    time: time,
+                    message: "profile \(profile): \(error.description) in \(Self.spacedHex(bytes)): value refused"
+                )
+            )
+            return nil
+        }
+        guard let (frame, decoded) = selected else {
+            logger.debug(
+                "no frame selects the value",
+                metadata: [
+                    "device.address": "\(address)", "profile": "\(profile)", "bytes": "\(Self.spacedHex(bytes))",
+                ]
+            )
+            return samples
+        }
+        logger.debug(
+            "frame",
+            metadata: [
+                "device.address": "\(address)", "frame": "\(frame.name)", "final": "\(decoded.isFinal)",
+                "fields": "\(JSONValue.object(decoded.json).serialized())",
+            ]
+        )
+        guard decoded.isFinal else {
+            state.session.lastIntermediate = time
+            return samples
+        }
+        let context = SampleContext(
+            receivedAt: time,
+            timeZone: state.profile?.quirks.deviceTimeIsUTC == true ? Self.utc : configuration.timeZone,
+            source: SampleSource(
+                kind: .device,
+                characteristic: source,
+                decoder: "frame:\(frame.name)",
+                device: state.identity
+            ),
+            payload: bytes
+        )
+        let live =
+            state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
+        let waiting = FrameWaiting(frame: frame, decoded: decoded, context: context, time: time, live: live)
+        if let merge = frame.merge {
+            if let partner = state.session.recentFrames[merge.with], waiting.accepts(partner.decoded, at: partner.time)
+            {
+                produce(waiting, merged: partner.decoded, into: &samples, state: &state, output: &output)
+            } else {
+                state.session.waitingForMerge.append(waiting)
+            }
+        } else {
+            produce(waiting, merged: nil, into: &samples, state: &state, output: &output)
+            var stillWaiting: [FrameWaiting] = []
+            for other in state.session.waitingForMerge {
+                if other.frame.merge?.with == frame.name, other.accepts(decoded, at: time) {
+                    produce(other, merged: decoded, into: &samples, state: &state, output: &output)
+                } else {
+                    stillWaiting.append(other)
+                }
+            }
+            state.session.waitingForMerge = stillWaiting
+        }
+        state.session.recentFrames[frame.name] = (decoded, time)
+        return samples
+    }
+
+    /// `10 01 A8`: bytes as profiles write them.
+    static func spacedHex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
+    }
+
+    /// The samples of a final frame, with its merge partner's fields when it came; notes become warnings.
+    private func produce(
+        _ waiting: FrameWaiting,
+        merged: DecodedFrame?,
+        into samples: inout [QuantitySample],
+        state: inout DeviceState,
+        output: inout Output
+    ) {
+        var notes: [String] = []
+        waiting.frame.appendSamples(
+            of: waiting.decoded,
+            merged: merged,
+            in: waiting.context,
+            to: &samples,
+            notes: &notes
+        )
+        for note in notes {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: state.identity.address ?? state.identity.key,
+                    time: waiting.time,
+                    message: "frame \(waiting.frame.name): \(note); no sample for it"
+                )
+            )
+        }
+    }
+
+    /// Frames whose merge partner did not come within their window give their own samples (never lost).
+    private func expireMerges(
+        before time: Date?,
+        state: inout DeviceState,
+        into samples: inout [QuantitySample],
+        output: inout Output
+    ) {
+        guard !state.session.waitingForMerge.isEmpty else { return }
+        var stillWaiting: [FrameWaiting] = []
+        for waiting in state.session.waitingForMerge {
+            if let time, time.timeIntervalSince(waiting.time) <= waiting.frame.merge?.window ?? 0 {
+                stillWaiting.append(waiting)
+            } else {
+                produce(waiting, merged: nil, into: &samples, state: &state, output: &output)
+            }
+        }
+        state.session.waitingForMerge = stillWaiting
     }
 
     // MARK: - Time
@@ -515,6 +743,14 @@ public struct IngestPipeline {
 
     /// Ends the device's session: decides whether its clock was wrong, corrects and emits the waiting samples.
     private func endSession(_ state: inout DeviceState, output: inout Output) {
+        // Frames still waiting for their merge partner give their own samples (never lost).
+        let waiting = state.session.waitingForMerge
+        state.session.waitingForMerge = []
+        for item in waiting {
+            var samples: [QuantitySample] = []
+            produce(item, merged: nil, into: &samples, state: &state, output: &output)
+            accept(samples, live: item.live, state: &state, output: &output)
+        }
         var session = state.session
         state.session = Session()
         if session.firstPacket != nil {
@@ -567,6 +803,25 @@ public struct IngestPipeline {
         }
         guard implausible, let last = pending.last else { return nil }
         return skew(last.sample).rounded()
+    }
+}
+
+/// A final frame waiting for the frame it merges with.
+struct FrameWaiting {
+    var frame: Frame
+    var decoded: DecodedFrame
+    var context: SampleContext
+    var time: Date
+    /// Decoded shortly after an intermediate frame (a live reading).
+    var live: Bool
+
+    /// Whether `partner`, decoded at `time`, is this frame's merge partner: within the window, same `by` value.
+    func accepts(_ partner: DecodedFrame, at partnerTime: Date) -> Bool {
+        guard let merge = frame.merge, partner.frame == merge.with,
+            abs(partnerTime.timeIntervalSince(time)) <= merge.window
+        else { return false }
+        guard let by = merge.by else { return true }
+        return decoded.field(by)?.raw != nil && decoded.field(by)?.raw == partner.field(by)?.raw
     }
 }
 

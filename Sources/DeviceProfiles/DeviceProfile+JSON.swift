@@ -1,5 +1,6 @@
 import BridgeCore
 public import BridgeFoundation
+import FrameDecoding
 import GATTDecoding
 
 /// Why a profile file could not be read: the JSON path of the field and what is wrong with it.
@@ -34,7 +35,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility", "session",
+            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -48,28 +49,22 @@ extension DeviceProfile {
         }
         linkMode = link
 
-        let matchReader = try root.object("match")
-        try matchReader.allow(["serviceUUIDs", "serviceData", "name", "manufacturerID", "priority"])
-        match = Match(
-            serviceUUIDs: try matchReader.uuids("serviceUUIDs"),
-            serviceData: try matchReader.uuids("serviceData"),
-            namePattern: try matchReader.optionalString("name"),
-            manufacturerID: try matchReader.optionalCompanyID("manufacturerID"),
-            priority: try matchReader.optionalInt("priority") ?? 0
-        )
+        match = try Self.match(try root.object("match"), nested: false)
         if match.isEmpty {
             throw DeviceProfileError(
                 field: "match",
-                message: "give at least one of serviceUUIDs, serviceData, name, manufacturerID"
+                message:
+                    "give at least one of serviceUUIDs, serviceData, name, manufacturerID, manufacturerData, "
+                    + "serviceDataPatterns"
             )
         }
 
         characteristics = []
         for reader in try root.objects("characteristics") {
-            try reader.allow(["uuid", "use", "decoder", "role", "multiPacket", "quirks"])
+            try reader.allow(["uuid", "use", "decoder", "frames", "role", "multiPacket", "quirks"])
             let useText = try reader.string("use")
             guard let use = Characteristic.Use(rawValue: useText) else {
-                throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read")
+                throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read, write")
             }
             var role = Characteristic.Role.measurement
             if let roleText = try reader.optionalString("role") {
@@ -79,31 +74,57 @@ extension DeviceProfile {
                 }
                 role = parsed
             }
+            let frames = try reader.frames()
+            let uuid = try reader.uuid("uuid")
+            var decoder: PayloadDecoder?
+            if use == .write {
+                for key in ["decoder", "frames", "role", "multiPacket", "quirks"] where reader.object[key] != nil {
+                    throw reader.problem(key, "a write characteristic is only written by the session; nothing reads it")
+                }
+            } else if frames != nil {
+                for key in ["decoder", "multiPacket", "quirks"] where reader.object[key] != nil {
+                    throw reader.problem(key, "give frames or a decoder, not both")
+                }
+                if role != .measurement {
+                    throw reader.problem(
+                        "role",
+                        "frames make measurements (a frame's final conditions mark intermediate values)"
+                    )
+                }
+            } else {
+                guard reader.object["decoder"] != nil else {
+                    throw reader.problem("decoder", "missing (give a decoder or frames)")
+                }
+                decoder = try reader.decoder("decoder")
+            }
             var characteristic = Characteristic(
-                uuid: try reader.uuid("uuid"),
+                uuid: uuid,
                 use: use,
-                decoder: try reader.decoder("decoder"),
+                decoder: decoder,
+                frames: frames,
                 role: role,
                 multiPacket: try reader.optionalBool("multiPacket") ?? false
             )
-            if let problem = characteristic.roleProblem() { throw reader.problem("decoder", problem) }
-            if characteristic.multiPacket, !(characteristic.decoder.type is any MultiPacketPayload.Type) {
-                throw reader.problem(
-                    "multiPacket",
-                    "\(characteristic.decoder.identifier) values are never split over packets (multi-packet decoders: "
-                        + "\(Self.multiPacketDecoders.joined(separator: ", ")))"
-                )
-            }
-            if let quirks = try reader.optionalObject("quirks") {
-                try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
-                characteristic.quirks = PayloadQuirks(
-                    bigEndian: Set(try quirks.strings("bigEndian")),
-                    userIDAlwaysPresent: try quirks.optionalBool("userIDAlwaysPresent") ?? false,
-                    zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
-                    ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
-                )
-                if let problem = characteristic.quirks.problem(forDecoder: characteristic.decoder.identifier) {
-                    throw reader.problem("quirks", problem)
+            if let decoder {
+                if let problem = characteristic.roleProblem() { throw reader.problem("decoder", problem) }
+                if characteristic.multiPacket, !(decoder.type is any MultiPacketPayload.Type) {
+                    throw reader.problem(
+                        "multiPacket",
+                        "\(decoder.identifier) values are never split over packets (multi-packet decoders: "
+                            + "\(Self.multiPacketDecoders.joined(separator: ", ")))"
+                    )
+                }
+                if let quirks = try reader.optionalObject("quirks") {
+                    try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
+                    characteristic.quirks = PayloadQuirks(
+                        bigEndian: Set(try quirks.strings("bigEndian")),
+                        userIDAlwaysPresent: try quirks.optionalBool("userIDAlwaysPresent") ?? false,
+                        zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
+                        ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
+                    )
+                    if let problem = characteristic.quirks.problem(forDecoder: decoder.identifier) {
+                        throw reader.problem("quirks", problem)
+                    }
                 }
             }
             if characteristics.contains(where: { $0.uuid == characteristic.uuid }) {
@@ -114,15 +135,64 @@ extension DeviceProfile {
 
         serviceData = []
         for reader in try root.objects("serviceData") {
-            try reader.allow(["uuid", "decoder"])
-            let format = ServiceData(uuid: try reader.uuid("uuid"), decoder: try reader.decoder("decoder"))
-            if !(format.decoder.type is any SampleProducing.Type) {
-                throw reader.problem("decoder", "\(format.decoder.identifier) gives no samples from an advertisement")
+            try reader.allow(["uuid", "decoder", "frames"])
+            let uuid = try reader.uuid("uuid")
+            if let frames = try reader.frames() {
+                if reader.object["decoder"] != nil {
+                    throw reader.problem("decoder", "give frames or a decoder, not both")
+                }
+                serviceData.append(ServiceData(uuid: uuid, decoder: nil, frames: frames))
+                continue
             }
-            serviceData.append(format)
+            guard reader.object["decoder"] != nil else {
+                throw reader.problem("decoder", "missing (give a decoder or frames)")
+            }
+            let decoder = try reader.decoder("decoder")
+            if !(decoder.type is any SampleProducing.Type) {
+                throw reader.problem("decoder", "\(decoder.identifier) gives no samples from an advertisement")
+            }
+            serviceData.append(ServiceData(uuid: uuid, decoder: decoder))
         }
-        if linkMode == .broadcast, serviceData.isEmpty {
-            throw DeviceProfileError(field: "serviceData", message: "a broadcast profile needs at least one entry")
+        manufacturerData = []
+        for reader in try root.objects("manufacturerData") {
+            try reader.allow(["company", "frames"])
+            guard let company = try reader.optionalCompanyID("company") else {
+                throw reader.problem("company", "missing (expected a company id, integer or hex string)")
+            }
+            guard let frames = try reader.frames() else {
+                throw reader.problem("frames", "missing (expected an array)")
+            }
+            if manufacturerData.contains(where: { $0.company == company }) {
+                throw reader.problem("company", "company \(AdvertisedDataPattern.Key.hex(company)) is listed twice")
+            }
+            manufacturerData.append(ManufacturerData(company: company, frames: frames))
+        }
+        var frameSets: [(frames: FrameSet, path: JSONPath)] = []
+        for (index, entry) in characteristics.enumerated() {
+            if let frames = entry.frames {
+                frameSets.append(
+                    (frames, JSONPath().appending("characteristics").appending(index: index).appending("frames"))
+                )
+            }
+        }
+        for (index, entry) in serviceData.enumerated() {
+            if let frames = entry.frames {
+                frameSets.append(
+                    (frames, JSONPath().appending("serviceData").appending(index: index).appending("frames"))
+                )
+            }
+        }
+        for (index, entry) in manufacturerData.enumerated() {
+            frameSets.append(
+                (entry.frames, JSONPath().appending("manufacturerData").appending(index: index).appending("frames"))
+            )
+        }
+        try root.mapped { () throws(JSONReadError) in try FrameSet.checkMerges(frameSets) }
+        if linkMode == .broadcast, serviceData.isEmpty, manufacturerData.isEmpty {
+            throw DeviceProfileError(
+                field: "serviceData",
+                message: "a broadcast profile needs at least one serviceData or manufacturerData entry"
+            )
         }
         if linkMode == .gatt, characteristics.isEmpty {
             throw DeviceProfileError(field: "characteristics", message: "a gatt profile needs at least one entry")
@@ -156,10 +226,52 @@ extension DeviceProfile {
                 characteristics: characteristics
             )
         }
+        if let member = root.members["fixtures"] {
+            fixtures = try root.mapped { () throws(JSONReadError) in try ProfileFixture.list(json: member) }
+        }
     }
 }
 
 extension DeviceProfile {
+    /// A `match` object; `nested` for its `not` (no priority, no further `not`).
+    fileprivate static func match(_ reader: ProfileReader, nested: Bool) throws(DeviceProfileError) -> Match {
+        var keys: Set<String> = [
+            "serviceUUIDs", "serviceData", "name", "manufacturerID", "manufacturerData", "serviceDataPatterns",
+        ]
+        if !nested { keys.formUnion(["priority", "not"]) }
+        try reader.allow(keys)
+        var match = Match(
+            serviceUUIDs: try reader.uuids("serviceUUIDs"),
+            serviceData: try reader.uuids("serviceData"),
+            namePattern: try reader.optionalString("name"),
+            manufacturerID: try reader.optionalCompanyID("manufacturerID"),
+            priority: try reader.optionalInt("priority") ?? 0
+        )
+        for entry in try reader.objects("manufacturerData") {
+            try entry.allow(Set(["company"] + ValuePattern.keys))
+            guard let company = try entry.optionalCompanyID("company") else {
+                throw entry.problem("company", "missing (expected a company id, integer or hex string)")
+            }
+            match.manufacturerData.append(
+                AdvertisedDataPattern(key: .company(company), pattern: try entry.valuePattern())
+            )
+        }
+        for entry in try reader.objects("serviceDataPatterns") {
+            try entry.allow(Set(["uuid"] + ValuePattern.keys))
+            match.serviceDataPatterns.append(
+                AdvertisedDataPattern(key: .serviceData(try entry.uuid("uuid")), pattern: try entry.valuePattern())
+            )
+        }
+        if let not = try reader.optionalObject("not") {
+            let exclusion = try Self.match(not, nested: true)
+            if exclusion.isEmpty && exclusion.exclusions.isEmpty {
+                throw reader.problem("not", "give at least one criterion (an empty not would refuse every device)")
+            }
+            match.exclusions = [exclusion]
+        }
+        return match
+    }
+
     /// Identifiers of the decoders that merge values split over two packets.
     static var multiPacketDecoders: [String] {
         DecoderCatalog.all.filter { $0 is any MultiPacketPayload.Type }.map { $0.identifier }
@@ -170,7 +282,7 @@ extension DeviceProfile.Characteristic {
     /// Why the decoder cannot serve the entry's role, or nil when it can: the pipeline relies on what each role's
     /// payload tells it (identity strings, context fields, a device clock).
     func roleProblem() -> String? {
-        let type = decoder.type
+        guard let type = decoder?.type, let decoder else { return nil }
         switch role {
         case .identity where !(type is any DeviceIdentityString.Type):
             return "\(decoder.identifier) is not a Device Information string; role identity needs one of "
@@ -362,6 +474,26 @@ private struct ProfileReader {
     func object(_ key: String) throws(DeviceProfileError) -> ProfileReader {
         guard let reader = try optionalObject(key) else { throw problem(key, "missing (expected an object)") }
         return reader
+    }
+
+    /// The entry's `frames`, parsed into typed frames now; nil when the entry has none.
+    func frames() throws(DeviceProfileError) -> FrameSet? {
+        guard let member = members["frames"] else { return nil }
+        return try mapped { () throws(JSONReadError) in try FrameSet(json: member) }
+    }
+
+    /// The ``ValuePattern`` written in this object's `prefix`, `mask`, `offset` and `length`.
+    func valuePattern() throws(DeviceProfileError) -> ValuePattern {
+        try mapped { () throws(JSONReadError) in try ValuePattern(members: members) }
+    }
+
+    /// Runs a reader of the shared JSON layer and gives its error the profile format's shape.
+    func mapped<T>(_ body: () throws(JSONReadError) -> T) throws(DeviceProfileError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw DeviceProfileError(field: error.path.description, message: error.message)
+        }
     }
 
     func optionalObject(_ key: String) throws(DeviceProfileError) -> ProfileReader? {

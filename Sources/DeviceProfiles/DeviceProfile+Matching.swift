@@ -4,11 +4,21 @@ extension DeviceProfile.Match {
     /// True when every criterion this match gives holds for the advertisement.
     public func matches(_ advertisement: Advertisement) -> Bool {
         if isEmpty { return false }
+        guard holds(for: advertisement) else { return false }
+        return !exclusions.contains { $0.holds(for: advertisement) }
+    }
+
+    /// Every criterion given holds (without `not`); for a `not` object, which may give a single criterion.
+    func holds(for advertisement: Advertisement) -> Bool {
         if !serviceUUIDs.isEmpty, !serviceUUIDs.contains(where: advertisement.serviceUUIDs.contains) { return false }
         if !serviceData.isEmpty, !serviceData.contains(where: { advertisement.serviceData[$0] != nil }) { return false }
         if let manufacturerID, advertisement.manufacturerData[manufacturerID] == nil { return false }
         if let namePattern {
             guard let name = advertisement.name, Glob.matches(namePattern, name) else { return false }
+        }
+        if !manufacturerData.isEmpty, !manufacturerData.contains(where: { $0.matches(advertisement) }) { return false }
+        if !serviceDataPatterns.isEmpty, !serviceDataPatterns.contains(where: { $0.matches(advertisement) }) {
+            return false
         }
         return true
     }

@@ -1,4 +1,5 @@
 public import BridgeCore
+public import FrameDecoding
 public import GATTDecoding
 
 /// How CareBridge recognises one kind of device and what it does with it: one `Devices/*.json` file.
@@ -15,6 +16,10 @@ public struct DeviceProfile: Sendable, Hashable {
     public var characteristics: [Characteristic]
     /// Advertisement Service Data formats (broadcast scales), each with its decoder.
     public var serviceData: [ServiceData]
+    /// Advertisement Manufacturer Data formats (broadcast devices), each with its frames (`manufacturerData`).
+    public var manufacturerData: [ManufacturerData] = []
+    /// Hex values with the samples they must give (`fixtures`), run by `carebridge profile test`.
+    public var fixtures: [ProfileFixture] = []
     public var quirks: Quirks
     public var tuning: Tuning
     /// Free text for people reading the file.
@@ -63,6 +68,13 @@ public struct DeviceProfile: Sendable, Hashable {
         public var namePattern: String?
         /// The advertisement carries Manufacturer Data for this company identifier.
         public var manufacturerID: UInt16?
+        /// At least one of these Manufacturer Data tests holds (`manufacturerData`: company, prefix, mask, length).
+        public var manufacturerData: [AdvertisedDataPattern] = []
+        /// At least one of these Service Data tests holds (`serviceDataPatterns`).
+        public var serviceDataPatterns: [AdvertisedDataPattern] = []
+        /// `not`: the profile does not claim an advertisement for which every criterion of one of these holds (the
+        /// loader reads at most one; an array only because a struct cannot contain itself).
+        public var exclusions: [Match] = []
         public var priority: Int
 
         public init(
@@ -70,25 +82,34 @@ public struct DeviceProfile: Sendable, Hashable {
             serviceData: [BluetoothUUID] = [],
             namePattern: String? = nil,
             manufacturerID: UInt16? = nil,
+            manufacturerData: [AdvertisedDataPattern] = [],
+            serviceDataPatterns: [AdvertisedDataPattern] = [],
+            exclusions: [Match] = [],
             priority: Int = 0
         ) {
             self.serviceUUIDs = serviceUUIDs
             self.serviceData = serviceData
             self.namePattern = namePattern
             self.manufacturerID = manufacturerID
+            self.manufacturerData = manufacturerData
+            self.serviceDataPatterns = serviceDataPatterns
+            self.exclusions = exclusions
             self.priority = priority
         }
 
-        /// True when no criterion is given (such a profile would claim everything; the loader refuses it).
+        /// True when no positive criterion is given (such a profile would claim everything; the loader refuses it).
+        /// `not` alone does not count.
         public var isEmpty: Bool {
             serviceUUIDs.isEmpty && serviceData.isEmpty && namePattern == nil && manufacturerID == nil
+                && manufacturerData.isEmpty && serviceDataPatterns.isEmpty
         }
     }
 
     /// One GATT characteristic the profile uses.
     public struct Characteristic: Sendable, Hashable {
         public enum Use: String, Sendable, Hashable, CaseIterable {
-            case notify, indicate, read
+            /// `write`: a characteristic the session writes; nothing subscribes to or reads it.
+            case notify, indicate, read, write
         }
 
         /// What the pipeline does with the decoded value.
@@ -116,8 +137,10 @@ public struct DeviceProfile: Sendable, Hashable {
         public var uuid: BluetoothUUID
         public var use: Use
         /// The decoder that reads the value, resolved from its catalogue identifier (e.g.
-        /// `heart-rate-measurement`) when the profile loads.
-        public var decoder: PayloadDecoder
+        /// `heart-rate-measurement`) when the profile loads; nil when ``frames`` read it or nothing does (`write`).
+        public var decoder: PayloadDecoder?
+        /// The profile's own frames that read the value instead of a compiled decoder (`frames`).
+        public var frames: FrameSet?
         public var role: Role
         /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding
         /// (the decoder is a ``MultiPacketPayload``).
@@ -128,13 +151,15 @@ public struct DeviceProfile: Sendable, Hashable {
         public init(
             uuid: BluetoothUUID,
             use: Use,
-            decoder: PayloadDecoder,
+            decoder: PayloadDecoder?,
+            frames: FrameSet? = nil,
             role: Role = .measurement,
             multiPacket: Bool = false
         ) {
             self.uuid = uuid
             self.use = use
             self.decoder = decoder
+            self.frames = frames
             self.role = role
             self.multiPacket = multiPacket
         }
@@ -143,12 +168,27 @@ public struct DeviceProfile: Sendable, Hashable {
     /// One advertisement Service Data format.
     public struct ServiceData: Sendable, Hashable {
         public var uuid: BluetoothUUID
-        /// The decoder that reads the Service Data, resolved when the profile loads.
-        public var decoder: PayloadDecoder
+        /// The decoder that reads the Service Data, resolved when the profile loads; nil when ``frames`` read it.
+        public var decoder: PayloadDecoder?
+        /// The profile's own frames that read the Service Data (`frames`).
+        public var frames: FrameSet?
 
-        public init(uuid: BluetoothUUID, decoder: PayloadDecoder) {
+        public init(uuid: BluetoothUUID, decoder: PayloadDecoder?, frames: FrameSet? = nil) {
             self.uuid = uuid
             self.decoder = decoder
+            self.frames = frames
+        }
+    }
+
+    /// One advertisement Manufacturer Data format (`manufacturerData`, link `broadcast`): the value after the
+    /// company id, read by frames.
+    public struct ManufacturerData: Sendable, Hashable {
+        public var company: UInt16
+        public var frames: FrameSet
+
+        public init(company: UInt16, frames: FrameSet) {
+            self.company = company
+            self.frames = frames
         }
     }
 
@@ -219,7 +259,7 @@ extension DeviceProfile {
         ConnectionPlan(
             profile: id,
             linkMode: linkMode,
-            subscribe: characteristics.filter { $0.use != .read }.map(\.uuid),
+            subscribe: characteristics.filter { $0.use == .notify || $0.use == .indicate }.map(\.uuid),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
             setsDeviceClock: quirks.setDeviceClock,
@@ -227,8 +267,13 @@ extension DeviceProfile {
         )
     }
 
-    /// Every decoder identifier the profile names.
+    /// Every decoder identifier the profile names (entries read by frames name none).
     public var decoderIdentifiers: [String] {
-        characteristics.map(\.decoder.identifier) + serviceData.map(\.decoder.identifier)
+        characteristics.compactMap(\.decoder?.identifier) + serviceData.compactMap(\.decoder?.identifier)
+    }
+
+    /// The Manufacturer Data entry for `company`, if the profile decodes it.
+    public func manufacturerDataFormat(_ company: UInt16) -> ManufacturerData? {
+        manufacturerData.first { $0.company == company }
     }
 }

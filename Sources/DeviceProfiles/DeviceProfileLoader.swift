@@ -79,11 +79,13 @@ public enum DeviceProfileLoader {
     /// - Parameters:
     ///   - directories: directories to read; a missing one is skipped unless it is in `required`.
     ///   - required: directories the user named explicitly (`--devices DIR`); missing ones are problems.
-    public static func load(directories: [URL], required: [URL] = []) -> Result {
+    ///   - profileFiles: single profile files read after the directories (`carebridge profile test FILE`).
+    public static func load(directories: [URL], required: [URL] = [], profileFiles: [URL] = []) -> Result {
         var profiles: [DeviceProfile] = []
         var problems: [Problem] = []
         var files: [String: String] = [:]
         let fileManager = FileManager.default
+        var paths: [String] = []
         for directory in directories + required {
             let names: [String]
             do {
@@ -94,19 +96,20 @@ public enum DeviceProfileLoader {
                 }
                 continue
             }
-            for name in names.sorted() where name.hasSuffix(".json") {
-                let path = directory.appendingPathComponent(name).path
-                guard let data = fileManager.contents(atPath: path) else {
-                    problems.append(Problem(path: path, message: "cannot read the file"))
-                    continue
-                }
-                do {
-                    let profile = try DeviceProfile(json: String(decoding: data, as: UTF8.self))
-                    profiles.append(profile)
-                    files[profile.id] = path
-                } catch {
-                    problems.append(Problem(path: path, message: error.description))
-                }
+            paths += names.sorted().filter { $0.hasSuffix(".json") }.map { directory.appendingPathComponent($0).path }
+        }
+        paths += profileFiles.map(\.path)
+        for path in paths {
+            guard let data = fileManager.contents(atPath: path) else {
+                problems.append(Problem(path: path, message: "cannot read the file"))
+                continue
+            }
+            do {
+                let profile = try DeviceProfile(json: String(decoding: data, as: UTF8.self))
+                profiles.append(profile)
+                files[profile.id] = path
+            } catch {
+                problems.append(Problem(path: path, message: error.description))
             }
         }
         return Result(catalog: DeviceCatalog(profiles: profiles), problems: problems, files: files)

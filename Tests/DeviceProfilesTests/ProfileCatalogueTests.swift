@@ -193,7 +193,29 @@ import Testing
     @Test func everyShippedProfileIsClaimableByOneFixture() {
         let claimed = Set(Self.fixtures.compactMap(\.expected))
         for profile in Self.loaded.catalog.profiles {
-            #expect(claimed.contains(profile.id), "no fixture advertisement for \(profile.id)")
+            let ownAdvertisement = profile.fixtures.contains { $0.advertisement != nil }
+            #expect(
+                claimed.contains(profile.id) || ownAdvertisement,
+                "no fixture advertisement for \(profile.id) (here or in the profile's own fixtures)"
+            )
+        }
+    }
+
+    /// The advertisements of the profiles' own fixtures join the catalogue above: each is claimed by its profile,
+    /// strictly ahead of every other shipped profile.
+    @Test func everyProfilesOwnFixtureAdvertisementIsClaimedByItWithoutATie() {
+        for profile in Self.loaded.catalog.profiles {
+            for fixture in profile.fixtures {
+                guard let advertisement = fixture.advertisement else { continue }
+                let candidates = Self.loaded.catalog.candidates(for: advertisement)
+                #expect(candidates.first?.id == profile.id, "\(profile.id) / \(fixture.name): \(candidates.map(\.id))")
+                if candidates.count > 1 {
+                    #expect(
+                        candidates[0].match.priority > candidates[1].match.priority,
+                        "\(candidates[0].id) and \(candidates[1].id) tie on \(profile.id) / \(fixture.name)"
+                    )
+                }
+            }
         }
     }
 
