@@ -95,6 +95,7 @@ import Testing
             "glucose-meter-download-twice.jsonl", "glucose-meter-sequence-reset.jsonl",
             "uds-scale-registration-and-consent.jsonl", "blood-pressure-current-time-handshake.jsonl",
             "pulse-oximeter-history.jsonl", "glucose-meter-interrupted-download.jsonl",
+            "qn-scale-session.jsonl", "renpho-es-wbe28-consent.jsonl",
         ]
         var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") && !newer.contains($0) }
             .map { PackageFixtures.recordings.appendingPathComponent($0).path }

@@ -21,6 +21,9 @@ import Testing
         var testDescription: String { label }
     }
 
+    /// The QN platform's manufacturer data: header, model code (0x2601, Etekcity ESF-24), two unknown bytes, MAC.
+    static let qnManufacturerData: [UInt8] = [0x01, 0x26, 0x01, 0x00, 0x00, 0x55, 0x44, 0x33, 0x22, 0x11, 0x04]
+
     static let fixtures: [Fixture] = [
         Fixture(
             label: "WSS scale",
@@ -151,6 +154,207 @@ import Testing
             label: "A&D name without the WSS service",
             advertisement: Advertisement(name: "A&D_UC-352BLE_0A1B2C"),
             expected: nil
+        ),
+        // The vendor-protocol catalogue of issue 13 (profiles written in the frame language).
+        Fixture(
+            label: "QN scale, FFE0 layout, with the QN platform's manufacturer data",
+            advertisement: Advertisement(
+                name: "QN-Scale",
+                serviceUUIDs: [BluetoothUUID(0xFFE0)],
+                manufacturerData: [0xFFFF: Self.qnManufacturerData]
+            ),
+            expected: "qn-scale-ffe0"
+        ),
+        Fixture(
+            label: "QN scale, FFF0 layout (Renpho ES-CS20M)",
+            advertisement: Advertisement(
+                name: "Renpho-Scale",
+                serviceUUIDs: [BluetoothUUID(0xFFF0)],
+                manufacturerData: [0xFFFF: Self.qnManufacturerData]
+            ),
+            expected: "qn-scale-fff0"
+        ),
+        Fixture(
+            label: "Renpho QN scale that also lists 181B: the vendor protocol wins",
+            advertisement: Advertisement(
+                name: "Renpho-Scale",
+                serviceUUIDs: [.bodyCompositionService, BluetoothUUID(0xFFE0)],
+                manufacturerData: [0xFFFF: Self.qnManufacturerData]
+            ),
+            expected: "qn-scale-ffe0"
+        ),
+        Fixture(
+            label: "consent scale with a vendor FFF0 service stays with the User Data Service profile",
+            advertisement: Advertisement(
+                name: "BF720",
+                serviceUUIDs: [BluetoothUUID(0x181C), .bodyCompositionService, BluetoothUUID(0xFFF0)],
+                manufacturerData: [0xFFFF: Self.qnManufacturerData]
+            ),
+            expected: "uds-body-composition-scale"
+        ),
+        Fixture(
+            label: "QN broadcast-only scale (AA BB manufacturer data)",
+            advertisement: Advertisement(
+                name: "QN-Scale",
+                manufacturerData: [
+                    0xFFFF: [0xAA, 0xBB] + Array(repeating: 0, count: 13) + [0x23, 0x00, 0x58, 0x1B, 0, 0, 0, 0]
+                ]
+            ),
+            expected: "qn-scale-broadcast"
+        ),
+        Fixture(
+            label: "company 0xFFFF data without a QN service or the AA BB header",
+            advertisement: Advertisement(manufacturerData: [0xFFFF: [0x01, 0x02, 0x03]]),
+            expected: nil
+        ),
+        Fixture(
+            label: "Renpho ES-WBE28: SIG services, proprietary resolution, wins over the standard profiles",
+            advertisement: Advertisement(
+                name: "Renpho-Scale",
+                serviceUUIDs: [.bodyCompositionService, .weightScaleService]
+            ),
+            expected: "renpho-es-wbe28"
+        ),
+        Fixture(
+            label: "Renpho ES-WBE28 that also lists the User Data Service",
+            advertisement: Advertisement(
+                name: "Renpho-Scale",
+                serviceUUIDs: [BluetoothUUID(0x181C), .bodyCompositionService, .weightScaleService]
+            ),
+            expected: "renpho-es-wbe28"
+        ),
+        Fixture(
+            label: "Renpho ES-26BB-B",
+            advertisement: Advertisement(name: "ES-26BB-B", serviceUUIDs: [BluetoothUUID(0x1A10)]),
+            expected: "renpho-es26bb"
+        ),
+        Fixture(
+            label: "Etekcity ESF-551 (company 1744, model code 2)",
+            advertisement: Advertisement(
+                name: "Etekcity Smart Fitness Scale",
+                manufacturerData: [0x06D0: [0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0x02]]
+            ),
+            expected: "etekcity-esf551"
+        ),
+        Fixture(
+            label: "another Etekcity-platform product (model code C6 23, an air purifier)",
+            advertisement: Advertisement(manufacturerData: [
+                0x06D0: [0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC6, 0x23]
+            ]),
+            expected: nil
+        ),
+        Fixture(
+            label: "Yunmai",
+            advertisement: Advertisement(name: "YUNMAI-ISM2-W", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
+            expected: "yunmai"
+        ),
+        Fixture(
+            label: "Eufy C1 (T9146)",
+            advertisement: Advertisement(name: "eufy T9146", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
+            expected: "eufy-c1"
+        ),
+        Fixture(
+            label: "Eufy P1 (T9147)",
+            advertisement: Advertisement(name: "eufy T9147", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
+            expected: "eufy-p1"
+        ),
+        Fixture(
+            label: "Eufy P2 (T9148, encrypted protocol) is not claimed",
+            advertisement: Advertisement(name: "eufy T9148", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
+            expected: nil
+        ),
+        Fixture(
+            label: "1byone Health Scale",
+            advertisement: Advertisement(name: "Health Scale", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
+            expected: "onebyone-health-scale"
+        ),
+        Fixture(
+            label: "1byone scale (FFB0 protocol)",
+            advertisement: Advertisement(name: "1byone scale", serviceUUIDs: [BluetoothUUID(0xFFB0)]),
+            expected: "onebyone-scale"
+        ),
+        Fixture(
+            label: "SWAN scale (MGB protocol on FFB0)",
+            advertisement: Advertisement(name: "Swan", serviceUUIDs: [BluetoothUUID(0xFFB0)]),
+            expected: "swan-mgb-scale"
+        ),
+        Fixture(
+            label: "Beurer BF800 (F7 protocol)",
+            advertisement: Advertisement(name: "BEURER BF800", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
+            expected: "beurer-bf700-800"
+        ),
+        Fixture(
+            label: "Beurer BF710 (advertises as BF700)",
+            advertisement: Advertisement(name: "BF700", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
+            expected: "beurer-bf710"
+        ),
+        Fixture(
+            label: "Sanitas SBF70",
+            advertisement: Advertisement(name: "SANITAS SBF70", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
+            expected: "sanitas-sbf70-75"
+        ),
+        Fixture(
+            label: "Sanitas SBF72 with the User Data Service stays with the UDS profile",
+            advertisement: Advertisement(
+                name: "SBF72",
+                serviceUUIDs: [BluetoothUUID(0x181C), .bodyCompositionService, .weightScaleService]
+            ),
+            expected: "uds-body-composition-scale"
+        ),
+        Fixture(
+            label: "a Beurer consent scale whose name fits the BF700/800 pattern stays with the UDS profile",
+            advertisement: Advertisement(
+                name: "BEURER BF600",
+                serviceUUIDs: [BluetoothUUID(0x181C), .weightScaleService]
+            ),
+            expected: "uds-body-composition-scale"
+        ),
+        Fixture(
+            label: "SilverCrest AICDSCALE1",
+            advertisement: Advertisement(name: "AICDSCALE1", serviceUUIDs: [BluetoothUUID(0xFFE0)]),
+            expected: "silvercrest-aicdscale1"
+        ),
+        Fixture(
+            label: "Medisana BS430",
+            advertisement: Advertisement(name: "0203B1A2C3D4", serviceUUIDs: [BluetoothUUID(0x78B2)]),
+            expected: "medisana-bs44x"
+        ),
+        Fixture(
+            label: "Vitafit VT-701",
+            advertisement: Advertisement(name: "Vitafit", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
+            expected: "vitafit-vt701"
+        ),
+        Fixture(
+            label: "OKOK V20 broadcast scale",
+            advertisement: Advertisement(
+                name: "Chipsea-BLE",
+                manufacturerData: [0x20CA: Array(repeating: 0, count: 19)]
+            ),
+            expected: "okok-v20-broadcast"
+        ),
+        Fixture(
+            label: "BerryMed oximeter on the Microchip transparent UART service",
+            advertisement: Advertisement(
+                name: "BerryMed",
+                serviceUUIDs: [BluetoothUUID("49535343-FE7D-4AE5-8FA9-9FAFD205E455")!]
+            ),
+            expected: "berrymed-bci-oximeter"
+        ),
+        Fixture(
+            label: "an OBD dongle on the same Microchip UART service is not claimed",
+            advertisement: Advertisement(
+                name: "OBDII",
+                serviceUUIDs: [BluetoothUUID("49535343-FE7D-4AE5-8FA9-9FAFD205E455")!]
+            ),
+            expected: nil
+        ),
+        Fixture(
+            label: "Jumper-style oximeter",
+            advertisement: Advertisement(
+                name: "My Oximeter",
+                serviceUUIDs: [BluetoothUUID("CDEACB80-5235-4C07-8846-93A37EE6B86D")!]
+            ),
+            expected: "jumper-oximeter"
         ),
         Fixture(
             label: "a phone",
