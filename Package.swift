@@ -208,7 +208,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["carebridge", "TestSupport"],
+            dependencies: [
+                "carebridge", "TestSupport", "CareStore", "CarePlan", .product(name: "Logging", package: "swift-log"),
+            ],
             // Recordings and profiles the safety replay tests read from disk.
             exclude: ["Fixtures"]
         ),

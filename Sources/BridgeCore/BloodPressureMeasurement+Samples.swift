@@ -13,6 +13,20 @@ extension BloodPressureMeasurement: SampleProducing {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
+        if systolic.doubleValue != nil {
+            metadata["resolution.bloodPressureSystolic"] = SampleResolution.text(exponent: systolic.exponent)
+        }
+        if diastolic.doubleValue != nil {
+            metadata["resolution.bloodPressureDiastolic"] = SampleResolution.text(exponent: diastolic.exponent)
+        }
+        if meanArterialPressure.doubleValue != nil {
+            metadata["resolution.meanArterialPressure"] = SampleResolution.text(
+                exponent: meanArterialPressure.exponent
+            )
+        }
+        if let pulseRate, pulseRate.doubleValue != nil {
+            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
+        }
         context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         let start = context.start(for: timeStamp)  // resolve the device time once

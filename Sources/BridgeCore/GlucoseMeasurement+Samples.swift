@@ -45,6 +45,9 @@ extension GlucoseMeasurement: SampleProducing {
         if sensorStatus != nil {
             metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
         }
+        if let concentration, concentration.doubleValue != nil {
+            metadata["resolution.bloodGlucose"] = SampleResolution.text(exponent: concentration.exponent)
+        }
         context.metadata = metadata
         let unit: HealthUnit = isMolePerLitre ? .molePerLitre : .kilogramPerLitre
         let start = context.start(for: userFacingTime)

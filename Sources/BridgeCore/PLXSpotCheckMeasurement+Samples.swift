@@ -49,6 +49,12 @@ enum PLXSampling {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
         if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        if spo2.doubleValue != nil {
+            metadata["resolution.oxygenSaturation"] = SampleResolution.text(exponent: spo2.exponent)
+        }
+        if pulseRate.doubleValue != nil {
+            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
+        }
         context.metadata = metadata
         let start = context.start(for: deviceTime)
         if let value = spo2.doubleValue,

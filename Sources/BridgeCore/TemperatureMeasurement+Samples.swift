@@ -10,6 +10,11 @@ extension TemperatureMeasurement: SampleProducing {
         let comparator = temperature.special.flatMap(ValueComparator.init)
         guard let value = temperature.doubleValue ?? comparator.map({ _ in 0 }) else { return }
         if let temperatureType { context.metadata["temperatureType"] = temperatureType.description }
+        if temperature.doubleValue != nil {
+            context.metadata["resolution.bodyTemperature"] = SampleResolution.text(
+                exponent: temperature.exponent
+            )
+        }
         guard
             var sample = context.sample(
                 .bodyTemperature,

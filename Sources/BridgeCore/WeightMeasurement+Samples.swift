@@ -1,9 +1,25 @@
 public import GATTDecoding
 
 extension WeightMeasurement: SampleProducing {
+    /// Per user ID (none, 0…255) and fields present (imperial, BMI, height): the user metadata with the steps
+    /// 0.005 kg or 0.01 lb, BMI 0.1, height 0.001 m or 0.1 in.
+    static let metadataTable: [[String: String]] = (0..<257).flatMap { user in
+        (0..<8).map { fields in
+            var metadata = UserMetadata.metadata(for: user == 0 ? nil : UInt8(user - 1))
+            let imperial = fields & 4 != 0
+            metadata["resolution.bodyMass"] = imperial ? "0.01" : "0.005"
+            if fields & 2 != 0 { metadata["resolution.bodyMassIndex"] = "0.1" }
+            if fields & 1 != 0 { metadata["resolution.height"] = imperial ? "0.1" : "0.001" }
+            return metadata
+        }
+    }
+
     /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
     public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
-        context.metadata = UserMetadata.metadata(for: userID)
+        // User ID and the spec's steps (SampleResolution), from a table built once: a weigh-in builds no dictionary.
+        let user = userID.map { Int($0) + 1 } ?? 0
+        let fields = (isImperial ? 4 : 0) + (bmi != nil ? 2 : 0) + (height != nil ? 1 : 0)
+        context.metadata = Self.metadataTable[user * 8 + fields]
         let start = context.start(for: timeStamp)
         let massUnit: HealthUnit = isImperial ? .pound : .kilogram
         if let weight,

@@ -170,8 +170,10 @@ public struct Bridge: Sendable {
         var outcome: BridgeOutcome { state.withLock { $0 } }
 
         func run() async throws {
-            // Its end shuts the group down: a signal from now on is a request to stop again.
-            defer { _ = requests.note() }
+            // Ending by itself shuts the group down: a signal from now on is a request to stop again. Ending
+            // because of a shutdown is not a request of its own (the signal that caused it is counted once, in
+            // whichever order the group and the counter see it).
+            defer { if !Task.isShuttingDownGracefully, !Task.isCancelled { _ = requests.note() } }
             switch bridge.source {
             case .live(let transport, let stop):
                 try await runLive(transport, stop: stop)
@@ -361,7 +363,7 @@ extension Bridge {
         let body: @Sendable (TransportEvent) -> Void
 
         func run() async throws {
-            defer { _ = requests.note() }
+            defer { if !Task.isShuttingDownGracefully, !Task.isCancelled { _ = requests.note() } }
             let stop = self.stop
             let timer = duration.map { duration in
                 Task {

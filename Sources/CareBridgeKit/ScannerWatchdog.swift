@@ -5,7 +5,7 @@ public import ServiceLifecycle
 /// The scanner watchdog as a service of the bridge's group: no advertisement at all for ``silenceLimit`` while
 /// the transport discovers → restart discovery; still nothing for another ``silenceLimit`` → power-cycle the
 /// adapter; still nothing → give up (the transport's stream ends with an error, so a service manager restarts the
-/// bridge). Any advertisement resets the stages.
+/// bridge), and the watchdog ends. Any advertisement resets the stages.
 ///
 /// It asks the scanner every `min(silenceLimit / 4, 5 s)`; each answer also tells the service manager that the
 /// transport's loop is alive (systemd's `WATCHDOG=1`). Time is the injected clock's, so tests drive it without
@@ -41,6 +41,8 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
                     metadata: ["silence": "\(tracker.lastSilence)", "stage": "\(tracker.stage)"]
                 )
                 await scanner.recover(step)
+                // Given up: the transport's run ends with the error; there is nothing left to watch.
+                if case .giveUp = step { return }
             }
         }
     }

@@ -175,6 +175,14 @@ extension CareStore {
         return versions.current.map(\.storedTask)
     }
 
+    /// The earliest effective date of any task version, deleted tasks included (of the scoped patient): where
+    /// the store's events, and so its outcomes, can begin. Nil without tasks.
+    public func earliestTaskEffectiveDate() throws(CareStoreError) -> Date? {
+        let scope = patientScope
+        let versions = try read { db in try TaskVersions.load(db, patient: scope) }
+        return versions.all.map(\.effective).min()
+    }
+
     /// Every version of one task, oldest first (tombstone included).
     public func taskVersions(id: String) throws(CareStoreError) -> [StoredTask] {
         let versions = try read { db in try TaskVersions.load(db) }

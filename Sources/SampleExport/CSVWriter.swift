@@ -50,7 +50,8 @@ public final class CSVWriter {
         row += ","
         row += sample.type.rawValue
         row += ","
-        row += Self.number(sample.value)
+        // At the transmitted precision when the decoder recorded it (SampleResolution); exact otherwise.
+        row += sample.valueAtResolution ?? Self.number(sample.value)
         row += ","
         Self.appendField(sample.unit.rawValue, to: &row)
         row += ","
@@ -62,7 +63,7 @@ public final class CSVWriter {
         row += ","
         if let device = sample.source.device { Self.appendField(device.key, to: &row) }
         row += ","
-        row += Self.number(sample.transmittedValue)
+        row += sample.transmittedValueAtResolution ?? Self.number(sample.transmittedValue)
         row += ","
         Self.appendField(sample.transmittedUnit.rawValue, to: &row)
         row += ","

@@ -428,7 +428,8 @@ public final class FHIRBundleWriter {
         let high = systolic.sample
         let low = diastolic.sample
         // LO/HI halves and quarantined halves go through writeSingle, which qualifies or skips each.
-        guard let highValue = JSONText.number(high.value), let lowValue = JSONText.number(low.value),
+        guard let highValue = high.valueAtResolution ?? JSONText.number(high.value),
+            let lowValue = low.valueAtResolution ?? JSONText.number(low.value),
             high.unit == .millimetreOfMercury, low.unit == .millimetreOfMercury, high.comparator == nil,
             low.comparator == nil, !high.isQuarantined, !low.isQuarantined
         else {
@@ -608,11 +609,15 @@ public final class FHIRBundleWriter {
             default: break
             }
         }
+        // At the transmitted precision when the decoder recorded it (SampleResolution; FHIR decimals keep their
+        // trailing zeros as precision): 120.0 mm[Hg] from 16.0 kPa, not 120.009852128.
         if sample.unit == coding.unit {
-            return JSONText.number(sample.value).map { ($0, coding.unit, coding.codings) }
+            return (sample.valueAtResolution ?? JSONText.number(sample.value)).map { ($0, coding.unit, coding.codings) }
         }
         if sample.transmittedUnit == coding.unit {
-            return JSONText.number(sample.transmittedValue).map { ($0, coding.unit, coding.codings) }
+            return (sample.transmittedValueAtResolution ?? JSONText.number(sample.transmittedValue)).map {
+                ($0, coding.unit, coding.codings)
+            }
         }
         if sample.unit == .metre, coding.unit == .centimetre {
             return DecimalText.scaled(sample.value, byPowerOfTen: 2).map { ($0, coding.unit, coding.codings) }

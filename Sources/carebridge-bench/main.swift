@@ -24,6 +24,7 @@ let benchmarks: [Benchmark] = [
     blueZLatencyBenchmark,
     exportBenchmark,
     growthBenchmark,
+    routingBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.

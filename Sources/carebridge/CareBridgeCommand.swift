@@ -11,7 +11,7 @@ struct CareBridgeCommand: AsyncParsableCommand {
             meters and pulse oximeters send, normalises it into quantity samples, and completes the matching \
             assessment events of a care plan.
             """,
-        version: CareBridgeVersion.current,
+        version: CareBridgeVersion.full,
         subcommands: [
             Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
             Uncomplete.self, Replay.self, Recording.self, Export.self, Adapters.self, Scan.self, Run.self, Record.self,

@@ -20,7 +20,7 @@ struct Export: ParsableCommand {
             < or > (dataAbsentReason negative-/positive-infinity when the device limit is unknown); a deleted \
             sample (a correction) is an Observation with status entered-in-error (in a transaction: a \
             conditional update, PUT Observation?identifier=…). Care-plan outcomes in the range (all of them \
-            when no --type is given) follow: an intervention done or marked not done is a Task (completed, or \
+            when no --type is given; without --from from the first task on, deleted tasks' outcomes included) follow: an intervention done or marked not done is a Task (completed, or \
             cancelled with the reason), an answered assessment one survey Observation per answer; see the README.
             csv: one row per sample (RFC 4180): id, type, value, unit, start, end, source, device, transmitted \
             value and unit, matched task and occurrence (';'-joined when several), comparator (< or >), \
@@ -179,15 +179,11 @@ struct Export: ParsableCommand {
     }
 
     /// The outcomes of events in [from, to) that no sample gave: interventions done or not done, answers typed
-    /// in. Without --from, from the earliest effective date of a current task; without --to, up to now.
+    /// in. Without --from, from the earliest effective date of any task, deleted ones included (their outcomes
+    /// before the deletion are history too); without --to, up to now.
     static func outcomes(_ store: CareStore, from: Date?, to: Date?) throws(CareStoreError) -> [ExportOutcome] {
         var start = from
-        if start == nil {
-            for task in try store.tasks() {
-                let first = try store.taskVersions(id: task.id).first?.effectiveDate ?? task.effectiveDate
-                start = min(start ?? first, first)
-            }
-        }
+        if start == nil { start = try store.earliestTaskEffectiveDate() }
         let end = to ?? Date()
         guard let start, start < end else { return [] }
         return try store.events(matching: EventQuery(from: start, to: end)).compactMap { event in

@@ -27,7 +27,9 @@ import Testing
         )
         #expect(samples.map(\.value) == [120, 80, 93, 64])
         #expect(samples.map(\.unit) == [.millimetreOfMercury, .millimetreOfMercury, .millimetreOfMercury, .perMinute])
-        #expect(samples.allSatisfy { $0.metadata.isEmpty && $0.start == received })
+        #expect(
+            samples.allSatisfy { $0.metadata.keys.allSatisfy { $0.hasPrefix("resolution.") } && $0.start == received }
+        )
     }
 
     @Test func kilopascalIsConvertedToMillimetresOfMercury() throws {
@@ -69,7 +71,7 @@ import Testing
         #expect(samples.count == 3)
         for sample in samples {
             #expect(
-                sample.metadata == [
+                sample.metadata.filter { !$0.key.hasPrefix("resolution.") } == [
                     "userID": "1", "measurementStatus": "bodyMovement,irregularPulse,pulseRateAboveUpperLimit",
                 ]
             )
@@ -77,7 +79,11 @@ import Testing
         }
         let calm: [UInt8] = [0x18, 0x82, 0x00, 0x55, 0x00, 0x64, 0x00, 0xFF, 0x00, 0x00]
         let calmSamples = try BloodPressureMeasurement.decode(calm).samples(in: context(calm))
-        #expect(calmSamples.first?.metadata == ["userID": "unknown", "measurementStatus": "none"])
+        #expect(
+            calmSamples.first?.metadata.filter { !$0.key.hasPrefix("resolution.") } == [
+                "userID": "unknown", "measurementStatus": "none",
+            ]
+        )
     }
 
     @Test func unknownDeviceDateFallsBackToTheReceiveTime() throws {

@@ -37,7 +37,7 @@ func berlinTime(_ date: Date) -> String {
         #expect(
             sample.metadata == [
                 "sequenceNumber": "5", "baseTime": "2024-03-15T07:30:00", "sampleType": "capillary plasma",
-                "sampleLocation": "finger",
+                "sampleLocation": "finger", "resolution.bloodGlucose": "1e-5",
             ]
         )
     }

@@ -13,7 +13,11 @@ import Testing
         #expect(result.map(\.value) == [97, 64])
         #expect(result.map(\.unit) == [.percent, .perMinute])
         #expect(result.allSatisfy { $0.start == received && $0.deviceTime == nil })
-        #expect(result.allSatisfy { $0.metadata == ["measurement": "spot-check"] })
+        #expect(
+            result.allSatisfy {
+                $0.metadata.filter { !$0.key.hasPrefix("resolution.") } == ["measurement": "spot-check"]
+            }
+        )
     }
 
     @Test func spotCheckUsesItsTimestampUnlessTheClockIsNotSet() throws {
@@ -62,6 +66,7 @@ import Testing
             sample.metadata == [
                 "measurement": "spot-check", "measurementStatus": "validated data",
                 "deviceAndSensorStatus": "low perfusion detected", "pulseAmplitudeIndex": "5.2 %",
+                "resolution.oxygenSaturation": "1e0", "resolution.heartRate": "1e0",
             ]
         )
     }

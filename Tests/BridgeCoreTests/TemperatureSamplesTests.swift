@@ -21,7 +21,7 @@ import Testing
         #expect(sample.type == .bodyTemperature)
         #expect(sample.value == 36.5)
         #expect(sample.unit == .celsius)
-        #expect(sample.metadata == ["temperatureType": "mouth"])
+        #expect(sample.metadata == ["temperatureType": "mouth", "resolution.bodyTemperature": "1e-1"])
         #expect(sample.start == received)
         #expect(sample.source.characteristic == BluetoothUUID(0x2A1C))
     }

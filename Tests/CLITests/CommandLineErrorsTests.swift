@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a user meets when a command is mistyped or asks for nothing: a version, "did you mean", the usage of
@@ -34,10 +35,32 @@ import Testing
         try CarebridgeProcess.run(arguments, environment: environment)
     }
 
-    @Test func versionIsPrinted() throws {
+    @Test func versionIsTheReleaseAndTheCheckoutsCommit() throws {
         let result = try run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.first?.isNumber == true, "\(result.stdout)")
+        // Run from this checkout's .build: the commit git itself names for HEAD.
+        let git = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["git", "-C", PackageRoot.url.path, "rev-parse", "HEAD"]
+        )
+        if git.status == 0 {
+            let head = git.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(result.stdout == "0.9.0-dev (git \(head.prefix(12)))\n", "\(result.stdout)")
+        } else {
+            #expect(result.stdout == "0.9.0-dev\n", "not a checkout: the release alone")
+        }
+    }
+
+    @Test func anInstalledBinaryPrintsTheReleaseAlone() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("installed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let installed = directory.appendingPathComponent("carebridge")
+        try FileManager.default.copyItem(at: CarebridgeProcess.executable, to: installed)
+        let result = try CarebridgeProcess.run(["--version"], executable: installed)
+        #expect(result.status == 0)
+        #expect(result.stdout == "0.9.0-dev\n", "\(result.stdout)")
     }
 
     @Test(arguments: [

@@ -4,6 +4,40 @@ import Testing
 
 /// `carebridge export` end to end: a real store file filled through the CLI, exported by the built executable.
 @Suite struct ExportCommandTests {
+    @Test func csvAndFHIRPresentValuesAtTheTransmittedPrecision() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("precision-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let replay = try CarebridgeProcess.run([
+            "replay", "--store", store, "--time-zone", "UTC", ReplayCommandTests.recording("blood-pressure-kpa.jsonl"),
+            ReplayCommandTests.recording("thermometer-fahrenheit.jsonl"),
+        ])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        // 16.0 kPa is stored as 120.009852128 mm[Hg]; 0.1 kPa is 0.75 mm[Hg], so one decimal.
+        let csv = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let rows = csv.stdout.split(separator: "\r\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        let systolic = try #require(rows.first { $0.count > 9 && $0[1] == "bloodPressureSystolic" })
+        #expect(systolic[2] == "120.0" && systolic[8] == "16.0", "\(systolic)")
+        let temperature = try #require(rows.first { $0.count > 9 && $0[1] == "bodyTemperature" })
+        #expect(temperature[2] == "37.00" && temperature[8] == "98.6", "\(temperature)")
+        let samples = try CarebridgeProcess.run([
+            "samples", "--store", store, "--json", "--type", "bloodPressureSystolic",
+        ])
+        #expect(samples.stdout.contains("120.009852128"), "the store keeps the exact value")
+
+        let fhir = try CarebridgeProcess.run([
+            "export", "--store", store, "--format", "fhir", "--subject", "Patient/p1",
+        ])
+        #expect(fhir.status == 0, "\(fhir.stderr)")
+        #expect(fhir.stdout.contains("\"valueQuantity\":{\"value\":120.0,"), "\(fhir.stdout.prefix(2000))")
+        #expect(!fhir.stdout.contains("120.009852128"))
+        #expect(fhir.stdout.contains("\"valueQuantity\":{\"value\":37.00,"))
+    }
+
     /// A store with a daily weigh-in task and a few manual readings, in its own directory.
     final class StoreDirectory {
         let url: URL

@@ -1,4 +1,6 @@
+import CareStore
 import Foundation
+import Logging
 import Testing
 
 /// `export --format fhir` carries the care plan's outcomes, not only samples: an intervention done as a Task,
@@ -51,5 +53,69 @@ import Testing
         guard PythonTool.validatorsRequired else { return }
         let validation = try PythonTool.python([ExportCommandTests.validator, out])
         #expect(validation.status == 0, "R4 validator: \(validation.stderr)")
+    }
+}
+
+/// Outcomes of a task deleted since are history: the FHIR export without --from starts at the earliest task of
+/// the store, deleted ones included, so they are not dropped.
+@Suite struct DeletedTaskOutcomeExportTests {
+    @Test func theOutcomesOfADeletedTaskAreExportedWithoutFrom() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "carebridge-outcomes-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storePath = directory.appendingPathComponent("store.sqlite").path
+        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
+            try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+        }
+        func plan(_ name: String, _ text: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        let medication = try plan(
+            "medication.json",
+            """
+            {"tasks": [{"id": "medication", "title": "Take medication", "kind": "intervention",
+               "schedule": {"timeZone": "Europe/Berlin",
+                            "elements": [{"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
+            """
+        )
+        #expect(try run(["plan", "apply", medication]).status == 0)
+        #expect(try run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
+        // The task is deleted from 15 November (the store's API: a tombstone version; its past events stay), and
+        // a later plan brings a task that starts after the outcome.
+        let zone = TimeZone(identifier: "Europe/Berlin")!
+        let store = try CareStore(
+            path: storePath,
+            bridgeZone: zone,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let deletion = try #require(calendar.date(from: DateComponents(year: 2026, month: 11, day: 15)))
+        try store.deleteTask(id: "medication", effective: deletion)
+        let walk = try plan(
+            "walk.json",
+            """
+            {"tasks": [{"id": "walk", "title": "Walk", "kind": "intervention",
+               "schedule": {"timeZone": "Europe/Berlin",
+                            "elements": [{"start": "2026-11-20T16:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
+            """
+        )
+        #expect(try run(["plan", "apply", walk]).status == 0)
+
+        let out = directory.appendingPathComponent("bundle.json").path
+        let result = try run(["export", "--format", "fhir", "--subject", "Patient/p1", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("with 1 care-plan outcome"), "\(result.stderr)")
+        let bundle =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
+        let tasks = try #require(bundle?["entry"] as? [[String: Any]]).compactMap {
+            $0["resource"] as? [String: Any]
+        }.filter { $0["resourceType"] as? String == "Task" }
+        #expect(tasks.count == 1)
+        #expect((tasks.first?["executionPeriod"] as? [String: Any])?["start"] as? String == "2026-11-10T08:30:00+01:00")
     }
 }

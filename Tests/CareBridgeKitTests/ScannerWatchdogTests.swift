@@ -48,6 +48,10 @@ import Testing
         var steps: [(at: Duration, step: ScannerRecovery)] { state.withLock { $0.steps } }
     }
 
+    final class Flag: Sendable {
+        let value = Mutex(false)
+    }
+
     /// Runs the watchdog on a manual clock; `during(tick)` runs before the clock moves from tick to tick + 1.
     func drive(
         limit: Duration,
@@ -57,15 +61,25 @@ import Testing
         let clock = ManualClock()
         let scanner = FakeScanner(now: { clock.now.offset })
         let watchdog = ScannerWatchdog(scanner: scanner, silenceLimit: limit, clock: clock, logger: Self.quiet)
-        let task = Task { try await watchdog.run() }
+        let ended = Flag()
+        let task = Task {
+            try await watchdog.run()
+            ended.value.withLock { $0 = true }
+        }
         defer { task.cancel() }
+        // The watchdog sleeps again only after it has handled the previous tick (or it has ended: given up).
+        func settled() async throws -> Bool {
+            try await waitUntil("the watchdog handled the tick", timeout: .seconds(10)) {
+                clock.sleeperCount >= 1 || ended.value.withLock { $0 }
+            }
+            return !ended.value.withLock { $0 }
+        }
         for tick in 0..<ticks {
-            // The watchdog sleeps again only after it has handled the previous tick.
-            try await clock.waitForSleepers(1)
+            guard try await settled() else { break }
             during(tick, scanner)
             clock.advance(by: watchdog.period)
         }
-        try await clock.waitForSleepers(1)
+        _ = try await settled()
         return (scanner, watchdog.period)
     }
 
@@ -87,7 +101,10 @@ import Testing
         let steps = scanner.steps
         #expect(steps.map(\.at) == [.seconds(8), .seconds(16), .seconds(24)])
         #expect(steps.map(\.step) == [.restartDiscovery, .powerCycle, .giveUp(silence: .seconds(8))])
-        #expect(scanner.state.withLock { $0.questions } == 14, "asked once per period: the service manager's heartbeat")
+        #expect(
+            scanner.state.withLock { $0.questions } == 12,
+            "asked once per period (the service manager's heartbeat) until it gave up at 24 s, then no more"
+        )
     }
 
     @Test func anAdvertisementResetsTheSilenceAndTheStages() async throws {
@@ -111,7 +128,7 @@ import Testing
     }
 
     @Test func noTransportRunMeansNothingToWatch() async throws {
-        let (scanner, _) = try await drive(limit: .seconds(8), ticks: 12) { tick, scanner in
+        let (scanner, _) = try await drive(limit: .seconds(8), ticks: 14) { tick, scanner in
             if tick == 0 { scanner.state.withLock { $0.scanner = nil } }
         }
         #expect(scanner.steps.isEmpty)
