@@ -114,6 +114,9 @@ public struct IngestPipeline {
         var waitingForMerge: [FrameWaiting] = []
         /// The last final frame of each name, for a merging frame that comes second.
         var recentFrames: [String: (decoded: DecodedFrame, time: Date)] = [:]
+        /// The last final frame per characteristic and frame name, for `finalRepeats` (reset by an intermediate
+        /// frame or a value no frame selects).
+        var lastFinalFrames: [String: (bytes: [UInt8], time: Date)] = [:]
         var emittedTypes: Set<QuantityType> = []
         var lastAdvertisement: Date?
         /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
@@ -576,6 +579,8 @@ public struct IngestPipeline {
             return nil
         }
         guard let (frame, decoded) = selected else {
+            // Something else the device said (e.g. settling values no frame reads): a weigh-in in progress.
+            state.session.lastFinalFrames = [:]
             logger.debug(
                 "no frame selects the value",
                 metadata: [
@@ -593,7 +598,22 @@ public struct IngestPipeline {
         )
         guard decoded.isFinal else {
             state.session.lastIntermediate = time
+            state.session.lastFinalFrames = [:]
             return samples
+        }
+        if let profile = state.profile, profile.quirks.finalRepeats {
+            // The same final frame again, with nothing else of the weigh-in between: the device repeating it.
+            let key = "\(source?.description ?? "-") \(frame.name)"
+            let previous = state.session.lastFinalFrames[key]
+            state.session.lastFinalFrames[key] = (bytes, time)
+            if let previous, previous.bytes == bytes, time.timeIntervalSince(previous.time) <= profile.tuning.weighInGap
+            {
+                logger.debug(
+                    "repeated final frame: not stored again",
+                    metadata: ["device.address": "\(address)", "profile": "\(profile.id)", "frame": "\(frame.name)"]
+                )
+                return samples
+            }
         }
         let context = SampleContext(
             receivedAt: time,

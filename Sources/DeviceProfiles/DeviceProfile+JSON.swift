@@ -202,7 +202,9 @@ extension DeviceProfile {
         if let reader = try root.optionalObject("quirks") {
             try reader.allow([
                 "clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock", "deviceTimeIsUTC",
+                "finalRepeats",
             ])
+            quirks.finalRepeats = try reader.optionalBool("finalRepeats") ?? false
             quirks.deviceTimeIsUTC = try reader.optionalBool("deviceTimeIsUTC") ?? false
             quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false
             quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false
