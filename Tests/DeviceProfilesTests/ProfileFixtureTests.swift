@@ -212,6 +212,25 @@ import Testing
         #expect(result.passed, "\(result.differences)")
     }
 
+    @Test func aVendorEpochGivesTheStoredWallClockTime() async throws {
+        // A clock counting from midnight China time: 763_831_800 s after it is 2024-03-15T07:30:00Z (the fixture
+        // runner's zone is UTC), not 2024-03-15T15:30:00 as seconds since local midnight 2000 would read.
+        let profile = """
+            {"id": "china-epoch-scale", "name": "China epoch scale (test)", "link": "gatt",
+             "match": {"name": "CNSCALE*", "priority": 40},
+             "characteristics": [{"uuid": "FFE1", "use": "notify", "frames": [
+               {"name": "record", "select": {"prefix": "23"},
+                "fields": [{"name": "when", "at": 1, "type": "epoch32le", "epoch": "2000-01-01T00:00:00+08:00"},
+                           {"name": "weight", "at": 5, "type": "u16be", "scale": 0.01}],
+                "time": "when", "samples": [{"type": "bodyMass", "field": "weight", "unit": "kg"}]}]}]}
+            """
+        var expected = Self.kg(72.35)
+        expected.time = "2024-03-15T07:30:00"
+        let result = try await Self.run(profile, values: [("FFE1", "23 F8 25 87 2D 1C 43")], expect: [expected])
+        #expect(result.passed, "\(result.differences)")
+        #expect(result.samples.first?.start == Date(timeIntervalSince1970: 1_710_487_800))
+    }
+
     @Test func aFailingFixtureSaysWhichSampleAndWhatDiffered() async throws {
         var expected = Self.kg(72.3)
         expected.userIndex = 2
