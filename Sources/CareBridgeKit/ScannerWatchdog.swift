@@ -5,7 +5,8 @@ public import ServiceLifecycle
 /// The scanner watchdog as a service of the bridge's group: no advertisement at all for ``silenceLimit`` while
 /// the transport discovers → restart discovery; still nothing for another ``silenceLimit`` → power-cycle the
 /// adapter; still nothing → give up (the transport's stream ends with an error, so a service manager restarts the
-/// bridge). Any advertisement resets the stages.
+/// bridge). Any advertisement resets the stages. After giving up it does nothing more (it neither asks the scanner
+/// nor takes another step) until the group ends it: one give-up per run, however slowly the run ends.
 ///
 /// It asks the scanner every `min(silenceLimit / 4, 5 s)`; each answer also tells the service manager that the
 /// transport's loop is alive (systemd's `WATCHDOG=1`). Time is the injected clock's, so tests drive it without
@@ -34,6 +35,7 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
             var tracker = Tracker(silenceLimit: silenceLimit, now: clock.now)
             while !Task.isCancelled {
                 do { try await clock.sleep(for: period) } catch { return }
+                if tracker.gaveUp { continue }
                 guard let state = await scanner.scannerState() else { continue }
                 guard let step = tracker.observe(state, at: clock.now) else { continue }
                 logger.warning(
@@ -53,6 +55,8 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
         var advertisements: Int?
         var stage = 0
         var lastSilence: Duration = .zero
+        /// The last step was taken (give up): nothing more to do.
+        var gaveUp = false
 
         init(silenceLimit: Duration, now: C.Instant) {
             self.silenceLimit = silenceLimit
@@ -61,6 +65,7 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
 
         /// The step to take now, if any.
         mutating func observe(_ state: ScannerState, at now: C.Instant) -> ScannerRecovery? {
+            if gaveUp { return nil }
             defer { advertisements = state.advertisements }
             if let previous = advertisements, previous != state.advertisements {
                 since = now
@@ -78,7 +83,9 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
             switch stage {
             case 1: return .restartDiscovery
             case 2: return .powerCycle
-            default: return .giveUp(silence: lastSilence)
+            default:
+                gaveUp = true
+                return .giveUp(silence: lastSilence)
             }
         }
     }

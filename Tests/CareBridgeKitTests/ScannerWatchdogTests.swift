@@ -87,7 +87,17 @@ import Testing
         let steps = scanner.steps
         #expect(steps.map(\.at) == [.seconds(8), .seconds(16), .seconds(24)])
         #expect(steps.map(\.step) == [.restartDiscovery, .powerCycle, .giveUp(silence: .seconds(8))])
-        #expect(scanner.state.withLock { $0.questions } == 14, "asked once per period: the service manager's heartbeat")
+        #expect(
+            scanner.state.withLock { $0.questions } == 12,
+            "asked once per period (the service manager's heartbeat) until it gave up at 24 s"
+        )
+    }
+
+    @Test func afterGivingUpItTakesNoFurtherStepAndAsksNoMore() async throws {
+        // A run that ends slowly after the give-up (under load): 40 periods later still exactly one give-up.
+        let (scanner, _) = try await drive(limit: .seconds(8), ticks: 52)
+        #expect(scanner.steps.map(\.step) == [.restartDiscovery, .powerCycle, .giveUp(silence: .seconds(8))])
+        #expect(scanner.state.withLock { $0.questions } == 12)
     }
 
     @Test func anAdvertisementResetsTheSilenceAndTheStages() async throws {
