@@ -258,21 +258,50 @@ public struct IngestPipeline {
             return
         }
         if let frames = entry.frames {
-            guard
-                let samples = frameSamples(
-                    value.bytes,
-                    frames: frames,
-                    source: value.characteristic,
-                    time: time,
-                    state: &state,
-                    output: &output
-                )
-            else { return }
-            // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
-            let live =
-                state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
-            if live, !samples.isEmpty { state.session.lastIntermediate = nil }
-            accept(samples, live: live, state: &state, output: &output)
+            // Several frames back to back (`frameLength`): each in order, as if it had come alone.
+            var pieces = [value.bytes[...]]
+            if let length = entry.frameLength {
+                pieces = stride(from: 0, to: value.bytes.count, by: length).map {
+                    value.bytes[$0..<min($0 + length, value.bytes.count)]
+                }
+                if let last = pieces.last, last.count < length {
+                    pieces.removeLast()
+                    output.issues.append(
+                        PipelineIssue(
+                            severity: .warning,
+                            device: address,
+                            time: time,
+                            message: "profile \(profile.id): the last \(last.count) byte(s) of a "
+                                + "\(value.bytes.count)-byte value on \(value.characteristic) are shorter than its "
+                                + "frameLength \(length): not decoded (\(Self.spacedHex(Array(last))))"
+                        )
+                    )
+                }
+            }
+            for (position, piece) in pieces.enumerated() {
+                guard
+                    var samples = frameSamples(
+                        Array(piece),
+                        frames: frames,
+                        source: value.characteristic,
+                        time: time,
+                        state: &state,
+                        output: &output
+                    )
+                else { continue }
+                // Two equal frames of one value are two readings: the position keeps their ids apart.
+                if entry.frameLength != nil {
+                    for index in samples.indices where samples[index].source.characteristic == value.characteristic {
+                        samples[index].index = position
+                    }
+                }
+                // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
+                let live =
+                    state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow }
+                    ?? false
+                if live, !samples.isEmpty { state.session.lastIntermediate = nil }
+                accept(samples, live: live, state: &state, output: &output)
+            }
             return
         }
         guard let decoder = entry.decoder else {

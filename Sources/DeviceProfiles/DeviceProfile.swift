@@ -147,6 +147,9 @@ public struct DeviceProfile: Sendable, Hashable {
         public var multiPacket: Bool
         /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
         public var quirks = PayloadQuirks()
+        /// A value carries several frames of this many bytes back to back (`frameLength`): each is decoded, in
+        /// order. Nil: the value is one frame.
+        public var frameLength: Int?
 
         public init(
             uuid: BluetoothUUID,

@@ -231,6 +231,22 @@ import Testing
         #expect(result.samples.first?.start == Date(timeIntervalSince1970: 1_710_487_800))
     }
 
+    @Test func aValueOfSeveralFramesIsDecodedFrameByFrameInOrder() async throws {
+        let profile = Self.repeating(quirk: false).replacingOccurrences(
+            of: #""use": "notify","#,
+            with: #""use": "notify", "frameLength": 4,"#
+        )
+        // Settling, 72.3, 72.4, 72.3 again and a 2-byte tail: three readings in order, the tail reported.
+        let result = try await Self.run(
+            profile,
+            values: [("FFE1", "AC 00 02 C0 AC 01 02 D3 AC 01 02 D4 AC 01 02 D3 AC 01")],
+            expect: [Self.kg(72.3), Self.kg(72.4), Self.kg(72.3)]
+        )
+        #expect(result.passed, "\(result.differences)")
+        #expect(Set(result.samples.map(\.id)).count == 3, "equal frames of one value are two readings")
+        #expect(result.issues.contains { $0.contains("the last 2 byte(s)") && $0.contains("frameLength 4") })
+    }
+
     @Test func aFailingFixtureSaysWhichSampleAndWhatDiffered() async throws {
         var expected = Self.kg(72.3)
         expected.userIndex = 2
