@@ -59,6 +59,8 @@ public struct SessionMachine: Sendable {
         case value(SessionStep.Await, timer: Int)
         case delay(timer: Int)
         case pause(timer: Int)
+        /// A compiled procedure (an Omron memory-map download) is running and gets every input.
+        case procedure(OmronMemorySession)
     }
 
     private var frames: [Frame] = []
@@ -97,6 +99,17 @@ public struct SessionMachine: Sendable {
         switch input {
         case .value(let value):
             receive(value, now: now, into: &actions)
+        case .completed, .failed, .timer:
+            if case .procedure(let procedure) = waiting {
+                feed(procedure, input, now: now, into: &actions)
+                return actions
+            }
+        default:
+            break
+        }
+        switch input {
+        case .value:
+            break
         case .completed(let id):
             guard case .action(id, _) = waiting else { return [] }
             waiting = nil
@@ -124,6 +137,7 @@ public struct SessionMachine: Sendable {
         case .value(let wait, _): SessionStep.await(wait).description
         case .delay: "delay"
         case .pause: frames.last?.loop.map { SessionStep.repeatUntil($0).description }
+        case .procedure(let procedure): procedure.currentStep
         case nil: nil
         }
     }
@@ -139,6 +153,10 @@ public struct SessionMachine: Sendable {
         {
             counted += 1
             actions.append(.progress(done: counted, total: total))
+        }
+        if case .procedure(let procedure) = waiting {
+            feed(procedure, .value(value), now: now, into: &actions)
+            return
         }
         if case .action(_, .read(let read)) = waiting, read.characteristic == value.characteristic,
             value.delivery == .read
@@ -202,6 +220,39 @@ public struct SessionMachine: Sendable {
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// Hands an input to the running procedure and follows its status.
+    private mutating func feed(
+        _ procedure: OmronMemorySession,
+        _ input: SessionInput,
+        now: Date,
+        into actions: inout [SessionAction]
+    ) {
+        var procedure = procedure
+        var ids = nextID
+        let produced = procedure.handle(input, ids: &ids)
+        nextID = ids
+        settle(procedure, produced, now: now, into: &actions)
+    }
+
+    private mutating func settle(
+        _ procedure: OmronMemorySession,
+        _ produced: [SessionAction],
+        now: Date,
+        into actions: inout [SessionAction]
+    ) {
+        switch procedure.status {
+        case .running:
+            waiting = .procedure(procedure)
+            actions += produced
+        case .finished(let updated):
+            variables = updated
+            waiting = nil
+            advance(now: now, into: &actions)
+        case .failed(let reason):
+            fail(reason, into: &actions)
+        }
     }
 
     // MARK: - Steps
@@ -290,6 +341,13 @@ public struct SessionMachine: Sendable {
             frames.append(frame)
         case .branch(let condition, let then, let otherwise):
             frames.append(Frame(steps: condition.holds(for: variables) ? then : otherwise))
+        case .omronMemoryMap(let map):
+            var procedure = OmronMemorySession(map: map, variables: variables)
+            var ids = nextID
+            let produced = procedure.start(ids: &ids)
+            nextID = ids
+            recent.removeAll()
+            settle(procedure, produced, now: now, into: &actions)
         case .set(let assignments):
             let before = variables
             for (name, assignment) in assignments {

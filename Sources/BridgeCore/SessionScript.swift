@@ -55,6 +55,9 @@ public struct SessionScript: Sendable, Hashable {
                     visit(then)
                     visit(otherwise)
                 case .repeatUntil(let loop): visit(loop.steps)
+                case .omronMemoryMap(let map):
+                    uuids.formUnion(map.channels.tx)
+                    if let unlock = map.channels.unlock { uuids.insert(unlock) }
                 default: break
                 }
             }
@@ -79,6 +82,9 @@ public struct SessionScript: Sendable, Hashable {
                 case .repeatUntil(let loop):
                     uuids.insert(loop.until.characteristic)
                     visit(loop.steps)
+                case .omronMemoryMap(let map):
+                    uuids.formUnion(map.channels.tx + map.channels.rx)
+                    if let unlock = map.channels.unlock { uuids.insert(unlock) }
                 case .delay, .set: break
                 }
             }
@@ -102,6 +108,8 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
     case branch(SessionCondition, then: [SessionStep], else: [SessionStep])
     /// Set variables: to a number, to another variable's value, or remove them (nil).
     case set([String: Assignment])
+    /// Download an Omron memory map (``OmronMemorySession``): the profile's `omron` section.
+    case omronMemoryMap(OmronMemoryMap)
 
     public enum Assignment: Sendable, Hashable {
         case value(SessionValue)
@@ -200,6 +208,7 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
             "repeat every \(loop.every) s until \(loop.until.characteristic) '\(loop.until.pattern)'"
         case .branch(let condition, _, _): "if \(condition)"
         case .set(let assignments): "set \(assignments.keys.sorted().joined(separator: ", "))"
+        case .omronMemoryMap(let map): "omron memory map \(map.model)"
         }
     }
 }

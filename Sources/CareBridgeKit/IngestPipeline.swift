@@ -136,6 +136,8 @@ public struct IngestPipeline {
         /// Measurement values that came as stored records in answer to a report-records request.
         var downloadedRecords = 0
         var reportedUnclaimed = false
+        /// The profile's reader of records spread over several values (a memory-map download), per connection.
+        var recordReader: (any StreamedRecordReader)?
     }
 
     private mutating func newDevice(_ address: String) -> DeviceState {
@@ -185,6 +187,7 @@ public struct IngestPipeline {
             }
         case .connected:
             endSession(&state, output: &output)
+            state.recordReader = state.profile?.makeRecordReader()
         case .servicesDiscovered(let services):
             if state.profile == nil {
                 claim(&state, advertisement: Advertisement(serviceUUIDs: services.keys.sorted()), time: event.time)
@@ -222,6 +225,7 @@ public struct IngestPipeline {
         guard state.profile == nil, let profile = catalog.profile(for: advertisement) else { return }
         state.profile = profile
         state.identity.profile = profile.id
+        state.recordReader = profile.makeRecordReader()
         state.screening = SampleScreening(
             plausibility: configuration.plausibility.overriding(profile.plausibility),
             measurementRanges: profile.measurementRanges
@@ -251,6 +255,11 @@ public struct IngestPipeline {
         }
         guard let profile = state.profile else {
             bad("no device profile claims this device (no matching advertisement or services seen)")
+            return
+        }
+        if var reader = state.recordReader, reader.reads(value.characteristic) {
+            streamedRecords(value, reader: &reader, time: time, state: &state, output: &output)
+            state.recordReader = reader
             return
         }
         guard let entry = profile.characteristic(value.characteristic) else {
@@ -392,6 +401,38 @@ public struct IngestPipeline {
             }
             accept(samples, live: live, state: &state, output: &output)
         }
+    }
+
+    // MARK: - Records spread over several values
+
+    /// Feeds the profile's record reader (a memory-map download): its records' samples wait for the end of the
+    /// session like any other timed record; what it could not read is a bad event saying where.
+    private func streamedRecords(
+        _ value: CharacteristicValue,
+        reader: inout any StreamedRecordReader,
+        time: Date,
+        state: inout DeviceState,
+        output: inout Output
+    ) {
+        let context = SampleContext(
+            receivedAt: time,
+            timeZone: state.profile?.quirks.deviceTimeIsUTC == true ? Self.utc : configuration.timeZone,
+            source: SampleSource(
+                kind: .device,
+                characteristic: value.characteristic,
+                decoder: reader.identifier,
+                device: state.identity
+            ),
+            payload: value.bytes
+        )
+        let read = reader.read(value, context: context)
+        // Records read out of the device's memory are stored records it downloaded.
+        state.downloadedRecords += read.records
+        let address = state.identity.address ?? state.identity.key
+        for problem in read.problems {
+            output.issues.append(PipelineIssue(severity: .badEvent, device: address, time: time, message: problem))
+        }
+        accept(read.samples, live: false, state: &state, output: &output)
     }
 
     // MARK: - Multi-packet values

@@ -23,6 +23,9 @@ public import Foundation
 /// patient's plan these tasks belong to; default: the patient's first plan) and `"contacts": [{"id", "name",
 /// "category": careTeam|personal, "role", "title", "organization", "phones", "messagingNumbers", "emails",
 /// "address", "receives": ["reports", "alerts"]}]`.
+///
+/// Retention (optional, store-wide): `"retention": {"heartRate": {"keepRawDays": 90, "aggregateMinutes": 1}}`
+/// (``RetentionPolicy``).
 public struct CarePlanDocument: Sendable, Hashable {
     public var tasks: [CareTask]
     /// The patient the file is for (added or versioned when applied), if it names one.
@@ -31,12 +34,21 @@ public struct CarePlanDocument: Sendable, Hashable {
     public var plan: PatientPlan?
     /// The plan's contacts (their `planID` is filled in when the plan is known).
     public var contacts: [CareContact]
+    /// The store's retention policy, when the file has a `"retention"` key (nil: leave the stored one alone).
+    public var retention: RetentionPolicy?
 
-    public init(tasks: [CareTask], patient: Patient? = nil, plan: PatientPlan? = nil, contacts: [CareContact] = []) {
+    public init(
+        tasks: [CareTask],
+        patient: Patient? = nil,
+        plan: PatientPlan? = nil,
+        contacts: [CareContact] = [],
+        retention: RetentionPolicy? = nil
+    ) {
         self.tasks = tasks
         self.patient = patient
         self.plan = plan
         self.contacts = contacts
+        self.retention = retention
     }
 
     /// Reads and validates a plan file; nothing is returned unless the whole file is valid.
@@ -130,7 +142,10 @@ private struct PlanReader {
     }
 
     func document(_ root: JSONValue) throws(CarePlanError) -> CarePlanDocument {
-        let object = try self.object(root, "", keys: ["tasks", "patient", "plan", "contacts"])
+        let object = try self.object(root, "", keys: ["tasks", "patient", "plan", "contacts", "retention"])
+        let retention = try object["retention"].map { value throws(CarePlanError) in
+            try RetentionPolicy.parse(value, path: path)
+        }
         let patient = try object["patient"].map { value throws(CarePlanError) in try self.patient(value, "patient") }
         var plan: PatientPlan?
         if let value = object["plan"] {
@@ -149,8 +164,15 @@ private struct PlanReader {
             }
             contacts.append(contact)
         }
-        guard let items = try array(object, "tasks", "", required: patient == nil && contacts.isEmpty) else {
-            return CarePlanDocument(tasks: [], patient: patient, plan: plan, contacts: contacts)
+        guard
+            let items = try array(
+                object,
+                "tasks",
+                "",
+                required: patient == nil && contacts.isEmpty && retention == nil
+            )
+        else {
+            return CarePlanDocument(tasks: [], patient: patient, plan: plan, contacts: contacts, retention: retention)
         }
         var tasks: [CareTask] = []
         var seen: [String: Int] = [:]
@@ -163,7 +185,7 @@ private struct PlanReader {
             seen[task.id] = index
             tasks.append(task)
         }
-        return CarePlanDocument(tasks: tasks, patient: patient, plan: plan, contacts: contacts)
+        return CarePlanDocument(tasks: tasks, patient: patient, plan: plan, contacts: contacts, retention: retention)
     }
 
     func strings(_ object: JSONObject, _ key: String, _ at: String) throws(CarePlanError) -> [String] {

@@ -8,7 +8,8 @@ extension CareStore {
     public static let mqttOutboxChannel = "mqtt"
 
     /// Starts queueing every newly stored sample for `channel`. From now on each insert into the store also
-    /// adds an outbox entry in the same transaction (also when stored by a process without a publisher), until
+    /// adds an outbox entry in the same transaction (written by the sample inserter, which every path that
+    /// stores a sample goes through) (also when stored by a process without a publisher), until
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
     /// - Throws: ``CareStoreError`` `.database`.
     public func enableOutbox(
@@ -22,7 +23,6 @@ extension CareStore {
                 sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, date.timeIntervalSince1970]
             )
-            try OutboxSchema.updateTrigger(db)
         }
     }
 
@@ -33,9 +33,7 @@ extension CareStore {
         try write { db in
             try db.execute(sql: "DELETE FROM outboxChannel WHERE name = ?", arguments: [channel])
             try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
-            let dropped = db.changesCount
-            try OutboxSchema.updateTrigger(db)
-            return dropped
+            return db.changesCount
         }
     }
 

@@ -192,13 +192,7 @@ extension CareStore {
     /// inbox) to a patient and plan. Outcomes, events and sample ids do not change.
     static func adopt(_ db: Database, patientID: String, planID: String) throws {
         try db.execute(sql: "UPDATE task SET carePlanID = ? WHERE carePlanID IS NULL", arguments: [planID])
-        try db.execute(
-            sql: """
-                UPDATE sample SET patientID = ?, routedBy = 'adopted'
-                WHERE patientID IS NULL AND inboxReason IS NULL
-                """,
-            arguments: [patientID]
-        )
+        try SampleTable.adopt(db, patientID: patientID)
     }
 
     /// The plan new tasks of `patientID` go to: its first live plan.

@@ -118,21 +118,11 @@ extension CareStore {
         _ = try resolvePatient(patientID)
         let zone = bridgeZone
         let (assignment, changes) = try write { db -> (InboxAssignment, [StoreChange]) in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT deviceID, payload, start, receivedAt FROM sample
-                        WHERE id = ? AND deletedDate IS NULL AND inboxReason IS NOT NULL
-                        """,
-                    arguments: [id.data]
-                )
+            var codes = try SampleCodes(db)
+            let found = try SampleTable.record(db, id: id, codes: &codes)
+            guard let sample = found, sample.deletedDate == nil, sample.inboxReason != nil, let key = sample.rowKey
             else {
-                let filed = try String.fetchOne(
-                    db,
-                    sql: "SELECT patientID FROM sample WHERE id = ? AND deletedDate IS NULL",
-                    arguments: [id.data]
-                )
+                let filed = found.flatMap { $0.deletedDate == nil ? $0.patientID : nil }
                 throw CareStoreError(
                     .sampleNotFound,
                     "sample \(id.uuidString.lowercased()) is not in the unassigned inbox"
@@ -141,23 +131,32 @@ extension CareStore {
             }
             // The whole measurement: every inbox value of the same device at the same instant (a body
             // composition result split over two packets too); a manual reading is only itself.
-            let records = try SampleRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT \(SampleRecord.selection) \(SampleRecord.from)
-                    WHERE sample.deletedDate IS NULL AND sample.inboxReason IS NOT NULL
-                    AND (sample.id = ? OR (? IS NOT NULL AND sample.deviceID = ? AND sample.start = ?))
-                    ORDER BY sample.start, sample.id
-                    """,
-                arguments: [id.data, row[0] as Int64?, row[0] as Int64?, row[2] as Double]
-            )
+            var records = [sample]
+            if let device = sample.device {
+                let others = try SampleTable.records(
+                    db,
+                    where: """
+                        r.type IN (SELECT code FROM quantityType) AND r.start = ?
+                        AND r.state & \(SampleTable.deletedBit | SampleTable.inboxBit) = \(SampleTable.inboxBit)
+                        AND r.series IN (
+                            SELECT s.id FROM sampleSeries AS s JOIN device AS d ON d.id = s.deviceID
+                            WHERE d.identity = ?
+                        )
+                        """,
+                    arguments: [key.start, device],
+                    codes: &codes
+                )
+                records += others.filter { $0.id != sample.id }
+            }
+            records.sort { ($0.start, $0.id.uuidString) < ($1.start, $1.id.uuidString) }
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             var moved: [UUID] = []
             var changes: [StoreChange] = []
             for record in records {
-                try db.execute(
-                    sql: "UPDATE sample SET patientID = ?, inboxReason = NULL, routedBy = ? WHERE id = ?",
-                    arguments: [patientID, "assigned (was: \(record.inboxReason ?? ""))", record.id.data]
+                try SampleTable.setRoute(
+                    db,
+                    record,
+                    SampleRoute(patientID: patientID, routedBy: "assigned (was: \(record.inboxReason ?? ""))")
                 )
                 moved.append(record.id)
                 let stored = try record.storedSample()
@@ -199,10 +198,7 @@ extension CareStore {
     /// How many live readings wait in the unassigned inbox.
     public func unassignedCount() throws(CareStoreError) -> Int {
         try read { db in
-            try Int.fetchOne(
-                db,
-                sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL AND inboxReason IS NOT NULL"
-            ) ?? 0
+            try SampleTable.liveCount(db, flagged: SampleTable.inboxBit)
         }
     }
 }

@@ -52,6 +52,8 @@ extension CareStore {
         let zone = bridgeZone
         let scope = patientScope
         let logger = logger
+        // The store keeps whole milliseconds; outcomes derived now use the times a later derivation reads back.
+        let recordedAt = SampleTable.date(SampleTable.milliseconds(recordedAt))
         let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
             var report = IngestReport()
             var changes: [StoreChange] = []
@@ -59,8 +61,15 @@ extension CareStore {
             let inserter = try SampleInserter(db: db)
             var router = try SampleRouter(db: db, scope: scope, batch: samples)
             let recordedSeconds = recordedAt.timeIntervalSince1970
-            for sample in samples {
-                let id = sample.id
+            var aggregated = AggregatedRanges()
+            for original in samples {
+                let id = original.id
+                let sample = Self.wholeMilliseconds(original)
+                if try aggregated.covers(sample, db: db) {
+                    report.duplicates += 1
+                    report.alreadyAggregated += 1
+                    continue
+                }
                 let route = try router.route(sample, db: db)
                 guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route) else {
                     report.duplicates += 1
@@ -97,6 +106,11 @@ extension CareStore {
             return (report, changes)
         }
         broadcaster.publish(changes)
+        if report.alreadyAggregated > 0 {
+            logger.warning(
+                "\(report.alreadyAggregated) reading(s) not stored again: their period was already vacuumed into aggregates from the same device (carebridge store stats)"
+            )
+        }
         if report.unassigned > 0 {
             logger.warning(
                 "\(report.unassigned) reading(s) kept in the unassigned inbox (no owner, or a shared device that could not tell): carebridge samples --unassigned"
@@ -121,18 +135,10 @@ extension CareStore {
     public func deleteSample(id: UUID, at date: Date = Date()) throws(CareStoreError) -> Bool {
         let zone = bridgeZone
         let result = try write { db -> [StoreChange]? in
-            guard
-                let record = try SampleRecord.fetchOne(
-                    db,
-                    sql:
-                        "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? AND sample.deletedDate IS NULL",
-                    arguments: [id.data]
-                )
+            var codes = try SampleCodes(db)
+            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil
             else { return nil }
-            try db.execute(
-                sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
-                arguments: [date.timeIntervalSince1970, id.data]
-            )
+            try SampleTable.markDeleted(db, record, at: date)
             if record.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             let sample = try record.storedSample().sample
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
@@ -179,14 +185,8 @@ extension CareStore {
         }
         let zone = bridgeZone
         let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
-            guard
-                let record = try SampleRecord.fetchOne(
-                    db,
-                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
-                        + "AND sample.deletedDate IS NULL",
-                    arguments: [id.data]
-                )
-            else {
+            var codes = try SampleCodes(db)
+            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil else {
                 throw CareStoreError(.sampleNotFound, "no live sample \(id.uuidString.lowercased())")
             }
             guard record.sourceKind == SampleSource.Kind.manual.rawValue else {
@@ -196,10 +196,7 @@ extension CareStore {
                         + "(delete it with `carebridge samples delete`)"
                 )
             }
-            try db.execute(
-                sql: "UPDATE sample SET deletedDate = ? WHERE id = ?",
-                arguments: [recordedAt.timeIntervalSince1970, id.data]
-            )
+            try SampleTable.markDeleted(db, record, at: recordedAt)
             try Self.enqueueRetraction(db, id: id, at: recordedAt)
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(
@@ -215,6 +212,7 @@ extension CareStore {
             let route =
                 record.inboxReason.map { SampleRoute.inbox($0) }
                 ?? SampleRoute(patientID: record.patientID, routedBy: record.routedBy)
+            let replacement = Self.wholeMilliseconds(replacement)
             if try SampleInserter(db: db).insert(
                 replacement,
                 id: newID,
@@ -249,6 +247,18 @@ extension CareStore {
         return report
     }
 
+    /// The sample with its start and end in whole milliseconds, as the store keeps them (so that outcomes derived
+    /// while storing it use the times a later derivation reads back).
+    static func wholeMilliseconds(_ sample: QuantitySample) -> QuantitySample {
+        let start = SampleTable.date(SampleTable.milliseconds(sample.start))
+        let end = SampleTable.date(SampleTable.milliseconds(sample.end))
+        guard start != sample.start || end != sample.end else { return sample }
+        var copy = sample
+        copy.start = start
+        copy.end = end
+        return copy
+    }
+
     /// Queues a deleted sample for every enabled outbox channel, so a publisher that already sent it sends its
     /// retraction. (An entry still pending for it is kept: the sample was never published, and the publisher
     /// drops it.)
@@ -279,19 +289,12 @@ extension CareStore {
         }
         let zone = bridgeZone
         let result = try write { db -> (StoredSample, [StoreChange])? in
-            guard
-                let record = try SampleRecord.fetchOne(
-                    db,
-                    sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ? "
-                        + "AND sample.deletedDate IS NULL AND sample.quarantineReason IS NOT NULL",
-                    arguments: [id.data]
-                )
+            var codes = try SampleCodes(db)
+            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil,
+                record.quarantineReason != nil
             else { return nil }
             let note = "\(reason) (quarantined: \(record.quarantineReason ?? "?"))"
-            try db.execute(
-                sql: "UPDATE sample SET quarantineReason = NULL, releaseReason = ? WHERE id = ?",
-                arguments: [note, id.data]
-            )
+            try SampleTable.release(db, record, note: note)
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
@@ -327,26 +330,20 @@ extension CareStore {
     /// How many live samples are in quarantine.
     public func quarantinedCount() throws(CareStoreError) -> Int {
         try read { db in
-            try Int.fetchOne(
-                db,
-                sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL AND quarantineReason IS NOT NULL"
-            ) ?? 0
+            try SampleTable.liveCount(db, flagged: SampleTable.quarantinedBit)
         }
     }
 
     /// One sample by id (deleted ones too).
     public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
         let record = try read { db in
-            try SampleRecord.fetchOne(
-                db,
-                sql: "SELECT \(SampleRecord.selection) \(SampleRecord.from) WHERE sample.id = ?",
-                arguments: [id.data]
-            )
+            var codes = try SampleCodes(db)
+            return try SampleTable.record(db, id: id, codes: &codes)
         }
         return try record?.storedSample()
     }
 
-    /// Samples by measurement time, oldest first (then by id).
+    /// Samples by measurement time, oldest first (then by the hash bits of their id).
     ///
     /// Reads every matching sample at once; for many, read them page by page with ``sampleCursor(matching:pageSize:)``.
     public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
@@ -374,49 +371,51 @@ extension CareStore {
         let (records, last, exhausted) = try read { db -> ([SampleRecord], SampleCursor.Position?, Bool) in
             var conditions: [String] = []
             var arguments = StatementArguments()
-            if !query.types.isEmpty {
-                let types = query.types.map(\.rawValue).sorted()
-                conditions.append(
-                    "sample.type IN (\(Array(repeating: "?", count: types.count).joined(separator: ", ")))"
-                )
-                for type in types { _ = arguments.append(contentsOf: [type]) }
+            // The table's key is (type, start, idTail): every query names its types, so it reads key ranges.
+            if query.types.isEmpty {
+                conditions.append("r.type IN (SELECT code FROM quantityType)")
+            } else {
+                let codes = try SampleTable.typeCodes(db, query.types.map(\.rawValue).sorted())
+                guard !codes.isEmpty else { return ([], nil, true) }
+                conditions.append("r.type IN (\(codes.map(String.init).joined(separator: ", ")))")
             }
             if let from = query.from {
-                conditions.append("sample.start >= ?")
-                _ = arguments.append(contentsOf: [from.timeIntervalSince1970])
+                conditions.append("r.start >= ?")
+                _ = arguments.append(contentsOf: [SampleTable.millisecondsCeiling(from)])
             }
             if let to = query.to {
-                conditions.append("sample.start < ?")
-                _ = arguments.append(contentsOf: [to.timeIntervalSince1970])
+                conditions.append("r.start < ?")
+                _ = arguments.append(contentsOf: [SampleTable.millisecondsCeiling(to)])
             }
             if let position {
-                // Keyset pagination: the rows after the last one read, through the (type, start) index or a scan
-                // in start order, never by skipping rows already read.
-                conditions.append("(sample.start > ? OR (sample.start = ? AND sample.id > ?))")
-                let start = position.start.timeIntervalSince1970
-                _ = arguments.append(contentsOf: [start, start, position.id.data])
+                // Keyset pagination: the rows after the last one read, through the table's key, never by
+                // skipping rows already read.
+                conditions.append("(r.start > ? OR (r.start = ? AND r.idTail > ?))")
+                let start = SampleTable.milliseconds(position.start)
+                _ = arguments.append(contentsOf: [start, start, SampleTable.split(position.id).tail])
             }
-            if !query.includesDeleted { conditions.append("sample.deletedDate IS NULL") }
+            if !query.includesDeleted {
+                conditions.append("(r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)")
+            }
             if query.unassignedOnly {
-                conditions.append("sample.inboxReason IS NOT NULL")
+                conditions.append("r.state & \(SampleTable.inboxBit) != 0")
             } else if let patient = query.patientID ?? scope {
-                conditions.append("sample.patientID = ?")
+                conditions.append("r.route IN (SELECT id FROM sampleRoute WHERE patientID = ?)")
                 _ = arguments.append(contentsOf: [patient])
             }
             switch query.quarantine {
-            case .excluded: conditions.append("sample.quarantineReason IS NULL")
-            case .only: conditions.append("sample.quarantineReason IS NOT NULL")
+            case .excluded: conditions.append("(r.state IS NULL OR r.state & \(SampleTable.quarantinedBit) = 0)")
+            case .only: conditions.append("r.state & \(SampleTable.quarantinedBit) != 0")
             case .included: break
             }
-            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             _ = arguments.append(contentsOf: [limit])
-            var records = try SampleRecord.fetchAll(
+            var codes = try SampleCodes(db)
+            var records = try SampleTable.records(
                 db,
-                sql: """
-                    SELECT \(SampleRecord.selection) \(SampleRecord.from) \(filter)
-                    ORDER BY sample.start, sample.id LIMIT ?
-                    """,
-                arguments: arguments
+                where: conditions.joined(separator: " AND "),
+                arguments: arguments,
+                suffix: "ORDER BY r.start, r.idTail LIMIT ?",
+                codes: &codes
             )
             let last = records.last.map { SampleCursor.Position(start: $0.start, id: $0.id) }
             let exhausted = records.count < limit
@@ -438,6 +437,6 @@ extension CareStore {
 
     /// How many live samples the store holds.
     public func sampleCount() throws(CareStoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sample WHERE deletedDate IS NULL") ?? 0 }
+        try read { db in try SampleTable.liveCount(db) }
     }
 }

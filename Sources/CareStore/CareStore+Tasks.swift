@@ -48,6 +48,7 @@ extension CareStore {
         }
         let report = try write { db -> PlanApplyReport in
             var report = PlanApplyReport()
+            if let retention = plan.retention { try Self.setRetentionPolicy(db, retention, at: now) }
             var added: [UUID] = []
             let versions = try TaskVersions.load(db)
             let targetPlan = try planID ?? Self.defaultPlan(db, patientID: scopeForTasks)
@@ -270,23 +271,30 @@ extension CareStore {
             guard !version.isTombstone, !version.isShadowed, let linkage = version.task.linkage,
                 version.task.kind == .assessment
             else { continue }
-            let starts = try Double.fetchCursor(
+            let starts = try Int64.fetchCursor(
                 db,
                 sql: """
-                    SELECT DISTINCT start FROM sample
-                    WHERE type = ? AND start >= ? AND start < ? AND deletedDate IS NULL AND patientID IS ?
-                    ORDER BY start
+                    SELECT DISTINCT r.start FROM sampleRow AS r
+                    WHERE r.type = (SELECT code FROM quantityType WHERE name = ?) AND r.start >= ? AND r.start < ?
+                    AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0) AND \(SampleTable.patientCondition)
+                    ORDER BY r.start
                     """,
                 arguments: [
-                    linkage.type.rawValue, version.effective.timeIntervalSince1970,
-                    version.until?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, version.patient,
+                    linkage.type.rawValue, SampleTable.millisecondsCeiling(version.effective),
+                    version.until.map(SampleTable.millisecondsCeiling) ?? Int64.max, version.patient,
                 ]
             )
             while let start = try starts.next() {
                 for event in version.task.schedule.storeEvents(
-                    containing: Date(timeIntervalSince1970: start),
+                    containing: SampleTable.date(start),
                     zone: zone
                 ) {
+                    matcher.touch(version: version, event: event)
+                }
+            }
+            // Vacuumed samples: the events their aggregates fall in.
+            for start in try aggregateStarts(db, type: linkage.type, version: version) {
+                for event in version.task.schedule.storeEvents(containing: start, zone: zone) {
                     matcher.touch(version: version, event: event)
                 }
             }

@@ -139,6 +139,18 @@ public struct CareStore: Sendable {
             )
         }
         let upgrade = Self.announceLongMigrations(writer, logger: logger)
+        if upgrade != nil {
+            // The compact layout is converted chunk by chunk, each chunk committed on its own, before the
+            // migration that finishes it (CompactSampleSchema: resumable, bounded WAL).
+            do {
+                try Schema.migrator.migrate(writer, upTo: OutcomeSampleIDSchema.migrationName)
+                if let pending = try writer.read({ db in try CompactSampleSchema.pendingSamples(db) }), pending > 0 {
+                    try CompactSampleSchema.convertInChunks(writer, logger: logger, total: pending)
+                }
+            } catch {
+                throw CareStoreError(.database, "cannot upgrade the store: \(error)", cause: error)
+            }
+        }
         // GRDB reads the applied migrations before it takes the write lock, so two processes opening a new
         // store together can both try to run "v1"; the loser fails on an existing table. The winner has
         // committed by then, so migrating again finds nothing left to do.
@@ -159,6 +171,16 @@ public struct CareStore: Sendable {
         if let upgrade {
             let seconds = Date().timeIntervalSince(upgrade)
             logger.notice("store upgraded", metadata: ["seconds": "\(String(format: "%.1f", seconds))"])
+            // The old layout's pages are free now; give them back to the file system.
+            do {
+                try writer.vacuum()
+                logger.notice(
+                    "store compacted",
+                    metadata: ["seconds": "\(String(format: "%.1f", Date().timeIntervalSince(upgrade) - seconds))"]
+                )
+            } catch {
+                logger.warning("the upgraded store could not be compacted (VACUUM): \(error); it works as it is")
+            }
         }
     }
 
@@ -166,14 +188,23 @@ public struct CareStore: Sendable {
     /// existing store: on a large store it takes a while, and the user should know why the command pauses.
     /// - Returns: when the long migration starts, or nil when there is none to run.
     private static func announceLongMigrations(_ writer: any DatabaseWriter, logger: Logger) -> Date? {
-        let samples = try? writer.read { db -> Int? in
+        let pending = try? writer.read { db -> (samples: Int, ids: Bool)? in
             let applied = try Schema.migrator.appliedIdentifiers(db)
-            guard applied.contains("v1"), !applied.contains(SampleIDSchema.migrationName) else { return nil }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample")
+            guard applied.contains("v1"), !applied.contains(CompactSampleSchema.migrationName),
+                try db.tableExists("sample")
+            else { return nil }
+            return (
+                try CompactSampleSchema.pendingSamples(db) ?? 0, !applied.contains(SampleIDSchema.migrationName)
+            )
         }
-        guard let samples = samples ?? nil, samples > 0 else { return nil }
+        guard let pending = pending ?? nil, pending.samples > 0 else { return nil }
+        let rate = pending.ids ? 50 : 20
         logger.warning(
-            "upgrading the store: rewriting the ids of \(samples) samples in time order (once; about 30 s per million samples)"
+            """
+            upgrading the store: converting \(pending.samples) samples to the compact layout\(pending.ids ? ", ids in time order" : "") \
+            (once; about \(rate) s per million samples, progress every \(CompactSampleSchema.chunkSize); \
+            an interrupted upgrade continues where it stopped)
+            """
         )
         return Date()
     }

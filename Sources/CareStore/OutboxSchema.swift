@@ -11,6 +11,10 @@ import GRDB
 ///
 /// The trigger reads only `sample.id` and `sample.recordedAt`, and the outbox reads samples back through
 /// ``CareStore/sample(id:)``, so the outbox does not depend on how the sample table lays out the rest.
+///
+/// Since `"v10-compact-samples"` there is no trigger: the compact table does not hold the id as one column, so
+/// the sample inserter (every path that stores a sample goes through it) adds the entries itself, in the same
+/// transaction, for every enabled channel. ``updateTrigger(_:)`` remains for the migrations before it.
 enum OutboxSchema {
     /// Appends the outbox migration (`"v2-outbox"`). Append-only: never edit it once released.
     static func register(in migrator: inout DatabaseMigrator) {

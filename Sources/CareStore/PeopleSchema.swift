@@ -113,7 +113,19 @@ enum PeopleSchema {
                     previous: nil,
                     now: now
                 ).insert(db)
-                try CareStore.adopt(db, patientID: defaultID, planID: defaultID)
+                // What `CareStore.adopt` did to the sample layout of that time (table `sample`, before
+                // "v10-compact-samples").
+                try db.execute(
+                    sql: "UPDATE task SET carePlanID = ? WHERE carePlanID IS NULL",
+                    arguments: [defaultID]
+                )
+                try db.execute(
+                    sql: """
+                        UPDATE sample SET patientID = ?, routedBy = 'adopted'
+                        WHERE patientID IS NULL AND inboxReason IS NULL
+                        """,
+                    arguments: [defaultID]
+                )
             }
         }
     }

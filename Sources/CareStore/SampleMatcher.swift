@@ -19,6 +19,9 @@ struct SampleMatcher {
         var recordedAt: Date
         /// `<`/`>` for a value from a LO/HI sample.
         var comparator: ValueComparator? = nil
+        /// How many samples it stands for: 1, or an aggregate's count (its `value` is then their sum, for
+        /// `mean`/`sum` only; see ``aggregateContributions(_:touch:linkage:)``).
+        var weight = 1
 
         /// The value for min/max: a LO sorts below every number, a HI above every number.
         var orderingValue: Double {
@@ -325,39 +328,48 @@ struct SampleMatcher {
     /// The sum and count a `mean`/`sum` outcome keeps for incremental updates (nil for other aggregations).
     static func running(_ contributions: [Contribution], _ aggregation: Aggregation) -> (sum: Double, count: Int)? {
         guard aggregation == .mean || aggregation == .sum, !contributions.isEmpty else { return nil }
-        return (contributions.reduce(0) { $0 + $1.value }, contributions.count)
+        return (contributions.reduce(0) { $0 + $1.value }, contributions.reduce(0) { $0 + $1.weight })
     }
 
     /// The live samples in the event window and the version's region, as contributions, chronological.
     private func storedContributions(_ db: Database, touch: Touch, linkage: SampleLinkage) throws -> [Contribution] {
         let statement = try db.cachedStatement(
             sql: """
-                SELECT id, value, unit, start, recordedAt, comparator FROM sample
-                WHERE type = ? AND start >= ? AND start <= ? AND deletedDate IS NULL AND quarantineReason IS NULL
-                AND inboxReason IS NULL AND patientID IS ?
+                SELECT r.start, r.idTail, r.detail, r.transmittedValue, s.unit, s.transmittedUnit, s.comparator,
+                (SELECT recordedAt FROM sampleBatch WHERE firstOrigin <= r.origin ORDER BY firstOrigin DESC LIMIT 1)
+                FROM sampleRow AS r JOIN sampleSeries AS s ON s.id = r.series
+                WHERE r.type = (SELECT code FROM quantityType WHERE name = ?) AND r.start >= ? AND r.start <= ?
+                AND r.state IS NULL AND \(SampleTable.patientCondition)
                 """
         )
         statement.setUncheckedArguments([
-            linkage.type.rawValue, touch.event.start.timeIntervalSince1970,
-            touch.event.end.timeIntervalSince1970 + 1, touch.version.patient,
+            linkage.type.rawValue, SampleTable.milliseconds(touch.event.start) - 1,
+            SampleTable.milliseconds(touch.event.end.addingTimeInterval(1)) + 1, touch.version.patient,
         ])
         var result: [Contribution] = []
         let rows = try Row.fetchCursor(statement)
         while let row = try rows.next() {
-            let instant = Date(timeIntervalSince1970: row[3])
+            let start: Int64 = row[0]
+            let instant = SampleTable.date(start)
             guard touch.event.contains(instant), touch.version.governs(instant) else { continue }
-            let unit = HealthUnit(rawValue: row[2])
-            guard let value = unit.convert(row[1], to: linkage.unit) else { continue }
+            let unit = HealthUnit(rawValue: row[4])
+            let detail = try SampleDetail(json: row[2])
+            guard
+                let stored = detail.value ?? HealthUnit(rawValue: row[5]).convert(row[3], to: unit),
+                let value = unit.convert(stored, to: linkage.unit)
+            else { continue }
             result.append(
                 Contribution(
-                    sampleID: SampleKey(bytes: row[0] as Data),
+                    sampleID: SampleKey(SampleTable.id(keyTime: detail.keyTime ?? start, tail: row[1])),
                     value: value,
                     measuredAt: instant,
-                    recordedAt: Date(timeIntervalSince1970: row[4]),
-                    comparator: (row[5] as String?).flatMap(ValueComparator.init(rawValue:))
+                    recordedAt: SampleTable.date(row[7] ?? 0),
+                    comparator: (row[6] as String?).flatMap(ValueComparator.init(rawValue:))
                 )
             )
         }
+        // Vacuumed samples answer from their aggregates (``CareStore/applyRetention(now:batchSeconds:progress:)``).
+        result += try Self.aggregateContributions(db, touch: touch, linkage: linkage)
         return result.sorted(by: Contribution.chronological)
     }
 
@@ -392,7 +404,7 @@ struct SampleMatcher {
             let comparators = Set(contributions.compactMap(\.comparator))
             if comparators.count > 1 { return contributions }
             let total = contributions.reduce(0) { $0 + $1.value }
-            let value = aggregation == .sum ? total : total / Double(contributions.count)
+            let value = aggregation == .sum ? total : total / Double(contributions.reduce(0) { $0 + $1.weight })
             let measured = max(firstSample.measuredAt, lastSample.measuredAt)
             let recorded = contributions.map(\.recordedAt).max()!
             return [

@@ -5,35 +5,86 @@ import GATTDecoding
 import GRDB
 import GRDBSQLite
 
-/// The hot ingest path: one prepared `INSERT OR IGNORE` whose columns are bound through the SQLite C API (no
-/// per-row argument arrays), and the `device` row of each identity looked up once per batch.
+/// The hot ingest path into the compact layout (``SampleTable``): one prepared insert whose columns are bound
+/// through the SQLite C API, and every lookup-table row (type code, series, device, metadata, route, the
+/// notification's origin row) found once per run of equal values.
 final class SampleInserter {
     static let insertSQL = """
-        INSERT OR IGNORE INTO sample (
-            id, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind, characteristic,
-            decoder, deviceID, deviceTime, receivedAt, clockOffset, payload, sampleIndex, metadata, recordedAt,
-            comparator, quarantineReason, patientID, inboxReason, routedBy
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT OR IGNORE INTO sampleRow (
+            type, start, idTail, series, origin, transmittedValue, state, route, detail
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private let db: Database
     private let statement: Statement
-    private let findDevice: Statement
-    private let insertDevice: Statement
-    private let findMetadata: Statement
-    private let updateMetadata: Statement
+    private let findDetailed: Statement
+    private let findAtKeyTime: Statement
+    private let insertOrigin: Statement
+    private let enqueue: Statement?
     private var devices: [DeviceIdentity: Int64] = [:]
     private var lastDevice: (DeviceIdentity, Int64)?
-    private var lastMetadata: ([String: String], String)?
+    private var lastMetadata: ([String: String], Int64)?
+    private var metadataIDs: [String: Int64] = [:]
     private var lastCharacteristic: (BluetoothUUID, String)?
+    private var typeCodes: [QuantityType: Int64] = [:]
+    private struct SeriesKey: Hashable {
+        var unit: HealthUnit
+        var transmittedUnit: HealthUnit
+        var kind: SampleSource.Kind
+        var characteristic: BluetoothUUID?
+        var decoder: String?
+        var device: Int64?
+        var index: Int
+        var comparator: ValueComparator?
+    }
+    private var series: [SeriesKey: Int64] = [:]
+    /// What a sample's series is told by, compared without hashing: the few series of the last samples (a heart
+    /// rate and its RR intervals alternate between two) are found by a linear look before the dictionary.
+    private struct SeriesProbe: Equatable {
+        var unit: HealthUnit
+        var transmittedUnit: HealthUnit
+        var index: Int
+        var comparator: ValueComparator?
+        var source: SampleSource
+    }
+    private var recentSeries: [(probe: SeriesProbe, id: Int64)] = []
+    private var routes: [SampleRoute: Int64] = [:]
+    private var lastRoute: (SampleRoute, Int64)?
+    private var lastType: (QuantityType, Int64)?
+    /// The origin row of the previous sample: the next one shares it when payload, metadata and recording time
+    /// are the same (the samples of one notification).
+    private var lastOrigin: (payload: [UInt8], metadata: Int64?, recordedAt: Int64, id: Int64)?
+    /// The next origin id and the recording time its batch has (nil until the first origin is written).
+    private var nextOrigin: (id: Int64, batchRecordedAt: Int64?)?
+    /// Whether any row has a detail (else the partial index need not be searched for a duplicate).
+    private var anyDetailed: Bool
 
-    init(db: Database) throws {
+    /// - Parameter enqueueOutbox: queue each new sample for every enabled outbox channel (false: the
+    ///   migration, which copies samples that were queued or published already).
+    init(db: Database, enqueueOutbox: Bool = true) throws {
         self.db = db
-        statement = try db.makeStatement(sql: Self.insertSQL)
-        findDevice = try db.cachedStatement(sql: "SELECT id FROM device WHERE identity = ?")
-        insertDevice = try db.cachedStatement(sql: "INSERT INTO device (identity) VALUES (?)")
-        findMetadata = try db.cachedStatement(sql: "SELECT metadata FROM sample WHERE id = ?")
-        updateMetadata = try db.cachedStatement(sql: "UPDATE sample SET metadata = ? WHERE id = ?")
+        statement = try db.cachedStatement(sql: Self.insertSQL)
+        findDetailed = try db.cachedStatement(
+            sql: "SELECT type, start, detail, origin FROM sampleRow WHERE idTail = ? AND detail IS NOT NULL"
+        )
+        findAtKeyTime = try db.cachedStatement(
+            sql: "SELECT origin FROM sampleRow WHERE type = ? AND start = ? AND idTail = ?"
+        )
+        insertOrigin = try db.cachedStatement(
+            sql: "INSERT INTO sampleOrigin (id, payload, metadata) VALUES (?, coalesce(?, x''), ?)"
+        )
+        if enqueueOutbox, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel)") ?? false {
+            enqueue = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                    SELECT name, ?, ? FROM outboxChannel
+                    """
+            )
+        } else {
+            enqueue = nil
+        }
+        anyDetailed =
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sampleRow WHERE detail IS NOT NULL)") ?? false
     }
 
     /// The `device` row of `identity`, created on first use.
@@ -44,12 +95,11 @@ final class SampleInserter {
             id = known
         } else {
             let json = SampleRecord.encodeDevice(identity)
-            findDevice.setUncheckedArguments([json])
-            if let existing = try Int64.fetchOne(findDevice) {
+            if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM device WHERE identity = ?", arguments: [json])
+            {
                 id = existing
             } else {
-                insertDevice.setUncheckedArguments([json])
-                try insertDevice.execute()
+                try db.execute(sql: "INSERT INTO device (identity) VALUES (?)", arguments: [json])
                 id = db.lastInsertedRowID
             }
             devices[identity] = id
@@ -58,7 +108,7 @@ final class SampleInserter {
         return id
     }
 
-    /// Inserts one sample row.
+    /// Inserts one new sample row.
     /// - Returns: false when a row with this id already exists (the same reading, stored before).
     func insert(
         _ sample: QuantitySample,
@@ -66,47 +116,89 @@ final class SampleInserter {
         recordedAt: Double,
         route: SampleRoute = .implicit
     ) throws -> Bool {
-        let source = sample.source
-        let device = try source.device.map(deviceID)
+        var state: Int64 = 0
+        if sample.quarantineReason != nil { state |= SampleTable.quarantinedBit }
+        if route.inboxReason != nil { state |= SampleTable.inboxBit }
+        return try write(
+            sample,
+            id: id,
+            recordedAt: SampleTable.milliseconds(Date(timeIntervalSince1970: recordedAt)),
+            route: route,
+            state: state,
+            deletedDate: nil,
+            releaseReason: nil,
+            checkDuplicate: true
+        )
+    }
+
+    /// Copies a sample of the layout before `"v10-compact-samples"` (the migration): its stored id, times,
+    /// state and route exactly as they were.
+    func copy(_ stored: StoredSample) throws {
+        var state: Int64 = 0
+        if stored.deletedDate != nil { state |= SampleTable.deletedBit }
+        if stored.sample.quarantineReason != nil { state |= SampleTable.quarantinedBit }
+        if stored.inboxReason != nil { state |= SampleTable.inboxBit }
+        _ = try write(
+            stored.sample,
+            id: stored.id,
+            recordedAt: SampleTable.milliseconds(stored.recordedAt),
+            route: SampleRoute(patientID: stored.patientID, inboxReason: stored.inboxReason, routedBy: stored.routedBy),
+            state: state,
+            deletedDate: stored.deletedDate,
+            releaseReason: stored.releaseReason,
+            checkDuplicate: false
+        )
+    }
+
+    private func write(
+        _ sample: QuantitySample,
+        id: UUID,
+        recordedAt: Int64,
+        route: SampleRoute,
+        state: Int64,
+        deletedDate: Date?,
+        releaseReason: String?,
+        checkDuplicate: Bool
+    ) throws -> Bool {
+        let (keyTime, tail) = SampleTable.split(id)
+        let start = SampleTable.milliseconds(sample.start)
+        let type = try typeCode(sample.type)
+        if checkDuplicate, let existing = try existingRow(type: type, keyTime: keyTime, start: start, tail: tail) {
+            if !sample.metadata.isEmpty { try addMissingMetadata(sample.metadata, to: existing) }
+            return false
+        }
+        var detail = SampleDetail()
+        let derived = sample.transmittedUnit.convert(sample.transmittedValue, to: sample.unit)
+        if derived?.bitPattern != sample.value.bitPattern { detail.value = sample.value }
+        if keyTime != start { detail.keyTime = keyTime }
+        let end = SampleTable.milliseconds(sample.end)
+        if end != start { detail.end = end }
+        let received = SampleTable.milliseconds(sample.receivedAt)
+        if received != start { detail.receivedAt = received }
+        detail.deviceTime = sample.deviceTime?.description
+        detail.clockOffset = sample.clockOffset
+        detail.deletedDate = deletedDate?.timeIntervalSince1970
+        detail.quarantineReason = sample.quarantineReason
+        detail.releaseReason = releaseReason
+        let detailJSON = detail.json
+
+        let seriesID = try seriesID(sample)
+        let origin = try originID(payload: sample.rawPayload, metadata: sample.metadata, recordedAt: recordedAt)
+        let routeID = try routeID(route)
+
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        withUnsafeBytes(of: id.uuid) { bytes in
-            _ = sqlite3_bind_blob(handle, 1, bytes.baseAddress, 16, sqliteTransient)
+        sqlite3_bind_int64(handle, 1, type)
+        sqlite3_bind_int64(handle, 2, start)
+        tail.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, 3, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
         }
-        bind(handle, 2, sample.type.rawValue)
-        sqlite3_bind_double(handle, 3, sample.value)
-        bind(handle, 4, sample.unit.rawValue)
-        sqlite3_bind_double(handle, 5, sample.start.timeIntervalSince1970)
-        sqlite3_bind_double(handle, 6, sample.end.timeIntervalSince1970)
-        sqlite3_bind_double(handle, 7, sample.transmittedValue)
-        bind(handle, 8, sample.transmittedUnit.rawValue)
-        bind(handle, 9, source.kind.rawValue)
-        bind(handle, 10, source.characteristic.map(characteristicText))
-        bind(handle, 11, source.decoder)
-        if let device { sqlite3_bind_int64(handle, 12, device) } else { sqlite3_bind_null(handle, 12) }
-        bind(handle, 13, sample.deviceTime?.description)
-        sqlite3_bind_double(handle, 14, sample.receivedAt.timeIntervalSince1970)
-        if let offset = sample.clockOffset {
-            sqlite3_bind_double(handle, 15, offset)
-        } else {
-            sqlite3_bind_null(handle, 15)
-        }
-        if sample.rawPayload.isEmpty {
-            // An empty blob, not NULL, for manual entries.
-            sqlite3_bind_zeroblob(handle, 16, 0)
-        } else {
-            sample.rawPayload.withUnsafeBytes { bytes in
-                _ = sqlite3_bind_blob(handle, 16, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
-            }
-        }
-        sqlite3_bind_int64(handle, 17, Int64(sample.index))
-        bind(handle, 18, metadataJSON(sample.metadata))
-        sqlite3_bind_double(handle, 19, recordedAt)
-        bind(handle, 20, sample.comparator?.rawValue)
-        bind(handle, 21, sample.quarantineReason)
-        bind(handle, 22, route.patientID)
-        bind(handle, 23, route.inboxReason)
-        bind(handle, 24, route.routedBy)
+        sqlite3_bind_int64(handle, 4, seriesID)
+        sqlite3_bind_int64(handle, 5, origin)
+        sqlite3_bind_double(handle, 6, sample.transmittedValue)
+        if state == 0 { sqlite3_bind_null(handle, 7) } else { sqlite3_bind_int64(handle, 7, state) }
+        sqlite3_bind_int64(handle, 8, routeID)
+        bind(handle, 9, detailJSON)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
@@ -114,20 +206,64 @@ final class SampleInserter {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.insertSQL)
         }
         guard sqlite3_changes(db.sqliteConnection) > 0 else {
-            if !sample.metadata.isEmpty { try addMissingMetadata(sample.metadata, id: id) }
+            guard checkDuplicate else {
+                throw CareStoreError(.corruptRow, "sample \(id.uuidString.lowercased()) is stored twice")
+            }
+            if !sample.metadata.isEmpty {
+                try addMissingMetadata(sample.metadata, to: SampleTable.RowKey(type: type, start: start, tail: tail))
+            }
             return false
+        }
+        if detailJSON != nil { anyDetailed = true }
+        if let enqueue {
+            enqueue.setUncheckedArguments([id.data, Double(recordedAt) / 1000])
+            try enqueue.execute()
         }
         return true
     }
 
+    /// The row already holding this id, if any: at its key time, or (a row whose start is not its key time)
+    /// through the partial index over rows with a detail.
+    private func existingRow(type: Int64, keyTime: Int64, start: Int64, tail: Data) throws -> SampleTable.RowKey? {
+        if keyTime != start {
+            findAtKeyTime.setUncheckedArguments([type, keyTime, tail])
+            if try Row.fetchOne(findAtKeyTime) != nil {
+                return SampleTable.RowKey(type: type, start: keyTime, tail: tail)
+            }
+        }
+        guard anyDetailed else { return nil }
+        findDetailed.setUncheckedArguments([tail])
+        for row in try Row.fetchAll(findDetailed) {
+            let rowType: Int64 = row[0]
+            let rowStart: Int64 = row[1]
+            let detail = try SampleDetail(json: row[2])
+            if rowType == type, (detail.keyTime ?? rowStart) == keyTime {
+                return SampleTable.RowKey(type: rowType, start: rowStart, tail: tail)
+            }
+        }
+        return nil
+    }
+
     /// A repeat of a stored reading (a record downloaded again after an interrupted download) adds the metadata
     /// keys the stored copy lacks: a glucose context that came only with the repeat stays attached to its
-    /// measurement across sessions. Nothing already stored changes: value, times and existing keys stay.
-    private func addMissingMetadata(_ metadata: [String: String], id: UUID) throws {
-        let blob = withUnsafeBytes(of: id.uuid) { Data($0) }
-        findMetadata.setUncheckedArguments([blob])
-        guard let row = try Row.fetchOne(findMetadata) else { return }
-        let storedText: String? = row[0]
+    /// measurement across sessions. Nothing already stored changes: value, times and existing keys stay. The
+    /// row gets an origin of its own (same payload and recording time), so the samples that shared its old one
+    /// keep their metadata.
+    private func addMissingMetadata(_ metadata: [String: String], to key: SampleTable.RowKey) throws {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT r.origin, o.payload, m.json FROM sampleRow AS r JOIN sampleOrigin AS o ON o.id = r.origin
+                    LEFT JOIN sampleMetadata AS m ON m.id = o.metadata
+                    WHERE r.type = ? AND r.start = ? AND r.idTail = ?
+                    """,
+                arguments: [key.type, key.start, key.tail]
+            )
+        else { return }
+        let origin: Int64 = row[0]
+        let payload: Data = row[1]
+        let storedText: String? = row[2]
         var stored: [String: String] = [:]
         if let storedText {
             guard let decoded = try? JSONDecoder().decode([String: String].self, from: Data(storedText.utf8)) else {
@@ -138,8 +274,186 @@ final class SampleInserter {
         let missing = metadata.filter { stored[$0.key] == nil }
         guard !missing.isEmpty else { return }
         stored.merge(missing) { kept, _ in kept }
-        updateMetadata.setUncheckedArguments([SampleRecord.encodeMetadata(stored), blob])
-        try updateMetadata.execute()
+        let recordedAt = try SampleCodes(db).recordedAt(origin: origin)
+        lastOrigin = nil
+        let newOrigin = try newOriginID(
+            payload: [UInt8](payload),
+            metadata: try metadataID(SampleRecord.encodeMetadata(stored)),
+            recordedAt: recordedAt
+        )
+        lastOrigin = nil
+        try db.execute(
+            sql: "UPDATE sampleRow SET origin = ? WHERE type = ? AND start = ? AND idTail = ?",
+            arguments: [newOrigin, key.type, key.start, key.tail]
+        )
+    }
+
+    private func typeCode(_ type: QuantityType) throws -> Int64 {
+        if let lastType, lastType.0 == type { return lastType.1 }
+        if let known = typeCodes[type] {
+            lastType = (type, known)
+            return known
+        }
+        let code: Int64
+        if let existing = try Int64.fetchOne(
+            db,
+            sql: "SELECT code FROM quantityType WHERE name = ?",
+            arguments: [type.rawValue]
+        ) {
+            code = existing
+        } else {
+            try db.execute(sql: "INSERT INTO quantityType (name) VALUES (?)", arguments: [type.rawValue])
+            code = db.lastInsertedRowID
+        }
+        typeCodes[type] = code
+        return code
+    }
+
+    private func seriesID(_ sample: QuantitySample) throws -> Int64 {
+        let source = sample.source
+        let probe = SeriesProbe(
+            unit: sample.unit,
+            transmittedUnit: sample.transmittedUnit,
+            index: sample.index,
+            comparator: sample.comparator,
+            source: source
+        )
+        for recent in recentSeries where recent.probe == probe { return recent.id }
+        let id = try seriesID(sample, source: source)
+        if recentSeries.count >= 4 { recentSeries.removeLast() }
+        recentSeries.insert((probe, id), at: 0)
+        return id
+    }
+
+    private func seriesID(_ sample: QuantitySample, source: SampleSource) throws -> Int64 {
+        let key = SeriesKey(
+            unit: sample.unit,
+            transmittedUnit: sample.transmittedUnit,
+            kind: source.kind,
+            characteristic: source.characteristic,
+            decoder: source.decoder,
+            device: try source.device.map(deviceID),
+            index: sample.index,
+            comparator: sample.comparator
+        )
+        if let known = series[key] { return known }
+        let arguments: StatementArguments = [
+            key.unit.rawValue, key.transmittedUnit.rawValue, key.kind.rawValue,
+            key.characteristic.map(characteristicText), key.decoder, key.device, key.index, key.comparator?.rawValue,
+        ]
+        let id: Int64
+        if let existing = try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT id FROM sampleSeries WHERE unit = ? AND transmittedUnit = ? AND sourceKind = ?
+                AND characteristic IS ? AND decoder IS ? AND deviceID IS ? AND sampleIndex = ? AND comparator IS ?
+                """,
+            arguments: arguments
+        ) {
+            id = existing
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO sampleSeries (
+                        unit, transmittedUnit, sourceKind, characteristic, decoder, deviceID, sampleIndex, comparator
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: arguments
+            )
+            id = db.lastInsertedRowID
+        }
+        series[key] = id
+        return id
+    }
+
+    private func routeID(_ route: SampleRoute) throws -> Int64 {
+        if let lastRoute, lastRoute.0 == route { return lastRoute.1 }
+        let id: Int64
+        if let known = routes[route] {
+            id = known
+        } else {
+            id = try SampleTable.routeID(db, route)
+            routes[route] = id
+        }
+        lastRoute = (route, id)
+        return id
+    }
+
+    private func metadataID(_ json: String) throws -> Int64 {
+        if let known = metadataIDs[json] { return known }
+        let id: Int64
+        if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sampleMetadata WHERE json = ?", arguments: [json])
+        {
+            id = existing
+        } else {
+            try db.execute(sql: "INSERT INTO sampleMetadata (json) VALUES (?)", arguments: [json])
+            id = db.lastInsertedRowID
+        }
+        if metadataIDs.count >= 4096 { metadataIDs.removeAll(keepingCapacity: true) }
+        metadataIDs[json] = id
+        return id
+    }
+
+    /// The metadata's interned id; consecutive samples usually carry the same dictionary, so it is encoded once.
+    private func metadataID(_ metadata: [String: String]) throws -> Int64? {
+        guard !metadata.isEmpty else { return nil }
+        if let lastMetadata, lastMetadata.0 == metadata { return lastMetadata.1 }
+        let id = try metadataID(SampleRecord.encodeMetadata(metadata))
+        lastMetadata = (metadata, id)
+        return id
+    }
+
+    /// The origin row of a sample: the previous sample's when it came from the same notification (same payload,
+    /// metadata and recording time), else a new one.
+    private func originID(payload: [UInt8], metadata: [String: String], recordedAt: Int64) throws -> Int64 {
+        let metadata = try metadataID(metadata)
+        if let lastOrigin, lastOrigin.recordedAt == recordedAt, lastOrigin.metadata == metadata,
+            lastOrigin.payload == payload
+        {
+            return lastOrigin.id
+        }
+        let id = try newOriginID(payload: payload, metadata: metadata, recordedAt: recordedAt)
+        lastOrigin = (payload, metadata, recordedAt, id)
+        return id
+    }
+
+    /// Writes an origin row with the next id, noting its recording time in `sampleBatch` when it differs from
+    /// the batch before it.
+    private func newOriginID(payload: [UInt8], metadata: Int64?, recordedAt: Int64) throws -> Int64 {
+        var next: (id: Int64, batchRecordedAt: Int64?)
+        if let nextOrigin {
+            next = nextOrigin
+        } else {
+            let id = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM sampleOrigin") ?? 0) + 1
+            // Batches noted for origins that no longer exist (deleted at the end) would claim the new ones.
+            try db.execute(sql: "DELETE FROM sampleBatch WHERE firstOrigin >= ?", arguments: [id])
+            let governing = try Int64.fetchOne(
+                db,
+                sql: "SELECT recordedAt FROM sampleBatch ORDER BY firstOrigin DESC LIMIT 1"
+            )
+            next = (id, governing)
+        }
+        if next.batchRecordedAt != recordedAt {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sampleBatch (firstOrigin, recordedAt) VALUES (?, ?)",
+                arguments: [next.id, recordedAt]
+            )
+        }
+        let handle = insertOrigin.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 1, next.id)
+        payload.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, 2, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+        }
+        if let metadata { sqlite3_bind_int64(handle, 3, metadata) } else { sqlite3_bind_null(handle, 3) }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: insertOrigin.sql)
+        }
+        nextOrigin = (next.id + 1, recordedAt)
+        return next.id
     }
 
     /// The characteristic's text form, cached for the run of samples from one characteristic.
@@ -148,15 +462,6 @@ final class SampleInserter {
         let text = uuid.description
         lastCharacteristic = (uuid, text)
         return text
-    }
-
-    /// Metadata as JSON; consecutive samples usually carry the same dictionary, so it is encoded once.
-    private func metadataJSON(_ metadata: [String: String]) -> String? {
-        guard !metadata.isEmpty else { return nil }
-        if let lastMetadata, lastMetadata.0 == metadata { return lastMetadata.1 }
-        let json = SampleRecord.encodeMetadata(metadata)
-        lastMetadata = (metadata, json)
-        return json
     }
 
     private func bind(_ handle: OpaquePointer, _ index: Int32, _ text: String?) {
@@ -212,6 +517,10 @@ extension SampleRecord {
     struct DecodingCache {
         var devices: [String: DeviceIdentity] = [:]
         var metadata: [String: [String: String]] = [:]
+        /// The last characteristic and units parsed (the rows of one series repeat the same text).
+        var characteristic: (String, BluetoothUUID?)?
+        var unit: (String, HealthUnit)?
+        var transmittedUnit: (String, HealthUnit)?
     }
 
     /// ``storedSample()`` for many rows: each distinct device or metadata JSON text is decoded once.
@@ -240,17 +549,32 @@ extension SampleRecord {
             }
         }
         let bytes = payload
+        var characteristicUUID: BluetoothUUID?
+        if let characteristic {
+            if let last = cache.characteristic, last.0 == characteristic {
+                characteristicUUID = last.1
+            } else {
+                characteristicUUID = BluetoothUUID(characteristic)
+                cache.characteristic = (characteristic, characteristicUUID)
+            }
+        }
+        func parse(_ text: String, _ last: inout (String, HealthUnit)?) -> HealthUnit {
+            if let last, last.0 == text { return last.1 }
+            let unit = HealthUnit(rawValue: text)
+            last = (text, unit)
+            return unit
+        }
         let sample = QuantitySample(
             type: type,
             value: value,
-            unit: HealthUnit(rawValue: unit),
+            unit: parse(unit, &cache.unit),
             start: start,
             end: end,
             transmittedValue: transmittedValue,
-            transmittedUnit: HealthUnit(rawValue: transmittedUnit),
+            transmittedUnit: parse(transmittedUnit, &cache.transmittedUnit),
             source: SampleSource(
                 kind: kind,
-                characteristic: characteristic.flatMap(BluetoothUUID.init),
+                characteristic: characteristicUUID,
                 decoder: decoder,
                 device: deviceIdentity
             ),

@@ -158,15 +158,28 @@ struct SampleRouter {
         var without: [String] = []
         let statement = try db.cachedStatement(
             sql: """
-                SELECT value, unit FROM sample
-                WHERE type = 'bodyMass' AND patientID = ? AND start < ? AND start >= ? AND deletedDate IS NULL
-                AND quarantineReason IS NULL ORDER BY start DESC LIMIT 5
+                SELECT r.detail, r.transmittedValue, s.unit, s.transmittedUnit
+                FROM sampleRow AS r JOIN sampleSeries AS s ON s.id = r.series
+                WHERE r.type = (SELECT code FROM quantityType WHERE name = 'bodyMass')
+                AND r.route IN (SELECT id FROM sampleRoute WHERE patientID = ?) AND r.start < ? AND r.start >= ?
+                AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit | SampleTable.quarantinedBit) = 0)
+                ORDER BY r.start DESC LIMIT 5
                 """
         )
         for patient in sharing.sorted() {
-            let start = instant.timeIntervalSince1970
-            let rows = try Row.fetchAll(statement, arguments: [patient, start, start - 90 * 86_400])
-            let values = rows.compactMap { HealthUnit(rawValue: $0[1]).convert($0[0], to: .kilogram) }.sorted()
+            let start = SampleTable.millisecondsCeiling(instant)
+            let rows = try Row.fetchAll(statement, arguments: [patient, start, start - 90 * 86_400_000])
+            var values: [Double] = []
+            for row in rows {
+                let unit = HealthUnit(rawValue: row[2])
+                guard
+                    let value = try SampleDetail(json: row[0]).value
+                        ?? HealthUnit(rawValue: row[3]).convert(row[1], to: unit),
+                    let kilograms = unit.convert(value, to: .kilogram)
+                else { continue }
+                values.append(kilograms)
+            }
+            values.sort()
             guard !values.isEmpty else {
                 without.append(patient)
                 continue

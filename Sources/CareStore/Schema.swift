@@ -103,6 +103,8 @@ enum Schema {
         SessionVariableSchema.register(in: &migrator)
         PeopleSchema.register(in: &migrator)
         OutcomeSampleIDSchema.register(in: &migrator)
+        CompactSampleSchema.register(in: &migrator)
+        RetentionSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -112,6 +112,9 @@ public struct IngestReport: Sendable, Hashable {
     public var quarantined = 0
     /// New samples put in the unassigned inbox (no owner, or an ambiguous shared device; not in ``unmatched``).
     public var unassigned = 0
+    /// Samples skipped because their period was already vacuumed into an aggregate from the same device and
+    /// source kind (a re-import of old data; counted in ``duplicates`` too).
+    public var alreadyAggregated = 0
 
     public init(inserted: Int = 0, duplicates: Int = 0, eventsUpdated: Int = 0, unmatched: Int = 0) {
         self.inserted = inserted

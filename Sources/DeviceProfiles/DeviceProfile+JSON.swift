@@ -35,7 +35,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures",
+            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures", "omron",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -202,7 +202,10 @@ extension DeviceProfile {
                 message: "a broadcast profile needs at least one serviceData or manufacturerData entry"
             )
         }
-        if linkMode == .gatt, characteristics.isEmpty {
+        if let value = root.object["omron"] {
+            omron = try OmronMemoryMap(profileJSON: JSONReader(value, path: JSONPath().appending("omron")))
+        }
+        if linkMode == .gatt, characteristics.isEmpty, omron == nil {
             throw DeviceProfileError(field: "characteristics", message: "a gatt profile needs at least one entry")
         }
 
@@ -235,6 +238,11 @@ extension DeviceProfile {
                 profileJSON: JSONReader(value, path: JSONPath().appending("session")),
                 characteristics: characteristics
             )
+        }
+        if let omron {
+            // The download runs after the profile's own steps; its cursor is kept with the other variables.
+            session.steps.append(.omronMemoryMap(omron))
+            session.persist += omron.persistedVariables.filter { !session.persist.contains($0) }
         }
         if let member = root.members["fixtures"] {
             fixtures = try root.mapped { () throws(JSONReadError) in try ProfileFixture.list(json: member) }

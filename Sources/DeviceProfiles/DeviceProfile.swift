@@ -32,6 +32,8 @@ public struct DeviceProfile: Sendable, Hashable {
     /// What the bridge does after connecting (`session` in the profile): writes, awaited responses, variables
     /// kept between sessions. Empty for devices that send on their own.
     public var session = SessionScript()
+    /// The Omron memory-map download (`omron` in the profile): its session step and the reader of its records.
+    public var omron: OmronMemoryMap?
 
     public init(
         id: String,
@@ -267,12 +269,19 @@ extension DeviceProfile {
         ConnectionPlan(
             profile: id,
             linkMode: linkMode,
-            subscribe: characteristics.filter { $0.use == .notify || $0.use == .indicate }.map(\.uuid),
+            subscribe: characteristics.filter { $0.use == .notify || $0.use == .indicate }.map(\.uuid)
+                + (omron?.subscriptions ?? []),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
             setsDeviceClock: quirks.setDeviceClock,
             session: session
         )
+    }
+
+    /// A reader of the records that arrive spread over several values (the `omron` memory map), made fresh for
+    /// each device; nil for profiles whose values each decode on their own.
+    public func makeRecordReader() -> (any StreamedRecordReader)? {
+        omron.map { OmronRecordReader(map: $0) }
     }
 
     /// Every decoder identifier the profile names (entries read by frames name none).

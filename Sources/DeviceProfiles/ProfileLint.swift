@@ -119,7 +119,9 @@ public enum ProfileLint {
 
     static func reads(_ profile: DeviceProfile, _ source: ProfileFixture.Source) -> Bool {
         switch source {
-        case .characteristic(let uuid): profile.characteristic(uuid).map { $0.use != .write } ?? false
+        case .characteristic(let uuid):
+            // A record reader (the `omron` memory map) reads its receive channels, which are no characteristic entries.
+            profile.characteristic(uuid).map { $0.use != .write } ?? (profile.makeRecordReader()?.reads(uuid) ?? false)
         case .serviceData(let uuid): profile.serviceDataFormat(uuid) != nil
         case .manufacturerData(let company): profile.manufacturerDataFormat(company) != nil
         }

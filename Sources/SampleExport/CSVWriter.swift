@@ -4,7 +4,10 @@ public import Foundation
 /// Writes samples as CSV (RFC 4180): a header, then one row per sample, lines ending in CRLF.
 ///
 /// Columns: `id, type, value, unit, start, end, source, device, transmitted_value, transmitted_unit, task,
-/// occurrence, comparator, interpretation, status, patient`. A LO/HI sample has `comparator` `<`/`>` and
+/// occurrence, comparator, interpretation, status, patient, aggregate_count, aggregate_min, aggregate_max`.
+/// The `aggregate_*` columns are empty for a raw sample; a row that stands for samples a retention vacuum
+/// replaced has no id, its mean as `value`, its first and last sample's times as `start` and `end`, and the
+/// count, min and max of the samples in them. A LO/HI sample has `comparator` `<`/`>` and
 /// `interpretation` `LO`/`HI`; its `value` is the device's limit, empty when the limit is unknown (a value is
 /// never written without its comparator). `status` lists the device's status flags, joined with `;`.
 /// Quarantined samples are not written (counted as skipped). Values are the shortest text that reads back as the same Double; times are ISO-8601 with
@@ -13,7 +16,8 @@ public import Foundation
 public final class CSVWriter {
     public static let columns = [
         "id", "type", "value", "unit", "start", "end", "source", "device", "transmitted_value", "transmitted_unit",
-        "task", "occurrence", "comparator", "interpretation", "status", "patient",
+        "task", "occurrence", "comparator", "interpretation", "status", "patient", "aggregate_count", "aggregate_min",
+        "aggregate_max",
     ]
 
     public let timeZone: TimeZone
@@ -42,7 +46,7 @@ public final class CSVWriter {
         }
         var row = ""
         row.reserveCapacity(256)
-        row += UUIDText.lowercase(sample.id)
+        if record.aggregate == nil { row += UUIDText.lowercase(sample.id) }
         row += ","
         row += sample.type.rawValue
         row += ","
@@ -73,6 +77,12 @@ public final class CSVWriter {
         Self.appendField(SampleScreening.flags(of: sample).joined(separator: ";"), to: &row)
         row += ","
         if let patient = record.patient { Self.appendField(patient, to: &row) }
+        row += ","
+        if let aggregate = record.aggregate {
+            row += "\(aggregate.count),\(Self.number(aggregate.min)),\(Self.number(aggregate.max))"
+        } else {
+            row += ",,"
+        }
         row += "\r\n"
         summary.records += 1
         summary.exported += 1

@@ -22,11 +22,21 @@ public struct ExportRecord: Sendable, Hashable {
     public var retracted: Bool
     /// The patient the sample belongs to in the store (nil in a store without patients).
     public var patient: String?
+    /// Set when the record is an aggregate of samples a retention vacuum removed (`sample.value` is their
+    /// mean); the writers say so (CSV `aggregate_*` columns, FHIR `method` and `note`, JSON Lines `aggregate`).
+    public var aggregate: ExportAggregate?
 
-    public init(sample: QuantitySample, matches: [EventMatch] = [], retracted: Bool = false, patient: String? = nil) {
+    public init(
+        sample: QuantitySample,
+        matches: [EventMatch] = [],
+        retracted: Bool = false,
+        patient: String? = nil,
+        aggregate: ExportAggregate? = nil
+    ) {
         self.sample = sample
         self.matches = matches
         self.retracted = retracted
         self.patient = patient
+        self.aggregate = aggregate
     }
 }

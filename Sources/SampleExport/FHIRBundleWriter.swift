@@ -152,7 +152,9 @@ public final class FHIRBundleWriter {
         summary.records += 1
         serial += 1
         let type = record.sample.type
-        if !record.retracted, type == .bloodPressureSystolic || type == .bloodPressureDiastolic {
+        if !record.retracted, record.aggregate == nil,
+            type == .bloodPressureSystolic || type == .bloodPressureDiastolic
+        {
             let key = PairKey(record.sample)
             if let index = pending.firstIndex(where: { $0.key == key && $0.record.sample.type != type }) {
                 let partner = pending.remove(at: index).record
@@ -391,7 +393,11 @@ public final class FHIRBundleWriter {
             Self.appendQuantity(quantity.value, quantity.unit, comparator: sample.comparator, to: &resource)
         }
         Self.appendInterpretation(sample.comparator, to: &resource)
-        Self.appendStatusNote(SampleScreening.flags(of: sample), to: &resource)
+        if let aggregate = record.aggregate {
+            appendAggregate(aggregate, unit: sample.unit.rawValue, to: &resource)
+        } else {
+            Self.appendStatusNote(SampleScreening.flags(of: sample), to: &resource)
+        }
         appendDevice(device, to: &resource)
         resource += "}"
         try writeEntry(
@@ -403,6 +409,19 @@ public final class FHIRBundleWriter {
             update: record.retracted
         )
         summary.exported += 1
+    }
+
+    /// An aggregate's `method` (mean of N samples) and `note` (what it summarises and why): the Observation's
+    /// value is a mean over `effectivePeriod`, not one reading.
+    private func appendAggregate(_ aggregate: ExportAggregate, unit: String, to out: inout String) {
+        out += ",\"method\":{\"text\":\"mean of \(aggregate.count) samples (retention aggregate)\"}"
+        var text = "Aggregate of \(aggregate.count) samples measured in [" + formatter.format(aggregate.bucketStart)
+        text += ", " + formatter.format(aggregate.bucketEnd) + "): min " + (JSONText.number(aggregate.min) ?? "")
+        text += " " + unit + ", max " + (JSONText.number(aggregate.max) ?? "") + " " + unit
+        text += "; the individual samples were replaced by this aggregate under the store's retention policy"
+        out += ",\"note\":[{\"text\":"
+        JSONValue.writeString(text, into: &out)
+        out += "}]"
     }
 
     private func writePanel(systolic: ExportRecord, diastolic: ExportRecord) throws {

@@ -28,6 +28,16 @@ public final class JSONLinesWriter {
         }
         guard case .object(var object) = record.sample.json(in: timeZone) else { return }
         if let patient = record.patient { object["patient"] = .string(patient) }
+        if let aggregate = record.aggregate {
+            // Not one reading: no id, and what it summarises.
+            object["id"] = nil
+            var formatter = ZoneFormatter(zone: timeZone)
+            object["aggregate"] = .object([
+                "count": .int(aggregate.count), "min": .double(aggregate.min), "max": .double(aggregate.max),
+                "sum": .double(aggregate.sum), "bucketStart": .string(formatter.format(aggregate.bucketStart)),
+                "bucketEnd": .string(formatter.format(aggregate.bucketEnd)),
+            ])
+        }
         object["matches"] = .array(
             record.matches.map { .object(["task": .string($0.task), "occurrence": .int($0.occurrence)]) }
         )

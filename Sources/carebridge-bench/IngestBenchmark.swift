@@ -47,12 +47,12 @@ let storeIngestBenchmark = Benchmark(
         try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0
     }
 
-    // Plain SQLite: the same `sample` table (DDL copied from the store, without the outbox trigger), the same
-    // rows and batches, one prepared INSERT per row, no auto-completion.
+    // Plain SQLite: the same `sampleRow` table (DDL copied from the store), the same rows and batches, one
+    // prepared INSERT per row (codes and references fixed, no lookup tables), no auto-completion.
     let ddl = try store.databaseWriter.read { db in
         try String.fetchAll(
             db,
-            sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sample' AND type != 'trigger' AND sql IS NOT NULL"
+            sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sampleRow' AND type != 'trigger' AND sql IS NOT NULL"
         )
     }
     var configuration = Configuration()
@@ -66,13 +66,10 @@ let storeIngestBenchmark = Benchmark(
         configuration: configuration
     )
     try plain.write { db in
-        try db.execute(sql: "CREATE TABLE device (id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE)")
         for sql in ddl { try db.execute(sql: sql) }
-        // The one device of these samples, as the store keeps it.
-        let identity = String(decoding: try JSONEncoder().encode(samples[0].source.device!), as: UTF8.self)
-        try db.execute(sql: "INSERT INTO device (id, identity) VALUES (1, ?)", arguments: [identity])
     }
-    let recordedAt = Date().timeIntervalSince1970
+    var typeCodes: [QuantityType: Int64] = [:]
+    for sample in samples where typeCodes[sample.type] == nil { typeCodes[sample.type] = Int64(typeCodes.count + 1) }
     let plainTime = try measure {
         var index = 0
         while index < samples.count {
@@ -80,26 +77,17 @@ let storeIngestBenchmark = Benchmark(
             try plain.write { db in
                 let statement = try db.cachedStatement(
                     sql: """
-                        INSERT OR IGNORE INTO sample (id, type, value, unit, start, "end", transmittedValue,
-                        transmittedUnit, sourceKind, characteristic, decoder, deviceID, deviceTime, receivedAt,
-                        clockOffset, payload, sampleIndex, metadata, recordedAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT OR IGNORE INTO sampleRow (type, start, idTail, series, origin, transmittedValue, state,
+                        route, detail) VALUES (?, ?, ?, ?, ?, ?, NULL, 0, NULL)
                         """
                 )
-                for sample in samples[index..<end] {
-                    let id = sample.id
+                for (offset, sample) in samples[index..<end].enumerated() {
+                    let id = withUnsafeBytes(of: sample.id.uuid) { Data($0) }
                     let values: [(any DatabaseValueConvertible)?] = [
-                        withUnsafeBytes(of: id.uuid) { Data($0) }.databaseValue,
-                        sample.type.rawValue.databaseValue, sample.value.databaseValue,
-                        sample.unit.rawValue.databaseValue, sample.start.timeIntervalSince1970.databaseValue,
-                        sample.end.timeIntervalSince1970.databaseValue, sample.transmittedValue.databaseValue,
-                        sample.transmittedUnit.rawValue.databaseValue, sample.source.kind.rawValue.databaseValue,
-                        sample.source.characteristic?.description.databaseValue ?? DatabaseValue.null,
-                        sample.source.decoder?.databaseValue ?? DatabaseValue.null,
-                        1.databaseValue, DatabaseValue.null,
-                        sample.receivedAt.timeIntervalSince1970.databaseValue, DatabaseValue.null,
-                        Data(sample.rawPayload).databaseValue, sample.index.databaseValue, DatabaseValue.null,
-                        recordedAt.databaseValue,
+                        typeCodes[sample.type]!.databaseValue,
+                        Int64((sample.start.timeIntervalSince1970 * 1000).rounded()).databaseValue,
+                        id.suffix(10).databaseValue, 1.databaseValue, (index + offset).databaseValue,
+                        sample.transmittedValue.databaseValue,
                     ]
                     statement.setUncheckedArguments(StatementArguments(values))
                     try statement.execute()

@@ -18,6 +18,9 @@ let benchmarks: [Benchmark] = [
     storeIngestBenchmark,
     storeQueryBenchmark,
     replayBenchmark,
+    storeDayBenchmark,
+    storeMigrateBenchmark,
+    retentionBenchmark,
     blueZLatencyBenchmark,
     exportBenchmark,
     growthBenchmark,
@@ -28,6 +31,14 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child
     let hours = Int(CommandLine.arguments[2])
 {
     try await runReplayChild(hours: hours)
+    exit(0)
+}
+
+// Child process of the store-day benchmark: `carebridge-bench --store-day-child HOURS`.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--store-day-child",
+    let hours = Int(CommandLine.arguments[2])
+{
+    try await runStoreDayChild(hours: hours)
     exit(0)
 }
 

@@ -267,10 +267,17 @@ struct StoredSampleCursor {
     /// Calls `body` once per sample, in (start, id) order, holding one page at a time (the store's
     /// ``SampleCursor``).
     func read(_ body: (ExportRecord) throws -> Void) throws {
+        // Aggregates of vacuumed samples, in time order with the raw samples (all of the range at once: one per
+        // bucket, far fewer than the samples they replaced).
+        var aggregates = try store.sampleAggregates(matching: query)[...]
         var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
         while let page = try cursor.next() {
             let matches = try self.matches(for: page)
             for stored in page {
+                while let next = aggregates.first, next.firstAt <= stored.sample.start {
+                    try body(Self.record(next))
+                    aggregates = aggregates.dropFirst()
+                }
                 try body(
                     ExportRecord(
                         sample: stored.sample,
@@ -281,6 +288,36 @@ struct StoredSampleCursor {
                 )
             }
         }
+        for aggregate in aggregates { try body(Self.record(aggregate)) }
+    }
+
+    /// An aggregate as an export record: its mean measured from its first to its last sample, with what it
+    /// summarises; the id is derived from the bucket, so exporting it again gives the same resource.
+    static func record(_ aggregate: SampleAggregate) -> ExportRecord {
+        let key =
+            "aggregate|\(aggregate.type.rawValue)|\(aggregate.unit.rawValue)|\(aggregate.sourceKind.rawValue)|"
+            + "\(aggregate.device?.key ?? "")|\(aggregate.patientID ?? "")|\(aggregate.bucketStart.timeIntervalSince1970)"
+        let sample = QuantitySample(
+            type: aggregate.type,
+            value: aggregate.mean,
+            unit: aggregate.unit,
+            start: aggregate.firstAt,
+            end: aggregate.lastAt,
+            source: SampleSource(kind: aggregate.sourceKind, device: aggregate.device),
+            id: SHA256.uuid(for: key)
+        )
+        return ExportRecord(
+            sample: sample,
+            patient: aggregate.patientID,
+            aggregate: ExportAggregate(
+                count: aggregate.count,
+                min: aggregate.min,
+                max: aggregate.max,
+                sum: aggregate.sum,
+                bucketStart: aggregate.bucketStart,
+                bucketEnd: aggregate.bucketEnd
+            )
+        )
     }
 
     /// Which events each sample fed: outcome values carry the id of the sample they came from.

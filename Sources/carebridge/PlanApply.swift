@@ -44,12 +44,13 @@ struct PlanApply: ParsableCommand {
             throw StoreExit.fail(error)
         }
         if json {
-            let object: JSONObject = [
+            var object: JSONObject = [
                 "added": .array(report.added.map(JSONValue.string)),
                 "updated": .array(report.updated.map(JSONValue.string)),
                 "unchanged": .array(report.unchanged.map(JSONValue.string)),
                 "eventsUpdated": .int(report.eventsUpdated),
             ]
+            if let retention = plan.retention { object["retention"] = retention.json }
             print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
             return
         }
@@ -60,6 +61,14 @@ struct PlanApply: ParsableCommand {
         print(table.render())
         if report.eventsUpdated > 0 {
             print("\(report.eventsUpdated) event(s) completed from samples already in the store")
+        }
+        if let retention = plan.retention {
+            let rules = retention.rules.map { "\($0.type) raw \($0.keepRawDays) d, then \($0.aggregateMinutes) min" }
+            print(
+                rules.isEmpty
+                    ? "retention policy cleared: every sample is kept"
+                    : "retention policy stored (applied by `carebridge store vacuum`): " + rules.joined(separator: "; ")
+            )
         }
     }
 }

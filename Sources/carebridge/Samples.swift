@@ -32,6 +32,14 @@ struct SamplesList: ParsableCommand {
             start, end, transmitted value and unit, source, device time, receivedAt, recordedAt, payload and \
             metadata.
 
+            Samples past a retention horizon that `carebridge store vacuum` replaced by aggregates are listed \
+            as one row per aggregate, placed at its first sample, marked `aggregate of N` with the mean as value \
+            and min–max (no id: the raw samples are gone). In JSON such a row has `"aggregate": {"count", \
+            "mean", "sum", "min", "minAt", "max", "maxAt", "first", "firstAt", "last", "lastAt", "bucketStart", \
+            "bucketEnd"}` and no id. A range straddling the horizon returns raw samples and aggregates, never \
+            the same sample twice; --limit counts both. --unmatched, --quarantined and --unassigned list raw \
+            samples only (those are never aggregated).
+
             \(StoreExit.help)
             """
     )
@@ -98,25 +106,32 @@ struct SamplesList: ParsableCommand {
         )
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
         var samples: [StoredSample] = []
+        var aggregates: [SampleAggregate] = []
         do {
             var cursor = store.sampleCursor(matching: query, pageSize: 1_000)
             while let page = try cursor.next() { samples += page }
+            aggregates = try store.sampleAggregates(matching: query)
         } catch {
             throw StoreExit.fail(error)
         }
+        let rows = SampleListRow.merge(samples, aggregates, limit: limit)
         if json {
-            let array = samples.map { stored -> JSONValue in
-                guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
-                object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
-                if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
-                object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
-                if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
-                return .object(object)
+            let array = rows.map { row -> JSONValue in
+                switch row {
+                case .aggregate(let aggregate): return SampleListRow.json(aggregate, zone: zone)
+                case .sample(let stored):
+                    guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
+                    object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
+                    if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
+                    object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
+                    if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
+                    return .object(object)
+                }
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
             return
         }
-        if samples.isEmpty {
+        if rows.isEmpty {
             print(
                 unassigned
                     ? "no unassigned readings"
@@ -128,7 +143,11 @@ struct SamplesList: ParsableCommand {
         if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
         if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
         var table = Table(headers)
-        for stored in samples {
+        for row in rows {
+            guard case .sample(let stored) = row else {
+                if case .aggregate(let aggregate) = row { table.append(SampleListRow.cells(aggregate, zone: zone)) }
+                continue
+            }
             let sample = stored.sample
             let source =
                 sample.source.kind == .manual

@@ -82,9 +82,10 @@ import Testing
         let lines = result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("id,type,value,unit,start,end,source,device"))
-        #expect(lines[1].hasSuffix(",manual,,72.4,kg,weigh-in,19,,,,"))  // no patients: an empty patient column
+        // No patients: an empty patient column; raw samples: empty aggregate columns.
+        #expect(lines[1].hasSuffix(",manual,,72.4,kg,weigh-in,19,,,,,,,"))
         #expect(lines[2].contains(",2026-11-21T07:30:00+01:00,"))
-        #expect(lines[2].hasSuffix(",160.0,[lb_av],weigh-in,20,,,,"))
+        #expect(lines[2].hasSuffix(",160.0,[lb_av],weigh-in,20,,,,,,,"))
     }
 
     @Test func exportsJSONLinesWithinTheTimeRange() throws {

@@ -126,8 +126,8 @@ import Testing
         // CSV and JSON Lines name the patient.
         let csv = try run(["export", "--format", "csv", "--patient", "bob"])
         let lines = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(lines.first?.hasSuffix(",status,patient") == true)
-        #expect(lines.count == 3 && lines.dropFirst().allSatisfy { $0.hasSuffix(",bob") })
+        #expect(lines.first?.hasSuffix(",status,patient,aggregate_count,aggregate_min,aggregate_max") == true)
+        #expect(lines.count == 3 && lines.dropFirst().allSatisfy { $0.hasSuffix(",bob,,,") })
         let jsonl = try run(["export", "--format", "jsonl", "--patient", "bob"])
         let objects = try jsonl.stdout.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])

@@ -20,14 +20,17 @@ import Testing
     )
 
     struct Snapshot: Equatable {
-        var samples: [Int64: String] = [:]
+        var samples: [String: String] = [:]
         var values: [String: String] = [:]
         var outcomes: [String: String] = [:]
         var migrations: [String] = []
 
         init(_ db: Database) throws {
-            for row in try Row.fetchAll(db, sql: "SELECT rowid, hex(id), deletedDate FROM sample") {
-                samples[row[0]] = "\(row[1] as String)/\((row[2] as Double?) ?? 0)"
+            let snapshot = try SampleIDMigrationTests.Snapshot(db)
+            // Keyed by id (the compact layout of `v10-compact-samples` has no rowids).
+            for (position, id) in snapshot.ids {
+                let hex = withUnsafeBytes(of: id.uuid) { $0.map { String(format: "%02X", $0) }.joined() }
+                samples[hex] = "\(hex)/\(snapshot.deleted.contains(position))"
             }
             for row in try Row.fetchAll(
                 db,
@@ -72,7 +75,11 @@ import Testing
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(try store.appliedMigrations().contains("v8-people"))
         var new = try store.databaseWriter.read { db in try Snapshot(db) }
-        #expect(new.migrations == old.migrations + ["v8-people", "v9-outcome-sample-id-blob"])
+        #expect(
+            new.migrations == old.migrations + [
+                "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
+            ]
+        )
         new.migrations = old.migrations
         #expect(new == old)
 

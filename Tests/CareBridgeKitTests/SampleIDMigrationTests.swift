@@ -28,10 +28,29 @@ import Testing
         var migrations: [String] = []
 
         init(_ db: Database) throws {
-            for row in try Row.fetchAll(db, sql: "SELECT rowid, id, deletedDate FROM sample") {
-                let rowid: Int64 = row[0]
-                ids[rowid] = try Self.sampleID(row[1])
-                if (row[2] as Double?) != nil { deleted.insert(rowid) }
+            if try db.tableExists("sample") {
+                for row in try Row.fetchAll(db, sql: "SELECT rowid, id, deletedDate FROM sample") {
+                    let rowid: Int64 = row[0]
+                    ids[rowid] = try Self.sampleID(row[1])
+                    if (row[2] as Double?) != nil { deleted.insert(rowid) }
+                }
+            } else {
+                // The compact layout (`v10-compact-samples`) has no rowids: rows are numbered in key order, and
+                // an id is its key time (6 bytes, `detail.k` or the start) followed by `idTail`.
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT coalesce(json_extract(detail, '$.k'), start), idTail, json_extract(detail, '$.x')
+                        FROM sampleRow ORDER BY type, start, idTail
+                        """
+                )
+                for (position, row) in rows.enumerated() {
+                    let keyTime: Int64 = row[0]
+                    let tail: Data = row[1]
+                    let prefix = (0..<6).map { UInt8(truncatingIfNeeded: keyTime >> (40 - 8 * $0)) }
+                    ids[Int64(position)] = try Self.sampleID(Data(prefix + tail).databaseValue)
+                    if (row[2] as Double?) != nil { deleted.insert(Int64(position)) }
+                }
             }
             let valueRows = try Row.fetchAll(
                 db,
@@ -95,7 +114,7 @@ import Testing
             "glucose-meter-download-twice.jsonl", "glucose-meter-sequence-reset.jsonl",
             "uds-scale-registration-and-consent.jsonl", "blood-pressure-current-time-handshake.jsonl",
             "pulse-oximeter-history.jsonl", "glucose-meter-interrupted-download.jsonl",
-            "qn-scale-session.jsonl", "renpho-es-wbe28-consent.jsonl",
+            "qn-scale-session.jsonl", "renpho-es-wbe28-consent.jsonl", "omron-hem-7322t-memory-map.jsonl",
         ]
         var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") && !newer.contains($0) }
             .map { PackageFixtures.recordings.appendingPathComponent($0).path }
@@ -118,7 +137,7 @@ import Testing
         _ = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
         let first = messages.all.filter { $0.level >= .warning }
         #expect(first.count == 1)
-        #expect(first.first?.text.contains("rewriting the ids of 204 samples") == true)
+        #expect(first.first?.text.contains("converting 204 samples to the compact layout, ids in time order") == true)
         #expect(messages.all.contains { $0.text == "store upgraded" })
         let before = messages.all.count
         _ = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
@@ -140,17 +159,25 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
+                "v11-sample-aggregates",
             ]
         )
         let new = try store.databaseWriter.read { db in try Snapshot(db) }
 
-        // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample.
-        #expect(Set(new.ids.keys) == Set(old.ids.keys))
-        #expect(new.deleted == old.deleted)
+        // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample (paired by the
+        // id each sample had before: the compact layout keeps no rowids).
+        let everything = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+        let byOldID = Dictionary(uniqueKeysWithValues: everything.map { ($0.sample.legacyID, $0.id) })
+        #expect(new.ids.count == old.ids.count)
+        #expect(Set(new.ids.values) == Set(everything.map(\.id)))
+        #expect(
+            Set(new.deleted.compactMap { new.ids[$0] })
+                == Set(old.deleted.compactMap { old.ids[$0].flatMap { byOldID[$0] } })
+        )
         var renamed: [String: String] = [:]
-        for (rowid, oldID) in old.ids {
-            let newID = try #require(new.ids[rowid])
+        for (_, oldID) in old.ids {
+            let newID = try #require(byOldID[oldID])
             let stored = try #require(try store.sample(id: newID))
             #expect(stored.sample.id == newID)
             #expect(stored.sample.idFromKey() == newID)

@@ -125,46 +125,88 @@ import Testing
 }
 
 @Suite struct OutboxMigrationTests {
-    /// Turns a store file back into one that only has `v1`: the outbox migration's objects, the safety columns
-    /// (`v6-sample-safety`; the id migration's rebuild drops the sample ones) and their entries in
-    /// GRDB's migration table removed (and the id migration's entry: its ids are already time-ordered). (Built at test time from the current `v1` rather than checked in: `v1`'s
-    /// sample layout may still change before the first release.)
+    /// A store file that only has `v1`, with `samples` in `v1`'s sample table: the `v1` schema (frozen since
+    /// its release) and rows as that release wrote them, made with SQL here since the current store no longer
+    /// has that layout (`"v10-compact-samples"`). The ids are already time-ordered, so the id migration keeps
+    /// them.
     static func makeV1Store(at path: String, samples: [QuantitySample]) throws {
-        let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        try store.recordSamples(samples)
-        try store.databaseWriter.write { db in
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
             try db.execute(
                 sql: """
-                    DROP TRIGGER IF EXISTS outboxEntry_onSampleInsert;
-                    DROP TABLE outboxEntry;
-                    DROP TABLE outboxChannel;
-                    DROP TABLE alertDelivery;
-                    DROP TABLE alertChannel;
-                    DROP TABLE alert;
-                    DROP TABLE deviceSessionVariable;
-                    DROP TABLE patient;
-                    DROP TABLE carePlan;
-                    DROP TABLE contact;
-                    DROP TABLE deviceAssignment;
-                    DROP TABLE shareRecord;
-                    DROP INDEX sample_inbox;
-                    ALTER TABLE sample DROP COLUMN patientID;
-                    ALTER TABLE sample DROP COLUMN inboxReason;
-                    ALTER TABLE sample DROP COLUMN routedBy;
-                    ALTER TABLE task DROP COLUMN carePlanID;
-                    ALTER TABLE task DROP COLUMN answer;
-                    ALTER TABLE task DROP COLUMN alerts;
-                    ALTER TABLE outcome DROP COLUMN note;
-                    ALTER TABLE outcome DROP COLUMN notDoneReason;
-                    ALTER TABLE outcomeValue DROP COLUMN text;
-                    ALTER TABLE outcomeValue DROP COLUMN comparator;
-                    DELETE FROM grdb_migrations WHERE identifier IN (
-                        'v2-outbox', 'v3-time-ordered-sample-ids', 'v4-answers-and-notes', 'v5-alerts',
-                        'v6-sample-safety', 'v7-session-variables', 'v8-people', 'v9-outcome-sample-id-blob'
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE task (
+                        uuid TEXT PRIMARY KEY NOT NULL, id TEXT NOT NULL, versionNumber INTEGER NOT NULL,
+                        previousVersionUUID TEXT REFERENCES task(uuid), title TEXT NOT NULL, instructions TEXT,
+                        kind TEXT NOT NULL, groupIdentifier TEXT, tags TEXT NOT NULL, impactsAdherence BOOLEAN NOT NULL,
+                        schedule TEXT NOT NULL, linkageType TEXT, linkageUnit TEXT, linkageAggregation TEXT,
+                        effectiveDate DOUBLE NOT NULL, createdDate DOUBLE NOT NULL, deletedDate DOUBLE,
+                        UNIQUE (id, versionNumber)
                     );
+                    CREATE INDEX task_on_linkageType ON task(linkageType) WHERE linkageType IS NOT NULL;
+                    CREATE TABLE device (id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE);
+                    CREATE TABLE sample (
+                        id BLOB NOT NULL UNIQUE, type TEXT NOT NULL, value DOUBLE NOT NULL, unit TEXT NOT NULL,
+                        start DOUBLE NOT NULL, "end" DOUBLE NOT NULL, transmittedValue DOUBLE NOT NULL,
+                        transmittedUnit TEXT NOT NULL, sourceKind TEXT NOT NULL, characteristic TEXT, decoder TEXT,
+                        deviceID INTEGER REFERENCES device(id), deviceTime TEXT, receivedAt DOUBLE NOT NULL,
+                        clockOffset DOUBLE, payload BLOB NOT NULL, sampleIndex INTEGER NOT NULL, metadata TEXT,
+                        recordedAt DOUBLE NOT NULL, deletedDate DOUBLE
+                    );
+                    CREATE INDEX sample_on_type_start ON sample(type, start);
+                    CREATE TABLE outcome (
+                        id INTEGER PRIMARY KEY, taskUUID TEXT NOT NULL REFERENCES task(uuid), taskID TEXT NOT NULL,
+                        occurrence INTEGER NOT NULL, eventStart DOUBLE NOT NULL, eventEnd DOUBLE NOT NULL,
+                        createdDate DOUBLE NOT NULL, updatedDate DOUBLE NOT NULL, valueSum DOUBLE, valueCount INTEGER,
+                        UNIQUE (taskUUID, occurrence)
+                    );
+                    CREATE INDEX outcome_on_taskID_eventStart ON outcome(taskID, eventStart);
+                    CREATE TABLE outcomeValue (
+                        outcomeID INTEGER NOT NULL REFERENCES outcome(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL, value DOUBLE NOT NULL, unit TEXT NOT NULL,
+                        measuredAt DOUBLE NOT NULL, sampleID TEXT, recordedAt DOUBLE NOT NULL,
+                        PRIMARY KEY (outcomeID, position)
+                    ) WITHOUT ROWID;
                     """
             )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            for sample in samples {
+                var deviceID: Int64?
+                if let device = sample.source.device {
+                    let identity = String(decoding: try encoder.encode(device), as: UTF8.self)
+                    try db.execute(sql: "INSERT OR IGNORE INTO device (identity) VALUES (?)", arguments: [identity])
+                    deviceID = try Int64.fetchOne(
+                        db,
+                        sql: "SELECT id FROM device WHERE identity = ?",
+                        arguments: [identity]
+                    )
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO sample (
+                            id, type, value, unit, start, "end", transmittedValue, transmittedUnit, sourceKind,
+                            characteristic, decoder, deviceID, deviceTime, receivedAt, clockOffset, payload,
+                            sampleIndex, metadata, recordedAt
+                        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                        """,
+                    arguments: [
+                        withUnsafeBytes(of: sample.id.uuid) { Data($0) }, sample.type.rawValue, sample.value,
+                        sample.unit.rawValue, sample.start.timeIntervalSince1970, sample.end.timeIntervalSince1970,
+                        sample.transmittedValue, sample.transmittedUnit.rawValue, sample.source.kind.rawValue,
+                        sample.source.characteristic.map { "\($0)" }, sample.source.decoder, deviceID,
+                        sample.deviceTime.map { "\($0)" }, sample.receivedAt.timeIntervalSince1970, sample.clockOffset,
+                        Data(sample.rawPayload), sample.index, 1_800_000_000.0,
+                    ]
+                )
+            }
         }
+        try queue.close()
     }
 
     @Test func v1StoreMigratesToTheOutboxKeepingItsSamplesAndQueueingNothingOld() throws {
@@ -181,7 +223,8 @@ import Testing
             try store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
+                "v11-sample-aggregates",
             ]
         )
         #expect(try store.sampleCount() == old.count)

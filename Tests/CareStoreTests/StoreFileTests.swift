@@ -34,7 +34,8 @@ import Testing
             try fixture.store.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
+                "v11-sample-aggregates",
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -48,7 +49,8 @@ import Testing
             try reopened.appliedMigrations() == [
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob",
+                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
+                "v11-sample-aggregates",
             ]
         )
         let stored = try #require(try reopened.sample(id: sample.id))
@@ -56,7 +58,8 @@ import Testing
         let tables = try reopened.databaseWriter.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
-        #expect(tables.contains("task") && tables.contains("sample") && tables.contains("outcome"))
+        #expect(tables.contains("task") && tables.contains("sampleRow") && tables.contains("outcome"))
+        #expect(!tables.contains("sample"))
         #expect(tables.contains("outcomeValue"))
     }
 

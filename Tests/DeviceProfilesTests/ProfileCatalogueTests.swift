@@ -54,13 +54,85 @@ import Testing
             expected: "uds-body-composition-scale"
         ),
         Fixture(
-            label: "Omron BLEsmart cuff (company 0x020E)",
+            label: "Omron BLEsmart cuff (company 0x020E, flags bit 5: standard services only)",
             advertisement: Advertisement(
                 name: "BLEsmart_00000116",
                 serviceUUIDs: [.bloodPressureService],
-                manufacturerData: [0x020E: [0x01, 0x00]]
+                manufacturerData: [0x020E: [0x01, 0x20]]
             ),
             expected: "omron-blesmart-blood-pressure"
+        ),
+        Fixture(
+            label: "Omron HEM-7150T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7150T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7150t"
+        ),
+        Fixture(
+            label: "Omron HEM-7155T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7155T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7155t"
+        ),
+        Fixture(
+            label: "Omron HEM-7342T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7342T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7342t"
+        ),
+        Fixture(
+            label: "Omron HEM-7361T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7361T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7361t"
+        ),
+        Fixture(
+            label: "Omron HEM-7322T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7322T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7322t"
+        ),
+        Fixture(
+            label: "Omron HEM-7600T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7600T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7600t"
+        ),
+        Fixture(
+            label: "Omron HEM-7530T memory-map cuff, also advertising 1810 and company 0x020E",
+            advertisement: Advertisement(
+                name: "HEM-7530T",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00]]
+            ),
+            expected: "omron-hem-7530t"
+        ),
+        Fixture(
+            label: "Omron cuff using the Omron extension (flags bit 5 clear)",
+            advertisement: Advertisement(
+                name: "BLEsmart_0000011F",
+                serviceUUIDs: [.bloodPressureService],
+                manufacturerData: [0x020E: [0x01, 0x00, 0x03, 0x00, 0x08]]
+            ),
+            expected: "omron-blesmart-option-service"
         ),
         Fixture(
             label: "thermometer",

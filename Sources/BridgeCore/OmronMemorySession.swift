@@ -1,0 +1,284 @@
+import GATTDecoding
+
+/// The conversation of an Omron memory-map download, as a pure state machine run inside a ``SessionMachine``
+/// step (the profile's `omron` section): unlock with the pairing key, start the transmission, read the "next
+/// record" index pointers, read each user's new records block by block, end the transmission.
+///
+/// Read-only: it never writes the device's memory (neither the unread-record counters nor the clock); its own
+/// download cursor is kept in session variables per user (``OmronMemoryMap/cursorVariables(user:)``): the slot
+/// after the last record downloaded and that record's bytes. Next time it first reads that record again: the same
+/// bytes mean only the slots written since are new; other bytes (the ring went round, the device was reset) mean
+/// the whole ring is read again, and the store drops what it already has. Without a cursor, or for a model whose
+/// pointers are unknown, every slot is read. Variables change only when every step finished, so a download that
+/// breaks off is repeated next time; records already received were stored as they came.
+public struct OmronMemorySession: Sendable {
+    public enum Status: Sendable, Hashable {
+        case running
+        case finished(SessionVariables)
+        case failed(String)
+    }
+
+    enum Request: Sendable, Hashable {
+        case unlock
+        case start
+        case index
+        /// Reads the record the cursor says was downloaded last.
+        case check(user: Int, slot: Int)
+        case records(user: Int, slot: Int, count: Int)
+        case end
+
+        var description: String {
+            switch self {
+            case .unlock: "unlock"
+            case .start: "start of transmission"
+            case .index: "read of the index pointers"
+            case .check(let user, let slot): "read of user \(user + 1) slot \(slot) (the last record downloaded)"
+            case .records(let user, let slot, let count): "read of user \(user + 1) slots \(slot)…\(slot + count - 1)"
+            case .end: "end of transmission"
+            }
+        }
+    }
+
+    public let map: OmronMemoryMap
+    public private(set) var variables: SessionVariables
+    public private(set) var status: Status = .running
+
+    private var queue: [Request] = []
+    private var current: Request?
+    private var attempts = 0
+    private var timer: Int?
+    private var writes: Set<Int> = []
+    private var assembler = OmronPacketAssembler()
+    /// The slot the next record goes to, per user, from the index pointers.
+    private var next: [Int?] = []
+    /// Record bytes read this session, by user and slot.
+    private var read: [[Int: [UInt8]]] = []
+
+    public init(map: OmronMemoryMap, variables: SessionVariables) {
+        self.map = map
+        self.variables = variables
+        next = Array(repeating: nil, count: map.users.count)
+        read = Array(repeating: [:], count: map.users.count)
+    }
+
+    /// The request being waited on, for messages.
+    public var currentStep: String { "omron memory map: " + (current?.description ?? "done") }
+
+    /// Sends the first request. `ids` is the caller's action-id counter.
+    public mutating func start(ids: inout Int) -> [SessionAction] {
+        queue = (map.channels.unlock == nil ? [] : [.unlock]) + [.start]
+        if map.indexPointers != nil {
+            queue.append(.index)
+        } else {
+            for user in map.users.indices { queue += reads(user: user, from: 0, count: map.users[user].count) }
+            queue.append(.end)
+        }
+        return sendNext(ids: &ids)
+    }
+
+    public mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction] {
+        guard status == .running else { return [] }
+        switch input {
+        case .value(let value):
+            return receive(value, ids: &ids)
+        case .completed(let id):
+            writes.remove(id)
+            return []
+        case .failed(let id, let message):
+            guard writes.contains(id) else { return [] }
+            return fail("\(current?.description ?? "write"): \(message)")
+        case .timer(let id):
+            guard id == timer, let request = current else { return [] }
+            guard attempts <= map.retries else {
+                return fail(
+                    "no answer to the \(request.description) after \(attempts) attempts of \(SessionMachine.seconds(map.timeout))"
+                )
+            }
+            assembler.reset()
+            return send(request, ids: &ids)
+        case .disconnected:
+            return fail("the link went down at the \(current?.description ?? "end")")
+        }
+    }
+
+    // MARK: - Requests
+
+    private mutating func fail(_ reason: String) -> [SessionAction] {
+        status = .failed(reason)
+        current = nil
+        return []
+    }
+
+    private mutating func sendNext(ids: inout Int) -> [SessionAction] {
+        guard !queue.isEmpty else {
+            current = nil
+            status = .finished(variables)
+            return []
+        }
+        let request = queue.removeFirst()
+        attempts = 0
+        return send(request, ids: &ids)
+    }
+
+    private mutating func send(_ request: Request, ids: inout Int) -> [SessionAction] {
+        current = request
+        attempts += 1
+        assembler.reset()
+        var actions: [SessionAction] = []
+        func write(_ uuid: BluetoothUUID, _ bytes: [UInt8]) {
+            let id = ids
+            ids += 1
+            writes.insert(id)
+            actions.append(.write(id: id, uuid, bytes, withResponse: true))
+        }
+        switch request {
+        case .unlock:
+            guard let unlock = map.channels.unlock else { break }
+            let key =
+                variables[OmronMemoryMap.keyVariable].flatMap { value -> [UInt8]? in
+                    if case .bytes(let bytes) = value { return bytes }
+                    return nil
+                } ?? map.unlockKey ?? []
+            write(unlock, [0x01] + key)
+        default:
+            let packet: [UInt8] =
+                switch request {
+                case .start: OmronPacket.start
+                case .end: OmronPacket.end
+                case .index: OmronPacket.read(address: map.indexPointers!.address, count: map.indexPointers!.size)
+                case .check(let user, let slot):
+                    OmronPacket.read(address: map.address(user: user, slot: slot), count: map.recordSize)
+                case .records(let user, let slot, let count):
+                    OmronPacket.read(address: map.address(user: user, slot: slot), count: count * map.recordSize)
+                case .unlock: []
+                }
+            for (index, piece) in OmronPacket.pieces(packet).enumerated() where index < map.channels.tx.count {
+                write(map.channels.tx[index], piece)
+            }
+        }
+        let id = ids
+        ids += 1
+        timer = id
+        actions.append(.startTimer(id: id, seconds: map.timeout))
+        return actions
+    }
+
+    func reads(user: Int, from: Int, count: Int) -> [Request] {
+        map.reads(user: user, from: from, count: count).map { .records(user: $0.user, slot: $0.slot, count: $0.count) }
+    }
+
+    // MARK: - Responses
+
+    private mutating func receive(_ value: CharacteristicValue, ids: inout Int) -> [SessionAction] {
+        guard let request = current else { return [] }
+        if value.characteristic == map.channels.unlock, request == .unlock {
+            guard value.bytes.starts(with: [0x81, 0x00]) else {
+                return fail(
+                    "the device refused the unlock key (answer \(OmronPacketError.hex(value.bytes))): pair it in its "
+                        + "pairing mode with the key the profile or the variable omronKey gives"
+                )
+            }
+            return sendNext(ids: &ids)
+        }
+        guard let channel = map.channels.rx.firstIndex(of: value.characteristic),
+            let packet = assembler.add(value.bytes, channel: channel)
+        else { return [] }
+        let response: OmronResponse
+        do {
+            response = try OmronResponse(packet: packet)
+        } catch {
+            // A damaged packet: the timer sends the request again.
+            return []
+        }
+        switch request {
+        case .unlock:
+            return []
+        case .start:
+            guard response.type == 0x8000 else {
+                return fail("unexpected answer to the start of transmission: \(OmronPacketError.hex(packet))")
+            }
+        case .end:
+            guard response.type == 0x8F00 else {
+                return fail("unexpected answer to the end of transmission: \(OmronPacketError.hex(packet))")
+            }
+            if let code = response.data.first, code != 0 {
+                return fail("the device ended the transmission with error status \(code)")
+            }
+            finishCursors()
+        case .index:
+            guard response.type == 0x8100, response.address == map.indexPointers?.address else { return [] }
+            plan(index: response.data)
+        case .check(let user, let slot):
+            guard response.type == 0x8100, response.address == map.address(user: user, slot: slot) else { return [] }
+            read[user][slot] = response.data
+            let names = OmronMemoryMap.cursorVariables(user: user)
+            let cursor = variables[names.next]?.integer ?? 0
+            let known = variables[names.last]
+            let newCount = next[user].map { ($0 - cursor + map.users[user].count) % map.users[user].count } ?? 0
+            if known == .bytes(response.data) {
+                queue.insert(
+                    contentsOf: reads(user: user, from: cursor, count: newCount),
+                    at: queuePosition(user: user)
+                )
+            } else {
+                queue.insert(contentsOf: fullRead(user: user), at: queuePosition(user: user))
+            }
+        case .records(let user, let slot, let count):
+            guard response.type == 0x8100, response.address == map.address(user: user, slot: slot),
+                response.data.count == count * map.recordSize
+            else { return [] }
+            for index in 0..<count {
+                read[user][slot + index] = Array(
+                    response.data[(index * map.recordSize)..<((index + 1) * map.recordSize)]
+                )
+            }
+        }
+        return sendNext(ids: &ids)
+    }
+
+    /// Where a user's reads go in the queue: before the next user's requests and the end.
+    private func queuePosition(user: Int) -> Int {
+        queue.firstIndex { request in
+            switch request {
+            case .check(let other, _), .records(let other, _, _): other > user
+            case .end: true
+            default: false
+            }
+        } ?? queue.count
+    }
+
+    private func fullRead(user: Int) -> [Request] {
+        reads(user: user, from: next[user] ?? 0, count: map.users[user].count)
+    }
+
+    /// Plans each user's reads from the index pointers and the cursor.
+    private mutating func plan(index block: [UInt8]) {
+        guard let pointers = map.indexPointers else { return }
+        for user in map.users.indices {
+            let count = map.users[user].count
+            next[user] = user < pointers.users.count ? pointers.users[user].nextSlot(in: block, count: count) : nil
+            let names = OmronMemoryMap.cursorVariables(user: user)
+            if next[user] != nil, let cursor = variables[names.next]?.integer, (0..<count).contains(cursor),
+                variables[names.last] != nil
+            {
+                queue.append(.check(user: user, slot: (cursor - 1 + count) % count))
+            } else {
+                queue += fullRead(user: user)
+            }
+        }
+        queue.append(.end)
+    }
+
+    /// The new cursors: each user's pointer and the bytes of the record before it, when both are known.
+    private mutating func finishCursors() {
+        for user in map.users.indices {
+            guard let pointer = next[user] else { continue }
+            let count = map.users[user].count
+            let last = (pointer - 1 + count) % count
+            guard let bytes = read[user][last] else { continue }
+            let names = OmronMemoryMap.cursorVariables(user: user)
+            variables[names.next] = .integer(pointer)
+            variables[names.last] = .bytes(bytes)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+struct Store: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what the store holds, and apply the retention policy.",
+        discussion: """
+            `carebridge store stats` shows the file's size by table and by quantity type and what the retention \
+            policy would free; `carebridge store vacuum` applies the policy (aggregates, then deletes raw samples \
+            past their horizon) and compacts the file. The policy is the plan file's "retention" key, stored by \
+            `carebridge plan apply`; without one every sample is kept raw forever.
+            """,
+        subcommands: [StoreStats.self, StoreVacuum.self]
+    )
+}
