@@ -6,7 +6,8 @@ import GATTDecoding
 ///
 /// `"01 03 01 {lastSequence+1:u16}"` (a variable plus one, as uint16 little-endian), `"{time:currentTime}"`
 /// (the Current Time layout, 10 bytes), `"{time:dateTime}"` (Date Time, 7 bytes), `"{time:epoch}"` (seconds
-/// since 1970 as uint32 little-endian), `"{consentCode}"` (a variable's bytes, or a number as u8), and
+/// since 1970 as uint32 little-endian; `{time:epochbe}` big-endian; `{time:epoch@2010-01-01T00:00:00Z}` /
+/// `{time:epochbe@…}` seconds since a vendor's epoch, see ``VendorEpoch``), `"{consentCode}"` (a variable's bytes, or a number as u8), and
 /// checksums over the bytes before them: `"{xor}"`, `"{sum8}"`, `"{crc8}"`, `"{crc16}"`, `"{crc16-modbus@1}"`
 /// (from byte 1). Times are the bridge's wall-clock time in its zone.
 public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
@@ -19,12 +20,16 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
         case epoch
         /// Seconds since 2000-01-01T00:00:00 local time, uint32 little-endian (some vendor clocks).
         case epoch2000
+        /// Seconds since 1970-01-01T00:00:00Z, uint32 big-endian.
+        case epochbe
     }
 
     public enum Part: Sendable, Hashable {
         case bytes([UInt8])
         case variable(name: String, add: Int, format: SessionIntegerFormat?)
         case time(TimeLayout)
+        /// Seconds since a vendor's epoch (`{time:epoch@2010-01-01T00:00:00Z}`, `{time:epochbe@…}`), uint32.
+        case epochSince(VendorEpoch, bigEndian: Bool)
         /// A checksum over the bytes rendered so far, from byte `from`.
         case checksum(Checksum, from: Int)
     }
@@ -70,6 +75,20 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
         let body = inner.trimmingCharacters(in: .whitespaces)
         if body.hasPrefix("time:") {
             let layout = String(body.dropFirst(5))
+            if let at = layout.firstIndex(of: "@") {
+                let name = layout[..<at]
+                let baseText = String(layout[layout.index(after: at)...])
+                guard name == "epoch" || name == "epochbe" else {
+                    throw SessionScriptError(template, "only epoch and epochbe take a base ('\(name)@…')")
+                }
+                guard let epoch = VendorEpoch(baseText) else {
+                    throw SessionScriptError(
+                        template,
+                        "'\(baseText)' is not a date and time with its zone, e.g. 2010-01-01T00:00:00Z"
+                    )
+                }
+                return .epochSince(epoch, bigEndian: name == "epochbe")
+            }
             guard let time = TimeLayout(rawValue: layout) else {
                 let known = TimeLayout.allCases.map(\.rawValue).joined(separator: ", ")
                 throw SessionScriptError(template, "'\(layout)' is not a time layout (\(known))")
@@ -154,6 +173,9 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
                 }
             case .time(let layout):
                 out += Self.time(layout, now: now, timeZone: timeZone)
+            case .epochSince(let epoch, let bigEndian):
+                let bytes = Self.uint32(epoch.seconds(at: now))
+                out += bigEndian ? bytes.reversed() : bytes
             case .checksum(let checksum, let from):
                 guard from <= out.count else {
                     throw SessionScriptError(description, "checksum from byte \(from) of \(out.count)")
@@ -164,6 +186,12 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// Little-endian uint32 (saturating).
+    static func uint32(_ seconds: Int64) -> [UInt8] {
+        let value = UInt32(clamping: seconds)
+        return [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24)]
+    }
+
     static func time(_ layout: TimeLayout, now: Date, timeZone: TimeZone) -> [UInt8] {
         switch layout {
         case .currentTime:
@@ -171,7 +199,9 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
         case .dateTime:
             return Array(CurrentTime(date: now, in: timeZone).bytes.prefix(7))
         case .epoch:
-            return SessionIntegerFormat(width: 4).bytes(Int(now.timeIntervalSince1970.rounded(.down))) ?? [0, 0, 0, 0]
+            return uint32(VendorEpoch.unix.seconds(at: now))
+        case .epochbe:
+            return uint32(VendorEpoch.unix.seconds(at: now)).reversed()
         case .epoch2000:
             let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now)) - 946_684_800
             return SessionIntegerFormat(width: 4).bytes(max(0, Int(local.rounded(.down)))) ?? [0, 0, 0, 0]

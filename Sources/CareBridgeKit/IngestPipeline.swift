@@ -114,6 +114,9 @@ public struct IngestPipeline {
         var waitingForMerge: [FrameWaiting] = []
         /// The last final frame of each name, for a merging frame that comes second.
         var recentFrames: [String: (decoded: DecodedFrame, time: Date)] = [:]
+        /// The last final frame per characteristic and frame name, for `finalRepeats` (reset by an intermediate
+        /// frame or a value no frame selects).
+        var lastFinalFrames: [String: (bytes: [UInt8], time: Date)] = [:]
         var emittedTypes: Set<QuantityType> = []
         var lastAdvertisement: Date?
         /// Receive time minus the device's own clock, read at connect (a `clock` characteristic), in seconds.
@@ -264,21 +267,50 @@ public struct IngestPipeline {
             return
         }
         if let frames = entry.frames {
-            guard
-                let samples = frameSamples(
-                    value.bytes,
-                    frames: frames,
-                    source: value.characteristic,
-                    time: time,
-                    state: &state,
-                    output: &output
-                )
-            else { return }
-            // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
-            let live =
-                state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow } ?? false
-            if live, !samples.isEmpty { state.session.lastIntermediate = nil }
-            accept(samples, live: live, state: &state, output: &output)
+            // Several frames back to back (`frameLength`): each in order, as if it had come alone.
+            var pieces = [value.bytes[...]]
+            if let length = entry.frameLength {
+                pieces = stride(from: 0, to: value.bytes.count, by: length).map {
+                    value.bytes[$0..<min($0 + length, value.bytes.count)]
+                }
+                if let last = pieces.last, last.count < length {
+                    pieces.removeLast()
+                    output.issues.append(
+                        PipelineIssue(
+                            severity: .warning,
+                            device: address,
+                            time: time,
+                            message: "profile \(profile.id): the last \(last.count) byte(s) of a "
+                                + "\(value.bytes.count)-byte value on \(value.characteristic) are shorter than its "
+                                + "frameLength \(length): not decoded (\(Self.spacedHex(Array(last))))"
+                        )
+                    )
+                }
+            }
+            for (position, piece) in pieces.enumerated() {
+                guard
+                    var samples = frameSamples(
+                        Array(piece),
+                        frames: frames,
+                        source: value.characteristic,
+                        time: time,
+                        state: &state,
+                        output: &output
+                    )
+                else { continue }
+                // Two equal frames of one value are two readings: the position keeps their ids apart.
+                if entry.frameLength != nil {
+                    for index in samples.indices where samples[index].source.characteristic == value.characteristic {
+                        samples[index].index = position
+                    }
+                }
+                // A final frame shortly after an intermediate one (a weigh-in settling) is live, as with decoders.
+                let live =
+                    state.session.lastIntermediate.map { time.timeIntervalSince($0) <= configuration.liveWindow }
+                    ?? false
+                if live, !samples.isEmpty { state.session.lastIntermediate = nil }
+                accept(samples, live: live, state: &state, output: &output)
+            }
             return
         }
         guard let decoder = entry.decoder else {
@@ -617,6 +649,8 @@ public struct IngestPipeline {
             return nil
         }
         guard let (frame, decoded) = selected else {
+            // Something else the device said (e.g. settling values no frame reads): a weigh-in in progress.
+            state.session.lastFinalFrames = [:]
             logger.debug(
                 "no frame selects the value",
                 metadata: [
@@ -634,7 +668,22 @@ public struct IngestPipeline {
         )
         guard decoded.isFinal else {
             state.session.lastIntermediate = time
+            state.session.lastFinalFrames = [:]
             return samples
+        }
+        if let profile = state.profile, profile.quirks.finalRepeats {
+            // The same final frame again, with nothing else of the weigh-in between: the device repeating it.
+            let key = "\(source?.description ?? "-") \(frame.name)"
+            let previous = state.session.lastFinalFrames[key]
+            state.session.lastFinalFrames[key] = (bytes, time)
+            if let previous, previous.bytes == bytes, time.timeIntervalSince(previous.time) <= profile.tuning.weighInGap
+            {
+                logger.debug(
+                    "repeated final frame: not stored again",
+                    metadata: ["device.address": "\(address)", "profile": "\(profile.id)", "frame": "\(frame.name)"]
+                )
+                return samples
+            }
         }
         let context = SampleContext(
             receivedAt: time,

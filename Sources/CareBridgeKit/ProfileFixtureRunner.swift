@@ -177,7 +177,8 @@ public enum ProfileFixtureRunner {
     static func advertisement(claimedBy match: DeviceProfile.Match) -> Advertisement {
         var advertisement = Advertisement(
             name: match.namePattern.map {
-                $0.replacingOccurrences(of: "*", with: "").replacingOccurrences(of: "?", with: "0")
+                String($0.prefix { $0 != "|" }).replacingOccurrences(of: "*", with: "")
+                    .replacingOccurrences(of: "?", with: "0")
             },
             serviceUUIDs: Array(match.serviceUUIDs.prefix(1))
         )

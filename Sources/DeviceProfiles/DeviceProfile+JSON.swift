@@ -61,7 +61,7 @@ extension DeviceProfile {
 
         characteristics = []
         for reader in try root.objects("characteristics") {
-            try reader.allow(["uuid", "use", "decoder", "frames", "role", "multiPacket", "quirks"])
+            try reader.allow(["uuid", "use", "decoder", "frames", "role", "multiPacket", "quirks", "frameLength"])
             let useText = try reader.string("use")
             guard let use = Characteristic.Use(rawValue: useText) else {
                 throw reader.problem("use", "'\(useText)' is not one of notify, indicate, read, write")
@@ -78,7 +78,8 @@ extension DeviceProfile {
             let uuid = try reader.uuid("uuid")
             var decoder: PayloadDecoder?
             if use == .write {
-                for key in ["decoder", "frames", "role", "multiPacket", "quirks"] where reader.object[key] != nil {
+                for key in ["decoder", "frames", "role", "multiPacket", "quirks", "frameLength"]
+                where reader.object[key] != nil {
                     throw reader.problem(key, "a write characteristic is only written by the session; nothing reads it")
                 }
             } else if frames != nil {
@@ -95,6 +96,9 @@ extension DeviceProfile {
                 guard reader.object["decoder"] != nil else {
                     throw reader.problem("decoder", "missing (give a decoder or frames)")
                 }
+                if reader.object["frameLength"] != nil {
+                    throw reader.problem("frameLength", "only a value read by frames can carry several of them")
+                }
                 decoder = try reader.decoder("decoder")
             }
             var characteristic = Characteristic(
@@ -105,6 +109,10 @@ extension DeviceProfile {
                 role: role,
                 multiPacket: try reader.optionalBool("multiPacket") ?? false
             )
+            if let length = try reader.optionalInt("frameLength") {
+                guard length >= 1 else { throw reader.problem("frameLength", "expected a length ≥ 1 byte") }
+                characteristic.frameLength = length
+            }
             if let decoder {
                 if let problem = characteristic.roleProblem() { throw reader.problem("decoder", problem) }
                 if characteristic.multiPacket, !(decoder.type is any MultiPacketPayload.Type) {
@@ -205,7 +213,9 @@ extension DeviceProfile {
         if let reader = try root.optionalObject("quirks") {
             try reader.allow([
                 "clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock", "deviceTimeIsUTC",
+                "finalRepeats",
             ])
+            quirks.finalRepeats = try reader.optionalBool("finalRepeats") ?? false
             quirks.deviceTimeIsUTC = try reader.optionalBool("deviceTimeIsUTC") ?? false
             quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false
             quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false

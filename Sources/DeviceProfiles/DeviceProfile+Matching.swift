@@ -24,9 +24,16 @@ extension DeviceProfile.Match {
     }
 }
 
-/// `*` and `?` wildcards over characters; everything else literal, case-sensitive.
+/// `*` and `?` wildcards over characters, `|` between alternatives (`"013197*|0202B6*"`); everything else
+/// literal, case-sensitive.
 enum Glob {
     static func matches(_ pattern: String, _ text: String) -> Bool {
+        pattern.split(separator: "|", omittingEmptySubsequences: false).contains {
+            matchesOne(String($0), text)
+        }
+    }
+
+    private static func matchesOne(_ pattern: String, _ text: String) -> Bool {
         let pattern = Array(pattern)
         let text = Array(text)
         var p = 0

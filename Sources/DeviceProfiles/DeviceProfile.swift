@@ -149,6 +149,9 @@ public struct DeviceProfile: Sendable, Hashable {
         public var multiPacket: Bool
         /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
         public var quirks = PayloadQuirks()
+        /// A value carries several frames of this many bytes back to back (`frameLength`): each is decoded, in
+        /// order. Nil: the value is one frame.
+        public var frameLength: Int?
 
         public init(
             uuid: BluetoothUUID,
@@ -206,6 +209,11 @@ public struct DeviceProfile: Sendable, Hashable {
         public var setDeviceClock: Bool
         /// The device's Date Time stamps are UTC, not its local wall clock (`deviceTimeIsUTC`).
         public var deviceTimeIsUTC = false
+        /// A connected device that sends its final frame more than once per weigh-in (`finalRepeats`): a final
+        /// frame with the same bytes on the same characteristic as the previous final frame of that name, no
+        /// intermediate frame (nor a value no frame selects) between them and at most `weighInGap` seconds after it, is a repeat and stores
+        /// nothing.
+        public var finalRepeats = false
 
         public init(
             clockUnreliable: Bool = false,

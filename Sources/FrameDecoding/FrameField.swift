@@ -1,4 +1,4 @@
-import BridgeCore
+public import BridgeCore
 public import BridgeFoundation
 import Foundation
 import GATTDecoding
@@ -23,6 +23,8 @@ public struct FrameField: Sendable, Hashable {
     public var high: Set<Int> = []
     /// Raw integer → a text (a unit, a mode) or a number.
     public var lookup: [Int: FrameFieldValue] = [:]
+    /// What an `epoch32le`/`epoch32be` field counts its seconds from (`"epoch"`; default 1970-01-01T00:00:00Z).
+    public var epoch: VendorEpoch?
 
     public init(name: String, at: Int, type: FrameFieldType) {
         self.name = name
@@ -31,7 +33,7 @@ public struct FrameField: Sendable, Hashable {
     }
 
     static let keys = [
-        "name", "at", "type", "length", "bits", "scale", "offset", "absent", "outOfRange", "lookup",
+        "name", "at", "type", "length", "bits", "scale", "offset", "absent", "outOfRange", "lookup", "epoch",
     ]
 
     /// Reads a field object.
@@ -59,6 +61,19 @@ public struct FrameField: Sendable, Hashable {
             self.length = length
         } else if type == .bytes {
             throw members.error("length", "a bytes field needs its length")
+        }
+        if let epochReader = members["epoch"] {
+            guard type == .epoch32le || type == .epoch32be else {
+                throw epochReader.error("epoch applies to epoch32le/epoch32be fields, not \(type.rawValue)")
+            }
+            let text = try epochReader.string()
+            guard let epoch = VendorEpoch(text) else {
+                throw epochReader.error(
+                    "'\(text)' is not a date and time with its zone, e.g. \"2010-01-01T00:00:00Z\" or "
+                        + "\"2000-01-01T00:00:00+08:00\""
+                )
+            }
+            self.epoch = epoch
         }
         for key in ["bits", "scale", "offset", "absent", "outOfRange", "lookup"] where members[key] != nil {
             if !type.isInteger, !(type == .sfloat || type == .float) || ["bits", "lookup"].contains(key) {
@@ -173,7 +188,7 @@ public struct FrameField: Sendable, Hashable {
             return DecodedField(
                 name: name,
                 raw: Int(seconds),
-                value: .instant(Date(timeIntervalSince1970: Double(seconds)))
+                value: .instant((epoch ?? .unix).instant(Int64(seconds)))
             )
         case .epoch2000le, .epoch2000be:
             let seconds = Int64(type.unsigned(slice))

@@ -27,6 +27,21 @@ import Testing
         #expect(try render("{time:epoch}") == hex("47 75 05 6B"))
     }
 
+    @Test func epochTimesCountFromTheGivenInstantInEitherByteOrder() throws {
+        #expect(try render("{time:epochbe}") == hex("6B 05 75 47"))
+        // 1_795_519_815 − 1_262_304_000 (2010-01-01T00:00:00Z) = 533_215_815 = 0x1FC8_3A47
+        #expect(try render("{time:epoch@2010-01-01T00:00:00Z}") == hex("47 3A C8 1F"))
+        #expect(try render("{time:epochbe@2010-01-01T00:00:00Z}") == hex("1F C8 3A 47"))
+        // Midnight China time is 2000-01-01T16:00:00Z the day before: 1_795_519_815 − 946_656_000 = 0x3298_A247
+        #expect(try render("{time:epoch@2000-01-01T00:00:00+08:00}") == hex("47 A2 98 32"))
+    }
+
+    @Test func anEpochBaseWithoutItsZoneOrOnAnotherLayoutIsRefused() {
+        #expect(throws: SessionScriptError.self) { try ByteTemplate("{time:epoch@2010-01-01T00:00:00}") }
+        #expect(throws: SessionScriptError.self) { try ByteTemplate("{time:dateTime@2010-01-01T00:00:00Z}") }
+        #expect(throws: SessionScriptError.self) { try ByteTemplate("{time:epoch@2010-13-01T00:00:00Z}") }
+    }
+
     @Test(
         "catalogued check values of \"123456789\"",
         arguments: [

@@ -107,6 +107,13 @@ import Testing
         )
     }
 
+    @Test func afterGivingUpItTakesNoFurtherStepAndAsksNoMore() async throws {
+        // A run that ends slowly after the give-up (under load): 40 periods later still exactly one give-up.
+        let (scanner, _) = try await drive(limit: .seconds(8), ticks: 52)
+        #expect(scanner.steps.map(\.step) == [.restartDiscovery, .powerCycle, .giveUp(silence: .seconds(8))])
+        #expect(scanner.state.withLock { $0.questions } == 12)
+    }
+
     @Test func anAdvertisementResetsTheSilenceAndTheStages() async throws {
         // Restart at 8 s; an advertisement after 12 s, seen at 14 s; silence again → a restart (not a power cycle)
         // at 22 s.

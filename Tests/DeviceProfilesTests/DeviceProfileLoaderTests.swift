@@ -219,6 +219,8 @@ import Testing
             ("A?C", "ABC", true), ("A?C", "AC", false), ("MIBFS", "MIBFS2", false), ("*", "", true),
             ("a*b*c", "axxbyyc", true),
             ("a*b*c", "axxbyy", false),
+            ("013197*|013198*|0202B6*", "0202B6AABB", true), ("013197*|013198*|0202B6*", "0131981", true),
+            ("013197*|013198*|0202B6*", "0203B1", false),
         ]
     )
     func globs(pattern: String, name: String, matches: Bool) throws {

@@ -103,6 +103,35 @@ import Testing
         #expect(instant.timeIntervalSince1970 == 1_710_487_800)
     }
 
+    @Test func anEpochFieldCountsFromItsEpochInstant() throws {
+        let set = try Self.frame(
+            #"{"name": "when", "at": 0, "type": "epoch32le", "epoch": "2000-01-01T00:00:00+08:00"}"#
+        )
+        // 763_831_800 s after 2000-01-01T00:00:00+08:00 (946_656_000) = 1_710_487_800 = 2024-03-15T07:30:00Z
+        guard case .instant(let instant)? = try Self.value(set, "F8 25 87 2D", field: "when")?.value else {
+            Issue.record("no instant")
+            return
+        }
+        #expect(instant.timeIntervalSince1970 == 1_710_487_800)
+        let since2010 = try Self.frame(
+            #"{"name": "when", "at": 0, "type": "epoch32be", "epoch": "2010-01-01T00:00:00Z"}"#
+        )
+        guard case .instant(let later)? = try Self.value(since2010, "00 00 00 3C", field: "when")?.value else {
+            Issue.record("no instant")
+            return
+        }
+        #expect(later.timeIntervalSince1970 == 1_262_304_060)
+    }
+
+    @Test func anEpochWithoutItsZoneOrOnAnotherTypeIsRefused() {
+        #expect(throws: JSONReadError.self) {
+            try Self.frame(#"{"name": "when", "at": 0, "type": "epoch32le", "epoch": "2010-01-01T00:00:00"}"#)
+        }
+        #expect(throws: JSONReadError.self) {
+            try Self.frame(#"{"name": "when", "at": 0, "type": "epoch2000le", "epoch": "2010-01-01T00:00:00Z"}"#)
+        }
+    }
+
     @Test func anInvalidBCDTimeRejectsTheValueNamingTheField() throws {
         let set = try Self.frame(#"{"name": "when", "at": 0, "type": "bcdDateTime"}"#)
         #expect(throws: FrameDecodingError(frame: "f", message: "field when: byte 1a is not BCD")) {

@@ -389,7 +389,17 @@ import Testing
         Fixture(
             label: "Medisana BS430",
             advertisement: Advertisement(name: "0203B1A2C3D4", serviceUUIDs: [BluetoothUUID(0x78B2)]),
+            expected: "medisana-bs430"
+        ),
+        Fixture(
+            label: "Medisana BS444",
+            advertisement: Advertisement(name: "0131971A2B3C", serviceUUIDs: [BluetoothUUID(0x78B2)]),
             expected: "medisana-bs44x"
+        ),
+        Fixture(
+            label: "Medisana scale of an unrecognised model",
+            advertisement: Advertisement(name: "BS410", serviceUUIDs: [BluetoothUUID(0x78B2)]),
+            expected: "medisana-78b2"
         ),
         Fixture(
             label: "Vitafit VT-701",

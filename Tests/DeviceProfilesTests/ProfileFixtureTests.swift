@@ -159,6 +159,94 @@ import Testing
         #expect(result.samples.count == 1)
     }
 
+    /// A connected scale that repeats its final frame (no time in the frame, as the affected vendor scales).
+    static func repeating(quirk: Bool = true, weighInGap: Double? = nil) -> String {
+        """
+        {"id": "repeating-frame-scale", "name": "Repeating scale (test)", "link": "gatt",
+         "match": {"name": "REPSCALE*", "priority": 40},
+         \(quirk ? #""quirks": {"finalRepeats": true},"# : "")
+         \(weighInGap.map { #""tuning": {"weighInGap": \#($0)},"# } ?? "")
+         "characteristics": [{"uuid": "FFE1", "use": "notify", "frames": [
+           {"name": "weight", "select": {"prefix": "AC"},
+            "fields": [{"name": "stable", "at": 1, "type": "u8"}, {"name": "weight", "at": 2, "type": "u16be", "scale": 0.1}],
+            "final": ["stable"], "samples": [{"type": "bodyMass", "field": "weight", "unit": "kg"}]}]}]}
+        """
+    }
+    static let settling = ("FFE1", "AC 00 02 C0")
+    static let final723 = ("FFE1", "AC 01 02 D3")  // 72.3 kg
+    static let final724 = ("FFE1", "AC 01 02 D4")  // 72.4 kg
+
+    @Test func aFinalFrameRepeatedThreeTimesIsOneReadingWithFinalRepeats() async throws {
+        let values = [Self.settling, Self.final723, Self.final723, Self.final723]
+        let collapsed = try await Self.run(Self.repeating(), values: values, expect: [Self.kg(72.3)])
+        #expect(collapsed.passed, "\(collapsed.differences)")
+        let plain = try await Self.run(Self.repeating(quirk: false), values: values)
+        #expect(plain.samples.count == 3, "without the quirk every final frame is a reading")
+    }
+
+    @Test func aSecondWeighInWithTheSameWeightAfterSettlingFramesIsStoredAgain() async throws {
+        let result = try await Self.run(
+            Self.repeating(),
+            values: [Self.settling, Self.final723, Self.final723, Self.settling, Self.final723, Self.final723],
+            expect: [Self.kg(72.3), Self.kg(72.3)]
+        )
+        #expect(result.passed, "\(result.differences)")
+    }
+
+    @Test func aDifferentReadingBetweenTwoEqualFinalFramesKeepsAllThree() async throws {
+        let result = try await Self.run(
+            Self.repeating(),
+            values: [Self.final723, Self.final724, Self.final723],
+            expect: [Self.kg(72.3), Self.kg(72.4), Self.kg(72.3)]
+        )
+        #expect(result.passed, "\(result.differences)")
+    }
+
+    @Test func theSameFinalFrameAfterMoreThanTheWeighInGapIsANewReading() async throws {
+        // Fixture values arrive one second apart: a 0.5 s gap makes each repetition a new weigh-in.
+        let result = try await Self.run(
+            Self.repeating(weighInGap: 0.5),
+            values: [Self.final723, Self.final723],
+            expect: [Self.kg(72.3), Self.kg(72.3)]
+        )
+        #expect(result.passed, "\(result.differences)")
+    }
+
+    @Test func aVendorEpochGivesTheStoredWallClockTime() async throws {
+        // A clock counting from midnight China time: 763_831_800 s after it is 2024-03-15T07:30:00Z (the fixture
+        // runner's zone is UTC), not 2024-03-15T15:30:00 as seconds since local midnight 2000 would read.
+        let profile = """
+            {"id": "china-epoch-scale", "name": "China epoch scale (test)", "link": "gatt",
+             "match": {"name": "CNSCALE*", "priority": 40},
+             "characteristics": [{"uuid": "FFE1", "use": "notify", "frames": [
+               {"name": "record", "select": {"prefix": "23"},
+                "fields": [{"name": "when", "at": 1, "type": "epoch32le", "epoch": "2000-01-01T00:00:00+08:00"},
+                           {"name": "weight", "at": 5, "type": "u16be", "scale": 0.01}],
+                "time": "when", "samples": [{"type": "bodyMass", "field": "weight", "unit": "kg"}]}]}]}
+            """
+        var expected = Self.kg(72.35)
+        expected.time = "2024-03-15T07:30:00"
+        let result = try await Self.run(profile, values: [("FFE1", "23 F8 25 87 2D 1C 43")], expect: [expected])
+        #expect(result.passed, "\(result.differences)")
+        #expect(result.samples.first?.start == Date(timeIntervalSince1970: 1_710_487_800))
+    }
+
+    @Test func aValueOfSeveralFramesIsDecodedFrameByFrameInOrder() async throws {
+        let profile = Self.repeating(quirk: false).replacingOccurrences(
+            of: #""use": "notify","#,
+            with: #""use": "notify", "frameLength": 4,"#
+        )
+        // Settling, 72.3, 72.4, 72.3 again and a 2-byte tail: three readings in order, the tail reported.
+        let result = try await Self.run(
+            profile,
+            values: [("FFE1", "AC 00 02 C0 AC 01 02 D3 AC 01 02 D4 AC 01 02 D3 AC 01")],
+            expect: [Self.kg(72.3), Self.kg(72.4), Self.kg(72.3)]
+        )
+        #expect(result.passed, "\(result.differences)")
+        #expect(Set(result.samples.map(\.id)).count == 3, "equal frames of one value are two readings")
+        #expect(result.issues.contains { $0.contains("the last 2 byte(s)") && $0.contains("frameLength 4") })
+    }
+
     @Test func aFailingFixtureSaysWhichSampleAndWhatDiffered() async throws {
         var expected = Self.kg(72.3)
         expected.userIndex = 2
