@@ -126,7 +126,7 @@ let package = Package(
         // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
         .target(
             name: "CareReport",
-            dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights"]
+            dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights", "SampleExport"]
         ),
         // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
         // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded

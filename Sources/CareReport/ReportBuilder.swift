@@ -63,7 +63,8 @@ public enum ReportBuilder {
                     assessment: assessment.title,
                     values: values,
                     valueMaximum: maximum,
-                    valueLabel: assessment.unit == "1" ? "score" : (assessment.unit ?? "")
+                    valueLabel: assessment.unit == "1"
+                        ? "score" : (assessment.unit.map { HealthUnit(rawValue: $0).displaySymbol } ?? "")
                 )
             )
         }
@@ -97,7 +98,7 @@ public enum ReportBuilder {
                     title: insight.title,
                     days: insights.days,
                     values: insight.days.map(\.value),
-                    unit: linkage.unit.rawValue,
+                    unit: linkage.unit.displaySymbol,
                     bands: bands,
                     thresholds: thresholds
                 )
@@ -118,52 +119,8 @@ public enum ReportBuilder {
                 }
             )
         )
-        // Readings: every stored sample of the period, flags marked.
-        var readingRows: [[String]] = []
-        var readingMarks: Set<[Int]> = []
-        for stored in samples.sorted(by: { $0.sample.start < $1.sample.start }) {
-            let sample = stored.sample
-            var flags: [String] = []
-            if sample.source.kind == .manual { flags.append("typed in") }
-            let quarantined = sample.isQuarantined
-            let outOfRange = sample.comparator != nil
-            if let reason = sample.quarantineReason { flags.append("QUARANTINED: \(reason)") }
-            if let release = stored.releaseReason { flags.append("released from quarantine: \(release)") }
-            if let comparator = sample.comparator {
-                flags.append("OUT OF RANGE (\(comparator.label), \(comparator.interpretationDisplay.lowercased()))")
-            }
-            if stored.deletedDate != nil { flags.append("deleted") }
-            if let note = sample.metadata["note"] { flags.append("note: \(note)") }
-            let device = sample.source.device.map { $0.name ?? $0.model ?? $0.address ?? "device" } ?? "manual"
-            let row = readingRows.count
-            if quarantined || outOfRange {
-                readingMarks.insert([row, 2])
-                readingMarks.insert([row, 4])
-            }
-            var value = "\(number(sample.value)) \(sample.unit)"
-            if let comparator = sample.comparator {
-                value =
-                    sample.value.isFinite
-                    ? "\(comparator.rawValue) \(number(sample.value)) \(sample.unit) (\(comparator.label))"
-                    : comparator.label
-            }
-            if quarantined { value = "[\(value)]" }
-            readingRows.append([
-                short(sample.start), sample.type.title, value, device,
-                flags.joined(separator: "; "),
-            ])
-        }
-        tables.append(
-            ReportData.Table(
-                title: "Readings",
-                note: "Every reading stored for the period, in the canonical unit. Out-of-range results (LO/HI) are "
-                    + "marked with their comparator; quarantined readings (kept, never used) are marked and shown "
-                    + "in brackets.",
-                headers: ["Time", "Measure", "Value", "Device", "Flags"],
-                rows: readingRows,
-                marked: readingMarks
-            )
-        )
+        // Readings: every stored sample of the period, flags marked, a device's stream summarised per day.
+        tables.append(ReadingsTable.build(samples, zone: zone))
         // Answers and notes.
         var answerRows: [[String]] = []
         for event in events where event.answer != nil || event.outcome?.note != nil || event.outcome?.isNotDone == true
@@ -242,9 +199,10 @@ public enum ReportBuilder {
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 
+    /// ` mmHg` for the UCUM code `mm[Hg]` (the units people use); nothing for a score or a duration.
     static func unitSuffix(_ unit: String?) -> String {
         guard let unit, unit != "1", unit != "s" else { return "" }
-        return " \(unit)"
+        return " " + (HealthUnit(rawValue: unit).displaySymbol)
     }
 
     static func percent(_ rate: Double?) -> String { rate.map { "\(Int(($0 * 100).rounded()))%" } ?? "—" }

@@ -22,7 +22,8 @@ enum StandardFont: Sendable {
         556, 556, 500, 389, 280, 389, 584,
     ]
 
-    /// The text in WinAnsi bytes; characters WinAnsi lacks are spelled out (`→` as `->`, `≥` as `>=`) or `?`.
+    /// The text in WinAnsi bytes; characters WinAnsi lacks are spelled out (`→` as `->`, `≥` as `>=`, `Ω`
+    /// as `ohm`) or `?`.
     static func encode(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         for scalar in text.unicodeScalars {
@@ -42,6 +43,7 @@ enum StandardFont: Sendable {
             case 0x2265: bytes += Array(">=".utf8)
             case 0x2264: bytes += Array("<=".utf8)
             case 0x2212: bytes.append(0x2D)
+            case 0x03A9, 0x2126: bytes += Array("ohm".utf8)  // Ω: impedance in the readings table
             case 0x09, 0x0A, 0x0D: bytes.append(0x20)
             default: bytes.append(0x3F)
             }
