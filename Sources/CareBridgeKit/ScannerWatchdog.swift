@@ -34,7 +34,6 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
             var tracker = Tracker(silenceLimit: silenceLimit, now: clock.now)
             while !Task.isCancelled {
                 do { try await clock.sleep(for: period) } catch { return }
-                if tracker.gaveUp { continue }
                 guard let state = await scanner.scannerState() else { continue }
                 guard let step = tracker.observe(state, at: clock.now) else { continue }
                 logger.warning(
@@ -56,8 +55,6 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
         var advertisements: Int?
         var stage = 0
         var lastSilence: Duration = .zero
-        /// The last step was taken (give up): nothing more to do.
-        var gaveUp = false
 
         init(silenceLimit: Duration, now: C.Instant) {
             self.silenceLimit = silenceLimit
@@ -66,7 +63,6 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
 
         /// The step to take now, if any.
         mutating func observe(_ state: ScannerState, at now: C.Instant) -> ScannerRecovery? {
-            if gaveUp { return nil }
             defer { advertisements = state.advertisements }
             if let previous = advertisements, previous != state.advertisements {
                 since = now
@@ -84,9 +80,7 @@ public struct ScannerWatchdog<C: Clock>: Service where C.Duration == Duration {
             switch stage {
             case 1: return .restartDiscovery
             case 2: return .powerCycle
-            default:
-                gaveUp = true
-                return .giveUp(silence: lastSilence)
+            default: return .giveUp(silence: lastSilence)
             }
         }
     }
