@@ -312,4 +312,27 @@ extension DateTime {
             + Int64(hours * 3600 + minutes * 60 + seconds)
         return Timestamp.date(localSeconds: local, in: zone)
     }
+
+    /// The wall-clock time of `instant` in `zone`, to the whole second (rounded down): the inverse of
+    /// ``date(in:)``, for writing a device clock or turning a UTC epoch field into the wall clock samples carry.
+    public init(wallClockOf instant: Date, in zone: TimeZone) {
+        let utc = Int64(instant.timeIntervalSince1970.rounded(.down))
+        var (days, seconds) = (utc + ZoneOffsetMemo.shared.offset(at: utc, in: zone)).quotientAndRemainder(
+            dividingBy: 86_400
+        )
+        if seconds < 0 {
+            days -= 1
+            seconds += 86_400
+        }
+        let civil = CivilDate.civil(dayNumber: days)
+        let second = Int(seconds)
+        self.init(
+            year: civil.year,
+            month: civil.month,
+            day: civil.day,
+            hours: second / 3600,
+            minutes: second / 60 % 60,
+            seconds: second % 60
+        )
+    }
 }

@@ -181,7 +181,7 @@ public struct Frame: Sendable, Hashable {
         if let time, let value = decoded.field(time)?.value {
             switch value {
             case .time(let wallClock): deviceTime = wallClock
-            case .instant(let instant): deviceTime = Self.wallClock(instant, in: context.timeZone)
+            case .instant(let instant): deviceTime = DateTime(wallClockOf: instant, in: context.timeZone)
             default: break
             }
         }
@@ -223,21 +223,6 @@ public struct Frame: Sendable, Hashable {
             }
             output.append(sample)
         }
-    }
-
-    /// The wall-clock time of an instant in `zone` (epoch fields are UTC instants; samples carry wall clocks).
-    static func wallClock(_ instant: Date, in zone: TimeZone) -> DateTime {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)
-        return DateTime(
-            year: parts.year ?? 0,
-            month: parts.month ?? 0,
-            day: parts.day ?? 0,
-            hours: parts.hour ?? 0,
-            minutes: parts.minute ?? 0,
-            seconds: parts.second ?? 0
-        )
     }
 }
 
