@@ -195,7 +195,7 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation"]),
+        .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "GATTDecodingTests", dependencies: ["BridgeFoundation", "GATTDecoding", "TestSupport"]),
         .testTarget(
@@ -271,6 +271,7 @@ let package = Package(
                 "CarePlan",
                 "BridgeCore",
                 "BridgeFoundation", "GATTDecoding",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,14 +1,16 @@
 import BridgeFoundation
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("SafeOutputFile: output files that never destroy data")
 struct SafeOutputFileTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("safe-output-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("safe-output-")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

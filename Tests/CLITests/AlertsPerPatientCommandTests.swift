@@ -6,13 +6,14 @@ import Testing
 /// itself: an alert delivered to a channel is shared with the patient's contacts who receive alerts, a report
 /// written `--share-with` a contact is shared with them. Two patients, a weigh-in replayed for one of them.
 @Suite(.serialized) struct AlertsPerPatientCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-cli-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

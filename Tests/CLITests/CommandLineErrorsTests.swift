@@ -5,16 +5,15 @@ import Testing
 /// What a user meets when a command is mistyped or asks for nothing: a version, "did you mean", the usage of
 /// the subcommand that was run, and errors (not empty success) for an unknown task or a reversed range.
 @Suite struct CommandLineErrorsTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-errors-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
-        let plan = directory.appendingPathComponent("plan.json")
+        scratch = try ScratchDirectory("carebridge-errors-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
+        let plan = scratch.url.appendingPathComponent("plan.json")
         try Data(
             #"{"tasks": [{"id": "morning-weight", "title": "Weigh yourself", "kind": "assessment", "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T07:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}"#
                 .utf8

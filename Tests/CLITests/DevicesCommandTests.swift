@@ -1,15 +1,17 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `devices consent` and `devices list` on a real store file; `replay` keeps its session variables to itself.
 @Suite struct DevicesCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-cli-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

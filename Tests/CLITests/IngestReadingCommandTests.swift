@@ -1,18 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `carebridge ingest` as people type a reading: one blood-pressure reading in one command, a unit glued to
 /// the number, a negative value refused with a message rather than taken for an option.
 @Suite struct IngestReadingCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-ingest-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-ingest-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

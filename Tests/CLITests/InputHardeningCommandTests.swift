@@ -1,18 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// No input crashes the command line: numeric options are range-checked, impossible or out-of-range dates are
 /// refused, a huge `t` in a recording is one bad line (caught by --strict) and the rest of its batch is stored.
 @Suite struct InputHardeningCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-hard-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-hard-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

@@ -1,20 +1,20 @@
 import CareStore
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 /// `export --format fhir` carries the care plan's outcomes, not only samples: an intervention done as a Task,
 /// an answer as a survey Observation, both for the subject, accepted by the independent R4 validator.
 @Suite struct OutcomeExportCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-outcomes-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-outcomes-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

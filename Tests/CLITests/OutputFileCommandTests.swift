@@ -1,14 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Commands that write files never destroy data: `--out` may not be an input, an existing file is replaced only
 /// when the command succeeded, and what is written is private (0600) unless `--mode` says otherwise.
 @Suite struct OutputFileCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("out-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("out-cli-")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -1,16 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Patients, the device registry and the unassigned inbox from the command line, with recorded sessions replayed
 /// into a real store: a multi-user scale whose slot is assigned, another scale whose user slot is not.
 @Suite struct PeopleCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-cli-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {

@@ -4,13 +4,12 @@ import Testing
 
 /// `carebridge profile test | lint | scaffold` as a user runs them.
 @Suite struct ProfileCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-profile-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("carebridge-profile-")
     }
 
     func write(_ name: String, _ text: String) throws -> String {

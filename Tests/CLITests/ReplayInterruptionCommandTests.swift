@@ -11,15 +11,18 @@ import TestSupport
 @Suite struct ReplayInterruptionCommandTests {
     static let recording = PackageRoot.recording("heart-rate-strap-20-minutes.jsonl")
 
+    /// This test's directory, removed when the test ends (after the child process has been waited for).
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("interrupt-") }
+
     func storedSampleCount(_ store: String) throws -> Int {
         let result = try CarebridgeProcess.run(["samples", "--store", store, "--json"])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [Any])?.count ?? -1
     }
 
     @Test func anInterruptedReplaySaysWhatItStoredAndResumes() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = dir.appendingPathComponent("s.sqlite").path
+        let store = scratch.url.appendingPathComponent("s.sqlite").path
         // 20 minutes recorded, replayed 60 times faster: 20 s in all, interrupted after samples were stored.
         let process = try ChildProcess(
             CarebridgeProcess.executable,

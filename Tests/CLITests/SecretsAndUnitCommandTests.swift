@@ -6,14 +6,13 @@ import Testing
 @Suite struct SecretsAndUnitCommandTests {
     static let recording = PackageRoot.recording("thermometer-fahrenheit.jsonl")
 
-    func scratch() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("secrets-") }
 
     @Test func aPasswordInTheURLIsNeverPrintedAndDrawsAWarning() throws {
-        let dir = try scratch()
+        let dir = scratch.url
         let result = try CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt-wait", "0.5",
             "--mqtt", "mqtt://bridge:hunter2@127.0.0.1:1", Self.recording,
@@ -25,7 +24,7 @@ import Testing
     }
 
     @Test func aMalformedURLWithAPasswordIsRedactedInTheError() throws {
-        let dir = try scratch()
+        let dir = scratch.url
         let result = try CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt",
             "mqtt://bridge:hunter2@host:99999", Self.recording,
@@ -36,7 +35,7 @@ import Testing
     }
 
     @Test func thePasswordFileAndTheEnvironmentVariableSilenceTheWarning() throws {
-        let dir = try scratch()
+        let dir = scratch.url
         let file = dir.appendingPathComponent("password").path
         try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
         for (arguments, environment) in [
@@ -104,7 +103,7 @@ import Testing
     }
 
     @Test func redactSaysPayloadsAreKeptAndWarnsWhenAProfileMatchesByName() throws {
-        let dir = try scratch()
+        let dir = scratch.url
         let input = dir.appendingPathComponent("and.jsonl").path
         try """
         {"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "user": "anna"}

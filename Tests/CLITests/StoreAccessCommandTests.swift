@@ -1,19 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Read commands never create a store, and a store this user may not write (or read) is explained: whose
 /// file it is and what to do. As root (CI) the other user is `nobody` through `setpriv`; otherwise the store is
 /// made read-only with chmod.
 @Suite struct StoreAccessCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("access-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o755]
-        )
+        scratch = try ScratchDirectory("access-cli-")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
     }
 
     static var isRoot: Bool { geteuid() == 0 }

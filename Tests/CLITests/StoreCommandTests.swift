@@ -1,15 +1,17 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// End-to-end tests of the store commands on real store files.
 @Suite struct StoreCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("data/store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-cli-")
+        storePath = scratch.url.appendingPathComponent("data/store.sqlite").path
     }
 
     static let plan = """

@@ -5,15 +5,14 @@ import Testing
 /// `carebridge store stats` / `store vacuum` and `samples` over aggregates, as the real executable on a real
 /// store file, with a heart-rate recording moved ten days into the past.
 @Suite struct StoreRetentionCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-retention-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
+        scratch = try ScratchDirectory("carebridge-retention-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
     static let plan = """

@@ -1,10 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The human tables: right on the day clocks go back and across zones, task titles shown, values at the
 /// device's resolution in the units people use, and no line wider than the terminal.
 @Suite struct TableOutputCommandTests {
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let storePath: String
 
     static let plan = """
@@ -19,12 +22,9 @@ import Testing
         """
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "carebridge-tables-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storePath = directory.appendingPathComponent("store.sqlite").path
-        let plan = directory.appendingPathComponent("plan.json")
+        scratch = try ScratchDirectory("carebridge-tables-")
+        storePath = scratch.url.appendingPathComponent("store.sqlite").path
+        let plan = scratch.url.appendingPathComponent("plan.json")
         try Data(Self.plan.utf8).write(to: plan)
         let applied = try run(["plan", "apply", plan.path])
         #expect(applied.status == 0, "\(applied.stderr)")

@@ -1,12 +1,18 @@
 import BridgeCore
 import CareBridgeKit
 import Foundation
+import TestSupport
 import Testing
 
 /// The pipeline report counts the stored records each device downloaded: the measurement values between the
 /// bridge's RACP report-records write (`01 …`) and the device's `06` response. Expected counts are read off the
 /// recordings' notes.
 @Suite struct DownloadedRecordsTests {
+    /// This test's directory for a recording variant, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("carebridge-") }
+
     func counts(_ path: String) async throws -> [String: Int] {
         let (report, _) = try await SessionReplayAnsweringTests.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
@@ -42,7 +48,7 @@ import Testing
 
     @Test func aMeasurementAfterTheFinalResponseIsNotADownloadedRecord() async throws {
         // A fourth measurement (seq 4) after the `06` response: a sample, but not part of the download.
-        let path = try SessionReplayAnsweringTests.variant("glucose-meter-racp.jsonl") { line in
+        let path = try SessionReplayAnsweringTests.variant("glucose-meter-racp.jsonl", in: scratch) { line in
             guard line.contains(#""value": "06000101""#) else { return line }
             return line + "\n"
                 + #"{"t": 3.6, "kind": "notification", "device": "02:00:00:00:00:07", "characteristic": "2A18", "#

@@ -20,6 +20,11 @@ import Testing
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let recordedAt = Date(timeIntervalSince1970: 1_781_503_200)  // 2026-06-15T06:00:00Z
 
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("carebridge-") }
+
     /// A 14-byte HEM-7322T record (big-endian fields, omblepy's bit positions).
     static func record(
         systolic: Int,
@@ -57,7 +62,7 @@ import Testing
     }
 
     /// The recording's text, built from the simulated cuff (deterministic).
-    static func build() throws -> String {
+    static func build(in directory: URL) throws -> String {
         let profile = try #require(catalog.profile(id: "omron-hem-7322t"))
         let map = try #require(profile.omron)
         var device = OmronMemoryDevice(map: map, key: try Hex.bytes("deadbeaf12341234deadbeaf12341234"))
@@ -71,7 +76,6 @@ import Testing
             user: 1,
             record: record(systolic: 121, diastolic: 79, pulse: 58, month: 6, day: 15, hour: 7, minute: 20)
         )
-        let directory = try PackageFixtures.temporaryDirectory()
         let path = directory.appendingPathComponent(recording).path
         let header = RecordingHeader(
             recordedAt: recordedAt,
@@ -151,7 +155,7 @@ import Testing
     }
 
     @Test func theShippedRecordingIsWhatTheSimulatedCuffAnswers() throws {
-        let built = try Self.build()
+        let built = try Self.build(in: scratch.url)
         let url = PackageFixtures.recordings.appendingPathComponent(Self.recording)
         if PackageFixtures.isRecording || !FileManager.default.fileExists(atPath: url.path) {
             try built.write(to: url, atomically: true, encoding: .utf8)
@@ -202,7 +206,7 @@ import Testing
         let lines = text.split(separator: "\n").map(String.init)
         let index = try #require(lines.firstIndex { $0.contains("notification") && $0.contains("5b781a4819d7") })
         let corrupted = lines[index].replacingOccurrences(of: "5b781a48", with: "5b791a48")
-        let url = try PackageFixtures.temporaryDirectory().appendingPathComponent(Self.recording)
+        let url = scratch.url(Self.recording)
         try (lines.enumerated().map { $0.offset == index ? corrupted : $0.element }.joined(separator: "\n") + "\n")
             .write(to: url, atomically: true, encoding: .utf8)
         let sink = SampleCollector()

@@ -5,6 +5,7 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 /// A recording answers the bridge's session steps: the recorded device's responses are delivered only after
@@ -13,11 +14,20 @@ import Testing
     static let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// The recording with each line transformed (nil drops it), written to a temporary file.
-    static func variant(_ recording: String, _ transform: (String) -> String?) throws -> String {
+    /// This test's directory for the variants, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("carebridge-") }
+
+    /// The recording with each line transformed (nil drops it), written to a file in `directory`.
+    static func variant(
+        _ recording: String,
+        in directory: ScratchDirectory,
+        _ transform: (String) -> String?
+    ) throws -> String {
         let text = try String(contentsOf: PackageFixtures.recordings.appendingPathComponent(recording), encoding: .utf8)
         let lines = text.split(separator: "\n").compactMap { transform(String($0)) }
-        let url = try PackageFixtures.temporaryDirectory().appendingPathComponent(recording)
+        let url = directory.url(recording)
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
@@ -48,7 +58,7 @@ import Testing
 
     @Test func anEvidentlyWrongClockIsCorrectedByTheMeasuredOffsetNotAnEstimate() async throws {
         // The meter's clock is 2 h ahead (read at connect), so its newest record lies an hour in the future.
-        let path = try Self.variant("glucose-meter-download-twice.jsonl") { line in
+        let path = try Self.variant("glucose-meter-download-twice.jsonl", in: scratch) { line in
             line.replacingOccurrences(of: "ea070b15071102060000", with: "ea070b15091402060000")
                 .replacingOccurrences(of: "020500ea070b15061e0082b012", with: "020500ea070b1508140082b012")
         }
@@ -64,7 +74,7 @@ import Testing
     }
 
     @Test func aDifferentWriteIsADivergenceAndTheAnswersAfterItAreWithheld() async throws {
-        let path = try Self.variant("glucose-meter-download-twice.jsonl") {
+        let path = try Self.variant("glucose-meter-download-twice.jsonl", in: scratch) {
             $0.replacingOccurrences(of: #""value": "0103010400""#, with: #""value": "0103010500""#)
         }
         let (report, samples) = try await Self.replay(path)
@@ -80,7 +90,9 @@ import Testing
     }
 
     @Test func aWriteTheRecordingLacksIsReportedAtTheDisconnect() async throws {
-        let path = try Self.variant("glucose-meter-racp.jsonl") { $0.contains(#""kind": "write""#) ? nil : $0 }
+        let path = try Self.variant("glucose-meter-racp.jsonl", in: scratch) {
+            $0.contains(#""kind": "write""#) ? nil : $0
+        }
         let (report, _) = try await Self.replay(path)
         #expect(
             report.badEvents.contains {
@@ -90,7 +102,7 @@ import Testing
     }
 
     @Test func aRecordedWriteTheBridgeDidNotMakeIsReported() async throws {
-        let path = try Self.variant("glucose-meter-racp.jsonl") { line in
+        let path = try Self.variant("glucose-meter-racp.jsonl", in: scratch) { line in
             line.contains(#""kind": "disconnected""#)
                 ? #"{"t": 4.9, "kind": "write", "device": "02:00:00:00:00:07", "characteristic": "2A52", "value": "0201"}"#
                     + "\n" + line
@@ -119,7 +131,7 @@ import Testing
     }
 
     @Test func withoutTheConsentCodeTheBridgeAsksNothingAndTheScaleSaysNothing() async throws {
-        let path = try Self.variant("uds-scale-registration-and-consent.jsonl") { line in
+        let path = try Self.variant("uds-scale-registration-and-consent.jsonl", in: scratch) { line in
             line.contains(#""format""#)
                 ? line.replacingOccurrences(of: #""consentCode": 1234"#, with: #""other": 1"#) : line
         }
@@ -144,7 +156,7 @@ import Testing
 
     @Test func pulseOximeterWithoutTimeStampedHistoryIsNotAskedForIt() async throws {
         // Features 0x0004: storage, but spot-checks without time stamps (they could not be placed in time).
-        let path = try Self.variant("pulse-oximeter-history.jsonl") { line in
+        let path = try Self.variant("pulse-oximeter-history.jsonl", in: scratch) { line in
             line.replacingOccurrences(of: #""value": "0c00""#, with: #""value": "0400""#)
         }
         let (report, samples) = try await Self.replay(path)
@@ -159,7 +171,7 @@ import Testing
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.count == 8)
-        let late = try Self.variant("blood-pressure-current-time-handshake.jsonl") { line in
+        let late = try Self.variant("blood-pressure-current-time-handshake.jsonl", in: scratch) { line in
             line.contains(#""kind": "write""#) ? line.replacingOccurrences(of: "071402", with: "071403") : line
         }
         #expect(try await Self.replay(late).0.badEvents.contains { $0.message.contains("divergence") })

@@ -2,6 +2,7 @@ import BridgeCore
 import CarePlan
 import CareStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AutoCompletionTests {

@@ -2,6 +2,7 @@ import BridgeCore
 import CareStore
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @Suite struct OutboxTests {
@@ -210,7 +211,7 @@ import Testing
     }
 
     @Test func v1StoreMigratesToTheOutboxKeepingItsSamplesAndQueueingNothingOld() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try ScratchDirectory("carestore-")
         let path = directory.path("care/store.sqlite")
         let old = OutboxTests.weights(4)
         try Self.makeV1Store(at: path, samples: old)

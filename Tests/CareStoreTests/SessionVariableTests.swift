@@ -1,6 +1,7 @@
 import BridgeCore
 import CareStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The per-device session variables (`v7-session-variables`): a glucose meter's cursor, a scale's consent.

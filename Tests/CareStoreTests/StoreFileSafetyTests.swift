@@ -1,6 +1,7 @@
 import CareStore
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,14 +11,11 @@ import Glibc
 /// The store path is never a symbolic link or someone else's file: either would let another user read or redirect
 /// the health data.
 @Suite struct StoreFileSafetyTests {
-    let directory: String
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: String { scratch.path }
 
-    init() throws {
-        directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent("store-safety-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
+    init() throws { scratch = try ScratchDirectory("store-safety-") }
 
     func open(_ path: String) throws(CareStoreError) -> CareStore {
         try CareStore(path: path, bridgeZone: TimeZone(identifier: "UTC")!, logger: .quiet)

@@ -3,6 +3,7 @@ import CareStore
 import Foundation
 import GATTDecoding
 import GRDB
+import TestSupport
 import Testing
 
 @Suite struct StoreFileTests {
@@ -80,7 +81,7 @@ import Testing
     }
 
     @Test func refusesAPathUnderAFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try ScratchDirectory("carestore-")
         let file = directory.path("plain")
         #expect(FileManager.default.createFile(atPath: file, contents: Data()))
         #expect(throws: CareStoreError.self) {

@@ -3,31 +3,16 @@ import CarePlan
 import CareStore
 import Foundation
 import Logging
+import TestSupport
 
-/// A temporary directory removed when the fixture is released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("carestore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
-/// A store on a real SQLite file in a fresh temporary directory.
+/// A store on a real SQLite file in a fresh temporary directory, removed when the fixture is released.
 struct StoreFixture {
-    let directory: TemporaryDirectory
+    let directory: ScratchDirectory
     let store: CareStore
     static let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     init(bridgeZone: TimeZone = StoreFixture.berlin) throws {
-        directory = try TemporaryDirectory()
+        directory = try ScratchDirectory("carestore-")
         store = try CareStore(path: directory.path("care/store.sqlite"), bridgeZone: bridgeZone, logger: .quiet)
     }
 

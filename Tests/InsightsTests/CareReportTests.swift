@@ -3,6 +3,7 @@ import CarePlan
 import CareReport
 import CareStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The care report checked by independent tools: the PDF with qpdf, pdfinfo, pdftotext and pdftoppm (page 1
@@ -14,11 +15,12 @@ import Testing
     static let blue = "296bbf"
     static let orange = "ed8c2b"
 
-    let directory: URL
+    /// This test's directory, removed when the test ends.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("report-")
     }
 
     static func week(_ fixture: F) throws -> ReportData {

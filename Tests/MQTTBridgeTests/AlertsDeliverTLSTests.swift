@@ -20,7 +20,7 @@ struct AlertsDeliverTLSTests {
         """
 
     @Test func alertsAreDeliveredOverTLSWithThePasswordFromAFileAndAWrongOneIsRefusedUnshown() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let authority = try TestCertificateAuthority()
         let server = try authority.issueServer(named: "broker", dnsNames: ["localhost"])
         let broker = try MosquittoBroker(

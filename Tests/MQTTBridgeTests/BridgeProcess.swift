@@ -70,20 +70,6 @@ struct BridgeProcess {
     }
 }
 
-/// A temporary directory removed when released.
-final class ScratchDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-bridge-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 /// Parses a JSON object (the payload of a state or config message, or `--json` output).
 func jsonObject(_ text: String) throws -> [String: Any] {
     guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {

@@ -46,7 +46,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func deletedSamplesAreDroppedFromTheOutboxWithoutBeingPublished() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
@@ -71,7 +71,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func discoveryConfigsAndAvailabilityAreRepublishedAfterTheBrokerRestarts() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
@@ -96,7 +96,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func aSampleStoredThroughTheStoreIsPublishedAtOnceWithoutWaitingForAPoll() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
@@ -119,7 +119,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func aSampleStoredByAnotherStoreValueIsFoundByThePoll() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         let path = scratch.path("store.sqlite")
@@ -137,7 +137,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func asAServiceItDrainsTheOutboxAtGracefulShutdownAndAnnouncesOffline() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)

@@ -32,7 +32,7 @@ struct PerPatientMQTTTests {
     }
 
     @Test func severalPatientsGetTheirOwnTopicsAndDevicesAndInboxReadingsWaitUntilAssigned() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         defer { broker.stop() }

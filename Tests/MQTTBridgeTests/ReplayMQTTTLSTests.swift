@@ -20,7 +20,7 @@ struct ReplayMQTTTLSTests {
         let passwordFile: String
 
         init() throws {
-            scratch = try ScratchDirectory()
+            scratch = try ScratchDirectory("mqtt-bridge-")
             authority = try TestCertificateAuthority()
             let server = try authority.issueServer(named: "broker", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
             broker = try MosquittoBroker(tls: .init(certificate: server.certificate, key: server.key))
@@ -93,7 +93,7 @@ struct ReplayMQTTTLSTests {
     }
 
     @Test func tlsOptionsAreCheckedBeforeTheReplay() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = BridgeProcess.recording("blood-pressure-kpa.jsonl")
         let missing = try await BridgeProcess.run(
             [

@@ -18,7 +18,7 @@ struct ReplayMQTTTests {
     ]
 
     @Test func replayPublishesEveryNewSampleWithRetainedDiscoveryConfigsAndAvailability() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = BridgeProcess.recording("blood-pressure-kpa.jsonl")
         let expected = try await ExpectedSamples(recording: recording, scratch: scratch)
         try #require(expected.samples.count == Self.homeAssistantVocabulary.count)
@@ -112,7 +112,7 @@ struct ReplayMQTTTests {
     }
 
     @Test func brokerStoppedMidReplayAndRestartedLosesNoSample() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = BridgeProcess.recording("pulse-oximeter-reconnect.jsonl")
         let expected = try await ExpectedSamples(recording: recording, scratch: scratch)
         // The samples of the first three notifications (one second apart in the recording) arrive before the stop.
@@ -178,7 +178,7 @@ struct ReplayMQTTTests {
     }
 
     @Test func killedBridgeDeliversItsPendingOutboxOnTheNextRun() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = BridgeProcess.recording("weight-scale-stored-burst.jsonl")
         let expected = try await ExpectedSamples(recording: recording, scratch: scratch)
         try #require(!expected.samples.isEmpty)
@@ -230,7 +230,7 @@ struct ReplayMQTTTests {
     }
 
     @Test func unreachableBrokerKeepsSamplesQueuedAndExitsWithTempfail() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = BridgeProcess.recording("thermometer-fahrenheit.jsonl")
         let port = try MosquittoBroker.freeLoopbackPort()
         let store = scratch.path("store.sqlite")

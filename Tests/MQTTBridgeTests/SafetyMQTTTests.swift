@@ -13,7 +13,7 @@ struct SafetyMQTTTests {
     static var fixtures: URL { PackageRoot.url.appendingPathComponent("Tests/CLITests/Fixtures/safety") }
 
     @Test func lowAndHighArePublishedQualifiedAndQuarantinedSamplesAreNot() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recordings = [
             "glucose-meter-lo-hi.jsonl", "thermometer-implausible.jsonl", "beurer-bm85-generic-profile.jsonl",
         ]
@@ -72,7 +72,7 @@ struct SafetyMQTTTests {
     }
 
     @Test func aSampleDeletedAfterPublishingIsRetracted() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let recording = Self.fixtures.appendingPathComponent("glucose-meter-lo-hi.jsonl").path
         let store = scratch.path("store.sqlite")
         let broker = try MosquittoBroker()

@@ -49,7 +49,7 @@ struct SecondSignalTests {
     }
 
     @Test func aSecondSIGINTEndsAHungDrainAtOnceAndKeepsTheRestQueued() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         defer {
@@ -70,7 +70,7 @@ struct SecondSignalTests {
     }
 
     @Test func oneSIGINTWaitsForTheDrainAndFinishesIt() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try ScratchDirectory("mqtt-bridge-")
         let broker = try MosquittoBroker()
         try broker.start()
         defer { broker.stop() }

@@ -4,14 +4,24 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 @Suite struct RecordingReaderTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     static let header =
         #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "timeZone": "Europe/Berlin", "host": "pi"}"#
 
     func read(_ lines: [String]) throws -> (RecordingReader, [RecordingItem], CapturingLogHandler.Store) {
-        let path = try temporaryFile("r.jsonl", contents: ([Self.header] + lines).joined(separator: "\n") + "\n")
+        let path = try temporaryFile(
+            "r.jsonl",
+            contents: ([Self.header] + lines).joined(separator: "\n") + "\n",
+            in: scratch
+        )
         let (logger, store) = CapturingLogHandler.logger()
         let reader = try RecordingReader(path: path, logger: logger)
         var items: [RecordingItem] = []
@@ -136,7 +146,7 @@ import Testing
         ]
     )
     func rejectsBadHeader(first: String) throws {
-        let path = try temporaryFile("h.jsonl", contents: first + "\n")
+        let path = try temporaryFile("h.jsonl", contents: first + "\n", in: scratch)
         #expect(throws: RecordingError.self) { try RecordingReader(path: path, logger: Logger(label: "t")) }
     }
 
@@ -155,7 +165,8 @@ import Testing
         let path = try temporaryFile(
             "bom.jsonl",
             contents: "\u{FEFF}" + Self.header + "\n"
-                + #"{"t": 1.0, "kind": "connected", "device": "C4:7C:8D:6A:3E:10"}"# + "\n"
+                + #"{"t": 1.0, "kind": "connected", "device": "C4:7C:8D:6A:3E:10"}"# + "\n",
+            in: scratch
         )
         let reader = try RecordingReader(path: path, logger: Logger(label: "t"))
         var items: [RecordingItem] = []

@@ -1,9 +1,15 @@
 import Foundation
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 @Suite struct RecordingRedactorTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     static let text = """
         {"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "host": "annas-pi"}
         {"t": 0.4, "kind": "advertisement", "device": "C4:7C:8D:6A:3E:10", "name": "Anna's scale", "serviceUUIDs": ["181D"]}
@@ -16,7 +22,7 @@ import Testing
         """
 
     @Test func replacesAddressesAndNamesConsistently() throws {
-        let input = try temporaryFile("in.jsonl", contents: Self.text)
+        let input = try temporaryFile("in.jsonl", contents: Self.text, in: scratch)
         let output = input + ".redacted"
         var redactor = RecordingRedactor()
         let report = try redactor.redact(input: input, output: output)

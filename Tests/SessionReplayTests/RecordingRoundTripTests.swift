@@ -4,6 +4,7 @@ import GATTDecoding
 import Logging
 import SessionReplay
 import Synchronization
+import TestSupport
 import Testing
 
 /// A fake live transport: yields the events it was given.
@@ -18,6 +19,11 @@ struct ScriptedTransport: DeviceTransport {
 }
 
 @Suite struct RecordingRoundTripTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     static let start = Date(timeIntervalSince1970: 1_795_157_880)
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let script: [TransportEvent] = [
@@ -68,7 +74,7 @@ struct ScriptedTransport: DeviceTransport {
     ]
 
     @Test func recorderTeesEventsAndReplayGivesThemBack() async throws {
-        let path = try temporaryFile("tee.jsonl", contents: "")
+        let path = try temporaryFile("tee.jsonl", contents: "", in: scratch)
         let recorder = try RecordingTransport(
             recording: ScriptedTransport(script: Self.script),
             to: path,
@@ -90,7 +96,7 @@ struct ScriptedTransport: DeviceTransport {
     }
 
     @Test func realtimeAndFactorSpeedsSleepOnTheInjectedClock() async throws {
-        let path = try temporaryFile("pace.jsonl", contents: "")
+        let path = try temporaryFile("pace.jsonl", contents: "", in: scratch)
         let writer = try RecordingWriter(
             path: path,
             header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
@@ -132,7 +138,7 @@ struct ScriptedTransport: DeviceTransport {
     }
 
     @Test func itemsCarryFileAndLine() async throws {
-        let path = try temporaryFile("lines.jsonl", contents: "")
+        let path = try temporaryFile("lines.jsonl", contents: "", in: scratch)
         let writer = try RecordingWriter(
             path: path,
             header: RecordingHeader(recordedAt: Self.start, timeZone: Self.zone)
@@ -152,8 +158,13 @@ struct ScriptedTransport: DeviceTransport {
 }
 
 @Suite struct ReplayCancellationTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     @Test func streamFinishesWhenTheConsumerIsCancelled() async throws {
-        let path = try temporaryFile("long.jsonl", contents: "")
+        let path = try temporaryFile("long.jsonl", contents: "", in: scratch)
         let start = Date(timeIntervalSince1970: 1_795_157_880)
         let writer = try RecordingWriter(path: path, header: RecordingHeader(recordedAt: start, timeZone: nil))
         for second in 0..<10_000 {

@@ -3,10 +3,16 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 /// A `t` or `recordedAt` outside the supported range is a bad line (or a bad header), never a trap.
 @Suite struct RecordingTimeRangeTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     func header(_ recordedAt: String) -> String {
         #"{"format": "carebridge-recording", "version": 1, "recordedAt": "\#(recordedAt)"}"#
     }
@@ -20,7 +26,8 @@ import Testing
                 #"{"t": 1, "kind": "connected", "device": "C4:7C:8D:6A:3E:10"}"#,
                 #"{"t": \#(t), "kind": "notification", "device": "C4:7C:8D:6A:3E:10", "characteristic": "2A37", "value": "0048"}"#,
                 #"{"t": 2, "kind": "notification", "device": "C4:7C:8D:6A:3E:10", "characteristic": "2A37", "value": "0049"}"#,
-            ].joined(separator: "\n") + "\n"
+            ].joined(separator: "\n") + "\n",
+            in: scratch
         )
         let reader = try RecordingReader(path: path, logger: Logger(label: "test"))
         var items: [RecordingItem] = []
@@ -43,7 +50,7 @@ import Testing
         "1500-01-01T00:00:00Z",
     ])
     func anImpossibleRecordedAtIsAnInvalidHeader(recordedAt: String) throws {
-        let path = try temporaryFile("h.jsonl", contents: header(recordedAt) + "\n")
+        let path = try temporaryFile("h.jsonl", contents: header(recordedAt) + "\n", in: scratch)
         #expect(throws: RecordingError.self) { try RecordingReader(path: path, logger: Logger(label: "test")) }
     }
 }

@@ -2,10 +2,16 @@ import Foundation
 import GATTDecoding
 import Logging
 import SessionReplay
+import TestSupport
 import Testing
 
 /// A recording seeded with every form an address or a name can take; none may survive redaction.
 @Suite struct RedactionCompletenessTests {
+    /// This test's directory for its recording files, removed when the test ends.
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("replay-") }
+
     static let seeded = """
         {"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "host": "annas-pi", "hostname": "annas-pi.local", "user": "anna", "note": "Anna's Polar H10 1A2B at C4-7C-8D-6A-3E-10"}
         {"t": 0.1, "kind": "error", "device": "C4:7C:8D:6A:3E:10", "message": "Polar H10 1A2B did not answer"}
@@ -21,7 +27,7 @@ import Testing
         """
 
     func redact(_ redactor: inout RecordingRedactor) throws -> (String, RecordingRedactor.Report, String) {
-        let input = try temporaryFile("seeded.jsonl", contents: Self.seeded)
+        let input = try temporaryFile("seeded.jsonl", contents: Self.seeded, in: scratch)
         let output = input + ".redacted"
         let report = try redactor.redact(input: input, output: output)
         return (try String(contentsOfFile: output, encoding: .utf8), report, output)

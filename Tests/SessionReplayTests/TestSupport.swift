@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 
 /// A log handler that keeps messages in memory, so tests can assert on warnings.
 struct CapturingLogHandler: LogHandler {
@@ -29,8 +30,10 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-func temporaryFile(_ name: String, contents: String) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)")
+/// Writes `contents` to a file named `name` in a fresh directory inside `scratch` (each call its own file, even
+/// under the same name) and returns its path; it is removed with `scratch`.
+func temporaryFile(_ name: String, contents: String, in scratch: ScratchDirectory) throws -> String {
+    let dir = scratch.url(UUID().uuidString)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let url = dir.appendingPathComponent(name)
     try contents.write(to: url, atomically: true, encoding: .utf8)
