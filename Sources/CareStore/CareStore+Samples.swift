@@ -409,6 +409,17 @@ extension CareStore {
             case .only: conditions.append("r.state & \(SampleTable.quarantinedBit) != 0")
             case .included: break
             }
+            // A cursor's page is made room for at once. An unlimited read counts its rows first (the key range
+            // alone, without the origins): cheaper than growing the array of samples step by step.
+            var expected = limit
+            if limit > 10_000 {
+                expected =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM sampleRow AS r WHERE " + conditions.joined(separator: " AND "),
+                        arguments: arguments
+                    ) ?? 0
+            }
             _ = arguments.append(contentsOf: [limit])
             var reader = try SampleRowReader(db)
             var samples = try reader.samples(
@@ -416,8 +427,7 @@ extension CareStore {
                 where: conditions.joined(separator: " AND "),
                 arguments: arguments,
                 suffix: "ORDER BY r.start, r.idTail LIMIT ?",
-                // A cursor's page is made room for at once; an unlimited read grows as it goes.
-                expected: limit <= 10_000 ? limit : 0
+                expected: min(expected, limit)
             )
             let last = samples.last.map { SampleCursor.Position(start: $0.sample.start, id: $0.id) }
             let exhausted = samples.count < limit
