@@ -348,7 +348,8 @@ extension CareStore {
     /// Reads every matching sample at once; for many, read them page by page with ``sampleCursor(matching:pageSize:)``.
     public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
         var cursor = sampleCursor(matching: query, pageSize: query.limit ?? Int(Int32.max))
-        var result: [StoredSample] = []
+        // One page in the common case (no limit): handed on as read, not copied into a second array.
+        guard var result = try cursor.next() else { return [] }
         while let page = try cursor.next() { result += page }
         return result
     }
@@ -368,7 +369,7 @@ extension CareStore {
     ) throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
         let zone = bridgeZone
         let scope = patientScope
-        let (records, last, exhausted) = try read { db -> ([SampleRecord], SampleCursor.Position?, Bool) in
+        return try read { db -> ([StoredSample], SampleCursor.Position?, Bool) in
             var conditions: [String] = []
             var arguments = StatementArguments()
             // The table's key is (type, start, idTail): every query names its types, so it reads key ranges.
@@ -408,31 +409,41 @@ extension CareStore {
             case .only: conditions.append("r.state & \(SampleTable.quarantinedBit) != 0")
             case .included: break
             }
+            // A cursor's page is made room for at once. An unlimited read counts its rows first (the key range
+            // alone, without the origins): cheaper than growing the array of samples step by step.
+            var expected = limit
+            if limit > 10_000 {
+                expected =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM sampleRow AS r WHERE " + conditions.joined(separator: " AND "),
+                        arguments: arguments
+                    ) ?? 0
+            }
             _ = arguments.append(contentsOf: [limit])
-            var codes = try SampleCodes(db)
-            var records = try SampleTable.records(
+            var reader = try SampleRowReader(db)
+            var samples = try reader.samples(
                 db,
                 where: conditions.joined(separator: " AND "),
                 arguments: arguments,
                 suffix: "ORDER BY r.start, r.idTail LIMIT ?",
-                codes: &codes
+                expected: min(expected, limit)
             )
-            let last = records.last.map { SampleCursor.Position(start: $0.start, id: $0.id) }
-            let exhausted = records.count < limit
+            let last = samples.last.map { SampleCursor.Position(start: $0.sample.start, id: $0.id) }
+            let exhausted = samples.count < limit
             if query.unmatchedOnly {
                 var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-                records = records.filter { record in
-                    guard let type = QuantityType(rawValue: record.type), record.inboxReason == nil else { return true }
-                    return !matcher.matches(type: type, at: record.start, patient: record.patientID)
+                samples = samples.filter { stored in
+                    guard stored.inboxReason == nil else { return true }
+                    return !matcher.matches(
+                        type: stored.sample.type,
+                        at: stored.sample.start,
+                        patient: stored.patientID
+                    )
                 }
             }
-            return (records, last, exhausted)
+            return (samples, last, exhausted)
         }
-        var result: [StoredSample] = []
-        result.reserveCapacity(records.count)
-        var cache = SampleRecord.DecodingCache()
-        for record in records { result.append(try record.storedSample(cache: &cache)) }
-        return (result, last, exhausted)
     }
 
     /// How many live samples the store holds.

@@ -1,0 +1,212 @@
+import BridgeCore
+import CarePlan
+import Foundation
+import GATTDecoding
+import GRDB
+import Logging
+import Testing
+
+@testable import CareStore
+
+/// The row reader behind `samples(matching:)` and its cursor (``SampleRowReader``) gives every field of every
+/// stored sample exactly as the record path does (``SampleCodes/record(_:db:)`` then
+/// ``SampleRecord/storedSample()``, what single-sample reads use): on the store file an older release wrote,
+/// once converted, and on a store holding every kind of row the layout has.
+@Suite struct SampleRowReaderTests {
+    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    static let morning = Date(timeIntervalSince1970: 1_795_158_000)
+
+    /// Every row in (type, start, id) order, read both ways.
+    static func bothWays(_ store: CareStore) throws -> (reader: [StoredSample], records: [StoredSample]) {
+        try store.databaseWriter.read { db in
+            let order = "ORDER BY r.type, r.start, r.idTail"
+            var reader = try SampleRowReader(db)
+            let read = try reader.samples(db, where: "", arguments: [], suffix: order)
+            var codes = try SampleCodes(db)
+            let records = try SampleTable.records(db, where: "", arguments: [], suffix: order, codes: &codes)
+            return (read, try records.map { try $0.storedSample() })
+        }
+    }
+
+    /// Every field the same, the value to the bit, and the id the one the sample's key gives.
+    static func expectSame(_ read: [StoredSample], _ records: [StoredSample]) {
+        #expect(read.count == records.count)
+        for (a, b) in zip(read, records) {
+            #expect(a == b, "\(b.id)")
+            #expect(a.id == b.id)
+            #expect(a.sample.value.bitPattern == b.sample.value.bitPattern, "\(b.id)")
+            #expect(a.sample.transmittedValue.bitPattern == b.sample.transmittedValue.bitPattern, "\(b.id)")
+            #expect(a.sample.source == b.sample.source && a.sample.metadata == b.sample.metadata, "\(b.id)")
+            #expect(a.sample.rawPayload == b.sample.rawPayload && a.sample.deviceTime == b.sample.deviceTime)
+        }
+    }
+
+    @Test func theConvertedStoreOfAnOlderReleaseReadsTheSameBothWays() throws {
+        let (directory, path) = try CompactSampleMigrationTests.copyFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
+        let (read, records) = try Self.bothWays(store)
+        #expect(read.count == 233)
+        // What the file holds that a row keeps outside its columns (detail, metadata, device identities).
+        #expect(read.filter { $0.deletedDate != nil }.count == 1)
+        #expect(read.filter { $0.sample.deviceTime != nil }.count == 55)
+        #expect(read.filter { $0.sample.comparator != nil }.count == 2)
+        #expect(read.filter { $0.sample.source.kind == .manual }.count == 3)
+        #expect(read.filter { !$0.sample.metadata.isEmpty }.count > 100)
+        #expect(read.filter { $0.sample.unit != $0.sample.transmittedUnit }.count > 50)
+        Self.expectSame(read, records)
+        // The public query returns the same samples, in (start, id) order.
+        let all = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+        #expect(Set(all) == Set(records) && all.count == records.count)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.sample.start <= $1.sample.start })
+    }
+
+    /// A store with one of each: patients and a user slot's route, the inbox, a quarantined sample released and
+    /// one still quarantined, a tombstone, a manual typo replaced, a HI without a known limit, a value in another
+    /// unit, a device time with a clock offset, an end after the start, RR intervals sharing a notification,
+    /// metadata, and the recording times of two batches.
+    @Test func everyKindOfRowReadsTheSameBothWays() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            bridgeZone: Self.zone,
+            logger: Self.logger
+        )
+        try store.savePatient(Patient(id: "alice", name: "Alice"))
+        try store.savePatient(Patient(id: "bob", name: "Bob"))
+        let scale = "C8:47:8C:00:00:10"
+        try store.assignDevice(scale, slot: 1, to: "alice")
+        let strap = SampleSource(
+            kind: .device,
+            characteristic: BluetoothUUID("2A37"),
+            decoder: "heart-rate-measurement",
+            device: DeviceIdentity(address: "02:00:00:00:00:05", name: "Strap", profile: "heart-rate")
+        )
+        func scaleReading(_ kilograms: Double, slot: Int, minute: Double) -> QuantitySample {
+            QuantitySample(
+                type: .bodyMass,
+                value: kilograms,
+                unit: .kilogram,
+                start: Self.morning.addingTimeInterval(minute * 60),
+                source: SampleSource(
+                    kind: .device,
+                    decoder: "weight-measurement",
+                    device: DeviceIdentity(address: scale)
+                ),
+                receivedAt: Self.morning.addingTimeInterval(minute * 60 + 3),
+                rawPayload: [0x02, UInt8(slot), UInt8(Int(kilograms) & 0xFF)],
+                metadata: ["userID": String(slot)]
+            )
+        }
+        let notification: [UInt8] = [0x10, 72, 0x00, 0x04, 0x10, 0x04]
+        let heartRate = QuantitySample(
+            type: .heartRate,
+            value: 72,
+            unit: .perMinute,
+            start: Self.morning,
+            source: strap,
+            rawPayload: notification,
+            metadata: ["contact": "detected"]
+        )
+        let rr = (0..<2).map { index in
+            QuantitySample(
+                type: .rrInterval,
+                value: 1000 + Double(index),
+                unit: .millisecond,
+                start: Self.morning,
+                transmittedValue: 1024 + Double(index),
+                transmittedUnit: HealthUnit(rawValue: "1/1024 s"),
+                source: strap,
+                rawPayload: notification,
+                index: index,
+                metadata: ["contact": "detected"]
+            )
+        }
+        let pounds = QuantitySample(
+            type: .bodyMass,
+            value: 70.0,  // not what 154.3 lb converts to: kept as the value
+            unit: .kilogram,
+            start: Self.morning.addingTimeInterval(3600),
+            end: Self.morning.addingTimeInterval(3630),
+            transmittedValue: 154.3,
+            transmittedUnit: .pound,
+            source: SampleSource(kind: .device, decoder: "weight-measurement", device: DeviceIdentity(address: scale)),
+            deviceTime: DateTime(year: 2026, month: 11, day: 20, hours: 8, minutes: 0, seconds: 0),
+            receivedAt: Self.morning.addingTimeInterval(3700),
+            clockOffset: 42.5,
+            rawPayload: [0x03, 0x01],
+            metadata: ["note": "after \"breakfast\"\nwith ü"]
+        )
+        let high = QuantitySample(
+            type: .bloodGlucose,
+            value: .infinity,
+            unit: .milligramPerDecilitre,
+            start: Self.morning.addingTimeInterval(7200),
+            source: SampleSource(
+                kind: .device,
+                decoder: "glucose-measurement",
+                device: DeviceIdentity(address: "AA:BB:CC:DD:EE:FF")
+            ),
+            rawPayload: [0x07, 0xFF],
+            comparator: .greaterThan
+        )
+        var released = scaleReading(61.8, slot: 1, minute: 200)
+        released.quarantineReason = "implausible jump"
+        var quarantined = scaleReading(20.1, slot: 1, minute: 210)
+        quarantined.quarantineReason = "status: invalid"
+        let typo = QuantitySample(
+            type: .bodyMass,
+            value: 7.2,
+            unit: .kilogram,
+            start: Self.morning.addingTimeInterval(9000),
+            source: SampleSource(kind: .manual)
+        )
+        let corrected = QuantitySample(
+            type: .bodyMass,
+            value: 72,
+            unit: .kilogram,
+            start: Self.morning.addingTimeInterval(9000),
+            source: SampleSource(kind: .manual)
+        )
+        let deleted = scaleReading(61.9, slot: 1, minute: 300)
+        try store.recordSamples(
+            [heartRate] + rr + [pounds, high, released, quarantined, typo, deleted]
+                + [scaleReading(61.7, slot: 1, minute: 100), scaleReading(84.0, slot: 3, minute: 110)],
+            recordedAt: Self.morning.addingTimeInterval(10_000)
+        )
+        try store.recordSamples(
+            [scaleReading(61.6, slot: 1, minute: 400)],
+            recordedAt: Self.morning.addingTimeInterval(20_000)
+        )
+        #expect(
+            try store.releaseSample(id: released.id, reason: "checked", at: Self.morning.addingTimeInterval(20_001))
+                != nil
+        )
+        try store.replaceManualSample(id: typo.id, with: corrected, recordedAt: Self.morning.addingTimeInterval(20_002))
+        #expect(try store.deleteSample(id: deleted.id, at: Self.morning.addingTimeInterval(20_003)))
+
+        let (read, records) = try Self.bothWays(store)
+        #expect(read.count == 13)
+        #expect(read.filter { $0.patientID == "alice" }.count >= 4 && read.contains { $0.inboxReason != nil })
+        #expect(read.contains { $0.releaseReason != nil } && read.contains { $0.sample.quarantineReason != nil })
+        #expect(read.filter { $0.deletedDate != nil }.count == 2)
+        #expect(Set(read.map(\.recordedAt)).count == 3)
+        Self.expectSame(read, records)
+        let readPounds = try #require(read.first { $0.id == pounds.id })
+        #expect(readPounds.sample == pounds && readPounds.sample.value == 70.0 && readPounds.sample.clockOffset == 42.5)
+        #expect(read.first { $0.id == high.id }?.sample.value == .infinity)
+        #expect(read.filter { $0.sample.rawPayload == notification }.map(\.sample.index).sorted() == [0, 0, 1])
+        // Pages of three through the cursor: the same samples as one read.
+        var cursor = store.sampleCursor(
+            matching: SampleQuery(includesDeleted: true, quarantine: .included),
+            pageSize: 3
+        )
+        var paged: [StoredSample] = []
+        while let page = try cursor.next() { paged += page }
+        #expect(paged == (try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))))
+        #expect(Set(paged) == Set(records))
+    }
+}
