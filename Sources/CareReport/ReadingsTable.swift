@@ -30,6 +30,20 @@ enum ReadingsTable {
             var marked: Bool
         }
         var entries: [Entry] = []
+        // A reading on its own row; flagged readings are marked (quarantined or out of range).
+        func appendRow(_ sample: QuantitySample, flags: [String]) {
+            entries.append(
+                Entry(
+                    start: sample.start,
+                    order: entries.count,
+                    cells: [
+                        ReportBuilder.short(sample.start, zone: zone), sample.type.title, value(of: sample),
+                        deviceName(sample), flags.joined(separator: "; "),
+                    ],
+                    marked: sample.isQuarantined || sample.comparator != nil
+                )
+            )
+        }
         // Plain device readings by device, measure and local day, in the order their groups first appear.
         var groups: [String: [QuantitySample]] = [:]
         var groupOrder: [String] = []
@@ -43,35 +57,12 @@ enum ReadingsTable {
                 groups[key, default: []].append(sample)
                 continue
             }
-            let flagged = sample.isQuarantined || sample.comparator != nil
-            entries.append(
-                Entry(
-                    start: sample.start,
-                    order: entries.count,
-                    cells: [
-                        ReportBuilder.short(sample.start, zone: zone), sample.type.title, value(of: sample),
-                        deviceName(sample), flags.joined(separator: "; "),
-                    ],
-                    marked: flagged
-                )
-            )
+            appendRow(sample, flags: flags)
         }
         for key in groupOrder {
             let group = (groups[key] ?? []).sorted { $0.start < $1.start }
             guard group.count > streamThreshold, let first = group.first, let last = group.last else {
-                for sample in group {
-                    entries.append(
-                        Entry(
-                            start: sample.start,
-                            order: entries.count,
-                            cells: [
-                                ReportBuilder.short(sample.start, zone: zone), sample.type.title, value(of: sample),
-                                deviceName(sample), "",
-                            ],
-                            marked: false
-                        )
-                    )
-                }
+                for sample in group { appendRow(sample, flags: []) }
                 continue
             }
             let until = ReportBuilder.short(last.start, zone: zone).suffix(5)
