@@ -53,7 +53,10 @@ import Testing
             omittingEmptySubsequences: false
         )
         .map(String.init)
-        let tenDaysAgo = Date().addingTimeInterval(-10 * 86_400)
+        // Half a minute past a whole minute: the samples (2 s to 1201 s after the header) then always
+        // span 21 one-minute buckets. A header 58 s past a minute gave 20, once in 60 runs.
+        let now = Date().addingTimeInterval(-10 * 86_400).timeIntervalSince1970
+        let tenDaysAgo = Date(timeIntervalSince1970: (now / 60).rounded(.down) * 60 + 30)
         let formatter = ISO8601DateFormatter()
         lines[0] = lines[0].replacingOccurrences(
             of: #""recordedAt": "2026-11-20T08:00:00+01:00""#,
