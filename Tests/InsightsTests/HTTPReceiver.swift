@@ -4,6 +4,10 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A real HTTP/1.1 server on a loopback port, started by a test: it records every POST body and answers with the
 /// status the test sets; it can be stopped and started again on the same port (a receiver outage).
 final class HTTPReceiver: Sendable {
@@ -13,7 +17,9 @@ final class HTTPReceiver: Sendable {
         var body: String
     }
 
-    private let state = Mutex<(requests: [Request], status: Int, channel: (any Channel)?)>(([], 200, nil))
+    private let state = Mutex<(requests: [Request], status: Int, channel: (any Channel)?, placeholder: Int32?)>(
+        ([], 200, nil, nil)
+    )
     private(set) nonisolated(unsafe) var port = 0
 
     var requests: [Request] { state.withLock { $0.requests } }
@@ -22,6 +28,7 @@ final class HTTPReceiver: Sendable {
     func answer(_ status: Int) { state.withLock { $0.status = status } }
 
     func start() async throws {
+        releasePlaceholder()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -40,6 +47,41 @@ final class HTTPReceiver: Sendable {
             return state.channel
         }
         try await channel?.close()
+        holdPort()
+    }
+
+    /// Keeps the port of a stopped receiver bound, without listening, until it starts again: a connection is
+    /// then refused, as it should be during an outage, instead of reaching whatever else the tests running in
+    /// parallel bound to the freed port meanwhile (a broker, another receiver). The socket is bound without
+    /// SO_REUSEADDR, so nothing else can bind the port, and it never connected, so closing it leaves no TIME_WAIT.
+    private func holdPort() {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return
+        }
+        state.withLock { $0.placeholder = descriptor }
+    }
+
+    deinit { releasePlaceholder() }
+
+    private func releasePlaceholder() {
+        if let descriptor = state.withLock({ state -> Int32? in
+            defer { state.placeholder = nil }
+            return state.placeholder
+        }) {
+            close(descriptor)
+        }
     }
 
     fileprivate func record(_ request: Request) -> Int {
