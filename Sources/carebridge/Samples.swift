@@ -108,8 +108,9 @@ struct SamplesList: ParsableCommand {
         var samples: [StoredSample] = []
         var aggregates: [SampleAggregate] = []
         do {
-            var cursor = store.sampleCursor(matching: query, pageSize: 1_000)
-            while let page = try cursor.next() { samples += page }
+            // All of them are listed, so they are read at once: one read transaction (a consistent snapshot while
+            // the daemon writes), the lookup tables decoded once, the result sized once.
+            samples = try store.samples(matching: query)
             aggregates = try store.sampleAggregates(matching: query)
         } catch {
             throw StoreExit.fail(error)
