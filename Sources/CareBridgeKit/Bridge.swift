@@ -118,31 +118,14 @@ public struct Bridge: Sendable {
         let sink: any SampleSink = store.map { CareStoreSink(store: $0, recordedAt: recordedAt) } ?? DiscardingSink()
         let requests = StopRequests()
         let ingest = Ingest(bridge: self, sink: sink, requests: requests)
-        var configurations = services.map {
-            ServiceGroupConfiguration.ServiceConfiguration(
-                service: $0,
-                successTerminationBehavior: .ignore,
-                failureTerminationBehavior: .gracefullyShutdownGroup
-            )
-        }
-        // Last, so that it is shut down first and the companions see everything it stored.
-        configurations.append(
-            .init(
-                service: ingest,
-                successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup
-            )
-        )
-        var group = ServiceGroupConfiguration(services: configurations, logger: logger)
-        group.gracefulShutdownSignals = signals
-        let repeats = await Self.watchForRepeatedSignal(
-            signals,
+        try await Self.runGroup(
+            main: ingest,
+            companions: services,
+            signals: signals,
             requests: requests,
             forceQuit: forceQuit,
             logger: logger
         )
-        defer { repeats?.cancel() }
-        try await ServiceGroup(configuration: group).run()
 
         var outcome = ingest.outcome
         if let sink = sink as? CareStoreSink {
@@ -329,7 +312,30 @@ extension Bridge {
     ) async throws {
         let requests = StopRequests()
         let watcher = Watcher(transport: transport, stop: stop, duration: duration, requests: requests, body: body)
-        var configurations = services.map {
+        try await runGroup(
+            main: watcher,
+            companions: services,
+            signals: signals,
+            requests: requests,
+            forceQuit: forceQuit,
+            logger: logger
+        )
+    }
+
+    /// Runs `main` with its `companions` in one service group until `main` ends or a signal shuts the group down
+    /// gracefully. A companion that returns is ignored; any service that throws shuts the group down and its
+    /// error is rethrown. `main` is last in the group, so that it is shut down first and the companions see
+    /// everything it did (what the ingest stored, for the publishers). A repeated signal while the group shuts
+    /// down calls `forceQuit`.
+    private static func runGroup(
+        main: some Service,
+        companions: [any Service],
+        signals: [UnixSignal],
+        requests: StopRequests,
+        forceQuit: (@Sendable (Int32) -> Void)?,
+        logger: Logger
+    ) async throws {
+        var configurations = companions.map {
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: $0,
                 successTerminationBehavior: .ignore,
@@ -338,7 +344,7 @@ extension Bridge {
         }
         configurations.append(
             .init(
-                service: watcher,
+                service: main,
                 successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup
             )
