@@ -66,10 +66,12 @@ import Testing
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
         // "Today" as it was when the command ran: either side of the command, should it run across midnight.
-        let expected = Set([before, Date()].map { instant in
-            let day = calendar.dateComponents([.year, .month, .day], from: instant)
-            return String(format: "%04d-%02d-%02dT07:00:00", day.year!, day.month!, day.day!)
-        })
+        let expected = Set(
+            [before, Date()].map { instant in
+                let day = calendar.dateComponents([.year, .month, .day], from: instant)
+                return String(format: "%04d-%02d-%02dT07:00:00", day.year!, day.month!, day.day!)
+            }
+        )
         #expect(expected.contains { start.hasPrefix($0) }, "\(start) vs \(expected.sorted())")
     }
 
