@@ -100,22 +100,11 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        var types = Set<QuantityType>()
-        for text in type {
-            do {
-                types.insert(try ManualReading.parseType(text))
-            } catch {
-                Output.error(error.description)
-                throw ExitCode(StoreExit.usage)
-            }
-        }
-        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
-        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
-        try TimeArguments.checkOrder(start, end, from: from, to: to)
+        let selection = try SampleSelection(types: type, from: from, to: to, zone: zone)
         let query = SampleQuery(
-            types: types,
-            from: start,
-            to: end,
+            types: selection.types,
+            from: selection.start,
+            to: selection.end,
             // FHIR carries corrections: a deleted sample is written as entered-in-error.
             includesDeleted: format == .fhir
         )
@@ -155,7 +144,9 @@ struct Export: ParsableCommand {
                 try writer.write(record)
             }
             if let fhir = writer as? FHIRBundleWriter, type.isEmpty {
-                for outcome in try Self.outcomes(store, from: start, to: end) { try fhir.write(outcome: outcome) }
+                for outcome in try Self.outcomes(store, from: selection.start, to: selection.end) {
+                    try fhir.write(outcome: outcome)
+                }
             }
             summary = try writer.finish()
             try sink.close()

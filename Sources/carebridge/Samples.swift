@@ -83,22 +83,11 @@ struct SamplesList: ParsableCommand {
 
     func run() throws {
         let zone = try global.resolvedTimeZone()
-        var types = Set<QuantityType>()
-        for text in type {
-            do {
-                types.insert(try ManualReading.parseType(text))
-            } catch {
-                Output.error(error.description)
-                throw ExitCode(StoreExit.usage)
-            }
-        }
-        let start = try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
-        let end = try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
-        try TimeArguments.checkOrder(start, end, from: from, to: to)
+        let selection = try SampleSelection(types: type, from: from, to: to, zone: zone)
         let query = SampleQuery(
-            types: types,
-            from: start,
-            to: end,
+            types: selection.types,
+            from: selection.start,
+            to: selection.end,
             unmatchedOnly: unmatched,
             quarantine: quarantined ? .only : .excluded,
             limit: limit,
