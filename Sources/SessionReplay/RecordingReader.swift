@@ -163,7 +163,7 @@ public final class RecordingReader {
             }
             return nil
         }
-        for key in object.keys where !Self.commonKeys.contains(key) && !known.contains(key) {
+        for key in object.members.lazy.map(\.key) where !Self.commonKeys.contains(key) && !known.contains(key) {
             if warnedKeys.insert("\(kind).\(key)").inserted {
                 logger.warning(
                     "ignoring unknown key (newer recording?)",

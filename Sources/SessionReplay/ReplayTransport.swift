@@ -87,13 +87,18 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
                 switch item {
                 case .event(let recorded):
                     cursor.lastLocation = recorded.location
-                    guard var answerer = cursor.answerer else {
+                    // Taken out while it runs, so its tables are changed in place rather than copied on write.
+                    guard var answerer = cursor.answerer.take() else {
                         return (.event(recorded.event, recorded.location), recorded.t)
                     }
-                    cursor.pending = answerer.process(recorded).map { output in
+                    let outputs = answerer.process(recorded)
+                    cursor.answerer = answerer
+                    func paced(_ output: SessionAnswerer.Output) -> (Item, Double?) {
                         if case .event = output { (Self.item(output), recorded.t) } else { (Self.item(output), nil) }
                     }
-                    cursor.answerer = answerer
+                    // Almost every line gives exactly its own event: handed on without the queue.
+                    if outputs.count == 1 { return paced(outputs[0]) }
+                    cursor.pending = outputs.map(paced)
                 case .problem(let problem):
                     return (.problem(problem), nil)
                 }
