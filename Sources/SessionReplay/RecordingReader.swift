@@ -138,8 +138,9 @@ public final class RecordingReader {
         var message: String
     }
 
-    private static let commonKeys: Set<String> = ["t", "kind", "device", "note"]
-    private static let keysByKind: [String: Set<String>] = [
+    // Arrays, not sets: a line's few keys are compared with these few names faster than they are hashed.
+    private static let commonKeys = ["t", "kind", "device", "note"]
+    private static let keysByKind: [String: [String]] = [
         "advertisement": ["name", "rssi", "serviceUUIDs", "serviceData", "manufacturerData"],
         "connected": [],
         "services": ["services"],
