@@ -258,10 +258,53 @@ final class SampleProvenance: @unchecked Sendable {
 
     /// `device|ADDRESS|CHARACTERISTIC|TIME|PAYLOAD-HEX|`: every device sample's key up to its type.
     static func deviceKeyPrefix(_ fields: Fields, deviceTime: DateTime?) -> String {
-        let device = fields.source.device?.key ?? "unknown"
-        let characteristic = fields.source.characteristic?.description ?? "-"
-        let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
-        return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(fields.payload))|"
+        withDeviceKeyPrefix(fields, deviceTime: deviceTime) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of ``deviceKeyPrefix(_:deviceTime:)``, written into one temporary buffer.
+    ///
+    /// The hasher reads these bytes once per payload: building them as a `String` (interpolation, the payload's
+    /// hex as a string of its own) cost more than hashing them in the replay of a heart-rate day. One writer
+    /// serves both, so the key text and the hashed bytes cannot drift apart.
+    static func withDeviceKeyPrefix<Result>(
+        _ fields: Fields,
+        deviceTime: DateTime?,
+        _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        var device = fields.source.device?.key ?? "unknown"
+        var characteristic = fields.source.characteristic?.description ?? "-"
+        var time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
+        let payload = fields.payload
+        let count =
+            7 + device.utf8.count + 1 + characteristic.utf8.count + 1 + time.utf8.count + 1
+            + payload.count * 2 + 1
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            var position = 0
+            func append(_ text: inout String) {
+                text.withUTF8 { utf8 in
+                    for byte in utf8 {
+                        buffer[position] = byte
+                        position += 1
+                    }
+                }
+            }
+            func separator() {
+                buffer[position] = UInt8(ascii: "|")
+                position += 1
+            }
+            var label = "device"
+            append(&label)
+            separator()
+            append(&device)
+            separator()
+            append(&characteristic)
+            separator()
+            append(&time)
+            separator()
+            position += Hex.write(payload, into: UnsafeMutableBufferPointer(rebasing: buffer[position...]))
+            separator()
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<position])))
+        }
     }
 
     /// A hasher fed with ``deviceKeyPrefix(_:deviceTime:)``, computed once per payload and device time.
@@ -269,7 +312,7 @@ final class SampleProvenance: @unchecked Sendable {
         keyPrefix.withLock { cached in
             if let cached, cached.deviceTime == deviceTime { return cached.hasher }
             var hasher = SHA256.Hasher()
-            hasher.update(Self.deviceKeyPrefix(fields, deviceTime: deviceTime))
+            Self.withDeviceKeyPrefix(fields, deviceTime: deviceTime) { hasher.update($0) }
             cached = (deviceTime, hasher)
             return hasher
         }

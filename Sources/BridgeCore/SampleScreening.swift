@@ -44,8 +44,11 @@ public struct SampleScreening: Sendable, Hashable {
 
     /// The status flags a sample carries, in the order its metadata lists them (status keys sorted).
     public static func flags(of sample: QuantitySample) -> [String] {
-        var flags: [String] = []
         let metadata = sample.metadata
+        // The sample's few metadata keys compared with the four status keys, not four hashed lookups: most
+        // samples carry none of them (a heart-rate sample only its sensor contact), and every sample is screened.
+        guard metadata.keys.contains(where: statusKeys.contains) else { return [] }
+        var flags: [String] = []
         for key in statusKeys {
             guard let text = metadata[key] else { continue }
             for name in text.split(separator: ",") {

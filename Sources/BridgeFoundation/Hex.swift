@@ -9,17 +9,22 @@ public enum Hex {
     }
 
     /// Parses hex digits; spaces, colons, dashes and a leading `0x` are allowed as separators.
+    ///
+    /// One pass into the result (every recording line's value goes through here): a digit waits for its partner
+    /// instead of a second array of nibbles.
     public static func bytes(_ text: String) throws(ParseError) -> [UInt8] {
         var digits = Substring(text)
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        var nibbles: [UInt8] = []
-        nibbles.reserveCapacity(digits.utf8.count)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.utf8.count / 2)
+        var high: UInt8?
         var position = 0
         for byte in digits.utf8 {
+            let nibble: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(byte - UInt8(ascii: "A") + 10)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
             case UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "\t"):
                 position += 1
                 continue
@@ -27,16 +32,15 @@ public enum Hex {
                 throw ParseError(offset: position, message: "'\(Character(Unicode.Scalar(byte)))' is not a hex digit")
             }
             position += 1
+            if let pending = high {
+                bytes.append(pending << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
-        guard nibbles.count % 2 == 0 else {
-            throw ParseError(offset: position, message: "odd number of hex digits (\(nibbles.count))")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(nibbles.count / 2)
-        var index = 0
-        while index < nibbles.count {
-            bytes.append(nibbles[index] << 4 | nibbles[index + 1])
-            index += 2
+        guard high == nil else {
+            throw ParseError(offset: position, message: "odd number of hex digits (\(bytes.count * 2 + 1))")
         }
         return bytes
     }
@@ -47,6 +51,20 @@ public enum Hex {
     @inline(__always)
     private static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    }
+
+    /// Writes `bytes` as lowercase hex without separators into `buffer`, which must hold two characters a byte;
+    /// returns how many it wrote. For text assembled in place (a sample's idempotency key), where ``string(_:)``
+    /// would allocate a string only to copy it.
+    public static func write(_ bytes: [UInt8], into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(buffer.count >= bytes.count * 2, "Hex.write: the buffer is too small")
+        var position = 0
+        for byte in bytes {
+            buffer[position] = digit(byte >> 4)
+            buffer[position + 1] = digit(byte & 0x0F)
+            position += 2
+        }
+        return position
     }
 
     /// Lowercase hex without separators.

@@ -21,6 +21,12 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         for (key, value) in elements { self[key] = value }
     }
 
+    /// Makes room for `count` members at once (the parser: a recording line's five members grew the array four
+    /// times).
+    mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
     private func position(of key: String) -> Int? {
         if members.count > Self.indexThreshold { return positions[key] }
         return members.firstIndex { $0.key == key }

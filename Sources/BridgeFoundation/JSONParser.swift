@@ -145,6 +145,7 @@ private struct JSONParser {
         index += 1
         var object = JSONObject()
         skipWhitespace()
+        if index < bytes.count, bytes[index] != UInt8(ascii: "}") { object.reserveCapacity(8) }
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             return object

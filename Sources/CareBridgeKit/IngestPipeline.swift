@@ -364,7 +364,10 @@ public struct IngestPipeline {
         case .measurement:
             guard let producing = payload as? any SampleProducing else { return }
             if state.session.downloading { state.downloadedRecords += 1 }
-            for noValue in NoValueField.find(in: payload.fields) {
+            // Only payloads that can hold a special value build their fields to look for one (a heart-rate
+            // notification's fields cost more than decoding it).
+            let noValues = type(of: payload).fieldsMayHoldSpecialValues ? NoValueField.find(in: payload.fields) : []
+            for noValue in noValues {
                 output.issues.append(
                     PipelineIssue(
                         severity: .warning,
@@ -798,7 +801,10 @@ public struct IngestPipeline {
     /// implausible or status-invalid samples are quarantined (kept, reported, never used).
     private func emit(_ sample: QuantitySample, state: inout DeviceState, output: inout Output) {
         var sample = sample
-        sample.source.device = state.identity
+        // Samples made during this event already carry the identity: writing it again would give each sample a
+        // provenance of its own (copy on write) and so hash its payload's key prefix once per sample instead of
+        // once per payload. Samples that waited for the session's end get what the device said meanwhile.
+        if sample.source.device != state.identity { sample.source.device = state.identity }
         state.screening.screen(&sample)
         // Finished: the id is derived once here and carried to the store, publishers and exports.
         sample.assignID()

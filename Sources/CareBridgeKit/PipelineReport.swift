@@ -38,7 +38,7 @@ public struct PipelineReport: Sendable {
     public init() {}
 
     /// Counts one sample the pipeline produced.
-    public mutating func count(_ sample: QuantitySample) {
+    public mutating func count(_ sample: borrowing QuantitySample) {
         samplesByType[sample.type, default: 0] += 1
         if sample.isQuarantined { quarantined += 1 }
         if sample.comparator != nil { outOfRange += 1 }

@@ -123,7 +123,7 @@ public enum PipelineRunner {
 
         mutating func flush() async throws {
             guard !samples.isEmpty else { return }
-            for sample in samples { report.count(sample) }
+            countSamples()
             try await sink.write(samples)
             samples.removeAll(keepingCapacity: true)
         }
@@ -131,13 +131,24 @@ public enum PipelineRunner {
         /// Hands the batch to the sink without waiting for it to be written; first waits for the previous batch.
         mutating func flushOverlapping() async throws {
             guard !samples.isEmpty else { return }
-            for sample in samples { report.count(sample) }
+            countSamples()
             try await finishWriting()
             let full = samples
             let sink = self.sink
             writing = Task { try await sink.write(full) }
             samples = []
             samples.reserveCapacity(size + 64)
+        }
+
+        /// Counts the batch into the report, reading the samples in place (a loop over the array copied each
+        /// sample, retaining and releasing its shared parts).
+        mutating func countSamples() {
+            var counted = PipelineReport()
+            swap(&counted, &report)  // the report is counted into while the samples are read
+            samples.withUnsafeBufferPointer { batch in
+                for index in batch.indices { counted.count(batch[index]) }
+            }
+            swap(&counted, &report)
         }
 
         /// Waits for the batch being written, if any; rethrows its error.

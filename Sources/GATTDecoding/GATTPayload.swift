@@ -36,9 +36,16 @@ public protocol GATTPayload: Sendable {
 
     /// Every decoded field, in the specification's order, with special values as their names.
     var fields: JSONObject { get }
+
+    /// Whether ``fields`` can hold an IEEE 11073 special value (`NaN`, `NRes`, `reserved`) by name; true unless a
+    /// type says otherwise. A type whose fields never do (integers and fixed words only) returns false, so the
+    /// pipeline's check for values without a value does not build its fields for every payload.
+    static var fieldsMayHoldSpecialValues: Bool { get }
 }
 
 extension GATTPayload {
+    public static var fieldsMayHoldSpecialValues: Bool { true }
+
     /// `Weight Measurement (2A9D)`: the name used in errors and output.
     public static var displayName: String { "\(name) (\(source.uuid))" }
 

@@ -68,6 +68,9 @@ public struct HeartRateMeasurement: GATTPayload, Hashable {
     /// Flag bits reserved for future use that were set (they are ignored).
     public var reservedFlags: UInt8 { flags & 0xE0 }
 
+    /// Integers, RR intervals in milliseconds and fixed words: never a special value.
+    public static var fieldsMayHoldSpecialValues: Bool { false }
+
     public var fields: JSONObject {
         var fields: JSONObject = [
             "flags": .int(Int(flags)),

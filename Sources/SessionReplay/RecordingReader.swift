@@ -138,8 +138,9 @@ public final class RecordingReader {
         var message: String
     }
 
-    private static let commonKeys: Set<String> = ["t", "kind", "device", "note"]
-    private static let keysByKind: [String: Set<String>] = [
+    // Arrays, not sets: a line's few keys are compared with these few names faster than they are hashed.
+    private static let commonKeys = ["t", "kind", "device", "note"]
+    private static let keysByKind: [String: [String]] = [
         "advertisement": ["name", "rssi", "serviceUUIDs", "serviceData", "manufacturerData"],
         "connected": [],
         "services": ["services"],
@@ -163,7 +164,7 @@ public final class RecordingReader {
             }
             return nil
         }
-        for key in object.keys where !Self.commonKeys.contains(key) && !known.contains(key) {
+        for key in object.members.lazy.map(\.key) where !Self.commonKeys.contains(key) && !known.contains(key) {
             if warnedKeys.insert("\(kind).\(key)").inserted {
                 logger.warning(
                     "ignoring unknown key (newer recording?)",

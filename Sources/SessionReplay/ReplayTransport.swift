@@ -10,29 +10,17 @@ import Synchronization
 /// the same samples as the live one did. The file is read one line at a time while the events are consumed
 /// (the stream is pull-based), so memory stays flat.
 public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration == Duration {
-    /// What the located stream yields.
-    public enum Item: Sendable {
-        case event(TransportEvent, RecordingLocation)
-        /// A bad line, skipped.
-        case problem(RecordingProblem)
-    }
+    /// What the located stream yields (``ReplayItem``).
+    public typealias Item = ReplayItem
 
     public let header: RecordingHeader
     public let path: String
     private let speed: ReplaySpeed
     private let clock: C
     private let logger: Logger
-    private let cursor: Mutex<Cursor>
-
-    private struct Cursor {
-        var reader: RecordingReader?
-        var start: (instant: C.Instant, t: Double)?
-        /// Runs the profiles' session steps against the recording (``answerSessions(policy:timeZone:)``).
-        var answerer: SessionAnswerer?
-        /// Items the answerer produced for one line, not yet consumed, with their `t`.
-        var pending: [(Item, Double?)] = []
-        var lastLocation: RecordingLocation?
-    }
+    private let cursor: Mutex<ReplayCursor>
+    /// The clock's instant and the recording's `t` of the first paced event.
+    private let start = Mutex<(instant: C.Instant, t: Double)?>(nil)
 
     /// Opens a recording for replay.
     /// - Parameters:
@@ -48,7 +36,7 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
         self.speed = speed
         self.clock = clock
         self.logger = logger
-        self.cursor = Mutex(Cursor(reader: reader))
+        self.cursor = Mutex(ReplayCursor(reader: reader))
     }
 
     /// Makes the recording answer the bridge: each device's profile session runs against it, the device's
@@ -73,50 +61,16 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
 
     private func nextItem() async throws -> Item? {
         if Task.isCancelled { return nil }  // the stream finishes on cancellation
-        let next: (Item, Double?)? = cursor.withLock { cursor in
-            while cursor.pending.isEmpty {
-                guard let reader = cursor.reader else { return nil }
-                guard let item = reader.next() else {
-                    cursor.reader = nil  // closes the file
-                    if var answerer = cursor.answerer, let location = cursor.lastLocation {
-                        cursor.pending = answerer.finish(location: location).map { (Self.item($0), nil) }
-                        cursor.answerer = answerer
-                    }
-                    continue
-                }
-                switch item {
-                case .event(let recorded):
-                    cursor.lastLocation = recorded.location
-                    guard var answerer = cursor.answerer else {
-                        return (.event(recorded.event, recorded.location), recorded.t)
-                    }
-                    cursor.pending = answerer.process(recorded).map { output in
-                        if case .event = output { (Self.item(output), recorded.t) } else { (Self.item(output), nil) }
-                    }
-                    cursor.answerer = answerer
-                case .problem(let problem):
-                    return (.problem(problem), nil)
-                }
-            }
-            return cursor.pending.removeFirst()
-        }
-        guard let (item, t) = next else { return nil }
+        guard let (item, t) = cursor.withLock({ $0.next() }) else { return nil }
         if let t, case .factor(let factor) = speed, !(await paced(t: t, factor: factor)) { return nil }
         return item
     }
 
-    private static func item(_ output: SessionAnswerer.Output) -> Item {
-        switch output {
-        case .event(let event, let location): .event(event, location)
-        case .problem(let problem): .problem(problem)
-        }
-    }
-
     private func pace(t: Double, factor: Double) async throws {
         let now = clock.now
-        let start = cursor.withLock { cursor in
-            if cursor.start == nil { cursor.start = (now, t) }
-            return cursor.start!
+        let start = self.start.withLock { start in
+            if start == nil { start = (now, t) }
+            return start!
         }
         // Both bounded (t by the supported range, factor by ReplaySpeed.factors), yet Duration traps on
         // overflow: never wait more than a century.

@@ -67,4 +67,18 @@ import Testing
         let payload: [UInt8] = [0x16, 0x48, 0x40, 0x03, 0x40, 0x03]
         #expect(try samples(payload).map(\.id) == samples(payload).map(\.id))
     }
+
+    @Test func fieldsNeverHoldASpecialValueWhateverTheFlags() throws {
+        // The pipeline skips looking for no-value fields in heart-rate payloads on this promise.
+        #expect(!HeartRateMeasurement.fieldsMayHoldSpecialValues)
+        for flags in UInt8.min...UInt8.max {
+            // Every field the flags announce, at its extremes: heart rate and energy expended all ones, RR 0 and max.
+            var payload: [UInt8] = [flags, 0xFF]
+            if flags & 0x01 != 0 { payload.append(0xFF) }
+            if flags & 0x08 != 0 { payload += [0xFF, 0xFF] }
+            if flags & 0x10 != 0 { payload += [0x00, 0x00, 0xFF, 0xFF] }
+            let decoded = try HeartRateMeasurement.decode(payload)
+            #expect(NoValueField.find(in: decoded.fields).isEmpty, "flags \(flags)")
+        }
+    }
 }

@@ -38,6 +38,25 @@ import Testing
         #expect(Self.bytes(id)[8] >> 6 == 0b10)
     }
 
+    @Test func aDeviceSamplesIdHashesItsKeyText() {
+        // The key's prefix is hashed from bytes written in place, never from this text: both must agree.
+        let received = Date(timeIntervalSince1970: 1_795_158_000.5)
+        var sample = Self.heartRate(received: received, payload: [0x16, 0x48, 0x10, 0xAB])
+        #expect(
+            sample.idempotencyKey
+                == "device|C8:47:8C:00:00:01|2A37|received:2026-11-20T07:00:00.500Z|164810ab|heartRate"
+        )
+        #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
+        sample.index = 2
+        #expect(sample.idempotencyKey.hasSuffix("|164810ab|heartRate#2"))
+        #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
+        sample.source.device = nil
+        sample.source.characteristic = nil
+        sample.rawPayload = []
+        #expect(sample.idempotencyKey == "device|unknown|-|received:2026-11-20T07:00:00.500Z||heartRate#2")
+        #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
+    }
+
     @Test func sameKeyGivesTheSameIdWhateverTheCorrectedStart() {
         let received = Date(timeIntervalSince1970: 1_795_158_000)
         let first = Self.heartRate(received: received)
