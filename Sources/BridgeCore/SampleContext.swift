@@ -31,8 +31,11 @@ public struct SampleContext: Sendable {
 
     public init(receivedAt: Date, timeZone: TimeZone, source: SampleSource, payload: [UInt8]) {
         self.timeZone = timeZone
-        self.provenance = SampleProvenance(
-            SampleProvenance.Fields(source: source, payload: PayloadBytes(payload), receivedAt: receivedAt)
+        self.provenance = SampleProvenance.make(
+            source: source,
+            payload: PayloadBytes(payload),
+            receivedAt: receivedAt,
+            metadata: [:]
         )
     }
 
