@@ -1,41 +1,31 @@
-/// The payload bytes a provenance box holds: up to ``inlineCapacity`` bytes inside the box itself, longer
-/// payloads in an array.
+/// The payload bytes a provenance box holds: the caller's array as it was given, or, for bytes copied from
+/// elsewhere (a store read's blob column), up to ``inlineCapacity`` bytes inside the box itself.
 ///
 /// A store read makes one provenance box per sample it returns (a day of heart rate: 86,398 of them), and a
 /// `[UInt8]` payload would be a second heap allocation per sample, to make and later to free. Notifications and
-/// weigh-ins are shorter than 24 bytes, so they live in the box; ``QuantitySample/rawPayload`` stays a `[UInt8]`,
-/// made when it is asked for.
+/// weigh-ins are shorter than 24 bytes, so those live in the box; ``QuantitySample/rawPayload`` stays a
+/// `[UInt8]`, made when it is asked for. A payload given as an array (the pipeline's, a caller's) is kept as that
+/// array, shared and not copied: the pipeline and the store's writes read it back for free, as before.
 ///
-/// The representation is canonical (inline exactly when the bytes fit, unused inline bytes zero), so the
-/// synthesised equality and hashing compare the bytes.
+/// Equal and hashed by the bytes, however they are held.
 struct PayloadBytes: Hashable, Sendable {
-    private enum Storage: Hashable, Sendable {
+    private enum Storage: Sendable {
         /// `count` bytes at the start of the three words in memory order, the rest zero.
         case inline(count: UInt8, UInt64, UInt64, UInt64)
         case array([UInt8])
     }
 
-    /// The longest payload held inline.
+    /// The longest payload ``init(copying:)`` holds inline.
     static let inlineCapacity = 24
 
     private var storage: Storage
 
-    /// No bytes (a manual entry).
-    static let empty = PayloadBytes(storage: .inline(count: 0, 0, 0, 0))
-
-    private init(storage: Storage) {
-        self.storage = storage
-    }
-
+    /// `bytes` as given (shared with the caller, not copied).
     init(_ bytes: [UInt8]) {
-        if bytes.count > Self.inlineCapacity {
-            storage = .array(bytes)
-        } else {
-            self = bytes.withUnsafeBytes { PayloadBytes(copying: $0) }
-        }
+        storage = .array(bytes)
     }
 
-    /// A copy of `bytes` (a blob column read in place, without making an array first).
+    /// A copy of `bytes` (a blob column read in place, without making an array first): inline when it fits.
     init(copying bytes: UnsafeRawBufferPointer) {
         guard bytes.count <= Self.inlineCapacity else {
             storage = .array([UInt8](bytes))
@@ -77,6 +67,19 @@ struct PayloadBytes: Hashable, Sendable {
             }
         case .array(let bytes):
             return try bytes.withUnsafeBytes(body)
+        }
+    }
+
+    static func == (lhs: PayloadBytes, rhs: PayloadBytes) -> Bool {
+        if case .array(let left) = lhs.storage, case .array(let right) = rhs.storage { return left == right }
+        guard lhs.count == rhs.count else { return false }
+        return lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: bytes)
         }
     }
 }
