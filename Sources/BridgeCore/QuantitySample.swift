@@ -55,11 +55,10 @@ public struct QuantitySample: Sendable, Hashable {
     public var clockOffset: Double?
     /// The payload bytes the sample was decoded from (empty for manual entries).
     public var rawPayload: [UInt8] {
-        get { provenance.fields.payload.array }
+        get { provenance.payload }
         set {
-            let bytes = PayloadBytes(newValue)
-            let changed = provenance.fields.payload != bytes
-            mutateProvenance { $0.payload = bytes }
+            let changed = provenance.payload != newValue
+            mutateProvenance { $0.payload = newValue }
             if changed { refreshID() }
         }
     }
@@ -116,102 +115,17 @@ public struct QuantitySample: Sendable, Hashable {
         quarantineReason: String? = nil,
         id: UUID? = nil
     ) {
-        self.init(
-            type: type,
-            value: value,
-            unit: unit,
-            start: start,
-            end: end ?? start,
-            transmittedValue: transmittedValue ?? value,
-            transmittedUnit: transmittedUnit ?? unit,
-            source: source,
-            deviceTime: deviceTime,
-            receivedAt: receivedAt ?? start,
-            clockOffset: clockOffset,
-            payload: PayloadBytes(rawPayload),
-            index: index,
-            metadata: metadata,
-            comparator: comparator,
-            quarantineReason: quarantineReason,
-            id: id
-        )
-    }
-
-    /// A sample as the store reads it back: every field given, the payload copied from `rawPayloadBytes` (a blob
-    /// column read in place) straight into the provenance box.
-    ///
-    /// The public initialiser takes the payload as an array; a store read would make one per sample only for
-    /// the box to hold it, a second allocation per sample besides the box (see ``PayloadBytes``).
-    package init(
-        type: QuantityType,
-        value: Double,
-        unit: HealthUnit,
-        start: Date,
-        end: Date,
-        transmittedValue: Double,
-        transmittedUnit: HealthUnit,
-        source: SampleSource,
-        deviceTime: DateTime?,
-        receivedAt: Date,
-        clockOffset: Double?,
-        rawPayloadBytes: UnsafeRawBufferPointer,
-        index: Int,
-        metadata: [String: String],
-        comparator: ValueComparator?,
-        quarantineReason: String?,
-        id: UUID?
-    ) {
-        self.init(
-            type: type,
-            value: value,
-            unit: unit,
-            start: start,
-            end: end,
-            transmittedValue: transmittedValue,
-            transmittedUnit: transmittedUnit,
-            source: source,
-            deviceTime: deviceTime,
-            receivedAt: receivedAt,
-            clockOffset: clockOffset,
-            payload: PayloadBytes(copying: rawPayloadBytes),
-            index: index,
-            metadata: metadata,
-            comparator: comparator,
-            quarantineReason: quarantineReason,
-            id: id
-        )
-    }
-
-    private init(
-        type: QuantityType,
-        value: Double,
-        unit: HealthUnit,
-        start: Date,
-        end: Date,
-        transmittedValue: Double,
-        transmittedUnit: HealthUnit,
-        source: SampleSource,
-        deviceTime: DateTime?,
-        receivedAt: Date,
-        clockOffset: Double?,
-        payload: PayloadBytes,
-        index: Int,
-        metadata: [String: String],
-        comparator: ValueComparator?,
-        quarantineReason: String?,
-        id: UUID?
-    ) {
         self.type = type
         self.value = value
         self.unit = unit
         self.start = start
-        self.end = end
-        self.transmittedValue = transmittedValue
-        self.transmittedUnit = transmittedUnit
+        self.end = end ?? start
+        self.transmittedValue = transmittedValue ?? value
+        self.transmittedUnit = transmittedUnit ?? unit
         self.provenance = SampleProvenance.make(
             source: source,
-            payload: payload,
-            receivedAt: receivedAt,
+            payload: rawPayload,
+            receivedAt: receivedAt ?? start,
             metadata: metadata
         )
         self.deviceTime = deviceTime
@@ -286,7 +200,7 @@ public struct QuantitySample: Sendable, Hashable {
         hasher.combine(index)
         // Not the payload: the samples of one payload would each hash all of it (equal values still hash equal).
         hasher.combine(provenance.receivedAt)
-        hasher.combine(provenance.fields.payload.count)
+        hasher.combine(provenance.payload.count)
     }
 
     /// The key that makes ingest idempotent.
@@ -329,7 +243,7 @@ public struct QuantitySample: Sendable, Hashable {
 final class SampleProvenance: @unchecked Sendable {
     struct Fields: Hashable {
         var source: SampleSource
-        var payload: PayloadBytes
+        var payload: [UInt8]
         var receivedAt: Date
         var metadata = [String: String]()
     }
@@ -345,8 +259,7 @@ final class SampleProvenance: @unchecked Sendable {
         let device = fields.source.device?.key ?? "unknown"
         let characteristic = fields.source.characteristic?.description ?? "-"
         let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
-        let payload = fields.payload.withUnsafeBytes { Hex.string($0) }
-        return "device|\(device)|\(characteristic)|\(time)|\(payload)|"
+        return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(fields.payload))|"
     }
 
     /// A hasher fed with ``deviceKeyPrefix(_:deviceTime:)``, computed once per payload and device time.
@@ -361,7 +274,7 @@ final class SampleProvenance: @unchecked Sendable {
     }
 
     var source: SampleSource { fields.source }
-    var payload: [UInt8] { fields.payload.array }
+    var payload: [UInt8] { fields.payload }
     var receivedAt: Date { fields.receivedAt }
     var metadata: [String: String] { fields.metadata }
 
@@ -378,7 +291,7 @@ final class SampleProvenance: @unchecked Sendable {
     @inline(never)
     static func make(
         source: consuming SampleSource,
-        payload: PayloadBytes,
+        payload: [UInt8],
         receivedAt: Date,
         metadata: consuming [String: String]
     ) -> SampleProvenance {
