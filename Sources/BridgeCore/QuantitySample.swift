@@ -55,10 +55,11 @@ public struct QuantitySample: Sendable, Hashable {
     public var clockOffset: Double?
     /// The payload bytes the sample was decoded from (empty for manual entries).
     public var rawPayload: [UInt8] {
-        get { provenance.payload }
+        get { provenance.fields.payload.array }
         set {
-            let changed = provenance.payload != newValue
-            mutateProvenance { $0.payload = newValue }
+            let bytes = PayloadBytes(newValue)
+            let changed = provenance.fields.payload != bytes
+            mutateProvenance { $0.payload = bytes }
             if changed { refreshID() }
         }
     }
@@ -115,17 +116,102 @@ public struct QuantitySample: Sendable, Hashable {
         quarantineReason: String? = nil,
         id: UUID? = nil
     ) {
+        self.init(
+            type: type,
+            value: value,
+            unit: unit,
+            start: start,
+            end: end ?? start,
+            transmittedValue: transmittedValue ?? value,
+            transmittedUnit: transmittedUnit ?? unit,
+            source: source,
+            deviceTime: deviceTime,
+            receivedAt: receivedAt ?? start,
+            clockOffset: clockOffset,
+            payload: PayloadBytes(rawPayload),
+            index: index,
+            metadata: metadata,
+            comparator: comparator,
+            quarantineReason: quarantineReason,
+            id: id
+        )
+    }
+
+    /// A sample as the store reads it back: every field given, the payload copied from `rawPayloadBytes` (a blob
+    /// column read in place) straight into the provenance box.
+    ///
+    /// The public initialiser takes the payload as an array; a store read would make one per sample only for
+    /// the box to hold it, a second allocation per sample besides the box (see ``PayloadBytes``).
+    package init(
+        type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        start: Date,
+        end: Date,
+        transmittedValue: Double,
+        transmittedUnit: HealthUnit,
+        source: SampleSource,
+        deviceTime: DateTime?,
+        receivedAt: Date,
+        clockOffset: Double?,
+        rawPayloadBytes: UnsafeRawBufferPointer,
+        index: Int,
+        metadata: [String: String],
+        comparator: ValueComparator?,
+        quarantineReason: String?,
+        id: UUID?
+    ) {
+        self.init(
+            type: type,
+            value: value,
+            unit: unit,
+            start: start,
+            end: end,
+            transmittedValue: transmittedValue,
+            transmittedUnit: transmittedUnit,
+            source: source,
+            deviceTime: deviceTime,
+            receivedAt: receivedAt,
+            clockOffset: clockOffset,
+            payload: PayloadBytes(copying: rawPayloadBytes),
+            index: index,
+            metadata: metadata,
+            comparator: comparator,
+            quarantineReason: quarantineReason,
+            id: id
+        )
+    }
+
+    private init(
+        type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        start: Date,
+        end: Date,
+        transmittedValue: Double,
+        transmittedUnit: HealthUnit,
+        source: SampleSource,
+        deviceTime: DateTime?,
+        receivedAt: Date,
+        clockOffset: Double?,
+        payload: PayloadBytes,
+        index: Int,
+        metadata: [String: String],
+        comparator: ValueComparator?,
+        quarantineReason: String?,
+        id: UUID?
+    ) {
         self.type = type
         self.value = value
         self.unit = unit
         self.start = start
-        self.end = end ?? start
-        self.transmittedValue = transmittedValue ?? value
-        self.transmittedUnit = transmittedUnit ?? unit
+        self.end = end
+        self.transmittedValue = transmittedValue
+        self.transmittedUnit = transmittedUnit
         self.provenance = SampleProvenance.make(
             source: source,
-            payload: rawPayload,
-            receivedAt: receivedAt ?? start,
+            payload: payload,
+            receivedAt: receivedAt,
             metadata: metadata
         )
         self.deviceTime = deviceTime
@@ -200,7 +286,7 @@ public struct QuantitySample: Sendable, Hashable {
         hasher.combine(index)
         // Not the payload: the samples of one payload would each hash all of it (equal values still hash equal).
         hasher.combine(provenance.receivedAt)
-        hasher.combine(provenance.payload.count)
+        hasher.combine(provenance.fields.payload.count)
     }
 
     /// The key that makes ingest idempotent.
@@ -243,7 +329,7 @@ public struct QuantitySample: Sendable, Hashable {
 final class SampleProvenance: @unchecked Sendable {
     struct Fields: Hashable {
         var source: SampleSource
-        var payload: [UInt8]
+        var payload: PayloadBytes
         var receivedAt: Date
         var metadata = [String: String]()
     }
@@ -259,7 +345,8 @@ final class SampleProvenance: @unchecked Sendable {
         let device = fields.source.device?.key ?? "unknown"
         let characteristic = fields.source.characteristic?.description ?? "-"
         let time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
-        return "device|\(device)|\(characteristic)|\(time)|\(Hex.string(fields.payload))|"
+        let payload = fields.payload.withUnsafeBytes { Hex.string($0) }
+        return "device|\(device)|\(characteristic)|\(time)|\(payload)|"
     }
 
     /// A hasher fed with ``deviceKeyPrefix(_:deviceTime:)``, computed once per payload and device time.
@@ -274,7 +361,7 @@ final class SampleProvenance: @unchecked Sendable {
     }
 
     var source: SampleSource { fields.source }
-    var payload: [UInt8] { fields.payload }
+    var payload: [UInt8] { fields.payload.array }
     var receivedAt: Date { fields.receivedAt }
     var metadata: [String: String] { fields.metadata }
 
@@ -291,7 +378,7 @@ final class SampleProvenance: @unchecked Sendable {
     @inline(never)
     static func make(
         source: consuming SampleSource,
-        payload: [UInt8],
+        payload: PayloadBytes,
         receivedAt: Date,
         metadata: consuming [String: String]
     ) -> SampleProvenance {

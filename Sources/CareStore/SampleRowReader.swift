@@ -162,10 +162,12 @@ struct SampleRowReader {
             meta = try metadata(sqlite3_column_int64(handle, 9), db: db)
         }
         let startDate = SampleTable.date(start)
-        var payload: [UInt8] = []
-        if let bytes = sqlite3_column_blob(handle, 8) {
-            payload = [UInt8](UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, 8))))
-        }
+        // Read in place, valid until the next step: the sample copies the bytes into its provenance box (no
+        // array per row).
+        let payload = UnsafeRawBufferPointer(
+            start: sqlite3_column_blob(handle, 8),
+            count: Int(sqlite3_column_bytes(handle, 8))
+        )
         let sample = QuantitySample(
             type: type,
             value: value,
@@ -178,7 +180,7 @@ struct SampleRowReader {
             deviceTime: detail.deviceTime.flatMap(SampleRecord.parseDeviceTime),
             receivedAt: detail.receivedAt.map(SampleTable.date) ?? startDate,
             clockOffset: detail.clockOffset,
-            rawPayload: payload,
+            rawPayloadBytes: payload,
             index: series.sampleIndex,
             metadata: meta,
             comparator: series.comparator,
