@@ -138,10 +138,10 @@ public struct QuantitySample: Sendable, Hashable {
     }
 
     /// A sample as the store reads it back: every field given, the payload copied from `rawPayloadBytes` (a blob
-    /// column read in place) straight into the provenance box.
+    /// column read in place) into the provenance box, inline when it is short (see ``PayloadBytes``).
     ///
     /// The public initialiser takes the payload as an array; a store read would make one per sample only for
-    /// the box to hold it, a second allocation per sample besides the box (see ``PayloadBytes``).
+    /// the box to hold it, a second allocation per sample besides the box.
     package init(
         type: QuantityType,
         value: Double,

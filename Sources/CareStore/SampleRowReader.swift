@@ -162,8 +162,8 @@ struct SampleRowReader {
             meta = try metadata(sqlite3_column_int64(handle, 9), db: db)
         }
         let startDate = SampleTable.date(start)
-        // Read in place, valid until the next step: the sample copies the bytes into its provenance box (no
-        // array per row).
+        // Read in place, valid until the next step: the sample copies the bytes into its provenance box, inline
+        // when they are short (a heart-rate notification: no array of its own).
         let payload = UnsafeRawBufferPointer(
             start: sqlite3_column_blob(handle, 8),
             count: Int(sqlite3_column_bytes(handle, 8))
