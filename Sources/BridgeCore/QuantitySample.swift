@@ -55,10 +55,11 @@ public struct QuantitySample: Sendable, Hashable {
     public var clockOffset: Double?
     /// The payload bytes the sample was decoded from (empty for manual entries).
     public var rawPayload: [UInt8] {
-        get { provenance.payload }
+        get { provenance.fields.payload.array }
         set {
-            let changed = provenance.payload != newValue
-            mutateProvenance { $0.payload = newValue }
+            let bytes = PayloadBytes(newValue)
+            let changed = provenance.fields.payload != bytes
+            mutateProvenance { $0.payload = bytes }
             if changed { refreshID() }
         }
     }
@@ -115,20 +116,103 @@ public struct QuantitySample: Sendable, Hashable {
         quarantineReason: String? = nil,
         id: UUID? = nil
     ) {
+        self.init(
+            type: type,
+            value: value,
+            unit: unit,
+            start: start,
+            end: end ?? start,
+            transmittedValue: transmittedValue ?? value,
+            transmittedUnit: transmittedUnit ?? unit,
+            source: source,
+            deviceTime: deviceTime,
+            receivedAt: receivedAt ?? start,
+            clockOffset: clockOffset,
+            payload: PayloadBytes(rawPayload),
+            index: index,
+            metadata: metadata,
+            comparator: comparator,
+            quarantineReason: quarantineReason,
+            id: id
+        )
+    }
+
+    /// A sample as the store reads it back: every field given, the payload copied from `rawPayloadBytes` (a blob
+    /// column read in place) into the provenance box, inline when it is short (see ``PayloadBytes``).
+    ///
+    /// The public initialiser takes the payload as an array; a store read would make one per sample only for
+    /// the box to hold it, a second allocation per sample besides the box.
+    package init(
+        type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        start: Date,
+        end: Date,
+        transmittedValue: Double,
+        transmittedUnit: HealthUnit,
+        source: SampleSource,
+        deviceTime: DateTime?,
+        receivedAt: Date,
+        clockOffset: Double?,
+        rawPayloadBytes: UnsafeRawBufferPointer,
+        index: Int,
+        metadata: [String: String],
+        comparator: ValueComparator?,
+        quarantineReason: String?,
+        id: UUID?
+    ) {
+        self.init(
+            type: type,
+            value: value,
+            unit: unit,
+            start: start,
+            end: end,
+            transmittedValue: transmittedValue,
+            transmittedUnit: transmittedUnit,
+            source: source,
+            deviceTime: deviceTime,
+            receivedAt: receivedAt,
+            clockOffset: clockOffset,
+            payload: PayloadBytes(copying: rawPayloadBytes),
+            index: index,
+            metadata: metadata,
+            comparator: comparator,
+            quarantineReason: quarantineReason,
+            id: id
+        )
+    }
+
+    private init(
+        type: QuantityType,
+        value: Double,
+        unit: HealthUnit,
+        start: Date,
+        end: Date,
+        transmittedValue: Double,
+        transmittedUnit: HealthUnit,
+        source: SampleSource,
+        deviceTime: DateTime?,
+        receivedAt: Date,
+        clockOffset: Double?,
+        payload: PayloadBytes,
+        index: Int,
+        metadata: [String: String],
+        comparator: ValueComparator?,
+        quarantineReason: String?,
+        id: UUID?
+    ) {
         self.type = type
         self.value = value
         self.unit = unit
         self.start = start
-        self.end = end ?? start
-        self.transmittedValue = transmittedValue ?? value
-        self.transmittedUnit = transmittedUnit ?? unit
-        self.provenance = SampleProvenance(
-            SampleProvenance.Fields(
-                source: source,
-                payload: rawPayload,
-                receivedAt: receivedAt ?? start,
-                metadata: metadata
-            )
+        self.end = end
+        self.transmittedValue = transmittedValue
+        self.transmittedUnit = transmittedUnit
+        self.provenance = SampleProvenance.make(
+            source: source,
+            payload: payload,
+            receivedAt: receivedAt,
+            metadata: metadata
         )
         self.deviceTime = deviceTime
         self.clockOffset = clockOffset
@@ -202,7 +286,7 @@ public struct QuantitySample: Sendable, Hashable {
         hasher.combine(index)
         // Not the payload: the samples of one payload would each hash all of it (equal values still hash equal).
         hasher.combine(provenance.receivedAt)
-        hasher.combine(provenance.payload.count)
+        hasher.combine(provenance.fields.payload.count)
     }
 
     /// The key that makes ingest idempotent.
@@ -245,7 +329,7 @@ public struct QuantitySample: Sendable, Hashable {
 final class SampleProvenance: @unchecked Sendable {
     struct Fields: Hashable {
         var source: SampleSource
-        var payload: [UInt8]
+        var payload: PayloadBytes
         var receivedAt: Date
         var metadata = [String: String]()
     }
@@ -274,10 +358,9 @@ final class SampleProvenance: @unchecked Sendable {
         var device = fields.source.device?.key ?? "unknown"
         var characteristic = fields.source.characteristic?.description ?? "-"
         var time = deviceTime.map { "device:\($0)" } ?? "received:\(Timestamp.utcKey(fields.receivedAt))"
-        let payload = fields.payload
         let count =
             7 + device.utf8.count + 1 + characteristic.utf8.count + 1 + time.utf8.count + 1
-            + payload.count * 2 + 1
+            + fields.payload.count * 2 + 1
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
             var position = 0
             func append(_ text: inout String) {
@@ -301,7 +384,10 @@ final class SampleProvenance: @unchecked Sendable {
             separator()
             append(&time)
             separator()
-            position += Hex.write(payload, into: UnsafeMutableBufferPointer(rebasing: buffer[position...]))
+            let hex = fields.payload.withUnsafeBytes { payload in
+                Hex.write(payload, into: UnsafeMutableBufferPointer(rebasing: buffer[position...]))
+            }
+            position += hex
             separator()
             return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<position])))
         }
@@ -319,12 +405,28 @@ final class SampleProvenance: @unchecked Sendable {
     }
 
     var source: SampleSource { fields.source }
-    var payload: [UInt8] { fields.payload }
+    var payload: [UInt8] { fields.payload.array }
     var receivedAt: Date { fields.receivedAt }
     var metadata: [String: String] { fields.metadata }
 
     init(_ fields: Fields) {
         self.fields = fields
+    }
+
+    /// A new box holding these fields: what a sample's or a context's initialiser calls.
+    ///
+    /// Out of line, with the source and metadata consumed, on purpose. Inlined into an initialiser, the
+    /// `keyPrefix` mutex (a non-copyable member) leads the compiler to copy the source's optional decoder and
+    /// device box through the runtime's generic `Optional` value witnesses and then destroy the originals, four
+    /// calls per sample that showed in `perf` of a store read (86,398 samples); out of line they are moved.
+    @inline(never)
+    static func make(
+        source: consuming SampleSource,
+        payload: PayloadBytes,
+        receivedAt: Date,
+        metadata: consuming [String: String]
+    ) -> SampleProvenance {
+        SampleProvenance(Fields(source: source, payload: payload, receivedAt: receivedAt, metadata: metadata))
     }
 
     /// Applies `change` to `box`'s fields: in place when `box` is the only reference to it, else to a copy

@@ -18,7 +18,7 @@ public struct SampleContext: Sendable {
     /// The payload bytes, kept beside every sample so history can be re-decoded.
     public var payload: [UInt8] {
         get { provenance.payload }
-        set { mutateProvenance { $0.payload = newValue } }
+        set { mutateProvenance { $0.payload = PayloadBytes(newValue) } }
     }
     /// What every sample made from now on carries in its metadata (user ID, sensor contact, status bits):
     /// a decoder sets it once per payload, and the payload's samples share it.
@@ -31,8 +31,11 @@ public struct SampleContext: Sendable {
 
     public init(receivedAt: Date, timeZone: TimeZone, source: SampleSource, payload: [UInt8]) {
         self.timeZone = timeZone
-        self.provenance = SampleProvenance(
-            SampleProvenance.Fields(source: source, payload: payload, receivedAt: receivedAt)
+        self.provenance = SampleProvenance.make(
+            source: source,
+            payload: PayloadBytes(payload),
+            receivedAt: receivedAt,
+            metadata: [:]
         )
     }
 

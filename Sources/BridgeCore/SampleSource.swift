@@ -9,9 +9,12 @@ public struct SampleSource: Sendable, Hashable {
         case manual
     }
 
-    public var kind: Kind
     /// Characteristic (or service-data UUID) the payload arrived on.
     public var characteristic: BluetoothUUID?
+    /// A device or a person. Declared after ``characteristic`` on purpose: it then sits in the byte after the
+    /// optional UUID, and a source takes 48 bytes instead of 56 (the provenance box that holds one stays within
+    /// 120 bytes, see `PayloadBytes`).
+    public var kind: Kind
     /// Decoder that read the payload, e.g. `weight-measurement`.
     public var decoder: String?
     /// The device identity, boxed so that copying a sample stays cheap.

@@ -56,7 +56,10 @@ public enum Hex {
     /// Writes `bytes` as lowercase hex without separators into `buffer`, which must hold two characters a byte;
     /// returns how many it wrote. For text assembled in place (a sample's idempotency key), where ``string(_:)``
     /// would allocate a string only to copy it.
-    public static func write(_ bytes: [UInt8], into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    public static func write<Bytes: Collection>(
+        _ bytes: Bytes,
+        into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int where Bytes.Element == UInt8 {
         precondition(buffer.count >= bytes.count * 2, "Hex.write: the buffer is too small")
         var position = 0
         for byte in bytes {

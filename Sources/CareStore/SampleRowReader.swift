@@ -57,7 +57,9 @@ struct SampleRowReader {
     private var metadata: [Int64: [String: String]] = [:]
     private var lastType: (code: Int64, type: QuantityType?)?
     private var lastSeries: (id: Int64, series: Series)?
-    private var lastRoute: (id: Int64, route: SampleRoute)?
+    private var lastRoute: (id: Int64, notes: StoredSample.Notes)?
+    /// The notes of each route read so far, shared by its samples (one box per route, not one per sample).
+    private var routeNotes: [Int64: StoredSample.Notes] = [:]
     private var lastMetadata: (id: Int64, metadata: [String: String])?
     /// The origins `lower..<upper` were recorded at `recordedAt` (ms): the batch of the last origin read.
     private var batch: (lower: Int64, upper: Int64, recordedAt: Int64)?
@@ -155,17 +157,17 @@ struct SampleRowReader {
         }
         let value =
             detail.value ?? series.transmittedUnit.convert(transmittedValue, to: series.unit) ?? transmittedValue
-        var payload: [UInt8] = []
-        if let bytes = sqlite3_column_blob(handle, 8) {
-            let count = Int(sqlite3_column_bytes(handle, 8))
-            payload = [UInt8](UnsafeRawBufferPointer(start: bytes, count: count))
-        }
         var meta: [String: String] = [:]
         if sqlite3_column_type(handle, 9) != SQLITE_NULL {
             meta = try metadata(sqlite3_column_int64(handle, 9), db: db)
         }
-        let route = route(routeID)
         let startDate = SampleTable.date(start)
+        // Read in place, valid until the next step: the sample copies the bytes into its provenance box, inline
+        // when they are short (a heart-rate notification: no array of its own).
+        let payload = UnsafeRawBufferPointer(
+            start: sqlite3_column_blob(handle, 8),
+            count: Int(sqlite3_column_bytes(handle, 8))
+        )
         let sample = QuantitySample(
             type: type,
             value: value,
@@ -178,21 +180,20 @@ struct SampleRowReader {
             deviceTime: detail.deviceTime.flatMap(SampleRecord.parseDeviceTime),
             receivedAt: detail.receivedAt.map(SampleTable.date) ?? startDate,
             clockOffset: detail.clockOffset,
-            rawPayload: payload,
+            rawPayloadBytes: payload,
             index: series.sampleIndex,
             metadata: meta,
             comparator: series.comparator,
             quarantineReason: detail.quarantineReason,
             id: id
         )
+        var notes = notes(route: routeID)
+        if let releaseReason = detail.releaseReason { notes = StoredSample.Notes(notes, releaseReason: releaseReason) }
         return StoredSample(
             sample: sample,
             recordedAt: SampleTable.date(recordedAt(origin: origin)),
             deletedDate: detail.deletedDate.map(Date.init(timeIntervalSince1970:)),
-            releaseReason: detail.releaseReason,
-            patientID: route.patientID,
-            inboxReason: route.inboxReason,
-            routedBy: route.routedBy
+            notes: notes
         )
     }
 
@@ -213,12 +214,22 @@ struct SampleRowReader {
         return series
     }
 
-    /// The route of id `id` (none for an unknown id), the last one asked for kept.
-    private mutating func route(_ id: Int64) -> SampleRoute {
-        if let lastRoute, lastRoute.id == id { return lastRoute.route }
-        let route = codes.routes[id] ?? SampleRoute()
-        lastRoute = (id, route)
-        return route
+    /// The route of id `id` (none for an unknown id) as the notes its samples share, the last one asked for kept.
+    private mutating func notes(route id: Int64) -> StoredSample.Notes {
+        if let lastRoute, lastRoute.id == id { return lastRoute.notes }
+        let notes =
+            routeNotes[id]
+            ?? {
+                let route = codes.routes[id] ?? SampleRoute()
+                return StoredSample.Notes.make(
+                    patientID: route.patientID,
+                    inboxReason: route.inboxReason,
+                    routedBy: route.routedBy
+                )
+            }()
+        routeNotes[id] = notes
+        lastRoute = (id, notes)
+        return notes
     }
 
     /// The metadata of `sampleMetadata` row `id`: empty when there is no such row or its JSON is not an object

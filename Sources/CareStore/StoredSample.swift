@@ -9,13 +9,27 @@ public struct StoredSample: Sendable, Hashable {
     /// Set when the sample was deleted; the row stays so a re-import does not bring it back.
     public var deletedDate: Date?
     /// Why a person released this sample from quarantine (`carebridge samples release`), when they did.
-    public var releaseReason: String?
+    public var releaseReason: String? {
+        get { notes.releaseReason }
+        set { notes = Notes(notes, releaseReason: newValue) }
+    }
     /// The patient the sample belongs to (nil: in the unassigned inbox, or a store without patients).
-    public var patientID: String?
+    public var patientID: String? {
+        get { notes.patientID }
+        set { notes = Notes(notes, patientID: newValue) }
+    }
     /// Why the sample waits in the unassigned inbox (`carebridge samples --unassigned`), nil when it does not.
-    public var inboxReason: String?
+    public var inboxReason: String? {
+        get { notes.inboxReason }
+        set { notes = Notes(notes, inboxReason: newValue) }
+    }
     /// How its patient was decided: `only patient`, `slot 2 of AA:BB…`, `weight band …`, `assigned`, `explicit`.
-    public var routedBy: String?
+    public var routedBy: String? {
+        get { notes.routedBy }
+        set { notes = Notes(notes, routedBy: newValue) }
+    }
+    /// The four texts above, in one shared box (see ``Notes``).
+    private(set) var notes: Notes
 
     public init(
         sample: QuantitySample,
@@ -26,19 +40,106 @@ public struct StoredSample: Sendable, Hashable {
         inboxReason: String? = nil,
         routedBy: String? = nil
     ) {
+        self.init(
+            sample: sample,
+            recordedAt: recordedAt,
+            deletedDate: deletedDate,
+            notes: Notes.make(
+                releaseReason: releaseReason,
+                patientID: patientID,
+                inboxReason: inboxReason,
+                routedBy: routedBy
+            )
+        )
+    }
+
+    /// A sample with notes a reader shares between the samples of one route (``SampleRowReader``).
+    init(sample: QuantitySample, recordedAt: Date, deletedDate: Date?, notes: Notes) {
         self.sample = sample
         self.recordedAt = recordedAt
         self.deletedDate = deletedDate
-        self.releaseReason = releaseReason
-        self.patientID = patientID
-        self.inboxReason = inboxReason
-        self.routedBy = routedBy
+        self.notes = notes
     }
 
     /// Whether the sample waits in the unassigned inbox.
     public var isUnassigned: Bool { inboxReason != nil }
 
     public var id: UUID { sample.id }
+
+    /// The release reason and route of a stored sample, immutable, in one box: a sample holds one reference
+    /// instead of four optional strings.
+    ///
+    /// Measured on a day of heart rate read back (86,398 samples): copying and destroying an optional string
+    /// inside a struct this size goes through the runtime's generic `Optional` value witnesses, four of them a
+    /// sample, each time it is built, copied into the result and freed; one reference is a retain and a release,
+    /// and the samples of one route share the box (most share ``empty``). It also makes each sample 56 bytes
+    /// smaller. Equal and hashed by value.
+    final class Notes: Sendable, Hashable {
+        let releaseReason: String?
+        let patientID: String?
+        let inboxReason: String?
+        let routedBy: String?
+
+        /// No release reason, no route: what most samples hold.
+        static let empty = Notes()
+
+        /// ``empty`` when every text is nil, else a new box.
+        static func make(
+            releaseReason: String? = nil,
+            patientID: String? = nil,
+            inboxReason: String? = nil,
+            routedBy: String? = nil
+        ) -> Notes {
+            if releaseReason == nil, patientID == nil, inboxReason == nil, routedBy == nil { return empty }
+            return Notes(
+                releaseReason: releaseReason,
+                patientID: patientID,
+                inboxReason: inboxReason,
+                routedBy: routedBy
+            )
+        }
+
+        private init(
+            releaseReason: String? = nil,
+            patientID: String? = nil,
+            inboxReason: String? = nil,
+            routedBy: String? = nil
+        ) {
+            self.releaseReason = releaseReason
+            self.patientID = patientID
+            self.inboxReason = inboxReason
+            self.routedBy = routedBy
+        }
+
+        /// `notes` with the texts given here changed.
+        convenience init(
+            _ notes: Notes,
+            releaseReason: String?? = nil,
+            patientID: String?? = nil,
+            inboxReason: String?? = nil,
+            routedBy: String?? = nil
+        ) {
+            self.init(
+                releaseReason: releaseReason ?? notes.releaseReason,
+                patientID: patientID ?? notes.patientID,
+                inboxReason: inboxReason ?? notes.inboxReason,
+                routedBy: routedBy ?? notes.routedBy
+            )
+        }
+
+        static func == (lhs: Notes, rhs: Notes) -> Bool {
+            lhs === rhs
+                || (lhs.releaseReason == rhs.releaseReason && lhs.patientID == rhs.patientID
+                    && lhs.inboxReason == rhs.inboxReason && lhs.routedBy == rhs.routedBy)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(releaseReason)
+            hasher.combine(patientID)
+            hasher.combine(inboxReason)
+            hasher.combine(routedBy)
+        }
+    }
 }
 
 /// Which samples to read.

@@ -209,4 +209,42 @@ import Testing
         #expect(paged == (try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))))
         #expect(Set(paged) == Set(records))
     }
+
+    /// Payloads around the length the provenance box holds inline (7 bytes) and far past it, and none: each
+    /// reads back byte for byte, both ways and through the public query.
+    @Test func payloadsOfEveryLengthReadBackByteForByte() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            bridgeZone: Self.zone,
+            logger: Self.logger
+        )
+        let source = SampleSource(
+            kind: .device,
+            decoder: "vendor",
+            device: DeviceIdentity(address: "02:00:00:00:00:07")
+        )
+        let payloads = [0, 1, 4, 6, 7, 8, 24, 25, 512].map { count in
+            (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ count) }
+        }
+        let samples = payloads.enumerated().map { offset, payload in
+            QuantitySample(
+                type: .heartRate,
+                value: 60 + Double(offset),
+                unit: .perMinute,
+                start: Self.morning.addingTimeInterval(Double(offset)),
+                source: source,
+                rawPayload: payload
+            )
+        }
+        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        let (read, records) = try Self.bothWays(store)
+        Self.expectSame(read, records)
+        #expect(read.map(\.sample.rawPayload) == payloads)
+        #expect(read.map(\.sample) == samples)
+        let queried = try store.samples(matching: SampleQuery(types: [.heartRate]))
+        #expect(queried.map(\.sample.rawPayload) == payloads)
+    }
 }
