@@ -373,12 +373,15 @@ extension CareStore {
             var conditions: [String] = []
             var arguments = StatementArguments()
             // The table's key is (type, start, idTail): every query names its types, so it reads key ranges.
+            // With one type code every row has it: the reader need not read it from each.
+            var typeCode: Int64?
             if query.types.isEmpty {
                 conditions.append("r.type IN (SELECT code FROM quantityType)")
             } else {
                 let codes = try SampleTable.typeCodes(db, query.types.map(\.rawValue).sorted())
                 guard !codes.isEmpty else { return ([], nil, true) }
                 conditions.append("r.type IN (\(codes.map(String.init).joined(separator: ", ")))")
+                if codes.count == 1 { typeCode = codes[0] }
             }
             if let from = query.from {
                 conditions.append("r.start >= ?")
@@ -409,17 +412,6 @@ extension CareStore {
             case .only: conditions.append("r.state & \(SampleTable.quarantinedBit) != 0")
             case .included: break
             }
-            // A cursor's page is made room for at once. An unlimited read counts its rows first (the key range
-            // alone, without the origins): cheaper than growing the array of samples step by step.
-            var expected = limit
-            if limit > 10_000 {
-                expected =
-                    try Int.fetchOne(
-                        db,
-                        sql: "SELECT count(*) FROM sampleRow AS r WHERE " + conditions.joined(separator: " AND "),
-                        arguments: arguments
-                    ) ?? 0
-            }
             _ = arguments.append(contentsOf: [limit])
             var reader = try SampleRowReader(db)
             var samples = try reader.samples(
@@ -427,7 +419,8 @@ extension CareStore {
                 where: conditions.joined(separator: " AND "),
                 arguments: arguments,
                 suffix: "ORDER BY r.start, r.idTail LIMIT ?",
-                expected: min(expected, limit)
+                limit: limit,
+                typeCode: typeCode
             )
             let last = samples.last.map { SampleCursor.Position(start: $0.sample.start, id: $0.id) }
             let exhausted = samples.count < limit

@@ -101,8 +101,34 @@ struct SampleRowReader {
         }
     }
 
+    /// Room made for the samples of a read at once: a page of up to this many rows gets room for all of them.
+    static let firstReservation = 10_000
+
+    /// The bytes of room made for the samples of a read that goes past ``firstReservation`` rows (an unlimited
+    /// read), instead of counting its rows before reading them.
+    ///
+    /// Counting walks the key range a second time (about a sixth of the one-day query); growing the array
+    /// step by step copies it at each step and touches fresh memory each time. Unused room costs address space,
+    /// not memory: pages not written are never backed. Below 32 MB (glibc's highest mmap threshold) so that,
+    /// as with the counted size before, a process reading such days again reuses the memory of the last one
+    /// from the heap instead of mapping and faulting in fresh pages for each; a result that does not fit grows
+    /// from there.
+    static let largeReservationBytes = 30 << 20
+
+    /// ``largeReservationBytes`` in samples.
+    static var largeReservation: Int { largeReservationBytes / MemoryLayout<StoredSample>.stride }
+
     /// The samples of the rows `condition` selects (over `r`, the row, and `o`, its origin), then `suffix`
-    /// (ORDER BY, LIMIT), in the statement's order; room for `expected` samples is made at once.
+    /// (ORDER BY, LIMIT), in the statement's order.
+    ///
+    /// Room for up to `limit` samples (the statement's LIMIT, if it has one) is made in two steps, without
+    /// counting the rows first: up to ``firstReservation`` at once, then, for a read that fills that, up to
+    /// ``largeReservation``. A result that fills less than a quarter of large room is copied into an array of
+    /// its own size, so that a caller keeping it does not keep the room.
+    /// - Parameters:
+    ///   - typeCode: the type code every row selected has, when `condition` names exactly one: the type column is
+    ///     then not read.
+    ///   - reservations: the two steps of room, in samples (tests make them small).
     /// - Throws: ``CareStoreError`` `.corruptRow` for a row naming an unknown type, series or source kind, or
     ///   with a detail that is not a JSON object; a `DatabaseError` when SQLite fails.
     mutating func samples(
@@ -110,7 +136,9 @@ struct SampleRowReader {
         where condition: String,
         arguments: StatementArguments,
         suffix: String = "",
-        expected: Int = 0
+        limit: Int = .max,
+        typeCode: Int64? = nil,
+        reservations: (first: Int, large: Int) = (firstReservation, largeReservation)
     ) throws -> [StoredSample] {
         let sql =
             "SELECT \(Self.columns) FROM \(SampleTable.from) "
@@ -120,7 +148,7 @@ struct SampleRowReader {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         var result: [StoredSample] = []
-        result.reserveCapacity(expected)
+        result.reserveCapacity(min(limit, reservations.first))
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -128,14 +156,24 @@ struct SampleRowReader {
                 let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
             }
-            result.append(try sample(handle, db: db))
+            if result.count == result.capacity, result.count < reservations.large, result.count < limit {
+                // Moved, not copied: the array is not shared yet.
+                result.reserveCapacity(min(limit, reservations.large))
+            }
+            result.append(try sample(handle, db: db, typeCode: typeCode))
+        }
+        if result.capacity > reservations.first, result.count < result.capacity / 4 {
+            var exact: [StoredSample] = []
+            exact.reserveCapacity(result.count)
+            exact.append(contentsOf: result)
+            return exact
         }
         return result
     }
 
     /// The sample of the row `handle` is on.
-    private mutating func sample(_ handle: OpaquePointer, db: Database) throws -> StoredSample {
-        let typeCode = sqlite3_column_int64(handle, 0)
+    private mutating func sample(_ handle: OpaquePointer, db: Database, typeCode: Int64?) throws -> StoredSample {
+        let typeCode = typeCode ?? sqlite3_column_int64(handle, 0)
         let start = sqlite3_column_int64(handle, 1)
         let seriesID = sqlite3_column_int64(handle, 3)
         let origin = sqlite3_column_int64(handle, 4)

@@ -208,6 +208,50 @@ import Testing
         while let page = try cursor.next() { paged += page }
         #expect(paged == (try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))))
         #expect(Set(paged) == Set(records))
+        // A query of one type (the reader then does not read the type column) and of two, against the records.
+        for types: Set<QuantityType> in [[.bodyMass], [.heartRate], [.rrInterval], [.heartRate, .rrInterval]] {
+            let queried = try store.samples(
+                matching: SampleQuery(types: types, includesDeleted: true, quarantine: .included)
+            )
+            let expected = records.filter { types.contains($0.sample.type) }
+            #expect(!queried.isEmpty && queried.count == expected.count && Set(queried) == Set(expected), "\(types)")
+        }
+        try Self.expectRoomInSteps(store, records: records)
+    }
+
+    /// Reads every row of `store` with the two steps of room made small: past both steps (the array grows from
+    /// the second), and a result under a quarter of the second step (copied to its own size). Each time the same
+    /// samples as the records, and a read naming one type code with the type column skipped.
+    static func expectRoomInSteps(_ store: CareStore, records: [StoredSample]) throws {
+        try store.databaseWriter.read { db in
+            let order = "ORDER BY r.type, r.start, r.idTail"
+            var reader = try SampleRowReader(db)
+            let grown = try reader.samples(db, where: "", arguments: [], suffix: order, reservations: (2, 5))
+            Self.expectSame(grown, records)
+            let trimmed = try reader.samples(db, where: "", arguments: [], suffix: order, reservations: (2, 1_000))
+            Self.expectSame(trimmed, records)
+            #expect(trimmed.capacity < 1_000 / 4)
+            let limited = try reader.samples(
+                db,
+                where: "",
+                arguments: [],
+                suffix: order + " LIMIT 4",
+                limit: 4,
+                reservations: (2, 1_000)
+            )
+            Self.expectSame(limited, Array(records.prefix(4)))
+            #expect(limited.capacity < 1_000 / 4)
+            let code = try #require(try SampleTable.typeCodes(db, [QuantityType.bodyMass.rawValue]).first)
+            let bodyMass = try reader.samples(
+                db,
+                where: "r.type = ?",
+                arguments: [code],
+                suffix: order,
+                typeCode: code,
+                reservations: (2, 5)
+            )
+            Self.expectSame(bodyMass, records.filter { $0.sample.type == .bodyMass })
+        }
     }
 
     /// Payloads around the length the provenance box holds inline (7 bytes) and far past it, and none: each
