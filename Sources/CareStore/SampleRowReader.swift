@@ -196,8 +196,10 @@ struct SampleRowReader {
         let value =
             detail.value ?? series.transmittedUnit.convert(transmittedValue, to: series.unit) ?? transmittedValue
         var meta: [String: String] = [:]
-        if sqlite3_column_type(handle, 9) != SQLITE_NULL {
-            meta = try metadata(sqlite3_column_int64(handle, 9), db: db)
+        // One call for a row with metadata: NULL reads as 0, so only a 0 needs its type asked for.
+        let metadataID = sqlite3_column_int64(handle, 9)
+        if metadataID != 0 || sqlite3_column_type(handle, 9) != SQLITE_NULL {
+            meta = try metadata(metadataID, db: db)
         }
         let startDate = SampleTable.date(start)
         // Read in place, valid until the next step: the sample copies the bytes into its provenance box, inline

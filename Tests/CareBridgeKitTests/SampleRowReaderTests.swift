@@ -291,4 +291,44 @@ import Testing
         let queried = try store.samples(matching: SampleQuery(types: [.heartRate]))
         #expect(queried.map(\.sample.rawPayload) == payloads)
     }
+
+    /// The reader asks for the metadata column's type only when it reads 0 (what NULL reads as): a row whose
+    /// metadata id really is 0 still gets that row's metadata, and a row without metadata none, as the record
+    /// path reads them.
+    @Test func aMetadataIdOfZeroReadsLikeAnyOther() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            bridgeZone: Self.zone,
+            logger: Self.logger
+        )
+        let source = SampleSource(
+            kind: .device,
+            decoder: "vendor",
+            device: DeviceIdentity(address: "02:00:00:00:00:08")
+        )
+        let samples = [["contact": "detected"], [:]].enumerated().map { offset, metadata in
+            QuantitySample(
+                type: .heartRate,
+                value: 60 + Double(offset),
+                unit: .perMinute,
+                start: Self.morning.addingTimeInterval(Double(offset)),
+                source: source,
+                rawPayload: [0x10, UInt8(60 + offset)],
+                metadata: metadata
+            )
+        }
+        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        try store.databaseWriter.write { db in
+            try db.execute(sql: #"INSERT INTO sampleMetadata (id, json) VALUES (0, '{"zero":"yes"}')"#)
+            try db.execute(sql: "UPDATE sampleOrigin SET metadata = 0 WHERE metadata IS NOT NULL")
+        }
+        let (read, records) = try Self.bothWays(store)
+        Self.expectSame(read, records)
+        #expect(read.map(\.sample.metadata) == [["zero": "yes"], [:]])
+        let queried = try store.samples(matching: SampleQuery(types: [.heartRate]))
+        #expect(queried.map(\.sample.metadata) == [["zero": "yes"], [:]])
+    }
 }
