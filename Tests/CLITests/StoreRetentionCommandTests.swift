@@ -9,10 +9,17 @@ import Testing
     let scratch: ScratchDirectory
     var directory: URL { scratch.url }
     let storePath: String
+    /// The recording's header: ten days ago, half a minute past a whole minute. The samples (2 s to 1201 s
+    /// after it) then always span 21 one-minute buckets (a header 58 s past a minute gave 20, once in 60
+    /// runs). Fixed once per test, so that replaying the recording again replays the same readings (a header
+    /// taken anew could fall in the next minute and add a bucket).
+    let recordedAt: Date
 
     init() throws {
         scratch = try ScratchDirectory("carebridge-retention-")
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
+        let tenDaysAgo = Date().addingTimeInterval(-10 * 86_400).timeIntervalSince1970
+        recordedAt = Date(timeIntervalSince1970: (tenDaysAgo / 60).rounded(.down) * 60 + 30)
     }
 
     static let plan = """
@@ -53,10 +60,7 @@ import Testing
             omittingEmptySubsequences: false
         )
         .map(String.init)
-        // Half a minute past a whole minute: the samples (2 s to 1201 s after the header) then always
-        // span 21 one-minute buckets. A header 58 s past a minute gave 20, once in 60 runs.
-        let now = Date().addingTimeInterval(-10 * 86_400).timeIntervalSince1970
-        let tenDaysAgo = Date(timeIntervalSince1970: (now / 60).rounded(.down) * 60 + 30)
+        let tenDaysAgo = recordedAt
         let formatter = ISO8601DateFormatter()
         lines[0] = lines[0].replacingOccurrences(
             of: #""recordedAt": "2026-11-20T08:00:00+01:00""#,
