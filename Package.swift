@@ -68,18 +68,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
+        // The device-protocol engine (pure; no I/O): connection plans, the session machine that runs a profile's
+        // scripted steps (captures, conditions, byte templates), checksums and byte patterns, stored-record
+        // readers, vendor epochs and Omron's memory-map protocol.
+        .target(name: "DeviceSessions", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
         // The frame language of device profiles: byte patterns, frames of fields, their samples (pure; no I/O).
-        .target(name: "FrameDecoding", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .target(
+            name: "FrameDecoding",
+            dependencies: ["BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding"]
+        ),
+        // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
         .target(
             name: "DeviceProfiles",
-            dependencies: ["BridgeCore", "BridgeFoundation", "FrameDecoding", "GATTDecoding"]
+            dependencies: ["BridgeCore", "BridgeFoundation", "DeviceSessions", "FrameDecoding", "GATTDecoding"]
         ),
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",
             dependencies: [
-                "BridgeFoundation", "BridgeCore", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                "BridgeFoundation", "BridgeCore", "DeviceSessions", "GATTDecoding",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The ingestion pipeline (transport events → profile → decoder → samples → sink) and the bridge runtime
@@ -87,8 +95,8 @@ let package = Package(
         .target(
             name: "CareBridgeKit",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "FrameDecoding", "SessionReplay",
-                "CarePlan", "CareStore",
+                "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "DeviceSessions", "FrameDecoding",
+                "SessionReplay", "CarePlan", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -133,7 +141,7 @@ let package = Package(
         // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
         .target(
             name: "TestSupport",
-            dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+            dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding"]
         ),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -144,6 +152,7 @@ let package = Package(
             name: "BlueZTransport",
             dependencies: [
                 "BridgeCore",
+                "DeviceSessions",
                 "BridgeFoundation", "GATTDecoding",
                 "CSystemd",
                 "CUdev",
@@ -161,6 +170,7 @@ let package = Package(
                 "CarePlan",
                 "CareStore",
                 "DeviceProfiles",
+                "DeviceSessions",
                 "SessionReplay",
                 "CareBridgeKit",
                 "BlueZTransport",
@@ -203,6 +213,10 @@ let package = Package(
             dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport"]
         ),
         .testTarget(
+            name: "DeviceSessionsTests",
+            dependencies: ["DeviceSessions", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+        ),
+        .testTarget(
             name: "CarePlanTests",
             dependencies: ["CarePlan", "BridgeCore", "BridgeFoundation", "TestSupport"]
         ),
@@ -225,7 +239,7 @@ let package = Package(
                 "CareStore",
                 "CarePlan",
                 "SessionReplay",
-                "DeviceProfiles",
+                "DeviceProfiles", "DeviceSessions",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -240,7 +254,8 @@ let package = Package(
         .testTarget(
             name: "DeviceProfilesTests",
             dependencies: [
-                "DeviceProfiles", "FrameDecoding", "BridgeCore", "BridgeFoundation", "GATTDecoding", "TestSupport",
+                "DeviceProfiles", "DeviceSessions", "FrameDecoding", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "TestSupport",
                 "CareBridgeKit",
             ]
         ),
@@ -254,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "CareBridgeKitTests",
             dependencies: [
-                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "DeviceSessions", "BridgeCore", "BridgeFoundation",
+                "GATTDecoding",
                 "CarePlan",
                 "CareStore",
                 "TestSupport",

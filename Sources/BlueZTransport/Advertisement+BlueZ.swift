@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import Foundation
 import GATTDecoding
 

@@ -1,4 +1,6 @@
 import BridgeCore
+import BridgeFoundation
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging

@@ -1,4 +1,5 @@
 public import BridgeCore
+public import DeviceSessions
 public import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+public import BridgeFoundation
 public import GATTDecoding
 
 /// Where a sample came from: a device's characteristic or advertisement, or a person typing it in.

@@ -1,3 +1,4 @@
+public import BridgeFoundation
 public import Foundation
 public import GATTDecoding
 

@@ -1,6 +1,7 @@
 public import BridgeCore
 import BridgeFoundation
 public import DeviceProfiles
+import DeviceSessions
 import Foundation
 import FrameDecoding
 import GATTDecoding

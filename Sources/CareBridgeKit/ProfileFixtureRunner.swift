@@ -1,6 +1,7 @@
 public import BridgeCore
 import BridgeFoundation
 public import DeviceProfiles
+import DeviceSessions
 public import Foundation
 import FrameDecoding
 import GATTDecoding

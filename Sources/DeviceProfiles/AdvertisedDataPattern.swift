@@ -1,6 +1,7 @@
 public import BridgeCore
+public import BridgeFoundation
 public import FrameDecoding
-public import GATTDecoding
+import GATTDecoding
 
 /// One `manufacturerData` or `serviceDataPatterns` entry of a profile's `match`: the advertisement carries a value
 /// for this company id (or Service Data UUID) and the value passes the ``ValuePattern``.

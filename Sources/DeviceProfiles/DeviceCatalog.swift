@@ -1,4 +1,5 @@
 public import BridgeCore
+public import DeviceSessions
 
 /// The loaded device profiles: decides which profile claims a device (``ConnectionPolicy``).
 public struct DeviceCatalog: Sendable, ConnectionPolicy {

@@ -1,5 +1,6 @@
 import BridgeCore
 public import BridgeFoundation
+import DeviceSessions
 import FrameDecoding
 import GATTDecoding
 

@@ -1,5 +1,6 @@
-public import BridgeCore
+import BridgeCore
 public import BridgeFoundation
+public import DeviceSessions
 import GATTDecoding
 
 extension SessionScript {

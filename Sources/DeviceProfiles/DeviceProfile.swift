@@ -1,4 +1,6 @@
 public import BridgeCore
+public import BridgeFoundation
+public import DeviceSessions
 public import FrameDecoding
 public import GATTDecoding
 

@@ -1,6 +1,6 @@
 public import BridgeCore
 public import BridgeFoundation
-public import GATTDecoding
+import GATTDecoding
 
 /// One `fixtures` entry of a profile: values (hex) fed through the ingest pipeline and the samples they must give.
 public struct ProfileFixture: Sendable, Hashable {

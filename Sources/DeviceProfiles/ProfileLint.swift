@@ -1,4 +1,5 @@
 import BridgeCore
+import DeviceSessions
 import FrameDecoding
 
 /// What `carebridge profile lint` finds in a profile that loaded (a profile that does not load is an error with its

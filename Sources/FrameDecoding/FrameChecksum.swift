@@ -1,5 +1,6 @@
-public import BridgeCore
+import BridgeCore
 public import BridgeFoundation
+public import DeviceSessions
 
 /// A frame's checksum: the ``Checksum`` of bytes `from`…`to` (inclusive; negative counts from the end), compared
 /// with the byte(s) at `at`.

@@ -1,5 +1,6 @@
 public import BridgeCore
 public import BridgeFoundation
+public import DeviceSessions
 
 /// One `samples` entry of a frame: which field becomes a sample of which type, in which unit, when.
 public struct FrameSampleRule: Sendable, Hashable {

@@ -1,3 +1,5 @@
+public import BridgeFoundation
+
 /// Every decoder CareBridge ships, for lookup by UUID or by the identifier device profiles use.
 public enum DecoderCatalog {
     /// All decoders, characteristic values first, then advertisement formats.

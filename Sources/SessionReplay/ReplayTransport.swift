@@ -1,5 +1,6 @@
 public import BridgeCore
 import BridgeFoundation
+public import DeviceSessions
 public import Foundation
 public import Logging
 import Synchronization

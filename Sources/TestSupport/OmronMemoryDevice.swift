@@ -1,6 +1,8 @@
 public import BridgeCore
+public import BridgeFoundation
+public import DeviceSessions
 public import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 /// A simulated Omron memory-map device: a 64 KiB memory image (unwritten bytes 0xFF) served over the vendor
 /// characteristics the way omblepy documents the protocol — unlock with the stored key, start/read/end packets

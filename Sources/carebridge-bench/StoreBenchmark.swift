@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import CarePlan
 import CareStore
 import Foundation

@@ -1,5 +1,6 @@
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
 import DeviceProfiles
 import Foundation
 import GATTDecoding

@@ -1,5 +1,7 @@
 import BlueZTransport
 import BridgeCore
+import BridgeFoundation
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging

@@ -1,6 +1,8 @@
 import BridgeCore
+import BridgeFoundation
 import CareBridgeKit
 import DeviceProfiles
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging

@@ -1,5 +1,7 @@
 import BridgeCore
+import BridgeFoundation
 import DeviceProfiles
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import Testing

@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeFoundation
 import CareBridgeKit
 import DeviceProfiles
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import TestSupport

@@ -1,4 +1,5 @@
 public import BridgeCore
+import BridgeFoundation
 import GATTDecoding
 
 /// Advertising Data (and scan response) structures: length, AD type, data.

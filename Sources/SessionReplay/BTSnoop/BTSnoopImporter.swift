@@ -1,6 +1,7 @@
 public import BridgeCore
+public import BridgeFoundation
 import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 /// Turns an HCI capture into the events a recording holds: advertisements, connections, services, and the
 /// values the device sent (notifications, indications, read responses) and the collector wrote.

@@ -1,4 +1,5 @@
-public import GATTDecoding
+public import BridgeFoundation
+import GATTDecoding
 
 /// What a capture's GATT discovery said about one device: its services' handle ranges and the value handle
 /// and UUID of each characteristic. A device's database outlives a connection (a bonded device is often not

@@ -1,3 +1,5 @@
+public import BridgeCore
+
 /// Takes a number (or bytes) out of a value into a session variable: `"u16@1"` is the uint16 at byte 1 (a
 /// glucose record's sequence number), `"bytes@2"` every byte from byte 2.
 public struct SessionCapture: Sendable, Hashable, CustomStringConvertible {

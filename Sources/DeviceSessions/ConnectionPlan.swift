@@ -1,4 +1,6 @@
-public import GATTDecoding
+public import BridgeCore
+public import BridgeFoundation
+import GATTDecoding
 
 /// What a live transport should do with a device it has seen: decided by the device profiles, carried out
 /// by the transport.

@@ -1,3 +1,4 @@
+public import BridgeCore
 import Foundation
 
 /// A condition on session variables, as a profile spells it: `"lastSequence"` (has a value),

@@ -1,4 +1,5 @@
 import BridgeCore
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import Testing

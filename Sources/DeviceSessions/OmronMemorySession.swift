@@ -1,3 +1,5 @@
+public import BridgeCore
+import BridgeFoundation
 import GATTDecoding
 
 /// The conversation of an Omron memory-map download, as a pure state machine run inside a ``SessionMachine``

@@ -1,5 +1,7 @@
+public import BridgeCore
+public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 /// What happened that a running session must know about, fed by the transport.
 public enum SessionInput: Sendable, Hashable {

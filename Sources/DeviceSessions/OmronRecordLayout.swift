@@ -1,3 +1,4 @@
+public import BridgeCore
 import BridgeFoundation
 public import GATTDecoding
 

@@ -1,4 +1,5 @@
-public import GATTDecoding
+public import BridgeFoundation
+import GATTDecoding
 
 /// One model's memory map for the Omron memory-map protocol (the older HEM cuffs and HBF scales): where each
 /// user's record ring is, how big a record is and how its fields are laid out, where the "next record" index

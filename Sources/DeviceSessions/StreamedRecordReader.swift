@@ -1,4 +1,6 @@
-public import GATTDecoding
+public import BridgeCore
+public import BridgeFoundation
+import GATTDecoding
 
 /// A vendor protocol whose records are spread over several values (a memory-map download whose packets come in
 /// pieces on several characteristics): fed every value of its characteristics in order, it gives the samples of

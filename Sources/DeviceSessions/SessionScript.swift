@@ -1,4 +1,6 @@
-public import GATTDecoding
+public import BridgeCore
+public import BridgeFoundation
+import GATTDecoding
 
 /// What the bridge does after connecting to a device, as data from its profile (`session` in a
 /// `Devices/*.json` file): ordered steps, captures that run on every value, and the variables kept between

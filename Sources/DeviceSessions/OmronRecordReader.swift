@@ -1,4 +1,6 @@
-public import GATTDecoding
+public import BridgeCore
+public import BridgeFoundation
+import GATTDecoding
 
 /// Reads the records out of an Omron memory-map download: assembles the response packets from the receive
 /// channels, and turns every whole record in a read response of a user area into samples (time from the record,
