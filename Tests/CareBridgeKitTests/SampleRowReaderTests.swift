@@ -66,7 +66,7 @@ import Testing
     /// one still quarantined, a tombstone, a manual typo replaced, a HI without a known limit, a value in another
     /// unit, a device time with a clock offset, an end after the start, RR intervals sharing a notification,
     /// metadata, and the recording times of two batches.
-    @Test func everyKindOfRowReadsTheSameBothWays() throws {
+    @Test func everyKindOfRowReadsTheSameBothWays() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -172,12 +172,12 @@ import Testing
             source: SampleSource(kind: .manual)
         )
         let deleted = scaleReading(61.9, slot: 1, minute: 300)
-        try store.recordSamples(
+        try await store.recordSamples(
             [heartRate] + rr + [pounds, high, released, quarantined, typo, deleted]
                 + [scaleReading(61.7, slot: 1, minute: 100), scaleReading(84.0, slot: 3, minute: 110)],
             recordedAt: Self.morning.addingTimeInterval(10_000)
         )
-        try store.recordSamples(
+        try await store.recordSamples(
             [scaleReading(61.6, slot: 1, minute: 400)],
             recordedAt: Self.morning.addingTimeInterval(20_000)
         )
@@ -256,7 +256,7 @@ import Testing
 
     /// Payloads around the length the provenance box holds inline (7 bytes) and far past it, and none: each
     /// reads back byte for byte, both ways and through the public query.
-    @Test func payloadsOfEveryLengthReadBackByteForByte() throws {
+    @Test func payloadsOfEveryLengthReadBackByteForByte() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -283,7 +283,7 @@ import Testing
                 rawPayload: payload
             )
         }
-        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        try await store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
         let (read, records) = try Self.bothWays(store)
         Self.expectSame(read, records)
         #expect(read.map(\.sample.rawPayload) == payloads)
@@ -295,7 +295,7 @@ import Testing
     /// The reader asks for the metadata column's type only when it reads 0 (what NULL reads as): a row whose
     /// metadata id really is 0 still gets that row's metadata, and a row without metadata none, as the record
     /// path reads them.
-    @Test func aMetadataIdOfZeroReadsLikeAnyOther() throws {
+    @Test func aMetadataIdOfZeroReadsLikeAnyOther() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -320,8 +320,8 @@ import Testing
                 metadata: metadata
             )
         }
-        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
-        try store.databaseWriter.write { db in
+        try await store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        try await store.databaseWriter.write { db in
             try db.execute(sql: #"INSERT INTO sampleMetadata (id, json) VALUES (0, '{"zero":"yes"}')"#)
             try db.execute(sql: "UPDATE sampleOrigin SET metadata = 0 WHERE metadata IS NOT NULL")
         }

@@ -10,9 +10,11 @@ extension CareStore {
     /// - Returns: what happened (inserted or duplicate, events updated).
     /// - Throws: ``CareStoreError`` (`.invalidSample`, `.database`).
     @discardableResult
-    public func recordSample(_ sample: QuantitySample, recordedAt: Date = Date()) throws(CareStoreError) -> IngestReport
-    {
-        try recordSamples([sample], recordedAt: recordedAt)
+    public func recordSample(
+        _ sample: QuantitySample,
+        recordedAt: Date = Date()
+    ) async throws(CareStoreError) -> IngestReport {
+        try await recordSamples([sample], recordedAt: recordedAt)
     }
 
     /// Stores many samples in one transaction and auto-completes every linked event they fall in.
@@ -28,7 +30,7 @@ extension CareStore {
     public func recordSamples(
         _ samples: [QuantitySample],
         recordedAt: Date = Date()
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> IngestReport
     {
         for (index, sample) in samples.enumerated() {
@@ -54,7 +56,7 @@ extension CareStore {
         let logger = logger
         // The store keeps whole milliseconds; outcomes derived now use the times a later derivation reads back.
         let recordedAt = SampleTable.date(SampleTable.milliseconds(recordedAt))
-        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+        let (report, changes) = try await write { db -> (IngestReport, [StoreChange]) in
             var report = IngestReport()
             var changes: [StoreChange] = []
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
