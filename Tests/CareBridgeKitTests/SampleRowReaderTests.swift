@@ -8,24 +8,34 @@ import Testing
 
 @testable import CareStore
 
-/// The row reader behind `samples(matching:)` and its cursor (``SampleRowReader``) gives every field of every
-/// stored sample exactly as the record path does (``SampleCodes/record(_:db:)`` then
-/// ``SampleRecord/storedSample()``, what single-sample reads use): on the store file an older release wrote,
-/// once converted, and on a store holding every kind of row the layout has.
+/// The row reader (``SampleRowReader``), the one decoder of the compact layout, gives every field of every stored
+/// sample the same through its query path (`samples(matching:)` and its cursor) and its row path (single samples
+/// and changes, with each row's key and state), and as stored: on the store file an older release wrote, once
+/// converted, and on a store holding every kind of row the layout has.
 @Suite struct SampleRowReaderTests {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
     static let morning = Date(timeIntervalSince1970: 1_795_158_000)
 
-    /// Every row in (type, start, id) order, read both ways.
+    /// Every row in (type, start, id) order, read both ways: as query results, and as rows (each row found again
+    /// by its sample's id, as single-sample reads and changes find it, with its key and state).
     static func bothWays(_ store: CareStore) throws -> (reader: [StoredSample], records: [StoredSample]) {
         try store.databaseWriter.read { db in
             let order = "ORDER BY r.type, r.start, r.idTail"
             var reader = try SampleRowReader(db)
             let read = try reader.samples(db, where: "", arguments: [], suffix: order)
-            var codes = try SampleCodes(db)
-            let records = try SampleTable.records(db, where: "", arguments: [], suffix: order, codes: &codes)
-            return (read, try records.map { try $0.storedSample() })
+            let rows = try reader.rows(db, where: "", arguments: [], suffix: order)
+            for row in rows {
+                let found = try #require(try SampleTable.row(db, id: row.id, reader: &reader))
+                #expect(found.key == row.key && found.state == row.state && found.stored == row.stored)
+                #expect((row.state & SampleTable.deletedBit != 0) == (row.stored.deletedDate != nil), "\(row.id)")
+                #expect((row.state & SampleTable.inboxBit != 0) == (row.stored.inboxReason != nil), "\(row.id)")
+                #expect(
+                    (row.state & SampleTable.quarantinedBit != 0) == (row.stored.sample.quarantineReason != nil),
+                    "\(row.id)"
+                )
+            }
+            return (read, rows.map(\.stored))
         }
     }
 

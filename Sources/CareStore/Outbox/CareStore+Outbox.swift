@@ -68,7 +68,7 @@ extension CareStore {
                 """,
             arguments: [channel, limit]
         )
-        var codes = try SampleCodes(db)
+        var reader = try SampleRowReader(db)
         var entries: [OutboxEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
@@ -77,7 +77,7 @@ extension CareStore {
             entries.append(
                 OutboxEntry(
                     sequence: row["sequence"],
-                    sample: try id.flatMap { id in try SampleTable.record(db, id: id, codes: &codes)?.storedSample() },
+                    sample: try id.flatMap { id in try SampleTable.row(db, id: id, reader: &reader)?.stored },
                     sampleID: id,
                     enqueuedAt: Date(timeIntervalSince1970: enqueuedAt)
                 )
