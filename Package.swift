@@ -31,8 +31,8 @@ let package = Package(
         .target(name: "BridgeFoundation"),
         // Pure decoders: bytes in, typed measurements out. No I/O, no C.
         .target(name: "GATTDecoding", dependencies: ["BridgeFoundation"]),
-        // Health-data model: quantity types, units, samples, normalisation. No I/O; SHA-256 (sample ids) from
-        // swift-crypto.
+        // Health-data model: quantity types, units, samples, normalisation, readings typed by people (manual
+        // readings, decimals). No I/O; SHA-256 (sample ids) from swift-crypto.
         .target(
             name: "BridgeCore",
             dependencies: ["BridgeFoundation", "GATTDecoding", .product(name: "Crypto", package: "swift-crypto")]

@@ -36,7 +36,7 @@ public struct AlertDeliverer: Sendable {
         while true {
             let batch: [AlertDelivery]
             do {
-                batch = try store.pendingAlertDeliveries(channel: channel, limit: 50, now: Date())
+                batch = try await store.pendingAlertDeliveries(channel: channel, limit: 50, now: Date())
             } catch {
                 return (delivered, "the alert outbox cannot be read: \(error.message)")
             }
@@ -44,7 +44,7 @@ public struct AlertDeliverer: Sendable {
             for delivery in batch {
                 do {
                     try await send(delivery)
-                    try store.completeAlertDelivery(sequence: delivery.sequence)
+                    try await store.completeAlertDelivery(sequence: delivery.sequence)
                     delivered += 1
                     logger.debug(
                         "alert delivered",
@@ -53,7 +53,7 @@ public struct AlertDeliverer: Sendable {
                 } catch {
                     let delay = min(initialRetry * pow(2, Double(delivery.attempts)), maximumRetry)
                     let message = "\(error)"
-                    try? store.failAlertDelivery(
+                    try? await store.failAlertDelivery(
                         sequence: delivery.sequence,
                         error: message,
                         retryAt: Date().addingTimeInterval(delay)
@@ -77,7 +77,7 @@ public struct AlertDeliverer: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             _ = await deliverDue()
-            let pending = (try? store.alertDeliveryCount(channel: channel)) ?? -1
+            let pending = (try? await store.alertDeliveryCount(channel: channel)) ?? -1
             if pending == 0 || ContinuousClock.now >= deadline || Task.isCancelled { return pending }
             try? await Task.sleep(for: .milliseconds(200))
         }

@@ -60,9 +60,11 @@ public actor AlertService: Service {
     }
 
     /// Whether the store's plan has alert rules (any task version with one).
-    public static func planHasRules(_ store: CareStore) throws(CareStoreError) -> Bool {
-        for task in try store.tasks() {
-            if try store.taskVersions(id: task.task.id).contains(where: { !$0.task.alerts.isEmpty }) { return true }
+    public static func planHasRules(_ store: CareStore) async throws(CareStoreError) -> Bool {
+        for task in try await store.tasks() {
+            if try await store.taskVersions(id: task.task.id).contains(where: { !$0.task.alerts.isEmpty }) {
+                return true
+            }
         }
         return false
     }
@@ -80,7 +82,7 @@ public actor AlertService: Service {
             while !Task.isShuttingDownGracefully, !Task.isCancelled {
                 let due = lastEvaluation.map { clock.now - $0 >= evaluationInterval } ?? true
                 if dirtySince != nil || due {
-                    evaluate()
+                    await evaluate()
                     lastEvaluation = clock.now
                 }
                 for deliverer in deliverers { _ = await deliverer.deliverDue() }
@@ -90,7 +92,7 @@ public actor AlertService: Service {
             Task { await self.wake() }
         }
         // What the last samples changed, then what is pending goes out.
-        if dirtySince != nil { evaluate() }
+        if dirtySince != nil { await evaluate() }
         for deliverer in deliverers {
             pendingAtStop[deliverer.channel] = await deliverer.drain(timeout: drainTimeout)
         }
@@ -114,21 +116,21 @@ public actor AlertService: Service {
         if relevant { dirtySince = from }
     }
 
-    func evaluate() {
+    func evaluate() async {
         let from = min(dirtySince ?? Date(), Date().addingTimeInterval(-2 * 86_400))
         dirtySince = nil
         evaluations += 1
         do {
-            let result = try AlertEngine.evaluate(store: store, from: from)
+            let result = try await AlertEngine.evaluate(store: store, from: from)
             for id in result.raised {
-                guard let alert = try store.alert(id: id) else { continue }
+                guard let alert = try await store.alert(id: id) else { continue }
                 logger.warning(
                     "alert raised: \(alert.trip.message)",
                     metadata: ["alert.id": "\(alert.id)", "alert.severity": "\(alert.trip.severity.rawValue)"]
                 )
             }
             for id in result.withdrawn {
-                guard let alert = try store.alert(id: id) else { continue }
+                guard let alert = try await store.alert(id: id) else { continue }
                 logger.info("alert withdrawn: \(alert.trip.message)", metadata: ["alert.id": "\(alert.id)"])
             }
         } catch {

@@ -77,7 +77,7 @@ public actor MQTTAlertSender {
             )
             announced.insert(key)
         }
-        let open = try store.alerts(includeClosed: false).contains {
+        let open = try await store.alerts(includeClosed: false).contains {
             $0.trip.taskID == alert.trip.taskID && $0.trip.ruleID == alert.trip.ruleID
         }
         let json = alert.json(in: zone)

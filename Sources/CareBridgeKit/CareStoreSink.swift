@@ -21,7 +21,7 @@ public actor CareStoreSink: SampleSink {
     }
 
     public func write(_ samples: [QuantitySample]) async throws {
-        let report = try store.recordSamples(samples, recordedAt: recordedAt)
+        let report = try await store.recordSamples(samples, recordedAt: recordedAt)
         inserted += report.inserted
         duplicates += report.duplicates
         unmatched += report.unmatched
@@ -30,7 +30,7 @@ public actor CareStoreSink: SampleSink {
 
     /// The events this sink's samples completed: of the events the store says it updated, those now completed,
     /// sorted by start. Empty when nothing new was stored (a second replay).
-    public func completedEvents() throws(CareStoreError) -> [CareEvent] {
-        try store.events(keys: updatedEvents).filter(\.isCompleted)
+    public func completedEvents() async throws(CareStoreError) -> [CareEvent] {
+        try await store.events(keys: updatedEvents).filter(\.isCompleted)
     }
 }

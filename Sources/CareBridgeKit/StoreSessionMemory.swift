@@ -11,10 +11,10 @@ public struct StoreSessionMemory: SessionMemory {
     }
 
     public func variables(device: String, profile: String) async throws -> SessionVariables {
-        try store.sessionVariables(device: device, profile: profile)
+        try await store.sessionVariables(device: device, profile: profile)
     }
 
     public func save(_ variables: [String: SessionValue?], device: String, profile: String) async throws {
-        try store.saveSessionVariables(variables, device: device, profile: profile)
+        try await store.saveSessionVariables(variables, device: device, profile: profile)
     }
 }

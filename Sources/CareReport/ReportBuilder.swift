@@ -16,11 +16,11 @@ public enum ReportBuilder {
         to: Date,
         patient: String? = nil,
         generatedAt: Date = Date()
-    ) throws(CareStoreError) -> ReportData {
+    ) async throws(CareStoreError) -> ReportData {
         let zone = store.bridgeZone
-        let insights = try InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
-        let tasks = try store.tasks().map(\.task)
-        let events = try store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
+        let insights = try await InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
+        let tasks = try await store.tasks().map(\.task)
+        let events = try await store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
         let samples = try store.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
         let short = { (date: Date) in Self.short(date, zone: zone) }
         let last = to.addingTimeInterval(-1)

@@ -18,11 +18,11 @@ public enum AlertEngine {
         from: Date,
         to: Date? = nil,
         now: Date = Date()
-    ) throws(CareStoreError) -> AlertReconciliation {
+    ) async throws(CareStoreError) -> AlertReconciliation {
         let zone = store.bridgeZone
         var versions: [StoredTask] = []
-        for task in try store.tasks() {
-            let chain = try store.taskVersions(id: task.id)
+        for task in try await store.tasks() {
+            let chain = try await store.taskVersions(id: task.id)
             if chain.contains(where: { !$0.task.alerts.isEmpty || $0.task.linkage != nil }) { versions += chain }
         }
         let taskIDs = Set(versions.map(\.id))
@@ -35,8 +35,8 @@ public enum AlertEngine {
         // Trends reach back; a later reading's trend depends on earlier ones, so a late reading re-evaluates the
         // window after it too (handled by callers passing `to` = now).
         let lookback = calendar.date(byAdding: .day, value: -evaluator.lookbackDays, to: start)!
-        let events = try store.events(matching: EventQuery(from: lookback, to: end, taskIDs: taskIDs))
+        let events = try await store.events(matching: EventQuery(from: lookback, to: end, taskIDs: taskIDs))
         let trips = evaluator.trips(events: events, now: now).filter { $0.occurredAt >= start && $0.occurredAt < end }
-        return try store.reconcileAlerts(trips, taskIDs: taskIDs, from: start, to: end, now: now)
+        return try await store.reconcileAlerts(trips, taskIDs: taskIDs, from: start, to: end, now: now)
     }
 }

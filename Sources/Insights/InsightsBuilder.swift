@@ -14,14 +14,14 @@ public enum InsightsBuilder {
         from: Date,
         to: Date,
         patient: String? = nil
-    ) throws(CareStoreError) -> InsightsReport {
+    ) async throws(CareStoreError) -> InsightsReport {
         let zone = store.bridgeZone
         let previousFrom = from.addingTimeInterval(-to.timeIntervalSince(from))
-        let tasks = try store.tasks()
-        let events = try store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
-        let previous = try store.events(matching: EventQuery(from: previousFrom, to: from))
+        let tasks = try await store.tasks()
+        let events = try await store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
+        let previous = try await store.events(matching: EventQuery(from: previousFrom, to: from))
             .filter { $0.start >= previousFrom }
-        let alerts = try store.alerts(from: from, to: to)
+        let alerts = try await store.alerts(from: from, to: to)
         return report(
             tasks: tasks.map(\.task),
             events: events,

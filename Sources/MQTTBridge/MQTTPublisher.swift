@@ -75,9 +75,9 @@ public actor MQTTPublisher: Service {
     /// Turns queueing on for the store and starts delivering in the background: connects (retrying while the
     /// broker is unreachable), announces `online`, and publishes what the outbox holds.
     /// - Throws: ``CareStoreError`` when queueing cannot be enabled.
-    public func start() throws(CareStoreError) {
+    public func start() async throws(CareStoreError) {
         guard deliveryTask == nil else { return }
-        try store.enableOutbox(channel: CareStore.mqttOutboxChannel)
+        try await store.enableOutbox(channel: CareStore.mqttOutboxChannel)
         let changes = store.changes()
         changeTask = Task { [weak self] in
             for await batch in changes where batch.contains(where: Self.queuesForPublishing) {
@@ -99,7 +99,7 @@ public actor MQTTPublisher: Service {
     /// ``Configuration/drainTimeout`` and stops; what is left waits in the outbox for the next publisher.
     /// - Throws: ``CareStoreError`` when queueing cannot be enabled.
     public func run() async throws {
-        try start()
+        try await start()
         try? await gracefulShutdown()
         pendingAtStop = await drain(timeout: configuration.drainTimeout, progress: drainProgress)
         await stop()
@@ -115,7 +115,7 @@ public actor MQTTPublisher: Service {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            let pending = (try? store.outboxCount(channel: CareStore.mqttOutboxChannel)) ?? -1
+            let pending = (try? await store.outboxCount(channel: CareStore.mqttOutboxChannel)) ?? -1
             progress?(pending)
             if pending == 0 || clock.now >= deadline { return pending }
             wake()
@@ -164,7 +164,10 @@ public actor MQTTPublisher: Service {
         while !Task.isCancelled {
             let entries: [OutboxEntry]
             do {
-                entries = try store.pendingOutbox(channel: CareStore.mqttOutboxChannel, limit: configuration.batchSize)
+                entries = try await store.pendingOutbox(
+                    channel: CareStore.mqttOutboxChannel,
+                    limit: configuration.batchSize
+                )
             } catch {
                 logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
                 await idle()
@@ -178,7 +181,7 @@ public actor MQTTPublisher: Service {
             // (assigning one queues it again). One patient: topics as without patients.
             let patients: [String: PatientTag]?
             do {
-                let list = try store.patients()
+                let list = try await store.patients()
                 patients =
                     list.count > 1
                     ? Dictionary(list.map { ($0.id, PatientTag(id: $0.id, name: $0.name)) }) { first, _ in first }
@@ -249,18 +252,18 @@ public actor MQTTPublisher: Service {
                 }
                 statistics.delivered += 1
                 done.append(entry.sequence)
-                if done.count >= 64 { done = remove(done) }
+                if done.count >= 64 { done = await remove(done) }
             }
-            done = remove(done)
+            done = await remove(done)
             // The store refused the delete, or the session refused the publish: try again after a pause.
             if !done.isEmpty || failed { await idle() }
         }
     }
 
     /// Removes acknowledged entries; returns those that could not be removed.
-    func remove(_ sequences: [Int64]) -> [Int64] {
+    func remove(_ sequences: [Int64]) async -> [Int64] {
         do {
-            try store.removeOutboxEntries(sequences, channel: CareStore.mqttOutboxChannel)
+            try await store.removeOutboxEntries(sequences, channel: CareStore.mqttOutboxChannel)
             logger.debug("delivered outbox entries", metadata: ["outbox.removed": "\(sequences.count)"])
             return []
         } catch {

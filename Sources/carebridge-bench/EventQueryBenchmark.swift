@@ -24,8 +24,8 @@ let storeQueryBenchmark = Benchmark(
         let historyStart = WallClockTime(year: 2046 - years + 1, month: 1, day: 1)
         try store.applyPlan(benchmarkPlan(start: historyStart))
         // An outcome with one value for every event of the history, the queried year included.
-        let tasks = try store.tasks()
-        let outcomes = try store.databaseWriter.write { db -> Int in
+        let tasks = try await store.tasks()
+        let outcomes = try await store.databaseWriter.write { db -> Int in
             let outcome = try db.makeStatement(
                 sql: """
                     INSERT INTO outcome (taskUUID, taskID, occurrence, eventStart, eventEnd, createdDate, updatedDate)
@@ -61,8 +61,8 @@ let storeQueryBenchmark = Benchmark(
         var cpu: [Double] = []
         var count = 0
         for _ in 0..<40 {
-            let elapsed = try measure {
-                count = try store.events(matching: EventQuery(from: from, to: to)).count
+            let elapsed = try await measure {
+                count = try await store.events(matching: EventQuery(from: from, to: to)).count
             }
             timings.append(elapsed.wall * 1000)
             cpu.append(elapsed.cpu * 1000)

@@ -9,11 +9,11 @@ import GATTDecoding
 /// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n: a linear path takes about
 /// 4× as long at 4n, a quadratic one about 16×.
 let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that used to be quadratic") {
-    func row(_ label: String, _ sizes: [Int], _ body: (Int) throws -> Void) rethrows {
+    func row(_ label: String, _ sizes: [Int], _ body: (Int) throws -> Void) async rethrows {
         var times: [Double] = []
         for size in sizes {
             var best = Double.infinity
-            for _ in 0..<3 { best = min(best, try measure { try body(size) }.cpu) }
+            for _ in 0..<3 { best = min(best, try await measure { try body(size) }.cpu) }
             times.append(best)
         }
         let figures = zip(sizes, times).map { String(format: "n=%d %.3f s", $0, $1) }.joined(separator: ", ")
@@ -21,7 +21,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
     }
 
     // One Heart Rate notification with n RR intervals: decode, normalise, every sample's id.
-    try row("RR intervals in one notification (decode + samples + ids)", [4_000, 16_000]) { count in
+    try await row("RR intervals in one notification (decode + samples + ids)", [4_000, 16_000]) { count in
         var payload: [UInt8] = [0x10, 72]
         for index in 0..<count { payload += [UInt8(truncatingIfNeeded: index), 0x03] }
         let measurement = try HeartRateMeasurement.decode(payload)
@@ -44,7 +44,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
     }
 
     // The replay report of a recording whose devices rotate random addresses.
-    row("replay report merge, distinct devices", [30_000, 120_000]) { count in
+    await row("replay report merge, distinct devices", [30_000, 120_000]) { count in
         var report = PipelineReport()
         for index in 0..<count {
             let address = String(
@@ -65,7 +65,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
     }
 
     // A recording line (JSON object) with n keys.
-    try row("JSON object with many keys", [50_000, 200_000]) { count in
+    try await row("JSON object with many keys", [50_000, 200_000]) { count in
         var text = "{"
         for index in 0..<count { text += "\(index == 0 ? "" : ",")\"k\(index)\":\(index)" }
         text += "}"
@@ -74,7 +74,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
     }
 
     // Re-applying an unchanged plan of n tasks.
-    try row("re-apply an unchanged plan of n tasks", [3_000, 12_000]) { count in
+    try await row("re-apply an unchanged plan of n tasks", [3_000, 12_000]) { count in
         let directory = try benchmarkDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(

@@ -29,11 +29,11 @@ let storeIngestBenchmark = Benchmark(
     var inserted = 0
     var unmatched = 0
     var eventsUpdated = 0
-    let storeTime = try measure {
+    let storeTime = try await measure {
         var index = 0
         while index < samples.count {
             let end = min(index + batch, samples.count)
-            let report = try store.recordSamples(Array(samples[index..<end]))
+            let report = try await store.recordSamples(Array(samples[index..<end]))
             inserted += report.inserted
             unmatched += report.unmatched
             eventsUpdated += report.eventsUpdated
@@ -41,15 +41,15 @@ let storeIngestBenchmark = Benchmark(
         }
     }
     let span = (samples.first!.start, samples.last!.start.addingTimeInterval(1))
-    let completed = try store.events(matching: EventQuery(from: span.0, to: span.1, kinds: [.assessment]))
+    let completed = try await store.events(matching: EventQuery(from: span.0, to: span.1, kinds: [.assessment]))
         .filter(\.isCompleted).count
-    let values = try store.databaseWriter.read { db in
+    let values = try await store.databaseWriter.read { db in
         try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue") ?? 0
     }
 
     // Plain SQLite: the same `sampleRow` table (DDL copied from the store), the same rows and batches, one
     // prepared INSERT per row (codes and references fixed, no lookup tables), no auto-completion.
-    let ddl = try store.databaseWriter.read { db in
+    let ddl = try await store.databaseWriter.read { db in
         try String.fetchAll(
             db,
             sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'sampleRow' AND type != 'trigger' AND sql IS NOT NULL"
@@ -65,12 +65,12 @@ let storeIngestBenchmark = Benchmark(
         path: directory.appendingPathComponent("plain.sqlite").path,
         configuration: configuration
     )
-    try plain.write { db in
+    try await plain.write { db in
         for sql in ddl { try db.execute(sql: sql) }
     }
     var typeCodes: [QuantityType: Int64] = [:]
     for sample in samples where typeCodes[sample.type] == nil { typeCodes[sample.type] = Int64(typeCodes.count + 1) }
-    let plainTime = try measure {
+    let plainTime = try await measure {
         var index = 0
         while index < samples.count {
             let end = min(index + batch, samples.count)
@@ -98,7 +98,7 @@ let storeIngestBenchmark = Benchmark(
     }
     // The part of both figures that is not SQLite: the idempotency key and its SHA-256 id.
     var checksum = 0
-    let prepareTime = measure {
+    let prepareTime = await measure {
         for sample in samples {
             let key = sample.idempotencyKey
             let id = SampleID.uuid(key: key, milliseconds: sample.idMilliseconds)

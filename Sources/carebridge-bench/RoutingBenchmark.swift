@@ -14,13 +14,13 @@ let routingBenchmark = Benchmark(
 ) {
     let count = 100_000
     print("  \(count) samples per row, batches of 1,000, release build; wall (CPU) time")
-    let baseline = try routingRow(patients: 1, count: count, layout: .ownDevices)
+    let baseline = try await routingRow(patients: 1, count: count, layout: .ownDevices)
     print(String(format: "  1 patient (only patient)       %8.0f samples/s (%8.0f CPU)", baseline.wall, baseline.cpu))
     for (layout, sizes) in [
         (RoutingLayout.ownDevices, [10, 100, 1_000]), (.slots, [4, 8]), (.sharedScale, [2, 8]),
     ] {
         for patients in sizes {
-            let row = try routingRow(patients: patients, count: count, layout: layout)
+            let row = try await routingRow(patients: patients, count: count, layout: layout)
             print(
                 String(
                     format: "  %4d patients, %@ %8.0f samples/s (%8.0f CPU), %.2f × 1 patient",
@@ -53,7 +53,7 @@ enum RoutingLayout {
 }
 
 /// Stores `count` samples routed as `layout` says; returns samples per wall and CPU second.
-func routingRow(patients: Int, count: Int, layout: RoutingLayout) throws -> (wall: Double, cpu: Double) {
+func routingRow(patients: Int, count: Int, layout: RoutingLayout) async throws -> (wall: Double, cpu: Double) {
     let directory = try benchmarkDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
@@ -85,7 +85,7 @@ func routingRow(patients: Int, count: Int, layout: RoutingLayout) throws -> (wal
                         slot: nil
                     )
                 }
-                try store.scoped(to: id).recordSamples(references)
+                try await store.scoped(to: id).recordSamples(references)
             }
         }
     }
@@ -103,11 +103,11 @@ func routingRow(patients: Int, count: Int, layout: RoutingLayout) throws -> (wal
             samples.append(routingSample(.bodyMass, 60 + 10 * Double(patient) + 0.1, at: time, device: scale))
         }
     }
-    let (wall, cpu) = try measure {
+    let (wall, cpu) = try await measure {
         var offset = 0
         while offset < samples.count {
             let end = min(offset + 1_000, samples.count)
-            try store.recordSamples(Array(samples[offset..<end]))
+            try await store.recordSamples(Array(samples[offset..<end]))
             offset = end
         }
     }

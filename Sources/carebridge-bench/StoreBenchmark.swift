@@ -136,10 +136,10 @@ func processCPUSeconds() -> Double {
 }
 
 /// Runs `body`, returning wall-clock and CPU seconds.
-func measure(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+func measure(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
     let clock = ContinuousClock()
     let cpuStart = processCPUSeconds()
-    let wall = try clock.measure(body)
+    let wall = try await clock.measure(body)
     return (seconds(wall), processCPUSeconds() - cpuStart)
 }
 

@@ -33,7 +33,7 @@ struct Alerts: AsyncParsableCommand {
     )
 }
 
-struct AlertsList: ParsableCommand {
+struct AlertsList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List alerts (the default).")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -48,16 +48,20 @@ struct AlertsList: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
         let now = Date()
         let alerts: [Alert]
         do {
             if days > 0 {
-                try AlertEngine.evaluate(store: store, from: now.addingTimeInterval(-Double(days) * 86_400), now: now)
+                try await AlertEngine.evaluate(
+                    store: store,
+                    from: now.addingTimeInterval(-Double(days) * 86_400),
+                    now: now
+                )
             }
-            alerts = try store.alerts(includeClosed: all)
+            alerts = try await store.alerts(includeClosed: all)
         } catch {
             throw StoreExit.fail(error)
         }
@@ -113,16 +117,16 @@ struct AlertsAck: ParsableCommand {
 
 /// Re-evaluates the rules after a command recorded data and tells what it raised or withdrew.
 enum AlertReport {
-    static func evaluate(_ store: CareStore, from: Date, quiet: Bool = false) {
+    static func evaluate(_ store: CareStore, from: Date, quiet: Bool = false) async {
         do {
-            let result = try AlertEngine.evaluate(store: store, from: from)
+            let result = try await AlertEngine.evaluate(store: store, from: from)
             if quiet { return }
             for id in result.raised {
-                guard let alert = try store.alert(id: id) else { continue }
+                guard let alert = try await store.alert(id: id) else { continue }
                 print("alert \(alert.id) (\(alert.trip.severity.rawValue)): \(alert.trip.message)")
             }
             for id in result.withdrawn {
-                guard let alert = try store.alert(id: id) else { continue }
+                guard let alert = try await store.alert(id: id) else { continue }
                 print("alert \(alert.id) withdrawn: \(alert.trip.message)")
             }
         } catch {

@@ -104,7 +104,7 @@ struct AlertsDeliver: AsyncParsableCommand {
             var lastEvaluation = Date.distantPast
             while !Task.isCancelled {
                 if Date().timeIntervalSince(lastEvaluation) >= interval {
-                    AlertReport.evaluate(store, from: Date().addingTimeInterval(-2 * 86_400))
+                    await AlertReport.evaluate(store, from: Date().addingTimeInterval(-2 * 86_400))
                     lastEvaluation = Date()
                 }
                 for deliverer in deliverers { _ = await deliverer.deliverDue() }

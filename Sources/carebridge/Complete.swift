@@ -4,7 +4,7 @@ import CareStore
 import Foundation
 import Insights
 
-struct Complete: ParsableCommand {
+struct Complete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Mark an event as done, answer an assessment, add a note, or mark it not done.",
         discussion: """
@@ -52,7 +52,7 @@ struct Complete: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let now = Date()
         let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? now
@@ -86,6 +86,6 @@ struct Complete: ParsableCommand {
             line += " (corrected)"
         }
         print(line)
-        if result.changed { AlertReport.evaluate(store, from: event.start) }
+        if result.changed { await AlertReport.evaluate(store, from: event.start) }
     }
 }

@@ -4,7 +4,7 @@ import BridgeCore
 import CareStore
 import Foundation
 
-struct DevicesConsent: ParsableCommand {
+struct DevicesConsent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "consent",
         abstract: "Record the consent code (and scale slot) a user chose on a multi-user scale.",
@@ -64,7 +64,7 @@ struct DevicesConsent: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
         let address = BluetoothAddress(device)!.description
@@ -75,7 +75,7 @@ struct DevicesConsent: ParsableCommand {
         ]
         if forget { variables = ["consentCode": nil, "userIndex": nil] }
         do {
-            try store.saveSessionVariables(variables, device: address, profile: profile)
+            try await store.saveSessionVariables(variables, device: address, profile: profile)
         } catch {
             throw StoreExit.fail(error)
         }

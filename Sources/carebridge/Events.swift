@@ -6,7 +6,7 @@ import CareStore
 import Foundation
 import SampleExport
 
-struct Events: ParsableCommand {
+struct Events: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the events of the care plan in an interval, with their outcomes.",
         discussion: """
@@ -39,7 +39,7 @@ struct Events: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let start =
             try from.map { try TimeArguments.parse($0, option: "--from", zone: zone) }
@@ -52,8 +52,8 @@ struct Events: ParsableCommand {
         var unknown: [String] = []
         var known: [String] = []
         do {
-            for id in task where try store.taskVersions(id: id).isEmpty { unknown.append(id) }
-            if !unknown.isEmpty { known = try store.tasks().map(\.id).sorted() }
+            for id in task where try await store.taskVersions(id: id).isEmpty { unknown.append(id) }
+            if !unknown.isEmpty { known = try await store.tasks().map(\.id).sorted() }
         } catch {
             throw StoreExit.fail(error)
         }
@@ -67,7 +67,7 @@ struct Events: ParsableCommand {
         }
         let events: [CareEvent]
         do {
-            events = try store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
+            events = try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
         } catch {
             throw StoreExit.fail(error)
         }

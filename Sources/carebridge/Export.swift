@@ -5,7 +5,7 @@ import CareStore
 import Foundation
 import SampleExport
 
-struct Export: ParsableCommand {
+struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export stored samples as a FHIR R4 bundle, CSV or JSON Lines.",
         discussion: """
@@ -98,7 +98,7 @@ struct Export: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let selection = try SampleSelection(types: type, from: from, to: to, zone: zone)
         let query = SampleQuery(
@@ -140,11 +140,11 @@ struct Export: ParsableCommand {
         )
         let summary: ExportSummary
         do {
-            try StoredSampleCursor(store: store, query: query, pageSize: pageSize).read { record in
+            try await StoredSampleCursor(store: store, query: query, pageSize: pageSize).read { record in
                 try writer.write(record)
             }
             if let fhir = writer as? FHIRBundleWriter, type.isEmpty {
-                for outcome in try Self.outcomes(store, from: selection.start, to: selection.end) {
+                for outcome in try await Self.outcomes(store, from: selection.start, to: selection.end) {
                     try fhir.write(outcome: outcome)
                 }
             }
@@ -172,12 +172,12 @@ struct Export: ParsableCommand {
     /// The outcomes of events in [from, to) that no sample gave: interventions done or not done, answers typed
     /// in. Without --from, from the earliest effective date of any task, deleted ones included (their outcomes
     /// before the deletion are history too); without --to, up to now.
-    static func outcomes(_ store: CareStore, from: Date?, to: Date?) throws(CareStoreError) -> [ExportOutcome] {
+    static func outcomes(_ store: CareStore, from: Date?, to: Date?) async throws(CareStoreError) -> [ExportOutcome] {
         var start = from
         if start == nil { start = try store.earliestTaskEffectiveDate() }
         let end = to ?? Date()
         guard let start, start < end else { return [] }
-        return try store.events(matching: EventQuery(from: start, to: end)).compactMap { event in
+        return try await store.events(matching: EventQuery(from: start, to: end)).compactMap { event in
             guard let outcome = event.outcome else { return nil }
             let typed = outcome.values.filter { $0.sampleID == nil }
             if event.kind == .intervention {
@@ -253,13 +253,13 @@ struct StoredSampleCursor {
 
     /// Calls `body` once per sample, in (start, id) order, holding one page at a time (the store's
     /// ``SampleCursor``).
-    func read(_ body: (ExportRecord) throws -> Void) throws {
+    func read(_ body: (ExportRecord) throws -> Void) async throws {
         // Aggregates of vacuumed samples, in time order with the raw samples (all of the range at once: one per
         // bucket, far fewer than the samples they replaced).
         var aggregates = try store.sampleAggregates(matching: query)[...]
         var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
         while let page = try cursor.next() {
-            let matches = try self.matches(for: page)
+            let matches = try await self.matches(for: page)
             for stored in page {
                 while let next = aggregates.first, next.firstAt <= stored.sample.start {
                     try body(Self.record(next))
@@ -308,10 +308,10 @@ struct StoredSampleCursor {
     }
 
     /// Which events each sample fed: outcome values carry the id of the sample they came from.
-    private func matches(for samples: [StoredSample]) throws -> [UUID: [EventMatch]] {
+    private func matches(for samples: [StoredSample]) async throws -> [UUID: [EventMatch]] {
         guard let first = samples.first?.sample.start, let last = samples.last?.sample.end else { return [:] }
         let day: TimeInterval = 86_400
-        let events = try store.events(matching: EventQuery(from: first - day, to: max(last, first) + day))
+        let events = try await store.events(matching: EventQuery(from: first - day, to: max(last, first) + day))
         var matches: [UUID: [EventMatch]] = [:]
         for event in events {
             for value in event.outcome?.values ?? [] {

@@ -7,7 +7,7 @@ import GATTDecoding
 import Insights
 import SampleExport
 
-struct Ingest: ParsableCommand {
+struct Ingest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record a reading typed in by hand and auto-complete the events it belongs to.",
         discussion: """
@@ -72,7 +72,7 @@ struct Ingest: ParsableCommand {
     )
     var reading: [String] = []
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let now = Date()
         let replacing = try replace.map(SamplesList.id)
@@ -129,14 +129,14 @@ struct Ingest: ParsableCommand {
             if let replacing {
                 report = try store.replaceManualSample(id: replacing, with: samples[0], recordedAt: now)
             } else {
-                report = try store.recordSamples(samples, recordedAt: now)
+                report = try await store.recordSamples(samples, recordedAt: now)
             }
         } catch {
             throw StoreExit.fail(error)
         }
         let sample = samples[0]
         let inserted = report.inserted > 0
-        if json, inserted { AlertReport.evaluate(store, from: sample.start, quiet: true) }
+        if json, inserted { await AlertReport.evaluate(store, from: sample.start, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
@@ -162,7 +162,7 @@ struct Ingest: ParsableCommand {
         } else {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
-        if inserted { AlertReport.evaluate(store, from: sample.start) }
+        if inserted { await AlertReport.evaluate(store, from: sample.start) }
     }
 
     /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.

@@ -6,7 +6,7 @@ import Foundation
 import GATTDecoding
 import Insights
 
-struct InsightsCommand: ParsableCommand {
+struct InsightsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "insights",
         abstract: "Completion, values and messages per task over a period, beside the period before.",
@@ -37,14 +37,14 @@ struct InsightsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let (from, to) = try period.resolve(zone: zone)
         let store = try storeOptions.open(zone: zone)
         let report: InsightsReport
         do {
-            try AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
-            report = try InsightsBuilder.build(store: store, from: from, to: to)
+            try await AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
+            report = try await InsightsBuilder.build(store: store, from: from, to: to)
         } catch {
             throw StoreExit.fail(error)
         }

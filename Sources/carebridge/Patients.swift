@@ -36,7 +36,7 @@ struct Patients: ParsableCommand {
     }
 }
 
-struct PatientsList: ParsableCommand {
+struct PatientsList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the patients (the default of `carebridge patients`).",
@@ -50,11 +50,11 @@ struct PatientsList: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         do {
-            let patients = try store.patients()
+            let patients = try await store.patients()
             let plans = try store.plans()
             if json {
                 let rows = patients.map { patient in
@@ -179,7 +179,7 @@ struct PatientsAdd: ParsableCommand {
     }
 }
 
-struct PatientsShow: ParsableCommand {
+struct PatientsShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one patient: fields, plans, tasks, contacts, devices and how many readings.",
@@ -195,7 +195,7 @@ struct PatientsShow: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let opened = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         do {
@@ -203,7 +203,7 @@ struct PatientsShow: ParsableCommand {
             let store = opened.scoped(to: id)
             guard let patient = try store.patient(id: id) else { throw ExitCode(StoreExit.notFound) }
             let plans = try store.plans(patientID: id)
-            let tasks = try store.tasks()
+            let tasks = try await store.tasks()
             let contacts = try store.contacts(patientID: id)
             let devices = try store.deviceAssignments().filter { $0.patientID == id }
             let readings = try store.samples(matching: SampleQuery()).count

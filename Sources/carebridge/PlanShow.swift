@@ -4,7 +4,7 @@ import CarePlan
 import CareStore
 import Foundation
 
-struct PlanShow: ParsableCommand {
+struct PlanShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print the current plan (the newest version of every task).",
@@ -22,12 +22,12 @@ struct PlanShow: ParsableCommand {
     @Flag(name: .long, help: "Print the plan as a JSON plan file.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing)
         let tasks: [StoredTask]
         do {
-            tasks = try store.tasks()
+            tasks = try await store.tasks()
         } catch {
             throw StoreExit.fail(error)
         }

@@ -185,7 +185,7 @@ struct Replay: AsyncParsableCommand {
         // Readings from a device's memory may be days old: the rules are evaluated from the earliest event they
         // completed (alerts are printed unless --json).
         if let earliest = outcome.completed.map(\.start).min() {
-            AlertReport.evaluate(store, from: earliest, quiet: json)
+            await AlertReport.evaluate(store, from: earliest, quiet: json)
         }
         if let stoppedIn {
             Output.error(

@@ -6,7 +6,7 @@ import CareStore
 import Foundation
 import Insights
 
-struct Report: ParsableCommand {
+struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the care report for the care team: HTML or PDF.",
         discussion: """
@@ -68,7 +68,7 @@ struct Report: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let (from, to) = try period.resolve(zone: zone)
         // A store without patients: --patient is only the header's name (what it was before patients existed).
@@ -76,7 +76,7 @@ struct Report: ParsableCommand {
         var options = storeOptions
         options.patient = nil
         let unscoped = try options.open(zone: zone, patients: .any)
-        if (try? unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
+        if (try? await unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
         let store = try options.open(zone: zone)
         let data: ReportData
         do throws(CareStoreError) {
@@ -90,8 +90,8 @@ struct Report: ParsableCommand {
                 )
             }
             if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
-            try AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
-            data = try ReportBuilder.build(store: store, from: from, to: to, patient: header)
+            try await AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
+            data = try await ReportBuilder.build(store: store, from: from, to: to, patient: header)
         } catch {
             throw StoreExit.fail(error)
         }

@@ -165,7 +165,7 @@ struct Run: AsyncParsableCommand {
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
         var services: [any Service] = publisher.map { [$0] } ?? []
-        let alerts = try alertService(store: store, zone: zone, logger: logger)
+        let alerts = try await alertService(store: store, zone: zone, logger: logger)
         if let alerts { services.append(alerts) }
         services.append(
             ScannerWatchdog(
@@ -225,9 +225,9 @@ struct Run: AsyncParsableCommand {
 
     /// The alert rules evaluated in process when the plan has any, delivered to --alert-webhook and, with --mqtt,
     /// to the same broker (Home Assistant binary sensors).
-    func alertService(store: CareStore, zone: TimeZone, logger: Logger) throws -> AlertService? {
+    func alertService(store: CareStore, zone: TimeZone, logger: Logger) async throws -> AlertService? {
         do {
-            guard try AlertService.planHasRules(store) else {
+            guard try await AlertService.planHasRules(store) else {
                 if alertWebhook != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
                 return nil
             }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BridgeCore
-import CareStore
 import Foundation
 
 /// The `--type`, `--from` and `--to` of the commands that read samples (`samples`, `export`), read the one way

@@ -175,7 +175,7 @@ struct SamplesList: ParsableCommand {
     }
 }
 
-struct SamplesRelease: ParsableCommand {
+struct SamplesRelease: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "release",
         abstract: "Accept a quarantined sample: it then completes its events and is published and exported.",
@@ -204,7 +204,7 @@ struct SamplesRelease: ParsableCommand {
     @Flag(name: .long, help: "Print the released sample as JSON.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
@@ -220,7 +220,7 @@ struct SamplesRelease: ParsableCommand {
             )
             throw ExitCode(StoreExit.notFound)
         }
-        AlertReport.evaluate(store, from: released.sample.start, quiet: json)
+        await AlertReport.evaluate(store, from: released.sample.start, quiet: json)
         if json {
             guard case .object(var object) = released.sample.json(in: zone) else { return }
             object["releaseReason"] = released.releaseReason.map(JSONValue.string) ?? .null
@@ -235,7 +235,7 @@ struct SamplesRelease: ParsableCommand {
     }
 }
 
-struct SamplesDelete: ParsableCommand {
+struct SamplesDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete a sample (a mistyped reading, a quarantined one): outcomes are re-derived without it.",
@@ -253,7 +253,7 @@ struct SamplesDelete: ParsableCommand {
     @Argument(help: "The sample id (see `carebridge samples`).")
     var id: String
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
@@ -271,6 +271,6 @@ struct SamplesDelete: ParsableCommand {
         }
         print("deleted sample \(sampleID.uuidString.lowercased()); its events were re-derived")
         // A deleted reading may withdraw the alerts it tripped (or, for trends, raise others).
-        if let start { AlertReport.evaluate(store, from: start) }
+        if let start { await AlertReport.evaluate(store, from: start) }
     }
 }

@@ -5,7 +5,7 @@ import CarePlan
 import CareStore
 import Foundation
 
-struct Tasks: ParsableCommand {
+struct Tasks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the current tasks (newest version of each).",
         discussion: "\(StoreExit.help)"
@@ -17,12 +17,12 @@ struct Tasks: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing)
         let tasks: [StoredTask]
         do {
-            tasks = try store.tasks()
+            tasks = try await store.tasks()
         } catch {
             throw StoreExit.fail(error)
         }

@@ -3,7 +3,7 @@ import CareStore
 import Foundation
 import Insights
 
-struct Uncomplete: ParsableCommand {
+struct Uncomplete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Undo `complete`: remove the outcome of an intervention's event.",
         discussion: """
@@ -17,14 +17,14 @@ struct Uncomplete: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: EventSelection
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
         let store = try storeOptions.open(zone: zone)
         do {
             let event = try store.uncomplete(taskID: selection.task, occurrence: selection.occurrence, at: at)
             print("not done: \(EventSelection.describe(event, zone: zone))")
-            AlertReport.evaluate(store, from: event.start)
+            await AlertReport.evaluate(store, from: event.start)
         } catch {
             throw StoreExit.fail(error)
         }

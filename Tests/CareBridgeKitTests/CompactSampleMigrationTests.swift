@@ -89,10 +89,10 @@ import Testing
         try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
     }
 
-    @Test func everySampleOutcomeOutboxEntryAndTombstoneReadsBackAsBefore() throws {
+    @Test func everySampleOutcomeOutboxEntryAndTombstoneReadsBackAsBefore() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let before = try DatabaseQueue(path: path).read { db in try Before(db) }
+        let before = try await DatabaseQueue(path: path).read { db in try Before(db) }
         #expect(before.samples.count == 233)
         #expect(before.samples.values.filter { $0.deletedDate != nil }.count == 1)
         #expect(before.samples.values.filter { $0.sample.deviceTime != nil }.count == 55)
@@ -124,7 +124,7 @@ import Testing
         #expect(try store.sampleCount() == 232)
 
         // The tables that name samples are untouched, and what they name is found.
-        let (values, outbox) = try store.databaseWriter.read { db in
+        let (values, outbox) = try await store.databaseWriter.read { db in
             (
                 try Before.table(db, "SELECT * FROM outcomeValue ORDER BY outcomeID, position"),
                 try Before.table(db, "SELECT * FROM outboxEntry ORDER BY sequence")
@@ -132,9 +132,9 @@ import Testing
         }
         #expect(values == before.values)
         #expect(outbox == before.outbox)
-        let pending = try store.pendingOutbox(limit: 1000)
+        let pending = try await store.pendingOutbox(limit: 1000)
         #expect(pending.count == 233 && pending.allSatisfy { $0.sample?.id == $0.sampleID })
-        let events = try store.events(
+        let events = try await store.events(
             matching: EventQuery(
                 from: Date(timeIntervalSince1970: 1_793_487_600),
                 to: Date(timeIntervalSince1970: 1_796_079_600)
@@ -250,7 +250,7 @@ import Testing
                 )
             )
         }
-        let report = try store.recordSamples(manual)
+        let report = try await store.recordSamples(manual)
         #expect(report.inserted == 0 && report.duplicates == 3)
         // A repeat adds metadata keys a sample lacks (RepeatMetadataTests): today's decoders also note each
         // quantity's resolution (`resolution.<type>`), which the release that wrote the fixture did not. Those

@@ -36,10 +36,10 @@ import Testing
         return values
     }
 
-    @Test func outcomeValuesNameTheirSamplesByTheSixteenBytesOfTheSampleTable() throws {
+    @Test func outcomeValuesNameTheirSamplesByTheSixteenBytesOfTheSampleTable() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (old, migrations) = try DatabaseQueue(path: path).read { db in
+        let (old, migrations) = try await DatabaseQueue(path: path).read { db in
             (try Self.values(db), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
         }
         #expect(migrations.last == "v7-session-variables")
@@ -51,7 +51,7 @@ import Testing
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(try store.appliedMigrations().contains("v9-outcome-sample-id-blob"))
-        let new = try store.databaseWriter.read { db in try Self.values(db) }
+        let new = try await store.databaseWriter.read { db in try Self.values(db) }
         #expect(Set(new.keys) == Set(old.keys))
         var named = 0
         for (key, before) in old {
@@ -75,7 +75,7 @@ import Testing
         #expect(named == 98)
 
         // Events read the ids back, each finding its sample.
-        let events = try store.events(
+        let events = try await store.events(
             matching: EventQuery(
                 from: Date(timeIntervalSince1970: 1_793_487_600),
                 to: Date(timeIntervalSince1970: 1_796_079_600)
@@ -86,7 +86,7 @@ import Testing
         #expect(try ids.allSatisfy { try store.sample(id: $0) != nil })
     }
 
-    @Test func anOutcomeWrittenAfterTheMigrationStoresSixteenBytes() throws {
+    @Test func anOutcomeWrittenAfterTheMigrationStoresSixteenBytes() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
@@ -97,7 +97,7 @@ import Testing
             start: Date(timeIntervalSince1970: 1_795_590_000),
             source: SampleSource(kind: .manual)
         )
-        _ = try store.recordSamples([sample])
+        _ = try await store.recordSamples([sample])
         let stored = try store.databaseWriter.read { db in
             try Row.fetchAll(
                 db,
@@ -108,7 +108,7 @@ import Testing
         #expect(stored.count >= 1)
         #expect(stored.allSatisfy { ($0[0] as String) == "blob" })
         #expect(
-            try store.databaseWriter.read { db in
+            try await store.databaseWriter.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM outcomeValue WHERE typeof(sampleID) = 'text'")
             } == 0
         )

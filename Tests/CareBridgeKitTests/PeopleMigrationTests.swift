@@ -65,16 +65,16 @@ import Testing
         return (directory, path)
     }
 
-    @Test func anExistingStoreMovesToOneDefaultPatientWithoutChangingAnyOutcomeSampleOrEvent() throws {
+    @Test func anExistingStoreMovesToOneDefaultPatientWithoutChangingAnyOutcomeSampleOrEvent() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let old = try DatabaseQueue(path: path).read { db in try Snapshot(db) }
+        let old = try await DatabaseQueue(path: path).read { db in try Snapshot(db) }
         #expect(old.migrations.last == "v7-session-variables")
         #expect(old.samples.count == 69 && old.values.count == 24)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(try store.appliedMigrations().contains("v8-people"))
-        var new = try store.databaseWriter.read { db in try Snapshot(db) }
+        var new = try await store.databaseWriter.read { db in try Snapshot(db) }
         #expect(
             new.migrations == old.migrations + [
                 "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
@@ -84,38 +84,38 @@ import Testing
         #expect(new == old)
 
         // One default patient and plan hold every task and sample.
-        #expect(try store.patients().map(\.id) == ["default"])
+        #expect(try await store.patients().map(\.id) == ["default"])
         #expect(try store.plans().map(\.id) == ["default"])
         #expect(try store.resolvePatient(nil) == "default")
-        let tasks = try store.tasks()
+        let tasks = try await store.tasks()
         #expect(tasks.count == 8)
-        #expect(try store.scoped(to: "default").tasks().map(\.task.id) == tasks.map(\.task.id))
+        #expect(try await store.scoped(to: "default").tasks().map(\.task.id) == tasks.map(\.task.id))
         let all = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
         #expect(all.count == 69)
         #expect(all.allSatisfy { $0.patientID == "default" && $0.inboxReason == nil })
         #expect(try store.unassignedCount() == 0)
 
         // The events read the same, scoped or not, and storing every reading again adds and changes nothing.
-        let events = try store.events(matching: Self.month)
-        #expect(try store.scoped(to: "default").events(matching: Self.month) == events)
+        let events = try await store.events(matching: Self.month)
+        #expect(try await store.scoped(to: "default").events(matching: Self.month) == events)
         let live = try store.samples(matching: SampleQuery(quarantine: .included)).map(\.sample)
-        let again = try store.recordSamples(live)
+        let again = try await store.recordSamples(live)
         #expect(again.inserted == 0 && again.duplicates == live.count && again.eventsUpdated == 0)
-        #expect(try store.events(matching: Self.month) == events)
-        #expect(try store.databaseWriter.read { db in try Snapshot(db) }.values == old.values)
+        #expect(try await store.events(matching: Self.month) == events)
+        #expect(try await store.databaseWriter.read { db in try Snapshot(db) }.values == old.values)
     }
 
     /// After the migration a second patient can be added; the default patient keeps its data, and readings of
     /// an unowned device now wait in the inbox instead of landing on anyone.
-    @Test func aSecondPatientAfterTheMigrationSendsUnownedReadingsToTheInbox() throws {
+    @Test func aSecondPatientAfterTheMigrationSendsUnownedReadingsToTheInbox() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        let before = try store.events(matching: Self.month)
+        let before = try await store.events(matching: Self.month)
         try store.savePatient(Patient(id: "guest-room", name: "Second patient"))
         #expect(throws: CareStoreError.self) { try store.resolvePatient(nil) }
-        #expect(try store.scoped(to: "default").events(matching: Self.month) == before)
-        #expect(try store.scoped(to: "guest-room").events(matching: Self.month).isEmpty)
+        #expect(try await store.scoped(to: "default").events(matching: Self.month) == before)
+        #expect(try await store.scoped(to: "guest-room").events(matching: Self.month).isEmpty)
         let reading = QuantitySample(
             type: .bodyMass,
             value: 70,
@@ -128,8 +128,8 @@ import Testing
             ),
             rawPayload: [0x00, 0x46]
         )
-        let report = try store.recordSamples([reading])
+        let report = try await store.recordSamples([reading])
         #expect(report.unassigned == 1 && report.eventsUpdated == 0)
-        #expect(try store.events(matching: Self.month) == before)
+        #expect(try await store.events(matching: Self.month) == before)
     }
 }

@@ -144,10 +144,10 @@ import Testing
         #expect(messages.all.dropFirst(before).allSatisfy { $0.level < .warning && $0.text != "store upgraded" })
     }
 
-    @Test func oldStoreGetsTimeOrderedIdsEverywhereAndKeepsItsContent() throws {
+    @Test func oldStoreGetsTimeOrderedIdsEverywhereAndKeepsItsContent() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let old = try DatabaseQueue(path: path).read { db in try Snapshot(db) }
+        let old = try await DatabaseQueue(path: path).read { db in try Snapshot(db) }
         #expect(old.migrations == ["v1", "v2-outbox"])
         #expect(old.ids.count == 204)
         #expect(old.deleted.count == 1)
@@ -163,7 +163,7 @@ import Testing
                 "v11-sample-aggregates",
             ]
         )
-        let new = try store.databaseWriter.read { db in try Snapshot(db) }
+        let new = try await store.databaseWriter.read { db in try Snapshot(db) }
 
         // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample (paired by the
         // id each sample had before: the compact layout keeps no rowids).
@@ -203,12 +203,12 @@ import Testing
         for (sequence, oldID) in old.outbox {
             #expect(new.outbox[sequence]?.uuidString.lowercased() == renamed[oldID.uuidString.lowercased()])
         }
-        let pending = try store.pendingOutbox(limit: 1000)
+        let pending = try await store.pendingOutbox(limit: 1000)
         #expect(pending.count == 204)
         #expect(pending.allSatisfy { $0.sample != nil && $0.sample?.id == $0.sampleID })
 
         // Events read back with the new ids.
-        let events = try store.events(
+        let events = try await store.events(
             matching: EventQuery(
                 from: Date(timeIntervalSince1970: 1_793_487_600),
                 to: Date(timeIntervalSince1970: 1_796_079_600)
@@ -221,7 +221,7 @@ import Testing
 
     /// `v6-sample-safety` on the old file: every sample stored before was a plain usable number and stays one (no
     /// comparator, not quarantined), every outcome value keeps its value, and LO/HI and quarantine work after it.
-    @Test func theSafetyMigrationKeepsOldSamplesUsableAndAddsQuarantine() throws {
+    @Test func theSafetyMigrationKeepsOldSamplesUsableAndAddsQuarantine() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
@@ -229,7 +229,7 @@ import Testing
         #expect(all.count == 203)  // 204 rows, one of them a tombstone
         #expect(all.allSatisfy { $0.sample.comparator == nil && !$0.sample.isQuarantined && $0.releaseReason == nil })
         #expect(try store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
-        let events = try store.events(
+        let events = try await store.events(
             matching: EventQuery(
                 from: Date(timeIntervalSince1970: 1_793_487_600),
                 to: Date(timeIntervalSince1970: 1_796_079_600)
@@ -247,7 +247,7 @@ import Testing
         )
         implausible.value = 179_200_000
         implausible.quarantineReason = "implausible heart rate"
-        #expect(try store.recordSample(implausible).quarantined == 1)
+        #expect(try await store.recordSample(implausible).quarantined == 1)
         #expect(try store.samples(matching: SampleQuery(quarantine: .only)).map(\.id) == [implausible.id])
     }
 
@@ -289,7 +289,7 @@ import Testing
                 receivedAt: Date()
             ),
         ]
-        let report = try store.recordSamples(manual)
+        let report = try await store.recordSamples(manual)
         #expect(report.inserted == 0)
         #expect(report.duplicates == 2)
 
@@ -304,7 +304,7 @@ import Testing
         }
     }
 
-    @Test func samplesStoredAfterTheMigrationStillReachTheOutbox() throws {
+    @Test func samplesStoredAfterTheMigrationStillReachTheOutbox() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
@@ -315,8 +315,8 @@ import Testing
             at: try Timestamp.parse("2026-11-21T07:30:00", in: Self.zone),
             receivedAt: Date()
         )
-        #expect(try store.recordSample(sample).inserted == 1)
-        let pending = try store.pendingOutbox(limit: 1000)
+        #expect(try await store.recordSample(sample).inserted == 1)
+        let pending = try await store.pendingOutbox(limit: 1000)
         #expect(pending.count == 205)
         #expect(pending.last?.sampleID == sample.id)
         // Disabling the last channel removes the trigger; enabling it again brings it back.
@@ -328,9 +328,9 @@ import Testing
             at: try Timestamp.parse("2026-11-22T07:30:00", in: Self.zone),
             receivedAt: Date()
         )
-        try store.recordSample(later)
-        #expect(try store.outboxCount() == 0)
-        try store.enableOutbox()
+        try await store.recordSample(later)
+        #expect(try await store.outboxCount() == 0)
+        try await store.enableOutbox()
         let latest = try ManualReading.sample(
             type: .bodyMass,
             value: 71.7,
@@ -338,8 +338,8 @@ import Testing
             at: try Timestamp.parse("2026-11-23T07:30:00", in: Self.zone),
             receivedAt: Date()
         )
-        try store.recordSample(latest)
-        #expect(try store.pendingOutbox(limit: 10).map(\.sampleID) == [latest.id])
+        try await store.recordSample(latest)
+        #expect(try await store.pendingOutbox(limit: 10).map(\.sampleID) == [latest.id])
     }
 }
 

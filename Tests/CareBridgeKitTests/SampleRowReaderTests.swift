@@ -9,24 +9,34 @@ import Testing
 
 @testable import CareStore
 
-/// The row reader behind `samples(matching:)` and its cursor (``SampleRowReader``) gives every field of every
-/// stored sample exactly as the record path does (``SampleCodes/record(_:db:)`` then
-/// ``SampleRecord/storedSample()``, what single-sample reads use): on the store file an older release wrote,
-/// once converted, and on a store holding every kind of row the layout has.
+/// The row reader (``SampleRowReader``), the one decoder of the compact layout, gives every field of every stored
+/// sample the same through its query path (`samples(matching:)` and its cursor) and its row path (single samples
+/// and changes, with each row's key and state), and as stored: on the store file an older release wrote, once
+/// converted, and on a store holding every kind of row the layout has.
 @Suite struct SampleRowReaderTests {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
     static let morning = Date(timeIntervalSince1970: 1_795_158_000)
 
-    /// Every row in (type, start, id) order, read both ways.
+    /// Every row in (type, start, id) order, read both ways: as query results, and as rows (each row found again
+    /// by its sample's id, as single-sample reads and changes find it, with its key and state).
     static func bothWays(_ store: CareStore) throws -> (reader: [StoredSample], records: [StoredSample]) {
         try store.databaseWriter.read { db in
             let order = "ORDER BY r.type, r.start, r.idTail"
             var reader = try SampleRowReader(db)
             let read = try reader.samples(db, where: "", arguments: [], suffix: order)
-            var codes = try SampleCodes(db)
-            let records = try SampleTable.records(db, where: "", arguments: [], suffix: order, codes: &codes)
-            return (read, try records.map { try $0.storedSample() })
+            let rows = try reader.rows(db, where: "", arguments: [], suffix: order)
+            for row in rows {
+                let found = try #require(try SampleTable.row(db, id: row.id, reader: &reader))
+                #expect(found.key == row.key && found.state == row.state && found.stored == row.stored)
+                #expect((row.state & SampleTable.deletedBit != 0) == (row.stored.deletedDate != nil), "\(row.id)")
+                #expect((row.state & SampleTable.inboxBit != 0) == (row.stored.inboxReason != nil), "\(row.id)")
+                #expect(
+                    (row.state & SampleTable.quarantinedBit != 0) == (row.stored.sample.quarantineReason != nil),
+                    "\(row.id)"
+                )
+            }
+            return (read, rows.map(\.stored))
         }
     }
 
@@ -67,7 +77,7 @@ import Testing
     /// one still quarantined, a tombstone, a manual typo replaced, a HI without a known limit, a value in another
     /// unit, a device time with a clock offset, an end after the start, RR intervals sharing a notification,
     /// metadata, and the recording times of two batches.
-    @Test func everyKindOfRowReadsTheSameBothWays() throws {
+    @Test func everyKindOfRowReadsTheSameBothWays() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -173,12 +183,12 @@ import Testing
             source: SampleSource(kind: .manual)
         )
         let deleted = scaleReading(61.9, slot: 1, minute: 300)
-        try store.recordSamples(
+        try await store.recordSamples(
             [heartRate] + rr + [pounds, high, released, quarantined, typo, deleted]
                 + [scaleReading(61.7, slot: 1, minute: 100), scaleReading(84.0, slot: 3, minute: 110)],
             recordedAt: Self.morning.addingTimeInterval(10_000)
         )
-        try store.recordSamples(
+        try await store.recordSamples(
             [scaleReading(61.6, slot: 1, minute: 400)],
             recordedAt: Self.morning.addingTimeInterval(20_000)
         )
@@ -257,7 +267,7 @@ import Testing
 
     /// Payloads around the length the provenance box holds inline (7 bytes) and far past it, and none: each
     /// reads back byte for byte, both ways and through the public query.
-    @Test func payloadsOfEveryLengthReadBackByteForByte() throws {
+    @Test func payloadsOfEveryLengthReadBackByteForByte() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -284,7 +294,7 @@ import Testing
                 rawPayload: payload
             )
         }
-        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        try await store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
         let (read, records) = try Self.bothWays(store)
         Self.expectSame(read, records)
         #expect(read.map(\.sample.rawPayload) == payloads)
@@ -296,7 +306,7 @@ import Testing
     /// The reader asks for the metadata column's type only when it reads 0 (what NULL reads as): a row whose
     /// metadata id really is 0 still gets that row's metadata, and a row without metadata none, as the record
     /// path reads them.
-    @Test func aMetadataIdOfZeroReadsLikeAnyOther() throws {
+    @Test func aMetadataIdOfZeroReadsLikeAnyOther() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -321,8 +331,8 @@ import Testing
                 metadata: metadata
             )
         }
-        try store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
-        try store.databaseWriter.write { db in
+        try await store.recordSamples(samples, recordedAt: Self.morning.addingTimeInterval(60))
+        try await store.databaseWriter.write { db in
             try db.execute(sql: #"INSERT INTO sampleMetadata (id, json) VALUES (0, '{"zero":"yes"}')"#)
             try db.execute(sql: "UPDATE sampleOrigin SET metadata = 0 WHERE metadata IS NOT NULL")
         }

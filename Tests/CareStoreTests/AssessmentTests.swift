@@ -222,14 +222,14 @@ import Testing
         )
     }
 
-    @Test func answerFormatsAndRulesSurviveTheStoreAndVersioning() throws {
+    @Test func answerFormatsAndRulesSurviveTheStoreAndVersioning() async throws {
         let fixture = try F()
         var task = Self.answered("pain", .scale(min: 0, max: 10, step: 0.5, labels: [0: "none"]))
         task.alerts = [
             AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))
         ]
         try fixture.store.addTask(task)
-        let stored = try #require(try fixture.store.tasks().first)
+        let stored = try #require(try await fixture.store.tasks().first)
         #expect(stored.task.answer == task.answer && stored.task.alerts == task.alerts)
         // Applying the same plan again is a no-op; changing a rule is a new version.
         let again = try fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
@@ -237,6 +237,6 @@ import Testing
         task.alerts[0].condition = .compare(.greaterThanOrEqual, 8, unit: nil)
         let changed = try fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
         #expect(changed.updated == ["pain"])
-        #expect(try fixture.store.taskVersions(id: "pain").map(\.versionNumber) == [1, 2])
+        #expect(try await fixture.store.taskVersions(id: "pain").map(\.versionNumber) == [1, 2])
     }
 }

@@ -7,14 +7,14 @@ import Testing
 @Suite struct InterventionTests {
     typealias F = StoreFixture
 
-    @Test func completesTheEventContainingTheTime() throws {
+    @Test func completesTheEventContainingTheTime() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
         let event = try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 8, 20))
         #expect(event.isCompleted)
         #expect(event.start == F.berlinTime(2026, 11, 10, 8))
         #expect(event.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 8, 20))
-        let listed = try fixture.store.events(
+        let listed = try await fixture.store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 11))
         )
         #expect(listed.map(\.isCompleted) == [true])
@@ -57,21 +57,21 @@ import Testing
         #expect(error.code == .wrongTaskKind)
     }
 
-    @Test func eventsAreSortedByStartThenTask() throws {
+    @Test func eventsAreSortedByStartThenTask() async throws {
         let fixture = try F()
         var early = F.medication()
         early.id = "a-early"
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication(), early]))
-        let events = try fixture.store.events(
+        let events = try await fixture.store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         )
         #expect(events.map(\.taskID) == ["weigh-in", "a-early", "medication", "weigh-in", "a-early", "medication"])
     }
 
-    @Test func adherenceCountsCompletedPerLocalDay() throws {
+    @Test func adherenceCountsCompletedPerLocalDay() async throws {
         let fixture = try F()
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
+        try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
         try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
         let days = try fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         #expect(days.map(\.day) == ["2026-11-10", "2026-11-11"])

@@ -18,37 +18,39 @@ import Testing
         }
     }
 
-    @Test func queuesNothingUntilEnabled() throws {
+    @Test func queuesNothingUntilEnabled() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.recordSamples(Self.weights(3))
-        #expect(try fixture.store.outboxCount() == 0)
+        try await fixture.store.recordSamples(Self.weights(3))
+        #expect(try await fixture.store.outboxCount() == 0)
         #expect(try fixture.store.outboxSummary().isEnabled == false)
     }
 
-    @Test func queuesEachNewSampleOnceInStoringOrder() throws {
+    @Test func queuesEachNewSampleOnceInStoringOrder() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox()
+        try await fixture.store.enableOutbox()
         let samples = Self.weights(5)
-        let report = try fixture.store.recordSamples(Array(samples.reversed()))
+        let report = try await fixture.store.recordSamples(Array(samples.reversed()))
         // Storing the same samples again stores and queues nothing.
-        let again = try fixture.store.recordSamples(samples)
+        let again = try await fixture.store.recordSamples(samples)
         #expect(again.inserted == 0)
-        let entries = try fixture.store.pendingOutbox(limit: 100)
+        let entries = try await fixture.store.pendingOutbox(limit: 100)
         #expect(entries.count == report.inserted)
         #expect(entries.map(\.sampleID) == samples.reversed().map(\.id))
         #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
         #expect(entries.compactMap(\.sample?.sample) == samples.reversed())
-        #expect(try fixture.store.pendingOutbox(limit: 2).map(\.sampleID) == Array(entries.prefix(2).map(\.sampleID)))
+        #expect(
+            try await fixture.store.pendingOutbox(limit: 2).map(\.sampleID) == Array(entries.prefix(2).map(\.sampleID))
+        )
     }
 
-    @Test func sampleAndEntryCommitTogetherOrNotAtAll() throws {
+    @Test func sampleAndEntryCommitTogetherOrNotAtAll() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox()
+        try await fixture.store.enableOutbox()
         let samples = Self.weights(3)
-        try fixture.store.recordSample(samples[0])
+        try await fixture.store.recordSample(samples[0])
         // Make queueing fail for the third entry: the batch storing two more samples then fails as a whole,
         // leaving neither the samples nor their entries.
-        try fixture.store.databaseWriter.write { db in
+        try await fixture.store.databaseWriter.write { db in
             try db.execute(
                 sql: """
                     CREATE TEMP TRIGGER failThirdEntry BEFORE INSERT ON outboxEntry
@@ -57,40 +59,40 @@ import Testing
                     """
             )
         }
-        #expect(throws: CareStoreError.self) { try fixture.store.recordSamples(Array(samples[1...])) }
+        await #expect(throws: CareStoreError.self) { try await fixture.store.recordSamples(Array(samples[1...])) }
         #expect(try fixture.store.sampleCount() == 1)
-        #expect(try fixture.store.pendingOutbox(limit: 10).map(\.sampleID) == [samples[0].id])
+        #expect(try await fixture.store.pendingOutbox(limit: 10).map(\.sampleID) == [samples[0].id])
     }
 
-    @Test func removedEntriesAreGoneAndTheRestKeepsItsOrder() throws {
+    @Test func removedEntriesAreGoneAndTheRestKeepsItsOrder() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox()
-        try fixture.store.recordSamples(Self.weights(4))
-        let entries = try fixture.store.pendingOutbox(limit: 10)
-        try fixture.store.removeOutboxEntries(entries.prefix(2).map(\.sequence))
-        #expect(try fixture.store.pendingOutbox(limit: 10) == Array(entries.dropFirst(2)))
+        try await fixture.store.enableOutbox()
+        try await fixture.store.recordSamples(Self.weights(4))
+        let entries = try await fixture.store.pendingOutbox(limit: 10)
+        try await fixture.store.removeOutboxEntries(entries.prefix(2).map(\.sequence))
+        #expect(try await fixture.store.pendingOutbox(limit: 10) == Array(entries.dropFirst(2)))
     }
 
-    @Test func pendingEntriesSurviveReopeningTheStoreFile() throws {
+    @Test func pendingEntriesSurviveReopeningTheStoreFile() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox()
+        try await fixture.store.enableOutbox()
         let samples = Self.weights(3)
-        try fixture.store.recordSamples(samples)
+        try await fixture.store.recordSamples(samples)
         let reopened = try CareStore(
             path: fixture.directory.path("care/store.sqlite"),
             bridgeZone: StoreFixture.berlin,
             logger: .quiet
         )
-        #expect(try reopened.pendingOutbox(limit: 10).map(\.sampleID) == samples.map(\.id))
+        #expect(try await reopened.pendingOutbox(limit: 10).map(\.sampleID) == samples.map(\.id))
         // Queueing stays on for every later writer of the store.
         let later = StoreFixture.weight(80, at: Self.morning.addingTimeInterval(86_400), payload: 99)
-        try reopened.recordSample(later)
-        #expect(try reopened.pendingOutbox(limit: 10).last?.sampleID == later.id)
+        try await reopened.recordSample(later)
+        #expect(try await reopened.pendingOutbox(limit: 10).last?.sampleID == later.id)
     }
 
-    @Test func summaryCountsPerDeviceAndTypeWithTheOldestEntry() throws {
+    @Test func summaryCountsPerDeviceAndTypeWithTheOldestEntry() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox(at: Self.morning)
+        try await fixture.store.enableOutbox(at: Self.morning)
         let weights = Self.weights(3)
         var temperature = StoreFixture.weight(0, at: Self.morning.addingTimeInterval(-3600), payload: 200)
         temperature.type = .bodyTemperature
@@ -99,8 +101,8 @@ import Testing
         temperature.transmittedValue = 37.2
         temperature.transmittedUnit = .celsius
         temperature.source.device = DeviceIdentity(address: "02:00:00:00:00:04")
-        try fixture.store.recordSamples(weights, recordedAt: Self.morning.addingTimeInterval(10))
-        try fixture.store.recordSamples([temperature], recordedAt: Self.morning.addingTimeInterval(20))
+        try await fixture.store.recordSamples(weights, recordedAt: Self.morning.addingTimeInterval(10))
+        try await fixture.store.recordSamples([temperature], recordedAt: Self.morning.addingTimeInterval(20))
         let summary = try fixture.store.outboxSummary()
         #expect(summary.isEnabled)
         #expect(summary.count == 4)
@@ -111,16 +113,16 @@ import Testing
         #expect(summary.groups[1].oldestSampleStart == temperature.start)
     }
 
-    @Test func clearDropsEntriesAndDisableStopsQueueing() throws {
+    @Test func clearDropsEntriesAndDisableStopsQueueing() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.enableOutbox()
-        try fixture.store.recordSamples(Self.weights(2))
+        try await fixture.store.enableOutbox()
+        try await fixture.store.recordSamples(Self.weights(2))
         #expect(try fixture.store.clearOutbox() == 2)
-        try fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(86_400)))
-        #expect(try fixture.store.outboxCount() == 1)
+        try await fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(86_400)))
+        #expect(try await fixture.store.outboxCount() == 1)
         #expect(try fixture.store.disableOutbox() == 1)
-        try fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(2 * 86_400)))
-        #expect(try fixture.store.outboxCount() == 0)
+        try await fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(2 * 86_400)))
+        #expect(try await fixture.store.outboxCount() == 0)
         #expect(try fixture.store.outboxSummary().isEnabled == false)
     }
 }
@@ -210,13 +212,15 @@ import Testing
         try queue.close()
     }
 
-    @Test func v1StoreMigratesToTheOutboxKeepingItsSamplesAndQueueingNothingOld() throws {
+    @Test func v1StoreMigratesToTheOutboxKeepingItsSamplesAndQueueingNothingOld() async throws {
         let directory = try ScratchDirectory("carestore-")
         let path = directory.path("care/store.sqlite")
         let old = OutboxTests.weights(4)
         try Self.makeV1Store(at: path, samples: old)
         let v1 = try DatabaseQueue(path: path)
-        #expect(try v1.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") } == ["v1"])
+        #expect(
+            try await v1.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") } == ["v1"]
+        )
         try v1.close()
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
@@ -230,10 +234,10 @@ import Testing
         )
         #expect(try store.sampleCount() == old.count)
         #expect(try old.allSatisfy { try store.sample(id: $0.id)?.sample == $0 })
-        #expect(try store.outboxCount() == 0)
-        try store.enableOutbox()
+        #expect(try await store.outboxCount() == 0)
+        try await store.enableOutbox()
         let sample = StoreFixture.weight(72, at: OutboxTests.morning.addingTimeInterval(86_400), payload: 42)
-        try store.recordSample(sample)
-        #expect(try store.pendingOutbox(limit: 10).map(\.sampleID) == [sample.id])
+        try await store.recordSample(sample)
+        #expect(try await store.pendingOutbox(limit: 10).map(\.sampleID) == [sample.id])
     }
 }

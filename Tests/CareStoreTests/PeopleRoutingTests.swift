@@ -54,37 +54,39 @@ import Testing
     }
 
     /// The body-mass values completing `task` on the test day.
-    static func values(_ store: CareStore, task: String, patient: String) throws -> [Double] {
-        let events = try store.scoped(to: patient).events(
+    static func values(_ store: CareStore, task: String, patient: String) async throws -> [Double] {
+        let events = try await store.scoped(to: patient).events(
             matching: EventQuery(from: StoreFixture.berlinTime(2026, 11, 20), to: StoreFixture.berlinTime(2026, 11, 21))
         )
         return events.filter { $0.key.taskID == task }.flatMap { $0.outcome?.values.map(\.value) ?? [] }
     }
 
-    @Test func aStoreWithOnePatientTakesEveryReadingAsBefore() throws {
+    @Test func aStoreWithOnePatientTakesEveryReadingAsBefore() async throws {
         let fixture = try Self.store(patients: ["alice"])
-        let report = try fixture.store.recordSamples([Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day)])
+        let report = try await fixture.store.recordSamples([
+            Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day)
+        ])
         #expect(report.inserted == 1 && report.unassigned == 0 && report.eventsUpdated == 1)
-        #expect(try Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
+        #expect(try await Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
         #expect(try fixture.store.resolvePatient(nil) == "alice")
         let stored = try fixture.store.samples(matching: SampleQuery())
         #expect(stored.map(\.patientID) == ["alice"] && stored.map(\.routedBy) == ["only patient"])
     }
 
-    @Test func aStoreWithoutPatientsAdoptsEverythingWhenTheFirstIsAdded() throws {
+    @Test func aStoreWithoutPatientsAdoptsEverythingWhenTheFirstIsAdded() async throws {
         let fixture = try StoreFixture()
         try fixture.store.addTask(StoreFixture.weighIn())
-        try fixture.store.recordSample(Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day))
-        #expect(try fixture.store.patients().isEmpty)
+        try await fixture.store.recordSample(Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day))
+        #expect(try await fixture.store.patients().isEmpty)
         #expect(try fixture.store.resolvePatient(nil) == nil)
         try fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
-        #expect(try fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
+        #expect(try await fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
         #expect(try fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
         // Still completed: adoption changes no outcome.
-        #expect(try Self.values(fixture.store, task: "weigh-in", patient: "carol") == [70.2])
+        #expect(try await Self.values(fixture.store, task: "weigh-in", patient: "carol") == [70.2])
     }
 
-    @Test func severalPatientsNeedAPatientNamedAndTheErrorListsThem() throws {
+    @Test func severalPatientsNeedAPatientNamedAndTheErrorListsThem() async throws {
         let fixture = try Self.store(patients: ["alice", "bob"])
         #expect(throws: CareStoreError.self) { try fixture.store.resolvePatient(nil) }
         do {
@@ -98,26 +100,26 @@ import Testing
             #expect(error.code == .patientNotFound && error.message.contains("alice, bob"))
         }
         #expect(try fixture.store.resolvePatient("bob") == "bob")
-        #expect(try fixture.store.scoped(to: "bob").tasks().map(\.task.id) == ["weigh-bob"])
+        #expect(try await fixture.store.scoped(to: "bob").tasks().map(\.task.id) == ["weigh-bob"])
     }
 
     /// A two-user scale: slots 1 and 2 assigned, slot 3 not; the slot-3 weigh-in waits in the inbox with every
     /// field and is then filed under bob with its original time.
-    @Test func aTwoUserScaleRoutesBySlotAndKeepsAnUnownedSlotInTheInbox() throws {
+    @Test func aTwoUserScaleRoutesBySlotAndKeepsAnUnownedSlotInTheInbox() async throws {
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:10"
         try store.assignDevice(scale, slot: 1, to: "alice")
         try store.assignDevice(scale, slot: 2, to: "bob")
         let unowned = Self.weight(80.9, device: scale, slot: 3, at: Self.day.addingTimeInterval(600))
-        let report = try store.recordSamples([
+        let report = try await store.recordSamples([
             Self.weight(61.8, device: scale, slot: 1, at: Self.day),
             Self.weight(84.1, device: scale, slot: 2, at: Self.day.addingTimeInterval(300)),
             unowned,
         ])
         #expect(report.inserted == 3 && report.unassigned == 1 && report.unmatched == 0)
-        #expect(try Self.values(store, task: "weigh-alice", patient: "alice") == [61.8])
-        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.1])
+        #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [61.8])
+        #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1])
 
         let inbox = try store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(inbox.count == 1)
@@ -130,7 +132,7 @@ import Testing
 
         let filed = try store.assignSample(id: waiting.id, to: "bob")
         #expect(filed.samples == [waiting.id] && filed.eventsUpdated == 1)
-        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
+        #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
         let moved = try #require(try store.sample(id: waiting.id))
         #expect(moved.patientID == "bob" && moved.inboxReason == nil && moved.sample.start == unowned.start)
         #expect(moved.routedBy?.hasPrefix("assigned") == true)
@@ -138,20 +140,20 @@ import Testing
         // Filing twice is refused, saying where it is.
         #expect(throws: CareStoreError.self) { try store.assignSample(id: waiting.id, to: "alice") }
         // Re-recording the same reading changes nothing.
-        #expect(try store.recordSamples([unowned]).duplicates == 1)
+        #expect(try await store.recordSamples([unowned]).duplicates == 1)
     }
 
     /// A shared scale without slots: two patients of different weights and a guest. The first weigh-ins have no
     /// reference and wait; once filed, later ones follow the weight band, the fat of a weigh-in goes with its
     /// weight, and the guest waits.
-    @Test func aSharedScaleWithoutSlotsMatchesByWeightBandAndKeepsTheGuest() throws {
+    @Test func aSharedScaleWithoutSlotsMatchesByWeightBandAndKeepsTheGuest() async throws {
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:20"
         try store.assignDevice(scale, to: "alice", shared: true)
         try store.assignDevice(scale, to: "bob", shared: true)
         let first = Self.day.addingTimeInterval(-86_400)
-        let firstReport = try store.recordSamples([
+        let firstReport = try await store.recordSamples([
             Self.weight(62.0, device: scale, at: first),
             Self.weight(84.0, device: scale, at: first.addingTimeInterval(600)),
         ])
@@ -162,15 +164,15 @@ import Testing
         try store.assignSample(id: waiting[1].id, to: "bob")
 
         let payload: [UInt8] = [0x01, 0x7A]
-        let report = try store.recordSamples([
+        let report = try await store.recordSamples([
             Self.weight(62.6, device: scale, at: Self.day, payload: payload),
             Self.reading(.bodyFatPercentage, 27.5, .percent, device: scale, at: Self.day, payload: payload),
             Self.weight(84.9, device: scale, at: Self.day.addingTimeInterval(300)),
             Self.weight(73.0, device: scale, at: Self.day.addingTimeInterval(900)),  // a guest
         ])
         #expect(report.inserted == 4 && report.unassigned == 1)
-        #expect(try Self.values(store, task: "weigh-alice", patient: "alice") == [62.6])
-        #expect(try Self.values(store, task: "weigh-bob", patient: "bob") == [84.9])
+        #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [62.6])
+        #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.9])
         let fat = try store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
         #expect(fat.map(\.patientID) == ["alice"])
         #expect(fat.first?.routedBy?.contains("weight band") == true)
@@ -180,25 +182,25 @@ import Testing
     }
 
     /// Two patients within a band of the reading: ambiguous, so the inbox, never a guess.
-    @Test func aWeighInFittingTwoPatientsIsNotGuessed() throws {
+    @Test func aWeighInFittingTwoPatientsIsNotGuessed() async throws {
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:21"
         try store.assignDevice(scale, to: "alice", shared: true)
         try store.assignDevice(scale, to: "bob", shared: true)
         let earlier = Self.day.addingTimeInterval(-86_400)
-        try store.scoped(to: "alice").recordSample(Self.weight(70.0, device: "manual-ish", at: earlier))
-        try store.scoped(to: "bob").recordSample(
+        try await store.scoped(to: "alice").recordSample(Self.weight(70.0, device: "manual-ish", at: earlier))
+        try await store.scoped(to: "bob").recordSample(
             Self.weight(71.0, device: "manual-ish", at: earlier.addingTimeInterval(60))
         )
-        let report = try store.recordSamples([Self.weight(70.5, device: scale, at: Self.day)])
+        let report = try await store.recordSamples([Self.weight(70.5, device: scale, at: Self.day)])
         #expect(report.unassigned == 1)
         let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("fits several patients") == true)
     }
 
     /// A ward: three patients, each with their own cuff; an unknown cuff's reading waits in the inbox.
-    @Test func aWardOfThreePatientsWithTheirOwnCuffs() throws {
+    @Test func aWardOfThreePatientsWithTheirOwnCuffs() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
         let beds = ["bed-1", "bed-2", "bed-3"]
@@ -240,10 +242,10 @@ import Testing
         readings.append(
             Self.reading(.bloodPressureSystolic, 150, .millimetreOfMercury, device: "CUFF-9", at: Self.day)
         )
-        let report = try store.recordSamples(readings)
+        let report = try await store.recordSamples(readings)
         #expect(report.inserted == 4 && report.unassigned == 1 && report.eventsUpdated == 3)
         for (index, bed) in beds.enumerated() {
-            #expect(try Self.values(store, task: "bp-\(bed)", patient: bed) == [Double(120 + 10 * index)])
+            #expect(try await Self.values(store, task: "bp-\(bed)", patient: bed) == [Double(120 + 10 * index)])
             #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
         }
         let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
@@ -252,7 +254,7 @@ import Testing
         #expect(try store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
     }
 
-    @Test func patientsAndContactsAreVersionedAndSharingIsAudited() throws {
+    @Test func patientsAndContactsAreVersionedAndSharingIsAudited() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
         let plan = try CarePlanDocument.parse(
@@ -272,7 +274,7 @@ import Testing
             bridgeZone: StoreFixture.berlin
         )
         try store.applyPlan(plan)
-        #expect(try store.patients().map(\.id) == ["alice"])
+        #expect(try await store.patients().map(\.id) == ["alice"])
         #expect(try store.patient(id: "alice")?.identifiers.first?.value == "MRN-7")
         #expect(try store.plans(patientID: "alice").map(\.id) == ["alice-home"])
         #expect(try store.contacts(patientID: "alice").map(\.id).sorted() == ["ben", "dr-lee"])

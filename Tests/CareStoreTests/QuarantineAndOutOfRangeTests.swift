@@ -49,38 +49,38 @@ import Testing
         )
     }
 
-    func day(_ store: CareStore, task: String) throws -> CareEvent? {
-        try store.events(
+    func day(_ store: CareStore, task: String) async throws -> CareEvent? {
+        try await store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 11), taskIDs: [task])
         ).first { $0.start >= F.berlinTime(2026, 11, 10) }
     }
 
-    @Test func aLowGlucoseCompletesItsEventWithTheComparator() throws {
+    @Test func aLowGlucoseCompletesItsEventWithTheComparator() async throws {
         let fixture = try F()
         try fixture.store.addTask(Self.glucoseCheck(.first))
         let low = Self.glucose(20, at: F.berlinTime(2026, 11, 10, 3, 12), comparator: .lessThan, payload: 1)
-        let report = try fixture.store.recordSample(low)
+        let report = try await fixture.store.recordSample(low)
         #expect(report.inserted == 1 && report.eventsUpdated == 1)
-        let value = try #require(try day(fixture.store, task: "glucose")?.outcome?.values.first)
+        let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.value == 20)
         #expect(value.comparator == .lessThan)
         let stored = try #require(try fixture.store.sample(id: low.id))
         #expect(stored.sample.comparator == .lessThan)
     }
 
-    @Test func aLowWithAnUnknownLimitIsStoredAsMinusInfinity() throws {
+    @Test func aLowWithAnUnknownLimitIsStoredAsMinusInfinity() async throws {
         let fixture = try F()
         try fixture.store.addTask(Self.glucoseCheck(.each))
         let low = Self.glucose(-.infinity, at: F.berlinTime(2026, 11, 10, 3, 12), comparator: .lessThan, payload: 2)
-        try fixture.store.recordSample(low)
+        try await fixture.store.recordSample(low)
         let stored = try #require(try fixture.store.sample(id: low.id))
         #expect(stored.sample.value == -.infinity)
-        let value = try #require(try day(fixture.store, task: "glucose")?.outcome?.values.first)
+        let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.comparator == .lessThan && value.value == -.infinity)
     }
 
     @Test(arguments: [Aggregation.min, .max])
-    func lowSortsBelowAndHighAboveEveryNumber(aggregation: Aggregation) throws {
+    func lowSortsBelowAndHighAboveEveryNumber(aggregation: Aggregation) async throws {
         let fixture = try F()
         try fixture.store.addTask(Self.glucoseCheck(aggregation))
         // The limits (20 and 600) are inside the range of plain values, so only the comparator orders them right.
@@ -89,41 +89,41 @@ import Testing
         let high = Self.glucose(600, at: F.berlinTime(2026, 11, 10, 5), comparator: .greaterThan, payload: 3)
         let plainHigh = Self.glucose(650, at: F.berlinTime(2026, 11, 10, 6), payload: 4)
         // One at a time (the incremental path) and all at once (the full derivation) agree.
-        for sample in [plainLow, low, plainHigh, high] { try fixture.store.recordSample(sample) }
-        let value = try #require(try day(fixture.store, task: "glucose")?.outcome?.values.first)
+        for sample in [plainLow, low, plainHigh, high] { try await fixture.store.recordSample(sample) }
+        let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.sampleID == (aggregation == .min ? low.id : high.id))
         #expect(value.comparator == (aggregation == .min ? .lessThan : .greaterThan))
         try fixture.store.deleteSample(id: plainLow.id)
-        let again = try #require(try day(fixture.store, task: "glucose")?.outcome?.values.first)
+        let again = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(again.sampleID == value.sampleID)
     }
 
-    @Test func meanOfLowsKeepsTheComparatorAndLowWithHighKeepsEachValue() throws {
+    @Test func meanOfLowsKeepsTheComparatorAndLowWithHighKeepsEachValue() async throws {
         let fixture = try F()
         try fixture.store.addTask(Self.glucoseCheck(.mean))
-        try fixture.store.recordSample(Self.glucose(100, at: F.berlinTime(2026, 11, 10, 3), payload: 1))
-        try fixture.store.recordSample(
+        try await fixture.store.recordSample(Self.glucose(100, at: F.berlinTime(2026, 11, 10, 3), payload: 1))
+        try await fixture.store.recordSample(
             Self.glucose(20, at: F.berlinTime(2026, 11, 10, 4), comparator: .lessThan, payload: 2)
         )
-        var values = try #require(try day(fixture.store, task: "glucose")?.outcome?.values)
+        var values = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values)
         #expect(values.map(\.value) == [60])
         #expect(values.map(\.comparator) == [.lessThan])
-        try fixture.store.recordSample(
+        try await fixture.store.recordSample(
             Self.glucose(600, at: F.berlinTime(2026, 11, 10, 5), comparator: .greaterThan, payload: 3)
         )
-        values = try #require(try day(fixture.store, task: "glucose")?.outcome?.values)
+        values = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values)
         #expect(values.map(\.comparator) == [nil, .lessThan, .greaterThan])
     }
 
-    @Test func aQuarantinedSampleIsKeptButCompletesNothingUntilReleased() throws {
+    @Test func aQuarantinedSampleIsKeptButCompletesNothingUntilReleased() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn())
         var parcel = F.weight(3, at: F.berlinTime(2026, 11, 10, 7, 30))
         parcel.value = 0.05
         parcel.quarantineReason = "implausible body mass 0.05 kg: outside 0.2–650 kg"
-        let report = try fixture.store.recordSample(parcel)
+        let report = try await fixture.store.recordSample(parcel)
         #expect(report.inserted == 1 && report.quarantined == 1 && report.eventsUpdated == 0)
-        #expect(try day(fixture.store, task: "weigh-in")?.isCompleted == false)
+        #expect(try await day(fixture.store, task: "weigh-in")?.isCompleted == false)
         #expect(try fixture.store.samples(matching: SampleQuery()).isEmpty)
         let listed = try fixture.store.samples(matching: SampleQuery(quarantine: .only))
         #expect(listed.map(\.id) == [parcel.id])
@@ -133,43 +133,43 @@ import Testing
         #expect(try fixture.store.quarantinedCount() == 1)
 
         // Storing it again changes nothing; a release needs a reason.
-        #expect(try fixture.store.recordSample(parcel).duplicates == 1)
+        #expect(try await fixture.store.recordSample(parcel).duplicates == 1)
         #expect(throws: CareStoreError.self) { try fixture.store.releaseSample(id: parcel.id, reason: "  ") }
 
         let released = try #require(try fixture.store.releaseSample(id: parcel.id, reason: "a newborn, checked"))
         #expect(released.releaseReason == "a newborn, checked (quarantined: \(parcel.quarantineReason!))")
-        #expect(try day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [0.05])
+        #expect(try await day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [0.05])
         #expect(try fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
         #expect(try fixture.store.sample(id: parcel.id)?.releaseReason == released.releaseReason)
         // Only quarantined samples can be released.
         #expect(try fixture.store.releaseSample(id: parcel.id, reason: "again") == nil)
     }
 
-    @Test func deletingAQuarantinedSampleLeavesATombstone() throws {
+    @Test func deletingAQuarantinedSampleLeavesATombstone() async throws {
         let fixture = try F()
         var bad = F.weight(72, at: F.berlinTime(2026, 11, 10, 7, 30))
         bad.quarantineReason = "device status says the value is invalid: measurement unsuccessful"
-        try fixture.store.recordSample(bad)
+        try await fixture.store.recordSample(bad)
         #expect(try fixture.store.deleteSample(id: bad.id))
         #expect(try fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
-        #expect(try fixture.store.recordSample(bad).inserted == 0)
+        #expect(try await fixture.store.recordSample(bad).inserted == 0)
     }
 
-    @Test func sameInstantTieGoesToTheReadingEnteredLater() throws {
+    @Test func sameInstantTieGoesToTheReadingEnteredLater() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn(aggregation: .last))
         let at = F.berlinTime(2026, 11, 10, 7, 30)
         let typo = try ManualReading.sample(type: .bodyMass, value: 27.4, unit: "kg", at: at, receivedAt: at)
         let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
-        try fixture.store.recordSample(typo, recordedAt: at.addingTimeInterval(60))
-        try fixture.store.recordSample(right, recordedAt: at.addingTimeInterval(120))
-        #expect(try day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [72.4])
+        try await fixture.store.recordSample(typo, recordedAt: at.addingTimeInterval(60))
+        try await fixture.store.recordSample(right, recordedAt: at.addingTimeInterval(120))
+        #expect(try await day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [72.4])
         // Whatever the ids: entered in the other order, the later entry wins again.
         let other = try F()
         try other.store.addTask(F.weighIn(aggregation: .last))
-        try other.store.recordSample(right, recordedAt: at.addingTimeInterval(60))
-        try other.store.recordSample(typo, recordedAt: at.addingTimeInterval(120))
-        #expect(try day(other.store, task: "weigh-in")?.outcome?.values.map(\.value) == [27.4])
+        try await other.store.recordSample(right, recordedAt: at.addingTimeInterval(60))
+        try await other.store.recordSample(typo, recordedAt: at.addingTimeInterval(120))
+        #expect(try await day(other.store, task: "weigh-in")?.outcome?.values.map(\.value) == [27.4])
     }
 }
 
@@ -177,8 +177,8 @@ import Testing
 @Suite struct ManualCorrectionTests {
     typealias F = StoreFixture
 
-    func day(_ store: CareStore) throws -> CareEvent? {
-        try store.events(
+    func day(_ store: CareStore) async throws -> CareEvent? {
+        try await store.events(
             matching: EventQuery(
                 from: F.berlinTime(2026, 11, 10),
                 to: F.berlinTime(2026, 11, 11),
@@ -187,15 +187,15 @@ import Testing
         ).first { $0.start >= F.berlinTime(2026, 11, 10) }
     }
 
-    @Test func replacingATypoRederivesTheEventAndLeavesATombstone() throws {
+    @Test func replacingATypoRederivesTheEventAndLeavesATombstone() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn(aggregation: .first))
-        try fixture.store.enableOutbox()
+        try await fixture.store.enableOutbox()
         let at = F.berlinTime(2026, 11, 10, 7, 30)
         let typo = try ManualReading.sample(type: .bodyMass, value: 27.4, unit: "kg", at: at, receivedAt: at)
-        try fixture.store.recordSample(typo, recordedAt: at)
-        #expect(try day(fixture.store)?.outcome?.values.map(\.value) == [27.4])
-        try fixture.store.removeOutboxEntries(try fixture.store.pendingOutbox(limit: 10).map(\.sequence))
+        try await fixture.store.recordSample(typo, recordedAt: at)
+        #expect(try await day(fixture.store)?.outcome?.values.map(\.value) == [27.4])
+        try await fixture.store.removeOutboxEntries(try await fixture.store.pendingOutbox(limit: 10).map(\.sequence))
 
         let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
         let report = try fixture.store.replaceManualSample(
@@ -204,38 +204,38 @@ import Testing
             recordedAt: at.addingTimeInterval(60)
         )
         #expect(report.inserted == 1 && report.eventsUpdated == 1)
-        #expect(try day(fixture.store)?.outcome?.values.map(\.value) == [72.4])
+        #expect(try await day(fixture.store)?.outcome?.values.map(\.value) == [72.4])
         #expect(try fixture.store.sample(id: typo.id)?.deletedDate == at.addingTimeInterval(60))
         #expect(try fixture.store.samples(matching: SampleQuery()).map(\.id) == [right.id])
         // The typo was published: its retraction is queued (enqueued at the deletion), then the new reading.
-        let pending = try fixture.store.pendingOutbox(limit: 10)
+        let pending = try await fixture.store.pendingOutbox(limit: 10)
         #expect(pending.map(\.sampleID) == [typo.id, right.id])
         #expect(pending.first?.enqueuedAt == pending.first?.sample?.deletedDate)
         // Re-importing the typo does not bring it back.
-        #expect(try fixture.store.recordSample(typo).inserted == 0)
+        #expect(try await fixture.store.recordSample(typo).inserted == 0)
     }
 
-    @Test func onlyLiveManualReadingsAreReplaced() throws {
+    @Test func onlyLiveManualReadingsAreReplaced() async throws {
         let fixture = try F()
         let at = F.berlinTime(2026, 11, 10, 7, 30)
         let scale = F.weight(72.4, at: at)
-        try fixture.store.recordSample(scale)
+        try await fixture.store.recordSample(scale)
         let manual = try ManualReading.sample(type: .bodyMass, value: 72.5, unit: "kg", at: at, receivedAt: at)
         #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: scale.id, with: manual) }
         #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: UUID(), with: manual) }
-        try fixture.store.recordSample(manual)
+        try await fixture.store.recordSample(manual)
         #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: manual) }
         #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: scale) }
         #expect(try fixture.store.samples(matching: SampleQuery()).count == 2)
     }
 
-    @Test func deletingAnUnpublishedSampleQueuesNoRetraction() throws {
+    @Test func deletingAnUnpublishedSampleQueuesNoRetraction() async throws {
         let fixture = try F()
-        try fixture.store.enableOutbox()
+        try await fixture.store.enableOutbox()
         let sample = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
-        try fixture.store.recordSample(sample, recordedAt: F.berlinTime(2026, 11, 10, 8))
+        try await fixture.store.recordSample(sample, recordedAt: F.berlinTime(2026, 11, 10, 8))
         try fixture.store.deleteSample(id: sample.id, at: F.berlinTime(2026, 11, 10, 9))
-        let pending = try fixture.store.pendingOutbox(limit: 10)
+        let pending = try await fixture.store.pendingOutbox(limit: 10)
         #expect(pending.count == 1)
         #expect(try #require(pending.first?.enqueuedAt) < (try #require(pending.first?.sample?.deletedDate)))
     }

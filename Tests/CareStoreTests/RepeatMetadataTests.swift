@@ -8,16 +8,16 @@ import Testing
 @Suite struct RepeatMetadataTests {
     typealias F = StoreFixture
 
-    @Test func aRepeatAddsMissingMetadataKeysAndKeepsEverythingStored() throws {
+    @Test func aRepeatAddsMissingMetadataKeysAndKeepsEverythingStored() async throws {
         let fixture = try F()
         var first = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
         first.metadata = ["sequenceNumber": "2"]
-        #expect(try fixture.store.recordSample(first).inserted == 1)
+        #expect(try await fixture.store.recordSample(first).inserted == 1)
 
         var repeated = first
         repeated.metadata = ["sequenceNumber": "9", "mealName": "postprandial"]
         #expect(repeated.id == first.id, "same reading, same identity")
-        let report = try fixture.store.recordSample(repeated)
+        let report = try await fixture.store.recordSample(repeated)
         #expect(report.inserted == 0 && report.duplicates == 1)
 
         let stored = try #require(try fixture.store.sample(id: first.id)).sample
@@ -26,14 +26,14 @@ import Testing
         #expect(try fixture.store.sampleCount() == 1)
     }
 
-    @Test func aRepeatWithoutNewKeysLeavesTheRowAlone() throws {
+    @Test func aRepeatWithoutNewKeysLeavesTheRowAlone() async throws {
         let fixture = try F()
         var sample = F.weight(70, at: F.berlinTime(2026, 11, 10, 7, 30))
         sample.metadata = ["userID": "3"]
-        try fixture.store.recordSample(sample)
+        try await fixture.store.recordSample(sample)
         var repeated = sample
         repeated.metadata = [:]
-        try fixture.store.recordSample(repeated)
+        try await fixture.store.recordSample(repeated)
         #expect(try fixture.store.sample(id: sample.id)?.sample.metadata == ["userID": "3"])
     }
 }

@@ -66,16 +66,16 @@ import Testing
         return fixture
     }
 
-    static func outcomes(_ store: CareStore, task: String) throws -> [[OutcomeValue]] {
-        try store.events(
+    static func outcomes(_ store: CareStore, task: String) async throws -> [[OutcomeValue]] {
+        try await store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 1), to: F.berlinTime(2026, 11, 4), taskIDs: [task])
         ).map { $0.outcome?.values ?? [] }
     }
 
-    @Test func aggregatesAreExactPerMinuteAndDevice() throws {
+    @Test func aggregatesAreExactPerMinuteAndDevice() async throws {
         let fixture = try Self.fixture()
         let samples = Self.heartRate(seconds: 3 * 3600 + 17)
-        try fixture.store.recordSamples(samples)
+        try await fixture.store.recordSamples(samples)
         let raw = try fixture.store.samples(matching: SampleQuery(types: [.heartRate]))
         let steps = try fixture.store.applyRetention(now: Self.now, batchSeconds: 3600)
         #expect(steps.map(\.samples) == [samples.count])
@@ -109,23 +109,23 @@ import Testing
         #expect(try fixture.store.sampleCount() == 0)
     }
 
-    @Test func eventsCompletedBeforeKeepTheirOutcomesAndNewTasksAnswerFromAggregates() throws {
+    @Test func eventsCompletedBeforeKeepTheirOutcomesAndNewTasksAnswerFromAggregates() async throws {
         let fixture = try Self.fixture()
         let aggregations: [Aggregation] = [.mean, .sum, .min, .max, .first, .last, .each]
         try fixture.store.applyPlan(
             CarePlanDocument(tasks: aggregations.map { Self.heartRateTask("before-\($0)", $0) })
         )
-        try fixture.store.recordSamples(Self.heartRate(seconds: 2 * 3600))
+        try await fixture.store.recordSamples(Self.heartRate(seconds: 2 * 3600))
         var before: [Aggregation: [[OutcomeValue]]] = [:]
         for aggregation in aggregations {
-            before[aggregation] = try Self.outcomes(fixture.store, task: "before-\(aggregation)")
+            before[aggregation] = try await Self.outcomes(fixture.store, task: "before-\(aggregation)")
         }
         #expect(before[.each]?.flatMap { $0 }.count == 2 * 3600 + 720)
         try fixture.store.applyRetention(now: Self.now)
         #expect(try fixture.store.sampleCount() == 0)
         for aggregation in aggregations {
             // Kept exactly: values, times, sample ids.
-            #expect(try Self.outcomes(fixture.store, task: "before-\(aggregation)") == before[aggregation])
+            #expect(try await Self.outcomes(fixture.store, task: "before-\(aggregation)") == before[aggregation])
         }
         // Tasks added after the vacuum are derived from the aggregates: exact for every aggregation but `each`
         // (one value per aggregate, its mean).
@@ -134,23 +134,23 @@ import Testing
         )
         for aggregation in [Aggregation.mean, .sum, .min, .max, .first, .last] {
             let old = try #require(before[aggregation]?.flatMap { $0 })
-            let new = try Self.outcomes(fixture.store, task: "after-\(aggregation)").flatMap { $0 }
+            let new = try await Self.outcomes(fixture.store, task: "after-\(aggregation)").flatMap { $0 }
             #expect(new.map(\.value) == old.map(\.value), "\(aggregation)")
             #expect(new.map(\.measuredAt) == old.map(\.measuredAt), "\(aggregation)")
             #expect(new.allSatisfy { $0.sampleID == nil })
         }
-        let each = try Self.outcomes(fixture.store, task: "after-each").flatMap { $0 }
+        let each = try await Self.outcomes(fixture.store, task: "after-each").flatMap { $0 }
         let aggregates = try fixture.store.sampleAggregates(matching: SampleQuery(types: [.heartRate]))
         // Two straps' aggregates can start at the same instant: compared as sets of values.
         #expect(each.map(\.value).sorted() == aggregates.map(\.mean).sorted())
     }
 
-    @Test func rangeStraddlingTheHorizonReturnsRawAndAggregatesWithoutDoubleCounting() throws {
+    @Test func rangeStraddlingTheHorizonReturnsRawAndAggregatesWithoutDoubleCounting() async throws {
         let fixture = try Self.fixture(rule: RetentionRule(type: .heartRate, keepRawDays: 1))
         // Six hours around the horizon (now − 1 day, on a minute boundary).
         let now = F.berlinTime(2026, 11, 3, 11, 0, 30)
         let samples = Self.heartRate(seconds: 6 * 3600, from: F.berlinTime(2026, 11, 2, 8))
-        try fixture.store.recordSamples(samples)
+        try await fixture.store.recordSamples(samples)
         let plan = try fixture.store.retentionPlan(now: now)
         let horizon = try #require(plan.first?.horizon)
         #expect(horizon == F.berlinTime(2026, 11, 2, 11))
@@ -172,11 +172,11 @@ import Testing
         )
     }
 
-    @Test func vacuumTwiceChangesNothingAndADryRunChangesNothing() throws {
+    @Test func vacuumTwiceChangesNothingAndADryRunChangesNothing() async throws {
         let fixture = try Self.fixture()
-        try fixture.store.recordSamples(Self.heartRate(seconds: 3600))
+        try await fixture.store.recordSamples(Self.heartRate(seconds: 3600))
         let untouched = StoreFixture.weight(72, at: Self.day)
-        try fixture.store.recordSample(untouched)
+        try await fixture.store.recordSample(untouched)
         func snapshot() throws -> [Row] {
             try fixture.store.databaseWriter.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM sampleAggregate ORDER BY id")
@@ -195,7 +195,8 @@ import Testing
         let vacuumed = try snapshot()
         // The deleted samples' payloads went with them; the weight's stays.
         #expect(
-            try fixture.store.databaseWriter.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sampleOrigin")
+            try await fixture.store.databaseWriter.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sampleOrigin")
             }
                 == 1
         )
@@ -207,10 +208,10 @@ import Testing
         #expect(try fixture.store.sampleCount() == 1)
     }
 
-    @Test func everyCommittedBatchIsConsistentAndAReImportIsNotStoredTwice() throws {
+    @Test func everyCommittedBatchIsConsistentAndAReImportIsNotStoredTwice() async throws {
         let fixture = try Self.fixture()
         let samples = Self.heartRate(seconds: 4 * 3600)
-        try fixture.store.recordSamples(samples)
+        try await fixture.store.recordSamples(samples)
         var checks = 0
         try fixture.store.applyRetention(now: Self.now, batchSeconds: 1800) { progress in
             // Read from the file after each commit: nothing lost, nothing counted twice.
@@ -221,13 +222,13 @@ import Testing
             checks += 1
         }
         #expect(checks == 8)
-        let again = try fixture.store.recordSamples(samples)
+        let again = try await fixture.store.recordSamples(samples)
         #expect(again.inserted == 0)
         #expect(again.alreadyAggregated == samples.count)
         #expect(try fixture.store.sampleCount() == 0)
     }
 
-    @Test func manualQuarantinedAndRecentSamplesStayRaw() throws {
+    @Test func manualQuarantinedAndRecentSamplesStayRaw() async throws {
         let fixture = try Self.fixture()
         let old = Self.heartRate(seconds: 120)
         let manual = QuantitySample(
@@ -240,7 +241,7 @@ import Testing
         var quarantined = Self.heartRate(seconds: 1, from: Self.day.addingTimeInterval(900))[0]
         quarantined.quarantineReason = "implausible"
         let recent = Self.heartRate(seconds: 60, from: Self.now.addingTimeInterval(-86_400))
-        try fixture.store.recordSamples(old + [manual, quarantined] + recent)
+        try await fixture.store.recordSamples(old + [manual, quarantined] + recent)
         let steps = try fixture.store.applyRetention(now: Self.now)
         #expect(steps.map(\.samples) == [old.count])
         #expect(try fixture.store.sample(id: manual.id) != nil)

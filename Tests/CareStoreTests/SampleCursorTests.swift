@@ -24,9 +24,9 @@ import Testing
         return pages
     }
 
-    @Test func pagesSplitRunsOfEqualStartTimesWithoutRepeatingOrSkippingAny() throws {
+    @Test func pagesSplitRunsOfEqualStartTimesWithoutRepeatingOrSkippingAny() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.recordSamples(Self.samples())
+        try await fixture.store.recordSamples(Self.samples())
         let everything = try fixture.store.samples(matching: SampleQuery())
         #expect(everything.count == 25)
         for pageSize in [1, 3, 4, 5, 7, 25, 100] {
@@ -40,9 +40,9 @@ import Testing
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
     }
 
-    @Test func theQueryLimitCapsTheTotalAndTheTimeRangeHolds() throws {
+    @Test func theQueryLimitCapsTheTotalAndTheTimeRangeHolds() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.recordSamples(Self.samples())
+        try await fixture.store.recordSamples(Self.samples())
         let limited = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(limit: 8), pageSize: 3))
         #expect(limited.map(\.count) == [3, 3, 2])
         let ranged = SampleQuery(from: Self.morning.addingTimeInterval(60), to: Self.morning.addingTimeInterval(180))
@@ -51,10 +51,10 @@ import Testing
         #expect(try fixture.store.samples(matching: SampleQuery(limit: 8)).count == 8)
     }
 
-    @Test func deletedSamplesAreReadOnlyWhenAskedFor() throws {
+    @Test func deletedSamplesAreReadOnlyWhenAskedFor() async throws {
         let fixture = try StoreFixture()
         let samples = Self.samples()
-        try fixture.store.recordSamples(samples)
+        try await fixture.store.recordSamples(samples)
         #expect(try fixture.store.deleteSample(id: samples[6].id))
         let live = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: 4)).flatMap { $0 }
         #expect(live.count == 24 && !live.contains { $0.id == samples[6].id })

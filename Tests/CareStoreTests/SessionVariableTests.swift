@@ -6,16 +6,16 @@ import Testing
 
 /// The per-device session variables (`v7-session-variables`): a glucose meter's cursor, a scale's consent.
 @Suite struct SessionVariableTests {
-    @Test func variablesRoundTripPerDeviceAndProfileAndSurviveReopening() throws {
+    @Test func variablesRoundTripPerDeviceAndProfileAndSurviveReopening() async throws {
         let fixture = try StoreFixture()
         let meter = "C4:7C:8D:6A:3E:10"
-        #expect(try fixture.store.sessionVariables(device: meter, profile: "glucose-meter").isEmpty)
-        try fixture.store.saveSessionVariables(
+        #expect(try await fixture.store.sessionVariables(device: meter, profile: "glucose-meter").isEmpty)
+        try await fixture.store.saveSessionVariables(
             ["lastSequence": .integer(42), "consentCode": .bytes([0x34, 0x12])],
             device: meter,
             profile: "glucose-meter"
         )
-        try fixture.store.saveSessionVariables(
+        try await fixture.store.saveSessionVariables(
             ["lastSequence": .integer(7)],
             device: "AA:BB:CC:DD:EE:FF",
             profile: "glucose-meter"
@@ -26,17 +26,17 @@ import Testing
             logger: .quiet
         )
         #expect(
-            try reopened.sessionVariables(device: meter, profile: "glucose-meter")
+            try await reopened.sessionVariables(device: meter, profile: "glucose-meter")
                 == ["lastSequence": .integer(42), "consentCode": .bytes([0x34, 0x12])]
         )
-        #expect(try reopened.sessionVariables(device: meter, profile: "other").isEmpty)
+        #expect(try await reopened.sessionVariables(device: meter, profile: "other").isEmpty)
         #expect(try reopened.allSessionVariables().count == 3)
     }
 
-    @Test func nilRemovesAndAValueReplaces() throws {
+    @Test func nilRemovesAndAValueReplaces() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.saveSessionVariables(["a": .integer(1), "b": .integer(2)], device: "d", profile: "p")
-        try fixture.store.saveSessionVariables(["a": nil, "b": .bytes([9])], device: "d", profile: "p")
-        #expect(try fixture.store.sessionVariables(device: "d", profile: "p") == ["b": .bytes([9])])
+        try await fixture.store.saveSessionVariables(["a": .integer(1), "b": .integer(2)], device: "d", profile: "p")
+        try await fixture.store.saveSessionVariables(["a": nil, "b": .bytes([9])], device: "d", profile: "p")
+        #expect(try await fixture.store.sessionVariables(device: "d", profile: "p") == ["b": .bytes([9])])
     }
 }

@@ -77,8 +77,8 @@ import Testing
         return (0..<samples.count).map { samples[($0 * 7) % samples.count] }
     }
 
-    func outcomes(_ store: CareStore) throws -> [String: [OutcomeValue]] {
-        let events = try store.events(
+    func outcomes(_ store: CareStore) async throws -> [String: [OutcomeValue]] {
+        let events = try await store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         )
         var result: [String: [OutcomeValue]] = [:]
@@ -88,7 +88,7 @@ import Testing
         return result
     }
 
-    @Test func oneBatchGivesEveryTaskTheOutcomesOfStoringSamplesOneByOne() throws {
+    @Test func oneBatchGivesEveryTaskTheOutcomesOfStoringSamplesOneByOne() async throws {
         let samples = Self.samples()
         let recordedAt = F.berlinTime(2026, 11, 12)
         let batched = try F()
@@ -96,11 +96,11 @@ import Testing
         for fixture in [batched, oneByOne] {
             for task in Self.tasks { try fixture.store.addTask(task) }
         }
-        try batched.store.recordSamples(samples, recordedAt: recordedAt)
-        for sample in samples { try oneByOne.store.recordSamples([sample], recordedAt: recordedAt) }
+        try await batched.store.recordSamples(samples, recordedAt: recordedAt)
+        for sample in samples { try await oneByOne.store.recordSamples([sample], recordedAt: recordedAt) }
 
-        let expected = try outcomes(oneByOne.store)
-        let actual = try outcomes(batched.store)
+        let expected = try await outcomes(oneByOne.store)
+        let actual = try await outcomes(batched.store)
         #expect(actual == expected)
         // Every task got values on both days, and `each` kept every sample of its window.
         #expect(actual.count == Self.tasks.count * 2)

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 @Suite struct StoreFileTests {
-    @Test func createsFile0600InDirectory0700() throws {
+    @Test func createsFile0600InDirectory0700() async throws {
         let fixture = try StoreFixture()
         let path = fixture.directory.path("care/store.sqlite")
         let fileMode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
@@ -17,7 +17,7 @@ import Testing
         #expect(fileMode & 0o777 == 0o600)
         #expect(directoryMode & 0o777 == 0o700)
         // The WAL companion exists once the pool has written, with the main file's mode.
-        _ = try fixture.store.recordSample(StoreFixture.weight(70, at: Date()))
+        _ = try await fixture.store.recordSample(StoreFixture.weight(70, at: Date()))
         if let walMode = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.posixPermissions] as? Int {
             #expect(walMode & 0o077 == 0)
         }
@@ -29,7 +29,7 @@ import Testing
         #expect(mode == "wal")
     }
 
-    @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() throws {
+    @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() async throws {
         let fixture = try StoreFixture()
         #expect(
             try fixture.store.appliedMigrations() == [
@@ -40,7 +40,7 @@ import Testing
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
-        try fixture.store.recordSample(sample)
+        try await fixture.store.recordSample(sample)
         let reopened = try CareStore(
             path: fixture.directory.path("care/store.sqlite"),
             bridgeZone: StoreFixture.berlin,
@@ -56,7 +56,7 @@ import Testing
         )
         let stored = try #require(try reopened.sample(id: sample.id))
         #expect(stored.sample == sample)
-        let tables = try reopened.databaseWriter.read { db in
+        let tables = try await reopened.databaseWriter.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
         #expect(tables.contains("task") && tables.contains("sampleRow") && tables.contains("outcome"))
@@ -89,7 +89,7 @@ import Testing
         }
     }
 
-    @Test func storedSampleRoundTripsEveryField() throws {
+    @Test func storedSampleRoundTripsEveryField() async throws {
         let fixture = try StoreFixture()
         var sample = StoreFixture.weight(80.25, at: Date(timeIntervalSince1970: 1_800_000_000))
         sample.deviceTime = .init(year: 2027, month: 1, day: 15, hours: 8, minutes: 0, seconds: 0)
@@ -98,7 +98,7 @@ import Testing
         sample.transmittedValue = 176.9
         sample.transmittedUnit = .pound
         sample.source.device?.model = "BF 720"
-        try fixture.store.recordSample(sample, recordedAt: Date(timeIntervalSince1970: 1_800_000_100))
+        try await fixture.store.recordSample(sample, recordedAt: Date(timeIntervalSince1970: 1_800_000_100))
         let stored = try #require(try fixture.store.sample(id: sample.id))
         #expect(stored.sample == sample)
         #expect(stored.sample.idempotencyKey == sample.idempotencyKey)
@@ -127,7 +127,7 @@ import Testing
         var iterator = fixture.store.observeEvents(matching: query).makeAsyncIterator()
         let initial = try #require(try await iterator.next())
         #expect(!initial.isEmpty && initial.allSatisfy { !$0.isCompleted })
-        try fixture.store.recordSample(StoreFixture.weight(72, at: StoreFixture.berlinTime(2026, 11, 10, 7)))
+        try await fixture.store.recordSample(StoreFixture.weight(72, at: StoreFixture.berlinTime(2026, 11, 10, 7)))
         let updated = try #require(try await iterator.next())
         #expect(updated.contains { $0.isCompleted })
     }

@@ -7,16 +7,16 @@ import Testing
 @Suite struct VersioningTests {
     typealias F = StoreFixture
 
-    func events(_ store: CareStore, from: Int, to: Int, task: String = "weigh-in") throws -> [CareEvent] {
-        try store.events(
+    func events(_ store: CareStore, from: Int, to: Int, task: String = "weigh-in") async throws -> [CareEvent] {
+        try await store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, from), to: F.berlinTime(2026, 11, to), taskIDs: [task])
         )
     }
 
-    @Test func updateEffectiveBeforeAnOutcomeIsRejectedWithTaskVersionAndDate() throws {
+    @Test func updateEffectiveBeforeAnOutcomeIsRejectedWithTaskVersionAndDate() async throws {
         let fixture = try F()
         let first = try fixture.store.addTask(F.weighIn())
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
+        try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         var changed = F.weighIn(aggregation: .last)
         changed.effectiveDate = F.berlinTime(2026, 11, 10)  // exactly the start of the event with an outcome
         let error = try #require(throws: CareStoreError.self) { try fixture.store.updateTask(changed) }
@@ -26,55 +26,55 @@ import Testing
         #expect(error.date == F.berlinTime(2026, 11, 10))
         #expect(error.message.contains("weigh-in") && error.message.contains("effectiveDate after"))
         // Nothing was written.
-        #expect(try fixture.store.taskVersions(id: "weigh-in").count == 1)
+        #expect(try await fixture.store.taskVersions(id: "weigh-in").count == 1)
     }
 
-    @Test func applyingAPlanThatWouldShadowOutcomesAppliesNothing() throws {
+    @Test func applyingAPlanThatWouldShadowOutcomesAppliesNothing() async throws {
         let fixture = try F()
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
+        try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         var retitled = F.weighIn()
         retitled.title = "Step on the scale"
         let newTask = F.medication()
         #expect(throws: CareStoreError.self) {
             try fixture.store.applyPlan(CarePlanDocument(tasks: [newTask, retitled]))
         }
-        #expect(try fixture.store.tasks().map(\.id) == ["weigh-in"])
+        #expect(try await fixture.store.tasks().map(\.id) == ["weigh-in"])
     }
 
-    @Test func reapplyingTheSamePlanIsANoOp() throws {
+    @Test func reapplyingTheSamePlanIsANoOp() async throws {
         let fixture = try F()
         let plan = CarePlanDocument(tasks: [F.weighIn(), F.medication()])
         #expect(try fixture.store.applyPlan(plan).added.sorted() == ["medication", "weigh-in"])
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
+        try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         let again = try fixture.store.applyPlan(plan)
         #expect(again.added.isEmpty && again.updated.isEmpty && again.unchanged.sorted() == ["medication", "weigh-in"])
     }
 
-    @Test func newLinkageVersionNeverRewritesPastOutcomes() throws {
+    @Test func newLinkageVersionNeverRewritesPastOutcomes() async throws {
         let fixture = try F()
         let v1 = try fixture.store.addTask(F.weighIn(aggregation: .first, unit: .kilogram))
-        try fixture.store.recordSamples([
+        try await fixture.store.recordSamples([
             F.weight(73, at: F.berlinTime(2026, 11, 10, 7), payload: 1),
             F.weight(72, at: F.berlinTime(2026, 11, 10, 20), payload: 2),
         ])
-        let before = try events(fixture.store, from: 10, to: 11).filter { $0.key.taskVersion == v1.version }
+        let before = try await events(fixture.store, from: 10, to: 11).filter { $0.key.taskVersion == v1.version }
         let v2 = try fixture.store.updateTask(
             F.weighIn(aggregation: .last, unit: .pound, effectiveDate: F.berlinTime(2026, 11, 15))
         )
         #expect(v2.versionNumber == 2 && v2.previousVersion == v1.version)
-        let after = try events(fixture.store, from: 10, to: 11).filter { $0.key.taskVersion == v1.version }
+        let after = try await events(fixture.store, from: 10, to: 11).filter { $0.key.taskVersion == v1.version }
         #expect(after == before)
         // A late sample for a past day goes to the version in force then, under that version's rules.
-        try fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 12, 7), payload: 3))
+        try await fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 12, 7), payload: 3))
         let twelfth = try #require(
-            try events(fixture.store, from: 12, to: 13).first { $0.start == F.berlinTime(2026, 11, 12) }
+            try await events(fixture.store, from: 12, to: 13).first { $0.start == F.berlinTime(2026, 11, 12) }
         )
         #expect(twelfth.key.taskVersion == v1.version && twelfth.outcome?.values.first?.unit == .kilogram)
         // From the effective date on, the new version applies.
-        try fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 16, 7), payload: 4))
+        try await fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 16, 7), payload: 4))
         let sixteenth = try #require(
-            try events(fixture.store, from: 16, to: 17).first { $0.start == F.berlinTime(2026, 11, 16) }
+            try await events(fixture.store, from: 16, to: 17).first { $0.start == F.berlinTime(2026, 11, 16) }
         )
         #expect(sixteenth.key.taskVersion == v2.version)
         #expect(sixteenth.outcome?.values.first?.unit == .pound)
@@ -82,18 +82,18 @@ import Testing
         #expect(sixteenth.id == "\(v2.version.uuidString.lowercased())#\(sixteenth.occurrence)")
     }
 
-    @Test func deletionKeepsPastEventsAndHidesLaterOnes() throws {
+    @Test func deletionKeepsPastEventsAndHidesLaterOnes() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn())
-        try fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
+        try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         try fixture.store.deleteTask(id: "weigh-in", effective: F.berlinTime(2026, 11, 15))
-        #expect(try fixture.store.tasks().isEmpty)
-        let versions = try fixture.store.taskVersions(id: "weigh-in")
+        #expect(try await fixture.store.tasks().isEmpty)
+        let versions = try await fixture.store.taskVersions(id: "weigh-in")
         #expect(versions.count == 2 && versions.last?.deletedDate != nil)
-        #expect(try events(fixture.store, from: 10, to: 11).first?.isCompleted == true)
-        #expect(try events(fixture.store, from: 15, to: 20).isEmpty)
+        #expect(try await events(fixture.store, from: 10, to: 11).first?.isCompleted == true)
+        #expect(try await events(fixture.store, from: 15, to: 20).isEmpty)
         // Samples after the deletion match nothing.
-        #expect(try fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 16, 7))).unmatched == 1)
+        #expect(try await fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 16, 7))).unmatched == 1)
         #expect(throws: CareStoreError.self) { try fixture.store.deleteTask(id: "weigh-in") }
     }
 

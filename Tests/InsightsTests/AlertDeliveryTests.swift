@@ -13,15 +13,15 @@ import Testing
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     /// A store with a pain rule and one open alert, the webhook channel on.
-    static func storeWithAlert(channel: String) throws -> (F, Alert) {
+    static func storeWithAlert(channel: String) async throws -> (F, Alert) {
         let fixture = try F()
         try fixture.store.enableAlertChannel(channel)
         try fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
         try fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
-        try AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
-        return (fixture, try #require(try fixture.store.alerts().first))
+        try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
+        return (fixture, try #require(try await fixture.store.alerts().first))
     }
 
     static func json(_ text: String) throws -> [String: Any] {
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theWebhookGetsEveryChangeInOrderAcrossAnOutageAndErrors() async throws {
-        let (fixture, alert) = try Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
+        let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
         let receiver = HTTPReceiver()
         try await receiver.start()
         let port = receiver.port
@@ -44,7 +44,7 @@ import Testing
         deliverer.initialRetry = 0
         let down = await deliverer.deliverDue()
         #expect(down.delivered == 0 && down.failure?.contains("cannot post") == true)
-        let kept = try fixture.store.pendingAlertDeliveries(channel: CareStore.webhookAlertChannel, limit: 10)
+        let kept = try await fixture.store.pendingAlertDeliveries(channel: CareStore.webhookAlertChannel, limit: 10)
         #expect(kept.count == 1 && kept.first?.attempts == 1 && kept.first?.lastError != nil)
 
         // Back, but failing: 503 keeps the notification.
@@ -53,7 +53,7 @@ import Testing
         receiver.answer(503)
         let failing = await deliverer.deliverDue()
         #expect(failing.delivered == 0 && failing.failure?.contains("HTTP 503") == true)
-        #expect(try fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 2)
+        #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 2)
 
         receiver.answer(204)
         #expect(await deliverer.drain(timeout: .seconds(20)) == 0)
@@ -73,7 +73,7 @@ import Testing
 
     @Test(.enabled(if: MosquittoBroker.testsEnabled, "needs mosquitto; \(MosquittoBroker.installHint)"))
     func homeAssistantGetsABinarySensorPerRuleThatTurnsOffWhenAcknowledged() async throws {
-        let (fixture, alert) = try Self.storeWithAlert(channel: CareStore.mqttAlertChannel)
+        let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.mqttAlertChannel)
         let broker = try MosquittoBroker()
         let sender = MQTTAlertSender(
             store: fixture.store,
@@ -88,7 +88,7 @@ import Testing
         // The broker is not running yet: the notification stays queued.
         let down = await deliverer.deliverDue()
         #expect(down.delivered == 0 && down.failure != nil)
-        #expect(try fixture.store.alertDeliveryCount(channel: CareStore.mqttAlertChannel) == 1)
+        #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.mqttAlertChannel) == 1)
         try broker.start()
         defer { broker.stop() }
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/alert/#", count: 6)

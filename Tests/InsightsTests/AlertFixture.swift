@@ -82,7 +82,7 @@ final class AlertFixture {
     }
 
     @discardableResult
-    func weight(_ kilograms: Double, at date: Date) throws -> QuantitySample {
+    func weight(_ kilograms: Double, at date: Date) async throws -> QuantitySample {
         let sample = try ManualReading.sample(
             type: .bodyMass,
             value: kilograms,
@@ -90,7 +90,7 @@ final class AlertFixture {
             at: date,
             receivedAt: date.addingTimeInterval(60)
         )
-        try store.recordSample(sample, recordedAt: date.addingTimeInterval(60))
+        try await store.recordSample(sample, recordedAt: date.addingTimeInterval(60))
         return sample
     }
 

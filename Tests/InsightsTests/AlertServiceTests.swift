@@ -24,7 +24,7 @@ import Testing
     @Test func aReadingStoredWhileRunningRaisesItsAlertAndTheChannelGetsIt() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn([Self.heavy]))
-        #expect(try AlertService.planHasRules(fixture.store))
+        #expect(try await AlertService.planHasRules(fixture.store))
         try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         let received = Mutex<[String]>([])
         let deliverer = AlertDeliverer(store: fixture.store, channel: CareStore.webhookAlertChannel, logger: Self.quiet)
@@ -43,21 +43,21 @@ import Testing
         let running = Task { try await group.run() }
         // The first evaluation, on start.
         try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
-        #expect(try fixture.store.alerts().isEmpty)
+        #expect(try await fixture.store.alerts().isEmpty)
 
-        try fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
+        try await fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
         try await waitUntil("alert service", timeout: .seconds(90)) { received.withLock { $0 } == ["raised heavy"] }
-        #expect(try fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
+        #expect(try await fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
 
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(await service.pendingAtStop == [CareStore.webhookAlertChannel: 0])
     }
 
-    @Test func aPlanWithoutRulesHasNone() throws {
+    @Test func aPlanWithoutRulesHasNone() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn([]))
-        #expect(try AlertService.planHasRules(fixture.store) == false)
+        #expect(try await AlertService.planHasRules(fixture.store) == false)
     }
 
     @Test func anAlertRaisedJustBeforeShutdownIsStillDelivered() async throws {
@@ -77,11 +77,11 @@ import Testing
         let group = ServiceGroup(services: [service], logger: Self.quiet)
         let running = Task { try await group.run() }
         try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
-        try fixture.weight(120, at: Date().addingTimeInterval(-600))
+        try await fixture.weight(120, at: Date().addingTimeInterval(-600))
         try await Task.sleep(for: .milliseconds(100))  // the change is noted
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(received.withLock { $0 } == 1)
-        #expect(try fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 0)
+        #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 0)
     }
 }

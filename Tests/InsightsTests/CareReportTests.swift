@@ -23,8 +23,8 @@ import Testing
         scratch = try ScratchDirectory("report-")
     }
 
-    static func week(_ fixture: F) throws -> ReportData {
-        try ReportBuilder.build(
+    static func week(_ fixture: F) async throws -> ReportData {
+        try await ReportBuilder.build(
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),
@@ -48,9 +48,9 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.enabled("qpdf", "pdfinfo", "pdftoppm", "pdftotext", "python3")))
-    func thePDFIsValidShowsTheWeekAndRendersLikeTheReference() throws {
-        let fixture = try InsightsGoldenTests.history()
-        let report = try Self.week(fixture)
+    func thePDFIsValidShowsTheWeekAndRendersLikeTheReference() async throws {
+        let fixture = try await InsightsGoldenTests.history()
+        let report = try await Self.week(fixture)
         let pdf = try write(PDFReport.render(report, pageSize: .a4), "week.pdf")
 
         let check = try ExternalTool.run("qpdf", ["--check", pdf])
@@ -90,17 +90,17 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.enabled("qpdf", "pdfinfo", "pdftotext")))
-    func longTablesBreakBetweenRowsWithTheirHeaderOnLetterPages() throws {
-        let fixture = try InsightsGoldenTests.history()
+    func longTablesBreakBetweenRowsWithTheirHeaderOnLetterPages() async throws {
+        let fixture = try await InsightsGoldenTests.history()
         for minute in 0..<150 {
-            try fixture.weight(
+            try await fixture.weight(
                 75 + Double(minute % 10) / 10,
                 at: F.time(2026, 11, 17, 12, 0).addingTimeInterval(Double(minute) * 60)
             )
         }
         // A LO glucose at the meter's 20 mg/dL limit and a quarantined weight: marked, never plain values.
         let at = F.time(2026, 11, 18, 6)
-        try fixture.store.recordSamples([
+        try await fixture.store.recordSamples([
             QuantitySample(
                 type: .bloodGlucose,
                 value: 20,
@@ -124,7 +124,7 @@ import Testing
                 quarantineReason: "implausible body mass"
             ),
         ])
-        let report = try Self.week(fixture)
+        let report = try await Self.week(fixture)
         let readings = try #require(report.tables.first { $0.title == "Readings" })
         let marked = Set(readings.marked.map { $0[0] })
         #expect(marked.count == 2)
@@ -159,9 +159,9 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.enabled("chromium", "python3")))
-    func theHTMLRendersItsChartsInHeadlessChromiumWithoutConsoleErrors() throws {
-        let fixture = try InsightsGoldenTests.history()
-        let html = HTMLReport.render(try Self.week(fixture))
+    func theHTMLRendersItsChartsInHeadlessChromiumWithoutConsoleErrors() async throws {
+        let fixture = try await InsightsGoldenTests.history()
+        let html = HTMLReport.render(try await Self.week(fixture))
         // Self-contained: no scripts, nothing loaded from elsewhere (the SVG namespace is a name, not a fetch).
         #expect(
             !html.contains("<script") && !html.contains("src=") && !html.contains("href=") && !html.contains("<link")

@@ -17,7 +17,7 @@ import Testing
 
     /// Two weeks: pain answered daily, medication twice a day with every third evening missed, a weigh-in with a
     /// jump on 11-19, a day marked not done.
-    static func history() throws -> F {
+    static func history() async throws -> F {
         let fixture = try F()
         try fixture.store.addTask(
             F.pain([
@@ -57,15 +57,18 @@ import Testing
                     now: F.time(2026, 11, day, 21)
                 )
             }
-            try fixture.weight(72 + Double(day - 9) * 0.3 + (day == 19 ? 2.5 : 0), at: F.time(2026, 11, day, 7, 30))
+            try await fixture.weight(
+                72 + Double(day - 9) * 0.3 + (day == 19 ? 2.5 : 0),
+                at: F.time(2026, 11, day, 7, 30)
+            )
         }
-        try AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 9), now: F.time(2026, 11, 23, 12))
+        try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 9), now: F.time(2026, 11, 23, 12))
         return fixture
     }
 
-    @Test func weekInsightsMatchTheGoldenFile() throws {
-        let fixture = try Self.history()
-        let report = try InsightsBuilder.build(
+    @Test func weekInsightsMatchTheGoldenFile() async throws {
+        let fixture = try await Self.history()
+        let report = try await InsightsBuilder.build(
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23)

@@ -38,10 +38,10 @@ import Testing
         )
     }
 
-    func readings(_ samples: [QuantitySample]) throws -> ReportData.Table {
+    func readings(_ samples: [QuantitySample]) async throws -> ReportData.Table {
         let fixture = try F()
-        try fixture.store.recordSamples(samples)
-        let report = try ReportBuilder.build(
+        try await fixture.store.recordSamples(samples)
+        let report = try await ReportBuilder.build(
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),
@@ -50,7 +50,7 @@ import Testing
         return try #require(report.tables.first { $0.title == "Readings" })
     }
 
-    @Test func aStrapsDayOfHeartRateIsOneRowWithItsSpanRangeAndMean() throws {
+    @Test func aStrapsDayOfHeartRateIsOneRowWithItsSpanRangeAndMean() async throws {
         // 08:00–08:04:59 at 1 Hz: 300 heart rates cycling 60…79 bpm (mean 69.5), plus a cuff's one pulse.
         let start = F.time(2026, 11, 18, 8)
         var samples = (0..<300).map { second in
@@ -65,7 +65,7 @@ import Testing
         samples.append(
             Self.reading(.heartRate, 66, .perMinute, at: F.time(2026, 11, 18, 9), from: Self.cuff)
         )
-        let table = try readings(samples)
+        let table = try await readings(samples)
         #expect(table.rows.count == 2, "\(table.rows)")
         let stream = try #require(table.rows.first)
         #expect(stream[0] == "2026-11-18 08:00–08:04")
@@ -77,7 +77,7 @@ import Testing
         #expect(table.marked.isEmpty)
     }
 
-    @Test func eachDayOfAStreamIsItsOwnRowAndAShortSeriesIsListedReadingByReading() throws {
+    @Test func eachDayOfAStreamIsItsOwnRowAndAShortSeriesIsListedReadingByReading() async throws {
         var samples: [QuantitySample] = []
         for day in [18, 19] {
             for minute in 0..<60 {
@@ -98,14 +98,14 @@ import Testing
                 Self.reading(.heartRate, 70, .perMinute, at: F.time(2026, 11, 20, 10, minute), from: Self.strap)
             )
         }
-        let table = try readings(samples)
+        let table = try await readings(samples)
         #expect(table.rows.count == 2 + 48)
         #expect(table.rows[0][0] == "2026-11-18 10:00–10:59" && table.rows[0][2] == "70 bpm, mean 70")
         #expect(table.rows[1][0] == "2026-11-19 10:00–10:59" && table.rows[1][4] == "60 readings, one row")
         #expect(table.rows[2...].allSatisfy { $0[2] == "70 bpm" && $0[4].isEmpty })
     }
 
-    @Test func flaggedReadingsInsideAStreamKeepTheirOwnRows() throws {
+    @Test func flaggedReadingsInsideAStreamKeepTheirOwnRows() async throws {
         let start = F.time(2026, 11, 18, 8)
         var samples = (0..<100).map { second in
             Self.reading(.heartRate, 70, .perMinute, at: start.addingTimeInterval(Double(second)), from: Self.strap)
@@ -132,7 +132,7 @@ import Testing
                 index: 1
             )
         )
-        let table = try readings(samples)
+        let table = try await readings(samples)
         #expect(table.rows.count == 3, "\(table.rows)")
         #expect(table.rows[0][2] == "70 bpm, mean 70" && table.rows[0][4] == "100 readings, one row")
         #expect(table.rows[1][2] == "[250 bpm]" && table.rows[1][4] == "QUARANTINED: implausible heart rate")
@@ -140,9 +140,9 @@ import Testing
         #expect(table.marked == [[1, 2], [1, 4], [2, 2], [2, 4]])
     }
 
-    @Test func valuesUseTheUnitsPeopleUseAtTheResolutionTheDeviceSent() throws {
+    @Test func valuesUseTheUnitsPeopleUseAtTheResolutionTheDeviceSent() async throws {
         let at = F.time(2026, 11, 18, 7)
-        let table = try readings([
+        let table = try await readings([
             Self.reading(
                 .bloodPressureSystolic,
                 120.009852128,
@@ -165,14 +165,14 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.enabled("pdftotext")))
-    func thePDFSpellsOutUnitsItsStandardFontLacks() throws {
+    func thePDFSpellsOutUnitsItsStandardFontLacks() async throws {
         let fixture = try F()
         let at = F.time(2026, 11, 18, 7)
-        try fixture.store.recordSamples([
+        try await fixture.store.recordSamples([
             Self.reading(.bodyImpedance, 500, .ohm, at: at, from: Self.cuff),
             Self.reading(.bodyMassIndex, 23.7, .kilogramPerSquareMetre, at: at, from: Self.cuff),
         ])
-        let report = try ReportBuilder.build(
+        let report = try await ReportBuilder.build(
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),

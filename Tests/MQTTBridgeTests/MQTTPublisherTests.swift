@@ -50,9 +50,9 @@ struct MQTTPublisherTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
-        try store.enableOutbox()
+        try await store.enableOutbox()
         let samples = (0..<4).map { Self.weight(70 + Double($0), minute: $0) }
-        try store.recordSamples(samples)
+        try await store.recordSamples(samples)
         try store.deleteSample(id: samples[1].id)
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 3)
 
@@ -67,7 +67,7 @@ struct MQTTPublisherTests {
         #expect(statistics.delivered == 3)
         #expect(statistics.skipped == 1)
         #expect(statistics.configs == 1)
-        #expect(try store.outboxCount() == 0)
+        #expect(try await store.outboxCount() == 0)
     }
 
     @Test func discoveryConfigsAndAvailabilityAreRepublishedAfterTheBrokerRestarts() async throws {
@@ -77,7 +77,7 @@ struct MQTTPublisherTests {
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
         let publisher = try Self.publisher(store, broker: broker)
         try await publisher.start()
-        try store.recordSamples([Self.weight(71, minute: 0)])
+        try await store.recordSamples([Self.weight(71, minute: 0)])
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
 
         // A broker without persistence forgets retained messages when it restarts.
@@ -107,14 +107,14 @@ struct MQTTPublisherTests {
         try await Task.sleep(for: .milliseconds(200))  // the first (empty) outbox read is done; the loop sleeps
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
         let sample = Self.weight(72, minute: 3)
-        try store.recordSamples([sample])
+        try await store.recordSamples([sample])
         try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
         #expect(
             try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String } == [
                 sample.id.uuidString.lowercased()
             ]
         )
-        #expect(try store.outboxCount() == 0)
+        #expect(try await store.outboxCount() == 0)
         await publisher.stop()
     }
 
@@ -130,9 +130,9 @@ struct MQTTPublisherTests {
         // Another connection to the same file (as `carebridge ingest` beside the daemon): no change reaches the
         // publisher's store value, the outbox poll finds the sample.
         let other = try CareStore(path: path, bridgeZone: Self.utc, logger: Self.quiet)
-        try other.recordSamples([Self.weight(73, minute: 4)])
+        try await other.recordSamples([Self.weight(73, minute: 4)])
         try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
-        #expect(try store.outboxCount() == 0)
+        #expect(try await store.outboxCount() == 0)
         await publisher.stop()
     }
 
@@ -141,8 +141,8 @@ struct MQTTPublisherTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
-        try store.enableOutbox()
-        try store.recordSamples((0..<5).map { Self.weight(70 + Double($0), minute: $0) })
+        try await store.enableOutbox()
+        try await store.recordSamples((0..<5).map { Self.weight(70 + Double($0), minute: $0) })
         let publisher = try Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
         let group = ServiceGroup(services: [publisher], logger: Self.quiet)
         let running = Task { try await group.run() }
@@ -151,7 +151,7 @@ struct MQTTPublisherTests {
         try await running.value
         #expect(await publisher.pendingAtStop == 0)
         #expect(await publisher.statistics.delivered == 5)
-        #expect(try store.outboxCount() == 0)
+        #expect(try await store.outboxCount() == 0)
         let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
         #expect(try await status.messages().map(\.payload) == ["offline"])
     }

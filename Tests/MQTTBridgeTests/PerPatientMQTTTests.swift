@@ -41,16 +41,16 @@ struct PerPatientMQTTTests {
             bridgeZone: MQTTPublisherTests.utc,
             logger: MQTTPublisherTests.quiet
         )
-        try store.enableOutbox()
+        try await store.enableOutbox()
         try store.savePatient(Patient(id: "anna", name: "Anna"))
         try store.savePatient(Patient(id: "ben", name: "Ben"))
         try store.assignDevice(MQTTPublisherTests.scale.address!, to: "anna")
         let anna = Self.weight(61, minute: 0, device: MQTTPublisherTests.scale)
         let ben = Self.weight(84, minute: 1, device: MQTTPublisherTests.scale)
         let guest = Self.weight(77, minute: 2, device: Self.guestScale)
-        try store.recordSamples([anna])
-        try store.scoped(to: "ben").recordSamples([ben])
-        try store.recordSamples([guest])
+        try await store.recordSamples([anna])
+        try await store.scoped(to: "ben").recordSamples([ben])
+        try await store.recordSamples([guest])
         #expect(try store.unassignedCount() == 1, "the guest scale has no owner")
 
         let never = 1000

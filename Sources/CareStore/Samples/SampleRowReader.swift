@@ -5,16 +5,15 @@ import GATTDecoding
 import GRDB
 import GRDBSQLite
 
-/// Reads the rows of a sample query (``columns`` over ``SampleTable/from``) straight into
-/// ``StoredSample``s: the fast path of ``CareStore/samples(matching:)`` and its cursor.
+/// The one decoder of the compact layout's rows (``columns`` over ``SampleTable/from``) into ``StoredSample``s:
+/// ``samples(_:where:arguments:suffix:limit:typeCode:reservations:)`` for queries (``CareStore/samples(matching:)``
+/// and its cursor), ``rows(_:where:arguments:suffix:)`` for single samples and the changes that rewrite the rows
+/// they read (with each row's key, state and detail).
 ///
-/// The same samples, field for field, as ``SampleCodes/record(_:db:)`` followed by
-/// ``SampleRecord/storedSample(cache:)`` (the path single-sample reads and changes take), at a fraction of the
-/// cost per row: the columns are read through the SQLite C API from one cached prepared statement, and
-/// everything rows share is decoded once per operation instead of once per row — a series' units, type and
-/// source (characteristic, decoder, device identity), a route, a metadata dictionary (by its interned id), the
-/// recording time of a run of origins. A row then costs its id, its payload bytes, its detail (only when it has
-/// one) and the sample itself.
+/// The columns are read through the SQLite C API from a cached prepared statement, and everything rows share is
+/// decoded once per operation instead of once per row — a series' units, type and source (characteristic,
+/// decoder, device identity), a route, a metadata dictionary (by its interned id), the recording time of a run of
+/// origins. A row then costs its id, its payload bytes, its detail (only when it has one) and the sample itself.
 struct SampleRowReader {
     /// What the samples of one `sampleSeries` row share, decoded (a class: a row takes it with one retain).
     private final class Series {
@@ -43,11 +42,13 @@ struct SampleRowReader {
         }
     }
 
-    /// The columns read, in order, with ``SampleTable/from``: ``SampleTable/columns`` without the state (a
-    /// query's conditions test it; the sample has what it means in its detail).
+    /// The columns read, in order, with ``SampleTable/from``. Not the state: a query's conditions test it, and
+    /// the sample has what it means in its detail; ``rows(_:where:arguments:suffix:)`` reads it after these.
     static let columns = """
         r.type, r.start, r.idTail, r.series, r.origin, r.transmittedValue, r.route, r.detail, o.payload, o.metadata
         """
+    /// The column of ``columns`` + `r.state` that holds the state.
+    private static let stateColumn: Int32 = 10
 
     private var codes: SampleCodes
     /// Type codes to types; nil for a stored name this release does not know.
@@ -140,27 +141,16 @@ struct SampleRowReader {
         typeCode: Int64? = nil,
         reservations: (first: Int, large: Int) = (firstReservation, largeReservation)
     ) throws -> [StoredSample] {
-        let sql =
-            "SELECT \(Self.columns) FROM \(SampleTable.from) "
-            + "\(condition.isEmpty ? "" : "WHERE " + condition) \(suffix)"
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
+        let (handle, sql) = try Self.prepare(db, Self.columns, where: condition, arguments: arguments, suffix: suffix)
         defer { sqlite3_reset(handle) }
         var result: [StoredSample] = []
         result.reserveCapacity(min(limit, reservations.first))
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
-            }
+        while try Self.step(handle, db: db, sql: sql) {
             if result.count == result.capacity, result.count < reservations.large, result.count < limit {
                 // Moved, not copied: the array is not shared yet.
                 result.reserveCapacity(min(limit, reservations.large))
             }
-            result.append(try sample(handle, db: db, typeCode: typeCode))
+            result.append(try sample(handle, db: db, typeCode: typeCode, detail: Self.detail(handle)))
         }
         if result.capacity > reservations.first, result.count < result.capacity / 4 {
             var exact: [StoredSample] = []
@@ -171,18 +161,107 @@ struct SampleRowReader {
         return result
     }
 
-    /// The sample of the row `handle` is on.
-    private mutating func sample(_ handle: OpaquePointer, db: Database, typeCode: Int64?) throws -> StoredSample {
+    /// The rows `condition` selects, then `suffix`, in the statement's order: each sample as
+    /// ``samples(_:where:arguments:suffix:limit:typeCode:reservations:)`` reads it, with where its row is and what
+    /// a change rewrites (state, detail). For single samples and the few rows a change reads.
+    /// - Throws: as ``samples(_:where:arguments:suffix:limit:typeCode:reservations:)``.
+    mutating func rows(
+        _ db: Database,
+        where condition: String,
+        arguments: StatementArguments,
+        suffix: String = ""
+    ) throws -> [StoredSampleRow] {
+        var rows: [StoredSampleRow] = []
+        try forEachRow(db, where: condition, arguments: arguments, suffix: suffix) { rows.append($0) }
+        return rows
+    }
+
+    /// ``rows(_:where:arguments:suffix:)`` one at a time, for scans too long to hold (retention's candidates).
+    /// `body` must not run this reader's statement again.
+    mutating func forEachRow(
+        _ db: Database,
+        where condition: String,
+        arguments: StatementArguments,
+        suffix: String = "",
+        _ body: (StoredSampleRow) throws -> Void
+    ) throws {
+        let (handle, sql) = try Self.prepare(
+            db,
+            Self.columns + ", r.state",
+            where: condition,
+            arguments: arguments,
+            suffix: suffix
+        )
+        defer { sqlite3_reset(handle) }
+        while try Self.step(handle, db: db, sql: sql) {
+            let detail = try Self.detail(handle)
+            let stored = try sample(handle, db: db, typeCode: nil, detail: detail)
+            let tail =
+                sqlite3_column_blob(handle, 2).map { Data(bytes: $0, count: Int(sqlite3_column_bytes(handle, 2))) }
+                ?? Data()
+            try body(
+                StoredSampleRow(
+                    stored: stored,
+                    key: SampleTable.RowKey(
+                        type: sqlite3_column_int64(handle, 0),
+                        start: sqlite3_column_int64(handle, 1),
+                        tail: tail
+                    ),
+                    // NULL (a usable live sample) reads as 0.
+                    state: sqlite3_column_int64(handle, Self.stateColumn),
+                    detail: detail,
+                    series: sqlite3_column_int64(handle, 3)
+                )
+            )
+        }
+    }
+
+    /// The cached statement `SELECT columns FROM … WHERE condition suffix` with its arguments bound.
+    private static func prepare(
+        _ db: Database,
+        _ columns: String,
+        where condition: String,
+        arguments: StatementArguments,
+        suffix: String
+    ) throws -> (handle: OpaquePointer, sql: String) {
+        let sql =
+            "SELECT \(columns) FROM \(SampleTable.from) "
+            + "\(condition.isEmpty ? "" : "WHERE " + condition) \(suffix)"
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return (statement.sqliteStatement, sql)
+    }
+
+    /// Steps to the next row: false when there is none.
+    /// - Throws: `DatabaseError` when SQLite fails.
+    private static func step(_ handle: OpaquePointer, db: Database, sql: String) throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+    }
+
+    /// The detail of the row `handle` is on (empty for NULL).
+    /// - Throws: ``CareStoreError`` `.corruptRow` for a detail that is not a JSON object.
+    private static func detail(_ handle: OpaquePointer) throws -> SampleDetail {
+        guard let text = sqlite3_column_text(handle, 7) else { return SampleDetail() }
+        return try SampleDetail(json: String(cString: text))
+    }
+
+    /// The sample of the row `handle` is on, whose detail is `detail`.
+    private mutating func sample(
+        _ handle: OpaquePointer,
+        db: Database,
+        typeCode: Int64?,
+        detail: SampleDetail
+    ) throws -> StoredSample {
         let typeCode = typeCode ?? sqlite3_column_int64(handle, 0)
         let start = sqlite3_column_int64(handle, 1)
         let seriesID = sqlite3_column_int64(handle, 3)
         let origin = sqlite3_column_int64(handle, 4)
         let transmittedValue = sqlite3_column_double(handle, 5)
         let routeID = sqlite3_column_int64(handle, 6)
-        var detail = SampleDetail()
-        if let text = sqlite3_column_text(handle, 7) {
-            detail = try SampleDetail(json: String(cString: text))
-        }
         guard let known = type(typeCode), let series = series(seriesID) else {
             throw CareStoreError(.corruptRow, "sample row (type \(typeCode), series \(seriesID)) names no known code")
         }
@@ -273,7 +352,7 @@ struct SampleRowReader {
     }
 
     /// The metadata of `sampleMetadata` row `id`: empty when there is no such row or its JSON is not an object
-    /// of strings (as ``SampleRecord/storedSample(cache:)`` reads it).
+    /// of strings.
     private mutating func metadata(_ id: Int64, db: Database) throws -> [String: String] {
         if let lastMetadata, lastMetadata.id == id { return lastMetadata.metadata }
         if let known = metadata[id] {
@@ -290,23 +369,12 @@ struct SampleRowReader {
         return decoded
     }
 
-    /// When `origin` was recorded (ms): ``SampleCodes/recordedAt(origin:)``, looked up once per batch of origins.
+    /// When `origin` was recorded (ms): ``SampleCodes/batch(of:)``, looked up once per batch of origins.
     private mutating func recordedAt(origin: Int64) -> Int64 {
         if let batch, batch.lower <= origin, origin < batch.upper { return batch.recordedAt }
-        let batches = codes.batches
-        var low = 0
-        var high = batches.count
-        while low < high {
-            let middle = (low + high) / 2
-            if batches[middle].0 <= origin { low = middle + 1 } else { high = middle }
-        }
-        let recordedAt = low > 0 ? batches[low - 1].1 : 0
-        batch = (
-            lower: low > 0 ? batches[low - 1].0 : Int64.min,
-            upper: low < batches.count ? batches[low].0 : Int64.max,
-            recordedAt: recordedAt
-        )
-        return recordedAt
+        let found = codes.batch(of: origin)
+        batch = found
+        return found.recordedAt
     }
 
     /// ``SampleTable/id(keyTime:tail:)`` with the tail read from a blob column, without copying it.

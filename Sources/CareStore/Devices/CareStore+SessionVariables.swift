@@ -13,8 +13,8 @@ public struct StoredSessionVariable: Sendable, Hashable {
 
 extension CareStore {
     /// The session variables kept for a device under a profile (empty on first contact).
-    public func sessionVariables(device: String, profile: String) throws(CareStoreError) -> SessionVariables {
-        try read { db in
+    public func sessionVariables(device: String, profile: String) async throws(CareStoreError) -> SessionVariables {
+        try await read { db in
             var variables: SessionVariables = [:]
             let rows = try Row.fetchAll(
                 db,
@@ -42,8 +42,8 @@ extension CareStore {
         device: String,
         profile: String,
         at time: Date = Date()
-    ) throws(CareStoreError) {
-        try write { db in
+    ) async throws(CareStoreError) {
+        try await write { db in
             for (name, value) in variables.sorted(by: { $0.key < $1.key }) {
                 switch value {
                 case nil:

@@ -1,4 +1,3 @@
-public import BridgeCore
 public import Foundation
 
 /// A reading as a person writes it after the type: `72.4 kg`, `72.5kg`, `98.6°F`, `98.6 ºF`, `37.2℃`,

@@ -85,11 +85,7 @@ enum SampleTable {
         CREATE INDEX IF NOT EXISTS sampleRow_flagged ON sampleRow(state, start) WHERE state IS NOT NULL;
         """
 
-    /// The columns ``SampleCodes/record(_:db:)`` reads, in order, with ``from``.
-    static let columns = """
-        r.type, r.start, r.idTail, r.series, r.origin, r.transmittedValue, r.state, r.route, r.detail, o.payload,
-        o.metadata
-        """
+    /// The row and its origin, as ``SampleRowReader`` reads them (`r`, `o`).
     static let from = "sampleRow AS r JOIN sampleOrigin AS o ON o.id = r.origin"
 
     // MARK: - Times and ids
@@ -142,47 +138,16 @@ enum SampleTable {
     }
 
     /// The row of sample `id`, if stored (tombstones too).
-    static func record(_ db: Database, id: UUID, codes: inout SampleCodes) throws -> SampleRecord? {
+    static func row(_ db: Database, id: UUID, reader: inout SampleRowReader) throws -> StoredSampleRow? {
         let (keyTime, tail) = split(id)
-        if let row = try Row.fetchOne(
+        let atKeyTime = try reader.rows(
             db,
-            sql: """
-                SELECT \(columns) FROM \(from)
-                WHERE r.type IN (SELECT code FROM quantityType) AND r.start = ? AND r.idTail = ?
-                """,
+            where: "r.type IN (SELECT code FROM quantityType) AND r.start = ? AND r.idTail = ?",
             arguments: [keyTime, tail]
-        ) {
-            let record = try codes.record(row, db: db)
-            if record.id == id { return record }
-        }
-        let rows = try Row.fetchAll(
-            db,
-            sql: "SELECT \(columns) FROM \(from) WHERE r.idTail = ? AND r.detail IS NOT NULL",
-            arguments: [tail]
         )
-        for row in rows {
-            let record = try codes.record(row, db: db)
-            if record.id == id { return record }
-        }
-        return nil
-    }
-
-    /// The rows of a query: `condition` over `r` (the row) and `o` (its origin), then `suffix` (ORDER BY, LIMIT).
-    static func records(
-        _ db: Database,
-        where condition: String,
-        arguments: StatementArguments,
-        suffix: String = "",
-        codes: inout SampleCodes
-    ) throws -> [SampleRecord] {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: "SELECT \(columns) FROM \(from) \(condition.isEmpty ? "" : "WHERE " + condition) \(suffix)",
-            arguments: arguments
-        )
-        var result: [SampleRecord] = []
-        while let row = try rows.next() { result.append(try codes.record(row, db: db)) }
-        return result
+        if let row = atKeyTime.first(where: { $0.id == id }) { return row }
+        return try reader.rows(db, where: "r.idTail = ? AND r.detail IS NOT NULL", arguments: [tail])
+            .first { $0.id == id }
     }
 
     /// `r.route IN (…)` for the routes of `patientID` (`IS`: nil is the implicit patient).
@@ -223,28 +188,25 @@ enum SampleTable {
     }
 
     /// Marks the sample deleted (a tombstone: a later re-import of the reading stays deleted).
-    static func markDeleted(_ db: Database, _ record: SampleRecord, at date: Date) throws {
-        guard let key = record.rowKey else { return }
-        var detail = record.detail
+    static func markDeleted(_ db: Database, _ row: StoredSampleRow, at date: Date) throws {
+        var detail = row.detail
         detail.deletedDate = date.timeIntervalSince1970
-        try update(db, key, state: record.state | deletedBit, detail: detail)
+        try update(db, row.key, state: row.state | deletedBit, detail: detail)
     }
 
     /// Releases a quarantined sample with a note.
-    static func release(_ db: Database, _ record: SampleRecord, note: String) throws {
-        guard let key = record.rowKey else { return }
-        var detail = record.detail
+    static func release(_ db: Database, _ row: StoredSampleRow, note: String) throws {
+        var detail = row.detail
         detail.quarantineReason = nil
         detail.releaseReason = note
-        try update(db, key, state: record.state & ~quarantinedBit, detail: detail)
+        try update(db, row.key, state: row.state & ~quarantinedBit, detail: detail)
     }
 
     /// Files the sample under a route (patient, inbox reason, rule).
-    static func setRoute(_ db: Database, _ record: SampleRecord, _ route: SampleRoute) throws {
-        guard let key = record.rowKey else { return }
+    static func setRoute(_ db: Database, _ row: StoredSampleRow, _ route: SampleRoute) throws {
         let routeID = try routeID(db, route)
-        let state = route.inboxReason == nil ? record.state & ~inboxBit : record.state | inboxBit
-        try update(db, key, state: state, route: routeID, detail: record.detail)
+        let state = route.inboxReason == nil ? row.state & ~inboxBit : row.state | inboxBit
+        try update(db, row.key, state: state, route: routeID, detail: row.detail)
     }
 
     /// Moves every sample of the implicit patient outside the inbox to `patientID` (routed by `adopted`).
@@ -433,13 +395,23 @@ struct SampleCodes {
 
     /// When origin `origin` was recorded (ms): the batch with the largest first origin at or before it.
     func recordedAt(origin: Int64) -> Int64 {
+        batch(of: origin).recordedAt
+    }
+
+    /// The batch `origin` belongs to: the origins `lower..<upper`, recorded at `recordedAt` (ms; 0 before the
+    /// first batch).
+    func batch(of origin: Int64) -> (lower: Int64, upper: Int64, recordedAt: Int64) {
         var low = 0
         var high = batches.count
         while low < high {
             let middle = (low + high) / 2
             if batches[middle].0 <= origin { low = middle + 1 } else { high = middle }
         }
-        return low > 0 ? batches[low - 1].1 : 0
+        return (
+            lower: low > 0 ? batches[low - 1].0 : Int64.min,
+            upper: low < batches.count ? batches[low].0 : Int64.max,
+            recordedAt: low > 0 ? batches[low - 1].1 : 0
+        )
     }
 
     /// The metadata JSON of id `id` (read once).
@@ -450,62 +422,5 @@ struct SampleCodes {
         if metadata.count >= 4096 { metadata.removeAll(keepingCapacity: true) }
         metadata[id] = json
         return json
-    }
-
-    /// The record of a row selected with ``SampleTable/columns``.
-    mutating func record(_ row: Row, db: Database) throws -> SampleRecord {
-        let typeCode: Int64 = row[0]
-        let start: Int64 = row[1]
-        let tail: Data = row[2]
-        let seriesID: Int64 = row[3]
-        let origin: Int64 = row[4]
-        let transmittedValue: Double = row[5]
-        let state: Int64 = row[6] ?? 0
-        let routeID: Int64 = row[7]
-        let detail = try SampleDetail(json: row[8])
-        let payload: Data? = row[9]
-        let metadataID: Int64? = row[10]
-        guard let type = types[typeCode], let series = series[seriesID] else {
-            throw CareStoreError(.corruptRow, "sample row (type \(typeCode), series \(seriesID)) names no known code")
-        }
-        let route = routes[routeID] ?? SampleRoute()
-        let value =
-            detail.value
-            ?? HealthUnit(rawValue: series.transmittedUnit).convert(
-                transmittedValue,
-                to: HealthUnit(rawValue: series.unit)
-            ) ?? transmittedValue
-        return SampleRecord(
-            id: SampleTable.id(keyTime: detail.keyTime ?? start, tail: tail),
-            type: type,
-            value: value,
-            unit: series.unit,
-            start: SampleTable.date(start),
-            end: SampleTable.date(detail.end ?? start),
-            transmittedValue: transmittedValue,
-            transmittedUnit: series.transmittedUnit,
-            sourceKind: series.sourceKind,
-            characteristic: series.characteristic,
-            decoder: series.decoder,
-            device: series.device,
-            deviceTime: detail.deviceTime,
-            receivedAt: SampleTable.date(detail.receivedAt ?? start),
-            clockOffset: detail.clockOffset,
-            payload: payload.map { [UInt8]($0) } ?? [],
-            sampleIndex: series.sampleIndex,
-            metadata: try metadataID.flatMap { id in try metadataJSON(id, db: db) },
-            recordedAt: SampleTable.date(recordedAt(origin: origin)),
-            deletedDate: detail.deletedDate.map(Date.init(timeIntervalSince1970:)),
-            comparator: series.comparator,
-            quarantineReason: detail.quarantineReason,
-            releaseReason: detail.releaseReason,
-            patientID: route.patientID,
-            inboxReason: route.inboxReason,
-            routedBy: route.routedBy,
-            rowKey: SampleTable.RowKey(type: typeCode, start: start, tail: tail),
-            state: state,
-            detail: detail,
-            origin: origin
-        )
     }
 }

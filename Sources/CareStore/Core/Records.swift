@@ -44,10 +44,9 @@ struct TaskRecord: StoreRecord, Sendable {
     var carePlanID: String?
 }
 
-/// One stored quantity sample, decoded: from the compact layout (``SampleCodes/record(_:db:)``) or, in the
-/// migrations that read the layout before `"v10-compact-samples"`, from table `sample` joined with `device`
-/// (``init(row:)``). Deleting sets ``deletedDate``; the row stays as a tombstone so a re-import of the same
-/// reading stays deleted.
+/// One sample of the layout before `"v10-compact-samples"` (table `sample` joined with `device`, ``init(row:)``),
+/// as the migrations that convert that layout read it. The compact layout has its own decoder,
+/// ``SampleRowReader``.
 struct SampleRecord: FetchableRecord, Sendable {
     /// The sample's UUID (stored as 16 bytes).
     var id: UUID
@@ -84,78 +83,6 @@ struct SampleRecord: FetchableRecord, Sendable {
     var inboxReason: String?
     /// How its patient was decided (`slot 2 of …`, `weight band …`, `assigned`, …).
     var routedBy: String?
-    /// Where the row is in the compact layout (nil for a row of the layout before `"v10-compact-samples"`).
-    var rowKey: SampleTable.RowKey?
-    /// `sampleRow.state`: the deleted, quarantined and inbox bits (0: a usable live sample).
-    var state: Int64 = 0
-    /// `sampleRow.detail`, parsed.
-    var detail = SampleDetail()
-    /// `sampleRow.origin`: the notification row.
-    var origin: Int64 = 0
-
-    init(
-        id: UUID,
-        type: String,
-        value: Double,
-        unit: String,
-        start: Date,
-        end: Date,
-        transmittedValue: Double,
-        transmittedUnit: String,
-        sourceKind: String,
-        characteristic: String?,
-        decoder: String?,
-        device: String?,
-        deviceTime: String?,
-        receivedAt: Date,
-        clockOffset: Double?,
-        payload: [UInt8],
-        sampleIndex: Int,
-        metadata: String?,
-        recordedAt: Date,
-        deletedDate: Date?,
-        comparator: String?,
-        quarantineReason: String?,
-        releaseReason: String?,
-        patientID: String?,
-        inboxReason: String?,
-        routedBy: String?,
-        rowKey: SampleTable.RowKey?,
-        state: Int64,
-        detail: SampleDetail,
-        origin: Int64
-    ) {
-        self.id = id
-        self.type = type
-        self.value = value
-        self.unit = unit
-        self.start = start
-        self.end = end
-        self.transmittedValue = transmittedValue
-        self.transmittedUnit = transmittedUnit
-        self.sourceKind = sourceKind
-        self.characteristic = characteristic
-        self.decoder = decoder
-        self.device = device
-        self.deviceTime = deviceTime
-        self.receivedAt = receivedAt
-        self.clockOffset = clockOffset
-        self.payload = payload
-        self.sampleIndex = sampleIndex
-        self.metadata = metadata
-        self.recordedAt = recordedAt
-        self.deletedDate = deletedDate
-        self.comparator = comparator
-        self.quarantineReason = quarantineReason
-        self.releaseReason = releaseReason
-        self.patientID = patientID
-        self.inboxReason = inboxReason
-        self.routedBy = routedBy
-        self.rowKey = rowKey
-        self.state = state
-        self.detail = detail
-        self.origin = origin
-    }
 
     /// The columns ``init(row:)`` reads from the layout before `"v10-compact-samples"`, in order; use with
     /// `FROM sample LEFT JOIN device ON device.id = sample.deviceID`.

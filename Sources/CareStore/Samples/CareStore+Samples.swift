@@ -10,9 +10,11 @@ extension CareStore {
     /// - Returns: what happened (inserted or duplicate, events updated).
     /// - Throws: ``CareStoreError`` (`.invalidSample`, `.database`).
     @discardableResult
-    public func recordSample(_ sample: QuantitySample, recordedAt: Date = Date()) throws(CareStoreError) -> IngestReport
-    {
-        try recordSamples([sample], recordedAt: recordedAt)
+    public func recordSample(
+        _ sample: QuantitySample,
+        recordedAt: Date = Date()
+    ) async throws(CareStoreError) -> IngestReport {
+        try await recordSamples([sample], recordedAt: recordedAt)
     }
 
     /// Stores many samples in one transaction and auto-completes every linked event they fall in.
@@ -28,7 +30,7 @@ extension CareStore {
     public func recordSamples(
         _ samples: [QuantitySample],
         recordedAt: Date = Date()
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> IngestReport
     {
         for (index, sample) in samples.enumerated() {
@@ -54,7 +56,7 @@ extension CareStore {
         let logger = logger
         // The store keeps whole milliseconds; outcomes derived now use the times a later derivation reads back.
         let recordedAt = SampleTable.date(SampleTable.milliseconds(recordedAt))
-        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+        let (report, changes) = try await write { db -> (IngestReport, [StoreChange]) in
             var report = IngestReport()
             var changes: [StoreChange] = []
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
@@ -135,19 +137,19 @@ extension CareStore {
     public func deleteSample(id: UUID, at date: Date = Date()) throws(CareStoreError) -> Bool {
         let zone = bridgeZone
         let result = try write { db -> [StoreChange]? in
-            var codes = try SampleCodes(db)
-            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil
+            var reader = try SampleRowReader(db)
+            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil
             else { return nil }
-            try SampleTable.markDeleted(db, record, at: date)
-            if record.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
-            let sample = try record.storedSample().sample
+            let stored = row.stored
+            try SampleTable.markDeleted(db, row, at: date)
+            if stored.sample.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            if record.inboxReason == nil {
+            if stored.inboxReason == nil {
                 _ = matcher.add(
-                    sample,
+                    stored.sample,
                     id: id,
-                    recordedAt: record.recordedAt,
-                    patient: record.patientID,
+                    recordedAt: stored.recordedAt,
+                    patient: stored.patientID,
                     forceFullDerivation: true
                 )
             }
@@ -185,33 +187,34 @@ extension CareStore {
         }
         let zone = bridgeZone
         let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
-            var codes = try SampleCodes(db)
-            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil else {
+            var reader = try SampleRowReader(db)
+            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil else {
                 throw CareStoreError(.sampleNotFound, "no live sample \(id.uuidString.lowercased())")
             }
-            guard record.sourceKind == SampleSource.Kind.manual.rawValue else {
+            let stored = row.stored
+            guard stored.sample.source.kind == .manual else {
                 throw CareStoreError(
                     .sampleNotFound,
                     "sample \(id.uuidString.lowercased()) came from a device: only manual readings are replaced "
                         + "(delete it with `carebridge samples delete`)"
                 )
             }
-            try SampleTable.markDeleted(db, record, at: recordedAt)
+            try SampleTable.markDeleted(db, row, at: recordedAt)
             try Self.enqueueRetraction(db, id: id, at: recordedAt)
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(
-                try record.storedSample().sample,
+                stored.sample,
                 id: id,
-                recordedAt: record.recordedAt,
-                patient: record.patientID,
+                recordedAt: stored.recordedAt,
+                patient: stored.patientID,
                 forceFullDerivation: true
             )
             var report = IngestReport()
             let newID = replacement.id
             // The correction belongs where the reading it corrects did.
             let route =
-                record.inboxReason.map { SampleRoute.inbox($0) }
-                ?? SampleRoute(patientID: record.patientID, routedBy: record.routedBy)
+                stored.inboxReason.map { SampleRoute.inbox($0) }
+                ?? SampleRoute(patientID: stored.patientID, routedBy: stored.routedBy)
             let replacement = Self.wholeMilliseconds(replacement)
             if try SampleInserter(db: db).insert(
                 replacement,
@@ -289,12 +292,12 @@ extension CareStore {
         }
         let zone = bridgeZone
         let result = try write { db -> (StoredSample, [StoreChange])? in
-            var codes = try SampleCodes(db)
-            guard let record = try SampleTable.record(db, id: id, codes: &codes), record.deletedDate == nil,
-                record.quarantineReason != nil
+            var reader = try SampleRowReader(db)
+            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
+                let quarantineReason = row.stored.sample.quarantineReason
             else { return nil }
-            let note = "\(reason) (quarantined: \(record.quarantineReason ?? "?"))"
-            try SampleTable.release(db, record, note: note)
+            let note = "\(reason) (quarantined: \(quarantineReason))"
+            try SampleTable.release(db, row, note: note)
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
@@ -302,16 +305,16 @@ extension CareStore {
                     """,
                 arguments: [id.data, date.timeIntervalSince1970]
             )
-            var stored = try record.storedSample()
+            var stored = row.stored
             stored.sample.quarantineReason = nil
             stored.releaseReason = note
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            if record.inboxReason == nil {
+            if stored.inboxReason == nil {
                 _ = matcher.add(
                     stored.sample,
                     id: id,
-                    recordedAt: record.recordedAt,
-                    patient: record.patientID,
+                    recordedAt: stored.recordedAt,
+                    patient: stored.patientID,
                     forceFullDerivation: true
                 )
             }
@@ -336,11 +339,10 @@ extension CareStore {
 
     /// One sample by id (deleted ones too).
     public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
-        let record = try read { db in
-            var codes = try SampleCodes(db)
-            return try SampleTable.record(db, id: id, codes: &codes)
+        try read { db in
+            var reader = try SampleRowReader(db)
+            return try SampleTable.row(db, id: id, reader: &reader)?.stored
         }
-        return try record?.storedSample()
     }
 
     /// Samples by measurement time, oldest first (then by the hash bits of their id).

@@ -118,11 +118,10 @@ extension CareStore {
         _ = try resolvePatient(patientID)
         let zone = bridgeZone
         let (assignment, changes) = try write { db -> (InboxAssignment, [StoreChange]) in
-            var codes = try SampleCodes(db)
-            let found = try SampleTable.record(db, id: id, codes: &codes)
-            guard let sample = found, sample.deletedDate == nil, sample.inboxReason != nil, let key = sample.rowKey
-            else {
-                let filed = found.flatMap { $0.deletedDate == nil ? $0.patientID : nil }
+            var reader = try SampleRowReader(db)
+            let found = try SampleTable.row(db, id: id, reader: &reader)
+            guard let sample = found, sample.stored.deletedDate == nil, sample.stored.inboxReason != nil else {
+                let filed = found.flatMap { $0.stored.deletedDate == nil ? $0.stored.patientID : nil }
                 throw CareStoreError(
                     .sampleNotFound,
                     "sample \(id.uuidString.lowercased()) is not in the unassigned inbox"
@@ -131,41 +130,39 @@ extension CareStore {
             }
             // The whole measurement: every inbox value of the same device at the same instant (a body
             // composition result split over two packets too); a manual reading is only itself.
-            var records = [sample]
-            if let device = sample.device {
-                let others = try SampleTable.records(
+            var rows = [sample]
+            if sample.stored.sample.source.device != nil {
+                let others = try reader.rows(
                     db,
                     where: """
                         r.type IN (SELECT code FROM quantityType) AND r.start = ?
                         AND r.state & \(SampleTable.deletedBit | SampleTable.inboxBit) = \(SampleTable.inboxBit)
                         AND r.series IN (
-                            SELECT s.id FROM sampleSeries AS s JOIN device AS d ON d.id = s.deviceID
-                            WHERE d.identity = ?
+                            SELECT id FROM sampleSeries WHERE deviceID = (SELECT deviceID FROM sampleSeries WHERE id = ?)
                         )
                         """,
-                    arguments: [key.start, device],
-                    codes: &codes
+                    arguments: [sample.key.start, sample.series]
                 )
-                records += others.filter { $0.id != sample.id }
+                rows += others.filter { $0.id != sample.id }
             }
-            records.sort { ($0.start, $0.id.uuidString) < ($1.start, $1.id.uuidString) }
+            rows.sort { ($0.stored.sample.start, $0.id.uuidString) < ($1.stored.sample.start, $1.id.uuidString) }
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             var moved: [UUID] = []
             var changes: [StoreChange] = []
-            for record in records {
+            for row in rows {
+                let stored = row.stored
                 try SampleTable.setRoute(
                     db,
-                    record,
-                    SampleRoute(patientID: patientID, routedBy: "assigned (was: \(record.inboxReason ?? ""))")
+                    row,
+                    SampleRoute(patientID: patientID, routedBy: "assigned (was: \(stored.inboxReason ?? ""))")
                 )
-                moved.append(record.id)
-                let stored = try record.storedSample()
-                changes.append(.sampleAdded(id: record.id, type: stored.sample.type, start: stored.sample.start))
+                moved.append(row.id)
+                changes.append(.sampleAdded(id: row.id, type: stored.sample.type, start: stored.sample.start))
                 if !stored.sample.isQuarantined {
                     _ = matcher.add(
                         stored.sample,
-                        id: record.id,
-                        recordedAt: record.recordedAt,
+                        id: row.id,
+                        recordedAt: stored.recordedAt,
                         patient: patientID,
                         forceFullDerivation: true
                     )

@@ -1,5 +1,4 @@
 import BridgeCore
-import CareStore
 import Foundation
 import Testing
 

@@ -8,8 +8,9 @@ public import Logging
 /// in WAL mode). Every write is one IMMEDIATE transaction; SQLite's busy timeout makes concurrent writers wait
 /// instead of failing, so no "database is locked" reaches a caller.
 public struct CareStore: Sendable {
-    /// The database. Exposed for benchmarks and tests; go through the store's methods otherwise.
-    public let databaseWriter: any DatabaseWriter
+    /// The database, for this package's benchmarks and tests (raw SQL checks of the schema); everything else goes
+    /// through the store's methods.
+    package let databaseWriter: any DatabaseWriter
     /// The bridge's configured zone: floating schedules are evaluated in it.
     public let bridgeZone: TimeZone
     let logger: Logger
@@ -222,23 +223,60 @@ public struct CareStore: Sendable {
 
     // MARK: - Access with typed errors
 
+    /// Runs `body` in a read transaction, blocking the calling thread (the CLI's one-shot commands).
     func read<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
         do {
             return try databaseWriter.read(body)
-        } catch let error as CareStoreError {
-            throw error
         } catch {
-            throw CareStoreError(.database, "store read failed: \(error)", cause: error)
+            throw Self.accessError(error, "read")
         }
     }
 
+    /// Runs `body` in an IMMEDIATE write transaction, blocking the calling thread (the CLI's one-shot commands).
     func write<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
         do {
             return try databaseWriter.write(body)
-        } catch let error as CareStoreError {
-            throw error
         } catch {
-            throw CareStoreError(.database, "store write failed: \(error)", cause: error)
+            throw Self.accessError(error, "write")
         }
+    }
+
+    /// Runs `body` in a read transaction on one of GRDB's reader connections, suspending the caller instead of
+    /// blocking a thread of the cooperative pool (the runtime's entry points; GRDB's demo `AppDatabase` has this
+    /// shape). Like the blocking ``read(_:)`` it is not interrupted when the caller's task is cancelled.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(CareStoreError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+            databaseWriter.asyncRead { database in
+                continuation.resume(returning: Result { try body(database.get()) })
+            }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw Self.accessError(error, "read")
+        }
+    }
+
+    /// Runs `body` in one IMMEDIATE write transaction on GRDB's writer queue, suspending the caller while another
+    /// connection or process holds the lock instead of blocking a thread of the cooperative pool.
+    ///
+    /// A write handed to the store completes even when the caller's task is cancelled meanwhile (GRDB's own
+    /// `write` async would throw `CancellationError`): a shutdown cancels the reader of a recording, and what it
+    /// read is still stored.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(CareStoreError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+            databaseWriter.asyncWrite(body) { _, result in continuation.resume(returning: result) }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw Self.accessError(error, "write")
+        }
+    }
+
+    /// A ``CareStoreError`` thrown by a body as it is; anything else (SQLite, cancellation) as `.database`.
+    private static func accessError(_ error: any Error, _ access: String) -> CareStoreError {
+        if let error = error as? CareStoreError { return error }
+        return CareStoreError(.database, "store \(access) failed: \(error)", cause: error)
     }
 }

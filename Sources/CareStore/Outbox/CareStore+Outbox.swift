@@ -16,9 +16,9 @@ extension CareStore {
         channel: String = CareStore.mqttOutboxChannel,
         at date: Date = Date()
     )
-        throws(CareStoreError)
+        async throws(CareStoreError)
     {
-        try write { db in
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, date.timeIntervalSince1970]
@@ -47,24 +47,28 @@ extension CareStore {
         }
     }
 
-    /// The oldest pending entries of `channel`, in delivery order, with their samples.
+    /// The oldest pending entries of `channel`, in delivery order, with their samples (read in one transaction).
     /// - Parameter limit: at most this many entries.
     public func pendingOutbox(
         channel: String = CareStore.mqttOutboxChannel,
         limit: Int
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> [OutboxEntry]
     {
-        let rows = try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT sequence, sampleID, enqueuedAt FROM outboxEntry
-                    WHERE channel = ? ORDER BY sequence LIMIT ?
-                    """,
-                arguments: [channel, limit]
-            )
-        }
+        try await read { db in try Self.pendingOutbox(db, channel: channel, limit: limit) }
+    }
+
+    /// ``pendingOutbox(channel:limit:)`` inside a transaction.
+    static func pendingOutbox(_ db: Database, channel: String, limit: Int) throws -> [OutboxEntry] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT sequence, sampleID, enqueuedAt FROM outboxEntry
+                WHERE channel = ? ORDER BY sequence LIMIT ?
+                """,
+            arguments: [channel, limit]
+        )
+        var reader = try SampleRowReader(db)
         var entries: [OutboxEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
@@ -73,7 +77,7 @@ extension CareStore {
             entries.append(
                 OutboxEntry(
                     sequence: row["sequence"],
-                    sample: try id.flatMap { id throws(CareStoreError) in try sample(id: id) },
+                    sample: try id.flatMap { id in try SampleTable.row(db, id: id, reader: &reader)?.stored },
                     sampleID: id,
                     enqueuedAt: Date(timeIntervalSince1970: enqueuedAt)
                 )
@@ -87,10 +91,10 @@ extension CareStore {
         _ sequences: [Int64],
         channel: String = CareStore.mqttOutboxChannel
     )
-        throws(CareStoreError)
+        async throws(CareStoreError)
     {
         guard !sequences.isEmpty else { return }
-        try write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     DELETE FROM outboxEntry WHERE channel = ? AND sequence IN (\
@@ -102,8 +106,8 @@ extension CareStore {
     }
 
     /// How many entries of `channel` are pending.
-    public func outboxCount(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
-        try read { db in
+    public func outboxCount(channel: String = CareStore.mqttOutboxChannel) async throws(CareStoreError) -> Int {
+        try await read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outboxEntry WHERE channel = ?", arguments: [channel]) ?? 0
         }
     }
@@ -114,14 +118,15 @@ extension CareStore {
     ) throws(CareStoreError)
         -> OutboxSummary
     {
-        let enabled = try read { db in
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel WHERE name = ?)",
-                arguments: [channel]
-            ) ?? false
+        let (enabled, entries) = try read { db in
+            let enabled =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel WHERE name = ?)",
+                    arguments: [channel]
+                ) ?? false
+            return (enabled, try Self.pendingOutbox(db, channel: channel, limit: Int.max))
         }
-        let entries = try pendingOutbox(channel: channel, limit: Int.max)
         var groups: [OutboxSummary.Group] = []
         var index: [String: Int] = [:]
         for entry in entries {

@@ -22,7 +22,7 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.patientNotFound` (naming the patients there are) or `.patientRequired` when
     ///   the store has several and none was named.
     public func resolvePatient(_ requested: String?) throws(CareStoreError) -> String? {
-        let ids = try patients().map(\.id)
+        let ids = try read { db in try Self.livePatients(db).map(\.id) }
         if let requested {
             guard ids.contains(requested) else {
                 throw CareStoreError(
@@ -43,8 +43,8 @@ extension CareStore {
     }
 
     /// The live patients (newest versions), by id.
-    public func patients() throws(CareStoreError) -> [Patient] {
-        try read { db in try Self.livePatients(db).map(\.patient) }
+    public func patients() async throws(CareStoreError) -> [Patient] {
+        try await read { db in try Self.livePatients(db).map(\.patient) }
     }
 
     /// One live patient.

@@ -169,10 +169,9 @@ extension CareStore {
     }
 
     /// The newest version of every task that is not deleted, by id.
-    public func tasks() throws(CareStoreError) -> [StoredTask] {
+    public func tasks() async throws(CareStoreError) -> [StoredTask] {
         let scope = patientScope
-        let versions = try read { db in try TaskVersions.load(db, patient: scope) }
-        return versions.current.map(\.storedTask)
+        return try await read { db in try TaskVersions.load(db, patient: scope).current.map(\.storedTask) }
     }
 
     /// The earliest effective date of any task version, deleted tasks included (of the scoped patient): where
@@ -184,9 +183,8 @@ extension CareStore {
     }
 
     /// Every version of one task, oldest first (tombstone included).
-    public func taskVersions(id: String) throws(CareStoreError) -> [StoredTask] {
-        let versions = try read { db in try TaskVersions.load(db) }
-        return versions.versions(of: id).map(\.storedTask)
+    public func taskVersions(id: String) async throws(CareStoreError) -> [StoredTask] {
+        try await read { db in try TaskVersions.load(db).versions(of: id).map(\.storedTask) }
     }
 
     // MARK: - Internals

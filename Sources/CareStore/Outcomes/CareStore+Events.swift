@@ -9,24 +9,25 @@ extension CareStore {
     /// Events are computed from each task version's schedule for the part of the interval in which that version
     /// is in force; outcomes are fetched by (version, occurrence range) through an index. The cost depends on the
     /// interval and the number of tasks, not on how much history the store holds.
-    public func events(matching query: EventQuery) throws(CareStoreError) -> [CareEvent] {
+    public func events(matching query: EventQuery) async throws(CareStoreError) -> [CareEvent] {
         let zone = bridgeZone
         let patient = patientScope
-        return try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
+        return try await read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
     }
 
     /// These events with their outcomes (the events ``IngestReport/updatedEvents`` names), sorted as
     /// ``events(matching:)`` sorts; a key whose version or occurrence no longer exists is left out.
     ///
     /// Each event is computed from its own version's schedule: no interval is scanned.
-    public func events(keys: some Collection<EventKey>) throws(CareStoreError) -> [CareEvent] {
+    public func events(keys: some Collection<EventKey>) async throws(CareStoreError) -> [CareEvent] {
         guard !keys.isEmpty else { return [] }
         let zone = bridgeZone
-        return try read { db in
+        let keys = Set(keys)
+        return try await read { db in
             let versions = try TaskVersions.load(db)
             let byUUID = Dictionary(versions.all.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
             var found: [CareEvent] = []
-            for key in Set(keys) {
+            for key in keys {
                 guard key.occurrence >= 0, let version = byUUID[key.taskVersion], !version.isTombstone,
                     let scheduled = version.task.schedule.storeEvent(occurrence: key.occurrence, zone: zone)
                 else { continue }
@@ -52,7 +53,10 @@ extension CareStore {
     ///   - to: the end of the interval (exclusive).
     ///   - kinds: only these kinds of task (all when empty).
     public func adherence(from: Date, to: Date, kinds: Set<TaskKind> = []) throws(CareStoreError) -> [DailyAdherence] {
-        let events = try events(matching: EventQuery(from: from, to: to, kinds: kinds))
+        let zone = bridgeZone
+        let patient = patientScope
+        let query = EventQuery(from: from, to: to, kinds: kinds)
+        let events = try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
             .filter { $0.impactsAdherence && $0.start >= from }
         var buckets: [String: (completed: Int, total: Int, progress: Double)] = [:]
         var day = WallClockTime(from, in: bridgeZone).startOfDay

@@ -1,3 +1,4 @@
+import BridgeCore
 import Foundation
 import GRDB
 
@@ -59,31 +60,25 @@ enum SampleRetentionSQL {
         pending: Set<Data>,
         _ body: (Row) throws -> Void
     ) throws {
-        var codes = try SampleCodes(db)
+        var reader = try SampleRowReader(db)
         var devices: [Int64: Int64?] = [:]
         for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, deviceID FROM sampleSeries") {
             devices[row[0]] = row[1] as Int64?
         }
-        let rows = try GRDB.Row.fetchCursor(
-            db,
-            sql:
-                "SELECT \(SampleTable.columns) FROM \(SampleTable.from) WHERE \(candidates) ORDER BY r.start, r.idTail",
-            arguments: [type, from, to]
-        )
-        while let row = try rows.next() {
-            let record = try codes.record(row, db: db)
-            if !pending.isEmpty, pending.contains(record.id.data) { continue }
-            guard let key = record.rowKey else { continue }
-            let series: Int64 = row[3]
+        try reader.forEachRow(db, where: candidates, arguments: [type, from, to], suffix: "ORDER BY r.start, r.idTail")
+        {
+            row in
+            if !pending.isEmpty, pending.contains(row.id.data) { return }
+            let sample = row.stored.sample
             try body(
                 Row(
-                    start: key.start,
-                    value: record.value,
-                    unit: record.unit,
-                    sourceKind: record.sourceKind,
-                    deviceID: devices[series] ?? nil,
-                    patientID: record.patientID,
-                    key: key
+                    start: row.key.start,
+                    value: sample.value,
+                    unit: sample.unit.rawValue,
+                    sourceKind: sample.source.kind.rawValue,
+                    deviceID: devices[row.series] ?? nil,
+                    patientID: row.stored.patientID,
+                    key: row.key
                 )
             )
         }
@@ -137,11 +132,11 @@ enum SampleRetentionSQL {
         var samples: Int = row?[0] ?? 0
         let pending = try pendingOutbox(db)
         if !pending.isEmpty {
-            var codes = try SampleCodes(db)
+            var reader = try SampleRowReader(db)
             for id in pending {
-                guard let uuid = UUID(bytes: id), let record = try SampleTable.record(db, id: uuid, codes: &codes),
-                    let key = record.rowKey, key.type == code, key.start < to, record.state == 0,
-                    record.comparator == nil, record.sourceKind != "manual"
+                guard let uuid = UUID(bytes: id), let row = try SampleTable.row(db, id: uuid, reader: &reader),
+                    row.key.type == code, row.key.start < to, row.state == 0,
+                    row.stored.sample.comparator == nil, row.stored.sample.source.kind != .manual
                 else { continue }
                 samples -= 1
             }

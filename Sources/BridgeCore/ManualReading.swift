@@ -1,4 +1,3 @@
-public import BridgeCore
 public import Foundation
 
 /// A reading typed in by a person (`carebridge ingest bodyMass 72.4 kg`): checked for a known type, a unit of

@@ -24,8 +24,8 @@ extension CareStore {
         from: Date,
         to: Date,
         now: Date = Date()
-    ) throws(CareStoreError) -> AlertReconciliation {
-        try write { db in
+    ) async throws(CareStoreError) -> AlertReconciliation {
+        try await write { db in
             var result = AlertReconciliation()
             let channels = try String.fetchAll(db, sql: "SELECT name FROM alertChannel ORDER BY name")
             var existing: [String: (id: Int64, withdrawn: Bool, row: Row)] = [:]
@@ -142,11 +142,11 @@ extension CareStore {
         from: Date? = nil,
         to: Date? = nil,
         includeClosed: Bool = true
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> [Alert]
     {
         let scope = patientScope
-        return try read { db in
+        return try await read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
             if let from {
@@ -173,8 +173,9 @@ extension CareStore {
     }
 
     /// One alert by id, or nil.
-    public func alert(id: Int64) throws(CareStoreError) -> Alert? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]).map(Self.alert)
+    public func alert(id: Int64) async throws(CareStoreError) -> Alert? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]).map(Self.alert)
         }
     }
 
@@ -246,10 +247,10 @@ extension CareStore {
         channel: String,
         limit: Int,
         now: Date = Date()
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> [AlertDelivery]
     {
-        try read { db in
+        try await read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -284,8 +285,11 @@ extension CareStore {
     /// delivery's channel, detail `alert N raised: message`).
     /// - Returns: the audit entries written.
     @discardableResult
-    public func completeAlertDelivery(sequence: Int64, at now: Date = Date()) throws(CareStoreError) -> [ShareRecord] {
-        try write { db -> [ShareRecord] in
+    public func completeAlertDelivery(
+        sequence: Int64,
+        at now: Date = Date()
+    ) async throws(CareStoreError) -> [ShareRecord] {
+        try await write { db -> [ShareRecord] in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -333,8 +337,8 @@ extension CareStore {
     }
 
     /// Records a failed attempt; the notification is tried again at `retryAt`.
-    public func failAlertDelivery(sequence: Int64, error: String, retryAt: Date) throws(CareStoreError) {
-        try write { db in
+    public func failAlertDelivery(sequence: Int64, error: String, retryAt: Date) async throws(CareStoreError) {
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE alertDelivery SET attempts = attempts + 1, nextAttemptAt = ?, lastError = ?
@@ -346,8 +350,8 @@ extension CareStore {
     }
 
     /// How many notifications `channel` has pending.
-    public func alertDeliveryCount(channel: String) throws(CareStoreError) -> Int {
-        try read { db in
+    public func alertDeliveryCount(channel: String) async throws(CareStoreError) -> Int {
+        try await read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alertDelivery WHERE channel = ?", arguments: [channel])
                 ?? 0
         }
