@@ -60,7 +60,7 @@ import Testing
                     DeviceProfile.Characteristic(
                         uuid: .temperatureMeasurement,
                         use: .indicate,
-                        decoder: PayloadDecoder(TemperatureMeasurement.self)
+                        reading: .measurement(TemperatureMeasurement.self)
                     )
                 ],
                 quirks: quirks
