@@ -1,5 +1,3 @@
-public import BridgeCore
-public import BridgeFoundation
 public import FrameDecoding
 public import GATTDecoding
 
