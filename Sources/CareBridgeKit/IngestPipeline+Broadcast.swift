@@ -1,10 +1,8 @@
 import BridgeCore
-import BridgeFoundation
 import DeviceProfiles
 import Foundation
 import FrameDecoding
 import GATTDecoding
-import Logging
 
 /// Broadcast devices (scales that advertise their readings): repeats collapsed, one sample per quantity per
 /// weigh-in.

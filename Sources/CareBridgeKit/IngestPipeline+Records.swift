@@ -1,10 +1,7 @@
 import BridgeCore
-import BridgeFoundation
 import DeviceProfiles
 import Foundation
-import FrameDecoding
 import GATTDecoding
-import Logging
 
 /// Values that wait for another value: records spread over several values (a memory-map download), values split
 /// over two packets, and glucose measurements waiting for their context.

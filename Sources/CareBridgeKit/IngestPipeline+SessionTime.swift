@@ -1,8 +1,6 @@
 import BridgeCore
-import BridgeFoundation
 import DeviceProfiles
 import Foundation
-import FrameDecoding
 import GATTDecoding
 import Logging
 

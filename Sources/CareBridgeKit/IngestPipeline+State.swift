@@ -1,10 +1,7 @@
 import BridgeCore
-import BridgeFoundation
 import DeviceProfiles
 import Foundation
 import FrameDecoding
-import GATTDecoding
-import Logging
 
 /// What the pipeline keeps per device and per session between events.
 extension IngestPipeline {
