@@ -2,6 +2,9 @@ import BridgeFoundation
 public import GATTDecoding
 
 extension GlucoseMeasurement: SampleProducing {
+    /// The sequence number when a Glucose Measurement Context follows (flags bit 4).
+    public var followingContextSequence: UInt16? { contextFollows ? sequenceNumber : nil }
+
     /// One bloodGlucose sample in mg/dL, stamped with the user-facing time (Base Time + Time Offset).
     ///
     /// kg/L × 100 000 and mol/L × 1000 (→ mmol/L) are applied to the SFLOAT's mantissa and exponent directly,

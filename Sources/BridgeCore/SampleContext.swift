@@ -90,9 +90,16 @@ public protocol SampleProducing: GATTPayload {
     /// appends straight into its batch makes no array per payload. The context is consumed: a caller that
     /// hands over its only copy lets the decoder attach metadata without copying the shared provenance.
     func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample])
+
+    /// The sequence number of a context value that follows this payload and annotates its samples (Glucose
+    /// Measurement flags bit 4, ``SampleAnnotating``): its samples wait for it. Nil, the default, when none
+    /// follows.
+    var followingContextSequence: UInt16? { get }
 }
 
 extension SampleProducing {
+    public var followingContextSequence: UInt16? { nil }
+
     /// This payload's samples, in a new array.
     public func samples(in context: consuming SampleContext) -> [QuantitySample] {
         var samples: [QuantitySample] = []

@@ -77,13 +77,14 @@ extension DeviceProfile {
             }
             let frames = try reader.frames()
             let uuid = try reader.uuid("uuid")
-            var decoder: PayloadDecoder?
+            var characteristic: Characteristic
             if use == .write {
                 for key in ["decoder", "frames", "role", "multiPacket", "quirks", "frameLength"]
                 where reader.object[key] != nil {
                     throw reader.problem(key, "a write characteristic is only written by the session; nothing reads it")
                 }
-            } else if frames != nil {
+                characteristic = Characteristic(uuid: uuid, use: use, reading: .written)
+            } else if let frames {
                 for key in ["decoder", "multiPacket", "quirks"] where reader.object[key] != nil {
                     throw reader.problem(key, "give frames or a decoder, not both")
                 }
@@ -93,6 +94,9 @@ extension DeviceProfile {
                         "frames make measurements (a frame's final conditions mark intermediate values)"
                     )
                 }
+                let length = try reader.optionalInt("frameLength")
+                if let length, length < 1 { throw reader.problem("frameLength", "expected a length ≥ 1 byte") }
+                characteristic = Characteristic(uuid: uuid, use: use, reading: .frames(frames, frameLength: length))
             } else {
                 guard reader.object["decoder"] != nil else {
                     throw reader.problem("decoder", "missing (give a decoder or frames)")
@@ -100,40 +104,28 @@ extension DeviceProfile {
                 if reader.object["frameLength"] != nil {
                     throw reader.problem("frameLength", "only a value read by frames can carry several of them")
                 }
-                decoder = try reader.decoder("decoder")
-            }
-            var characteristic = Characteristic(
-                uuid: uuid,
-                use: use,
-                decoder: decoder,
-                frames: frames,
-                role: role,
-                multiPacket: try reader.optionalBool("multiPacket") ?? false
-            )
-            if let length = try reader.optionalInt("frameLength") {
-                guard length >= 1 else { throw reader.problem("frameLength", "expected a length ≥ 1 byte") }
-                characteristic.frameLength = length
-            }
-            if let decoder {
-                if let problem = characteristic.roleProblem() { throw reader.problem("decoder", problem) }
-                if characteristic.multiPacket, !(decoder.type is any MultiPacketPayload.Type) {
-                    throw reader.problem(
-                        "multiPacket",
-                        "\(decoder.identifier) values are never split over packets (multi-packet decoders: "
-                            + "\(Self.multiPacketDecoders.joined(separator: ", ")))"
+                let decoder = try reader.decoder("decoder")
+                let reading: Characteristic.Reading
+                do {
+                    reading = try Characteristic.Reading(
+                        decoder,
+                        role: role,
+                        multiPacket: try reader.optionalBool("multiPacket") ?? false
                     )
+                } catch {
+                    throw reader.problem(error.field, error.message)
                 }
+                characteristic = Characteristic(uuid: uuid, use: use, reading: reading)
                 if let quirks = try reader.optionalObject("quirks") {
                     try quirks.allow(["bigEndian", "userIDAlwaysPresent", "zeroMeansAbsent", "ignoreTimeOffset"])
-                    characteristic.quirks = PayloadQuirks(
+                    let wanted = PayloadQuirks(
                         bigEndian: Set(try quirks.strings("bigEndian")),
                         userIDAlwaysPresent: try quirks.optionalBool("userIDAlwaysPresent") ?? false,
                         zeroMeansAbsent: Set(try quirks.strings("zeroMeansAbsent")),
                         ignoreTimeOffset: try quirks.optionalBool("ignoreTimeOffset") ?? false
                     )
-                    if let problem = characteristic.quirks.problem(forDecoder: decoder.identifier) {
-                        throw reader.problem("quirks", problem)
-                    }
+                    if let problem = wanted.problem(for: decoder.type) { throw reader.problem("quirks", problem) }
+                    characteristic.overlay = QuirkOverlay(wanted, for: decoder.type)
                 }
             }
             if characteristics.contains(where: { $0.uuid == characteristic.uuid }) {
@@ -157,10 +149,10 @@ extension DeviceProfile {
                 throw reader.problem("decoder", "missing (give a decoder or frames)")
             }
             let decoder = try reader.decoder("decoder")
-            if !(decoder.type is any SampleProducing.Type) {
+            guard let producing = decoder.type as? any SampleProducing.Type else {
                 throw reader.problem("decoder", "\(decoder.identifier) gives no samples from an advertisement")
             }
-            serviceData.append(ServiceData(uuid: uuid, decoder: decoder))
+            serviceData.append(ServiceData(uuid: uuid, decoder: producing))
         }
         manufacturerData = []
         for reader in try root.objects("manufacturerData") {
@@ -289,35 +281,6 @@ extension DeviceProfile {
             match.exclusions = [exclusion]
         }
         return match
-    }
-
-    /// Identifiers of the decoders that merge values split over two packets.
-    static var multiPacketDecoders: [String] {
-        DecoderCatalog.all.filter { $0 is any MultiPacketPayload.Type }.map { $0.identifier }
-    }
-}
-
-extension DeviceProfile.Characteristic {
-    /// Why the decoder cannot serve the entry's role, or nil when it can: the pipeline relies on what each role's
-    /// payload tells it (identity strings, context fields, a device clock).
-    func roleProblem() -> String? {
-        guard let type = decoder?.type, let decoder else { return nil }
-        switch role {
-        case .identity where !(type is any DeviceIdentityString.Type):
-            return "\(decoder.identifier) is not a Device Information string; role identity needs one of "
-                + DecoderCatalog.all.filter { $0 is any DeviceIdentityString.Type }.map { $0.identifier }
-                .joined(separator: ", ")
-        case .context where !(type is any SampleAnnotating.Type):
-            return "\(decoder.identifier) gives no context fields; role context needs "
-                + DecoderCatalog.all.filter { $0 is any SampleAnnotating.Type }.map { $0.identifier }
-                .joined(separator: ", ")
-        case .clock where !(type is any DeviceClockReading.Type):
-            return "\(decoder.identifier) does not read a device clock; role clock needs one of "
-                + DecoderCatalog.all.filter { $0 is any DeviceClockReading.Type }.map { $0.identifier }
-                .joined(separator: ", ")
-        default:
-            return nil
-        }
     }
 }
 

@@ -109,81 +109,30 @@ public struct DeviceProfile: Sendable, Hashable {
         }
     }
 
-    /// One GATT characteristic the profile uses.
-    public struct Characteristic: Sendable, Hashable {
-        public enum Use: String, Sendable, Hashable, CaseIterable {
-            /// `write`: a characteristic the session writes; nothing subscribes to or reads it.
-            case notify, indicate, read, write
-        }
-
-        /// What the pipeline does with the decoded value.
-        public enum Role: String, Sendable, Hashable, CaseIterable {
-            /// A final measurement: its samples are stored.
-            case measurement
-            /// Live progress (Intermediate Temperature, Intermediate Cuff Pressure): decoded, never stored;
-            /// it shows that the next final measurement is being taken now.
-            case intermediate
-            /// Extra information for the measurement with the same sequence number (Glucose Measurement
-            /// Context); merged into that measurement's metadata.
-            case context
-            /// A control point's responses (Record Access Control Point): decoded and logged.
-            case controlPoint
-            /// A Device Information string that goes onto the device identity (manufacturer, model, …).
-            case identity
-            /// Decoded and logged only (features, battery level, sensor location).
-            case info
-            /// The device's own clock (Current Time, Date Time), read at connect: the measured difference to the
-            /// receive time goes onto the session's samples (`deviceClockOffset`) and, when the device clock is
-            /// evidently wrong, corrects them instead of an estimate.
-            case clock
-        }
-
-        public var uuid: BluetoothUUID
-        public var use: Use
-        /// The decoder that reads the value, resolved from its catalogue identifier (e.g.
-        /// `heart-rate-measurement`) when the profile loads; nil when ``frames`` read it or nothing does (`write`).
-        public var decoder: PayloadDecoder?
-        /// The profile's own frames that read the value instead of a compiled decoder (`frames`).
-        public var frames: FrameSet?
-        public var role: Role
-        /// Body Composition Measurement style multi-packet values (flags bit 12) are merged before decoding
-        /// (the decoder is a ``MultiPacketPayload``).
-        public var multiPacket: Bool
-        /// Vendor quirks applied to the value before the standard decoder reads it (`quirks` in the entry).
-        public var quirks = PayloadQuirks()
-        /// A value carries several frames of this many bytes back to back (`frameLength`): each is decoded, in
-        /// order. Nil: the value is one frame.
-        public var frameLength: Int?
-
-        public init(
-            uuid: BluetoothUUID,
-            use: Use,
-            decoder: PayloadDecoder?,
-            frames: FrameSet? = nil,
-            role: Role = .measurement,
-            multiPacket: Bool = false
-        ) {
-            self.uuid = uuid
-            self.use = use
-            self.decoder = decoder
-            self.frames = frames
-            self.role = role
-            self.multiPacket = multiPacket
-        }
-    }
-
     /// One advertisement Service Data format.
     public struct ServiceData: Sendable, Hashable {
         public var uuid: BluetoothUUID
-        /// The decoder that reads the Service Data, resolved when the profile loads; nil when ``frames`` read it.
-        public var decoder: PayloadDecoder?
+        /// The payload type that reads the Service Data, resolved and checked to give samples when the profile
+        /// loads; nil when ``frames`` read it.
+        public var decoder: (any SampleProducing.Type)?
         /// The profile's own frames that read the Service Data (`frames`).
         public var frames: FrameSet?
 
-        public init(uuid: BluetoothUUID, decoder: PayloadDecoder?, frames: FrameSet? = nil) {
+        public init(uuid: BluetoothUUID, decoder: (any SampleProducing.Type)?, frames: FrameSet? = nil) {
             self.uuid = uuid
             self.decoder = decoder
             self.frames = frames
+        }
+
+        public static func == (lhs: ServiceData, rhs: ServiceData) -> Bool {
+            lhs.uuid == rhs.uuid && lhs.decoder.map(ObjectIdentifier.init) == rhs.decoder.map(ObjectIdentifier.init)
+                && lhs.frames == rhs.frames
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(uuid)
+            hasher.combine(decoder.map(ObjectIdentifier.init))
+            hasher.combine(frames)
         }
     }
 
@@ -288,7 +237,7 @@ extension DeviceProfile {
 
     /// Every decoder identifier the profile names (entries read by frames name none).
     public var decoderIdentifiers: [String] {
-        characteristics.compactMap(\.decoder?.identifier) + serviceData.compactMap(\.decoder?.identifier)
+        characteristics.compactMap(\.decoder?.identifier) + serviceData.compactMap { $0.decoder?.identifier }
     }
 
     /// The Manufacturer Data entry for `company`, if the profile decodes it.

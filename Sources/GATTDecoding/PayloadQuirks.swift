@@ -7,8 +7,8 @@
 /// - `zeroMeansAbsent`: SFLOAT fields where the device sends 0 for "not measured" (read as NaN: no value).
 /// - `ignoreTimeOffset`: a glucose meter whose Time Offset is not what the spec says (read as 0).
 ///
-/// Supported for Blood Pressure Measurement / Intermediate Cuff Pressure (`systolic`, `diastolic`,
-/// `meanArterialPressure`, `pulseRate`, `measurementStatus`, User ID) and Glucose Measurement (time offset).
+/// Which quirks a payload type can undo is its own capability (``QuirkOverlaying``: Blood Pressure Measurement,
+/// Intermediate Cuff Pressure, Glucose Measurement); a profile binds its quirks to it at load (``QuirkOverlay``).
 /// The raw payload the bridge keeps is always the device's own; only the decoded fields follow the overlay.
 public struct PayloadQuirks: Sendable, Hashable {
     public var bigEndian: Set<String>
@@ -32,33 +32,24 @@ public struct PayloadQuirks: Sendable, Hashable {
         bigEndian.isEmpty && !userIDAlwaysPresent && zeroMeansAbsent.isEmpty && !ignoreTimeOffset
     }
 
-    /// Fields a byte-order quirk may name, by decoder identifier.
-    public static let byteOrderFields: [String: Set<String>] = [
-        "blood-pressure-measurement": ["pulseRate", "measurementStatus"],
-        "intermediate-cuff-pressure": ["pulseRate", "measurementStatus"],
-    ]
-
-    /// SFLOAT fields a zero-means-absent quirk may name, by decoder identifier.
-    public static let zeroFields: [String: Set<String>] = [
-        "blood-pressure-measurement": ["systolic", "diastolic", "meanArterialPressure", "pulseRate"],
-        "intermediate-cuff-pressure": ["pulseRate"],
-    ]
-
-    /// Why these quirks cannot apply to `decoder`, or nil when they can (checked when a profile loads).
-    public func problem(forDecoder decoder: String) -> String? {
-        let byteOrder = Self.byteOrderFields[decoder] ?? []
-        if let field = bigEndian.sorted().first(where: { !byteOrder.contains($0) }) {
-            return "byte order of '\(field)' is not a quirk of \(decoder) (supported: \(Self.list(byteOrder)))"
+    /// Why these quirks cannot apply to values read by `type`, or nil when they can (checked when a profile loads):
+    /// a payload type undoes the quirks it lists in ``QuirkOverlaying/supportedQuirks``, and no others.
+    public func problem(for type: any GATTPayload.Type) -> String? {
+        let decoder = type.identifier
+        let supported = (type as? any QuirkOverlaying.Type)?.supportedQuirks ?? PayloadQuirks()
+        if let field = bigEndian.sorted().first(where: { !supported.bigEndian.contains($0) }) {
+            return
+                "byte order of '\(field)' is not a quirk of \(decoder) (supported: \(Self.list(supported.bigEndian)))"
         }
-        let zero = Self.zeroFields[decoder] ?? []
-        if let field = zeroMeansAbsent.sorted().first(where: { !zero.contains($0) }) {
-            return "'\(field)' zero means absent is not a quirk of \(decoder) (supported: \(Self.list(zero)))"
+        if let field = zeroMeansAbsent.sorted().first(where: { !supported.zeroMeansAbsent.contains($0) }) {
+            return "'\(field)' zero means absent is not a quirk of \(decoder) (supported: "
+                + "\(Self.list(supported.zeroMeansAbsent)))"
         }
-        if userIDAlwaysPresent, Self.byteOrderFields[decoder] == nil {
-            return "userIDAlwaysPresent applies to blood-pressure-measurement and intermediate-cuff-pressure only"
+        if userIDAlwaysPresent, !supported.userIDAlwaysPresent {
+            return "userIDAlwaysPresent applies to \(Self.decoders(supporting: \.userIDAlwaysPresent)) only"
         }
-        if ignoreTimeOffset, decoder != "glucose-measurement" {
-            return "ignoreTimeOffset applies to glucose-measurement only"
+        if ignoreTimeOffset, !supported.ignoreTimeOffset {
+            return "ignoreTimeOffset applies to \(Self.decoders(supporting: \.ignoreTimeOffset)) only"
         }
         return nil
     }
@@ -67,45 +58,19 @@ public struct PayloadQuirks: Sendable, Hashable {
         fields.isEmpty ? "none" : fields.sorted().joined(separator: ", ")
     }
 
-    /// The payload in the standard layout for `decoder`. Too-short payloads are returned unchanged (the decoder
-    /// then reports where they end).
-    public func standardised(_ bytes: [UInt8], decoder: String) -> [UInt8] {
-        guard !isEmpty, let flags = bytes.first else { return bytes }
-        var out = bytes
-        switch decoder {
-        case "blood-pressure-measurement", "intermediate-cuff-pressure":
-            if userIDAlwaysPresent { out[0] = flags | 0x08 }
-            for (index, field) in ["systolic", "diastolic", "meanArterialPressure"].enumerated()
-            where zeroMeansAbsent.contains(field) {
-                Self.zeroToNaN(&out, at: 1 + 2 * index)
-            }
-            var offset = 7 + (flags & 0x02 != 0 ? 7 : 0)
-            if flags & 0x04 != 0 {
-                if bigEndian.contains("pulseRate") { Self.swap(&out, at: offset) }
-                if zeroMeansAbsent.contains("pulseRate") { Self.zeroToNaN(&out, at: offset) }
-                offset += 2
-            }
-            if out[0] & 0x08 != 0 { offset += 1 }
-            if flags & 0x10 != 0, bigEndian.contains("measurementStatus") { Self.swap(&out, at: offset) }
-        case "glucose-measurement":
-            // Flags, sequence number (2), base time (7), then the time offset when bit 0 is set.
-            if ignoreTimeOffset, flags & 0x01 != 0, out.count >= 12 {
-                out[10] = 0
-                out[11] = 0
-            }
-        default:
-            break
-        }
-        return out
+    /// `blood-pressure-measurement and intermediate-cuff-pressure`: the catalogue's decoders that undo a flag quirk.
+    private static func decoders(supporting flag: KeyPath<PayloadQuirks, Bool>) -> String {
+        DecoderCatalog.all.compactMap { $0 as? any QuirkOverlaying.Type }.filter { $0.supportedQuirks[keyPath: flag] }
+            .map { $0.identifier }.joined(separator: " and ")
     }
 
-    private static func swap(_ bytes: inout [UInt8], at offset: Int) {
+    static func swap(_ bytes: inout [UInt8], at offset: Int) {
         guard offset + 1 < bytes.count else { return }
         bytes.swapAt(offset, offset + 1)
     }
 
     /// SFLOAT 0x0000 → NaN (0x07FF).
-    private static func zeroToNaN(_ bytes: inout [UInt8], at offset: Int) {
+    static func zeroToNaN(_ bytes: inout [UInt8], at offset: Int) {
         guard offset + 1 < bytes.count, bytes[offset] == 0, bytes[offset + 1] == 0 else { return }
         bytes[offset] = 0xFF
         bytes[offset + 1] = 0x07

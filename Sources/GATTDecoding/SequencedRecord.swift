@@ -3,12 +3,6 @@
 public protocol SequencedRecord: GATTPayload {
     /// The record's sequence number; a measurement and its context share it.
     var sequenceNumber: UInt16 { get }
-    /// A context value with the same sequence number follows this record (Glucose Measurement flags bit 4).
-    var contextFollows: Bool { get }
-}
-
-extension SequencedRecord {
-    public var contextFollows: Bool { false }
 }
 
 extension GlucoseMeasurement: SequencedRecord {}

@@ -146,7 +146,7 @@ import Testing
                 DeviceProfile.Characteristic(
                     uuid: .weightMeasurement,
                     use: .indicate,
-                    decoder: PayloadDecoder(WeightMeasurement.self)
+                    reading: .measurement(WeightMeasurement.self)
                 )
             ],
             quirks: DeviceProfile.Quirks(clockUnreliable: true)

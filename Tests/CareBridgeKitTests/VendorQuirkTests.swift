@@ -62,7 +62,7 @@ import Testing
                     DeviceProfile.Characteristic(
                         uuid: .temperatureMeasurement,
                         use: .indicate,
-                        decoder: PayloadDecoder(TemperatureMeasurement.self)
+                        reading: .measurement(TemperatureMeasurement.self)
                     )
                 ],
                 quirks: quirks

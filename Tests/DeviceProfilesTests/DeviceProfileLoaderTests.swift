@@ -105,6 +105,19 @@ import Testing
                 "{\"uuid\": \"2a9c\", \"use\": \"indicate\", \"decoder\": \"weight-measurement\", \"multiPacket\": true}",
                 "characteristics[1].multiPacket", "body-composition-measurement"
             ),
+            (
+                "{\"uuid\": \"2a19\", \"use\": \"read\", \"decoder\": \"battery-level\"}",
+                "characteristics[1].decoder", "battery-level gives no samples; role measurement needs one of"
+            ),
+            (
+                "{\"uuid\": \"2a19\", \"use\": \"read\", \"decoder\": \"battery-level\", \"role\": \"controlPoint\"}",
+                "characteristics[1].decoder", "battery-level is not a control point; role controlPoint needs one of"
+            ),
+            (
+                "{\"uuid\": \"2a9c\", \"use\": \"indicate\", \"decoder\": \"body-composition-measurement\", "
+                    + "\"role\": \"info\", \"multiPacket\": true}",
+                "characteristics[1].multiPacket", "only a measurement's values are merged"
+            ),
         ]
     )
     func decoderMustServeItsRole(entry: String, field: String, message: String) {
@@ -119,6 +132,43 @@ import Testing
             #expect(error.field == field, "\(error)")
             #expect(error.message.contains(message), "\(error)")
         }
+    }
+
+    @Test func aMeasurementWhosePayloadGivesNoSamplesIsRejectedAtLoadNamingFileAndCharacteristic() throws {
+        let dir = try directory([
+            "battery-as-measurement.json": Self.valid.replacingOccurrences(
+                of: "{\"uuid\": \"2a9d\", \"use\": \"indicate\", \"decoder\": \"weight-measurement\"}",
+                with: "{\"uuid\": \"2a19\", \"use\": \"notify\", \"decoder\": \"battery-level\"}"
+            )
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = DeviceProfileLoader.load(directories: [dir])
+        #expect(result.catalog.profiles.isEmpty)
+        let problem = try #require(result.problems.first)
+        #expect(result.problems.count == 1)
+        #expect(problem.path == dir.appendingPathComponent("battery-as-measurement.json").path)
+        #expect(problem.message.hasPrefix("characteristics[0].decoder: battery-level gives no samples"))
+        #expect(problem.message.contains("weight-measurement"))
+    }
+
+    @Test func everyEntryResolvesToTheTypedRoleItDeclares() throws {
+        let profile = try DeviceProfile(
+            json: Self.valid.replacingOccurrences(
+                of: "\"decoder\": \"weight-measurement\"}",
+                with: "\"decoder\": \"weight-measurement\"}, "
+                    + "{\"uuid\": \"2a52\", \"use\": \"indicate\", \"decoder\": \"record-access-control-point\", "
+                    + "\"role\": \"controlPoint\"}, "
+                    + "{\"uuid\": \"2a29\", \"use\": \"read\", \"decoder\": \"manufacturer-name-string\", "
+                    + "\"role\": \"identity\"}"
+            )
+        )
+        #expect(
+            profile.characteristics.map(\.reading) == [
+                .measurement(WeightMeasurement.self),
+                .controlPoint(RecordAccessControlPoint.self),
+                .identity(ManufacturerNameString.self),
+            ]
+        )
     }
 
     @Test func missingExplicitDirectoryIsAProblemButMissingDefaultIsNot() {

@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func theBeurerOverlayGivesTheReadingTheCuffShowed() throws {
-        let standard = Self.beurer.standardised(Self.bm85, decoder: "blood-pressure-measurement")
+        let standard = BloodPressureMeasurement.standardised(Self.bm85, undoing: Self.beurer)
         #expect(standard == [0x1C, 0x80, 0x00, 0x52, 0x00, 0xFF, 0x07, 0x48, 0x00, 0x01, 0x04, 0x00])
         let decoded = try BloodPressureMeasurement.decode(standard)
         #expect(decoded.systolic.doubleValue == 128)
@@ -39,7 +39,7 @@ import Testing
             [0x16, 0x80, 0x00, 0x52, 0x00, 0x60, 0x00] + [0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00]
             + [0x00, 0x48, 0x02, 0x00, 0x01]
         let decoded = try BloodPressureMeasurement.decode(
-            Self.beurer.standardised(withTime, decoder: "blood-pressure-measurement")
+            BloodPressureMeasurement.standardised(withTime, undoing: Self.beurer)
         )
         #expect(decoded.pulseRate?.doubleValue == 72)
         #expect(decoded.meanArterialPressure.doubleValue == 96)  // not zero: kept
@@ -48,11 +48,11 @@ import Testing
         // No pulse, no status: only the user ID byte is announced.
         let bare: [UInt8] = [0x00, 0x80, 0x00, 0x52, 0x00, 0x60, 0x00, 0x03]
         #expect(
-            try BloodPressureMeasurement.decode(Self.beurer.standardised(bare, decoder: "blood-pressure-measurement"))
+            try BloodPressureMeasurement.decode(BloodPressureMeasurement.standardised(bare, undoing: Self.beurer))
                 .userID == 3
         )
         // Too short: unchanged, and the decoder says where it ends.
-        #expect(Self.beurer.standardised([0x14, 0x80], decoder: "blood-pressure-measurement") == [0x1C, 0x80])
+        #expect(BloodPressureMeasurement.standardised([0x14, 0x80], undoing: Self.beurer) == [0x1C, 0x80])
     }
 
     @Test func ignoreTimeOffsetReadsTheGlucoseOffsetAsZero() throws {
@@ -61,16 +61,16 @@ import Testing
             0x03, 0x01, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0xA6, 0xFF, 0x5F, 0xB0, 0x12,
         ]
         let quirk = PayloadQuirks(ignoreTimeOffset: true)
-        let decoded = try GlucoseMeasurement.decode(quirk.standardised(payload, decoder: "glucose-measurement"))
+        let decoded = try GlucoseMeasurement.decode(GlucoseMeasurement.standardised(payload, undoing: quirk))
         #expect(decoded.userFacingTime == DateTime(year: 2024, month: 3, day: 15, hours: 7, minutes: 30, seconds: 0))
         #expect(try GlucoseMeasurement.decode(payload).timeOffset == -90)
     }
 
     @Test func aQuirkTheDecoderDoesNotHaveIsAProblem() {
-        #expect(Self.beurer.problem(forDecoder: "blood-pressure-measurement") == nil)
-        #expect(PayloadQuirks(bigEndian: ["heartRate"]).problem(forDecoder: "heart-rate-measurement") != nil)
-        #expect(PayloadQuirks(bigEndian: ["systolic"]).problem(forDecoder: "blood-pressure-measurement") != nil)
-        #expect(PayloadQuirks(ignoreTimeOffset: true).problem(forDecoder: "weight-measurement") != nil)
-        #expect(PayloadQuirks(userIDAlwaysPresent: true).problem(forDecoder: "glucose-measurement") != nil)
+        #expect(Self.beurer.problem(for: BloodPressureMeasurement.self) == nil)
+        #expect(PayloadQuirks(bigEndian: ["heartRate"]).problem(for: HeartRateMeasurement.self) != nil)
+        #expect(PayloadQuirks(bigEndian: ["systolic"]).problem(for: BloodPressureMeasurement.self) != nil)
+        #expect(PayloadQuirks(ignoreTimeOffset: true).problem(for: WeightMeasurement.self) != nil)
+        #expect(PayloadQuirks(userIDAlwaysPresent: true).problem(for: GlucoseMeasurement.self) != nil)
     }
 }
