@@ -1,6 +1,6 @@
 public import BridgeFoundation
 public import Foundation
-public import GATTDecoding
+import GATTDecoding
 
 /// One thing a Bluetooth transport saw: the boundary between the radio world and the pipeline.
 ///

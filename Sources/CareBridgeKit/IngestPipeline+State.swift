@@ -1,5 +1,6 @@
 import BridgeCore
 import DeviceProfiles
+import DeviceSessions
 import Foundation
 import FrameDecoding
 

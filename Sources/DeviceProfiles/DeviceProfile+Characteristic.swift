@@ -1,3 +1,4 @@
+public import BridgeFoundation
 public import FrameDecoding
 public import GATTDecoding
 

@@ -2,7 +2,7 @@ public import BridgeCore
 public import BridgeFoundation
 public import DeviceSessions
 public import FrameDecoding
-public import GATTDecoding
+import GATTDecoding
 
 /// How CareBridge recognises one kind of device and what it does with it: one `Devices/*.json` file.
 ///
