@@ -1,5 +1,6 @@
 import BridgeCore
 import Foundation
+import GATTDecoding
 import Logging
 import Synchronization
 import TestSupport
@@ -64,7 +65,7 @@ import Testing
             let held = await client.wait(timeout: .seconds(15)) { client.bluezPresent }
             result.withLock { $0 = held }
         }
-        try await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1, timeout: .seconds(60))
         clock.advance(by: .seconds(14))
         #expect(result.withLock { $0 } == nil)
         clock.advance(by: .seconds(1))

@@ -141,7 +141,7 @@ import Testing
             logger: Self.quiet
         )
         let running = Task { try await bridge.run() }
-        try await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1, timeout: .seconds(90))  // the group started (slow on a loaded machine)
         clock.advance(by: .seconds(29))
         #expect(transport.reasons.withLock { $0 }.isEmpty)
         clock.advance(by: .seconds(1))
