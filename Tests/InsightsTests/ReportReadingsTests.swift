@@ -50,7 +50,7 @@ import Testing
         return try #require(report.tables.first { $0.title == "Readings" })
     }
 
-    @Test func aStrapsDayOfHeartRateIsOneRowWithItsSpanRangeAndMean() throws {
+    @Test func aStrapsDayOfHeartRateIsOneRowWithItsSpanRangeAndMean() async throws {
         // 08:00–08:04:59 at 1 Hz: 300 heart rates cycling 60…79 bpm (mean 69.5), plus a cuff's one pulse.
         let start = F.time(2026, 11, 18, 8)
         var samples = (0..<300).map { second in
@@ -77,7 +77,7 @@ import Testing
         #expect(table.marked.isEmpty)
     }
 
-    @Test func eachDayOfAStreamIsItsOwnRowAndAShortSeriesIsListedReadingByReading() throws {
+    @Test func eachDayOfAStreamIsItsOwnRowAndAShortSeriesIsListedReadingByReading() async throws {
         var samples: [QuantitySample] = []
         for day in [18, 19] {
             for minute in 0..<60 {
@@ -105,7 +105,7 @@ import Testing
         #expect(table.rows[2...].allSatisfy { $0[2] == "70 bpm" && $0[4].isEmpty })
     }
 
-    @Test func flaggedReadingsInsideAStreamKeepTheirOwnRows() throws {
+    @Test func flaggedReadingsInsideAStreamKeepTheirOwnRows() async throws {
         let start = F.time(2026, 11, 18, 8)
         var samples = (0..<100).map { second in
             Self.reading(.heartRate, 70, .perMinute, at: start.addingTimeInterval(Double(second)), from: Self.strap)
@@ -140,7 +140,7 @@ import Testing
         #expect(table.marked == [[1, 2], [1, 4], [2, 2], [2, 4]])
     }
 
-    @Test func valuesUseTheUnitsPeopleUseAtTheResolutionTheDeviceSent() throws {
+    @Test func valuesUseTheUnitsPeopleUseAtTheResolutionTheDeviceSent() async throws {
         let at = F.time(2026, 11, 18, 7)
         let table = try readings([
             Self.reading(
@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.enabled("pdftotext")))
-    func thePDFSpellsOutUnitsItsStandardFontLacks() throws {
+    func thePDFSpellsOutUnitsItsStandardFontLacks() async throws {
         let fixture = try F()
         let at = F.time(2026, 11, 18, 7)
         try fixture.store.recordSamples([
@@ -180,7 +180,7 @@ import Testing
         )
         let pdf = fixture.directory.appendingPathComponent("units.pdf")
         try Data(PDFReport.render(report, pageSize: .a4)).write(to: pdf)
-        let text = try ExternalTool.run("pdftotext", ["-layout", pdf.path, "-"]).stdout
+        let text = try await ExternalTool.run("pdftotext", ["-layout", pdf.path, "-"]).stdout
         #expect(text.contains("500 ohm"), "\(text)")
         #expect(text.contains("23.7 kg/m²"), "\(text)")
         #expect(!text.contains("?"), "\(text)")
