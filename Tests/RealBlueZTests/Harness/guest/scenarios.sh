@@ -336,7 +336,7 @@ run_scenario() {
     echo "start $begin" >"$dir/timings.txt"
     # Each scenario has a budget of its own (CAREBRIDGE_SCENARIO_BUDGET seconds, from the host): its waits end at
     # the deadline, so an overrun fails this scenario alone and leaves the next ones (and a retry) their budgets.
-    local budget="${CAREBRIDGE_SCENARIO_BUDGET:-150}"
+    local budget="${CAREBRIDGE_SCENARIO_BUDGET:-300}"
     scenario_deadline=$(($(date +%s) + budget))
     "scenario_${name//-/_}" >>"$dir/scenario.log" 2>&1
     if [ "$(date +%s)" -ge "$scenario_deadline" ]; then
