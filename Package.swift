@@ -50,11 +50,11 @@ let package = Package(
             ]
         ),
         // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
-        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "BridgeFoundation"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
         .target(name: "SampleExport", dependencies: ["BridgeFoundation", "BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
-        .target(name: "CarePlan", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        .target(name: "CarePlan", dependencies: ["BridgeCore", "BridgeFoundation"]),
         // Care-plan store: versioned tasks, samples, outcomes, auto-completion (GRDB over SQLite).
         .target(
             name: "CareStore",
@@ -96,7 +96,7 @@ let package = Package(
             name: "CareBridgeKit",
             dependencies: [
                 "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "DeviceSessions", "FrameDecoding",
-                "SessionReplay", "CarePlan", "CareStore",
+                "SessionReplay", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "GATTDecoding", "CarePlan", "CareStore", "CareBridgeExport",
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareBridgeExport",
                 "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "AlertDelivery",
             dependencies: [
-                "CareStore", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTClient",
+                "CareStore", "CarePlan", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -134,7 +134,7 @@ let package = Package(
         // The care report: HTML with inline SVG charts, and PDF from a small writer (standard fonts, vector drawing).
         .target(
             name: "CareReport",
-            dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "Insights", "SampleExport"]
+            dependencies: ["BridgeCore", "CarePlan", "CareStore", "Insights", "SampleExport"]
         ),
         // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
         // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded
@@ -152,8 +152,7 @@ let package = Package(
             name: "BlueZTransport",
             dependencies: [
                 "BridgeCore",
-                "DeviceSessions",
-                "BridgeFoundation", "GATTDecoding",
+                "BridgeFoundation", "DeviceSessions", "GATTDecoding",
                 "CSystemd",
                 "CUdev",
                 "CBluetooth",
@@ -223,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "carebridge", "TestSupport", "CareStore", "CarePlan", .product(name: "Logging", package: "swift-log"),
+                "carebridge", "TestSupport", "CareStore", .product(name: "Logging", package: "swift-log"),
             ],
             // Recordings and profiles the safety replay tests read from disk.
             exclude: ["Fixtures"]
@@ -236,9 +235,6 @@ let package = Package(
                 "CareBridgeKit",
                 "BridgeCore",
                 "BridgeFoundation", "GATTDecoding",
-                "CareStore",
-                "CarePlan",
-                "SessionReplay",
                 "DeviceProfiles", "DeviceSessions",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -286,7 +282,7 @@ let package = Package(
                 "CareStore",
                 "CarePlan",
                 "BridgeCore",
-                "BridgeFoundation", "GATTDecoding",
+                "GATTDecoding",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -294,7 +290,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CareBridgeExportTests",
-            dependencies: ["CareBridgeExport", "BridgeCore", "BridgeFoundation", "GATTDecoding"]
+            dependencies: ["CareBridgeExport", "BridgeCore", "BridgeFoundation"]
         ),
         .testTarget(
             name: "MQTTClientTests",
@@ -312,8 +308,8 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "carebridge", "TestSupport", "MQTTBridge", "CarePlan", "CareStore", "CareBridgeExport", "BridgeCore",
-                "BridgeFoundation", "GATTDecoding", .product(name: "Logging", package: "swift-log"),
+                "carebridge", "TestSupport", "MQTTBridge", "CarePlan", "CareStore", "BridgeCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -17,7 +17,7 @@ extension BlueZClient {
         guard sessions[address] == nil, !connectQueue.contains(where: { $0.address == address }), !stopping else {
             return
         }
-        if let until = cooldownUntil[address], clock.now < until { return }
+        if let until = cooldownUntil[address], elapsed() < until { return }
         connectQueue.append((address, plan))
         pumpConnections()
     }
@@ -36,7 +36,7 @@ extension BlueZClient {
             // An established session released the queue itself (attemptConnection); a failed one does it here.
             if sessions[address]?.established != true {
                 sessions[address] = nil
-                cooldownUntil[address] = clock.now + configuration.reconnectBackoff * configuration.backoffScale
+                cooldownUntil[address] = elapsed() + configuration.reconnectBackoff * configuration.backoffScale
                 connecting = false
                 spawn { await $0.resumeDiscoveryAfterConnect() }
             }
@@ -313,7 +313,7 @@ extension BlueZClient {
         guard plan.setsDeviceClock, configuration.setDeviceClock, linkUp(address),
             let characteristic = characteristics[CurrentTime.uuid.uuidString]
         else { return }
-        let bytes = CurrentTime.bytes(for: Date(), in: configuration.timeZone)
+        let bytes = CurrentTime.bytes(for: configuration.wallClock(), in: configuration.timeZone)
         do {
             _ = try await call(
                 characteristic,
@@ -346,6 +346,7 @@ extension BlueZClient {
     /// Forgets a session (never `RemoveDevice`: that would delete a bond) and emits `disconnected`.
     func endSession(address: String, reason: String) {
         guard let session = sessions.removeValue(forKey: address) else { return }
+        for timer in session.timers { tasks[timer]?.cancel() }
         if let machine = session.machine, machine.status == .running {
             logger.warning(
                 "device session interrupted: nothing of it is saved, the next connection repeats it",
@@ -357,7 +358,7 @@ extension BlueZClient {
         }
         if session.connectedEmitted { emit(address, .disconnected(reason: reason)) }
         if session.established {
-            cooldownUntil[address] = clock.now + configuration.reconnectBackoff * configuration.backoffScale
+            cooldownUntil[address] = elapsed() + configuration.reconnectBackoff * configuration.backoffScale
             logger.info("device session ended", metadata: ["device": "\(address)", "reason": "\(reason)"])
         }
     }

@@ -27,7 +27,7 @@ extension BlueZClient {
         nextSessionToken += 1
         let token = nextSessionToken
         var machine = SessionMachine(script: plan.session, variables: variables, timeZone: configuration.timeZone)
-        let actions = machine.start(now: Date())
+        let actions = machine.start(now: configuration.wallClock())
         sessions[address]?.machine = machine
         sessions[address]?.token = token
         logger.info(
@@ -43,7 +43,7 @@ extension BlueZClient {
     /// Feeds the session of `address` (if it is still the one `token` names).
     func feedSession(_ address: String, token: Int, _ input: SessionInput) {
         guard var machine = sessions[address]?.machine, sessions[address]?.token == token else { return }
-        let actions = machine.handle(input, now: Date())
+        let actions = machine.handle(input, now: configuration.wallClock())
         sessions[address]?.machine = machine
         perform(address, token: token, actions)
     }
@@ -59,10 +59,11 @@ extension BlueZClient {
                 spawn { await $0.sessionSubscribe(address, token: token, id: id, uuid) }
             case .startTimer(let id, let seconds):
                 let scaled = max(0, seconds * configuration.sessionTimeScale)
-                spawn { client in
-                    try? await client.clock.sleep(for: .seconds(scaled))
+                let timer = spawn { client in
+                    do { try await client.clock.sleep(for: .seconds(scaled)) } catch { return }
                     client.feedSession(address, token: token, .timer(id))
                 }
+                sessions[address]?.timers.append(timer)
             case .finished(let persist):
                 let profile = sessions[address]?.plan.profile ?? "?"
                 logger.info(

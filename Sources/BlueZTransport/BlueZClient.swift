@@ -40,8 +40,12 @@ actor BlueZClient {
     var sessions: [String: DeviceSession] = [:]
     var connectQueue: [(address: String, plan: ConnectionPlan)] = []
     var connecting = false
-    var cooldownUntil: [String: ContinuousClock.Instant] = [:]
-    var tasks: [Task<Void, Never>] = []
+    /// When each device may be connected again, as ``elapsed`` time.
+    var cooldownUntil: [String: Duration] = [:]
+    /// The work running in tasks of its own (``spawn(_:)``), by id; each removes itself when it ends, so this
+    /// holds only what still runs, and shutdown cancels it.
+    var tasks: [Int: Task<Void, Never>] = [:]
+    var nextTask = 0
 
     /// Advertisements seen, for the scanner watchdog.
     var advertisements = 0
@@ -60,9 +64,14 @@ actor BlueZClient {
     struct Waiter {
         var check: () -> Bool
         var continuation: CheckedContinuation<Bool, Never>
+        /// Ends the wait at its timeout; cancelled when the wait ends first.
+        var timer: Task<Void, Never>
     }
 
-    let clock = ContinuousClock()
+    /// The configuration's clock: timeouts, back-off and session timers.
+    let clock: any Clock<Duration>
+    /// Time on ``clock`` since the client was made (back-off deadlines are kept in it).
+    let elapsed: @Sendable () -> Duration
 
     init(
         configuration: BlueZConfiguration,
@@ -76,7 +85,15 @@ actor BlueZClient {
         self.logger = logger
         self.output = output
         self.status = status
+        clock = configuration.clock
+        elapsed = Self.stopwatch(configuration.clock)
         (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
+    }
+
+    /// A function that tells how long `clock` has run since this call.
+    static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     // MARK: - Lifecycle
@@ -202,10 +219,9 @@ actor BlueZClient {
     func shutDown() async {
         guard !stopping else { return }
         stopping = true
-        for task in tasks { task.cancel() }
+        for task in tasks.values { task.cancel() }
         hotplug?.stop()
-        for waiter in waiters.values { waiter.continuation.resume(returning: false) }
-        waiters.removeAll()
+        for id in Array(waiters.keys) { finishWait(id, result: false) }
         if bus != nil, bluezPresent {
             for (address, session) in sessions {
                 for characteristic in session.watched.keys {
@@ -297,11 +313,19 @@ actor BlueZClient {
         }
     }
 
-    /// Runs actor work in its own task (kept for cancellation at shutdown).
-    func spawn(_ work: @escaping @Sendable (isolated BlueZClient) async -> Void) {
-        guard !stopping else { return }
-        let task = Task { await work(self) }
-        tasks.append(task)
+    /// Runs actor work in its own task, kept in ``tasks`` (for cancellation at shutdown) until it ends.
+    /// - Returns: the task's id in ``tasks`` (0 when stopping: nothing runs).
+    @discardableResult
+    func spawn(_ work: @escaping @Sendable (isolated BlueZClient) async -> Void) -> Int {
+        guard !stopping else { return 0 }
+        nextTask += 1
+        let id = nextTask
+        // The task starts on this actor, so only after the entry below is made.
+        tasks[id] = Task {
+            await work(self)
+            self.tasks[id] = nil
+        }
+        return id
     }
 
     func ownerChanged(_ message: DBusMessage) {
@@ -354,7 +378,7 @@ actor BlueZClient {
     /// exactly the live samples (their identities include the time; sub-millisecond stamps made some replayed
     /// samples differ by 1 ms from the live ones against the real bluetoothd).
     func emit(_ address: String, _ kind: TransportEvent.Kind) {
-        var milliseconds = (Date().timeIntervalSince1970 * 1000).rounded()
+        var milliseconds = (configuration.wallClock().timeIntervalSince1970 * 1000).rounded()
         if let last = lastEventMillisecond[address], milliseconds <= last { milliseconds = last + 1 }
         lastEventMillisecond[address] = milliseconds
         output.yield(
@@ -421,26 +445,23 @@ actor BlueZClient {
         nextWaiter += 1
         let id = nextWaiter
         return await withCheckedContinuation { continuation in
-            waiters[id] = Waiter(check: check, continuation: continuation)
-            let sleeper = Task { [clock] in
-                try? await clock.sleep(for: timeout)
-                self.expire(id)
+            let timer = Task { [clock] in
+                do { try await clock.sleep(for: timeout) } catch { return }
+                self.finishWait(id, result: nil)
             }
-            tasks.append(sleeper)
+            waiters[id] = Waiter(check: check, continuation: continuation, timer: timer)
         }
     }
 
-    func expire(_ id: Int) {
+    /// Ends wait `id` (if it still runs) with `result`, or at its timeout (nil) with what its check says now.
+    func finishWait(_ id: Int, result: Bool?) {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
-        waiter.continuation.resume(returning: waiter.check())
+        if result != nil { waiter.timer.cancel() }
+        waiter.continuation.resume(returning: result ?? waiter.check())
     }
 
     func checkWaiters() {
-        for (id, waiter) in waiters where waiter.check() {
-            waiters[id] = nil
-            waiter.continuation.resume(returning: true)
-        }
-        tasks.removeAll { $0.isCancelled }
+        for (id, waiter) in waiters where waiter.check() { finishWait(id, result: true) }
     }
 
     // MARK: - Calls
@@ -511,4 +532,6 @@ struct DeviceSession: Sendable {
     var machine: SessionMachine?
     /// Tells this connection's session apart from an earlier one's late replies and timers.
     var token = 0
+    /// The session's timers (ids in the client's tasks), cancelled when the session ends.
+    var timers: [Int] = []
 }

@@ -37,6 +37,10 @@ public struct BlueZConfiguration: Sendable {
     /// Where profile sessions keep their variables between connections (the store in `carebridge run`); nil:
     /// every connection starts as on first contact and nothing is saved.
     public var sessionMemory: (any SessionMemory)?
+    /// The clock of timeouts, back-off and session timers (tests pass a manual one).
+    public var clock: any Clock<Duration> = ContinuousClock()
+    /// The wall clock: event times, session steps' `now`, the Current Time written to devices.
+    public var wallClock: @Sendable () -> Date = { Date() }
 
     public init() {}
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The scanner of a ``BlueZTransport``'s latest run, as its watchdog sees it.
 public final class BlueZScanner: SupervisedScanner {
-    private let client = Mutex<BlueZClient?>(nil)
+    let client = Mutex<BlueZClient?>(nil)
 
     public init() {}
 

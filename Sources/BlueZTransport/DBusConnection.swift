@@ -142,6 +142,12 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Flushes and closes the connection; pending calls fail with `Disconnected`.
+    /// Whether ``close()`` has finished: the bus handle is gone and every call fails at once.
+    var isClosed: Bool {
+        if case .closed = state.withLock({ $0 }) { return true }
+        return false
+    }
+
     public func close() {
         let wasRunning = state.withLock { state -> Bool in
             guard case .running = state else { return false }

@@ -84,6 +84,8 @@ public struct Bridge: Sendable {
     /// Called (from a signal handler's queue) with the signal's number when one of ``signals`` arrives while the
     /// group already shuts down (after an earlier signal, or after the ingest ended); nil ignores such signals.
     public var forceQuit: (@Sendable (Int32) -> Void)?
+    /// The clock ``duration`` runs on.
+    public var clock: any Clock<Duration>
     public var logger: Logger
 
     public init(
@@ -96,6 +98,7 @@ public struct Bridge: Sendable {
         duration: Duration? = nil,
         signals: [UnixSignal] = [.sigterm, .sigint],
         forceQuit: (@Sendable (Int32) -> Void)? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
         self.source = source
@@ -107,6 +110,7 @@ public struct Bridge: Sendable {
         self.duration = duration
         self.signals = signals
         self.forceQuit = forceQuit
+        self.clock = clock
         self.logger = logger
     }
 
@@ -181,9 +185,9 @@ public struct Bridge: Sendable {
                 else { return }
                 stop(reason)
             }
-            let timer = bridge.duration.map { duration in
+            let timer = bridge.duration.map { [clock = bridge.clock] duration in
                 Task {
-                    try await Task.sleep(for: duration)
+                    try await clock.sleep(for: duration)
                     stopOnce(.duration)
                 }
             }
@@ -298,12 +302,14 @@ extension Bridge {
 
     /// Hands a live transport's events to `body`, with the bridge's shutdown handling but no pipeline and no
     /// store (`scan`): graceful shutdown (SIGTERM, SIGINT) or `duration` calls `stop`, and the call returns when
-    /// the transport's stream has ended. `services` run beside it as in ``Bridge/services`` (a scanner watchdog).
+    /// the transport's stream has ended. `services` run beside it as in ``Bridge/services`` (a scanner watchdog);
+    /// `duration` runs on `clock`.
     /// - Throws: what the transport or a service throws.
     public static func watch(
         _ transport: any DeviceTransport,
         stop: @escaping @Sendable () -> Void,
         duration: Duration?,
+        clock: any Clock<Duration> = ContinuousClock(),
         services: [any Service] = [],
         signals: [UnixSignal] = [.sigterm, .sigint],
         forceQuit: (@Sendable (Int32) -> Void)? = nil,
@@ -311,7 +317,14 @@ extension Bridge {
         body: @escaping @Sendable (TransportEvent) -> Void
     ) async throws {
         let requests = StopRequests()
-        let watcher = Watcher(transport: transport, stop: stop, duration: duration, requests: requests, body: body)
+        let watcher = Watcher(
+            transport: transport,
+            stop: stop,
+            duration: duration,
+            clock: clock,
+            requests: requests,
+            body: body
+        )
         try await runGroup(
             main: watcher,
             companions: services,
@@ -365,15 +378,16 @@ extension Bridge {
         let transport: any DeviceTransport
         let stop: @Sendable () -> Void
         let duration: Duration?
+        let clock: any Clock<Duration>
         let requests: StopRequests
         let body: @Sendable (TransportEvent) -> Void
 
         func run() async throws {
             defer { if !Task.isShuttingDownGracefully, !Task.isCancelled { _ = requests.note() } }
             let stop = self.stop
-            let timer = duration.map { duration in
+            let timer = duration.map { [clock] duration in
                 Task {
-                    try await Task.sleep(for: duration)
+                    try await clock.sleep(for: duration)
                     stop()
                 }
             }

@@ -1,6 +1,7 @@
 import BlueZTransport
 import BridgeFoundation
 import Foundation
+import TestSupport
 import Testing
 
 /// The real `carebridge` binary against the fake bluetoothd, driven by the Recordings/ sessions: the samples
@@ -106,11 +107,17 @@ extension FakeBlueZSuites {
             return bridge
         }
 
-        /// Waits for the fake to finish a playback, then for the bridge to ingest what it emitted.
-        static func settle(_ fake: FakeBlueZ, timeout: Duration = .seconds(120)) async throws {
+        /// Waits for the fake to finish a playback, then for the bridge to have taken in what it emitted (`ingested`).
+        static func settle(
+            _ fake: FakeBlueZ,
+            timeout: Duration = .seconds(120),
+            until ingested: () async throws -> Bool
+        ) async throws {
             let status = try await fake.waitForPlayback(timeout: timeout)
             #expect(status.done, "playback did not finish: \(status.pending) events pending")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await waitUntil("the bridge took in the playback", timeout: timeout, interval: .milliseconds(250)) {
+                try await ingested()
+            }
         }
 
         @Test(
@@ -129,12 +136,12 @@ extension FakeBlueZSuites {
             let store = Self.temporaryStore()
             defer { try? FileManager.default.removeItem(atPath: store) }
             let bridge = try await Self.startBridge(fake, store: store)
+            let expected = try Self.keys(fromGolden: recording)
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
-            try await Self.settle(fake)
+            try await Self.settle(fake) { try await Self.storedKeys(store).count >= expected.count }
             let status = await bridge.terminate()
             #expect(status == 0, "carebridge run: \(bridge.stderr.suffix(3000))")
 
-            let expected = try Self.keys(fromGolden: recording)
             let stored = try await Self.storedKeys(store)
             #expect(stored.count == expected.count, "stored \(stored.count) samples, golden has \(expected.count)")
             #expect(stored == expected)
@@ -172,8 +179,10 @@ extension FakeBlueZSuites {
             )
             defer { try? FileManager.default.removeItem(at: recordings) }
             let bridge = try await Self.startBridge(fake, store: store, extra: ["--record", recordings.path])
-            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl"))
-            try await Self.settle(fake)
+            let weighIn = "weight-scale-morning-weigh-in.jsonl"
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent(weighIn))
+            let expected = try Self.keys(fromGolden: weighIn)
+            try await Self.settle(fake) { try await Self.storedKeys(store).count >= expected.count }
             #expect(await bridge.terminate() == 0)
             let completed = try await Self.events(store)
             #expect(completed.map(\.task) == ["weigh-in"])
@@ -213,7 +222,8 @@ extension FakeBlueZSuites {
                 }
             )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
-            try await Self.settle(fake)
+            // The recording ends with the thermometer going away; the file is written when the recorder stops.
+            try await Self.settle(fake) { recorder.stderr.contains("device session ended") }
             #expect(await recorder.terminate() == 0, "\(recorder.stderr)")
             let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
             #expect(lines.first?.contains("carebridge-recording") == true)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import BlueZTransport
@@ -60,7 +61,7 @@ extension FakeBlueZSuites {
             defer { fake.stop() }
             let connection = try DBusConnection.open(.address(fake.address))
             connection.close()
-            try await Task.sleep(for: .milliseconds(100))
+            try await waitUntil("the connection closed") { connection.isClosed }
             await #expect(throws: DBusError.self) {
                 try await connection.call(FakeBlueZ.bus("GetId", []))
             }

@@ -104,11 +104,11 @@ final class FakeBlueZ: @unchecked Sendable {
         mock.standardError = log
         try mock.run()
         self.mock = mock
-        let deadline = Date().addingTimeInterval(60)  // python startup is slow on a loaded machine
-        while Date() < deadline {
-            if (try? await control.call(Self.bus("GetNameOwner", [.string("org.bluez")]))) != nil { return }
-            try await Task.sleep(for: .milliseconds(50))
+        // Python starts slowly on a loaded machine.
+        let appeared = await Self.eventually(timeout: .seconds(60)) {
+            (try? await control.call(Self.bus("GetNameOwner", [.string("org.bluez")]))) != nil
         }
+        if appeared { return }
         throw SetupError(
             description:
                 "fake org.bluez did not appear; log: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")"
@@ -205,12 +205,13 @@ final class FakeBlueZ: @unchecked Sendable {
 
     /// Polls until the playback is done (or the timeout passes).
     func waitForPlayback(timeout: Duration = .seconds(60)) async throws -> PlaybackStatus {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            // The name disappears while a simulated bluetoothd restart is under way.
-            if let status = try? await playbackStatus(), status.done { return status }
-            try await Task.sleep(for: .milliseconds(100))
+        var last: PlaybackStatus?
+        // The name disappears while a simulated bluetoothd restart is under way.
+        _ = await Self.eventually(timeout: timeout) {
+            last = try? await playbackStatus()
+            return last?.done == true
         }
+        if let last, last.done { return last }
         return try await playbackStatus()
     }
 

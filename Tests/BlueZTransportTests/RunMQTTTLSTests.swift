@@ -33,7 +33,7 @@ extension FakeBlueZSuites {
             let messages = try await states.messages(timeout: .seconds(60))
             #expect(messages.count == expected.count)
             #expect(bridge.process.isRunning)
-            try await BridgeEndToEndTests.settle(fake)
+            try await BridgeEndToEndTests.settle(fake) { messages.count >= expected.count }
             #expect(await bridge.terminate() == 0, "carebridge run: \(bridge.stderr.suffix(3000))")
             #expect(broker.log.contains("on port \(broker.tlsPort!)"))
             let outbox = try await CarebridgeBinary.run(["outbox", "--store", store])

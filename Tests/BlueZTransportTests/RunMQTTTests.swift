@@ -28,7 +28,7 @@ extension FakeBlueZSuites {
             // The samples are published while the bridge runs, as they arrive.
             let messages = try await states.messages(timeout: .seconds(60))
             #expect(bridge.process.isRunning)
-            try await BridgeEndToEndTests.settle(fake)
+            try await BridgeEndToEndTests.settle(fake) { messages.count >= expected.count }
             #expect(await bridge.terminate() == 0, "carebridge run: \(bridge.stderr.suffix(3000))")
 
             let listed = try await CarebridgeBinary.run([

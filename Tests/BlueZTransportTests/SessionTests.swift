@@ -5,6 +5,7 @@ import DeviceProfiles
 import Foundation
 import GATTDecoding
 import Synchronization
+import TestSupport
 import Testing
 
 /// The live transport runs the `glucose-meter` profile's session against a fake RACP meter on the fake
@@ -57,13 +58,11 @@ extension FakeBlueZSuites {
 
             /// Advertises every 300 ms (a meter advertises while it has something to say) until `condition`.
             func advertise(until condition: () async throws -> Bool) async throws -> Bool {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < deadline {
+                try await eventually(timeout: .seconds(30), interval: .milliseconds(300)) {
                     if try await condition() { return true }
                     try? await fake.advertise(SessionTests.meter, SessionTests.advert)
-                    try await Task.sleep(for: .milliseconds(300))
+                    return false
                 }
-                return try await condition()
             }
 
             func disconnects() -> Int {

@@ -16,18 +16,18 @@ import Testing
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
-    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+    func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
     }
 
-    func json(_ arguments: [String]) throws -> [[String: Any]] {
-        let result = try run(arguments + ["--json"])
+    func json(_ arguments: [String]) async throws -> [[String: Any]] {
+        let result = try await run(arguments + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
     }
 
     /// A patient whose daily weigh-in alerts above 70 kg; the GP receives alerts and reports, the partner nothing.
-    func apply(patient: String) throws {
+    func apply(patient: String) async throws {
         let text = """
             {"patient": {"id": "\(patient)", "name": "\(patient.capitalized)"},
              "contacts": [{"id": "\(patient)-gp", "name": "Dr. Gray", "category": "careTeam", "role": "physician",
@@ -41,35 +41,35 @@ import Testing
             """
         let path = directory.appendingPathComponent("\(patient).json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        let applied = try run(["plan", "apply", path])
+        let applied = try await run(["plan", "apply", path])
         #expect(applied.status == 0, "\(applied.stderr)")
     }
 
     @Test func alertsArePerPatientAndSharingThemOrAReportIsAudited() async throws {
-        try apply(patient: "alice")
-        try apply(patient: "bob")
+        try await apply(patient: "alice")
+        try await apply(patient: "bob")
         // Bob weighs 72.5 kg: his rule trips, Alice's (same threshold) has no reading to trip on.
-        let replay = try run([
+        let replay = try await run([
             "replay", "--patient", "bob", ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
         ])
         #expect(replay.status == 0, "\(replay.stderr)")
-        let bobs = try json(["alerts", "--patient", "bob", "--days", "0"])
+        let bobs = try await json(["alerts", "--patient", "bob", "--days", "0"])
         #expect(bobs.map { $0["task"] as? String } == ["weigh-bob"])
-        #expect(try json(["alerts", "--patient", "alice", "--days", "0"]).isEmpty)
-        #expect(try json(["alerts", "--days", "0"]).count == 1, "without --patient: every patient's")
+        #expect(try await json(["alerts", "--patient", "alice", "--days", "0"]).isEmpty)
+        #expect(try await json(["alerts", "--days", "0"]).count == 1, "without --patient: every patient's")
         let id = try #require(bobs.first?["id"] as? Int)
-        let wrong = try run(["alerts", "ack", String(id), "--patient", "alice"])
+        let wrong = try await run(["alerts", "ack", String(id), "--patient", "alice"])
         #expect(wrong.status == 1 && wrong.stderr.contains("not one of patient 'alice'"), "\(wrong.stderr)")
 
         // Delivered to a real broker: shared with Bob's GP (who receives alerts), not with his partner or Alice's.
         let broker = try MosquittoBroker()
         try broker.start()
         defer { broker.stop() }
-        let deliver = try run([
+        let deliver = try await run([
             "alerts", "deliver", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--wait", "20",
         ])
         #expect(deliver.status == 0, "\(deliver.stderr)")
-        let shared = try json(["shared"])
+        let shared = try await json(["shared"])
         #expect(shared.map { $0["contact"] as? String } == ["bob-gp"], "\(shared)")
         #expect(shared.first?["what"] as? String == "alert" && shared.first?["channel"] as? String == "mqtt")
         #expect(shared.first?["patient"] as? String == "bob")
@@ -77,19 +77,21 @@ import Testing
 
         // A report for a contact who does not exist is refused before anything is written.
         let out = directory.appendingPathComponent("bob.html").path
-        let mistyped = try run(["report", "--patient", "bob", "--format", "html", "--out", out, "--share-with", "gp"])
+        let mistyped = try await run([
+            "report", "--patient", "bob", "--format", "html", "--out", out, "--share-with", "gp",
+        ])
         #expect(mistyped.status == 1 && mistyped.stderr.contains("bob-gp"), "\(mistyped.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
-        let report = try run([
+        let report = try await run([
             "report", "--patient", "bob", "--from", "2026-11-14", "--to", "2026-11-20", "--format", "html", "--out",
             out,
             "--share-with", "bob-gp",
         ])
         #expect(report.status == 0, "\(report.stderr)")
-        let after = try json(["shared", "--patient", "bob"])
+        let after = try await json(["shared", "--patient", "bob"])
         #expect(after.map { $0["what"] as? String } == ["alert", "report"])
         #expect(after.last?["channel"] as? String == "file")
         #expect((after.last?["detail"] as? String)?.hasSuffix(out) == true)
-        #expect(try json(["shared", "--patient", "alice"]).isEmpty)
+        #expect(try await json(["shared", "--patient", "alice"]).isEmpty)
     }
 }

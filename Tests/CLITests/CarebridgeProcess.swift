@@ -19,8 +19,8 @@ enum CarebridgeProcess {
         environment: [String: String] = [:],
         stdin: String? = nil,
         executable: URL = executable
-    ) throws -> Result {
-        let output = try ChildProcess.run(
+    ) async throws -> Result {
+        let output = try await ChildProcess.run(
             executable,
             arguments,
             environment: environment,

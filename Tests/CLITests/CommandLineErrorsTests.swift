@@ -10,7 +10,7 @@ import Testing
     var directory: URL { scratch.url }
     let storePath: String
 
-    init() throws {
+    init() async throws {
         scratch = try ScratchDirectory("carebridge-errors-")
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
         let plan = scratch.url.appendingPathComponent("plan.json")
@@ -18,7 +18,7 @@ import Testing
             #"{"tasks": [{"id": "morning-weight", "title": "Weigh yourself", "kind": "assessment", "schedule": {"timeZone": "Europe/Berlin", "elements": [{"start": "2026-11-01T07:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}"#
                 .utf8
         ).write(to: plan)
-        let applied = try CarebridgeProcess.run(
+        let applied = try await CarebridgeProcess.run(
             ["plan", "apply", plan.path, "--store", storePath],
             environment: ["TZ": "Europe/Berlin"]
         )
@@ -28,18 +28,18 @@ import Testing
     func run(
         _ arguments: [String],
         environment: [String: String] = ["TZ": "Europe/Berlin"]
-    ) throws
+    ) async throws
         -> CarebridgeProcess.Result
     {
-        try CarebridgeProcess.run(arguments, environment: environment)
+        try await CarebridgeProcess.run(arguments, environment: environment)
     }
 
-    @Test func versionIsTheReleaseAndTheCheckoutsCommit() throws {
-        let result = try run(["--version"])
+    @Test func versionIsTheReleaseAndTheCheckoutsCommit() async throws {
+        let result = try await run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.first?.isNumber == true, "\(result.stdout)")
         // Run from this checkout's .build: the commit git itself names for HEAD.
-        let git = try ChildProcess.run(
+        let git = try await ChildProcess.run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["git", "-C", PackageRoot.url.path, "rev-parse", "HEAD"]
         )
@@ -51,13 +51,13 @@ import Testing
         }
     }
 
-    @Test func anInstalledBinaryPrintsTheReleaseAlone() throws {
+    @Test func anInstalledBinaryPrintsTheReleaseAlone() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("installed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let installed = directory.appendingPathComponent("carebridge")
         try FileManager.default.copyItem(at: CarebridgeProcess.executable, to: installed)
-        let result = try CarebridgeProcess.run(["--version"], executable: installed)
+        let result = try await CarebridgeProcess.run(["--version"], executable: installed)
         #expect(result.status == 0)
         #expect(result.stdout == "0.9.0-dev\n", "\(result.stdout)")
     }
@@ -66,14 +66,14 @@ import Testing
         (["evnts"], "Did you mean 'events'?"), (["samples", "relase", "x"], "Did you mean 'release'?"),
         (["ingets", "bodyMass", "72", "kg"], "Did you mean 'ingest'?"),
     ])
-    func aMistypedSubcommandGetsDidYouMean(arguments: [String], expected: String) throws {
-        let result = try run(arguments)
+    func aMistypedSubcommandGetsDidYouMean(arguments: [String], expected: String) async throws {
+        let result = try await run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
-    @Test func anErrorFoundWhileRunningPrintsTheSubcommandsUsage() throws {
-        let result = try run(["samples", "--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
+    @Test func anErrorFoundWhileRunningPrintsTheSubcommandsUsage() async throws {
+        let result = try await run(["samples", "--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--from 2026-11-20 is not before --to 2026-11-10"), "\(result.stderr)")
         #expect(result.stderr.contains("Usage: carebridge samples list"), "\(result.stderr)")
@@ -81,41 +81,41 @@ import Testing
     }
 
     @Test(arguments: [["samples"], ["export", "--format", "csv"], ["events"], ["adherence"]])
-    func aReversedRangeIsAnError(command: [String]) throws {
-        let result = try run(command + ["--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
+    func aReversedRangeIsAnError(command: [String]) async throws {
+        let result = try await run(command + ["--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
         #expect(result.status == 64, "\(command): \(result.stdout)")
         #expect(result.stderr.contains("is not before --to"), "\(result.stderr)")
     }
 
-    @Test func anUnknownTaskIsAnErrorWithTheKnownTasks() throws {
-        let result = try run(["events", "--task", "morning-weigth", "--from", "2026-11-20", "--store", storePath])
+    @Test func anUnknownTaskIsAnErrorWithTheKnownTasks() async throws {
+        let result = try await run(["events", "--task", "morning-weigth", "--from", "2026-11-20", "--store", storePath])
         #expect(result.status == 1, "\(result.stdout)")
         #expect(result.stderr.contains("no task 'morning-weigth'"), "\(result.stderr)")
         #expect(result.stderr.contains("did you mean 'morning-weight'?"), "\(result.stderr)")
-        let known = try run(["events", "--task", "morning-weight", "--from", "2026-11-20", "--store", storePath])
+        let known = try await run(["events", "--task", "morning-weight", "--from", "2026-11-20", "--store", storePath])
         #expect(known.status == 0 && known.stdout.contains("morning-weight"), "\(known.stderr)")
     }
 
-    @Test func exportValidatesTheSubjectAndWarnsWithoutOne() throws {
-        let bad = try run(["export", "--format", "fhir", "--subject", "123", "--store", storePath])
+    @Test func exportValidatesTheSubjectAndWarnsWithoutOne() async throws {
+        let bad = try await run(["export", "--format", "fhir", "--subject", "123", "--store", storePath])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--subject: '123' is not a FHIR reference"), "\(bad.stderr)")
-        let none = try run(["export", "--format", "fhir", "--store", storePath])
+        let none = try await run(["export", "--format", "fhir", "--store", storePath])
         #expect(none.status == 0, "\(none.stderr)")
         #expect(none.stderr.contains("warning: no --subject"), "\(none.stderr)")
-        let good = try run(["export", "--format", "fhir", "--subject", "Patient/p1", "--store", storePath])
+        let good = try await run(["export", "--format", "fhir", "--subject", "Patient/p1", "--store", storePath])
         #expect(good.status == 0 && !good.stderr.contains("warning"), "\(good.stderr)")
     }
 
     /// systemd and containers set TZ to a file; the zone is the one that file names.
-    @Test func aTimeZoneGivenAsAFileWorks() throws {
-        let berlin = try run(
+    @Test func aTimeZoneGivenAsAFileWorks() async throws {
+        let berlin = try await run(
             ["events", "--from", "2026-11-20", "--json", "--store", storePath],
             environment: ["TZ": ":/usr/share/zoneinfo/Europe/Berlin"]
         )
         #expect(berlin.status == 0, "\(berlin.stderr)")
         #expect(berlin.stdout.contains("2026-11-20T07:00:00+01:00"), "\(berlin.stdout)")
-        let local = try run(
+        let local = try await run(
             ["events", "--from", "2026-11-20", "--store", storePath],
             environment: ["TZ": ":/etc/localtime"]
         )
@@ -129,8 +129,8 @@ import Testing
         ["ingest"], ["replay"], ["run"], ["report"], ["samples", "release"], ["systemd-unit"], ["devices", "consent"],
         ["export"], ["events"], ["plan", "apply"], ["complete"], ["recording", "redact"], ["record"], ["scan"],
     ])
-    func examplesAreNotWrappedMidCommand(command: [String]) throws {
-        let result = try CarebridgeProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
+    func examplesAreNotWrappedMidCommand(command: [String]) async throws {
+        let result = try await CarebridgeProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
         #expect(result.status == 0)
         var inExamples = false
         for line in result.stdout.split(separator: "\n", omittingEmptySubsequences: false) {

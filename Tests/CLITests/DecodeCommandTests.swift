@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @Suite struct DecodeCommandTests {
-    @Test func printsFieldsAndSamplesAsJSON() throws {
-        let result = try CarebridgeProcess.run(["decode", "--time-zone", "UTC", "2A9D", "02A438E807030F071E00"])
+    @Test func printsFieldsAndSamplesAsJSON() async throws {
+        let result = try await CarebridgeProcess.run(["decode", "--time-zone", "UTC", "2A9D", "02A438E807030F071E00"])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["characteristic"] as? String == "2A9D")
@@ -15,28 +15,28 @@ import Testing
         #expect(samples.first?["start"] as? String == "2024-03-15T07:30:00+00:00")
     }
 
-    @Test func malformedPayloadExits65WithOneLine() throws {
-        let result = try CarebridgeProcess.run(["decode", "0x2a9d", "02A4"])
+    @Test func malformedPayloadExits65WithOneLine() async throws {
+        let result = try await CarebridgeProcess.run(["decode", "0x2a9d", "02A4"])
         #expect(result.status == 65)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("Weight Measurement"))
         #expect(result.stderr.contains("byte 1"))
     }
 
-    @Test func nonHexExits65() throws {
-        let result = try CarebridgeProcess.run(["decode", "2A9D", "02zz"])
+    @Test func nonHexExits65() async throws {
+        let result = try await CarebridgeProcess.run(["decode", "2A9D", "02zz"])
         #expect(result.status == 65)
         #expect(result.stderr.contains("hex"))
     }
 
-    @Test func unknownCharacteristicExits64AndListsSupported() throws {
-        let result = try CarebridgeProcess.run(["decode", "2A99", "00"])
+    @Test func unknownCharacteristicExits64AndListsSupported() async throws {
+        let result = try await CarebridgeProcess.run(["decode", "2A99", "00"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("2A9D"))
     }
 
-    @Test func acceptsFull128BitUUID() throws {
-        let result = try CarebridgeProcess.run(["decode", "00002A9D-0000-1000-8000-00805F9B34FB", "00A438"])
+    @Test func acceptsFull128BitUUID() async throws {
+        let result = try await CarebridgeProcess.run(["decode", "00002A9D-0000-1000-8000-00805F9B34FB", "00A438"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("\"bodyMass\""))
     }

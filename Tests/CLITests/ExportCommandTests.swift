@@ -4,18 +4,18 @@ import Testing
 
 /// `carebridge export` end to end: a real store file filled through the CLI, exported by the built executable.
 @Suite struct ExportCommandTests {
-    @Test func csvAndFHIRPresentValuesAtTheTransmittedPrecision() throws {
+    @Test func csvAndFHIRPresentValuesAtTheTransmittedPrecision() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("precision-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("s.sqlite").path
-        let replay = try CarebridgeProcess.run([
+        let replay = try await CarebridgeProcess.run([
             "replay", "--store", store, "--time-zone", "UTC", ReplayCommandTests.recording("blood-pressure-kpa.jsonl"),
             ReplayCommandTests.recording("thermometer-fahrenheit.jsonl"),
         ])
         #expect(replay.status == 0, "\(replay.stderr)")
         // 16.0 kPa is stored as 120.009852128 mm[Hg]; 0.1 kPa is 0.75 mm[Hg], so one decimal.
-        let csv = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv"])
+        let csv = try await CarebridgeProcess.run(["export", "--store", store, "--format", "csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
         let rows = csv.stdout.split(separator: "\r\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false)
@@ -24,12 +24,12 @@ import Testing
         #expect(systolic[2] == "120.0" && systolic[8] == "16.0", "\(systolic)")
         let temperature = try #require(rows.first { $0.count > 9 && $0[1] == "bodyTemperature" })
         #expect(temperature[2] == "37.00" && temperature[8] == "98.6", "\(temperature)")
-        let samples = try CarebridgeProcess.run([
+        let samples = try await CarebridgeProcess.run([
             "samples", "--store", store, "--json", "--type", "bloodPressureSystolic",
         ])
         #expect(samples.stdout.contains("120.009852128"), "the store keeps the exact value")
 
-        let fhir = try CarebridgeProcess.run([
+        let fhir = try await CarebridgeProcess.run([
             "export", "--store", store, "--format", "fhir", "--subject", "Patient/p1",
         ])
         #expect(fhir.status == 0, "\(fhir.stderr)")
@@ -44,7 +44,7 @@ import Testing
         var store: String { url.appendingPathComponent("store.sqlite").path }
         var environment: [String: String] { ["CAREBRIDGE_STORE": store, "TZ": "Europe/Berlin"] }
 
-        init() throws {
+        init() async throws {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-export-\(UUID())")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             let plan = url.appendingPathComponent("plan.json")
@@ -56,7 +56,7 @@ import Testing
                   "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}}]}
                 """.utf8
             ).write(to: plan)
-            try run(["plan", "apply", plan.path])
+            try await run(["plan", "apply", plan.path])
             for reading in [
                 ["bodyMass", "72.4", "kg", "2026-11-20T07:30"],
                 ["bodyMass", "160", "lb", "2026-11-21T07:30"],
@@ -64,15 +64,15 @@ import Testing
                 ["bloodPressureDiastolic", "79", "mmHg", "2026-11-21T08:00"],
                 ["bloodGlucose", "5.5", "mmol/L", "2026-11-21T09:00"],
             ] {
-                try run(["ingest", reading[0], reading[1], reading[2], "--at", reading[3]])
+                try await run(["ingest", reading[0], reading[1], reading[2], "--at", reading[3]])
             }
         }
 
         deinit { try? FileManager.default.removeItem(at: url) }
 
         @discardableResult
-        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-            let result = try CarebridgeProcess.run(arguments, environment: environment)
+        func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+            let result = try await CarebridgeProcess.run(arguments, environment: environment)
             #expect(result.status == 0, "carebridge \(arguments.joined(separator: " ")): \(result.stderr)")
             return result
         }
@@ -83,10 +83,10 @@ import Testing
             .appendingPathComponent("SampleExportTests/Validator/validate_fhir.py").path
     }
 
-    @Test func exportsATransactionBundleThatTheR4ValidatorAccepts() throws {
-        let directory = try StoreDirectory()
+    @Test func exportsATransactionBundleThatTheR4ValidatorAccepts() async throws {
+        let directory = try await StoreDirectory()
         let out = directory.url.appendingPathComponent("bundle.json").path
-        let result = try directory.run([
+        let result = try await directory.run([
             "export", "--format", "fhir", "--bundle", "transaction", "--subject", "Patient/p1", "--out", out,
         ])
         #expect(result.stdout.isEmpty)
@@ -106,13 +106,13 @@ import Testing
         )
 
         guard PythonTool.validatorsRequired else { return }
-        let validation = try PythonTool.python([Self.validator, out])
+        let validation = try await PythonTool.python([Self.validator, out])
         #expect(validation.status == 0, "R4 validator: \(validation.stderr)")
     }
 
-    @Test func exportsCSVToStandardOutputWithMatchedEvents() throws {
-        let directory = try StoreDirectory()
-        let result = try directory.run(["export", "--format", "csv", "--type", "bodyMass"])
+    @Test func exportsCSVToStandardOutputWithMatchedEvents() async throws {
+        let directory = try await StoreDirectory()
+        let result = try await directory.run(["export", "--format", "csv", "--type", "bodyMass"])
         let lines = result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("id,type,value,unit,start,end,source,device"))
@@ -122,9 +122,9 @@ import Testing
         #expect(lines[2].hasSuffix(",160.0,[lb_av],weigh-in,20,,,,,,,"))
     }
 
-    @Test func exportsJSONLinesWithinTheTimeRange() throws {
-        let directory = try StoreDirectory()
-        let result = try directory.run([
+    @Test func exportsJSONLinesWithinTheTimeRange() async throws {
+        let directory = try await StoreDirectory()
+        let result = try await directory.run([
             "export", "--format", "jsonl", "--from", "2026-11-21", "--to", "2026-11-21T08:30",
         ])
         let lines = result.stdout.split(separator: "\n")
@@ -136,29 +136,29 @@ import Testing
     }
 
     @Test("pages through the store without losing or repeating a sample", arguments: [1, 2, 3])
-    func pagingGivesTheSameExport(pageSize: Int) throws {
+    func pagingGivesTheSameExport(pageSize: Int) async throws {
         // Systolic and diastolic share one instant, so a page of one ends in the middle of a tie.
-        let directory = try StoreDirectory()
-        let whole = try directory.run(["export", "--format", "csv"]).stdout
-        let paged = try directory.run(["export", "--format", "csv", "--page-size", String(pageSize)]).stdout
+        let directory = try await StoreDirectory()
+        let whole = try await directory.run(["export", "--format", "csv"]).stdout
+        let paged = try await directory.run(["export", "--format", "csv", "--page-size", String(pageSize)]).stdout
         #expect(paged == whole)
         #expect(whole.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 6)
     }
 
-    @Test func refusesAnUnknownTypeAndAnUnwritableFile() throws {
-        let directory = try StoreDirectory()
-        let unknown = try CarebridgeProcess.run(
+    @Test func refusesAnUnknownTypeAndAnUnwritableFile() async throws {
+        let directory = try await StoreDirectory()
+        let unknown = try await CarebridgeProcess.run(
             ["export", "--format", "csv", "--type", "bogus"],
             environment: directory.environment
         )
         #expect(unknown.status == 64)
-        let unwritable = try CarebridgeProcess.run(
+        let unwritable = try await CarebridgeProcess.run(
             ["export", "--format", "csv", "--out", directory.url.path + "/missing/dir/out.csv"],
             environment: directory.environment
         )
         #expect(unwritable.status == 73)
         #expect(unwritable.stderr.contains("missing/dir/out.csv"))
-        let mixed = try CarebridgeProcess.run(
+        let mixed = try await CarebridgeProcess.run(
             ["export", "--format", "csv", "--bundle", "transaction"],
             environment: directory.environment
         )
@@ -168,13 +168,16 @@ import Testing
 
 /// Runs python3 for the validator; in CI a missing validator fails the test that needs it.
 enum PythonTool {
-    static var validatorsRequired: Bool {
+    /// Asked once (a quick import, run synchronously while the first test that asks waits).
+    static let validatorsRequired: Bool =
         ProcessInfo.processInfo.environment["CI"] == "true"
-            || (try? python(["-c", "import fhir.resources as f; assert f.__fhir_version__ == '4.0.1'"]).status) == 0
-    }
+        || (try? ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", "-c", "import fhir.resources as f; assert f.__fhir_version__ == '4.0.1'"]
+        ).status) == 0
 
-    static func python(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        let output = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
+    static func python(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
         return CarebridgeProcess.Result(
             status: output.status,
             stdout: output.standardOutput,

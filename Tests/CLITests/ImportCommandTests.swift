@@ -15,13 +15,13 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test func aSnoopLogOfAWeighInReplaysIntoTheStoreAsTheWeighIn() throws {
+    @Test func aSnoopLogOfAWeighInReplaysIntoTheStoreAsTheWeighIn() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let capture = dir.appendingPathComponent("btsnoop_hci.log")
         try Data(BTSnoopWeighInCapture(format: .h4).bytes).write(to: capture)
         let recording = dir.appendingPathComponent("scale.jsonl").path
-        let imported = try CarebridgeProcess.run([
+        let imported = try await CarebridgeProcess.run([
             "import", "btsnoop", capture.path, "--out", recording, "--time-zone", "Europe/Berlin", "--json",
         ])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -43,23 +43,23 @@ import Testing
         )
 
         let store = dir.appendingPathComponent("store.sqlite").path
-        let replay = try CarebridgeProcess.run(["replay", "--store", store, "--json", recording])
+        let replay = try await CarebridgeProcess.run(["replay", "--store", store, "--json", recording])
         #expect(replay.status == 0, "\(replay.stderr)")
         let replayed = try json(replay.stdout)
         let samples = try #require(replayed["samples"] as? [String: Any])
         #expect(samples["new"] as? Int == 3)  // bodyMass, bodyMassIndex, height
-        let listed = try CarebridgeProcess.run(["samples", "--store", store, "--type", "bodyMass", "--json"])
+        let listed = try await CarebridgeProcess.run(["samples", "--store", store, "--type", "bodyMass", "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("72.5"), "\(listed.stdout)")
         #expect(listed.stdout.contains("2026-11-20T07:58:02"), "\(listed.stdout)")
     }
 
-    @Test func aFileThatIsNotACaptureIsRefusedWithExit65() throws {
+    @Test func aFileThatIsNotACaptureIsRefusedWithExit65() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("session.jsonl")
         try Data("{\"format\": \"carebridge-recording\"}\n".utf8).write(to: file)
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "import", "btsnoop", file.path, "--out", dir.appendingPathComponent("x.jsonl").path,
         ])
         #expect(result.status == 65)
@@ -67,24 +67,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.jsonl").path))
     }
 
-    @Test func aMissingCaptureIsExit66AndJSONWithoutOutIsAUsageError() throws {
-        let missing = try CarebridgeProcess.run(["import", "btsnoop", "/nonexistent/btsnoop_hci.log"])
+    @Test func aMissingCaptureIsExit66AndJSONWithoutOutIsAUsageError() async throws {
+        let missing = try await CarebridgeProcess.run(["import", "btsnoop", "/nonexistent/btsnoop_hci.log"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("/nonexistent/btsnoop_hci.log: no such file"), "\(missing.stderr)")
-        let usage = try CarebridgeProcess.run(["import", "btsnoop", "x.log", "--json"])
+        let usage = try await CarebridgeProcess.run(["import", "btsnoop", "x.log", "--json"])
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("--json needs --out"), "\(usage.stderr)")
-        let handle = try CarebridgeProcess.run(["import", "btsnoop", "x.log", "--handle", "18=heart"])
+        let handle = try await CarebridgeProcess.run(["import", "btsnoop", "x.log", "--handle", "18=heart"])
         #expect(handle.status == 64)
         #expect(handle.stderr.contains("--handle 0x0012=2A9D"), "\(handle.stderr)")
     }
 
-    @Test func withoutOutTheRecordingGoesToStandardOutputAndTheSummaryToStandardError() throws {
+    @Test func withoutOutTheRecordingGoesToStandardOutputAndTheSummaryToStandardError() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let capture = dir.appendingPathComponent("btmon.btsnoop")
         try Data(BTSnoopWeighInCapture(format: .monitor(controller: 0), discovery: false).bytes).write(to: capture)
-        let result = try CarebridgeProcess.run(["import", "btsnoop", capture.path, "--handle", "0x0012=2A9D"])
+        let result = try await CarebridgeProcess.run(["import", "btsnoop", capture.path, "--handle", "0x0012=2A9D"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try result.stdout.split(separator: "\n").map { try json(String($0)) }
         #expect(lines.first?["format"] as? String == "carebridge-recording")

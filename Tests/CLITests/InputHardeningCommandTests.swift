@@ -15,8 +15,8 @@ import Testing
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
-    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(arguments, environment: ["TZ": "Europe/Berlin"])
+    func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(arguments, environment: ["TZ": "Europe/Berlin"])
     }
 
     /// Each is refused at argument validation (exit 64) with the option named, before anything runs.
@@ -27,12 +27,12 @@ import Testing
         ["run", "--duration", "1e17"], ["run", "--clock-skew-tolerance", "1e300"], ["record", "--duration", "inf"],
         ["scan", "--timeout", "1e17"], ["samples", "--limit", "-1"], ["complete", "x", "--occurrence", "-3"],
     ])
-    func outOfRangeNumbersAreRefusedWithTheOptionNamed(arguments: [String]) throws {
+    func outOfRangeNumbersAreRefusedWithTheOptionNamed(arguments: [String]) async throws {
         var full = arguments + ["--store", storePath]
         if arguments[0] == "replay" { full.append("/nonexistent.jsonl") }
         if ["scan", "record"].contains(arguments[0]) { full.removeLast(2) }
         if arguments[0] == "record" { full += ["--out", directory.appendingPathComponent("r.jsonl").path] }
-        let result = try run(full)
+        let result = try await run(full)
         #expect(result.status == 64, "\(full): \(result.status) \(result.stderr)")
         #expect(result.stderr.contains(arguments[1]), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storePath))
@@ -41,25 +41,27 @@ import Testing
     @Test(arguments: [
         "2026-02-31T08:00", "2025-02-29T08:00", "2026-04-31", "0000-12-30", "1581-10-10T08:00", "2026-11-20T24:00",
     ])
-    func ingestRefusesImpossibleAndOutOfRangeDates(at: String) throws {
-        let result = try run(["ingest", "bodyMass", "72", "kg", "--at", at, "--store", storePath])
+    func ingestRefusesImpossibleAndOutOfRangeDates(at: String) async throws {
+        let result = try await run(["ingest", "bodyMass", "72", "kg", "--at", at, "--store", storePath])
         #expect(result.status == 64, "\(at): \(result.stderr)")
         #expect(result.stderr.contains("--at"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storePath))
     }
 
     @Test(arguments: ["0x46", "0X46", "0x1p6", "inf", "nan", "70 ", "7O", "--70", "1e", ""])
-    func ingestRefusesHexadecimalAndOtherNonDecimalValues(value: String) throws {
-        let result = try run(["ingest", "heartRate", value, "bpm", "--store", storePath])
+    func ingestRefusesHexadecimalAndOtherNonDecimalValues(value: String) async throws {
+        let result = try await run(["ingest", "heartRate", value, "bpm", "--store", storePath])
         #expect(result.status != 0, "'\(value)' was accepted")
         #expect(!FileManager.default.fileExists(atPath: storePath))
     }
 
-    @Test func ingestReadsDecimalCommasAndABareTimeAsToday() throws {
+    @Test func ingestReadsDecimalCommasAndABareTimeAsToday() async throws {
         let before = Date()
-        let result = try run(["ingest", "bodyMass", "72,5", "kg", "--at", "07:00", "--store", storePath, "--json"])
+        let result = try await run([
+            "ingest", "bodyMass", "72,5", "kg", "--at", "07:00", "--store", storePath, "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
-        let samples = try run(["samples", "--store", storePath, "--json"])
+        let samples = try await run(["samples", "--store", storePath, "--json"])
         let list = try #require(JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [[String: Any]])
         #expect(list.first?["value"] as? Double == 72.5)
         let start = try #require(list.first?["start"] as? String)
@@ -77,7 +79,7 @@ import Testing
 
     /// The line with a huge `t` is bad; the lines before and after it (same batch) are stored, and --strict
     /// refuses the file.
-    @Test func aHugeTInARecordingIsABadLineAndTheRestOfTheBatchIsStored() throws {
+    @Test func aHugeTInARecordingIsABadLineAndTheRestOfTheBatchIsStored() async throws {
         let recording = directory.appendingPathComponent("huge-t.jsonl").path
         let lines = [
             #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00", "timeZone": "Europe/Berlin"}"#,
@@ -90,12 +92,12 @@ import Testing
             #"{"t": 2, "kind": "notification", "device": "C8:47:8C:00:00:01", "characteristic": "2A37", "value": "004B"}"#,
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
-        let strict = try run(["replay", "--store", storePath, "--strict", recording])
+        let strict = try await run(["replay", "--store", storePath, "--strict", recording])
         #expect(strict.status == 65, "\(strict.stderr)")
         #expect(strict.stderr.contains("\(recording):6:"), "\(strict.stderr)")
         #expect(strict.stderr.contains("\(recording):7:"), "\(strict.stderr)")
 
-        let lenient = try run(["replay", "--store", storePath, "--json", recording])
+        let lenient = try await run(["replay", "--store", storePath, "--json", recording])
         #expect(lenient.status == 0, "\(lenient.stderr)")
         let summary = try #require(JSONSerialization.jsonObject(with: Data(lenient.stdout.utf8)) as? [String: Any])
         #expect((summary["samples"] as? [String: Any])?["new"] as? Int == 2)
@@ -104,7 +106,7 @@ import Testing
 
     /// A Bluetooth name with escape sequences (clear screen, retitle the window, a fake line) reaches the summary
     /// and the warnings only as visible `\u{1B}` text.
-    @Test func deviceStringsWithTerminalEscapesArePrintedSanitised() throws {
+    @Test func deviceStringsWithTerminalEscapesArePrintedSanitised() async throws {
         let recording = directory.appendingPathComponent("escape.jsonl").path
         let name = #"\u001b[2J\u001b]0;pwned\u0007HRM\nfake line\u009b31m\u202e"#
         let lines = [
@@ -116,7 +118,7 @@ import Testing
             #"{"t": 3, "kind": "bogus\#(name)", "device": "C8:47:8C:00:00:01"}"#,
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
-        let result = try run(["replay", "--store", storePath, recording])
+        let result = try await run(["replay", "--store", storePath, recording])
         #expect(result.status == 0, "\(result.stderr)")
         for output in [result.stdout, result.stderr] {
             #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })

@@ -17,19 +17,21 @@ import Testing
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
     }
 
-    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+    func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
     }
 
-    @Test func interventionsAndAnswersAreExportedAsTasksAndSurveyObservations() throws {
+    @Test func interventionsAndAnswersAreExportedAsTasksAndSurveyObservations() async throws {
         let plan = directory.appendingPathComponent("plan.json")
         try Data(AssessmentCommandTests.plan.utf8).write(to: plan)
-        #expect(try run(["plan", "apply", plan.path]).status == 0)
-        #expect(try run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
-        let answered = try run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "8", "--note", "stairs"])
+        #expect(try await run(["plan", "apply", plan.path]).status == 0)
+        #expect(try await run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
+        let answered = try await run([
+            "complete", "pain", "--at", "2026-11-10T09:00", "--value", "8", "--note", "stairs",
+        ])
         #expect(answered.status == 0, "\(answered.stderr)")
         let out = directory.appendingPathComponent("bundle.json").path
-        let result = try run([
+        let result = try await run([
             "export", "--format", "fhir", "--bundle", "transaction", "--subject", "Patient/p1", "--from",
             "2026-11-10", "--to", "2026-11-10", "--out", out,
         ])
@@ -51,7 +53,7 @@ import Testing
         #expect((answer["subject"] as? [String: Any])?["reference"] as? String == "Patient/p1")
 
         guard PythonTool.validatorsRequired else { return }
-        let validation = try PythonTool.python([ExportCommandTests.validator, out])
+        let validation = try await PythonTool.python([ExportCommandTests.validator, out])
         #expect(validation.status == 0, "R4 validator: \(validation.stderr)")
     }
 }
@@ -59,15 +61,15 @@ import Testing
 /// Outcomes of a task deleted since are history: the FHIR export without --from starts at the earliest task of
 /// the store, deleted ones included, so they are not dropped.
 @Suite struct DeletedTaskOutcomeExportTests {
-    @Test func theOutcomesOfADeletedTaskAreExportedWithoutFrom() throws {
+    @Test func theOutcomesOfADeletedTaskAreExportedWithoutFrom() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "carebridge-outcomes-\(UUID().uuidString)"
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storePath = directory.appendingPathComponent("store.sqlite").path
-        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-            try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+        func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+            try await CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
         }
         func plan(_ name: String, _ text: String) throws -> String {
             let url = directory.appendingPathComponent(name)
@@ -82,8 +84,8 @@ import Testing
                             "elements": [{"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
             """
         )
-        #expect(try run(["plan", "apply", medication]).status == 0)
-        #expect(try run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
+        #expect(try await run(["plan", "apply", medication]).status == 0)
+        #expect(try await run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
         // The task is deleted from 15 November (the store's API: a tombstone version; its past events stay), and
         // a later plan brings a task that starts after the outcome.
         let zone = TimeZone(identifier: "Europe/Berlin")!
@@ -104,10 +106,10 @@ import Testing
                             "elements": [{"start": "2026-11-20T16:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
             """
         )
-        #expect(try run(["plan", "apply", walk]).status == 0)
+        #expect(try await run(["plan", "apply", walk]).status == 0)
 
         let out = directory.appendingPathComponent("bundle.json").path
-        let result = try run(["export", "--format", "fhir", "--subject", "Patient/p1", "--out", out])
+        let result = try await run(["export", "--format", "fhir", "--subject", "Patient/p1", "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("with 1 care-plan outcome"), "\(result.stderr)")
         let bundle =

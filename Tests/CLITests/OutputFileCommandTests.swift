@@ -27,11 +27,11 @@ import Testing
     }
 
     @Test("recording redact --out naming the input is refused and the recording is left intact")
-    func redactOntoItselfIsRefused() throws {
+    func redactOntoItselfIsRefused() async throws {
         let input = try copyOfRecording()
         let before = try Data(contentsOf: URL(fileURLWithPath: input))
         for out in [input, directory.path + "/./mine.jsonl"] {
-            let result = try CarebridgeProcess.run(["recording", "redact", input, "--out", out])
+            let result = try await CarebridgeProcess.run(["recording", "redact", input, "--out", out])
             #expect(result.status == 73, "\(result.stderr)")
             #expect(result.stderr.contains("input"), "\(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
@@ -40,25 +40,26 @@ import Testing
     }
 
     @Test("recording redact --out writes a private file, or the mode given with --mode")
-    func redactWritesPrivateFile() throws {
+    func redactWritesPrivateFile() async throws {
         let input = try copyOfRecording()
         let out = path("shared.jsonl")
-        #expect(try CarebridgeProcess.run(["recording", "redact", input, "--out", out]).status == 0)
+        #expect(try await CarebridgeProcess.run(["recording", "redact", input, "--out", out]).status == 0)
         #expect(try permissions(out) == 0o600)
         let wider = path("wider.jsonl")
         #expect(
-            try CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "0644"]).status == 0
+            try await CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "0644"]).status
+                == 0
         )
         #expect(try permissions(wider) == 0o644)
-        let bad = try CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "rw"])
+        let bad = try await CarebridgeProcess.run(["recording", "redact", input, "--out", wider, "--mode", "rw"])
         #expect(bad.status == 64)
     }
 
     @Test("record --out an existing file leaves it unchanged when recording fails at once (no D-Bus)")
-    func failedRecordKeepsExistingFile() throws {
+    func failedRecordKeepsExistingFile() async throws {
         let existing = try copyOfRecording()
         let before = try Data(contentsOf: URL(fileURLWithPath: existing))
-        let result = try CarebridgeProcess.run(
+        let result = try await CarebridgeProcess.run(
             ["record", "--out", existing, "--duration", "5"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(path("no-bus-here"))"]
         )
@@ -69,23 +70,23 @@ import Testing
     }
 
     @Test("export --out writes 0600 and refuses the store itself as output")
-    func exportOutput() throws {
+    func exportOutput() async throws {
         let store = path("store.sqlite")
-        let replay = try CarebridgeProcess.run([
+        let replay = try await CarebridgeProcess.run([
             "replay", "--store", store, ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
         ])
         #expect(replay.status == 0, "\(replay.stderr)")
         let csv = path("readings.csv")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: csv))
-        let export = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", csv])
+        let export = try await CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", csv])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(try String(contentsOfFile: csv, encoding: .utf8).hasPrefix("id,type,value"))
         #expect(try permissions(csv) == 0o600)
 
-        let onto = try CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", store])
+        let onto = try await CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", store])
         #expect(onto.status == 73)
         #expect(onto.stderr.contains("input"), "\(onto.stderr)")
-        let samples = try CarebridgeProcess.run(["samples", "--store", store, "--json"])
+        let samples = try await CarebridgeProcess.run(["samples", "--store", store, "--json"])
         #expect(samples.status == 0, "\(samples.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [Any])?.count == 3)
     }

@@ -31,25 +31,25 @@ import Testing
         """
     }
 
-    @Test func shippedProfilesPassTheirFixtures() throws {
-        let result = try CarebridgeProcess.run(["profile", "test"])
+    @Test func shippedProfilesPassTheirFixtures() async throws {
+        let result = try await CarebridgeProcess.run(["profile", "test"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("PASS weight-scale: SI weigh-in with time stamp, 72.5 kg"))
         #expect(result.stdout.contains("0 failed"))
     }
 
-    @Test func aPassingAndAFailingFixtureGiveExitStatusAndDiff() throws {
+    @Test func aPassingAndAFailingFixtureGiveExitStatusAndDiff() async throws {
         let good = try write("good.json", Self.scale(expect: #"[{"type": "bodyMass", "value": 72.35, "unit": "kg"}]"#))
-        let passed = try CarebridgeProcess.run(["profile", "test", good])
+        let passed = try await CarebridgeProcess.run(["profile", "test", good])
         #expect(passed.status == 0, "\(passed.stdout)")
         #expect(passed.stdout.contains("PASS cli-frame-scale: 72.35 kg"))
         let bad = try write("bad.json", Self.scale(expect: #"[{"type": "bodyMass", "value": 72.3, "unit": "kg"}]"#))
-        let failed = try CarebridgeProcess.run(["profile", "test", bad])
+        let failed = try await CarebridgeProcess.run(["profile", "test", bad])
         #expect(failed.status == 1)
         #expect(failed.stdout.contains("FAIL cli-frame-scale: 72.35 kg"))
         #expect(failed.stdout.contains("sample 1: value differ: expected bodyMass 72.3 kg, got bodyMass 72.35 kg"))
         #expect(failed.stdout.contains(#"value 1 (characteristic FFE1): frame weight {"stable": 1, "w": 72.35}"#))
-        let json = try CarebridgeProcess.run(["profile", "test", bad, "--json"])
+        let json = try await CarebridgeProcess.run(["profile", "test", bad, "--json"])
         #expect(json.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let results = try #require(object["results"] as? [[String: Any]])
@@ -58,47 +58,47 @@ import Testing
         #expect((results.first?["differences"] as? [String])?.first?.hasPrefix("sample 1: value differ") == true)
     }
 
-    @Test func anUnreadableProfileFailsTestAndLintWithItsPath() throws {
+    @Test func anUnreadableProfileFailsTestAndLintWithItsPath() async throws {
         let broken = try write("broken.json", Self.scale(expect: "[]").replacingOccurrences(of: "u16le", with: "u16xx"))
-        let tested = try CarebridgeProcess.run(["profile", "test", broken])
+        let tested = try await CarebridgeProcess.run(["profile", "test", broken])
         #expect(tested.status == 1)
         #expect(tested.stdout.contains("characteristics[0].frames[0].fields[1].type: 'u16xx' is not a field type"))
-        let linted = try CarebridgeProcess.run(["profile", "lint", broken])
+        let linted = try await CarebridgeProcess.run(["profile", "lint", broken])
         #expect(linted.status == 1)
         #expect(linted.stdout.contains("error \(broken): characteristics[0].frames[0].fields[1].type"))
     }
 
-    @Test func lintReportsAnUnreachableFrameAsAnError() throws {
+    @Test func lintReportsAnUnreachableFrameAsAnError() async throws {
         let frames = #"[{"name": "all", "fields": []}, {"name": "weight", "select": {"prefix": "10"}, "fields": []}]"#
         let path = try write("unreachable.json", Self.scale(expect: "[]", frames: frames))
-        let linted = try CarebridgeProcess.run(["profile", "lint", path, "--json"])
+        let linted = try await CarebridgeProcess.run(["profile", "lint", path, "--json"])
         #expect(linted.status == 1)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(linted.stdout.utf8)) as? [[String: Any]])
         #expect(rows.contains { ($0["message"] as? String)?.contains("frame weight is unreachable") == true })
-        #expect(try CarebridgeProcess.run(["profile", "lint"]).status == 0, "shipped profiles lint clean")
+        #expect(try await CarebridgeProcess.run(["profile", "lint"]).status == 0, "shipped profiles lint clean")
     }
 
-    @Test func scaffoldDraftsALoadableProfileFromARecording() throws {
+    @Test func scaffoldDraftsALoadableProfileFromARecording() async throws {
         let out = directory.appendingPathComponent("drafted.json").path
         let recording = PackageRoot.recording("mi-body-composition-scale-2-broadcast.jsonl")
-        let result = try CarebridgeProcess.run(["profile", "scaffold", recording, "--out", out])
+        let result = try await CarebridgeProcess.run(["profile", "scaffold", recording, "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: out, encoding: .utf8)
         #expect(text.contains(#""link": "broadcast""#))
         #expect(text.contains(#""uuid": "181B""#))
         #expect(text.contains(#""prefix": "02""#))
-        let tested = try CarebridgeProcess.run(["profile", "test", out])
+        let tested = try await CarebridgeProcess.run(["profile", "test", out])
         #expect(tested.status == 0, "frame stubs store nothing, so empty expects hold: \(tested.stdout)")
         #expect(tested.stdout.contains("7 fixture(s) of 1 profile(s): 7 passed"))
     }
 
-    @Test func scaffoldWorksOnABTSnoopImport() throws {
+    @Test func scaffoldWorksOnABTSnoopImport() async throws {
         let capture = directory.appendingPathComponent("weigh-in.log")
         try Data(BTSnoopWeighInCapture(format: .h4).bytes).write(to: capture)
         let recording = directory.appendingPathComponent("weigh-in.jsonl").path
-        let imported = try CarebridgeProcess.run(["import", "btsnoop", capture.path, "--out", recording])
+        let imported = try await CarebridgeProcess.run(["import", "btsnoop", capture.path, "--out", recording])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let result = try CarebridgeProcess.run(["profile", "scaffold", recording])
+        let result = try await CarebridgeProcess.run(["profile", "scaffold", recording])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let match = try #require(object["match"] as? [String: Any])
@@ -115,17 +115,17 @@ import Testing
         #expect(fixtures.count == 1)
         // The standard measurement decodes: profile test shows the stored sample for the user to put in expect.
         let drafted = try write("drafted.json", result.stdout)
-        let tested = try CarebridgeProcess.run(["profile", "test", drafted])
+        let tested = try await CarebridgeProcess.run(["profile", "test", drafted])
         #expect(tested.status == 1)
         #expect(tested.stdout.contains("sample 1: unexpected bodyMass 72.5 kg"))
     }
 
-    @Test func scaffoldRefusesAnEmptyRecording() throws {
+    @Test func scaffoldRefusesAnEmptyRecording() async throws {
         let empty = try write(
             "empty.jsonl",
             #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00"}"# + "\n"
         )
-        let result = try CarebridgeProcess.run(["profile", "scaffold", empty])
+        let result = try await CarebridgeProcess.run(["profile", "scaffold", empty])
         #expect(result.status == 65)
         #expect(result.stderr.contains("no events to draft a profile from"))
     }

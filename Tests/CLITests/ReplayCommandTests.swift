@@ -19,12 +19,12 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test func theSummaryCountsTheStoredRecordsEachDeviceDownloaded() throws {
+    @Test func theSummaryCountsTheStoredRecordsEachDeviceDownloaded() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("store.sqlite").path
         let files = [Self.recording("glucose-meter-download-twice.jsonl"), Self.recording("blood-pressure-kpa.jsonl")]
-        let text = try CarebridgeProcess.run(["replay", "--store", store, "--time-zone", "UTC"] + files)
+        let text = try await CarebridgeProcess.run(["replay", "--store", store, "--time-zone", "UTC"] + files)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(
             text.stdout.contains("02:00:00:00:00:27: downloaded 6 stored records from its memory"),
@@ -32,7 +32,9 @@ import Testing
         )
         #expect(!text.stdout.contains("downloaded 0"), "a device without a download gets no line")
 
-        let json = try CarebridgeProcess.run(["replay", "--store", store, "--time-zone", "UTC", "--json"] + files)
+        let json = try await CarebridgeProcess.run(
+            ["replay", "--store", store, "--time-zone", "UTC", "--json"] + files
+        )
         #expect(json.status == 0, "\(json.stderr)")
         let devices = try #require(try self.json(json.stdout)["devices"] as? [[String: Any]])
         let byAddress = Dictionary(
@@ -44,7 +46,7 @@ import Testing
         #expect(byAddress.filter { $0.key != "02:00:00:00:00:27" }.values.allSatisfy { $0 == 0 })
     }
 
-    @Test func weighInCompletesThePlanEventAndReplayingAgainAddsNothing() throws {
+    @Test func weighInCompletesThePlanEventAndReplayingAgainAddsNothing() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("store.sqlite").path
@@ -52,7 +54,7 @@ import Testing
             "replay", "--store", store, "--plan", Self.plan, "--time-zone", "Europe/Berlin", "--json",
             Self.recording("weight-scale-morning-weigh-in.jsonl"),
         ]
-        let first = try CarebridgeProcess.run(arguments)
+        let first = try await CarebridgeProcess.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         let summary = try json(first.stdout)
         let samples = try #require(summary["samples"] as? [String: Any])
@@ -67,14 +69,14 @@ import Testing
         #expect(summary["unmatchedSamples"] as? Int == 2)
         #expect((summary["badLines"] as? [Any])?.isEmpty == true)
 
-        let second = try CarebridgeProcess.run(arguments)
+        let second = try await CarebridgeProcess.run(arguments)
         #expect(second.status == 0)
         let again = try json(second.stdout)
         #expect((again["samples"] as? [String: Any])?["new"] as? Int == 0)
         #expect((again["samples"] as? [String: Any])?["alreadyStored"] as? Int == 3)
         #expect((again["eventsCompleted"] as? [Any])?.isEmpty == true)
 
-        let events = try CarebridgeProcess.run([
+        let events = try await CarebridgeProcess.run([
             "events", "--store", store, "--time-zone", "Europe/Berlin", "--from", "2026-11-20", "--task", "weigh-in",
             "--json",
         ])
@@ -84,10 +86,10 @@ import Testing
         #expect((list.first?["values"] as? [[String: Any]])?.first?["value"] as? Double == 72.5)
     }
 
-    @Test func storedBurstCompletesThePastDaysEvents() throws {
+    @Test func storedBurstCompletesThePastDaysEvents() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--plan", Self.plan, "--json",
             "--time-zone", "Europe/Berlin", Self.recording("weight-scale-stored-burst.jsonl"),
         ])
@@ -114,11 +116,11 @@ import Testing
         return path
     }
 
-    @Test func badLinesAreReportedWithFileAndLineAndTheRestIsIngested() throws {
+    @Test func badLinesAreReportedWithFileAndLineAndTheRestIsIngested() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = try Self.brokenRecording(in: dir)
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--json", broken,
         ])
         #expect(result.status == 0)
@@ -131,12 +133,12 @@ import Testing
         #expect(bad.compactMap { $0["line"] as? Int } == [5, 6])
     }
 
-    @Test func strictRefusesEverythingWhenALineIsBad() throws {
+    @Test func strictRefusesEverythingWhenALineIsBad() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = try Self.brokenRecording(in: dir)
         let store = dir.appendingPathComponent("s.sqlite").path
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", store, "--plan", Self.plan, "--strict",
             Self.recording("weight-scale-morning-weigh-in.jsonl"), broken,
         ])
@@ -145,17 +147,17 @@ import Testing
         #expect(result.stderr.contains("nothing written"))
         #expect(!FileManager.default.fileExists(atPath: store), "the store must not even be created")
 
-        let clean = try CarebridgeProcess.run([
+        let clean = try await CarebridgeProcess.run([
             "replay", "--store", store, "--strict", "--json", Self.recording("weight-scale-morning-weigh-in.jsonl"),
         ])
         #expect(clean.status == 0)
         #expect((try json(clean.stdout)["samples"] as? [String: Any])?["new"] as? Int == 3)
     }
 
-    @Test func humanSummaryListsDevicesSamplesAndEventsWithoutAProgressBarInAPipe() throws {
+    @Test func humanSummaryListsDevicesSamplesAndEventsWithoutAProgressBarInAPipe() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--plan", Self.plan, "--time-zone",
             "Europe/Berlin",
             Self.recording("heart-rate-strap-20-minutes.jsonl"), Self.recording("blood-pressure-kpa.jsonl"),
@@ -170,18 +172,20 @@ import Testing
         #expect(!result.stderr.contains("%"))
     }
 
-    @Test func unreadableRecordingExits66AndBadSpeedExits64() throws {
-        let missing = try CarebridgeProcess.run([
+    @Test func unreadableRecordingExits66AndBadSpeedExits64() async throws {
+        let missing = try await CarebridgeProcess.run([
             "replay", "--store", "/tmp/never-\(UUID()).sqlite", "/nonexistent.jsonl",
         ])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("/nonexistent.jsonl"))
-        let speed = try CarebridgeProcess.run(["replay", "--speed", "fast", Self.recording("blood-pressure-kpa.jsonl")])
+        let speed = try await CarebridgeProcess.run([
+            "replay", "--speed", "fast", Self.recording("blood-pressure-kpa.jsonl"),
+        ])
         #expect(speed.status == 64)
         #expect(speed.stderr.contains("--speed"))
     }
 
-    @Test func brokenUserProfileIsReportedAndTheOthersStillWork() throws {
+    @Test func brokenUserProfileIsReportedAndTheOthersStillWork() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let devices = dir.appendingPathComponent("devices")
@@ -191,7 +195,7 @@ import Testing
             atomically: true,
             encoding: .utf8
         )
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--devices", devices.path, "--json",
             Self.recording("thermometer-fahrenheit.jsonl"),
         ])
@@ -200,7 +204,7 @@ import Testing
         #expect((try json(result.stdout)["samples"] as? [String: Any])?["new"] as? Int == 1)
     }
 
-    @Test func redactReplacesAddressesAndNamesAndStillReplays() throws {
+    @Test func redactReplacesAddressesAndNamesAndStillReplays() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let original = dir.appendingPathComponent("mine.jsonl")
@@ -209,17 +213,17 @@ import Testing
             .replacingOccurrences(of: "Device 1", with: "Anna's Scale")
         try text.write(to: original, atomically: true, encoding: .utf8)
 
-        let stdout = try CarebridgeProcess.run(["recording", "redact", original.path])
+        let stdout = try await CarebridgeProcess.run(["recording", "redact", original.path])
         #expect(stdout.status == 0)
         #expect(!stdout.stdout.contains("C4:7C:8D:6A:3E:10"))
         #expect(!stdout.stdout.contains("Anna"))
         #expect(stdout.stdout.contains("02:00:00:00:00:01"))
 
         let out = dir.appendingPathComponent("shared.jsonl").path
-        let file = try CarebridgeProcess.run(["recording", "redact", original.path, "--out", out])
+        let file = try await CarebridgeProcess.run(["recording", "redact", original.path, "--out", out])
         #expect(file.status == 0)
         #expect(try String(contentsOfFile: out, encoding: .utf8) == stdout.stdout)
-        let replay = try CarebridgeProcess.run([
+        let replay = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--json", out,
         ])
         #expect((try json(replay.stdout)["samples"] as? [String: Any])?["new"] as? Int == 3)

@@ -16,12 +16,12 @@ import TestSupport
 
     init() throws { scratch = try ScratchDirectory("interrupt-") }
 
-    func storedSampleCount(_ store: String) throws -> Int {
-        let result = try CarebridgeProcess.run(["samples", "--store", store, "--json"])
+    func storedSampleCount(_ store: String) async throws -> Int {
+        let result = try await CarebridgeProcess.run(["samples", "--store", store, "--json"])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [Any])?.count ?? -1
     }
 
-    @Test func anInterruptedReplaySaysWhatItStoredAndResumes() throws {
+    @Test func anInterruptedReplaySaysWhatItStoredAndResumes() async throws {
         let store = scratch.url.appendingPathComponent("s.sqlite").path
         // 20 minutes recorded, replayed 60 times faster: 20 s in all, interrupted after samples were stored.
         let process = try ChildProcess(
@@ -29,13 +29,11 @@ import TestSupport
             ["replay", "--store", store, "--speed", "60", "--json", Self.recording]
         )
         // Wait until the paced replay has stored something (each sample is written as it comes).
-        var waited = 0
-        while waited < 300, (try? storedSampleCount(store)) ?? 0 == 0 {
-            usleep(100_000)
-            waited += 1
+        try await waitUntil("the replay stored a sample", timeout: .seconds(30), interval: .milliseconds(100)) {
+            (try? await storedSampleCount(store)) ?? 0 > 0
         }
         process.send(SIGINT)
-        let output = process.wait()
+        let output = await process.wait()
         let stdout = output.stdout
         let stderr = output.standardError
         #expect(output.exited, "killed by the signal instead of stopping")
@@ -45,13 +43,13 @@ import TestSupport
         #expect((summary["interrupted"] as? [String: Any])?["file"] as? String == Self.recording)
         #expect(stderr.contains("interrupted during"), "\(stderr)")
         #expect(new > 0)
-        #expect(try storedSampleCount(store) == new, "the summary counts exactly what is stored")
+        #expect(try await storedSampleCount(store) == new, "the summary counts exactly what is stored")
 
-        let rest = try CarebridgeProcess.run(["replay", "--store", store, "--json", Self.recording])
+        let rest = try await CarebridgeProcess.run(["replay", "--store", store, "--json", Self.recording])
         #expect(rest.status == 0, "\(rest.stderr)")
         let again = try #require(try JSONSerialization.jsonObject(with: Data(rest.stdout.utf8)) as? [String: Any])
         let samples = try #require(again["samples"] as? [String: Any])
         #expect(samples["alreadyStored"] as? Int == new)
-        #expect(try storedSampleCount(store) == (samples["total"] as? Int))
+        #expect(try await storedSampleCount(store) == (samples["total"] as? Int))
     }
 }

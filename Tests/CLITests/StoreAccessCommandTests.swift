@@ -18,17 +18,17 @@ import Testing
     static var isRoot: Bool { geteuid() == 0 }
 
     /// Runs carebridge as a user who does not own the store (nobody when we are root).
-    func runAsOther(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        guard Self.isRoot else { return try CarebridgeProcess.run(arguments) }
-        return try CarebridgeProcess.run(
+    func runAsOther(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        guard Self.isRoot else { return try await CarebridgeProcess.run(arguments) }
+        return try await CarebridgeProcess.run(
             ["--reuid=65534", "--regid=65534", "--clear-groups", CarebridgeProcess.executable.path] + arguments,
             executable: URL(fileURLWithPath: "/usr/bin/setpriv")
         )
     }
 
-    func makeStore() throws -> String {
+    func makeStore() async throws -> String {
         let store = directory.appendingPathComponent("store.sqlite").path
-        let ingest = try CarebridgeProcess.run([
+        let ingest = try await CarebridgeProcess.run([
             "ingest", "--store", store, "bodyMass", "72.5", "kg", "--at", "2026-11-20T07:30:00+01:00",
         ])
         #expect(ingest.status == 0, "\(ingest.stderr)")
@@ -41,28 +41,28 @@ import Testing
             ["events"], ["samples"], ["tasks"], ["adherence"], ["plan", "show"], ["export", "--format", "csv"],
         ]
     )
-    func mistypedStoreCreatesNothing(command: [String]) throws {
+    func mistypedStoreCreatesNothing(command: [String]) async throws {
         let store = directory.appendingPathComponent("typo/store.sqlite").path
-        let result = try CarebridgeProcess.run(command + ["--store", store])
+        let result = try await CarebridgeProcess.run(command + ["--store", store])
         #expect(result.status == 74)
         #expect(result.stderr.contains("no store at \(store)"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("typo").path))
     }
 
     @Test("a store this user may only read is listed and exported; writing to it is refused naming the owner")
-    func readOnlyStore() throws {
-        let store = try makeStore()
+    func readOnlyStore() async throws {
+        let store = try await makeStore()
         chmod(store, 0o644)
         if !Self.isRoot { chmod(directory.path, 0o555) }
         defer { chmod(directory.path, 0o755) }
-        let samples = try runAsOther(["samples", "--store", store, "--json"])
+        let samples = try await runAsOther(["samples", "--store", store, "--json"])
         #expect(samples.status == 0, "\(samples.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(samples.stdout.utf8)) as? [Any])?.count == 1)
-        let export = try runAsOther(["export", "--store", store, "--format", "csv"])
+        let export = try await runAsOther(["export", "--store", store, "--format", "csv"])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout.contains("bodyMass,72.5,kg"))
 
-        let ingest = try runAsOther(["ingest", "--store", store, "bodyMass", "70", "kg"])
+        let ingest = try await runAsOther(["ingest", "--store", store, "bodyMass", "70", "kg"])
         #expect(ingest.status == 74)
         #expect(ingest.stderr.contains("cannot write store \(store)"), "\(ingest.stderr)")
         if Self.isRoot { #expect(ingest.stderr.contains("belongs to root"), "\(ingest.stderr)") }
@@ -70,12 +70,12 @@ import Testing
     }
 
     @Test("a store of another user that this user cannot read names the owner and what to do")
-    func anotherUsersStore() throws {
-        let store = try makeStore()
+    func anotherUsersStore() async throws {
+        let store = try await makeStore()
         if !Self.isRoot { chmod(store, 0o000) }
         defer { chmod(store, 0o600) }
         for command in [["events", "--store", store], ["ingest", "--store", store, "heartRate", "60", "bpm"]] {
-            let result = try runAsOther(command)
+            let result = try await runAsOther(command)
             #expect(result.status == 74)
             #expect(result.stderr.contains("cannot read store \(store)"), "\(result.stderr)")
             if Self.isRoot { #expect(result.stderr.contains("belongs to root (mode 600) and you are nobody")) }

@@ -36,24 +36,24 @@ import Testing
         return path
     }
 
-    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+    func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
     }
 
-    func json(_ arguments: [String]) throws -> Any {
-        let result = try run(arguments + ["--json"])
+    func json(_ arguments: [String]) async throws -> Any {
+        let result = try await run(arguments + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
 
-    @Test func applyIngestAndListEventsAsJSON() throws {
+    @Test func applyIngestAndListEventsAsJSON() async throws {
         let plan = try write(Self.plan, to: "plan.json")
-        #expect(try run(["plan", "apply", plan]).status == 0)
-        let ingest = try run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-10T07:30"])
+        #expect(try await run(["plan", "apply", plan]).status == 0)
+        let ingest = try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-10T07:30"])
         #expect(ingest.status == 0, "\(ingest.stderr)")
-        #expect(try run(["complete", "medication", "--at", "2026-11-10T08:15"]).status == 0)
+        #expect(try await run(["complete", "medication", "--at", "2026-11-10T08:15"]).status == 0)
         let events = try #require(
-            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10"]) as? [[String: Any]]
+            try await json(["events", "--from", "2026-11-10", "--to", "2026-11-10"]) as? [[String: Any]]
         )
         #expect(events.map { $0["task"] as? String } == ["heart-rate", "weigh-in", "medication"])
         let weighIn = try #require(events.first { $0["task"] as? String == "weigh-in" })
@@ -65,80 +65,80 @@ import Testing
         #expect(abs((value["value"] as? Double ?? 0) - 160 * 0.45359237) < 1e-9)
         #expect(value["unit"] as? String == "kg")
         #expect(value["at"] as? String == "2026-11-10T07:30:00+01:00")
-        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        let samples = try #require(try await json(["samples"]) as? [[String: Any]])
         #expect(samples.count == 1 && value["sample"] as? String == samples[0]["id"] as? String)
         let medication = try #require(events.last)
         #expect(medication["completed"] as? Bool == true)
         #expect((medication["values"] as? [[String: Any]])?.first?["sample"] is NSNull)
         // Human output is an aligned table with the zone's local times.
-        let table = try run(["events", "--from", "2026-11-10", "--to", "2026-11-10"])
+        let table = try await run(["events", "--from", "2026-11-10", "--to", "2026-11-10"])
         let lines = table.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("START") == true && lines.count == 4)
         #expect(table.stdout.contains("2026-11-10 08:00"))
     }
 
-    @Test func malformedPlanNamesPathAndLocationAndAppliesNothing() throws {
+    @Test func malformedPlanNamesPathAndLocationAndAppliesNothing() async throws {
         let broken = Self.plan.replacingOccurrences(of: "\"duration\": 3600", with: "\"duration\": \"soon\"")
         let plan = try write(broken, to: "broken.json")
-        let result = try run(["plan", "apply", plan])
+        let result = try await run(["plan", "apply", plan])
         #expect(result.status == 65)
         #expect(result.stderr.contains("broken.json") && result.stderr.contains("tasks[2]"))
         #expect(result.stderr.contains("nothing applied"))
         // Nothing written, not even an empty store.
         #expect(!FileManager.default.fileExists(atPath: storePath))
-        let missing = try run(["plan", "apply", directory.appendingPathComponent("absent.json").path])
+        let missing = try await run(["plan", "apply", directory.appendingPathComponent("absent.json").path])
         #expect(missing.status == 66)
     }
 
-    @Test func refusesUnknownUnitsTypesAndImplausibleValuesWritingNothing() throws {
+    @Test func refusesUnknownUnitsTypesAndImplausibleValuesWritingNothing() async throws {
         // Stone is read since #16; a unit nobody weighs in is not.
-        let unknownUnit = try run(["ingest", "bodyMass", "11", "hundredweight"])
+        let unknownUnit = try await run(["ingest", "bodyMass", "11", "hundredweight"])
         #expect(unknownUnit.status == 64 && unknownUnit.stderr.contains("unknown unit 'hundredweight'"))
-        let unknownType = try run(["ingest", "mood", "3", "kg"])
+        let unknownType = try await run(["ingest", "mood", "3", "kg"])
         #expect(unknownType.status == 64 && unknownType.stderr.contains("unknown quantity type 'mood'"))
-        let fever = try run(["ingest", "bodyTemperature", "46", "°C"])
+        let fever = try await run(["ingest", "bodyTemperature", "46", "°C"])
         #expect(fever.status == 65 && fever.stderr.contains("25–45"))
-        let heavy = try run(["ingest", "bodyMass", "700", "kg"])
+        let heavy = try await run(["ingest", "bodyMass", "700", "kg"])
         #expect(heavy.status == 65)
-        let heart = try run(["ingest", "heartRate", "350", "bpm"])
+        let heart = try await run(["ingest", "heartRate", "350", "bpm"])
         #expect(heart.status == 65)
         #expect(!FileManager.default.fileExists(atPath: storePath))  // nothing written, not even an empty store
     }
 
-    @Test func versionGuardErrorExitsWithTaskAndDate() throws {
+    @Test func versionGuardErrorExitsWithTaskAndDate() async throws {
         let plan = try write(Self.plan, to: "plan.json")
-        #expect(try run(["plan", "apply", plan]).status == 0)
-        #expect(try run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30"]).status == 0)
+        #expect(try await run(["plan", "apply", plan]).status == 0)
+        #expect(try await run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30"]).status == 0)
         let retitled = try write(
             Self.plan.replacingOccurrences(of: "Weigh yourself", with: "Step on the scale"),
             to: "v2.json"
         )
-        let result = try run(["plan", "apply", retitled])
+        let result = try await run(["plan", "apply", retitled])
         #expect(result.status == 65)
         #expect(result.stderr.contains("weigh-in") && result.stderr.contains("2026-11-09T23:00:00"))
-        let tasks = try #require(try json(["tasks"]) as? [[String: Any]])
+        let tasks = try #require(try await json(["tasks"]) as? [[String: Any]])
         #expect(tasks.first { $0["id"] as? String == "weigh-in" }?["title"] as? String == "Weigh yourself")
     }
 
-    @Test func completeAndUncompleteByOccurrence() throws {
+    @Test func completeAndUncompleteByOccurrence() async throws {
         let plan = try write(Self.plan, to: "plan.json")
-        #expect(try run(["plan", "apply", plan]).status == 0)
-        let done = try run(["complete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
+        #expect(try await run(["plan", "apply", plan]).status == 0)
+        let done = try await run(["complete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
         #expect(done.status == 0 && done.stdout.contains("medication #9"))
-        let undone = try run(["uncomplete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
+        let undone = try await run(["uncomplete", "medication", "--occurrence", "9", "--at", "2026-11-10T12:00"])
         #expect(undone.status == 0)
         let events = try #require(
-            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "medication"])
+            try await json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "medication"])
                 as? [[String: Any]]
         )
         #expect(events.map { $0["completed"] as? Bool } == [false])
-        let missing = try run(["complete", "medication", "--at", "2026-11-10T12:00"])
+        let missing = try await run(["complete", "medication", "--at", "2026-11-10T12:00"])
         #expect(missing.status == 1 && missing.stderr.contains("no event"))
     }
 
-    @Test func defaultStoreLivesUnderXDGDataHomeWithPrivateModes() throws {
+    @Test func defaultStoreLivesUnderXDGDataHomeWithPrivateModes() async throws {
         let data = directory.appendingPathComponent("xdg").path
-        let result = try CarebridgeProcess.run(
+        let result = try await CarebridgeProcess.run(
             ["ingest", "heartRate", "61", "bpm"],
             environment: ["XDG_DATA_HOME": data, "CAREBRIDGE_STORE": ""]
         )
@@ -153,47 +153,39 @@ import Testing
 
     /// Starts `count` `carebridge ingest heartRate …` processes at once on the store and waits for all.
     /// - Returns: a line per process that failed or wrote to standard error.
-    func ingestConcurrently(count: Int) throws -> [String] {
-        var processes: [(Process, Pipe)] = []
-        for index in 0..<count {
-            let process = Process()
-            process.executableURL = CarebridgeProcess.executable
+    func ingestConcurrently(count: Int) async throws -> [String] {
+        let processes = try (0..<count).map { index in
             // Distinct minutes so every reading is a distinct sample; all on one day's event.
-            process.arguments = [
-                "ingest", "heartRate", String(60 + index), "bpm", "--at",
-                String(format: "2026-11-10T10:%02d", index), "--store", storePath,
-            ]
-            var environment = ProcessInfo.processInfo.environment
-            environment["TZ"] = "Europe/Berlin"
-            process.environment = environment
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            processes.append((process, errors))
+            try ChildProcess(
+                CarebridgeProcess.executable,
+                [
+                    "ingest", "heartRate", String(60 + index), "bpm", "--at",
+                    String(format: "2026-11-10T10:%02d", index), "--store", storePath,
+                ],
+                environment: ["TZ": "Europe/Berlin"]
+            )
         }
-        for (process, _) in processes { try process.run() }
         var failures: [String] = []
-        for (process, errors) in processes {
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            if process.terminationStatus != 0 || !stderr.isEmpty {
-                failures.append("\(process.terminationStatus): \(stderr)")
+        for process in processes {
+            let output = await process.wait()
+            if output.status != 0 || !output.stderr.isEmpty {
+                failures.append("\(output.status): \(output.standardError)")
             }
         }
         return failures
     }
 
-    @Test func concurrentIngestProcessesLoseNothingAndNeverReportALock() throws {
+    @Test func concurrentIngestProcessesLoseNothingAndNeverReportALock() async throws {
         let plan = try write(Self.plan, to: "plan.json")
-        #expect(try run(["plan", "apply", plan]).status == 0)
+        #expect(try await run(["plan", "apply", plan]).status == 0)
         let count = 24
-        let failures = try ingestConcurrently(count: count)
+        let failures = try await ingestConcurrently(count: count)
         #expect(failures.isEmpty, "\(failures)")
         #expect(!failures.joined().contains("locked"))
-        let samples = try #require(try json(["samples", "--type", "heartRate"]) as? [[String: Any]])
+        let samples = try #require(try await json(["samples", "--type", "heartRate"]) as? [[String: Any]])
         #expect(samples.count == count)
         let events = try #require(
-            try json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "heart-rate"])
+            try await json(["events", "--from", "2026-11-10", "--to", "2026-11-10", "--task", "heart-rate"])
                 as? [[String: Any]]
         )
         let values = try #require(events.first?["values"] as? [[String: Any]])
@@ -201,12 +193,12 @@ import Testing
         #expect(values.compactMap { $0["value"] as? Double } == (0..<count).map { Double(60 + $0) })
     }
 
-    @Test func concurrentProcessesCreatingTheStoreTogetherAllSucceed() throws {
+    @Test func concurrentProcessesCreatingTheStoreTogetherAllSucceed() async throws {
         // No store file yet: every process races to create it, set WAL and migrate.
         let count = 16
-        let failures = try ingestConcurrently(count: count)
+        let failures = try await ingestConcurrently(count: count)
         #expect(failures.isEmpty, "\(failures)")
-        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        let samples = try #require(try await json(["samples"]) as? [[String: Any]])
         #expect(samples.count == count)
     }
 }

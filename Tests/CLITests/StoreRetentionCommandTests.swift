@@ -38,16 +38,16 @@ import Testing
         return formatter.string(from: Date().addingTimeInterval(-Double(days) * 86_400))
     }
 
-    func run(_ arguments: [String], stdin: String? = nil) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(
+    func run(_ arguments: [String], stdin: String? = nil) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(
             arguments + ["--store", storePath],
             environment: ["TZ": "Europe/Berlin"],
             stdin: stdin
         )
     }
 
-    func json(_ arguments: [String]) throws -> Any {
-        let result = try run(arguments + ["--json"])
+    func json(_ arguments: [String]) async throws -> Any {
+        let result = try await run(arguments + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
@@ -72,16 +72,16 @@ import Testing
         return path
     }
 
-    func setUp() throws -> (rate: Int, rr: Int, events: [[String: Any]]) {
+    func setUp() async throws -> (rate: Int, rr: Int, events: [[String: Any]]) {
         let plan = directory.appendingPathComponent("plan.json").path
         try Data(Self.plan.utf8).write(to: URL(fileURLWithPath: plan))
-        let applied = try run(["plan", "apply", plan])
+        let applied = try await run(["plan", "apply", plan])
         #expect(applied.status == 0, "\(applied.stderr)")
-        let replay = try run(["replay", try recording()])
+        let replay = try await run(["replay", try recording()])
         #expect(replay.status == 0, "\(replay.stderr)")
-        let samples = try #require(try json(["samples"]) as? [[String: Any]])
+        let samples = try #require(try await json(["samples"]) as? [[String: Any]])
         let events = try #require(
-            try json(["events", "--from", Self.daysAgo(12), "--to", "today"]) as? [[String: Any]]
+            try await json(["events", "--from", Self.daysAgo(12), "--to", "today"]) as? [[String: Any]]
         )
         return (
             samples.filter { $0["type"] as? String == "heartRate" }.count,
@@ -90,34 +90,34 @@ import Testing
         )
     }
 
-    @Test func dryRunAndARefusalWithoutYesChangeNothingAndVacuumTwiceIsANoOp() throws {
-        let before = try setUp()
+    @Test func dryRunAndARefusalWithoutYesChangeNothingAndVacuumTwiceIsANoOp() async throws {
+        let before = try await setUp()
         #expect(before.rate == 1200)
-        let listed = try run(["samples", "--json"]).stdout
-        let dry = try #require(try json(["store", "vacuum", "--dry-run"]) as? [String: Any])
+        let listed = try await run(["samples", "--json"]).stdout
+        let dry = try #require(try await json(["store", "vacuum", "--dry-run"]) as? [String: Any])
         let steps = try #require(dry["steps"] as? [[String: Any]])
         #expect(steps.map { $0["type"] as? String } == ["heartRate"])
         #expect(steps.first?["samples"] as? Int == 1200)
         #expect(steps.first?["aggregates"] as? Int == 21)
         #expect(dry["deleted"] as? Int == 0)
         // Not a terminal and no --yes: refused, with what it would delete.
-        let refused = try run(["store", "vacuum"], stdin: "y\n")
+        let refused = try await run(["store", "vacuum"], stdin: "y\n")
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("vacuum would delete 1200 raw samples"))
-        #expect(try run(["samples", "--json"]).stdout == listed)
-        #expect((try json(["samples", "--type", "heartRate"]) as? [[String: Any]])?.count == 1200)
+        #expect(try await run(["samples", "--json"]).stdout == listed)
+        #expect((try await json(["samples", "--type", "heartRate"]) as? [[String: Any]])?.count == 1200)
 
-        let done = try #require(try json(["store", "vacuum", "--yes"]) as? [String: Any])
+        let done = try #require(try await json(["store", "vacuum", "--yes"]) as? [String: Any])
         #expect(done["deleted"] as? Int == 1200)
-        let after = try #require(try json(["samples", "--type", "heartRate"]) as? [[String: Any]])
+        let after = try #require(try await json(["samples", "--type", "heartRate"]) as? [[String: Any]])
         #expect(after.count == 21)
         #expect(after.allSatisfy { $0["id"] == nil && $0["aggregate"] != nil })
         #expect(after.compactMap { ($0["aggregate"] as? [String: Any])?["count"] as? Int }.reduce(0, +) == 1200)
         // RR intervals have no rule: untouched.
-        #expect((try json(["samples", "--type", "rrInterval"]) as? [[String: Any]])?.count == before.rr)
+        #expect((try await json(["samples", "--type", "rrInterval"]) as? [[String: Any]])?.count == before.rr)
         // The event completed before keeps its outcome.
         let events = try #require(
-            try json(["events", "--from", Self.daysAgo(12), "--to", "today"]) as? [[String: Any]]
+            try await json(["events", "--from", Self.daysAgo(12), "--to", "today"]) as? [[String: Any]]
         )
         func outcomes(_ events: [[String: Any]]) -> [String] {
             events.flatMap { ($0["values"] as? [[String: Any]]) ?? [] }.map { "\($0["value"]!) at \($0["at"]!)" }
@@ -126,7 +126,7 @@ import Testing
         #expect(outcomes(events) == outcomes(before.events))
 
         // Exports say when they serve aggregates.
-        let csv = try run(["export", "--format", "csv", "--type", "heartRate"])
+        let csv = try await run(["export", "--format", "csv", "--type", "heartRate"])
         #expect(csv.status == 0, "\(csv.stderr)")
         let rows = csv.stdout.split(separator: "\r\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false)
@@ -135,25 +135,25 @@ import Testing
         #expect(rows.count == 22)
         #expect(rows.dropFirst().compactMap { Int($0[16]) }.reduce(0, +) == 1200)
         #expect(rows.dropFirst().allSatisfy { $0[0].isEmpty })
-        let fhir = try run(["export", "--format", "fhir", "--type", "heartRate", "--subject", "Patient/p1"])
+        let fhir = try await run(["export", "--format", "fhir", "--type", "heartRate", "--subject", "Patient/p1"])
         #expect(fhir.status == 0, "\(fhir.stderr)")
         #expect(fhir.stdout.components(separatedBy: "retention aggregate").count - 1 == 21)
         #expect(fhir.stdout.contains("\"effectivePeriod\""))
 
-        let vacuumed = try run(["samples", "--json"]).stdout
-        let again = try #require(try json(["store", "vacuum", "--yes"]) as? [String: Any])
+        let vacuumed = try await run(["samples", "--json"]).stdout
+        let again = try #require(try await json(["store", "vacuum", "--yes"]) as? [String: Any])
         #expect(again["deleted"] as? Int == 0)
-        #expect(try run(["samples", "--json"]).stdout == vacuumed)
+        #expect(try await run(["samples", "--json"]).stdout == vacuumed)
         // Replaying the same recording again stores nothing twice.
-        let replay = try run(["replay", try recording()])
+        let replay = try await run(["replay", try recording()])
         #expect(replay.status == 0)
         #expect(replay.stderr.contains("not stored again"))
-        #expect((try json(["samples", "--type", "heartRate"]) as? [[String: Any]])?.count == 21)
+        #expect((try await json(["samples", "--type", "heartRate"]) as? [[String: Any]])?.count == 21)
     }
 
-    @Test func statsShowsSizeByTypeAndWhatRetentionWouldFree() throws {
-        _ = try setUp()
-        let stats = try #require(try json(["store", "stats"]) as? [String: Any])
+    @Test func statsShowsSizeByTypeAndWhatRetentionWouldFree() async throws {
+        _ = try await setUp()
+        let stats = try #require(try await json(["store", "stats"]) as? [String: Any])
         let types = try #require(stats["types"] as? [[String: Any]])
         let rate = try #require(types.first { $0["type"] as? String == "heartRate" })
         #expect(rate["samples"] as? Int == 1200)
@@ -164,18 +164,18 @@ import Testing
         let rr = try #require(types.first { $0["type"] as? String == "rrInterval" })
         #expect(rr["retention"] is NSNull)
         #expect((stats["file"] as? [String: Any])?["bytes"] as? Int ?? 0 > 0)
-        let text = try run(["store", "stats"])
+        let text = try await run(["store", "stats"])
         #expect(text.status == 0)
         #expect(text.stdout.contains("raw 3 d, then 1 min"))
         #expect(text.stdout.contains("kept"))
     }
 
-    @Test func aPolicyErrorInThePlanFileNamesWhereAndAppliesNothing() throws {
+    @Test func aPolicyErrorInThePlanFileNamesWhereAndAppliesNothing() async throws {
         let plan = directory.appendingPathComponent("bad.json").path
         try Data(#"{"retention": {"heartRate": {"keepRawDays": 30, "aggregateMinutes": 7}}}"#.utf8).write(
             to: URL(fileURLWithPath: plan)
         )
-        let result = try run(["plan", "apply", plan])
+        let result = try await run(["plan", "apply", plan])
         #expect(result.status == 65)
         #expect(result.stderr.contains("retention.heartRate.aggregateMinutes: aggregateMinutes must divide a day"))
         #expect(!FileManager.default.fileExists(atPath: storePath))

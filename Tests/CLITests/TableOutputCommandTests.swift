@@ -21,32 +21,32 @@ import Testing
         ]}
         """
 
-    init() throws {
+    init() async throws {
         scratch = try ScratchDirectory("carebridge-tables-")
         storePath = scratch.url.appendingPathComponent("store.sqlite").path
         let plan = scratch.url.appendingPathComponent("plan.json")
         try Data(Self.plan.utf8).write(to: plan)
-        let applied = try run(["plan", "apply", plan.path])
+        let applied = try await run(["plan", "apply", plan.path])
         #expect(applied.status == 0, "\(applied.stderr)")
     }
 
-    func run(_ arguments: [String]) throws -> CarebridgeProcess.Result {
-        try CarebridgeProcess.run(
+    func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+        try await CarebridgeProcess.run(
             arguments + ["--store", storePath],
             environment: ["TZ": "Europe/Berlin", "COLUMNS": "80"]
         )
     }
 
-    @Test func theFallBackDayShowsTheOffsetSoTheEndIsAfterTheStart() throws {
-        let result = try run(["events", "--from", "2026-10-25", "--to", "2026-10-25", "--task", "night-pill"])
+    @Test func theFallBackDayShowsTheOffsetSoTheEndIsAfterTheStart() async throws {
+        let result = try await run(["events", "--from", "2026-10-25", "--to", "2026-10-25", "--task", "night-pill"])
         #expect(result.status == 0, "\(result.stderr)")
         let row = try #require(result.stdout.split(separator: "\n").first { $0.contains("night-pill") })
         #expect(row.contains("2026-10-25 02:30+02:00") && row.contains("02:15+01:00"), "\(result.stdout)")
         #expect(row.contains("Night pill"), "the task's title: \(result.stdout)")
     }
 
-    @Test func anAllDayEventIsLabelledWithTheDayOfItsOwnZone() throws {
-        let result = try run([
+    @Test func anAllDayEventIsLabelledWithTheDayOfItsOwnZone() async throws {
+        let result = try await run([
             "events", "--from", "2026-11-20T12:00", "--to", "2026-11-20T13:00", "--task", "tokyo-diary",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -54,11 +54,11 @@ import Testing
         #expect(rows.count == 1 && rows[0].hasPrefix("2026-11-20"), "\(result.stdout)")
     }
 
-    @Test func samplesAreShownInPeoplesUnitsAtTheirResolutionWithinEightyColumns() throws {
-        #expect(try run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-20T07:30"]).status == 0)
-        #expect(try run(["ingest", "bloodGlucose", "0.0058", "mol/L", "--at", "2026-11-20T07:31"]).status == 0)
-        #expect(try run(["ingest", "bodyTemperature", "98.6", "°F", "--at", "2026-11-20T07:32"]).status == 0)
-        let result = try run(["samples"])
+    @Test func samplesAreShownInPeoplesUnitsAtTheirResolutionWithinEightyColumns() async throws {
+        #expect(try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-20T07:30"]).status == 0)
+        #expect(try await run(["ingest", "bloodGlucose", "0.0058", "mol/L", "--at", "2026-11-20T07:31"]).status == 0)
+        #expect(try await run(["ingest", "bodyTemperature", "98.6", "°F", "--at", "2026-11-20T07:32"]).status == 0)
+        let result = try await run(["samples"])
         #expect(result.status == 0, "\(result.stderr)")
         for expected in ["72.6 kg", "160 lb", "104 mg/dL", "0.0058 mol/L", "37 °C", "98.6 °F"] {
             #expect(result.stdout.contains(expected), "\(expected): \(result.stdout)")

@@ -129,16 +129,23 @@ import Testing
 
     @Test func aLiveTransportIsStoppedWhenItsDurationHasPassed() async throws {
         let transport = IdleTransport()
+        let clock = ManualClock()
         let bridge = Bridge(
             source: .live(transport) { transport.stop($0) },
             catalog: Self.catalog,
             configuration: PipelineConfiguration(timeZone: Self.zone),
             store: nil,
-            duration: .milliseconds(200),
+            duration: .seconds(30),
             signals: [],
+            clock: clock,
             logger: Self.quiet
         )
-        let outcome = try await bridge.run()
+        let running = Task { try await bridge.run() }
+        try await clock.waitForSleepers(1, timeout: .seconds(90))  // the group started (slow on a loaded machine)
+        clock.advance(by: .seconds(29))
+        #expect(transport.reasons.withLock { $0 }.isEmpty)
+        clock.advance(by: .seconds(1))
+        let outcome = try await running.value
         #expect(transport.reasons.withLock { $0 } == [.duration])
         #expect(outcome.report.events == 0)
     }

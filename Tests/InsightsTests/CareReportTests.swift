@@ -38,11 +38,11 @@ import Testing
         return path
     }
 
-    func stats(_ png: String, reference: String? = nil) throws -> [String: Any] {
+    func stats(_ png: String, reference: String? = nil) async throws -> [String: Any] {
         var arguments = [Self.here.appendingPathComponent("Fixtures/png_stats.py").path, png]
         arguments += ["--colour", Self.blue, "--colour", Self.orange]
         if let reference { arguments += ["--reference", reference] }
-        let result = try ExternalTool.run("python3", arguments)
+        let result = try await ExternalTool.run("python3", arguments)
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -53,13 +53,13 @@ import Testing
         let report = try await Self.week(fixture)
         let pdf = try write(PDFReport.render(report, pageSize: .a4), "week.pdf")
 
-        let check = try ExternalTool.run("qpdf", ["--check", pdf])
+        let check = try await ExternalTool.run("qpdf", ["--check", pdf])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("No syntax or stream encoding errors found"))
-        let info = try ExternalTool.run("pdfinfo", [pdf])
+        let info = try await ExternalTool.run("pdfinfo", [pdf])
         #expect(info.stdout.contains("Page size:       595.28 x 841.89 pts (A4)"))
         #expect(info.stdout.contains("Title:           Care report"))
-        let text = try ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
+        let text = try await ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
         for expected in [
             "Patient: the person using this bridge", "2026-11-16 – 2026-11-22", "Medication vs Back pain",
             "Adherence per intervention", "Readings", "Answers and notes", "Alerts", "Devices",
@@ -69,7 +69,7 @@ import Testing
         }
 
         let prefix = directory.appendingPathComponent("page").path
-        let render = try ExternalTool.run("pdftoppm", ["-r", "60", "-png", "-f", "1", "-l", "1", pdf, prefix])
+        let render = try await ExternalTool.run("pdftoppm", ["-r", "60", "-png", "-f", "1", "-l", "1", pdf, prefix])
         #expect(render.status == 0, "\(render.stderr)")
         let png = try #require(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasSuffix(".png") }
@@ -80,7 +80,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: reference)
             try FileManager.default.copyItem(atPath: rendered, toPath: reference)
         }
-        let stats = try stats(rendered, reference: reference)
+        let stats = try await stats(rendered, reference: reference)
         let colours = try #require(stats["colours"] as? [String: Int])
         // The grouped bars are drawn: both series' colours cover real areas of page 1.
         #expect((colours[Self.blue] ?? 0) > 2_000 && (colours[Self.orange] ?? 0) > 1_000, "\(stats)")
@@ -130,15 +130,16 @@ import Testing
         #expect(marked.count == 2)
         #expect(marked.allSatisfy { readings.rows[$0][2].hasPrefix("< 20") || readings.rows[$0][2].hasPrefix("[") })
         let pdf = try write(PDFReport.render(report, pageSize: .letter), "long.pdf")
-        #expect(try ExternalTool.run("qpdf", ["--check", pdf]).status == 0)
-        let info = try ExternalTool.run("pdfinfo", [pdf]).stdout
+        #expect(try await ExternalTool.run("qpdf", ["--check", pdf]).status == 0)
+        let info = try await ExternalTool.run("pdfinfo", [pdf]).stdout
         #expect(info.contains("Page size:       612 x 792 pts (letter)"))
         let pages =
             Int(info.split(separator: "\n").first { $0.hasPrefix("Pages:") }?.split(separator: " ").last ?? "0") ?? 0
         #expect(pages >= 4)
         var rowsSeen = 0
         for page in 1...pages {
-            let text = try ExternalTool.run("pdftotext", ["-layout", "-f", "\(page)", "-l", "\(page)", pdf, "-"]).stdout
+            let text = try await ExternalTool.run("pdftotext", ["-layout", "-f", "\(page)", "-l", "\(page)", pdf, "-"])
+                .stdout
             #expect(text.contains("Care report") && text.contains("Page \(page) of \(pages)"))
             let rows = text.split(separator: "\n").filter { $0.contains("body mass") }.count
             rowsSeen += rows
@@ -153,7 +154,7 @@ import Testing
             }
         }
         #expect(rowsSeen == 7 + 150 + 1, "every reading appears exactly once")
-        let all = try ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
+        let all = try await ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
         #expect(all.contains("OUT OF RANGE (LO, off scale low)") && all.contains("< 20 mg/dL (LO)"))
         #expect(all.contains("QUARANTINED: implausible body mass") && all.contains("[7.25 kg]"))
     }
@@ -169,7 +170,7 @@ import Testing
         #expect(html.components(separatedBy: "<svg ").count - 1 == 2)
         let page = try write(Array(html.utf8), "week.html")
         let screenshot = directory.appendingPathComponent("shot.png").path
-        let result = try ExternalTool.run(
+        let result = try await ExternalTool.run(
             "chromium",
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
@@ -179,7 +180,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: screenshot), "chromium: \(result.stderr)")
         let consoleLines = result.stderr.split(separator: "\n").filter { $0.contains("CONSOLE") }
         #expect(consoleLines.isEmpty, "console messages: \(consoleLines)")
-        let stats = try stats(screenshot)
+        let stats = try await stats(screenshot)
         let colours = try #require(stats["colours"] as? [String: Int])
         #expect((colours[Self.blue] ?? 0) > 5_000, "blue bars and line: \(stats)")
         #expect((colours[Self.orange] ?? 0) > 2_000, "orange bars: \(stats)")

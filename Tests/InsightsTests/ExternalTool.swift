@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs an independent program (qpdf, pdfinfo, pdftoppm, pdftotext, chromium, python3) and collects its output.
 enum ExternalTool {
@@ -21,31 +22,16 @@ enum ExternalTool {
         ProcessInfo.processInfo.environment["CI"] == "true" || names.allSatisfy { locate($0) != nil }
     }
 
-    static func run(_ name: String, _ arguments: [String]) throws -> Result {
+    /// Runs `name arguments…` to the end without holding a thread of the cooperative pool (a browser rendering a
+    /// report takes seconds).
+    static func run(_ name: String, _ arguments: [String]) async throws -> Result {
         guard let path = locate(name) else {
             throw CocoaError(
                 .fileNoSuchFile,
                 userInfo: [NSLocalizedDescriptionKey: "\(name) is not installed (.ci/run installs it)"]
             )
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out")
-        let err = directory.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        )
+        let output = try await ChildProcess.run(URL(fileURLWithPath: path), arguments)
+        return Result(status: output.status, stdout: output.standardOutput, stderr: output.standardError)
     }
 }

@@ -180,7 +180,7 @@ import Testing
         )
         let pdf = fixture.directory.appendingPathComponent("units.pdf")
         try Data(PDFReport.render(report, pageSize: .a4)).write(to: pdf)
-        let text = try ExternalTool.run("pdftotext", ["-layout", pdf.path, "-"]).stdout
+        let text = try await ExternalTool.run("pdftotext", ["-layout", pdf.path, "-"]).stdout
         #expect(text.contains("500 ohm"), "\(text)")
         #expect(text.contains("23.7 kg/m²"), "\(text)")
         #expect(!text.contains("?"), "\(text)")

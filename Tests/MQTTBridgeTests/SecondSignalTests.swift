@@ -16,14 +16,17 @@ import Glibc
 struct SecondSignalTests {
     static let recording = PackageRoot.recording("heart-rate-strap-20-minutes.jsonl")
 
-    func pending(_ store: String) throws -> Int {
-        let result = try ChildProcess.run(PackageRoot.carebridgeExecutable, ["outbox", "--store", store, "--json"])
+    func pending(_ store: String) async throws -> Int {
+        let result = try await ChildProcess.run(
+            PackageRoot.carebridgeExecutable,
+            ["outbox", "--store", store, "--json"]
+        )
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         return try #require(object?["pending"] as? Int, "\(result.standardOutput) \(result.standardError)")
     }
 
-    /// Starts a paced replay publishing to `broker`, waits until samples flow, freezes the broker, lets more
-    /// samples queue, then sends the first SIGINT; the drain that follows cannot finish.
+    /// Starts a paced replay publishing to `broker`, waits until samples flow, freezes the broker, waits until
+    /// samples queue behind it, then sends the first SIGINT; the drain that follows cannot finish.
     func replayWithAHungDrain(
         _ broker: MosquittoBroker,
         scratch: ScratchDirectory
@@ -40,7 +43,7 @@ struct SecondSignalTests {
         )
         try await waitUntil("samples reach the subscriber") { subscriber.received.count >= 5 }
         broker.pause()
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitUntil("samples queue behind the frozen broker") { try await pending(store) > 0 }
         replay.send(SIGINT)
         // The replay stops reading; the publisher now waits up to --mqtt-wait for a broker that does not answer.
         try await Task.sleep(for: .seconds(2))
@@ -66,7 +69,7 @@ struct SecondSignalTests {
         #expect(output.status == 130, "\(output.standardError)")
         #expect(output.standardError.contains("SIGINT while stopping: exiting now (130)"), "\(output.standardError)")
         // Nothing stored is lost: what the frozen broker never acknowledged stays queued for the next run.
-        #expect(try pending(store) > 0)
+        #expect(try await pending(store) > 0)
     }
 
     @Test func oneSIGINTWaitsForTheDrainAndFinishesIt() async throws {
@@ -84,6 +87,6 @@ struct SecondSignalTests {
         #expect(!output.standardError.contains("while stopping"), "\(output.standardError)")
         let summary = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
         #expect(summary["interrupted"] != nil)
-        #expect(try pending(store) == 0, "every stored sample was published")
+        #expect(try await pending(store) == 0, "every stored sample was published")
     }
 }

@@ -95,6 +95,19 @@ struct GuestRun: Sendable {
     var console: String
     var seconds: Double
 
+    /// Seconds each scenario's waits may take (`CAREBRIDGE_SCENARIO_BUDGET` in the guest): a scenario takes
+    /// 10-40 s under TCG on a 2-core machine, and up to 150 s with four builds beside it (load 13).
+    static let scenarioBudget = 300
+    /// Seconds a scenario may take past its waits' budget: stopping the bridge (60 s at most), exporting the store,
+    /// removing the devices.
+    static let scenarioSlack = 60
+    /// Seconds for booting the guest and bringing the stack up (about 10 s under TCG).
+    static let bootBudget = 120
+
+    /// The guest's budget (`CAREBRIDGE_VM_TIMEOUT`): the boot's, then each scenario's, and one more scenario's for
+    /// the one run again after bluetoothd crashed under it (`Harness/guest/scenarios.sh`).
+    static func budget(scenarios: Int) -> Int { bootBudget + (scenarioBudget + scenarioSlack) * (scenarios + 1) }
+
     static func boot(scenarios: [String]) async throws -> GuestRun {
         guard RealBlueZ.missingTools.isEmpty else {
             throw SetupError(
@@ -112,13 +125,19 @@ struct GuestRun: Sendable {
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let started = ContinuousClock.now
+        let budget = Self.budget(scenarios: scenarios.count)
         let result = try await run(
             RealBlueZ.harness.appendingPathComponent("run-vm.sh").path,
             [
                 directory.path, "/bin/bash", RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path,
                 RealBlueZ.carebridge.path,
             ] + scenarios,
-            timeout: 3600
+            environment: [
+                "CAREBRIDGE_VM_TIMEOUT": "\(budget)",
+                "CAREBRIDGE_VM_ENV": (ProcessInfo.processInfo.environment["CAREBRIDGE_VM_ENV"].map { $0 + " " } ?? "")
+                    + "CAREBRIDGE_SCENARIO_BUDGET=\(Self.scenarioBudget)",
+            ],
+            timeout: Double(budget + 60)
         )
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -137,6 +156,7 @@ struct GuestRun: Sendable {
     static func run(
         _ executable: String,
         _ arguments: [String],
+        environment: [String: String] = [:],
         timeout: Double
     ) async throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -149,6 +169,7 @@ struct GuestRun: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice

@@ -49,16 +49,17 @@ struct FHIRValidationTests {
         return records
     }
 
-    func validate(_ options: FHIRBundleWriter.Options) throws -> (r4: String, r4b: String, summary: ExportSummary) {
+    func validate(_ options: FHIRBundleWriter.Options) async throws -> (r4: String, r4b: String, summary: ExportSummary)
+    {
         var bundle = Data()
-        return try validate(options, bundle: &bundle)
+        return try await validate(options, bundle: &bundle)
     }
 
     /// ``validate(_:)``, also giving the bundle's bytes.
     func validate(
         _ options: FHIRBundleWriter.Options,
         bundle: inout Data
-    ) throws -> (r4: String, r4b: String, summary: ExportSummary) {
+    ) async throws -> (r4: String, r4b: String, summary: ExportSummary) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-fhir-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -70,9 +71,9 @@ struct FHIRValidationTests {
         try sink.close()
 
         bundle = try Data(contentsOf: URL(fileURLWithPath: path))
-        let r4 = try PythonTool.run("validate_fhir.py", [path])
+        let r4 = try await PythonTool.run("validate_fhir.py", [path])
         #expect(r4.status == 0, "R4 validator rejected the bundle: \(r4.stderr)")
-        let r4b = try PythonTool.run("validate_fhir.py", [path, "--r4b", PythonTool.r4bDirectory])
+        let r4b = try await PythonTool.run("validate_fhir.py", [path, "--r4b", PythonTool.r4bDirectory])
         #expect(r4b.status == 0, "R4B validator rejected the bundle: \(r4b.stderr)")
         return (r4.stdout, r4b.stdout, summary)
     }
@@ -84,7 +85,9 @@ struct FHIRValidationTests {
     /// One bundle per patient: each starts with a Patient resource carrying the identifiers, and every
     /// Observation's subject references it; both validators accept both bundles, in both bundle types.
     @Test(arguments: [FHIRBundleWriter.BundleType.collection, .transaction])
-    func bundlesPerPatientCarryAPatientResourceThatEverySubjectReferences(_ type: FHIRBundleWriter.BundleType) throws {
+    func bundlesPerPatientCarryAPatientResourceThatEverySubjectReferences(
+        _ type: FHIRBundleWriter.BundleType
+    ) async throws {
         let patients = [
             FHIRPatient(
                 id: "bed-1",
@@ -98,7 +101,7 @@ struct FHIRValidationTests {
         var references: Set<String> = []
         for patient in patients {
             var data = Data()
-            let (r4, r4b, summary) = try validate(
+            let (r4, r4b, summary) = try await validate(
                 .init(bundleType: type, timeZone: Fixtures.berlin, patient: patient),
                 bundle: &data
             )
@@ -129,8 +132,8 @@ struct FHIRValidationTests {
         #expect(references.count == 2)
     }
 
-    @Test func collectionBundlePassesBothValidators() throws {
-        let (r4, r4b, summary) = try validate(.init(subject: "Patient/example", timeZone: Fixtures.berlin))
+    @Test func collectionBundlePassesBothValidators() async throws {
+        let (r4, r4b, summary) = try await validate(.init(subject: "Patient/example", timeZone: Fixtures.berlin))
         for output in [r4, r4b] {
             let report = try report(output)
             #expect(report["type"] as? String == "collection")
@@ -142,8 +145,8 @@ struct FHIRValidationTests {
         #expect((try report(r4))["validator"] as? String == "fhir.resources 5.1.0 (FHIR 4.0.1)")
     }
 
-    @Test func transactionBundlePassesBothValidators() throws {
-        let (r4, r4b, summary) = try validate(.init(bundleType: .transaction, timeZone: Fixtures.berlin))
+    @Test func transactionBundlePassesBothValidators() async throws {
+        let (r4, r4b, summary) = try await validate(.init(bundleType: .transaction, timeZone: Fixtures.berlin))
         for output in [r4, r4b] {
             let report = try report(output)
             #expect(report["type"] as? String == "transaction")
@@ -151,7 +154,7 @@ struct FHIRValidationTests {
         }
     }
 
-    @Test func validatorRejectsABrokenBundle() throws {
+    @Test func validatorRejectsABrokenBundle() async throws {
         // The validators are real: an Observation without status and with a bad time is refused by both.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carebridge-fhir-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -161,7 +164,7 @@ struct FHIRValidationTests {
             .replacingOccurrences(of: "2026-11-20T07:30:00+01:00", with: "20 Nov 2026")
         let path = directory.appendingPathComponent("broken.json").path
         try Data(broken.utf8).write(to: URL(fileURLWithPath: path))
-        #expect(try PythonTool.run("validate_fhir.py", [path]).status == 1)
-        #expect(try PythonTool.run("validate_fhir.py", [path, "--r4b", PythonTool.r4bDirectory]).status == 1)
+        #expect(try await PythonTool.run("validate_fhir.py", [path]).status == 1)
+        #expect(try await PythonTool.run("validate_fhir.py", [path, "--r4b", PythonTool.r4bDirectory]).status == 1)
     }
 }

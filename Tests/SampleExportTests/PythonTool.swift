@@ -23,11 +23,15 @@ enum PythonTool {
         ProcessInfo.processInfo.environment["CAREBRIDGE_FHIR_R4B"] ?? "/opt/carebridge/fhir-r4b"
     }
 
-    static func run(_ script: String, _ arguments: [String]) throws -> Result {
-        let output = try ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", validatorDirectory.appendingPathComponent(script).path] + arguments
-        )
+    static let env = URL(fileURLWithPath: "/usr/bin/env")
+
+    static func command(_ script: String, _ arguments: [String]) -> [String] {
+        ["python3", validatorDirectory.appendingPathComponent(script).path] + arguments
+    }
+
+    /// Runs a script to the end without holding a thread of the cooperative pool.
+    static func run(_ script: String, _ arguments: [String]) async throws -> Result {
+        let output = try await ChildProcess.run(env, command(script, arguments))
         return Result(status: output.status, stdout: output.standardOutput, stderr: output.standardError)
     }
 
@@ -40,8 +44,9 @@ enum PythonTool {
         guard (try? Data("{\"resourceType\":\"Bundle\",\"type\":\"collection\"}".utf8).write(to: file)) != nil else {
             return false
         }
-        let r4 = try? run("validate_fhir.py", [file.path])
-        let r4b = try? run("validate_fhir.py", [file.path, "--r4b", r4bDirectory])
+        // Once, while the tests are planned (synchronously, before any runs).
+        let r4 = try? ChildProcess.run(env, command("validate_fhir.py", [file.path]))
+        let r4b = try? ChildProcess.run(env, command("validate_fhir.py", [file.path, "--r4b", r4bDirectory]))
         return r4?.status == 0 && r4b?.status == 0
     }()
 

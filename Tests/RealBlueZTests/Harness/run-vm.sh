@@ -10,7 +10,8 @@
 #   CAREBRIDGE_VM_ACCEL    auto (default), tcg or kvm. auto picks KVM only when /dev/kvm is writable and the CPU
 #                          has vmx/svm: a /dev/kvm without them is a software hypervisor on which a stock kernel
 #                          runs slower than under TCG
-#   CAREBRIDGE_VM_TIMEOUT  seconds before QEMU is killed (default 900)
+#   CAREBRIDGE_VM_TIMEOUT  seconds before QEMU is killed (default 900; GuestRun.swift sets it from the boot's and
+#                          each scenario's budget, with room for one scenario run again)
 #   CAREBRIDGE_VM_MEM      guest memory (default 1G)
 #   CAREBRIDGE_VM_ENV      extra "KEY=value ..." for the guest script
 # Exit status: the guest script's; 124 = QEMU timed out; 125 = the guest wrote no status.

@@ -6,10 +6,11 @@
 harness="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 now() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "[guest $(now)] $*"; }
-# wait_for SECONDS COMMAND...: polls every 0.1 s
+# wait_for SECONDS COMMAND...: polls every 0.1 s, never past the running scenario's deadline (scenarios.sh)
 wait_for() {
     local end=$(($(date +%s) + $1))
     shift
+    if [ -n "${scenario_deadline:-}" ] && [ "$scenario_deadline" -lt "$end" ]; then end=$scenario_deadline; fi
     until "$@" >/dev/null 2>&1; do
         [ "$(date +%s)" -ge "$end" ] && return 1
         sleep 0.1

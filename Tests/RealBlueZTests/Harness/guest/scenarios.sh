@@ -334,7 +334,16 @@ run_scenario() {
     log "=== scenario $name"
     begin=$(now)
     echo "start $begin" >"$dir/timings.txt"
+    # Each scenario has a budget of its own (CAREBRIDGE_SCENARIO_BUDGET seconds, from the host): its waits end at
+    # the deadline, so an overrun fails this scenario alone and leaves the next ones (and a retry) their budgets.
+    local budget="${CAREBRIDGE_SCENARIO_BUDGET:-300}"
+    scenario_deadline=$(($(date +%s) + budget))
     "scenario_${name//-/_}" >>"$dir/scenario.log" 2>&1
+    if [ "$(date +%s)" -ge "$scenario_deadline" ]; then
+        log "FAILED: scenario $name over its budget of $budget s" >>"$dir/scenario.log"
+        scenario_failed=1
+    fi
+    unset scenario_deadline
     mark "scenario-done"
     stop_simulators
     mark "simulators-stopped"
