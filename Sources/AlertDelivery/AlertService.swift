@@ -21,15 +21,13 @@ public actor AlertService: Service {
     public let outboxes: [OutboxService<AlertOutboxChannel>]
     public let evaluationInterval: Duration
     public let minimumPause: Duration
-    let clock: any Clock<Duration>
     let logger: Logger
 
     /// Evaluations done so far (for logs and tests).
     public private(set) var evaluations = 0
 
     private var dirtySince: Date?
-    private var wakeRequested = false
-    private var sleeper: CheckedContinuation<Void, Never>?
+    private let pause: WakeableSleep
 
     /// - Parameters:
     ///   - store: the store whose rules are evaluated and whose alert outbox is delivered.
@@ -50,7 +48,7 @@ public actor AlertService: Service {
         self.outboxes = outboxes
         self.evaluationInterval = evaluationInterval
         self.minimumPause = minimumPause
-        self.clock = clock
+        self.pause = WakeableSleep(clock: clock)
         self.logger = logger
     }
 
@@ -76,11 +74,11 @@ public actor AlertService: Service {
                     await evaluate()
                     sinceEvaluation = .zero
                 }
-                await sleep(minimumPause)
+                await pause.sleep(for: minimumPause)
                 sinceEvaluation = sinceEvaluation.map { $0 + minimumPause }
             }
         } onGracefulShutdown: {
-            Task { await self.wake() }
+            Task { await self.pause.wake() }
         }
         // What the last changes did, before the outboxes drain.
         await evaluate()
@@ -126,30 +124,5 @@ public actor AlertService: Service {
         } catch {
             logger.error("evaluating the alert rules failed; the data is stored", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// Sleeps for `duration` on the clock or until woken (graceful shutdown).
-    private func sleep(_ duration: Duration) async {
-        guard !wakeRequested else {
-            wakeRequested = false
-            return
-        }
-        let timer = Task { [clock, weak self] in
-            do { try await clock.sleep(for: duration) } catch { return }
-            await self?.wake()
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { sleeper = $0 }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        timer.cancel()
-        wakeRequested = false
-    }
-
-    private func wake() {
-        wakeRequested = true
-        sleeper?.resume()
-        sleeper = nil
     }
 }

@@ -21,9 +21,8 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
 
     var deliveryTask: Task<Void, Never>?
     var changeTask: Task<Void, Never>?
-    var wakeRequested = false
-    /// The delivery loop, while it sleeps in ``idle(for:)``.
-    var sleeper: CheckedContinuation<Void, Never>?
+    /// The delivery loop's poll and back-off.
+    let pause: WakeableSleep
     /// Drains waiting for the next pass (or their deadline), by ticket.
     var passWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextTicket = 0
@@ -56,6 +55,7 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
         self.pollInterval = pollInterval
         self.drainTimeout = drainTimeout
         self.clock = clock
+        self.pause = WakeableSleep(clock: clock)
         var logger = logger
         logger[metadataKey: "outbox.channel"] = "\(channel.name)"
         self.logger = logger
@@ -106,7 +106,7 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
             expiredDrains.remove(ticket)
         }
         // Entries another process queued are not announced by the change stream: look now.
-        wake()
+        await wake()
         while true {
             let pending = channel.pendingCount()
             progress?(pending)
@@ -125,10 +125,8 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
     }
 
     /// Runs a pass now, or makes the next idle end at once.
-    public func wake() {
-        wakeRequested = true
-        sleeper?.resume()
-        sleeper = nil
+    public func wake() async {
+        await pause.wake()
     }
 
     // MARK: - Delivery
@@ -145,28 +143,9 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
             }
             for waiter in passWaiters.values { waiter.resume() }
             passWaiters = [:]
-            await idle(for: pass.failure == nil ? pollInterval : pass.retryAfter ?? pollInterval)
+            // Until a store change (or a drain) wakes the loop, the poll interval or the back-off has passed.
+            await pause.sleep(for: pass.failure == nil ? pollInterval : pass.retryAfter ?? pollInterval)
         }
-    }
-
-    /// Sleeps until a store change (or a drain) wakes the loop, `interval` has passed on the clock, or the task
-    /// is cancelled.
-    func idle(for interval: Duration) async {
-        guard !wakeRequested, !Task.isCancelled else {
-            wakeRequested = false
-            return
-        }
-        let timer = Task { [clock, weak self] in
-            do { try await clock.sleep(for: interval) } catch { return }
-            await self?.wake()
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { sleeper = $0 }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        timer.cancel()
-        wakeRequested = false
     }
 
     /// Waits for the delivery loop's next pass, the drain's deadline, or cancellation.
