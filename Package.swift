@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -49,8 +50,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Getting data out: Home Assistant discovery and sample state messages (pure; no I/O).
-        .target(name: "CareBridgeExport", dependencies: ["BridgeCore", "BridgeFoundation"]),
         // Streaming exports of samples: FHIR R4 bundles, CSV, JSON Lines. Pure: text out through a sink.
         .target(name: "SampleExport", dependencies: ["BridgeFoundation", "BridgeCore", "GATTDecoding"]),
         // Care-plan domain model and schedule engine (tasks, schedules, events, plan files). Pure: no I/O.
@@ -102,12 +101,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // Publishing the store's outbox to MQTT with Home Assistant discovery (used by `replay` and `run`).
+        // The delivery runtime: the outbox service generic over its channel, the one MQTT session a process shares
+        // (availability and last will), Home Assistant discovery for samples and alerts, and the sample channel.
         .target(
             name: "MQTTBridge",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareBridgeExport",
-                "MQTTClient",
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -118,15 +117,16 @@ let package = Package(
             name: "Insights",
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
-        // Delivering the alert outbox (HTTP webhook over NIOHTTP1, MQTT / Home Assistant binary sensors) and the
-        // bridge's in-process alert evaluation service.
+        // The alert outbox's channels (webhooks over async-http-client with HTTPS, Home Assistant binary sensors on
+        // the shared MQTT session) and the bridge's in-process alert evaluation service.
         .target(
             name: "AlertDelivery",
             dependencies: [
-                "CareStore", "CarePlan", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTClient",
+                "CareStore", "CarePlan", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTBridge", "MQTTClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -175,7 +175,6 @@ let package = Package(
                 "BlueZTransport",
                 "SampleExport",
                 "MQTTBridge",
-                "CareBridgeExport",
                 "Insights",
                 "AlertDelivery",
                 "MQTTClient",
@@ -183,6 +182,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
@@ -289,10 +289,6 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CareBridgeExportTests",
-            dependencies: ["CareBridgeExport", "BridgeCore", "BridgeFoundation"]
-        ),
-        .testTarget(
             name: "MQTTClientTests",
             dependencies: [
                 "MQTTClient",
@@ -309,7 +305,7 @@ let package = Package(
             name: "MQTTBridgeTests",
             dependencies: [
                 "carebridge", "TestSupport", "MQTTBridge", "CarePlan", "CareStore", "BridgeCore",
-                .product(name: "Logging", package: "swift-log"),
+                "BridgeFoundation", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -317,12 +313,14 @@ let package = Package(
             name: "InsightsTests",
             dependencies: [
                 "Insights", "CareStore", "CarePlan", "BridgeCore", "BridgeFoundation", "GATTDecoding", "AlertDelivery",
+                "MQTTBridge",
                 "TestSupport",
-                "MQTTClient", "CareReport",
+                "CareReport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Golden", "Fixtures", "Reference"]

@@ -3,59 +3,52 @@ public import CareStore
 import Foundation
 import Insights
 public import Logging
+public import MQTTBridge
 public import ServiceLifecycle
 
 /// Alert rules evaluated in the bridge's process: the plan's rules are re-evaluated as the store changes (a new
 /// sample, an event's outcome, the task list) and every ``evaluationInterval`` (adherence deadlines pass with
-/// time), and the given channels of the alert outbox are delivered as alerts change.
+/// time); the alert outbox's services are woken when an evaluation may have queued notifications.
 ///
 /// Changes are coalesced: at most one evaluation per ``minimumPause``, over the days from the earliest new
 /// sample (a meter's stored readings may be days old) or two days back, to now. Raised and withdrawn alerts are
-/// logged (warning and info). On graceful shutdown the rules are evaluated once more and each channel is given up
-/// to ``drainTimeout`` to deliver what is pending; what is left stays queued for the next run (or
-/// `carebridge alerts deliver`).
+/// logged (warning and info). On graceful shutdown the rules are evaluated once more; placed after the outbox
+/// services in a ``ServiceGroup`` (which shuts down in reverse order), the service ends before they drain, so
+/// what that evaluation queued still goes out.
 public actor AlertService: Service {
     public let store: CareStore
-    public let deliverers: [AlertDeliverer]
+    /// The alert outbox's channels, woken after each evaluation.
+    public let outboxes: [OutboxService<AlertOutboxChannel>]
     public let evaluationInterval: Duration
     public let minimumPause: Duration
-    public let drainTimeout: Duration
     let logger: Logger
-    /// Called last, when the channels are drained (closes a sender's connection).
-    let onStop: (@Sendable () async -> Void)?
 
     /// Evaluations done so far (for logs and tests).
     public private(set) var evaluations = 0
-    /// Notifications still pending per channel when the service stopped (empty until it has).
-    public private(set) var pendingAtStop: [String: Int] = [:]
 
     private var dirtySince: Date?
-    private var wakeRequested = false
-    private var sleeper: CheckedContinuation<Void, Never>?
+    private let pause: WakeableSleep
 
     /// - Parameters:
     ///   - store: the store whose rules are evaluated and whose alert outbox is delivered.
-    ///   - deliverers: one per channel to deliver (none: evaluate only; the alerts are queued for the channels
-    ///     `alerts deliver` enabled).
+    ///   - outboxes: the services delivering the alert outbox's channels (none: evaluate only; the alerts are
+    ///     queued for the channels `alerts deliver` enabled).
     ///   - evaluationInterval: re-evaluation without changes (deadlines).
     ///   - minimumPause: the shortest time between two evaluations.
-    ///   - drainTimeout: how long each channel may take to deliver at shutdown.
-    ///   - onStop: called last, when the channels are drained (closes a sender's connection).
+    ///   - clock: measures the interval and the pause.
     public init(
         store: CareStore,
-        deliverers: [AlertDeliverer] = [],
+        outboxes: [OutboxService<AlertOutboxChannel>] = [],
         evaluationInterval: Duration = .seconds(60),
         minimumPause: Duration = .seconds(1),
-        drainTimeout: Duration = .seconds(10),
-        logger: Logger,
-        onStop: (@Sendable () async -> Void)? = nil
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
     ) {
-        self.onStop = onStop
         self.store = store
-        self.deliverers = deliverers
+        self.outboxes = outboxes
         self.evaluationInterval = evaluationInterval
         self.minimumPause = minimumPause
-        self.drainTimeout = drainTimeout
+        self.pause = WakeableSleep(clock: clock)
         self.logger = logger
     }
 
@@ -75,28 +68,22 @@ public actor AlertService: Service {
             for await batch in changes { await self?.note(batch) }
         }
         defer { follower.cancel() }
-        let clock = ContinuousClock()
-        var lastEvaluation: ContinuousClock.Instant?
+        var sinceEvaluation: Duration?
         dirtySince = Date().addingTimeInterval(-2 * 86_400)
         await withGracefulShutdownHandler {
             while !Task.isShuttingDownGracefully, !Task.isCancelled {
-                let due = lastEvaluation.map { clock.now - $0 >= evaluationInterval } ?? true
-                if dirtySince != nil || due {
+                if dirtySince != nil || sinceEvaluation.map({ $0 >= evaluationInterval }) ?? true {
                     await evaluate()
-                    lastEvaluation = clock.now
+                    sinceEvaluation = .zero
                 }
-                for deliverer in deliverers { _ = await deliverer.deliverDue() }
-                await sleep(minimumPause)
+                await pause.sleep(for: minimumPause)
+                sinceEvaluation = sinceEvaluation.map { $0 + minimumPause }
             }
         } onGracefulShutdown: {
-            Task { await self.wake() }
+            Task { await self.pause.wake() }
         }
-        // What the last samples changed, then what is pending goes out.
-        if dirtySince != nil { await evaluate() }
-        for deliverer in deliverers {
-            pendingAtStop[deliverer.channel] = await deliverer.drain(timeout: drainTimeout)
-        }
-        await onStop?()
+        // What the last changes did, before the outboxes drain.
+        await evaluate()
     }
 
     /// Notes a committed change: new samples from `start`, or anything else that may move an alert.
@@ -120,6 +107,9 @@ public actor AlertService: Service {
         let from = min(dirtySince ?? Date(), Date().addingTimeInterval(-2 * 86_400))
         dirtySince = nil
         evaluations += 1
+        defer {
+            for outbox in outboxes { Task { await outbox.wake() } }
+        }
         do {
             let result = try await AlertEngine.evaluate(store: store, from: from)
             for id in result.raised {
@@ -136,30 +126,5 @@ public actor AlertService: Service {
         } catch {
             logger.error("evaluating the alert rules failed; the data is stored", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// Sleeps for `duration` or until woken (graceful shutdown).
-    private func sleep(_ duration: Duration) async {
-        guard !wakeRequested else {
-            wakeRequested = false
-            return
-        }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: duration)
-            await self?.wake()
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { sleeper = $0 }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        timer.cancel()
-        wakeRequested = false
-    }
-
-    private func wake() {
-        wakeRequested = true
-        sleeper?.resume()
-        sleeper = nil
     }
 }

@@ -3,73 +3,63 @@ import ArgumentParser
 import CareStore
 import Foundation
 import Logging
-import MQTTClient
+import MQTTBridge
 
 /// The alert outbox's channels to deliver (webhook and/or MQTT), shared by `alerts deliver` and `run`: each is
-/// enabled in the store (from then on every alert change is queued for it) and gets a deliverer.
+/// enabled in the store (from then on every alert change is queued for it) and gets an outbox service. MQTT goes
+/// through the process's one broker connection.
 struct AlertChannels {
-    var deliverers: [AlertDeliverer] = []
-    var mqttSender: MQTTAlertSender?
+    var outboxes: [OutboxService<AlertOutboxChannel>] = []
 
-    /// - Throws: `ValidationError` for a bad URL (naming `option`), ``CareStoreError`` when a channel cannot be
-    ///   enabled.
+    /// - Parameters:
+    ///   - webhook: the webhook URL, if any; `webhookCAFile` the PEM CA its HTTPS certificate chains to.
+    ///   - connection: the process's broker connection, if alerts go to MQTT too.
+    ///   - drainTimeout: how long each channel may take to deliver at shutdown.
+    /// - Throws: `ValidationError` for a bad URL or CA file (naming `webhookOption`), ``CareStoreError`` when a
+    ///   channel cannot be enabled.
     init(
         store: CareStore,
         webhook: String?,
+        webhookCAFile: String?,
         webhookOption: String = "--webhook",
-        mqtt: String?,
-        mqttOption: String = "--mqtt",
-        broker: MQTTBrokerOptions,
-        topic: String,
-        prefix: String,
+        connection: BrokerConnection?,
+        discovery: HomeAssistantDiscovery,
         zone: TimeZone,
+        drainTimeout: Duration,
         logger: Logger
     ) throws {
-        if let webhook {
-            let client: WebhookClient
-            do {
-                client = try WebhookClient(url: webhook)
-            } catch {
-                throw ValidationError("\(webhookOption): \(error)")
-            }
-            try store.enableAlertChannel(CareStore.webhookAlertChannel)
-            let sender = WebhookAlertSender(client: client, zone: zone)
-            deliverers.append(
-                AlertDeliverer(store: store, channel: CareStore.webhookAlertChannel, logger: logger) {
-                    try await sender.send($0)
-                }
-            )
-        }
-        if let mqtt {
-            var configuration: MQTTSession.Configuration
-            do {
-                configuration = try MQTTSession.Configuration(url: mqtt, clientID: "carebridge-alerts-\(getpid())")
-            } catch {
-                throw ValidationError("\(mqttOption): \(error)")
-            }
-            if let password = try broker.password(url: mqtt) { configuration.setPassword(password) }
-            if configuration.tls != nil {
-                configuration.tls = try broker.tls(redactedURL: MQTTSession.Configuration.redacted(url: mqtt))
-            }
-            try store.enableAlertChannel(CareStore.mqttAlertChannel)
-            let sender = MQTTAlertSender(
-                store: store,
-                configuration: configuration,
-                topic: topic,
-                prefix: prefix,
-                zone: zone,
+        func outbox(_ channel: String, _ sender: any AlertSender) -> OutboxService<AlertOutboxChannel> {
+            OutboxService(
+                channel: AlertOutboxChannel(store: store, channel: channel, sender: sender, logger: logger),
+                changes: nil,
+                drainTimeout: drainTimeout,
                 logger: logger
             )
-            mqttSender = sender
-            deliverers.append(
-                AlertDeliverer(store: store, channel: CareStore.mqttAlertChannel, logger: logger) {
-                    try await sender.send($0)
-                }
-            )
+        }
+        if let webhook {
+            let sender = try Self.webhookSender(url: webhook, caFile: webhookCAFile, option: webhookOption, zone: zone)
+            try store.enableAlertChannel(CareStore.webhookAlertChannel)
+            outboxes.append(outbox(CareStore.webhookAlertChannel, sender))
+        }
+        if let connection {
+            try store.enableAlertChannel(CareStore.mqttAlertChannel)
+            let sender = MQTTAlertSender(store: store, connection: connection, discovery: discovery, zone: zone)
+            outboxes.append(outbox(CareStore.mqttAlertChannel, sender))
         }
     }
 
-    func stop() async {
-        await mqttSender?.stop()
+    /// The webhook's sender, its URL and CA file checked.
+    /// - Throws: `ValidationError` naming `option` (never showing the URL, whose path or query may hold a token).
+    static func webhookSender(
+        url: String,
+        caFile: String?,
+        option: String,
+        zone: TimeZone
+    ) throws -> WebhookAlertSender {
+        do {
+            return try WebhookAlertSender(url: url, caFile: caFile, zone: zone)
+        } catch {
+            throw ValidationError("\(option): \(error)")
+        }
     }
 }

@@ -2,8 +2,10 @@ import AlertDelivery
 import ArgumentParser
 import CareStore
 import Foundation
-import Insights
-import MQTTClient
+import Logging
+import MQTTBridge
+import ServiceLifecycle
+import UnixSignals
 
 struct AlertsDeliver: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +20,9 @@ struct AlertsDeliver: AsyncParsableCommand {
             once: receivers drop repeats by alert id and change.
 
             Webhook: POST of {"change": "raised"|"acknowledged"|"withdrawn", "alert": {…}} (the alert as \
-            `alerts --json` shows it) with Content-Type application/json and an Idempotency-Key header. \
+            `alerts --json` shows it) with Content-Type application/json and an Idempotency-Key header, over \
+            http:// or https:// (the receiver's certificate must chain to --webhook-ca-file, else to the system's \
+            trust store, and name the host). \
             MQTT: per rule a Home Assistant binary sensor (device class problem, on while the rule has an open \
             alert) at <prefix>/binary_sensor/carebridge_alert_<task>_<rule>/config, its state and attributes \
             under <topic>/alert/<task>_<rule>/, and an event message per change at …/event.
@@ -38,8 +42,18 @@ struct AlertsDeliver: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "Webhook URL (http://host[:port]/path).")
+    @Option(name: .long, help: "Webhook URL (http[s]://host[:port]/path).")
     var webhook: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With an https:// --webhook: the PEM file of the CA that signed the receiver's certificate.",
+            discussion: "Without it the system's trust store is used.",
+            valueName: "file"
+        )
+    )
+    var webhookCAFile: String?
 
     @Option(
         name: .long,
@@ -77,52 +91,75 @@ struct AlertsDeliver: AsyncParsableCommand {
         if webhook == nil, mqtt == nil { throw ValidationError("give --webhook URL and/or --mqtt URL") }
         if wait < 0 || interval <= 0 { throw ValidationError("--wait must be ≥ 0 and --interval > 0") }
         try broker.check(url: mqtt)
+        if let webhook {
+            _ = try AlertChannels.webhookSender(
+                url: webhook,
+                caFile: webhookCAFile,
+                option: "--webhook",
+                zone: .current
+            )
+        } else if webhookCAFile != nil {
+            throw ValidationError("--webhook-ca-file needs --webhook")
+        }
     }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
+        let logger = CLILogging.logger
+        let discovery = HomeAssistantDiscovery(discoveryPrefix: prefix, topicPrefix: topic)
+        let connection = try mqtt.map {
+            try broker.connection(
+                url: $0,
+                option: "--mqtt",
+                availabilityTopic: discovery.availabilityTopic,
+                clientID: "carebridge-alerts-\(getpid())",
+                logger: logger
+            )
+        }
         let channels: AlertChannels
         do {
             channels = try AlertChannels(
                 store: store,
                 webhook: webhook,
-                mqtt: mqtt,
-                broker: broker,
-                topic: topic,
-                prefix: prefix,
+                webhookCAFile: webhookCAFile,
+                connection: connection,
+                discovery: discovery,
                 zone: zone,
-                logger: CLILogging.logger
+                drainTimeout: .milliseconds(Int64((wait * 1000).rounded())),
+                logger: logger
             )
         } catch let error as CareStoreError {
             throw StoreExit.fail(error)
         }
-        let deliverers = channels.deliverers
-        let mqttSender = channels.mqttSender
-        defer { if let mqttSender { Task { await mqttSender.stop() } } }
         if follow {
-            var lastEvaluation = Date.distantPast
-            while !Task.isCancelled {
-                if Date().timeIntervalSince(lastEvaluation) >= interval {
-                    await AlertReport.evaluate(store, from: Date().addingTimeInterval(-2 * 86_400))
-                    lastEvaluation = Date()
-                }
-                for deliverer in deliverers { _ = await deliverer.deliverDue() }
-                try await Task.sleep(for: .milliseconds(500))
-            }
+            // Evaluation and delivery as in the bridge, until SIGINT or SIGTERM.
+            let evaluation = AlertService(
+                store: store,
+                outboxes: channels.outboxes,
+                evaluationInterval: .milliseconds(Int64((interval * 1000).rounded())),
+                logger: logger
+            )
+            let services: [any Service] = (connection.map { [$0] } ?? []) + channels.outboxes + [evaluation]
+            var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+            configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+            try await ServiceGroup(configuration: configuration).run()
             return
         }
+        await connection?.start()
         var pending = 0
-        for deliverer in deliverers {
-            let left = await deliverer.drain(timeout: .milliseconds(Int64(wait * 1000)))
-            if left > 0 {
+        for outbox in channels.outboxes {
+            let left = await outbox.drain(timeout: outbox.drainTimeout)
+            await outbox.stop()
+            if left != 0 {
                 Output.error(
-                    "\(left) \(deliverer.channel) notification(s) still pending; they are kept for the next run"
+                    "\(left) \(outbox.channel.name) notification(s) still pending; they are kept for the next run"
                 )
             }
             pending += max(left, 0)
         }
-        if let mqttSender { await mqttSender.stop() }
+        // A one-off delivery is not the bridge Home Assistant watches: it leaves the availability as it is.
+        await connection?.stop(announcingOffline: false)
         print("alert notifications pending: \(pending)")
         if pending > 0 { throw ExitCode(75) }
     }

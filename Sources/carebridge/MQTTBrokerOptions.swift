@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import MQTTBridge
 import MQTTClient
 
 /// How the bridge reaches an MQTT broker beyond its URL: the password (kept out of the URL and `ps`) and, for
@@ -121,5 +123,33 @@ struct MQTTBrokerOptions: ParsableArguments {
             throw ExitCode(StoreExit.noInput)
         }
         return tls
+    }
+
+    /// The process's broker connection for `url` (not started), with the password and TLS settings above.
+    /// - Throws: `ValidationError` naming `option` for a bad URL; exits 66 for an unreadable password or TLS file.
+    func connection(
+        url: String,
+        option: String,
+        availabilityTopic: String,
+        clientID: String,
+        reconnectDelay: Duration = .milliseconds(250),
+        logger: Logger
+    ) throws -> BrokerConnection {
+        var configuration: BrokerConnection.Configuration
+        do {
+            configuration = try BrokerConnection.Configuration(
+                brokerURL: url,
+                availabilityTopic: availabilityTopic,
+                clientID: clientID,
+                reconnectDelay: reconnectDelay,
+                password: try password(url: url)
+            )
+        } catch let error as MQTTClientError {
+            throw ValidationError("\(option): \(error)")
+        }
+        if configuration.session.tls != nil {
+            configuration.session.tls = try tls(redactedURL: MQTTSession.Configuration.redacted(url: url))
+        }
+        return BrokerConnection(configuration: configuration, logger: logger)
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CareBridgeExport
 import CareStore
 import Foundation
 import Logging
@@ -83,46 +82,61 @@ struct MQTTOptions: ParsableArguments {
     static let credentialName = MQTTBrokerOptions.credentialName
 
     /// Whether a broker URL carries a password.
-    static func urlHasPassword(_ url: String) -> Bool { MQTTPublisher.Configuration.hasPassword(url: url) }
+    static func urlHasPassword(_ url: String) -> Bool { MQTTSession.Configuration.hasPassword(url: url) }
 
     /// `--mqtt` with its password replaced by `***`, for every message.
-    var redactedURL: String { url.map { MQTTPublisher.Configuration.redacted(url: $0) } ?? "" }
+    var redactedURL: String { url.map { MQTTSession.Configuration.redacted(url: $0) } ?? "" }
 
-    /// The publisher for `--mqtt`, not started; nil without `--mqtt`.
-    func makePublisher(store: CareStore, zone: TimeZone, logger: Logger) throws -> MQTTPublisher? {
+    /// Topics and discovery configs for `--mqtt-prefix` and `--mqtt-topic`.
+    var discovery: HomeAssistantDiscovery {
+        HomeAssistantDiscovery(discoveryPrefix: discoveryPrefix, topicPrefix: topic)
+    }
+
+    /// The process's one broker connection for `--mqtt`, shared by samples and alerts, not started; nil without
+    /// `--mqtt`.
+    func makeConnection(logger: Logger) throws -> BrokerConnection? {
         guard let url else { return nil }
-        let password = try broker.password(url: url)
-        var configuration: MQTTPublisher.Configuration
-        do {
-            configuration = try MQTTPublisher.Configuration(
-                brokerURL: url,
-                discovery: HomeAssistantDiscovery(discoveryPrefix: discoveryPrefix, topicPrefix: topic),
-                clientID: "carebridge-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))",
-                reconnectDelay: .milliseconds(Int64((retry * 1000).rounded())),
-                password: password
-            )
-        } catch {
-            throw ValidationError("--mqtt: \(error)")
-        }
-        if configuration.session.tls != nil { configuration.session.tls = try broker.tls(redactedURL: redactedURL) }
-        configuration.drainTimeout = .milliseconds(Int64((wait * 1000).rounded()))
-        return MQTTPublisher(
-            store: store,
-            configuration: configuration,
-            zone: zone,
+        return try broker.connection(
+            url: url,
+            option: "--mqtt",
+            availabilityTopic: discovery.availabilityTopic,
+            clientID: "carebridge-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))",
+            reconnectDelay: .milliseconds(Int64((retry * 1000).rounded())),
+            logger: logger
+        )
+    }
+
+    /// The service delivering the sample outbox on `connection`, not started.
+    func makePublisher(
+        store: CareStore,
+        connection: BrokerConnection,
+        zone: TimeZone,
+        logger: Logger
+    ) -> OutboxService<SampleStateChannel> {
+        OutboxService(
+            channel: SampleStateChannel(
+                store: store,
+                connection: connection,
+                discovery: discovery,
+                zone: zone,
+                logger: logger
+            ),
+            changes: store.changes(),
+            drainTimeout: .milliseconds(Int64((wait * 1000).rounded())),
             logger: logger,
             drainProgress: Self.drainProgress()
         )
     }
 
-    /// Starts delivering (connecting in the background) and turns queueing on, before anything is stored; the
+    /// Turns queueing on, before anything is stored, and starts delivering (connecting in the background); the
     /// bridge then runs the publisher as a service, which drains the outbox for up to --mqtt-wait when it stops.
-    func start(_ publisher: MQTTPublisher) async throws {
+    func start(_ publisher: OutboxService<SampleStateChannel>) async throws {
         do {
-            try await publisher.start()
+            try await publisher.channel.enable()
         } catch {
             throw StoreExit.fail(error)
         }
+        await publisher.start()
     }
 
     /// The drain's progress on an interactive standard error (`MQTT: N pending…`), cleared when done.
@@ -136,17 +150,18 @@ struct MQTTOptions: ParsableArguments {
 
     /// Reports on standard error what the publisher delivered and what it left, once it has stopped.
     /// - Returns: how many entries are still pending.
-    func report(_ publisher: MQTTPublisher) async -> Int {
+    func report(_ publisher: OutboxService<SampleStateChannel>) async -> Int {
         if isatty(STDERR_FILENO) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let pending = await publisher.pendingAtStop ?? 0
-        let statistics = await publisher.statistics
+        let statistics = await publisher.channel.statistics
+        let connection = publisher.channel.connection
         var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
         if statistics.retracted > 0 { line += ", \(statistics.retracted) retraction(s) of deleted samples" }
         if pending > 0 {
             line += "; \(pending) still in the outbox for the next run with --mqtt"
-            if !statistics.everConnected {
+            if await !connection.everConnected {
                 line += " (the broker at \(redactedURL) was not reachable"
-                line += statistics.lastConnectionError.map { ": \($0))" } ?? ")"
+                line += await connection.lastConnectionError.map { ": \($0))" } ?? ")"
             }
         }
         Output.error(line)

@@ -1,9 +1,9 @@
 import ArgumentParser
 import BridgeCore
 import BridgeFoundation
-import CareBridgeExport
 import CareStore
 import Foundation
+import MQTTBridge
 
 struct Outbox: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,6 +8,7 @@ import DeviceProfiles
 import Foundation
 import GATTDecoding
 import Insights
+import MQTTBridge
 import SessionReplay
 
 struct Replay: AsyncParsableCommand {
@@ -135,7 +136,8 @@ struct Replay: AsyncParsableCommand {
             }
         }
 
-        let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        let connection = try mqtt.makeConnection(logger: logger)
+        let publisher = connection.map { mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: logger) }
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
         var recordings: [Bridge.Recording] = []
@@ -153,7 +155,8 @@ struct Replay: AsyncParsableCommand {
             catalog: loaded.catalog,
             configuration: configuration,
             store: store,
-            services: publisher.map { [$0] } ?? [],
+            // The connection first, so that it is shut down after the publisher has drained.
+            services: (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? []),
             // A paced replay stores (and publishes) each sample as it comes, as a live device would.
             batchSize: speed == .max ? PipelineRunner.defaultBatchSize : 1,
             forceQuit: ForcedStop.handler,

@@ -9,6 +9,7 @@ import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import MQTTBridge
 import ServiceLifecycle
 import SessionReplay
 
@@ -64,12 +65,22 @@ struct Run: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Send alert notifications to this webhook (http://host[:port]/path) as they change.",
+            "Send alert notifications to this webhook (http[s]://host[:port]/path) as they change.",
             discussion: "Only when the care plan has alert rules; see `carebridge alerts deliver`.",
             valueName: "url"
         )
     )
     var alertWebhook: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With an https:// --alert-webhook: the PEM file of the CA that signed the receiver's certificate.",
+            discussion: "Without it the system's trust store is used.",
+            valueName: "file"
+        )
+    )
+    var alertWebhookCAFile: String?
 
     @Option(name: .long, help: ArgumentHelp("Passkey for devices whose profile requires bonding.", valueName: "digits"))
     var passkey: UInt32?
@@ -104,11 +115,14 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
         if let alertWebhook {
-            do {
-                _ = try WebhookClient(url: alertWebhook)
-            } catch {
-                throw ValidationError("--alert-webhook: \(error)")
-            }
+            _ = try AlertChannels.webhookSender(
+                url: alertWebhook,
+                caFile: alertWebhookCAFile,
+                option: "--alert-webhook",
+                zone: .current
+            )
+        } else if alertWebhookCAFile != nil {
+            throw ValidationError("--alert-webhook-ca-file needs --alert-webhook")
         }
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
@@ -161,12 +175,13 @@ struct Run: AsyncParsableCommand {
             logger.info("recording", metadata: ["file": "\(path)"])
         }
 
-        let publisher = try mqtt.makePublisher(store: store, zone: zone, logger: logger)
+        // One broker connection for samples and alerts; first in the group, so it is shut down last.
+        let connection = try mqtt.makeConnection(logger: logger)
+        let publisher = connection.map { mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: logger) }
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
-        var services: [any Service] = publisher.map { [$0] } ?? []
-        let alerts = try await alertService(store: store, zone: zone, logger: logger)
-        if let alerts { services.append(alerts) }
+        var services: [any Service] = (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? [])
+        services += try await alertServices(store: store, connection: connection, zone: zone, logger: logger)
         services.append(
             ScannerWatchdog(
                 scanner: live.scanner,
@@ -223,32 +238,32 @@ struct Run: AsyncParsableCommand {
         }
     }
 
-    /// The alert rules evaluated in process when the plan has any, delivered to --alert-webhook and, with --mqtt,
-    /// to the same broker (Home Assistant binary sensors).
-    func alertService(store: CareStore, zone: TimeZone, logger: Logger) async throws -> AlertService? {
+    /// The alert rules evaluated in process when the plan has any, and the outbox services delivering them to
+    /// --alert-webhook and, with --mqtt, on the same broker connection (Home Assistant binary sensors): the
+    /// outboxes before the evaluation, so that they drain after its last evaluation at shutdown.
+    func alertServices(
+        store: CareStore,
+        connection: BrokerConnection?,
+        zone: TimeZone,
+        logger: Logger
+    ) async throws -> [any Service] {
         do {
             guard try await AlertService.planHasRules(store) else {
                 if alertWebhook != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
-                return nil
+                return []
             }
             let channels = try AlertChannels(
                 store: store,
                 webhook: alertWebhook,
+                webhookCAFile: alertWebhookCAFile,
                 webhookOption: "--alert-webhook",
-                mqtt: mqtt.url,
-                broker: mqtt.broker,
-                topic: mqtt.topic,
-                prefix: mqtt.discoveryPrefix,
+                connection: connection,
+                discovery: mqtt.discovery,
                 zone: zone,
+                drainTimeout: .milliseconds(Int64((mqtt.wait * 1000).rounded())),
                 logger: logger
             )
-            return AlertService(
-                store: store,
-                deliverers: channels.deliverers,
-                drainTimeout: .milliseconds(Int64((mqtt.wait * 1000).rounded())),
-                logger: logger,
-                onStop: { await channels.stop() }
-            )
+            return channels.outboxes + [AlertService(store: store, outboxes: channels.outboxes, logger: logger)]
         } catch let error as CareStoreError {
             throw StoreExit.fail(error)
         }

@@ -93,8 +93,12 @@ extension FakeBlueZSuites {
         }
 
         /// Starts `carebridge run` against the fake, waits until it discovers.
-        static func startBridge(_ fake: FakeBlueZ, store: String, extra: [String] = []) async throws -> CarebridgeBinary
-        {
+        static func startBridge(
+            _ fake: FakeBlueZ,
+            store: String,
+            plan: String = Self.plan,
+            extra: [String] = []
+        ) async throws -> CarebridgeBinary {
             let bridge = try CarebridgeBinary(
                 ["run", "--store", store, "--plan", plan, "--clock-skew-tolerance", "1000000000"] + extra,
                 bus: fake.address,

@@ -4,7 +4,8 @@ import CareStore
 import Foundation
 import Insights
 import Logging
-import MQTTClient
+import MQTTBridge
+import Synchronization
 import TestSupport
 import Testing
 
@@ -30,19 +31,24 @@ import Testing
 
     @Test func theWebhookGetsEveryChangeInOrderAcrossAnOutageAndErrors() async throws {
         let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
-        let receiver = HTTPReceiver()
+        let receiver = try HTTPReceiver()
         try await receiver.start()
         let port = receiver.port
         try await receiver.stop()  // the receiver is down
 
-        let client = try WebhookClient(url: "http://127.0.0.1:\(port)/hooks/care?x=1", timeout: .seconds(5))
-        let sender = WebhookAlertSender(client: client, zone: F.berlin)
-        var deliverer = AlertDeliverer(store: fixture.store, channel: CareStore.webhookAlertChannel, logger: Self.quiet)
-        {
-            try await sender.send($0)
-        }
-        deliverer.initialRetry = 0
-        let down = await deliverer.deliverDue()
+        let sender = try WebhookAlertSender(
+            url: "http://127.0.0.1:\(port)/hooks/care?x=1",
+            zone: F.berlin,
+            timeout: .seconds(5)
+        )
+        var channel = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.webhookAlertChannel,
+            sender: sender,
+            logger: Self.quiet
+        )
+        channel.initialRetry = .zero
+        let down = await channel.deliverDue()
         #expect(down.delivered == 0 && down.failure?.contains("cannot post") == true)
         let kept = try await fixture.store.pendingAlertDeliveries(channel: CareStore.webhookAlertChannel, limit: 10)
         #expect(kept.count == 1 && kept.first?.attempts == 1 && kept.first?.lastError != nil)
@@ -51,12 +57,14 @@ import Testing
         try fixture.store.acknowledgeAlert(id: alert.id, by: "Nurse Kim")
         try await receiver.start()
         receiver.answer(503)
-        let failing = await deliverer.deliverDue()
+        let failing = await channel.deliverDue()
         #expect(failing.delivered == 0 && failing.failure?.contains("HTTP 503") == true)
         #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 2)
 
         receiver.answer(204)
-        #expect(await deliverer.drain(timeout: .seconds(20)) == 0)
+        let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
+        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        await outbox.stop()
         try await receiver.stop()
         let requests = receiver.requests
         #expect(requests.count == 3)  // the 503 attempt, then raised and acknowledged
@@ -75,27 +83,39 @@ import Testing
     func homeAssistantGetsABinarySensorPerRuleThatTurnsOffWhenAcknowledged() async throws {
         let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.mqttAlertChannel)
         let broker = try MosquittoBroker()
-        let sender = MQTTAlertSender(
-            store: fixture.store,
-            configuration: MQTTSession.Configuration(host: "127.0.0.1", port: broker.port, clientID: "alerts-test"),
-            zone: F.berlin,
+        let connection = BrokerConnection(
+            configuration: try BrokerConnection.Configuration(
+                brokerURL: "mqtt://127.0.0.1:\(broker.port)",
+                clientID: "alerts-test"
+            ),
             logger: Self.quiet
         )
-        var deliverer = AlertDeliverer(store: fixture.store, channel: CareStore.mqttAlertChannel, logger: Self.quiet) {
-            try await sender.send($0)
-        }
-        deliverer.initialRetry = 0
+        let sender = MQTTAlertSender(
+            store: fixture.store,
+            connection: connection,
+            discovery: HomeAssistantDiscovery(),
+            zone: F.berlin
+        )
+        var channel = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.mqttAlertChannel,
+            sender: sender,
+            logger: Self.quiet
+        )
+        channel.initialRetry = .zero
         // The broker is not running yet: the notification stays queued.
-        let down = await deliverer.deliverDue()
+        let down = await channel.deliverDue()
         #expect(down.delivered == 0 && down.failure != nil)
         #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.mqttAlertChannel) == 1)
         try broker.start()
         defer { broker.stop() }
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/alert/#", count: 6)
-        #expect(await deliverer.drain(timeout: .seconds(20)) == 0)
+        let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
+        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
         try fixture.store.acknowledgeAlert(id: alert.id, by: nil)
-        #expect(await deliverer.drain(timeout: .seconds(20)) == 0)
-        await sender.stop()
+        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        await outbox.stop()
+        await connection.stop()
 
         let messages = try await subscriber.messages()
         #expect(
@@ -119,5 +139,111 @@ import Testing
         let object = try Self.json(try #require(config.first?.payload))
         #expect(object["device_class"] as? String == "problem")
         #expect(object["state_topic"] as? String == "carebridge/alert/pain_high/state")
+    }
+
+    @Test(.enabled(if: TestCertificateAuthority.opensslPath != nil, "needs openssl"))
+    func anHTTPSWebhookIsPostedToAReceiverAPrivateCASignedAndTheTokenInItsURLIsNeverShown() async throws {
+        let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
+        let authority = try TestCertificateAuthority()
+        let server = try authority.issueServer(named: "receiver", dnsNames: ["localhost"])
+        let receiver = try HTTPReceiver(certificate: (server.certificate, server.key))
+        try await receiver.start()
+        defer { Task { try? await receiver.stop() } }
+        let url = "https://localhost:\(receiver.port)/hooks/t0ken-s3cret?key=k3y"
+
+        // Without the private CA the certificate is not trusted: nothing is posted, the token is not shown.
+        let untrusted = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.webhookAlertChannel,
+            sender: try WebhookAlertSender(url: url, zone: F.berlin, timeout: .seconds(5)),
+            logger: Self.quiet
+        )
+        let refused = await untrusted.deliverDue()
+        let failure = try #require(refused.failure)
+        #expect(refused.delivered == 0 && failure.contains("localhost:\(receiver.port)"), "\(failure)")
+        #expect(!failure.contains("t0ken") && !failure.contains("k3y"))
+        let kept = try await fixture.store.pendingAlertDeliveries(
+            channel: CareStore.webhookAlertChannel,
+            limit: 10,
+            now: Date().addingTimeInterval(3600)
+        )
+        let recorded = try #require(kept.first?.lastError)
+        #expect(!recorded.contains("t0ken") && !recorded.contains("k3y"))
+        #expect(receiver.requests.isEmpty)
+
+        var trusted = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.webhookAlertChannel,
+            sender: try WebhookAlertSender(
+                url: url,
+                caFile: authority.certificate,
+                zone: F.berlin,
+                timeout: .seconds(5)
+            ),
+            logger: Self.quiet
+        )
+        trusted.initialRetry = .zero
+        let outbox = OutboxService(channel: trusted, changes: nil, logger: Self.quiet)
+        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        await outbox.stop()
+        let requests = receiver.requests
+        #expect(requests.map(\.path) == ["/hooks/t0ken-s3cret?key=k3y"])
+        let body = try Self.json(try #require(requests.first?.body))
+        #expect(body["change"] as? String == "raised")
+        #expect((body["alert"] as? [String: Any])?["id"] as? Int == Int(alert.id))
+    }
+
+    @Test func aFailedNotificationIsRetriedWhenItsBackOffHasPassedOnTheClockAndNotBefore() async throws {
+        let (fixture, _) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
+        let sender = FlakySender(failures: 1)
+        let clock = ManualClock()
+        let start = Date()
+        var channel = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.webhookAlertChannel,
+            sender: sender,
+            logger: Self.quiet
+        )
+        channel.initialRetry = .seconds(8)
+        // The wall clock the retry time is stored in moves with the test's clock.
+        channel.now = { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) }
+        let outbox = OutboxService(
+            channel: channel,
+            changes: nil,
+            pollInterval: .seconds(3600),
+            clock: clock,
+            logger: Self.quiet
+        )
+        await outbox.start()
+        // The first attempt fails; the loop then sleeps out the back-off.
+        try await waitUntil("first attempt") { sender.attempts == 1 }
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(7))
+        #expect(clock.sleeperCount == 1, "still waiting out the back-off")
+        #expect(sender.attempts == 1)
+        clock.advance(by: .seconds(1))
+        try await waitUntil("delivered after the back-off") {
+            try await fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 0
+        }
+        #expect(sender.attempts == 2)
+        await outbox.stop()
+    }
+}
+
+/// A receiver that fails its first `failures` attempts, then confirms.
+final class FlakySender: AlertSender {
+    struct Refused: Error {}
+    private let state: Mutex<(attempts: Int, failures: Int)>
+
+    init(failures: Int) { state = Mutex((0, failures)) }
+
+    var attempts: Int { state.withLock { $0.attempts } }
+
+    func send(_ delivery: AlertDelivery) async throws {
+        let fail = state.withLock { state -> Bool in
+            state.attempts += 1
+            return state.attempts <= state.failures
+        }
+        if fail { throw Refused() }
     }
 }

@@ -5,6 +5,7 @@ import CareStore
 import Foundation
 import Insights
 import Logging
+import MQTTBridge
 import ServiceLifecycle
 import Synchronization
 import TestSupport
@@ -26,32 +27,45 @@ import Testing
         try fixture.store.addTask(F.weighIn([Self.heavy]))
         #expect(try await AlertService.planHasRules(fixture.store))
         try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
-        let received = Mutex<[String]>([])
-        let deliverer = AlertDeliverer(store: fixture.store, channel: CareStore.webhookAlertChannel, logger: Self.quiet)
-        { delivery in
-            received.withLock { $0.append("\(delivery.change.rawValue) \(delivery.alert.trip.ruleID)") }
-        }
-        // Re-evaluation without changes only after an hour: the store's change is what makes it evaluate.
+        let sender = RecordingSender()
+        // Polls and re-evaluation without changes only after an hour: the store's change is what makes it
+        // evaluate, and the evaluation what wakes the outbox.
+        let outbox = Self.outbox(fixture, sender)
         let service = AlertService(
             store: fixture.store,
-            deliverers: [deliverer],
+            outboxes: [outbox],
             evaluationInterval: .seconds(3600),
             minimumPause: .milliseconds(50),
             logger: Self.quiet
         )
-        let group = ServiceGroup(services: [service], logger: Self.quiet)
+        let group = ServiceGroup(services: [outbox, service], logger: Self.quiet)
         let running = Task { try await group.run() }
         // The first evaluation, on start.
         try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
         #expect(try await fixture.store.alerts().isEmpty)
 
         try await fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
-        try await waitUntil("alert service", timeout: .seconds(90)) { received.withLock { $0 } == ["raised heavy"] }
+        try await waitUntil("alert service", timeout: .seconds(90)) { sender.received == ["raised heavy"] }
         #expect(try await fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
 
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(await service.pendingAtStop == [CareStore.webhookAlertChannel: 0])
+        #expect(await outbox.pendingAtStop == 0)
+    }
+
+    /// The webhook channel's outbox service delivering to `sender`, polling only every hour.
+    static func outbox(_ fixture: F, _ sender: RecordingSender) -> OutboxService<AlertOutboxChannel> {
+        OutboxService(
+            channel: AlertOutboxChannel(
+                store: fixture.store,
+                channel: CareStore.webhookAlertChannel,
+                sender: sender,
+                logger: quiet
+            ),
+            changes: nil,
+            pollInterval: .seconds(3600),
+            logger: quiet
+        )
     }
 
     @Test func aPlanWithoutRulesHasNone() async throws {
@@ -64,24 +78,35 @@ import Testing
         let fixture = try F()
         try fixture.store.addTask(F.weighIn([Self.heavy]))
         try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
-        let received = Mutex(0)
-        let deliverer = AlertDeliverer(store: fixture.store, channel: CareStore.webhookAlertChannel, logger: Self.quiet)
-        { _ in received.withLock { $0 += 1 } }
+        let sender = RecordingSender()
+        let outbox = Self.outbox(fixture, sender)
         let service = AlertService(
             store: fixture.store,
-            deliverers: [deliverer],
+            outboxes: [outbox],
             evaluationInterval: .seconds(3600),
             minimumPause: .seconds(3600),  // only shutdown ends the pause
             logger: Self.quiet
         )
-        let group = ServiceGroup(services: [service], logger: Self.quiet)
+        // The outbox first: the group shuts it down after the service's last evaluation.
+        let group = ServiceGroup(services: [outbox, service], logger: Self.quiet)
         let running = Task { try await group.run() }
         try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
         try await fixture.weight(120, at: Date().addingTimeInterval(-600))
-        try await Task.sleep(for: .milliseconds(100))  // the change is noted
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(received.withLock { $0 } == 1)
+        #expect(sender.received.count == 1)
         #expect(try await fixture.store.alertDeliveryCount(channel: CareStore.webhookAlertChannel) == 0)
+    }
+}
+
+/// Records every notification it is given and confirms it.
+final class RecordingSender: AlertSender {
+    private let log = Mutex<[String]>([])
+
+    /// `<change> <rule>` per notification, in order.
+    var received: [String] { log.withLock { $0 } }
+
+    func send(_ delivery: AlertDelivery) async throws {
+        log.withLock { $0.append("\(delivery.change.rawValue) \(delivery.alert.trip.ruleID)") }
     }
 }

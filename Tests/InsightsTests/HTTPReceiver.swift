@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,7 +10,8 @@ import Glibc
 #endif
 
 /// A real HTTP/1.1 server on a loopback port, started by a test: it records every POST body and answers with the
-/// status the test sets; it can be stopped and started again on the same port (a receiver outage).
+/// status the test sets; it can be stopped and started again on the same port (a receiver outage). With a
+/// certificate it speaks HTTPS only.
 final class HTTPReceiver: Sendable {
     struct Request: Sendable {
         var path: String
@@ -21,6 +23,19 @@ final class HTTPReceiver: Sendable {
         ([], 200, nil, nil)
     )
     private(set) nonisolated(unsafe) var port = 0
+    private let tls: NIOSSLContext?
+
+    /// - Parameter certificate: the server certificate and key (PEM files) for HTTPS; nil: plain HTTP.
+    init(certificate: (certificate: String, key: String)? = nil) throws {
+        tls = try certificate.map {
+            try NIOSSLContext(
+                configuration: TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile($0.certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: $0.key, format: .pem))
+                )
+            )
+        }
+    }
 
     var requests: [Request] { state.withLock { $0.requests } }
 
@@ -31,8 +46,12 @@ final class HTTPReceiver: Sendable {
         releasePlaceholder()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
+            .childChannelInitializer { [tls] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                }.flatMap {
+                    channel.pipeline.configureHTTPServerPipeline()
+                }.flatMap {
                     channel.pipeline.addHandler(Handler(receiver: self))
                 }
             }

@@ -38,15 +38,15 @@ struct PerPatientMQTTTests {
         defer { broker.stop() }
         let store = try CareStore(
             path: scratch.path("store.sqlite"),
-            bridgeZone: MQTTPublisherTests.utc,
-            logger: MQTTPublisherTests.quiet
+            bridgeZone: SampleStateChannelTests.utc,
+            logger: SampleStateChannelTests.quiet
         )
         try await store.enableOutbox()
         try store.savePatient(Patient(id: "anna", name: "Anna"))
         try store.savePatient(Patient(id: "ben", name: "Ben"))
-        try store.assignDevice(MQTTPublisherTests.scale.address!, to: "anna")
-        let anna = Self.weight(61, minute: 0, device: MQTTPublisherTests.scale)
-        let ben = Self.weight(84, minute: 1, device: MQTTPublisherTests.scale)
+        try store.assignDevice(SampleStateChannelTests.scale.address!, to: "anna")
+        let anna = Self.weight(61, minute: 0, device: SampleStateChannelTests.scale)
+        let ben = Self.weight(84, minute: 1, device: SampleStateChannelTests.scale)
         let guest = Self.weight(77, minute: 2, device: Self.guestScale)
         try await store.recordSamples([anna])
         try await store.scoped(to: "ben").recordSamples([ben])
@@ -56,8 +56,8 @@ struct PerPatientMQTTTests {
         let never = 1000
         let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+/+", count: never)
         let configs = try await MosquittoSubscriber(broker: broker, topic: "homeassistant/#", count: never)
-        let publisher = try MQTTPublisherTests.publisher(store, broker: broker)
-        try await publisher.start()
+        let publisher = try await SampleStateChannelTests.publisher(store, broker: broker)
+        await publisher.start()
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
         #expect(await publisher.statistics.delivered == 2)
         #expect(await publisher.statistics.unassigned == 1)
@@ -98,6 +98,6 @@ struct PerPatientMQTTTests {
         #expect(seen[id(guest)]?.topic == "carebridge/ben/c8_47_8c_00_00_99/bodyMass")
         #expect(seen[id(guest)]?.patient == "ben")
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
-        await publisher.stop()
+        await publisher.stopWithConnection()
     }
 }

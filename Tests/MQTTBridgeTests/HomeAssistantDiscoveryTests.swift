@@ -1,7 +1,7 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeExport
 import Foundation
+import MQTTBridge
 import Testing
 
 /// Parses serialized JSON with Foundation, independently of the serializer under test.

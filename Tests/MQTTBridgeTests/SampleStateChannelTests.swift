@@ -7,13 +7,13 @@ import ServiceLifecycle
 import TestSupport
 import Testing
 
-/// ``MQTTPublisher`` in process, against a real mosquitto.
+/// The sample outbox (``SampleStateChannel`` in an ``OutboxService``) in process, against a real mosquitto.
 @Suite(
-    "MQTTPublisher with a real broker",
+    "The sample outbox with a real broker",
     .serialized,
     .enabled(if: MosquittoBroker.testsEnabled, "needs mosquitto; \(MosquittoBroker.installHint)")
 )
-struct MQTTPublisherTests {
+struct SampleStateChannelTests {
     static let utc = TimeZone(identifier: "UTC")!
     static let scale = DeviceIdentity(address: "C8:47:8C:00:00:01", name: "Scale", manufacturer: "Acme Health")
 
@@ -32,17 +32,27 @@ struct MQTTPublisherTests {
 
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// The sample outbox service on a connection of its own to `broker`, queueing enabled; not started.
     static func publisher(
         _ store: CareStore,
         broker: MosquittoBroker,
-        pollInterval: Duration = .seconds(1)
-    ) throws -> MQTTPublisher {
-        var configuration = try MQTTPublisher.Configuration(
+        pollInterval: Duration = .seconds(1),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> OutboxService<SampleStateChannel> {
+        let configuration = try BrokerConnection.Configuration(
             brokerURL: "mqtt://127.0.0.1:\(broker.port)",
             clientID: "publisher-\(UUID().uuidString.prefix(6))"
         )
-        configuration.pollInterval = pollInterval
-        return MQTTPublisher(store: store, configuration: configuration, zone: utc, logger: quiet)
+        let connection = BrokerConnection(configuration: configuration, logger: quiet)
+        let channel = SampleStateChannel(store: store, connection: connection, zone: utc, logger: quiet)
+        try await channel.enable()
+        return OutboxService(
+            channel: channel,
+            changes: store.changes(),
+            pollInterval: pollInterval,
+            clock: clock,
+            logger: quiet
+        )
     }
 
     @Test func deletedSamplesAreDroppedFromTheOutboxWithoutBeingPublished() async throws {
@@ -56,10 +66,10 @@ struct MQTTPublisherTests {
         try store.deleteSample(id: samples[1].id)
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 3)
 
-        let publisher = try Self.publisher(store, broker: broker)
-        try await publisher.start()
+        let publisher = try await Self.publisher(store, broker: broker)
+        await publisher.start()
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
-        await publisher.stop()
+        await publisher.stopWithConnection()
 
         let ids = try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String }
         #expect(ids == [samples[0], samples[2], samples[3]].map { $0.id.uuidString.lowercased() })
@@ -75,8 +85,8 @@ struct MQTTPublisherTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
-        let publisher = try Self.publisher(store, broker: broker)
-        try await publisher.start()
+        let publisher = try await Self.publisher(store, broker: broker)
+        await publisher.start()
         try await store.recordSamples([Self.weight(71, minute: 0)])
         #expect(await publisher.drain(timeout: .seconds(20)) == 0)
 
@@ -92,7 +102,7 @@ struct MQTTPublisherTests {
         #expect(messages.first?.retained == true)
         let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
         #expect(try await status.messages().map(\.payload) == ["online"])
-        await publisher.stop()
+        await publisher.stopWithConnection()
     }
 
     @Test func aSampleStoredThroughTheStoreIsPublishedAtOnceWithoutWaitingForAPoll() async throws {
@@ -101,10 +111,11 @@ struct MQTTPublisherTests {
         try broker.start()
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
         // A poll interval far beyond the test's bounds: only the store's change stream can wake the publisher.
-        let publisher = try Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
-        try await publisher.start()
-        try await waitUntil("connected", timeout: .seconds(20)) { await publisher.statistics.everConnected }
-        try await Task.sleep(for: .milliseconds(200))  // the first (empty) outbox read is done; the loop sleeps
+        let clock = ManualClock()
+        let publisher = try await Self.publisher(store, broker: broker, clock: clock)
+        await publisher.start()
+        // The first (empty) outbox read is done; the loop sleeps on a clock that never moves.
+        try await clock.waitForSleepers(1)
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
         let sample = Self.weight(72, minute: 3)
         try await store.recordSamples([sample])
@@ -115,7 +126,7 @@ struct MQTTPublisherTests {
             ]
         )
         #expect(try await store.outboxCount() == 0)
-        await publisher.stop()
+        await publisher.stopWithConnection()
     }
 
     @Test func aSampleStoredByAnotherStoreValueIsFoundByThePoll() async throws {
@@ -124,16 +135,20 @@ struct MQTTPublisherTests {
         try broker.start()
         let path = scratch.path("store.sqlite")
         let store = try CareStore(path: path, bridgeZone: Self.utc, logger: Self.quiet)
-        let publisher = try Self.publisher(store, broker: broker, pollInterval: .milliseconds(300))
-        try await publisher.start()
-        try await waitUntil("connected", timeout: .seconds(20)) { await publisher.statistics.everConnected }
+        let clock = ManualClock()
+        let publisher = try await Self.publisher(store, broker: broker, pollInterval: .seconds(5), clock: clock)
+        await publisher.start()
+        try await clock.waitForSleepers(1)
         // Another connection to the same file (as `carebridge ingest` beside the daemon): no change reaches the
-        // publisher's store value, the outbox poll finds the sample.
+        // publisher's store value, the outbox poll finds the sample once the poll interval has passed.
         let other = try CareStore(path: path, bridgeZone: Self.utc, logger: Self.quiet)
         try await other.recordSamples([Self.weight(73, minute: 4)])
+        clock.advance(by: .seconds(4))
+        #expect(await publisher.statistics.delivered == 0, "not before the poll")
+        clock.advance(by: .seconds(1))
         try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
         #expect(try await store.outboxCount() == 0)
-        await publisher.stop()
+        await publisher.stopWithConnection()
     }
 
     @Test func asAServiceItDrainsTheOutboxAtGracefulShutdownAndAnnouncesOffline() async throws {
@@ -143,8 +158,9 @@ struct MQTTPublisherTests {
         let store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.utc, logger: Self.quiet)
         try await store.enableOutbox()
         try await store.recordSamples((0..<5).map { Self.weight(70 + Double($0), minute: $0) })
-        let publisher = try Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
-        let group = ServiceGroup(services: [publisher], logger: Self.quiet)
+        let publisher = try await Self.publisher(store, broker: broker, pollInterval: .seconds(3600))
+        // The connection first: the group shuts it down after the publisher has drained.
+        let group = ServiceGroup(services: [publisher.channel.connection, publisher], logger: Self.quiet)
         let running = Task { try await group.run() }
         // Shut down at once: what is queued still goes out before the service ends.
         await group.triggerGracefulShutdown()
@@ -154,5 +170,18 @@ struct MQTTPublisherTests {
         #expect(try await store.outboxCount() == 0)
         let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 1)
         #expect(try await status.messages().map(\.payload) == ["offline"])
+    }
+}
+
+extension OutboxService where Channel == SampleStateChannel {
+    /// What the channel has delivered so far.
+    var statistics: SampleStateChannel.Statistics {
+        get async { await channel.statistics }
+    }
+
+    /// Stops delivering, then the connection (`offline`, DISCONNECT).
+    func stopWithConnection() async {
+        await stop()
+        await channel.connection.stop()
     }
 }

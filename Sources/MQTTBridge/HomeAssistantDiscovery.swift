@@ -14,7 +14,7 @@ public import Foundation
 /// `<device>` is the device key (address, serial or name) reduced to `[a-z0-9_-]`, as Home Assistant wants
 /// for node and object ids and so that it is one safe topic level.
 ///
-/// Per patient (a store with several patients, see MQTTPublisher): the state topic gains the patient as a level,
+/// Per patient (a store with several patients, see SampleStateChannel): the state topic gains the patient as a level,
 /// `<topicPrefix>/<patient>/<device>/<type>`, and each patient's readings of a shared device are a Home Assistant
 /// device of their own, node `carebridge_<patient>_<device>`, named `<device name> (<patient name>)`. `<patient>`
 /// is the patient id reduced like a device key.
