@@ -100,14 +100,26 @@ package final class ChildProcess: Sendable {
         try ChildProcess(executable, arguments, environment: environment, stdin: stdin).wait()
     }
 
-    /// Runs `executable arguments…` to the end without blocking a thread of the cooperative pool.
+    /// Runs `executable arguments…` to the end without blocking a thread of the cooperative pool, once one of
+    /// the ``ChildProcessSlots/shared`` slots is free.
     package static func run(
         _ executable: URL,
         _ arguments: [String],
         environment: [String: String] = [:],
-        stdin: Data? = nil
+        stdin: Data? = nil,
+        slots: ChildProcessSlots = .shared
     ) async throws -> Output {
-        await (try ChildProcess(executable, arguments, environment: environment, stdin: stdin)).wait()
+        await slots.acquire()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable, arguments, environment: environment, stdin: stdin)
+        } catch {
+            await slots.release()
+            throw error
+        }
+        let output = await child.wait()
+        await slots.release()
+        return output
     }
 
     /// Reads one pipe to its end on a thread of its own.

@@ -46,7 +46,7 @@ timeout -k 10 "${CAREBRIDGE_VM_TIMEOUT:-900}" qemu-system-x86_64 "${accel_args[@
     -nodefaults -no-user-config -display none -no-reboot \
     -serial stdio -monitor none \
     -kernel "$kernel" -initrd "$cache/initrd.img" \
-    -append "console=ttyS0 quiet loglevel=3 panic=-1 cryptomgr.notests=1 carebridge_init=$here/guest/init.sh carebridge_cmd=$encoded" \
+    -append "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check cryptomgr.notests=1 carebridge_init=$here/guest/init.sh carebridge_cmd=$encoded" \
     -fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
     -fsdev local,id=out,path="$outdir",security_model=none \
