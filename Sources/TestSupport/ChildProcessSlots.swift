@@ -1,14 +1,14 @@
 import Foundation
 
-/// How many children ``ChildProcess/run(_:_:environment:stdin:)`` runs at once.
+/// How many children ``ChildProcess/run(_:_:environment:stdin:slots:)`` runs at once.
 ///
 /// A test that awaits its child holds no thread of the cooperative pool, so the pool goes on starting other tests:
 /// without a bound a suite starts a hundred `carebridge` processes together on a 2-core machine, and the tests that
-/// wait for a condition with a deadline (a service on a manual clock, a paced replay) starve. One child per core
-/// keeps the load the blocking waits used to keep, without blocking a thread.
+/// wait for a condition with a deadline (a service on a manual clock, a paced replay) starve.
+/// Two children per core keep the load near what the blocking waits used to allow, without blocking a thread.
 package actor ChildProcessSlots {
     /// The slots every run-to-the-end child of this test process shares.
-    package static let shared = ChildProcessSlots(limit: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    package static let shared = ChildProcessSlots(limit: 2 * max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     package let limit: Int
     private var running = 0

@@ -74,7 +74,7 @@ package final class ManualClock: Clock, Sendable {
     }
 
     /// Waits (in real time, bounded) until at least `count` tasks sleep on the clock.
-    package func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+    package func waitForSleepers(_ count: Int, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while sleeperCount < count {
             guard ContinuousClock.now < deadline else {

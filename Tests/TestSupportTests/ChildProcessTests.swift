@@ -6,12 +6,15 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ChildProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
+    /// Slots of their own: these tests are about the runner, and have a time limit that a turn behind the
+    /// suite's other children would eat.
+    static let slots = ChildProcessSlots(limit: 4)
 
     @Test func aChildWritingMoreThan64KiBToStandardErrorFinishesAndEverythingIsCollected() async throws {
         // 1 MiB on stderr first (far past the 64 KiB pipe buffer), then a line on stdout: reading stdout to its
         // end before stderr would block forever.
         let script = "head -c 1048576 /dev/zero | tr '\\0' e >&2; echo out; head -c 300000 /dev/zero | tr '\\0' o"
-        let output = try await ChildProcess.run(Self.shell, ["-c", script])
+        let output = try await ChildProcess.run(Self.shell, ["-c", script], slots: Self.slots)
         #expect(output.exited && output.status == 0)
         #expect(output.stderr.count == 1_048_576)
         #expect(output.stderr.allSatisfy { $0 == UInt8(ascii: "e") })
@@ -28,7 +31,7 @@ struct ChildProcessTests {
     }
 
     @Test func theExitStatusAndASignalAreReported() async throws {
-        let failed = try await ChildProcess.run(Self.shell, ["-c", "echo no >&2; exit 3"])
+        let failed = try await ChildProcess.run(Self.shell, ["-c", "echo no >&2; exit 3"], slots: Self.slots)
         #expect(failed.exited && failed.status == 3 && failed.standardError == "no\n")
 
         let child = try ChildProcess(Self.shell, ["-c", "exec sleep 30"])
