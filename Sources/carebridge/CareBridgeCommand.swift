@@ -41,6 +41,7 @@ struct CareBridgeCommand: AsyncParsableCommand {
             exit(withError: error)
         }
         do {
+            defer { OpenStores.shared.closeAll() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

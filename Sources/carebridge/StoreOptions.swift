@@ -51,6 +51,7 @@ struct StoreOptions: ParsableArguments {
         let store: CareStore
         do {
             store = try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger, mode: mode)
+            OpenStores.shared.add(store)
         } catch {
             Output.error(error.message)
             throw ExitCode(StoreExit.storeUnavailable)

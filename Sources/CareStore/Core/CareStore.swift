@@ -274,6 +274,20 @@ public struct CareStore: Sendable {
         }
     }
 
+    /// Waits until every read and write handed to the store has finished and GRDB has let go of the store, so
+    /// that the connections close when the last value of the store is released: the last connection to close
+    /// checkpoints the WAL into the store file and removes it, and a user who may only read the store can open it
+    /// afterwards. A command that returns while an async write's completion has resumed it but GRDB still holds
+    /// the connection, and then exits, would leave the `-wal` file behind.
+    /// - Throws: ``CareStoreError`` (`.database`) when the store cannot be reached.
+    public func finishPendingAccess() throws(CareStoreError) {
+        do {
+            try databaseWriter.barrierWriteWithoutTransaction { _ in }
+        } catch {
+            throw CareStoreError(.database, "cannot finish the store's pending work: \(error)", cause: error)
+        }
+    }
+
     /// A ``CareStoreError`` thrown by a body as it is; anything else (SQLite, cancellation) as `.database`.
     private static func accessError(_ error: any Error, _ access: String) -> CareStoreError {
         if let error = error as? CareStoreError { return error }
