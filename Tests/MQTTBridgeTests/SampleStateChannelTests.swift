@@ -125,7 +125,8 @@ struct SampleStateChannelTests {
                 sample.id.uuidString.lowercased()
             ]
         )
-        #expect(try await store.outboxCount() == 0)
+        // Removed from the outbox once the batch is acknowledged (a moment after the count above).
+        try await waitUntil("the outbox is empty", timeout: .seconds(60)) { (try? await store.outboxCount()) == 0 }
         await publisher.stopWithConnection()
     }
 
@@ -146,8 +147,12 @@ struct SampleStateChannelTests {
         clock.advance(by: .seconds(4))
         #expect(await publisher.statistics.delivered == 0, "not before the poll")
         clock.advance(by: .seconds(1))
-        try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
-        #expect(try await store.outboxCount() == 0)
+        // Published, then removed from the outbox once the batch is acknowledged (a moment later).
+        try await waitUntil("published and removed from the outbox", timeout: .seconds(60)) {
+            let removed = (try? await store.outboxCount()) == 0
+            return await publisher.statistics.delivered == 1 && removed
+        }
+        #expect(await publisher.statistics.delivered == 1, "published once")
         await publisher.stopWithConnection()
     }
 
