@@ -24,6 +24,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -136,6 +140,25 @@ let package = Package(
             name: "CareReport",
             dependencies: ["BridgeCore", "CarePlan", "CareStore", "Insights", "SampleExport"]
         ),
+        // The care app: Today (Care Card and Tracker) and the care team's patients in a browser, on Hummingbird 2,
+        // with server-side sessions, CSRF tokens, login throttling and live updates (Server-Sent Events).
+        .target(
+            name: "CareWeb",
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "SampleExport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
         // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded
         // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
@@ -179,6 +202,7 @@ let package = Package(
                 "AlertDelivery",
                 "MQTTClient",
                 "CareReport",
+                "CareWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -203,6 +227,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]
+        ),
+        // The care app in a real browser (Debian's chromium through chromedriver, driven by Selenium) and over HTTP.
+        .testTarget(
+            name: "CareWebTests",
+            dependencies: [
+                "carebridge", "CareWeb", "CareStore", "CarePlan", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Browser"]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),

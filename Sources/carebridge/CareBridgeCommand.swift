@@ -16,7 +16,7 @@ struct CareBridgeCommand: AsyncParsableCommand {
             Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
             Uncomplete.self, Replay.self, Recording.self, Export.self, Adapters.self, Scan.self, Run.self, Record.self,
             SystemdUnit.self, Outbox.self, Alerts.self, InsightsCommand.self, Report.self, Devices.self,
-            Import.self, Patients.self, Contacts.self, Shared.self, Profile.self, Store.self,
+            Import.self, Patients.self, Contacts.self, Shared.self, Profile.self, Store.self, Users.self, Serve.self,
         ]
     )
 

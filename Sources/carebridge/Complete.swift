@@ -59,7 +59,7 @@ struct Complete: AsyncParsableCommand {
         let store = try storeOptions.open(zone: zone)
         let result: CompletionResult
         do {
-            result = try store.complete(
+            result = try await store.complete(
                 taskID: selection.task,
                 occurrence: selection.occurrence,
                 at: at,

@@ -58,6 +58,17 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: ArgumentHelp(
+            "Also serve the care app on this address (as `carebridge serve --listen`).",
+            valueName: "addr:port"
+        )
+    )
+    var http: String?
+
+    @OptionGroup var web: WebOptions
+
+    @Option(
+        name: .long,
         help: ArgumentHelp("Also write the session as a recording into this directory.", valueName: "dir")
     )
     var record: String?
@@ -138,6 +149,7 @@ struct Run: AsyncParsableCommand {
         let logger = base
         let catalog = bluez.catalog()
 
+        let webConfiguration = try http.map { try web.configuration(listen: $0, option: "--http") }
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
         let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
@@ -190,6 +202,10 @@ struct Run: AsyncParsableCommand {
                 logger: logger
             )
         )
+        // The care app last: shut down first, its live streams before the rest.
+        if let webConfiguration {
+            services += try await WebOptions.services(store: store, configuration: webConfiguration, logger: logger)
+        }
 
         let bridge = Bridge(
             source: .live(transport) { reason in

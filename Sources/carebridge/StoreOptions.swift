@@ -88,10 +88,12 @@ enum StoreExit {
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)
         switch error.code {
-        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound:
+        case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound,
+            .userNotFound:
             return ExitCode(notFound)
         case .wrongTaskKind, .futureTime, .patientRequired: return ExitCode(usage)
-        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient:
+        case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient,
+            .userExists, .invalidUser:
             return ExitCode(invalidData)
         case .storeLocation, .corruptRow, .database: return ExitCode(storeUnavailable)
         }

@@ -39,6 +39,12 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case patientRequired
         /// Patient, plan or contact content that cannot be stored (bad id, empty name, a task of another plan).
         case invalidPatient
+        /// No user of the care app has this id.
+        case userNotFound
+        /// A user with this id exists already.
+        case userExists
+        /// User content that cannot be stored (an empty or unusual id, a patient that does not exist).
+        case invalidUser
         /// A value stored in the database could not be read back (corrupt row, unknown enum).
         case corruptRow
         /// SQLite reported an error; ``cause`` holds GRDB's `DatabaseError`.

@@ -45,19 +45,23 @@ public struct Outcome: Sendable, Hashable {
     public var note: String?
     /// Why the event was not done; set when it was marked not done (then there are no values).
     public var notDoneReason: String?
+    /// The care app user who last recorded it by hand; nil for devices and the command line.
+    public var author: String?
 
     public init(
         values: [OutcomeValue],
         createdDate: Date,
         updatedDate: Date,
         note: String? = nil,
-        notDoneReason: String? = nil
+        notDoneReason: String? = nil,
+        author: String? = nil
     ) {
         self.values = values
         self.createdDate = createdDate
         self.updatedDate = updatedDate
         self.note = note
         self.notDoneReason = notDoneReason
+        self.author = author
     }
 
     /// Whether the event was marked not done.

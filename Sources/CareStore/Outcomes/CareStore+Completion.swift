@@ -27,6 +27,35 @@ extension CareStore {
         entry: Completion,
         now: Date = Date()
     ) throws(CareStoreError) -> CompletionResult {
+        try checkNotFuture(taskID: taskID, at: at, entry: entry, now: now)
+        let zone = bridgeZone
+        let result = try write { db -> CompletionResult in
+            try Self.record(db, taskID: taskID, occurrence: occurrence, at: at, entry: entry, now: now, zone: zone)
+        }
+        if result.changed { broadcaster.publish([.eventUpdated(result.event.key)]) }
+        return result
+    }
+
+    /// ``complete(taskID:occurrence:at:entry:now:)`` for the runtime and the care app: suspends instead of
+    /// blocking a thread while the store is busy.
+    @discardableResult
+    public func complete(
+        taskID: String,
+        occurrence: Int?,
+        at: Date,
+        entry: Completion,
+        now: Date = Date()
+    ) async throws(CareStoreError) -> CompletionResult {
+        try checkNotFuture(taskID: taskID, at: at, entry: entry, now: now)
+        let zone = bridgeZone
+        let result = try await write { db -> CompletionResult in
+            try Self.record(db, taskID: taskID, occurrence: occurrence, at: at, entry: entry, now: now, zone: zone)
+        }
+        if result.changed { broadcaster.publish([.eventUpdated(result.event.key)]) }
+        return result
+    }
+
+    private func checkNotFuture(taskID: String, at: Date, entry: Completion, now: Date) throws(CareStoreError) {
         if at > now.addingTimeInterval(Self.futureTolerance), !entry.allowFuture {
             let utc = TimeZone(secondsFromGMT: 0)!
             throw CareStoreError(
@@ -37,139 +66,149 @@ extension CareStore {
                 date: at
             )
         }
-        let zone = bridgeZone
-        let result = try write { db -> CompletionResult in
-            let (version, scheduled) = try Self.resolveOpenEvent(
-                db,
-                taskID: taskID,
-                occurrence: occurrence,
-                at: at,
-                zone: zone
-            )
-            let format = version.task.answer
-            var answer: (value: Double, text: String?)?
-            if let text = entry.answer {
-                guard let format else {
-                    throw CareStoreError(
-                        .invalidAnswer,
-                        "task '\(taskID)' asks for no answer; complete it without --value/--answer",
-                        taskID: taskID,
-                        version: version.uuid
-                    )
-                }
-                do throws(AnswerFormat.Refusal) {
-                    answer = try format.parse(text)
-                } catch {
-                    throw CareStoreError(
-                        .invalidAnswer,
-                        "task '\(taskID)' (\(Self.describe(format))): \(error.message)",
-                        taskID: taskID,
-                        version: version.uuid
-                    )
-                }
-            } else if let format, entry.notDoneReason == nil {
-                let existing = try Int64.fetchOne(
-                    db,
-                    sql: "SELECT id FROM outcome WHERE taskUUID = ? AND occurrence = ? AND notDoneReason IS NULL",
-                    arguments: [version.record.uuid, scheduled.occurrence]
+    }
+
+    /// Writes one completion in the caller's transaction.
+    private static func record(
+        _ db: Database,
+        taskID: String,
+        occurrence: Int?,
+        at: Date,
+        entry: Completion,
+        now: Date,
+        zone: TimeZone
+    ) throws -> CompletionResult {
+        let (version, scheduled) = try Self.resolveOpenEvent(
+            db,
+            taskID: taskID,
+            occurrence: occurrence,
+            at: at,
+            zone: zone
+        )
+        let format = version.task.answer
+        var answer: (value: Double, text: String?)?
+        if let text = entry.answer {
+            guard let format else {
+                throw CareStoreError(
+                    .invalidAnswer,
+                    "task '\(taskID)' asks for no answer; complete it without --value/--answer",
+                    taskID: taskID,
+                    version: version.uuid
                 )
-                if existing == nil || entry.note == nil {
-                    throw CareStoreError(
-                        .invalidAnswer,
-                        "task '\(taskID)' asks for an answer (\(Self.describe(format))); give it with --value or "
-                            + "--answer",
-                        taskID: taskID,
-                        version: version.uuid
-                    )
-                }
             }
-            let row = try Row.fetchOne(
+            do throws(AnswerFormat.Refusal) {
+                answer = try format.parse(text)
+            } catch {
+                throw CareStoreError(
+                    .invalidAnswer,
+                    "task '\(taskID)' (\(Self.describe(format))): \(error.message)",
+                    taskID: taskID,
+                    version: version.uuid
+                )
+            }
+        } else if let format, entry.notDoneReason == nil {
+            let existing = try Int64.fetchOne(
                 db,
-                sql: "SELECT id, note, notDoneReason FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+                sql: "SELECT id FROM outcome WHERE taskUUID = ? AND occurrence = ? AND notDoneReason IS NULL",
                 arguments: [version.record.uuid, scheduled.occurrence]
             )
-            var outcomeID: Int64? = row?["id"]
-            let oldNote: String? = row?["note"]
-            let oldReason: String? = row?["notDoneReason"]
-            let values = try OutcomeValueRecord.filter(Column("outcomeID") == outcomeID ?? -1)
-                .order(Column("position")).fetchAll(db)
-            var newValues: [OutcomeValueRecord]? = nil
-            var newReason = oldReason
-            if let reason = entry.notDoneReason {
-                newValues = []
-                newReason = reason
-            } else if let answer {
-                newValues = [
-                    OutcomeValueRecord(
-                        outcomeID: 0,
-                        position: 0,
-                        value: answer.value,
-                        unit: format!.unit.rawValue,
-                        measuredAt: at,
-                        sampleID: nil,
-                        recordedAt: now,
-                        text: answer.text
-                    )
-                ]
-                newReason = nil
-            } else if outcomeID == nil || oldReason != nil {
-                newValues = [
-                    OutcomeValueRecord(
-                        outcomeID: 0,
-                        position: 0,
-                        value: 1,
-                        unit: "1",
-                        measuredAt: at,
-                        sampleID: nil,
-                        recordedAt: now,
-                        text: nil
-                    )
-                ]
-                newReason = nil
+            if existing == nil || entry.note == nil {
+                throw CareStoreError(
+                    .invalidAnswer,
+                    "task '\(taskID)' asks for an answer (\(Self.describe(format))); give it with --value or "
+                        + "--answer",
+                    taskID: taskID,
+                    version: version.uuid
+                )
             }
-            let newNote = entry.note ?? oldNote
-            let sameValues =
-                newValues.map { new in
-                    new.count == values.count
-                        && zip(new, values).allSatisfy { $0.value == $1.value && $0.text == $1.text }
-                } ?? true
-            let changed = outcomeID == nil || !sameValues || newNote != oldNote || newReason != oldReason
-            let corrected = outcomeID != nil && (!sameValues || newReason != oldReason)
-            if changed {
-                if let id = outcomeID {
-                    try db.execute(
-                        sql: "UPDATE outcome SET updatedDate = ?, note = ?, notDoneReason = ? WHERE id = ?",
-                        arguments: [now.timeIntervalSince1970, newNote, newReason, id]
-                    )
-                } else {
-                    let outcome = try OutcomeRecord(
-                        id: nil,
-                        taskUUID: version.record.uuid,
-                        taskID: taskID,
-                        occurrence: scheduled.occurrence,
-                        eventStart: scheduled.start,
-                        eventEnd: scheduled.end,
-                        createdDate: now,
-                        updatedDate: now,
-                        note: newNote,
-                        notDoneReason: newReason
-                    ).inserted(db)
-                    outcomeID = outcome.id
-                }
-                if let newValues, !sameValues, let id = outcomeID {
-                    try db.execute(sql: "DELETE FROM outcomeValue WHERE outcomeID = ?", arguments: [id])
-                    for (position, var value) in newValues.enumerated() {
-                        value.outcomeID = id
-                        value.position = position
-                        try value.insert(db)
-                    }
-                }
-            }
-            let event = try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0]
-            return CompletionResult(event: event, changed: changed, corrected: corrected)
         }
-        if result.changed { broadcaster.publish([.eventUpdated(result.event.key)]) }
-        return result
+        let row = try Row.fetchOne(
+            db,
+            sql: "SELECT id, note, notDoneReason FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+            arguments: [version.record.uuid, scheduled.occurrence]
+        )
+        var outcomeID: Int64? = row?["id"]
+        let oldNote: String? = row?["note"]
+        let oldReason: String? = row?["notDoneReason"]
+        let values = try OutcomeValueRecord.filter(Column("outcomeID") == outcomeID ?? -1)
+            .order(Column("position")).fetchAll(db)
+        var newValues: [OutcomeValueRecord]? = nil
+        var newReason = oldReason
+        if let reason = entry.notDoneReason {
+            newValues = []
+            newReason = reason
+        } else if let answer {
+            newValues = [
+                OutcomeValueRecord(
+                    outcomeID: 0,
+                    position: 0,
+                    value: answer.value,
+                    unit: format!.unit.rawValue,
+                    measuredAt: at,
+                    sampleID: nil,
+                    recordedAt: now,
+                    text: answer.text
+                )
+            ]
+            newReason = nil
+        } else if outcomeID == nil || oldReason != nil {
+            newValues = [
+                OutcomeValueRecord(
+                    outcomeID: 0,
+                    position: 0,
+                    value: 1,
+                    unit: "1",
+                    measuredAt: at,
+                    sampleID: nil,
+                    recordedAt: now,
+                    text: nil
+                )
+            ]
+            newReason = nil
+        }
+        let newNote = entry.note ?? oldNote
+        let sameValues =
+            newValues.map { new in
+                new.count == values.count
+                    && zip(new, values).allSatisfy { $0.value == $1.value && $0.text == $1.text }
+            } ?? true
+        let changed = outcomeID == nil || !sameValues || newNote != oldNote || newReason != oldReason
+        let corrected = outcomeID != nil && (!sameValues || newReason != oldReason)
+        if changed {
+            if let id = outcomeID {
+                try db.execute(
+                    sql: "UPDATE outcome SET updatedDate = ?, note = ?, notDoneReason = ? WHERE id = ?",
+                    arguments: [now.timeIntervalSince1970, newNote, newReason, id]
+                )
+            } else {
+                let outcome = try OutcomeRecord(
+                    id: nil,
+                    taskUUID: version.record.uuid,
+                    taskID: taskID,
+                    occurrence: scheduled.occurrence,
+                    eventStart: scheduled.start,
+                    eventEnd: scheduled.end,
+                    createdDate: now,
+                    updatedDate: now,
+                    note: newNote,
+                    notDoneReason: newReason
+                ).inserted(db)
+                outcomeID = outcome.id
+            }
+            if let author = entry.author, let id = outcomeID {
+                try db.execute(sql: "UPDATE outcome SET author = ? WHERE id = ?", arguments: [author, id])
+            }
+            if let newValues, !sameValues, let id = outcomeID {
+                try db.execute(sql: "DELETE FROM outcomeValue WHERE outcomeID = ?", arguments: [id])
+                for (position, var value) in newValues.enumerated() {
+                    value.outcomeID = id
+                    value.position = position
+                    try value.insert(db)
+                }
+            }
+        }
+        let event = try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0]
+        return CompletionResult(event: event, changed: changed, corrected: corrected)
     }
 
     /// `a scale 0–10`, `yes or no`, `one of: a, b`, …

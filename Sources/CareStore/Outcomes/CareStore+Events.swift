@@ -114,23 +114,48 @@ extension CareStore {
         at: Date = Date()
     ) throws(CareStoreError) -> CareEvent {
         let zone = bridgeZone
-        let (event, changed) = try write { db -> (CareEvent, Bool) in
-            let (version, scheduled) = try Self.resolveEvent(
-                db,
-                taskID: taskID,
-                occurrence: occurrence,
-                at: at,
-                zone: zone
-            )
-            try db.execute(
-                sql: "DELETE FROM outcome WHERE taskUUID = ? AND occurrence = ?",
-                arguments: [version.record.uuid, scheduled.occurrence]
-            )
-            let changed = db.changesCount > 0
-            return (try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0], changed)
+        let (event, changed) = try write { db in
+            try Self.removeOutcome(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
         }
         if changed { broadcaster.publish([.eventUpdated(event.key)]) }
         return event
+    }
+
+    /// ``uncomplete(taskID:occurrence:at:)`` for the runtime and the care app.
+    @discardableResult
+    public func uncomplete(
+        taskID: String,
+        occurrence: Int? = nil,
+        at: Date = Date()
+    ) async throws(CareStoreError) -> CareEvent {
+        let zone = bridgeZone
+        let (event, changed) = try await write { db in
+            try Self.removeOutcome(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+        }
+        if changed { broadcaster.publish([.eventUpdated(event.key)]) }
+        return event
+    }
+
+    private static func removeOutcome(
+        _ db: Database,
+        taskID: String,
+        occurrence: Int?,
+        at: Date,
+        zone: TimeZone
+    ) throws -> (CareEvent, Bool) {
+        let (version, scheduled) = try Self.resolveEvent(
+            db,
+            taskID: taskID,
+            occurrence: occurrence,
+            at: at,
+            zone: zone
+        )
+        try db.execute(
+            sql: "DELETE FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+            arguments: [version.record.uuid, scheduled.occurrence]
+        )
+        let changed = db.changesCount > 0
+        return (try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0], changed)
     }
 
     // MARK: - Internals
@@ -239,7 +264,8 @@ extension CareStore {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT o.occurrence, o.createdDate, o.updatedDate,
-                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.text, o.note, o.notDoneReason, v.comparator
+                       v.value, v.unit, v.measuredAt, v.sampleID, v.recordedAt, v.text, o.note, o.notDoneReason, v.comparator,
+                       o.author
                 FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
                 WHERE o.taskUUID = ? AND o.occurrence BETWEEN ? AND ?
                 ORDER BY o.occurrence, v.position
@@ -259,7 +285,8 @@ extension CareStore {
                         createdDate: Date(timeIntervalSince1970: row[1]),
                         updatedDate: Date(timeIntervalSince1970: row[2]),
                         note: row[9],
-                        notDoneReason: row[10]
+                        notDoneReason: row[10],
+                        author: row[12]
                     )
                 )
             }

@@ -8,11 +8,20 @@ public struct Completion: Sendable, Hashable {
     public var notDoneReason: String?
     /// Allows a completion time in the future.
     public var allowFuture: Bool
+    /// Who recorded it through the care app (a ``CareUser`` id); nil from the command line.
+    public var author: String?
 
-    public init(answer: String? = nil, note: String? = nil, notDoneReason: String? = nil, allowFuture: Bool = false) {
+    public init(
+        answer: String? = nil,
+        note: String? = nil,
+        notDoneReason: String? = nil,
+        allowFuture: Bool = false,
+        author: String? = nil
+    ) {
         self.answer = answer
         self.note = note
         self.notDoneReason = notDoneReason
         self.allowFuture = allowFuture
+        self.author = author
     }
 }

@@ -105,6 +105,7 @@ enum Schema {
         OutcomeSampleIDSchema.register(in: &migrator)
         CompactSampleSchema.register(in: &migrator)
         RetentionSchema.register(in: &migrator)
+        UserSchema.register(in: &migrator)
         return migrator
     }
 }

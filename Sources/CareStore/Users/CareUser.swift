@@ -1,0 +1,47 @@
+public import Foundation
+
+/// A person who uses the care app: the patient, a family member, a nurse or doctor, or the bridge's admin.
+public struct CareUser: Sendable, Hashable, Identifiable {
+    /// What a user may do. Every role but ``admin`` sees only the patients it is linked to.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        /// The person the care plan is for: completes their own events.
+        case patient
+        /// Family or a friend: follows the patient's day and may complete events for them.
+        case caregiver
+        /// A nurse or doctor: the care team dashboard over the linked patients, acknowledges alerts.
+        case clinician
+        /// Runs the bridge: sees every patient.
+        case admin
+    }
+
+    /// The login name: 1–64 letters, digits, `.`, `_`, `-` or `@`.
+    public var id: String
+    /// The name shown to people (`Anna Weber`).
+    public var displayName: String
+    public var role: Role
+    /// The patients this user may see (ignored for ``Role/admin``, who sees all).
+    public var patientIDs: [String]
+    public var createdDate: Date
+
+    public init(id: String, displayName: String, role: Role, patientIDs: [String], createdDate: Date = Date()) {
+        self.id = id
+        self.displayName = displayName
+        self.role = role
+        self.patientIDs = patientIDs
+        self.createdDate = createdDate
+    }
+
+    /// Whether this user may see the patient's data.
+    public func maySee(patientID: String) -> Bool {
+        role == .admin || patientIDs.contains(patientID)
+    }
+
+    /// Whether `id` is a valid login name.
+    public static func isValidID(_ id: String) -> Bool {
+        (1...64).contains(id.count)
+            && id.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "._-@".unicodeScalars.contains($0)
+            }
+    }
+}

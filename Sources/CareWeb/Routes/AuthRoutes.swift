@@ -1,0 +1,124 @@
+import CareStore
+import Foundation
+import Hummingbird
+import Logging
+import NIOPosix
+
+/// Sign in and out. The sign-in form carries a token that must equal its cookie's (no session exists yet to hold
+/// one); failed attempts are throttled per name and per address; a password is checked off the event loops.
+struct AuthRoutes {
+    let app: CareWebApp
+
+    static let loginCookie = "cb_login"
+
+    /// Checked when a name does not exist, so that an unknown name takes as long as a wrong password.
+    private static let decoyHash = PasswordHasher(cost: 4).hash("not a password of anyone")
+
+    func add(to router: Router<WebContext>) {
+        router.get("login") { request, context -> Response in
+            if context.session != nil { return .redirect(to: "/", type: .normal) }
+            return loginPage(next: request.uri.queryParameters["next"].map(String.init), context: context)
+        }
+        router.post("login") { request, context in try await login(request, context: context) }
+        router.post("logout") { request, context -> Response in
+            let (_, session) = try await FormBody.checked(request, context: context)
+            try await app.store.endSession(tokenHash: session.tokenHash)
+            var response = Response.redirect(to: "/login", type: .normal)
+            response.setCookie(cookie(SessionMiddleware.cookieName, "", maxAge: 0))
+            return response
+        }
+    }
+
+    private func loginPage(
+        next: String?,
+        context: WebContext,
+        username: String = "",
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let token = SessionToken.make()
+        var content: [String: Any] = ["loginToken": token, "next": LoginPage.safeNext(next), "username": username]
+        if let error { content["error"] = error }
+        var response = app.pages.page(
+            title: "Sign in",
+            template: "login",
+            content: content,
+            session: nil,
+            status: status
+        )
+        response.setCookie(cookie(Self.loginCookie, token, maxAge: 3600, path: "/login"))
+        return response
+    }
+
+    private func login(_ request: Request, context: WebContext) async throws -> Response {
+        let form = try await FormBody.read(request, context: context)
+        let next = form["next"]
+        guard let token = form["csrf"], let formCookie = request.cookies[Self.loginCookie]?.value,
+            SessionToken.equal(token, formCookie)
+        else {
+            return loginPage(
+                next: next,
+                context: context,
+                error: "The sign-in form had expired; please sign in again.",
+                status: .forbidden
+            )
+        }
+        let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form.fields["password"] ?? ""
+        let now = app.now()
+        if let wait = app.throttle.retryAfter(user: username, address: context.clientAddress, now: now) {
+            let minutes = Int((wait / 60).rounded(.up))
+            var response = loginPage(
+                next: next,
+                context: context,
+                username: username,
+                error: "Too many wrong passwords. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                status: .tooManyRequests
+            )
+            response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
+            return response
+        }
+        let credentials = try await app.store.credentials(userID: username)
+        let hasher = app.hasher
+        let hash = credentials?.passwordHash ?? Self.decoyHash
+        let matches = try await NIOThreadPool.singleton.runIfActive { hasher.verify(password, hash: hash) }
+        guard let user = credentials?.user, matches else {
+            app.throttle.recordFailure(user: username, address: context.clientAddress, now: now)
+            app.logger.notice("care app: failed sign-in for '\(username)' from \(context.clientAddress)")
+            return loginPage(
+                next: next,
+                context: context,
+                username: username,
+                error: "The user name or the password is wrong.",
+                status: .unauthorized
+            )
+        }
+        app.throttle.recordSuccess(user: username)
+        let sessionToken = SessionToken.make()
+        try await app.store.startSession(
+            userID: user.id,
+            tokenHash: SessionToken.hash(sessionToken),
+            csrfToken: SessionToken.make(),
+            at: now,
+            expires: now.addingTimeInterval(app.configuration.idleTimeout)
+        )
+        app.logger.info("care app: \(user.id) signed in from \(context.clientAddress)")
+        var response = Response.redirect(to: LoginPage.safeNext(next), type: .normal)
+        response.setCookie(cookie(SessionMiddleware.cookieName, sessionToken, maxAge: nil))
+        response.setCookie(cookie(Self.loginCookie, "", maxAge: 0, path: "/login"))
+        return response
+    }
+
+    /// `HttpOnly`, `SameSite=Strict`, `Secure` under TLS.
+    private func cookie(_ name: String, _ value: String, maxAge: Int?, path: String = "/") -> Cookie {
+        Cookie(
+            name: name,
+            value: value,
+            maxAge: maxAge,
+            path: path,
+            secure: app.configuration.isSecure,
+            httpOnly: true,
+            sameSite: .strict
+        )
+    }
+}

@@ -1,0 +1,131 @@
+public import CareStore
+public import Foundation
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+public import Logging
+import NIOSSL
+public import ServiceLifecycle
+
+/// The care app: one value holding what every route needs (the store, the clock, the password hasher, the login
+/// throttle, the change feed and the pages), and the Hummingbird application built from it. The store owns the
+/// rules; this layer reads forms, checks who may do what, and renders.
+public struct CareWebApp: Sendable {
+    public let store: CareStore
+    public let configuration: WebConfiguration
+    public let feed: ChangeFeed
+    let hasher: PasswordHasher
+    let throttle: LoginThrottle
+    let pages: PageRenderer
+    let logger: Logger
+    /// The wall clock (injected: tests move it to expire sessions and throttles).
+    let now: @Sendable () -> Date
+
+    public init(
+        store: CareStore,
+        configuration: WebConfiguration,
+        logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(CareStoreError) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+        hasher = PasswordHasher(cost: configuration.passwordCost)
+        throttle = LoginThrottle()
+        pages = PageRenderer()
+        feed = ChangeFeed(
+            monitor: try store.changeMonitor(),
+            interval: configuration.changePollInterval,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// The routes: sign-in, the patient list, each patient's Today page with its forms, live updates and JSON.
+    public func router() -> Router<WebContext> {
+        let router = Router(context: WebContext.self)
+        router.add(middleware: SessionMiddleware(app: self))
+        AssetRoutes.add(to: router)
+        AuthRoutes(app: self).add(to: router)
+        let signedIn = router.group().add(middleware: RequireLoginMiddleware())
+        DashboardRoutes(app: self).add(to: signedIn)
+        TodayRoutes(app: self).add(to: signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware()))
+        TodayRoutes(app: self).addAPI(
+            to: signedIn.group("api/patients/:patient").add(middleware: PatientAccessMiddleware())
+        )
+        return router
+    }
+
+    /// The services to run: the HTTP (or HTTPS) application, then the change feed. A service group shuts its
+    /// services down last first, so the feed ends the open live streams before the server waits for its
+    /// connections to finish.
+    /// - Parameter onListening: called with the bound address once the server listens (`--listen :0`).
+    public func services(onListening: @escaping @Sendable (String) async -> Void = { _ in }) throws -> [any Service] {
+        [try application(onListening: onListening), feed]
+    }
+
+    func application(
+        onListening: @escaping @Sendable (String) async -> Void
+    ) throws -> some ApplicationProtocol & Service {
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
+                let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+                server = try .tls(
+                    .http1(),
+                    tlsConfiguration: TLSConfiguration.makeServerConfiguration(
+                        certificateChain: chain,
+                        privateKey: .privateKey(key)
+                    )
+                )
+            } catch {
+                throw WebStartError("cannot use the TLS certificate \(tls.certificate) and key \(tls.key): \(error)")
+            }
+        } else {
+            server = .http1()
+        }
+        let scheme = configuration.isSecure ? "https" : "http"
+        return Application(
+            router: router(),
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+                await onListening("\(scheme)://\(host):\(port)")
+            },
+            logger: logger
+        )
+    }
+
+    /// The page for a refused request: HTML for pages, JSON for the API.
+    func errorPage(_ error: WebError, request: Request, context: WebContext) -> Response {
+        if request.uri.path.hasPrefix("/api/") {
+            return JSONBody.response(["error": error.message], status: error.status)
+        }
+        return pages.page(
+            title: "\(error.status.code) \(error.status.reasonPhrase)",
+            template: "error",
+            content: ["message": error.message, "status": "\(error.status.code)", "signedOut": context.session == nil],
+            session: context.session,
+            status: error.status
+        )
+    }
+}
+
+/// The app could not start (TLS files, the listen address); the message says what and where.
+public struct WebStartError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

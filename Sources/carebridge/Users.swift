@@ -1,0 +1,275 @@
+public import ArgumentParser
+import BridgeFoundation
+import CareStore
+import CareWeb
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add, list and change the people who sign in to the care app.",
+        discussion: """
+            Roles: patient (their own day), caregiver (family who follow a patient), clinician (the care team's \
+            patient list) and admin (every patient). Every role but admin sees only the patients it is linked to \
+            (--sees, repeatable). Passwords come from a file (--password-file; `-` reads standard input) or a \
+            prompt, never from the command line; the store keeps a bcrypt hash.
+
+            Examples:
+              carebridge users add anna --name "Anna Weber" --role patient --sees anna --password-file pw.txt
+              carebridge users add nurse1 --name "Sam Ortiz" --role clinician --sees bed-1 --sees bed-2
+              carebridge users link nurse1 --sees bed-1 --sees bed-3
+              carebridge users passwd anna --password-file -
+              carebridge users list --json
+            """,
+        subcommands: [
+            UsersList.self, UsersAdd.self, UsersPasswd.self, UsersLink.self, UsersRevoke.self, UsersRemove.self,
+        ],
+        defaultSubcommand: UsersList.self
+    )
+
+    /// A new password from the file (`-`: standard input, first line) or a prompt without echo.
+    static func readPassword(file: String?) throws -> String {
+        let password: String
+        if let file {
+            let text: String
+            if file == "-" {
+                text = readLine(strippingNewline: true) ?? ""
+            } else {
+                guard let data = FileManager.default.contents(atPath: file),
+                    let read = String(data: data, encoding: .utf8)
+                else {
+                    throw ValidationError("--password-file \(file): cannot read it (missing, unreadable or not UTF-8)")
+                }
+                if let mode = try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int,
+                    mode & 0o077 != 0
+                {
+                    Output.error(
+                        "warning: \(file) can be read by other users (mode \(String(mode, radix: 8))); chmod 600 it"
+                    )
+                }
+                text = String(read.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+            }
+            password = text
+        } else {
+            guard isatty(STDIN_FILENO) != 0 else {
+                throw ValidationError("no terminal to ask for the password: give --password-file FILE (or - for stdin)")
+            }
+            guard let first = getpass("New password: ").map({ String(cString: $0) }),
+                let second = getpass("Again: ").map({ String(cString: $0) })
+            else { throw ValidationError("no password given") }
+            guard first == second else { throw ValidationError("the two passwords differ") }
+            password = first
+        }
+        if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
+        return password
+    }
+
+    static func json(_ user: CareUser) -> JSONValue {
+        .object([
+            "id": .string(user.id), "name": .string(user.displayName), "role": .string(user.role.rawValue),
+            "patients": .array(user.patientIDs.map(JSONValue.string)),
+            "created": .string(ISO8601DateFormatter().string(from: user.createdDate)),
+        ])
+    }
+}
+
+extension CareUser.Role: ExpressibleByArgument {}
+
+struct UsersList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the users (the default of `carebridge users`).",
+        discussion: "JSON (--json): [{\"id\", \"name\", \"role\", \"patients\", \"created\"}].\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        do {
+            let users = try await store.users()
+            if json {
+                print(JSONValue.array(users.map(Users.json)).serialized(pretty: true))
+            } else if users.isEmpty {
+                print("No users. Add one with: carebridge users add NAME --name \"Full Name\" --role admin")
+            } else {
+                for user in users {
+                    let patients = user.role == .admin ? "all patients" : user.patientIDs.joined(separator: ", ")
+                    print(
+                        "\(user.id)  \(user.displayName)  \(user.role.rawValue)  \(patients.isEmpty ? "no patients" : patients)"
+                    )
+                }
+            }
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a user who can sign in to the care app.",
+        discussion:
+            "Example: carebridge users add anna --name \"Anna Weber\" --role patient --sees anna --password-file pw.txt\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name (letters, digits, . _ - @).")
+    var id: String
+
+    @Option(name: .long, help: "The name shown to people.")
+    var name: String
+
+    @Option(name: .long, help: "patient, caregiver, clinician or admin.")
+    var role: CareUser.Role
+
+    @Option(
+        name: .customLong("sees"),
+        help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
+    )
+    var patients: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read the password from this file (- for standard input).", valueName: "file")
+    )
+    var passwordFile: String?
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), patients: .any)
+        if role != .admin, patients.isEmpty {
+            Output.error(
+                "warning: \(id) is linked to no patient and will see nobody; link with `carebridge users link`"
+            )
+        }
+        let password = try Users.readPassword(file: passwordFile)
+        do {
+            let user = CareUser(id: id, displayName: name, role: role, patientIDs: patients)
+            try await store.addUser(user, passwordHash: PasswordHasher().hash(password))
+            print("Added \(role.rawValue) \(id) (\(name)).")
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersPasswd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Set a user's password; the user's open sessions end.",
+        discussion: "Example: carebridge users passwd anna --password-file -\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name.")
+    var id: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read the password from this file (- for standard input).", valueName: "file")
+    )
+    var passwordFile: String?
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let password = try Users.readPassword(file: passwordFile)
+        do {
+            try await store.setPasswordHash(userID: id, PasswordHasher().hash(password))
+            print("Changed the password of \(id); their open sessions have ended.")
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersLink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Set the patients a user may see (replaces the list).",
+        discussion: "Example: carebridge users link nurse1 --sees bed-1 --sees bed-3\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name.")
+    var id: String
+
+    @Option(
+        name: .customLong("sees"),
+        help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
+    )
+    var patients: [String] = []
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        do {
+            try await store.setPatients(userID: id, patients)
+            print(
+                patients.isEmpty ? "\(id) now sees no patient." : "\(id) now sees \(patients.joined(separator: ", "))."
+            )
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "End every open session of a user (a lost phone); the account stays.",
+        discussion: "Example: carebridge users revoke anna\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name.")
+    var id: String
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        do {
+            let ended = try await store.endSessions(userID: id)
+            print("Ended \(ended) session\(ended == 1 ? "" : "s") of \(id).")
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a user: they can no longer sign in. What they recorded stays, with their name as author.",
+        discussion: "Example: carebridge users remove anna\n\n\(StoreExit.help)"
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name.")
+    var id: String
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        do {
+            try await store.removeUser(id: id)
+            print("Removed \(id); their sessions have ended. Outcomes they recorded keep \(id) as author.")
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
