@@ -233,6 +233,10 @@ let package = Package(
             name: "CareWebTests",
             dependencies: [
                 "carebridge", "CareWeb", "CareStore", "CarePlan", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Browser"]

@@ -83,8 +83,7 @@ struct TodayPage {
             return ("Answered \(format.display(value: value.value, text: value.text)) at \(at)\(by)", "done")
         }
         if isMeasurement {
-            let source = value.sampleID == nil ? "" : " from a device"
-            return ("\(Self.quantity(value)) measured at \(at)\(source)", event.isCompleted ? "done" : "open")
+            return ("\(Self.quantity(value)) measured at \(at)", event.isCompleted ? "done" : "open")
         }
         return ("Done at \(at)\(by)", event.isCompleted ? "done" : "open")
     }
