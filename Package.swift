@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "CareWeb",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "SampleExport",
+                "BridgeCore", "CarePlan", "CareStore", "SampleExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -154,6 +154,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -232,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "CareWebTests",
             dependencies: [
-                "carebridge", "CareWeb", "CareStore", "CarePlan", "TestSupport",
+                "carebridge", "CareWeb", "CareStore", "CarePlan", "BridgeCore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

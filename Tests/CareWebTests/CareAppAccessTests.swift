@@ -3,6 +3,7 @@ import CareStore
 import CareWeb
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// Who may see and change what: every patient route refuses a user not linked to that patient, forms need the

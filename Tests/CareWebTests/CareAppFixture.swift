@@ -15,13 +15,13 @@ import TestSupport
 final class CareAppFixture: Sendable {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let password = "correct horse battery"
-    /// Friday 2026-11-27, 10:00 in Berlin.
-    static let start = Date(timeIntervalSince1970: 1_795_770_000)
+    /// Friday 2026-11-27, 09:30 in Berlin (inside the 08:00–10:00 tablet window).
+    static let start = Date(timeIntervalSince1970: 1_795_768_200)
 
     let scratch: ScratchDirectory
     let store: CareStore
     let app: CareWebApp
-    private let clock = Mutex(CareAppFixture.start)
+    private let clock = FixtureClock()
 
     init() async throws {
         scratch = try ScratchDirectory("carebridge-web-")
@@ -55,17 +55,17 @@ final class CareAppFixture: Sendable {
                 passwordHash: hasher.hash(Self.password)
             )
         }
-        let now = clock
+        let clock = clock
         app = try CareWebApp(
             store: store,
             configuration: WebConfiguration(passwordCost: 4),
             logger: Logger(label: "test"),
-            now: { now.withLock { $0 } }
+            now: { clock.now() }
         )
     }
 
     func advance(by seconds: TimeInterval) {
-        clock.withLock { $0 = $0.addingTimeInterval(seconds) }
+        clock.advance(by: seconds)
     }
 
     /// Runs `body` against the app's router in process.
@@ -143,5 +143,16 @@ final class Browser: Sendable {
             jar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
         }
         return Page(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+}
+
+/// The app's wall clock in a test: starts at ``CareAppFixture/start`` and moves only when told.
+final class FixtureClock: Sendable {
+    private let date = Mutex(CareAppFixture.start)
+
+    func now() -> Date { date.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        date.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 }

@@ -3,6 +3,7 @@ import CarePlan
 import CareStore
 import CareWeb
 import Foundation
+import HTTPTypes
 import Logging
 import TestSupport
 import Testing
@@ -43,7 +44,7 @@ import Testing
             #expect(done.status == .seeOther)
             #expect(done.location == "/patients/anna/today?day=2026-11-27#event-tablet-anna-26")
             let after = try await browser.get("/patients/anna/today")
-            #expect(after.text.contains("Done at 10:00 by anna"))
+            #expect(after.text.contains("Done at 09:30 by anna"))
             #expect(after.text.contains("<strong>1 of 3</strong> done"))
             let undone = try await Self.record(
                 browser,
@@ -136,7 +137,7 @@ import Testing
                 action: "answer",
                 extra: ["answer": "7"]
             )
-            #expect(try await browser.get("/patients/anna/today").text.contains("Answered 7/10 at 10:00 by anna"))
+            #expect(try await browser.get("/patients/anna/today").text.contains("Answered 7/10 at 09:30 by anna"))
         }
     }
 
@@ -188,7 +189,7 @@ import Testing
         try await fixture.test { browser in
             try await browser.signIn("anna")
             let page = try await browser.get("/patients/anna/today")
-            #expect(page.text.contains("72.5 kg measured at 08:00"), "\(page.text)")
+            #expect(page.text.contains("72.5 kg measured at 07:30"), "\(page.text)")
             let json = try await browser.get("/api/patients/anna/today")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
             let events = try #require(object["events"] as? [[String: Any]])
