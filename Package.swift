@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "CareWeb",
             dependencies: [
-                "BridgeCore", "CarePlan", "CareStore", "SampleExport",
+                "BridgeCore", "CarePlan", "CareReport", "CareStore", "Insights", "SampleExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

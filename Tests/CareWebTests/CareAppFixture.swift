@@ -29,6 +29,9 @@ final class CareAppFixture: Sendable {
         for patient in ["anna", "bob"] {
             let plan = """
                 {"patient": {"id": "\(patient)", "name": "\(patient.capitalized) Weber"},
+                 "contacts": [{"id": "\(patient)-gp", "name": "Dr. Gray", "category": "careTeam", "role": "physician",
+                               "phones": ["+49 30 1234-567"], "emails": ["gray@example.org"],
+                               "address": "Hauptstraße 1, Berlin", "receives": ["reports", "alerts"]}],
                  "tasks": [
                   {"id": "tablet-\(patient)", "title": "Take your tablet", "kind": "intervention",
                    "schedule": {"timeZone": "Europe/Berlin", "elements": [
@@ -40,7 +43,8 @@ final class CareAppFixture: Sendable {
                   {"id": "weigh-\(patient)", "title": "Weigh yourself", "kind": "assessment",
                    "schedule": {"timeZone": "Europe/Berlin", "elements": [
                      {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-                   "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}}]}
+                   "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
+                   "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]}]}
                 """
             let document = try CarePlanDocument.parse(Data(plan.utf8), path: "\(patient).json", bridgeZone: Self.zone)
             _ = try store.applyPlan(document, at: Self.start.addingTimeInterval(-30 * 86400))

@@ -65,5 +65,16 @@ enum Stylesheet {
         th a { display: inline-block; min-height: 44px; line-height: 44px; }
         tr.urgent th { border-left: 6px solid var(--bad); }
         tr.late th { border-left: 6px solid var(--late); }
+        .tabs { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .25rem 0 .75rem; }
+        .tabs a { display: inline-block; min-height: 44px; line-height: 44px; }
+        .tabs a[aria-current=page] { font-weight: 700; color: var(--ink); text-decoration: none;
+          border-bottom: 3px solid var(--accent); }
+        .alerts, .contacts, .links { list-style: none; padding: 0; }
+        .alert { border-left: 6px solid var(--late); padding: .5rem 1rem; margin: .5rem 0; background: var(--soft); }
+        .alert.critical { border-left-color: var(--bad); }
+        .contact { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: .5rem 0; }
+        .links a { display: inline-block; min-height: 44px; line-height: 44px; }
+        figure.chart { margin: 1rem 0; }
+        figure.chart svg { width: 100%; height: auto; }
         """
 }

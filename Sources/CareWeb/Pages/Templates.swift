@@ -3,7 +3,68 @@
 enum Templates {
     static let all: [String: String] = [
         "layout": layout, "login": login, "today": today, "patients": patients, "error": error,
+        "patientNav": patientNav, "insights": insights, "connect": connect,
     ]
+
+    /// The patient's screens, with the current one marked for screen readers.
+    static let patientNav = """
+        <nav class="tabs" aria-label="{{patientName}}">
+        <a href="/patients/{{patientID}}/today"{{#onToday}} aria-current="page"{{/onToday}}>Today</a>
+        <a href="/patients/{{patientID}}/insights"{{#onInsights}} aria-current="page"{{/onInsights}}>Insights</a>
+        <a href="/patients/{{patientID}}/connect"{{#onConnect}} aria-current="page"{{/onConnect}}>Care team</a>
+        <a href="/patients/{{patientID}}/report">Report (PDF)</a>
+        </nav>
+        """
+
+    static let insights = """
+        <h1>{{patientName}} <span class="sub">Insights, {{period}}</span></h1>
+        {{> patientNav}}
+        <section aria-labelledby="alerts-heading">
+        <h2 id="alerts-heading">Open alerts</h2>
+        {{#hasAlerts}}
+        <ul class="alerts">
+        {{#alerts}}
+        <li class="alert {{severity}}">
+        <p><strong>{{severityLabel}}</strong>: {{message}} <span class="when">({{when}})</span></p>
+        <form method="post" action="/patients/{{patientID}}/alerts/{{id}}/acknowledge" class="act">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Acknowledge<span class="visually-hidden">: {{message}}</span></button>
+        </form>
+        </li>
+        {{/alerts}}
+        </ul>
+        {{/hasAlerts}}
+        {{^hasAlerts}}<p>No open alerts.</p>{{/hasAlerts}}
+        </section>
+        <section aria-labelledby="summary-heading">
+        <h2 id="summary-heading">This week</h2>
+        <ul>{{#summary}}<li>{{.}}</li>{{/summary}}</ul>
+        {{#charts}}<figure class="chart">{{{svg}}}</figure>{{/charts}}
+        </section>
+        """
+
+    static let connect = """
+        <h1>{{patientName}} <span class="sub">Care team and contacts</span></h1>
+        {{> patientNav}}
+        {{#hasContacts}}
+        <ul class="contacts">
+        {{#contacts}}
+        <li class="contact">
+        <h2>{{name}}</h2>
+        {{#role}}<p class="text">{{role}}</p>{{/role}}
+        <ul class="links">
+        {{#phones}}<li><a href="tel:{{dial}}">Call {{shown}}</a></li>{{/phones}}
+        {{#messaging}}<li><a href="sms:{{dial}}">Message {{shown}}</a></li>{{/messaging}}
+        {{#emails}}<li><a href="mailto:{{.}}">E-mail {{.}}</a></li>{{/emails}}
+        {{#map}}<li><a href="https://www.openstreetmap.org/search?query={{map}}">Map: {{address}}</a></li>{{/map}}
+        </ul>
+        {{#receives}}<p class="text">Receives: {{receives}}</p>{{/receives}}
+        </li>
+        {{/contacts}}
+        </ul>
+        {{/hasContacts}}
+        {{^hasContacts}}<p>No contacts in the care plan.</p>{{/hasContacts}}
+        """
 
     static let layout = """
         <!doctype html>
@@ -85,6 +146,7 @@ enum Templates {
 
     static let today = """
         <h1>{{patientName}} <span class="sub">{{dayLabel}}</span></h1>
+        {{> patientNav}}
         <nav class="days" aria-label="Days">
         <a href="?day={{prevDay}}" rel="prev">← Previous day</a>
         {{^isToday}}<a href="?day={{today}}">Today</a>{{/isToday}}

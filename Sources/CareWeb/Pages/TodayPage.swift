@@ -25,7 +25,7 @@ struct TodayPage {
             "day": day.key, "prevDay": day.adding(days: -1, zone: zone).key, "today": today.key,
             "isToday": day == today, "done": done, "total": total,
             "percent": total == 0 ? 0 : Int((Double(done) / Double(total) * 100).rounded()),
-            "events": events.map(event), "hasEvents": !events.isEmpty,
+            "events": events.map(event), "hasEvents": !events.isEmpty, "onToday": true,
         ]
         if next.start <= today.start { values["nextDay"] = next.key }
         if let error { values["error"] = error }

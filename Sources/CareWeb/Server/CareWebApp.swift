@@ -51,7 +51,9 @@ public struct CareWebApp: Sendable {
         AuthRoutes(app: self).add(to: router)
         let signedIn = router.group().add(middleware: RequireLoginMiddleware())
         DashboardRoutes(app: self).add(to: signedIn)
-        TodayRoutes(app: self).add(to: signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware()))
+        let patient = signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware())
+        TodayRoutes(app: self).add(to: patient)
+        PatientScreensRoutes(app: self).add(to: patient)
         TodayRoutes(app: self).addAPI(
             to: signedIn.group("api/patients/:patient").add(middleware: PatientAccessMiddleware())
         )

@@ -1,0 +1,177 @@
+import CarePlan
+import CareReport
+import CareStore
+import Foundation
+import Hummingbird
+import Insights
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Insights (open alerts with acknowledge, the week's summary and charts), Connect (the care team with call,
+/// message, mail and map links) and the care report as PDF or HTML, for one patient.
+struct PatientScreensRoutes {
+    let app: CareWebApp
+
+    func add(to group: RouterGroup<WebContext>) {
+        group.get("insights") { _, context in try await insights(context: context) }
+        group.post("alerts/:alert/acknowledge") { request, context in try await acknowledge(request, context: context) }
+        group.get("connect") { _, context in try await connect(context: context) }
+        group.get("report") { request, context in try await report(request, context: context) }
+    }
+
+    private func patient(_ context: WebContext) async throws -> Patient {
+        let id = try context.parameters.require("patient")
+        guard let patient = try await app.store.patients().first(where: { $0.id == id }) else {
+            throw WebError(.notFound, "There is no patient '\(id)'.")
+        }
+        return patient
+    }
+
+    /// The seven days up to the end of today.
+    private func week() -> (from: Date, to: Date) {
+        let today = CalendarDay(containing: app.now(), zone: app.store.bridgeZone)
+        return (today.adding(days: -6, zone: app.store.bridgeZone).start, today.end)
+    }
+
+    private func insights(context: WebContext) async throws -> Response {
+        let patient = try await patient(context)
+        let store = app.store.scoped(to: patient.id)
+        let (from, to) = week()
+        let now = app.now()
+        try await AlertEngine.evaluate(store: store, from: from, to: min(to, now), now: now)
+        let report = try await ReportBuilder.build(
+            store: store,
+            from: from,
+            to: to,
+            patient: patient.name,
+            generatedAt: now
+        )
+        let zone = store.bridgeZone
+        let alerts = try await store.alerts(includeClosed: false).sorted {
+            ($1.trip.severity, $1.trip.occurredAt) < ($0.trip.severity, $0.trip.occurredAt)
+        }
+        let content: [String: Any] = [
+            "patientName": patient.name, "patientID": patient.id, "onInsights": true, "period": report.period,
+            "summary": report.summary, "charts": report.charts.map { ["svg": HTMLReport.svg($0)] },
+            "hasAlerts": !alerts.isEmpty,
+            "alerts": alerts.map { alert -> [String: Any] in
+                [
+                    "id": "\(alert.id)", "severity": alert.trip.severity.rawValue,
+                    "severityLabel": alert.trip.severity.rawValue.capitalized, "message": alert.trip.message,
+                    "when": "\(CalendarDay(containing: alert.trip.occurredAt, zone: zone).label(zone: zone)) "
+                        + CalendarDay.time(alert.trip.occurredAt, zone: zone),
+                ]
+            },
+        ]
+        return app.pages.page(
+            title: "\(patient.name): insights",
+            template: "insights",
+            content: content,
+            session: context.session,
+            live: "/patients/\(patient.id)/live"
+        )
+    }
+
+    private func acknowledge(_ request: Request, context: WebContext) async throws -> Response {
+        let (_, session) = try await FormBody.checked(request, context: context)
+        let patient = try await patient(context)
+        guard let id = context.parameters.get("alert").flatMap(Int64.init) else {
+            throw WebError(.badRequest, "That is not an alert.")
+        }
+        let store = app.store.scoped(to: patient.id)
+        let now = app.now()
+        let by = session.user.id
+        do {
+            _ = try await NIOThreadPool.singleton.runIfActive {
+                try store.acknowledgeAlert(id: id, by: by, at: now)
+            }
+        } catch let error as CareStoreError where error.code == .alertNotFound {
+            throw WebError(.notFound, "There is no such open alert for \(patient.name).")
+        }
+        app.logger.info("care app: \(by) acknowledged alert \(id) of \(patient.id)")
+        return .redirect(to: "/patients/\(patient.id)/insights", type: .normal)
+    }
+
+    private func connect(context: WebContext) async throws -> Response {
+        let patient = try await patient(context)
+        let store = app.store
+        let contacts = try await NIOThreadPool.singleton.runIfActive { try store.contacts(patientID: patient.id) }
+        let dial = { (number: String) -> [String: String] in
+            ["shown": number, "dial": number.filter { $0.isNumber || $0 == "+" }]
+        }
+        let rows = contacts.map { contact -> [String: Any] in
+            var row: [String: Any] = [
+                "name": contact.name, "phones": contact.phones.map(dial),
+                "messaging": contact.messagingNumbers.map(dial),
+                "emails": contact.emails,
+            ]
+            let role = [contact.role, contact.title, contact.organization].compactMap { $0 }.joined(separator: ", ")
+            if !role.isEmpty { row["role"] = role }
+            if let address = contact.address {
+                row["address"] = address
+                row["map"] = address.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            }
+            if !contact.receives.isEmpty {
+                row["receives"] = contact.receives.map(\.rawValue).joined(separator: " and ")
+            }
+            return row
+        }
+        return app.pages.page(
+            title: "\(patient.name): care team",
+            template: "connect",
+            content: [
+                "patientName": patient.name, "patientID": patient.id, "onConnect": true, "contacts": rows,
+                "hasContacts": !rows.isEmpty,
+            ],
+            session: context.session
+        )
+    }
+
+    /// The care report of the last seven days (or `?from=&to=` days), PDF unless `?format=html`.
+    private func report(_ request: Request, context: WebContext) async throws -> Response {
+        let patient = try await patient(context)
+        let store = app.store.scoped(to: patient.id)
+        var (from, to) = week()
+        let zone = store.bridgeZone
+        if let text = request.uri.queryParameters["from"].map(String.init) {
+            guard let day = CalendarDay(key: text, zone: zone) else {
+                throw WebError(.badRequest, "'\(text)' is not a day.")
+            }
+            from = day.start
+        }
+        if let text = request.uri.queryParameters["to"].map(String.init) {
+            guard let day = CalendarDay(key: text, zone: zone) else {
+                throw WebError(.badRequest, "'\(text)' is not a day.")
+            }
+            to = day.end
+        }
+        guard from < to else { throw WebError(.badRequest, "The report's first day is after its last.") }
+        let now = app.now()
+        try await AlertEngine.evaluate(store: store, from: from, to: min(to, now), now: now)
+        let data = try await ReportBuilder.build(
+            store: store,
+            from: from,
+            to: to,
+            patient: patient.name,
+            generatedAt: now
+        )
+        if request.uri.queryParameters["format"] == "html" {
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/html; charset=utf-8",
+                    // The report is a standalone document with its own inline stylesheet.
+                    .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: HTMLReport.render(data)))
+            )
+        }
+        let name = "care-report-\(patient.id)-\(CalendarDay(containing: from, zone: zone).key).pdf"
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/pdf", .contentDisposition: "inline; filename=\"\(name)\""],
+            body: .init(byteBuffer: ByteBuffer(bytes: PDFReport.render(data)))
+        )
+    }
+}

@@ -1,0 +1,83 @@
+import BridgeCore
+import CarePlan
+import CareStore
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Insights, Connect and the report through the app.
+@Suite struct PatientScreensTests {
+    /// Anna weighs 72.5 kg this morning (Bob 80.5 kg: the same reading for both would be one sample, its id
+    /// derived from what it says): their 70 kg rule raises an alert.
+    static func heavyReading(_ fixture: CareAppFixture, patient: String = "anna") async throws {
+        try await fixture.store.scoped(to: patient).recordSample(
+            QuantitySample(
+                type: .bodyMass,
+                value: patient == "anna" ? 72.5 : 80.5,
+                unit: HealthUnit(rawValue: "kg"),
+                start: CareAppFixture.start.addingTimeInterval(-3600),
+                source: SampleSource(kind: .manual)
+            )
+        )
+    }
+
+    @Test func insightsListsOpenAlertsAndAcknowledgingRecordsWho() async throws {
+        let fixture = try await CareAppFixture()
+        try await Self.heavyReading(fixture)
+        try await Self.heavyReading(fixture, patient: "bob")
+        try await fixture.test { browser in
+            try await browser.signIn("nurse")
+            let page = try await browser.get("/patients/anna/insights")
+            #expect(page.status == .ok)
+            #expect(page.text.contains("<strong>Warning</strong>:"), "\(page.text)")
+            #expect(page.text.contains("<svg"), "the week's charts")
+            let action = try #require(
+                page.text.range(of: #"/patients/anna/alerts/(\d+)/acknowledge"#, options: .regularExpression)
+            )
+            let path = String(page.text[action])
+            let acknowledged = try await browser.post(path, ["csrf": page.csrf ?? ""])
+            #expect(acknowledged.status == .seeOther)
+            #expect(try await browser.get("/patients/anna/insights").text.contains("No open alerts."))
+            // Bob's alert (raised when his page is looked at) cannot be acknowledged through Anna's page.
+            #expect(try await browser.get("/patients/bob/insights").text.contains("<strong>Warning</strong>:"))
+            let bobs = try await fixture.store.scoped(to: "bob").alerts(includeClosed: false)
+            let bobID = try #require(bobs.first?.id)
+            let crossed = try await browser.post(
+                "/patients/anna/alerts/\(bobID)/acknowledge",
+                ["csrf": page.csrf ?? ""]
+            )
+            #expect(crossed.status == .notFound)
+        }
+        let closed = try await fixture.store.scoped(to: "anna").alerts()
+        #expect(closed.first?.acknowledgedBy == "nurse")
+        #expect(try await fixture.store.scoped(to: "bob").alerts(includeClosed: false).count == 1)
+    }
+
+    @Test func connectLinksTheCareTeamToCallMailAndMap() async throws {
+        let fixture = try await CareAppFixture()
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            let page = try await browser.get("/patients/anna/connect")
+            #expect(page.text.contains(#"<a href="tel:+49301234567">Call +49 30 1234-567</a>"#), "\(page.text)")
+            #expect(page.text.contains(#"<a href="mailto:gray@example.org">"#))
+            #expect(page.text.contains("openstreetmap.org/search?query=Hauptstra%C3%9Fe%201%2C%20Berlin"))
+            #expect(page.text.contains("Receives: reports and alerts"))
+        }
+    }
+
+    @Test func theReportIsAPDFOrHTMLOfThePatientsWeek() async throws {
+        let fixture = try await CareAppFixture()
+        try await Self.heavyReading(fixture)
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            let pdf = try await browser.get("/patients/anna/report")
+            #expect(pdf.status == .ok && pdf.headers[.contentType] == "application/pdf")
+            #expect(pdf.text.hasPrefix("%PDF-"))
+            let html = try await browser.get("/patients/anna/report?format=html&from=2026-11-20&to=2026-11-27")
+            #expect(html.text.contains("Anna Weber") && !html.text.contains("Bob Weber"))
+            #expect(html.text.contains("72.5"))
+            #expect(try await browser.get("/patients/bob/report").status == .forbidden)
+            #expect(try await browser.get("/patients/anna/report?from=2026-11-30&to=2026-11-20").status == .badRequest)
+        }
+    }
+}
