@@ -80,4 +80,29 @@ import Testing
             #expect(try await browser.get("/patients/anna/report?from=2026-11-30&to=2026-11-20").status == .badRequest)
         }
     }
+
+    @Test func thePatientListPutsOpenAlertsFirstWithEachVitalsLastValueAndTrend() async throws {
+        let fixture = try await CareAppFixture()
+        // Bob: 79 kg yesterday, 80.5 kg today (rising, and above his 70 kg rule).
+        try await fixture.store.scoped(to: "bob").recordSample(
+            QuantitySample(
+                type: .bodyMass,
+                value: 79,
+                unit: HealthUnit(rawValue: "kg"),
+                start: CareAppFixture.start.addingTimeInterval(-86400),
+                source: SampleSource(kind: .manual)
+            )
+        )
+        try await Self.heavyReading(fixture, patient: "bob")
+        try await fixture.test { browser in
+            try await browser.signIn("nurse")
+            _ = try await browser.get("/patients/bob/insights")
+            let list = try await browser.get("/patients")
+            let bob = try #require(list.text.range(of: "Bob Weber"))
+            let anna = try #require(list.text.range(of: "Anna Weber"))
+            #expect(bob.lowerBound < anna.lowerBound, "Bob has an open alert: first")
+            #expect(list.text.contains("<tr class=\"urgent\">"))
+            #expect(list.text.contains("Weigh yourself 80.5 kg, rising"), "\(list.text)")
+        }
+    }
 }

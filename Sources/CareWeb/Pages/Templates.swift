@@ -127,7 +127,7 @@ enum Templates {
         <div class="table-wrap">
         <table class="patients">
         <caption class="visually-hidden">Patients by urgency</caption>
-        <thead><tr><th scope="col">Patient</th><th scope="col">Open alerts</th><th scope="col">Overdue</th><th scope="col">Done today</th></tr></thead>
+        <thead><tr><th scope="col">Patient</th><th scope="col">Open alerts</th><th scope="col">Overdue</th><th scope="col">Done today</th><th scope="col">Last readings</th></tr></thead>
         <tbody>
         {{#rows}}
         <tr class="{{rowClass}}">
@@ -135,6 +135,7 @@ enum Templates {
         <td>{{alerts}}</td>
         <td>{{overdue}}</td>
         <td>{{done}} of {{total}}</td>
+        <td>{{vitals}}</td>
         </tr>
         {{/rows}}
         </tbody>

@@ -40,15 +40,20 @@ struct DashboardRoutes {
 
     private func rows(for patients: [Patient]) async throws -> [[String: Any]] {
         let now = app.now()
-        let day = CalendarDay(containing: now, zone: app.store.bridgeZone)
-        var rows: [(alerts: Int, overdue: Int, done: Int, total: Int, patient: Patient)] = []
+        let zone = app.store.bridgeZone
+        let day = CalendarDay(containing: now, zone: zone)
+        let weekStart = day.adding(days: -6, zone: zone).start
+        var rows: [(alerts: Int, overdue: Int, done: Int, total: Int, vitals: [String], patient: Patient)] = []
         for patient in patients {
             let store = app.store.scoped(to: patient.id)
-            let events = try await store.events(matching: EventQuery(from: day.start, to: day.end))
-                .filter(\.impactsAdherence)
-            let overdue = events.filter { $0.outcome == nil && $0.end < now }.count
+            // One query for the week: today's events for the counts, the week's measurements for the trends.
+            let week = try await store.events(matching: EventQuery(from: weekStart, to: day.end))
+            let today = week.filter { $0.start >= day.start && $0.impactsAdherence }
+            let overdue = today.filter { $0.outcome == nil && $0.end < now }.count
             let alerts = try await store.alerts(includeClosed: false).count
-            rows.append((alerts, overdue, events.filter(\.isCompleted).count, events.count, patient))
+            rows.append(
+                (alerts, overdue, today.filter(\.isCompleted).count, today.count, Self.vitals(week), patient)
+            )
         }
         rows.sort {
             ($1.alerts, $1.overdue, $0.patient.name.lowercased()) < (
@@ -58,9 +63,34 @@ struct DashboardRoutes {
         return rows.map { row in
             [
                 "id": row.patient.id, "name": row.patient.name, "alerts": row.alerts, "overdue": row.overdue,
-                "done": row.done, "total": row.total,
+                "done": row.done, "total": row.total, "vitals": row.vitals.joined(separator: "; "),
                 "rowClass": row.alerts > 0 ? "urgent" : row.overdue > 0 ? "late" : "",
             ]
+        }
+    }
+
+    /// Each measured task's last value and its direction against the one before: `Weigh yourself 72.5 kg, rising`.
+    static func vitals(_ events: [CareEvent]) -> [String] {
+        let measured = events.filter { $0.kind == .assessment && $0.answer == nil }
+        var byTask: [String: [OutcomeValue]] = [:]
+        var order: [String] = []
+        var titles: [String: String] = [:]
+        for event in measured.sorted(by: { $0.start < $1.start }) {
+            guard let value = event.outcome?.values.last else { continue }
+            if byTask[event.taskID] == nil { order.append(event.taskID) }
+            byTask[event.taskID, default: []].append(value)
+            titles[event.taskID] = event.title
+        }
+        return order.compactMap { task in
+            guard let values = byTask[task], let last = values.last else { return nil }
+            var text = "\(titles[task] ?? task) \(TodayPage.quantity(last))"
+            if last.comparator != nil { text += " (out of range)" }
+            if values.count > 1, let previous = values.dropLast().last, previous.value.isFinite, last.value.isFinite {
+                let change = last.value - previous.value
+                let tolerance = max(abs(previous.value) * 0.01, 0.05)
+                text += change > tolerance ? ", rising" : change < -tolerance ? ", falling" : ", steady"
+            }
+            return text
         }
     }
 }
