@@ -78,6 +78,7 @@ import Testing
         #expect(
             new.migrations == old.migrations + [
                 "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
+                "v12-app-users",
             ]
         )
         new.migrations = old.migrations
