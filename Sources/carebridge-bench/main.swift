@@ -25,6 +25,7 @@ let benchmarks: [Benchmark] = [
     exportBenchmark,
     growthBenchmark,
     routingBenchmark,
+    careAppBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
@@ -32,6 +33,12 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child
     let hours = Int(CommandLine.arguments[2])
 {
     try await runReplayChild(hours: hours)
+    exit(0)
+}
+
+// Server of the care app benchmark: `carebridge-bench --care-app-child STORE`.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--care-app-child" {
+    try await runCareAppChild(storePath: CommandLine.arguments[2])
     exit(0)
 }
 
