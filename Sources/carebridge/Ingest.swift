@@ -136,7 +136,8 @@ struct Ingest: AsyncParsableCommand {
         }
         let sample = samples[0]
         let inserted = report.inserted > 0
-        if json, inserted { await AlertReport.evaluate(store, from: sample.start, quiet: true) }
+        let types = Set(samples.map(\.type))
+        if json, inserted { await AlertReport.evaluate(store, from: sample.start, types: types, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
@@ -162,7 +163,7 @@ struct Ingest: AsyncParsableCommand {
         } else {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
-        if inserted { await AlertReport.evaluate(store, from: sample.start) }
+        if inserted { await AlertReport.evaluate(store, from: sample.start, types: types) }
     }
 
     /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.
