@@ -16,7 +16,8 @@ struct Alerts: AsyncParsableCommand {
             first (adherence deadlines pass with time). An alert is raised once per rule and subject (a reading, \
             an answer, a day), stays until acknowledged, and is withdrawn when a late reading or a correction \
             removes the facts that tripped it. With --patient, only that patient's alerts (the rules of tasks in \
-            their plans, tripped by their readings) are evaluated, listed and may be acknowledged.
+            their plans, tripped by their readings) are evaluated, listed and may be acknowledged; without it, in \
+            a store with several patients, each alert names its patient (a PATIENT column, by name).
 
             Alerts are listed most severe first, then newest first. No adherence alert is raised for time before \
             the task version was applied or before the store first saw the patient (a plan whose schedule starts \
@@ -30,7 +31,8 @@ struct Alerts: AsyncParsableCommand {
               carebridge alerts ack 3 4 7 --by "Nurse Kim"
               carebridge alerts ack --all --before 2026-11-27 --by "Nurse Kim"
 
-            JSON (--json): an array of {"id", "task", "rule", "ruleVersion", "taskVersion", "severity", "state" \
+            JSON (--json): an array of {"id", "patient" (the patient's id, null in a store without patients), \
+            "task", "rule", "ruleVersion", "taskVersion", "severity", "state" \
             (open, acknowledged, withdrawn), "message", "value", "unit", "occurredAt", "day", "subject", "events", \
             "samples", "raisedAt", "acknowledgedAt", "acknowledgedBy", "withdrawnAt", "withdrawnReason"}.
 
@@ -80,7 +82,13 @@ struct AlertsList: AsyncParsableCommand {
         let store = try storeOptions.open(zone: zone, patients: .any)
         let now = Date()
         let alerts: [Alert]
+        var names: [String: String] = [:]
         do {
+            // Across patients (no --patient, more than one in the store) every row names whose alert it is.
+            if store.patientScope == nil {
+                let patients = try await store.patients()
+                if patients.count > 1 { names = Dictionary(patients.map { ($0.id, $0.name) }) { first, _ in first } }
+            }
             if days > 0 {
                 try await AlertEngine.evaluate(
                     store: store,
@@ -104,14 +112,22 @@ struct AlertsList: AsyncParsableCommand {
             print(all ? "no alerts" : "no open alerts")
             return
         }
-        var table = Table(["ID", "WHEN", "SEVERITY", "TASK/RULE", "STATE", "MESSAGE"])
+        let byPatient = !names.isEmpty
+        var table = Table(
+            ["ID", "WHEN", "SEVERITY"] + (byPatient ? ["PATIENT"] : []) + ["TASK/RULE", "STATE", "MESSAGE"]
+        )
         for alert in alerts {
-            table.append([
-                String(alert.id), TimeArguments.short(alert.trip.occurredAt, zone: zone),
-                alert.trip.severity.rawValue,
-                "\(alert.trip.taskID)/\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)",
-                alert.state, alert.trip.message,
-            ])
+            let patient = alert.patientID.map { names[$0] ?? $0 } ?? "-"
+            table.append(
+                [
+                    String(alert.id), TimeArguments.short(alert.trip.occurredAt, zone: zone),
+                    alert.trip.severity.rawValue,
+                ]
+                    + (byPatient ? [patient] : []) + [
+                        "\(alert.trip.taskID)/\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)",
+                        alert.state, alert.trip.message,
+                    ]
+            )
         }
         print(table.render())
     }

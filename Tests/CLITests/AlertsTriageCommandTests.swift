@@ -92,4 +92,30 @@ import Testing
         let again = try await run(["alerts", "ack", "--all", "--before", day])
         #expect(again.status == 0 && again.stdout.contains("no open alerts before"), "\(again.stderr)")
     }
+
+    @Test func acrossPatientsEveryAlertNamesItsPatient() async throws {
+        try await apply(patient: ("bed-1", "Anna Weber"))
+        try await apply(patient: ("bed-2", "Otto Klein"))
+        try await ingest("85", patient: "bed-1")
+        try await ingest("75", patient: "bed-2")
+        let alerts = try await json(["alerts"])
+        #expect(alerts.map { $0["patient"] as? String } == ["bed-1", "bed-2", "bed-1", "bed-2", "bed-1"])
+        #expect(
+            alerts.map { $0["task"] as? String } == [
+                "weigh-bed-1", "weigh-bed-2", "weigh-bed-1", "weigh-bed-2", "weigh-bed-1",
+            ]
+        )
+        let table = try await run(["alerts", "--days", "0"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.contains("PATIENT") == true, "\(table.stdout)")
+        #expect(lines.dropFirst().filter { $0.contains("Anna Weber") }.count == 3, "\(table.stdout)")
+        #expect(lines.dropFirst().filter { $0.contains("Otto Klein") }.count == 2, "\(table.stdout)")
+        // One patient's alerts need no column.
+        let one = try await run(["alerts", "--days", "0", "--patient", "bed-2"])
+        #expect(
+            one.status == 0 && !one.stdout.contains("PATIENT") && !one.stdout.contains("Otto Klein"),
+            "\(one.stdout)"
+        )
+    }
 }

@@ -174,7 +174,7 @@ extension CareStore {
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let alerts = try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM alert \(filter) ORDER BY occurredAt, id",
+                sql: "SELECT \(Self.alertColumns) FROM alert \(filter) ORDER BY occurredAt, id",
                 arguments: arguments
             )
             .map(Self.alert)
@@ -191,7 +191,8 @@ extension CareStore {
     /// One alert by id, or nil.
     public func alert(id: Int64) async throws(CareStoreError) -> Alert? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]).map(Self.alert)
+            try Row.fetchOne(db, sql: "SELECT \(Self.alertColumns) FROM alert WHERE id = ?", arguments: [id])
+                .map(Self.alert)
         }
     }
 
@@ -276,7 +277,7 @@ extension CareStore {
             if db.changesCount > 0 {
                 try enqueue(db, alertID: id, change: .acknowledged, channels: channels, now: now)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT \(alertColumns) FROM alert WHERE id = ?", arguments: [id]) {
                 alerts.append(alert(row))
             }
         }
@@ -323,7 +324,8 @@ extension CareStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*
+                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*,
+                        \(Self.patientColumn("a"))
                     FROM alertDelivery d JOIN alert a ON a.id = d.alertID
                     WHERE d.channel = ? ORDER BY d.sequence LIMIT ?
                     """,
@@ -428,6 +430,18 @@ extension CareStore {
 
     // MARK: - Internals
 
+    /// The alert's columns and its patient's id (`patientID`), for `SELECT … FROM alert`.
+    static let alertColumns = "alert.*, \(patientColumn("alert"))"
+
+    /// `patientID`: the patient of the plan the alert's task belongs to (NULL in a store without patients).
+    static func patientColumn(_ table: String) -> String {
+        """
+        (SELECT carePlan.patientID FROM task JOIN carePlan ON carePlan.id = task.carePlanID
+         WHERE task.id = \(table).taskID ORDER BY task.versionNumber DESC, carePlan.versionNumber DESC LIMIT 1)
+         AS patientID
+        """
+    }
+
     static func alertKey(_ taskID: String, _ ruleID: String, _ subject: String) -> String {
         "\(taskID)\u{0}\(ruleID)\u{0}\(subject)"
     }
@@ -483,7 +497,8 @@ extension CareStore {
             acknowledgedAt: date("acknowledgedAt"),
             acknowledgedBy: row["acknowledgedBy"],
             withdrawnAt: date("withdrawnAt"),
-            withdrawnReason: row["withdrawnReason"]
+            withdrawnReason: row["withdrawnReason"],
+            patientID: row["patientID"]
         )
     }
 }
