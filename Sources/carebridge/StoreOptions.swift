@@ -90,7 +90,7 @@ enum StoreExit {
         switch error.code {
         case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound:
             return ExitCode(notFound)
-        case .wrongTaskKind, .futureTime, .patientRequired: return ExitCode(usage)
+        case .wrongTaskKind, .futureTime, .pastTime, .patientRequired: return ExitCode(usage)
         case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient:
             return ExitCode(invalidData)
         case .storeLocation, .corruptRow, .database: return ExitCode(storeUnavailable)
