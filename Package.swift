@@ -359,6 +359,7 @@ let package = Package(
                 "MQTTBridge",
                 "TestSupport",
                 "CareReport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -52,14 +52,12 @@ public actor AlertService: Service {
         self.logger = logger
     }
 
-    /// Whether the store's plan has alert rules (any task version with one).
+    /// Whether the store's plan has alert rules (a task that is not deleted with a version carrying one); one
+    /// read, whatever the number of tasks.
     public static func planHasRules(_ store: CareStore) async throws(CareStoreError) -> Bool {
-        for task in try await store.tasks() {
-            if try await store.taskVersions(id: task.task.id).contains(where: { !$0.task.alerts.isEmpty }) {
-                return true
-            }
-        }
-        return false
+        let versions = try await store.ruleTaskVersions(linkedTo: [])
+        let deleted = Set(versions.filter { $0.deletedDate != nil }.map(\.id))
+        return versions.contains { !deleted.contains($0.id) && !$0.task.alerts.isEmpty }
     }
 
     public func run() async throws {

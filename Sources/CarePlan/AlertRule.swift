@@ -23,6 +23,14 @@ public struct AlertRule: Sendable, Hashable, Codable {
         self.message = message
     }
 
+    /// Whether the rule is a numeric threshold (`when`: a comparison or a range), judged value by value.
+    public var isThreshold: Bool {
+        switch condition {
+        case .compare, .range: true
+        case .trend, .adherence: false
+        }
+    }
+
     /// Why the rule cannot be used on a task of this kind, or nil.
     public func validationProblem(kind: TaskKind, numeric: Bool) -> (field: String, message: String)? {
         if id.isEmpty { return ("id", "rule id must not be empty") }

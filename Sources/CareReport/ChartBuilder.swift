@@ -77,11 +77,15 @@ public enum ChartBuilder {
         }
     }
 
-    /// A vital sign over the days: the day's readings as a line with points, threshold bands behind it.
+    /// A vital sign over the days: the day's mean as a line with points, the day's lowest to highest reading as
+    /// a whisker through it, threshold bands behind it.
+    /// - Parameter ranges: per day, the lowest and highest reading (drawn when they differ); the scale reaches
+    ///   them, so the chart shows the true range of what was measured.
     public static func vitalLine(
         title: String,
         days: [String],
         values: [Double?],
+        ranges: [ClosedRange<Double>?] = [],
         unit: String,
         bands: [Band],
         thresholds: [Double]
@@ -90,7 +94,9 @@ public enum ChartBuilder {
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let baseline = top + plotHeight
-        let present = values.compactMap { $0 } + thresholds
+        let present =
+            values.compactMap { $0 } + ranges.compactMap { $0 }.flatMap { [$0.lowerBound, $0.upperBound] }
+            + thresholds
         var low = present.min() ?? 0
         var high = present.max() ?? 1
         let padding = max((high - low) * 0.15, 0.5)
@@ -126,6 +132,11 @@ public enum ChartBuilder {
         var run: [[Double]] = []
         for (index, day) in days.enumerated() {
             let x = left + slot * (Double(index) + 0.5)
+            if index < ranges.count, let range = ranges[index], range.lowerBound < range.upperBound {
+                shapes.append(
+                    .line(x1: x, y1: y(range.upperBound), x2: x, y2: y(range.lowerBound), stroke: .blue, width: 0.8)
+                )
+            }
             if let value = values[index] {
                 run.append([x, y(value)])
                 shapes.append(.circle(x: x, y: y(value), radius: 2.6, fill: .blue))
@@ -146,7 +157,8 @@ public enum ChartBuilder {
         shapes.append(
             .line(x1: left + 210, y1: legendY - 3, x2: left + 226, y2: legendY - 3, stroke: .blue, width: 1.6)
         )
-        shapes.append(label(left + 230, legendY + 1, "\(title) (mean of the day, \(unit))", anchor: .start))
+        let legend = ranges.contains { $0.map { $0.lowerBound < $0.upperBound } ?? false } ? "mean and range" : "mean"
+        shapes.append(label(left + 230, legendY + 1, "\(title) (\(legend) of the day, \(unit))", anchor: .start))
         return Chart(
             title: title,
             description: "Line chart of \(title) per day in \(unit), with the rules' thresholds as bands.",

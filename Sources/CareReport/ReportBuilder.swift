@@ -98,6 +98,7 @@ public enum ReportBuilder {
                     title: insight.title,
                     days: insights.days,
                     values: insight.days.map(\.value),
+                    ranges: insight.days.map { day in day.low.flatMap { low in day.high.map { low...max(low, $0) } } },
                     unit: linkage.unit.displaySymbol,
                     bands: bands,
                     thresholds: thresholds

@@ -10,6 +10,7 @@ extension Alert {
         let time = { (date: Date?) -> JSONValue in date.map { .string(Timestamp.format($0, in: zone)) } ?? .null }
         return .object([
             "id": .int(Int(id)),
+            "patient": patientID.map { .string($0) } ?? .null,
             "task": .string(trip.taskID),
             "rule": .string(trip.ruleID),
             "ruleVersion": .int(trip.taskVersionNumber),

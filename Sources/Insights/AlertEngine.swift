@@ -1,3 +1,4 @@
+public import BridgeCore
 import CarePlan
 public import CareStore
 public import Foundation
@@ -11,20 +12,26 @@ public enum AlertEngine {
     ///   - from: the first instant whose facts may have changed (a late reading's time, the corrected event).
     ///   - to: the end; default `now`.
     ///   - now: the evaluation time (adherence deadlines pass at this time).
+    ///   - types: the quantity types whose samples changed, when only samples did (an ingest): tasks linked to
+    ///     other types and without rules cannot have a new alert. Nil: every linked task.
     /// - Returns: what changed.
+    ///
+    /// The store is read a fixed number of times however many tasks it holds: the task versions once (only the
+    /// scoped patient's, only tasks with rules or a linkage), the events of those tasks, the readings of the types
+    /// thresholds judge, and one write for the alerts.
     @discardableResult
     public static func evaluate(
         store: CareStore,
         from: Date,
         to: Date? = nil,
-        now: Date = Date()
+        now: Date = Date(),
+        types: Set<QuantityType>? = nil
     ) async throws(CareStoreError) -> AlertReconciliation {
         let zone = store.bridgeZone
-        var versions: [StoredTask] = []
-        for task in try await store.tasks() {
-            let chain = try await store.taskVersions(id: task.id)
-            if chain.contains(where: { !$0.task.alerts.isEmpty || $0.task.linkage != nil }) { versions += chain }
-        }
+        // Whole chains (each version judges its own time) of the tasks that are not deleted.
+        let all = try await store.ruleTaskVersions(linkedTo: types)
+        let deleted = Set(all.filter { $0.deletedDate != nil }.map(\.id))
+        let versions = all.filter { !deleted.contains($0.id) }
         let taskIDs = Set(versions.map(\.id))
         guard !taskIDs.isEmpty else { return AlertReconciliation() }
         let evaluator = RuleEvaluator(versions: versions, bridgeZone: zone)
@@ -36,7 +43,13 @@ public enum AlertEngine {
         // window after it too (handled by callers passing `to` = now).
         let lookback = calendar.date(byAdding: .day, value: -evaluator.lookbackDays, to: start)!
         let events = try await store.events(matching: EventQuery(from: lookback, to: end, taskIDs: taskIDs))
-        let trips = evaluator.trips(events: events, now: now).filter { $0.occurredAt >= start && $0.occurredAt < end }
+        // Thresholds of linked tasks judge every reading of the type, not only what completed an event.
+        let readings =
+            evaluator.readingTypes.isEmpty
+            ? [] : try store.samples(matching: SampleQuery(types: evaluator.readingTypes, from: start, to: end))
+        let trips = evaluator.trips(events: events, readings: readings, now: now).filter {
+            $0.occurredAt >= start && $0.occurredAt < end
+        }
         return try await store.reconcileAlerts(trips, taskIDs: taskIDs, from: start, to: end, now: now)
     }
 }

@@ -22,10 +22,14 @@ public enum InsightsBuilder {
         let previous = try await store.events(matching: EventQuery(from: previousFrom, to: from))
             .filter { $0.start >= previousFrom }
         let alerts = try await store.alerts(from: from, to: to)
+        let types = Set(tasks.compactMap { readingLinkage($0.task)?.type })
+        let readings =
+            types.isEmpty ? [] : try store.samples(matching: SampleQuery(types: types, from: previousFrom, to: to))
         return report(
             tasks: tasks.map(\.task),
             events: events,
             previous: previous,
+            readings: readings,
             alerts: alerts,
             from: from,
             to: to,
@@ -35,11 +39,23 @@ public enum InsightsBuilder {
         )
     }
 
-    /// The pure part: the report from already fetched events and alerts.
+    /// The linkage of a task whose values are its readings (a linked assessment that is not a `sum`), or nil.
+    static func readingLinkage(_ task: CareTask) -> SampleLinkage? {
+        guard let linkage = task.linkage, task.kind == .assessment, linkage.aggregation != .sum else { return nil }
+        return linkage
+    }
+
+    /// The pure part: the report from already fetched events, readings and alerts.
+    ///
+    /// The values of a linked assessment (except a `sum`) are every reading of its type in the period, in the
+    /// task's unit, whether an event's aggregation kept it or not, and readings outside every window too: the
+    /// range shown is the true range of what was measured. Other tasks' values are their events' values.
+    /// - Parameter readings: the samples of the linked types in `[previousFrom, to)` (of the report's patient).
     public static func report(
         tasks: [CareTask],
         events: [CareEvent],
         previous: [CareEvent],
+        readings: [StoredSample] = [],
         alerts: [Alert],
         from: Date,
         to: Date,
@@ -69,6 +85,19 @@ public enum InsightsBuilder {
                     sums[day] = (sum.0 + measured.reduce(0) { $0 + $1.value }, sum.1 + measured.count)
                 }
             }
+            let linkage = readingLinkage(task)
+            let measured = linkage.map { measurements(readings, linkage: $0, task: task, zone: zone) }
+            if let measured {
+                sums = [:]
+                for reading in measured where reading.at >= from && reading.at < to {
+                    let sum = sums[reading.day] ?? (0, 0)
+                    sums[reading.day] = (sum.0 + reading.value, sum.1 + 1)
+                    if let index = perDay.firstIndex(where: { $0.day == reading.day }) {
+                        perDay[index].low = min(perDay[index].low ?? reading.value, reading.value)
+                        perDay[index].high = max(perDay[index].high ?? reading.value, reading.value)
+                    }
+                }
+            }
             for index in perDay.indices {
                 if let (sum, count) = sums[perDay[index].day] { perDay[index].value = sum / Double(count) }
             }
@@ -81,8 +110,10 @@ public enum InsightsBuilder {
                 answer: task.answer,
                 completion: completion(own),
                 previousCompletion: completion(before),
-                values: numeric ? values(own) : nil,
-                previousValues: numeric ? values(before) : nil,
+                values: measured.map { values($0.filter { $0.at >= from && $0.at < to }) }
+                    ?? (numeric ? values(own) : nil),
+                previousValues: measured.map { values($0.filter { $0.at >= previousFrom && $0.at < from }) }
+                    ?? (numeric ? values(before) : nil),
                 days: perDay,
                 openAlerts: openAlerts
             )
@@ -132,6 +163,43 @@ public enum InsightsBuilder {
     static func values(_ events: [CareEvent]) -> TaskInsight.Values? {
         let all: [OutcomeValue] = events.flatMap { event -> [OutcomeValue] in event.outcome?.values ?? [] }
         let values = all.filter { $0.comparator == nil }.sorted { $0.measuredAt < $1.measuredAt }
+        return summary(values.map { ($0.value, $0.text, $0.measuredAt) })
+    }
+
+    /// One reading of a linked type in the task's unit, with its calendar day in the task's zone.
+    struct Measurement {
+        var value: Double
+        var at: Date
+        var day: String
+    }
+
+    /// The live, usable readings of `linkage`'s type in its unit, oldest first; LO/HI readings (bounds, not
+    /// measurements) are left out, as they are from event values.
+    static func measurements(
+        _ readings: [StoredSample],
+        linkage: SampleLinkage,
+        task: CareTask,
+        zone: TimeZone
+    ) -> [Measurement] {
+        let taskZone = task.schedule.timeZonePolicy.zone(bridge: zone)
+        return readings.compactMap { stored -> Measurement? in
+            let sample = stored.sample
+            guard sample.type == linkage.type, sample.comparator == nil, !sample.isQuarantined,
+                stored.inboxReason == nil, stored.deletedDate == nil,
+                let value = sample.unit.convert(sample.value, to: linkage.unit)
+            else { return nil }
+            let day = String(Timestamp.format(sample.start, in: taskZone).prefix(10))
+            return Measurement(value: value, at: sample.start, day: day)
+        }
+        .sorted { $0.at < $1.at }
+    }
+
+    static func values(_ measurements: [Measurement]) -> TaskInsight.Values? {
+        summary(measurements.map { ($0.value, nil, $0.at) })
+    }
+
+    /// Count, mean, range and latest of values in time order; nil without values.
+    static func summary(_ values: [(value: Double, text: String?, at: Date)]) -> TaskInsight.Values? {
         guard let last = values.last else { return nil }
         let numbers = values.map(\.value)
         return TaskInsight.Values(
@@ -141,7 +209,7 @@ public enum InsightsBuilder {
             max: numbers.max()!,
             latest: last.value,
             latestText: last.text,
-            latestAt: last.measuredAt
+            latestAt: last.at
         )
     }
 

@@ -4,8 +4,9 @@ public import Foundation
 /// One value a rule looks at: a reading (a linked sample's value in the task's unit) or a person's answer.
 public struct Observation: Sendable, Hashable {
     public var taskID: String
-    /// The event it completed (stable event id) and the task version in force for it.
-    public var eventID: String
+    /// The event it completed (stable event id; nil for a reading that fed no event: outside every window, or
+    /// past what the aggregation kept) and the task version in force for it.
+    public var eventID: String?
     public var taskVersion: UUID
     public var value: Double
     public var unit: HealthUnit
@@ -20,7 +21,7 @@ public struct Observation: Sendable, Hashable {
 
     public init(
         taskID: String,
-        eventID: String,
+        eventID: String?,
         taskVersion: UUID,
         value: Double,
         unit: HealthUnit,
@@ -41,5 +42,10 @@ public struct Observation: Sendable, Hashable {
     }
 
     /// What an alert about this one value is about: the sample, else the event.
-    public var subject: String { sampleID.map { "sample:\($0.uuidString.lowercased())" } ?? "event:\(eventID)" }
+    public var subject: String {
+        sampleID.map { "sample:\($0.uuidString.lowercased())" } ?? "event:\(eventID ?? "")"
+    }
+
+    /// The events it is evidence of: the one it completed, if any.
+    var events: [String] { eventID.map { [$0] } ?? [] }
 }

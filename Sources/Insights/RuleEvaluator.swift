@@ -1,4 +1,4 @@
-import BridgeCore
+public import BridgeCore
 import CarePlan
 public import CareStore
 public import Foundation
@@ -6,17 +6,24 @@ public import Foundation
 /// Evaluates the plan's alert rules over events and their outcomes. Pure: the same events, versions and `now`
 /// always give the same trips.
 ///
-/// - Numeric thresholds (`when`) look at every value of every event: a linked sample's value (in the task's
-///   unit, or the threshold's unit when it names one) or an answer. One trip per sample, or per event for
-///   answers. A reading out of the device's range (LO/HI, a comparator `<`/`>`) always trips the built-in rule
-///   `out-of-range` (critical) instead: its value is only a bound. Quarantined samples complete no event, so
-///   rules never see them.
+/// - Numeric thresholds (`when`: a comparison or a range) of a task linked to a quantity type look at **every
+///   reading** of that type for the task's patient while the version is in force: the readings an aggregation
+///   (`first`, `mean`, …) left out of the event's value and the readings outside every window too (the
+///   aggregate decides completion, not safety). One trip per reading, in the task's unit (or the threshold's
+///   unit when it names one). A `sum` linkage is judged on its total (a step count is not a reading of steps).
+///   Thresholds of other tasks look at every value of every event (an answer: one trip per event). A reading
+///   out of the device's range (LO/HI, a comparator `<`/`>`) always trips the built-in rule `out-of-range`
+///   (critical) instead: its value is only a bound. Quarantined samples complete no event and are not
+///   readings, so rules never see them.
 /// - Trends compare each value with the earlier values of the same task within `withinDays` calendar days in
 ///   the schedule's zone (so a DST day counts as one day): a rise (fall) by more than the change trips, once
 ///   per later value.
 /// - Adherence counts, per calendar day of the schedule's zone, the events completed by the deadline (`by`, or
 ///   the end of the day); fewer than `fewerThan` trips once per day, and only once the deadline has passed at
-///   `now`. A day without events of the task is not judged.
+///   `now`. Events that started before the version was applied (``StoredTask/appliedSince``: its creation, or
+///   the store's first sight of the patient) are not judged: a plan whose schedule starts in the past raises
+///   nothing for the past, and on the day it was applied `fewerThan` counts only the events left (at most as
+///   many as there are). A day without events to judge is not judged.
 ///
 /// The rules applied to an event are those of the task version in force for it (the rule's version).
 public struct RuleEvaluator: Sendable {
@@ -27,11 +34,42 @@ public struct RuleEvaluator: Sendable {
     public var versions: [UUID: StoredTask]
     /// The bridge's zone (floating schedules).
     public var bridgeZone: TimeZone
+    /// The versions whose thresholds judge every reading of their linked type, by that type, each with the end
+    /// of its region (the next version's effective date; nil while it is the newest). Tombstones and versions a
+    /// newer one shadows are left out: they govern no time.
+    let readingVersions: [QuantityType: [(stored: StoredTask, until: Date?)]]
 
+    /// - Parameter versions: every version of each task to evaluate (a task's whole chain, so that each
+    ///   version's region is known).
     public init(versions: [StoredTask], bridgeZone: TimeZone) {
         self.versions = Dictionary(versions.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
         self.bridgeZone = bridgeZone
+        var readingVersions: [QuantityType: [(stored: StoredTask, until: Date?)]] = [:]
+        for chain in Dictionary(grouping: self.versions.values, by: \.id).values {
+            // Newest first: each version ends at the earliest effective date among newer ones.
+            var bound: Date?
+            for stored in chain.sorted(by: { $0.versionNumber > $1.versionNumber }) {
+                defer { bound = min(bound ?? stored.effectiveDate, stored.effectiveDate) }
+                guard stored.deletedDate == nil, bound.map({ $0 > stored.effectiveDate }) ?? true,
+                    let linkage = Self.judgesReadings(stored)
+                else { continue }
+                readingVersions[linkage.type, default: []].append((stored, bound))
+            }
+        }
+        self.readingVersions = readingVersions
     }
+
+    /// The linkage of a version whose thresholds judge every reading of the linked type (a linked assessment
+    /// that is not a `sum` and has a comparison or range rule), else nil.
+    static func judgesReadings(_ stored: StoredTask) -> SampleLinkage? {
+        guard let linkage = stored.task.linkage, stored.task.kind == .assessment, linkage.aggregation != .sum,
+            stored.task.alerts.contains(where: \.isThreshold)
+        else { return nil }
+        return linkage
+    }
+
+    /// The quantity types whose readings ``trips(events:readings:now:outOfRange:)`` needs.
+    public var readingTypes: Set<QuantityType> { Set(readingVersions.keys) }
 
     /// How far before an interval the events must reach for its trends (the longest trend window plus a day).
     public var lookbackDays: Int {
@@ -65,24 +103,90 @@ public struct RuleEvaluator: Sendable {
                 )
             }
         }
-        return result.sorted { ($0.at, $0.eventID) < ($1.at, $1.eventID) }
+        return result.sorted { ($0.at, $0.eventID ?? "") < ($1.at, $1.eventID ?? "") }
     }
 
-    /// Every trip of the rules over `events`, at `now`.
-    /// - Parameter outOfRange: samples flagged out of the device's measuring range.
-    public func trips(events: [CareEvent], now: Date, outOfRange: Set<UUID> = []) -> [AlertTrip] {
+    /// The observations of readings: each live sample of a linked type (quarantined and unassigned ones aside)
+    /// for every version that judges readings of its type, belongs to the sample's patient and is in force at
+    /// its time; in the version's unit, naming the event it fed, else the event whose window it falls in, if any.
+    public func observations(readings: [StoredSample], events: [CareEvent]) -> [Observation] {
+        guard !readingVersions.isEmpty else { return [] }
+        var fed: [UUID: [UUID: String]] = [:]
+        var windows: [UUID: [CareEvent]] = [:]
+        for event in events where versions[event.key.taskVersion].flatMap(Self.judgesReadings) != nil {
+            windows[event.key.taskVersion, default: []].append(event)
+            for value in event.outcome?.values ?? [] {
+                if let sampleID = value.sampleID { fed[event.key.taskVersion, default: [:]][sampleID] = event.id }
+            }
+        }
+        var result: [Observation] = []
+        for reading in readings where reading.inboxReason == nil && reading.deletedDate == nil {
+            let sample = reading.sample
+            guard !sample.isQuarantined, let candidates = readingVersions[sample.type] else { continue }
+            for (stored, until) in candidates
+            where stored.patientID == reading.patientID && sample.start >= stored.effectiveDate
+                && until.map({ sample.start < $0 }) ?? true
+            {
+                guard let linkage = stored.task.linkage,
+                    let value = sample.value.isFinite
+                        ? sample.unit.convert(sample.value, to: linkage.unit) : sample.value
+                else { continue }
+                result.append(
+                    Observation(
+                        taskID: stored.id,
+                        eventID: fed[stored.version]?[sample.id]
+                            ?? windows[stored.version]?.first { $0.start <= sample.start && sample.start < $0.end }?.id,
+                        taskVersion: stored.version,
+                        value: value,
+                        unit: linkage.unit,
+                        at: sample.start,
+                        sampleID: sample.id,
+                        text: nil,
+                        isOutOfRange: sample.comparator != nil
+                    )
+                )
+            }
+        }
+        return result.sorted { ($0.at, $0.taskID) < ($1.at, $1.taskID) }
+    }
+
+    /// Every trip of the rules over `events` and `readings`, at `now`.
+    /// - Parameters:
+    ///   - readings: the samples of ``readingTypes`` in the interval to judge (every patient's the evaluated
+    ///     tasks belong to); the thresholds of tasks that judge readings look only at these.
+    ///   - outOfRange: samples flagged out of the device's measuring range.
+    public func trips(
+        events: [CareEvent],
+        readings: [StoredSample],
+        now: Date,
+        outOfRange: Set<UUID> = []
+    ) -> [AlertTrip] {
+        let judged = observations(readings: readings, events: events)
         let observations = observations(events, outOfRange: outOfRange)
         var trips: [AlertTrip] = []
-        for observation in observations {
+        for observation in judged {
             guard let stored = versions[observation.taskVersion] else { continue }
             if observation.isOutOfRange {
-                // A LO/HI result always alerts; its value is only a bound, so thresholds and trends skip it.
                 trips.append(outOfRangeTrip(observation, stored))
+                continue
+            }
+            for rule in stored.task.alerts where rule.isThreshold {
+                if let trip = thresholdTrip(rule, observation, stored) { trips.append(trip) }
+            }
+        }
+        for observation in observations {
+            guard let stored = versions[observation.taskVersion] else { continue }
+            // The readings of this version were judged above, each one; its event values are only aggregates.
+            let judgedByReadings = Self.judgesReadings(stored) != nil
+            if observation.isOutOfRange {
+                // A LO/HI result always alerts; its value is only a bound, so thresholds and trends skip it.
+                if !judgedByReadings { trips.append(outOfRangeTrip(observation, stored)) }
                 continue
             }
             for rule in stored.task.alerts {
                 switch rule.condition {
                 case .compare, .range:
+                    guard !judgedByReadings else { continue }
                     if let trip = thresholdTrip(rule, observation, stored) { trips.append(trip) }
                 case .trend:
                     let earlier = observations.filter {
@@ -122,7 +226,7 @@ public struct RuleEvaluator: Sendable {
             value: value,
             unit: unit,
             at: observation.at,
-            events: [observation.eventID],
+            events: observation.events,
             samples: observation.sampleID.map { [$0] } ?? [],
             fields: ["value": observation.text ?? MessageTemplate.number(value)],
             defaultMessage: "\(stored.task.title): {value}{unitSuffix} ({threshold})"
@@ -145,7 +249,7 @@ public struct RuleEvaluator: Sendable {
             value: observation.value.isFinite ? observation.value : nil,
             unit: observation.unit,
             at: observation.at,
-            events: [observation.eventID],
+            events: observation.events,
             samples: observation.sampleID.map { [$0] } ?? [],
             fields: ["value": shown, "threshold": "out of the measuring range"],
             defaultMessage: "\(stored.task.title): reading out of the device's measuring range "
@@ -180,7 +284,7 @@ public struct RuleEvaluator: Sendable {
             value: delta,
             unit: unit ?? observation.unit,
             at: observation.at,
-            events: [base.eventID, observation.eventID],
+            events: base.events + observation.events,
             samples: [base.sampleID, observation.sampleID].compactMap { $0 },
             fields: [
                 "value": MessageTemplate.number(value),
@@ -198,7 +302,7 @@ public struct RuleEvaluator: Sendable {
     func adherenceTrips(events: [CareEvent], now: Date) -> [AlertTrip] {
         var byVersionDay: [UUID: [String: [CareEvent]]] = [:]
         for event in events {
-            guard let stored = versions[event.key.taskVersion],
+            guard let stored = versions[event.key.taskVersion], event.start >= stored.appliedSince,
                 stored.task.alerts.contains(where: { if case .adherence = $0.condition { true } else { false } })
             else { continue }
             let day = Self.dayKey(event.start, zone: event.timeZone)
@@ -220,7 +324,7 @@ public struct RuleEvaluator: Sendable {
                         guard event.isCompleted, let values = event.outcome?.values else { return false }
                         return by == nil || values.contains { $0.measuredAt <= deadline }
                     }
-                    guard done.count < fewerThan else { continue }
+                    guard done.count < min(fewerThan, dayEvents.count) else { continue }
                     let byText = by.map { String(format: "by %02d:%02d", $0 / 60, $0 % 60) } ?? "that day"
                     trips.append(
                         trip(

@@ -29,8 +29,11 @@ public struct TaskInsight: Sendable, Hashable {
         public var day: String
         public var completed: Int
         public var total: Int
-        /// The mean of the day's values (numeric tasks).
+        /// The mean of the day's values (numeric tasks; of every reading for a linked assessment).
         public var value: Double?
+        /// The lowest and highest reading of the day (linked assessments; nil for other tasks).
+        public var low: Double? = nil
+        public var high: Double? = nil
     }
 
     public var id: String

@@ -52,7 +52,10 @@ struct Events: AsyncParsableCommand {
         var unknown: [String] = []
         var known: [String] = []
         do {
-            for id in task where try await store.taskVersions(id: id).isEmpty { unknown.append(id) }
+            if !task.isEmpty {
+                let ids = try await store.taskIDs()
+                unknown = task.filter { !ids.contains($0) }
+            }
             if !unknown.isEmpty { known = try await store.tasks().map(\.id).sorted() }
         } catch {
             throw StoreExit.fail(error)

@@ -19,7 +19,9 @@ struct Ingest: AsyncParsableCommand {
             bpm, /min, mmHg, kPa, %, mg/dL, mmol/L, ms. A negative value is refused. The value is converted to \
             the type's canonical unit and checked for plausibility (e.g. body temperature 25–45 °C, body mass \
             0.2–650 kg, heart rate 20–300 /min); a refused reading writes nothing. The sample's source is \
-            `manual`; recording the same reading (type, value, unit, time) twice changes nothing.
+            `manual`; recording the same reading (type, value, unit, time) twice changes nothing. An --at more \
+            than 5 minutes in the future, or more than 7 days ago (a typo for the year re-evaluates a year of \
+            rules), is refused without --force; the error says what recording it would re-evaluate.
 
             --replace ID corrects a reading typed in by hand (a typo): the old one is deleted (a tombstone that \
             a re-import does not bring back, retracted in FHIR exports as entered-in-error and over MQTT), the \
@@ -56,6 +58,9 @@ struct Ingest: AsyncParsableCommand {
 
     @Option(name: .long, help: "Replace this manual reading (its id, from `carebridge samples`).")
     var replace: String?
+
+    @Flag(name: .long, help: "Accept a --at in the future or more than 7 days ago.")
+    var force = false
 
     @Flag(name: .long, help: "Print the stored sample and the result as JSON.")
     var json = false
@@ -123,9 +128,32 @@ struct Ingest: AsyncParsableCommand {
             )
             throw ExitCode(StoreExit.usage)
         }
+        if at != nil, replacingStore == nil, !FileManager.default.fileExists(atPath: storeOptions.path) {
+            // Refused before a store is created for it (a new store has nothing to re-evaluate).
+            do {
+                try CareStore.checkManualReadingTime(
+                    measured,
+                    types: Set(samples.map(\.type)),
+                    now: now,
+                    zone: zone,
+                    force: force,
+                    versions: []
+                )
+            } catch {
+                throw StoreExit.fail(error)
+            }
+        }
         let store = try replacingStore ?? storeOptions.open(zone: zone)
         let report: IngestReport
         do {
+            if at != nil {
+                try await store.checkManualReadingTime(
+                    measured,
+                    types: Set(samples.map(\.type)),
+                    now: now,
+                    force: force
+                )
+            }
             if let replacing {
                 report = try store.replaceManualSample(id: replacing, with: samples[0], recordedAt: now)
             } else {
@@ -136,7 +164,8 @@ struct Ingest: AsyncParsableCommand {
         }
         let sample = samples[0]
         let inserted = report.inserted > 0
-        if json, inserted { await AlertReport.evaluate(store, from: sample.start, quiet: true) }
+        let types = Set(samples.map(\.type))
+        if json, inserted { await AlertReport.evaluate(store, from: sample.start, types: types, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
@@ -162,7 +191,7 @@ struct Ingest: AsyncParsableCommand {
         } else {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
-        if inserted { await AlertReport.evaluate(store, from: sample.start) }
+        if inserted { await AlertReport.evaluate(store, from: sample.start, types: types) }
     }
 
     /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.

@@ -64,7 +64,7 @@ import Testing
                 ["bloodPressureDiastolic", "79", "mmHg", "2026-11-21T08:00"],
                 ["bloodGlucose", "5.5", "mmol/L", "2026-11-21T09:00"],
             ] {
-                try await run(["ingest", reading[0], reading[1], reading[2], "--at", reading[3]])
+                try await run(["ingest", reading[0], reading[1], reading[2], "--at", reading[3], "--force"])
             }
         }
 

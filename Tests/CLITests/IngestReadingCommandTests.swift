@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aBloodPressureIsOneIngestOfTwoSamplesAtTheSameTime() async throws {
-        let result = try await run(["ingest", "bloodPressure", "120/80", "mmHg", "--at", "2026-11-20T07:30"])
+        let result = try await run(["ingest", "bloodPressure", "120/80", "mmHg", "--at", "2026-11-20T07:30", "--force"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("blood pressure 120/80"), "\(result.stdout)")
         let stored = try await samples()
@@ -39,9 +39,14 @@ import Testing
     }
 
     @Test func unitsGluedToTheNumberAndStoneAreRead() async throws {
-        #expect(try await run(["ingest", "bodyMass", "72.5kg", "--at", "2026-11-20T07:30"]).status == 0)
-        #expect(try await run(["ingest", "bodyTemperature", "98.6ºF", "--at", "2026-11-20T07:31"]).status == 0)
-        #expect(try await run(["ingest", "bodyMass", "11", "st", "4", "lb", "--at", "2026-11-20T07:32"]).status == 0)
+        #expect(try await run(["ingest", "bodyMass", "72.5kg", "--at", "2026-11-20T07:30", "--force"]).status == 0)
+        #expect(
+            try await run(["ingest", "bodyTemperature", "98.6ºF", "--at", "2026-11-20T07:31", "--force"]).status == 0
+        )
+        #expect(
+            try await run(["ingest", "bodyMass", "11", "st", "4", "lb", "--at", "2026-11-20T07:32", "--force"]).status
+                == 0
+        )
         let stored = try await samples()
         #expect(stored.compactMap { $0["transmittedValue"] as? Double } == [72.5, 98.6, 158], "\(stored)")
         #expect(stored.compactMap { $0["transmittedUnit"] as? String } == ["kg", "[degF]", "[lb_av]"])

@@ -58,7 +58,7 @@ import Testing
     @Test func ingestReadsDecimalCommasAndABareTimeAsToday() async throws {
         let before = Date()
         let result = try await run([
-            "ingest", "bodyMass", "72,5", "kg", "--at", "07:00", "--store", storePath, "--json",
+            "ingest", "bodyMass", "72,5", "kg", "--at", "07:00", "--force", "--store", storePath, "--json",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let samples = try await run(["samples", "--store", storePath, "--json"])

@@ -264,7 +264,7 @@ import Testing
         func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
             try await CarebridgeProcess.run(arguments + ["--store", store, "--time-zone", "Europe/Berlin"])
         }
-        let typo = try await run(["ingest", "bodyMass", "27.4", "kg", "--at", "2026-11-20T07:30", "--json"])
+        let typo = try await run(["ingest", "bodyMass", "27.4", "kg", "--at", "2026-11-20T07:30", "--force", "--json"])
         #expect(typo.status == 0, "\(typo.stderr)")
         let typoObject = try #require(JSONSerialization.jsonObject(with: Data(typo.stdout.utf8)) as? [String: Any])
         let typoID = try #require((typoObject["sample"] as? [String: Any])?["id"] as? String)

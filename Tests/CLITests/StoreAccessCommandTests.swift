@@ -29,7 +29,7 @@ import Testing
     func makeStore() async throws -> String {
         let store = directory.appendingPathComponent("store.sqlite").path
         let ingest = try await CarebridgeProcess.run([
-            "ingest", "--store", store, "bodyMass", "72.5", "kg", "--at", "2026-11-20T07:30:00+01:00",
+            "ingest", "--store", store, "bodyMass", "72.5", "kg", "--at", "2026-11-20T07:30:00+01:00", "--force",
         ])
         #expect(ingest.status == 0, "\(ingest.stderr)")
         return store

@@ -49,7 +49,7 @@ import Testing
     @Test func applyIngestAndListEventsAsJSON() async throws {
         let plan = try write(Self.plan, to: "plan.json")
         #expect(try await run(["plan", "apply", plan]).status == 0)
-        let ingest = try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-10T07:30"])
+        let ingest = try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-10T07:30", "--force"])
         #expect(ingest.status == 0, "\(ingest.stderr)")
         #expect(try await run(["complete", "medication", "--at", "2026-11-10T08:15"]).status == 0)
         let events = try #require(
@@ -108,7 +108,7 @@ import Testing
     @Test func versionGuardErrorExitsWithTaskAndDate() async throws {
         let plan = try write(Self.plan, to: "plan.json")
         #expect(try await run(["plan", "apply", plan]).status == 0)
-        #expect(try await run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30"]).status == 0)
+        #expect(try await run(["ingest", "bodyMass", "72", "kg", "--at", "2026-11-10T07:30", "--force"]).status == 0)
         let retitled = try write(
             Self.plan.replacingOccurrences(of: "Weigh yourself", with: "Step on the scale"),
             to: "v2.json"
@@ -160,7 +160,7 @@ import Testing
                 CarebridgeProcess.executable,
                 [
                     "ingest", "heartRate", String(60 + index), "bpm", "--at",
-                    String(format: "2026-11-10T10:%02d", index), "--store", storePath,
+                    String(format: "2026-11-10T10:%02d", index), "--force", "--store", storePath,
                 ],
                 environment: ["TZ": "Europe/Berlin"]
             )

@@ -55,9 +55,15 @@ import Testing
     }
 
     @Test func samplesAreShownInPeoplesUnitsAtTheirResolutionWithinEightyColumns() async throws {
-        #expect(try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-20T07:30"]).status == 0)
-        #expect(try await run(["ingest", "bloodGlucose", "0.0058", "mol/L", "--at", "2026-11-20T07:31"]).status == 0)
-        #expect(try await run(["ingest", "bodyTemperature", "98.6", "°F", "--at", "2026-11-20T07:32"]).status == 0)
+        #expect(try await run(["ingest", "bodyMass", "160", "lb", "--at", "2026-11-20T07:30", "--force"]).status == 0)
+        #expect(
+            try await run(["ingest", "bloodGlucose", "0.0058", "mol/L", "--at", "2026-11-20T07:31", "--force"]).status
+                == 0
+        )
+        #expect(
+            try await run(["ingest", "bodyTemperature", "98.6", "°F", "--at", "2026-11-20T07:32", "--force"]).status
+                == 0
+        )
         let result = try await run(["samples"])
         #expect(result.status == 0, "\(result.stderr)")
         for expected in ["72.6 kg", "160 lb", "104 mg/dL", "0.0058 mol/L", "37 °C", "98.6 °F"] {

@@ -34,7 +34,10 @@ import Testing
                 AlertRule(id: "heavy", condition: .compare(.greaterThan, 78, unit: nil)),
             ])
         )
-        try fixture.store.addTask(F.medication([AlertRule(id: "missed", condition: .adherence(fewerThan: 2, by: nil))]))
+        try fixture.store.addTask(
+            F.medication([AlertRule(id: "missed", condition: .adherence(fewerThan: 2, by: nil))]),
+            at: F.time(2026, 10, 1)
+        )
         for day in 9...22 {
             try fixture.answer("pain", String(day * 7 % 9), at: F.time(2026, 11, day, 9))
             try fixture.store.complete(

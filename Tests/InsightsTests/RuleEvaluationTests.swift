@@ -128,7 +128,8 @@ import Testing
             F.medication([
                 AlertRule(id: "day", condition: .adherence(fewerThan: 2, by: nil)),
                 AlertRule(id: "morning", severity: .info, condition: .adherence(fewerThan: 1, by: 10 * 60)),
-            ])
+            ]),
+            at: F.time(2026, 10, 1)
         )
         // 11-20: morning dose at 08:30, evening dose missed. 11-21: morning dose taken late (10:30... within its
         // window 08–10? no: completed at 09:59), evening taken.
@@ -156,7 +157,8 @@ import Testing
     @Test func theByDeadlineCountsOnlyWhatWasDoneByThen() async throws {
         let fixture = try F()
         try fixture.store.addTask(
-            F.medication([AlertRule(id: "morning", condition: .adherence(fewerThan: 1, by: 9 * 60))])
+            F.medication([AlertRule(id: "morning", condition: .adherence(fewerThan: 1, by: 9 * 60))]),
+            at: F.time(2026, 10, 1)
         )
         try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 20, 9, 30), now: F.time(2026, 11, 20, 10))
         try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 21, 8, 45), now: F.time(2026, 11, 21, 10))
@@ -173,7 +175,8 @@ import Testing
     @Test func adherenceOnTheSpringDSTDayUsesTheLocalDay() async throws {
         let fixture = try F()
         try fixture.store.addTask(
-            F.medication([AlertRule(id: "day", condition: .adherence(fewerThan: 2, by: nil))])
+            F.medication([AlertRule(id: "day", condition: .adherence(fewerThan: 2, by: nil))]),
+            at: F.time(2026, 10, 1)
         )
         // 2027-03-28 has 23 hours in Berlin; both doses that day are on time.
         try fixture.store.complete(taskID: "medication", at: F.time(2027, 3, 28, 8, 30), now: F.time(2027, 3, 28, 9))

@@ -13,6 +13,8 @@ public struct Alert: Sendable, Hashable, Identifiable {
     /// Set when a late reading or a correction removed the facts that tripped it.
     public var withdrawnAt: Date?
     public var withdrawnReason: String?
+    /// The patient whose plan the rule belongs to (nil in a store without patients).
+    public var patientID: String? = nil
 
     /// `open` (needs attention), `acknowledged`, or `withdrawn`.
     public var state: String {

@@ -1,5 +1,5 @@
 import BridgeCore
-import CarePlan
+public import CarePlan
 public import Foundation
 import GRDB
 
@@ -133,15 +133,19 @@ extension CareStore {
         taskID IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?)
         """
 
-    /// Stored alerts, oldest occurrence first; of the scoped patient (their tasks' rules), or every patient's.
+    /// Stored alerts of the scoped patient (their tasks' rules), or every patient's.
     /// - Parameters:
     ///   - from: only alerts whose facts happened at or after this instant.
     ///   - to: … and before this one.
     ///   - includeClosed: also acknowledged and withdrawn alerts.
+    ///   - severity: only alerts of this severity or a higher one.
+    ///   - order: oldest occurrence first (default), or most severe then newest first.
     public func alerts(
         from: Date? = nil,
         to: Date? = nil,
-        includeClosed: Bool = true
+        includeClosed: Bool = true,
+        severity: AlertSeverity? = nil,
+        order: AlertOrder = .occurrence
     ) async throws(CareStoreError)
         -> [Alert]
     {
@@ -149,6 +153,11 @@ extension CareStore {
         return try await read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
+            if let severity {
+                let names = AlertSeverity.allCases.filter { $0 >= severity }.map(\.rawValue)
+                conditions.append("severity IN (\(databaseQuestionMarks(count: names.count)))")
+                arguments += StatementArguments(names)
+            }
             if let from {
                 conditions.append("occurredAt >= ?")
                 arguments += [from.timeIntervalSince1970]
@@ -163,19 +172,27 @@ extension CareStore {
                 arguments += [scope]
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            return try Row.fetchAll(
+            let alerts = try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM alert \(filter) ORDER BY occurredAt, id",
+                sql: "SELECT \(Self.alertColumns) FROM alert \(filter) ORDER BY occurredAt, id",
                 arguments: arguments
             )
             .map(Self.alert)
+            switch order {
+            case .occurrence: return alerts
+            case .triage:
+                return alerts.sorted {
+                    ($0.trip.severity, $0.trip.occurredAt, $0.id) > ($1.trip.severity, $1.trip.occurredAt, $1.id)
+                }
+            }
         }
     }
 
     /// One alert by id, or nil.
     public func alert(id: Int64) async throws(CareStoreError) -> Alert? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]).map(Self.alert)
+            try Row.fetchOne(db, sql: "SELECT \(Self.alertColumns) FROM alert WHERE id = ?", arguments: [id])
+                .map(Self.alert)
         }
     }
 
@@ -183,35 +200,88 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.alertNotFound`.
     @discardableResult
     public func acknowledgeAlert(id: Int64, by person: String?, at now: Date = Date()) throws(CareStoreError) -> Alert {
+        try acknowledgeAlerts(ids: [id], by: person, at: now)[0]
+    }
+
+    /// Acknowledges several alerts in one transaction: all of them, or none when one is unknown (or, in a
+    /// scoped store, another patient's). An alert already acknowledged stays as it was.
+    /// - Returns: the alerts, in the order of `ids` (duplicates once).
+    /// - Throws: ``CareStoreError`` `.alertNotFound` naming the first id that is not there.
+    @discardableResult
+    public func acknowledgeAlerts(
+        ids: [Int64],
+        by person: String?,
+        at now: Date = Date()
+    ) throws(CareStoreError) -> [Alert] {
+        let scope = patientScope
+        var seen: Set<Int64> = []
+        let ids = ids.filter { seen.insert($0).inserted }
+        return try write { db in
+            for id in ids {
+                guard try Int64.fetchOne(db, sql: "SELECT id FROM alert WHERE id = ?", arguments: [id]) != nil else {
+                    throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
+                }
+                if let scope,
+                    try !Bool(
+                        Int.fetchOne(
+                            db,
+                            sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
+                            arguments: [id, scope]
+                        ) ?? 0 > 0
+                    )
+                {
+                    throw CareStoreError(
+                        .alertNotFound,
+                        "alert \(id) is not one of patient '\(scope)' (see `carebridge alerts --all --patient \(scope)`)"
+                    )
+                }
+            }
+            return try Self.acknowledge(db, ids: ids, by: person, now: now)
+        }
+    }
+
+    /// Acknowledges every open alert (of the scoped patient, or every patient's) whose facts happened before
+    /// `before`, in one transaction: clearing a backlog without touching what came after.
+    /// - Returns: the alerts acknowledged, oldest occurrence first.
+    @discardableResult
+    public func acknowledgeAlerts(
+        before: Date,
+        by person: String?,
+        at now: Date = Date()
+    ) throws(CareStoreError) -> [Alert] {
         let scope = patientScope
         return try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id]) else {
-                throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
+            var sql = "SELECT id FROM alert WHERE acknowledgedAt IS NULL AND withdrawnAt IS NULL AND occurredAt < ?"
+            var arguments: StatementArguments = [before.timeIntervalSince1970]
+            if let scope {
+                sql += " AND \(Self.patientAlertCondition)"
+                arguments += [scope]
             }
-            if let scope,
-                try !Bool(
-                    Int.fetchOne(
-                        db,
-                        sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
-                        arguments: [id, scope]
-                    ) ?? 0 > 0
-                )
-            {
-                throw CareStoreError(
-                    .alertNotFound,
-                    "alert \(id) is not one of patient '\(scope)' (see `carebridge alerts --all --patient \(scope)`)"
-                )
-            }
-            if (row["acknowledgedAt"] as Double?) == nil {
-                try db.execute(
-                    sql: "UPDATE alert SET acknowledgedAt = ?, acknowledgedBy = ?, updatedAt = ? WHERE id = ?",
-                    arguments: [now.timeIntervalSince1970, person, now.timeIntervalSince1970, id]
-                )
-                let channels = try String.fetchAll(db, sql: "SELECT name FROM alertChannel ORDER BY name")
-                try Self.enqueue(db, alertID: id, change: .acknowledged, channels: channels, now: now)
-            }
-            return try Self.alert(Row.fetchOne(db, sql: "SELECT * FROM alert WHERE id = ?", arguments: [id])!)
+            let ids = try Int64.fetchAll(db, sql: sql + " ORDER BY occurredAt, id", arguments: arguments)
+            return try Self.acknowledge(db, ids: ids, by: person, now: now)
         }
+    }
+
+    /// Marks the alerts acknowledged (those not acknowledged yet) and queues the change for every channel.
+    static func acknowledge(_ db: Database, ids: [Int64], by person: String?, now: Date) throws -> [Alert] {
+        let channels = try String.fetchAll(db, sql: "SELECT name FROM alertChannel ORDER BY name")
+        var alerts: [Alert] = []
+        for id in ids {
+            try db.execute(
+                sql: """
+                    UPDATE alert SET acknowledgedAt = ?, acknowledgedBy = ?, updatedAt = ?
+                    WHERE id = ? AND acknowledgedAt IS NULL
+                    """,
+                arguments: [now.timeIntervalSince1970, person, now.timeIntervalSince1970, id]
+            )
+            if db.changesCount > 0 {
+                try enqueue(db, alertID: id, change: .acknowledged, channels: channels, now: now)
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT \(alertColumns) FROM alert WHERE id = ?", arguments: [id]) {
+                alerts.append(alert(row))
+            }
+        }
+        return alerts
     }
 
     /// Starts queueing alert notifications for `channel`. When the channel is new, the alerts open at that
@@ -254,7 +324,8 @@ extension CareStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*
+                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*,
+                        \(Self.patientColumn("a"))
                     FROM alertDelivery d JOIN alert a ON a.id = d.alertID
                     WHERE d.channel = ? ORDER BY d.sequence LIMIT ?
                     """,
@@ -359,6 +430,18 @@ extension CareStore {
 
     // MARK: - Internals
 
+    /// The alert's columns and its patient's id (`patientID`), for `SELECT … FROM alert`.
+    static let alertColumns = "alert.*, \(patientColumn("alert"))"
+
+    /// `patientID`: the patient of the plan the alert's task belongs to (NULL in a store without patients).
+    static func patientColumn(_ table: String) -> String {
+        """
+        (SELECT carePlan.patientID FROM task JOIN carePlan ON carePlan.id = task.carePlanID
+         WHERE task.id = \(table).taskID ORDER BY task.versionNumber DESC, carePlan.versionNumber DESC LIMIT 1)
+         AS patientID
+        """
+    }
+
     static func alertKey(_ taskID: String, _ ruleID: String, _ subject: String) -> String {
         "\(taskID)\u{0}\(ruleID)\u{0}\(subject)"
     }
@@ -414,7 +497,8 @@ extension CareStore {
             acknowledgedAt: date("acknowledgedAt"),
             acknowledgedBy: row["acknowledgedBy"],
             withdrawnAt: date("withdrawnAt"),
-            withdrawnReason: row["withdrawnReason"]
+            withdrawnReason: row["withdrawnReason"],
+            patientID: row["patientID"]
         )
     }
 }

@@ -26,6 +26,9 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case invalidAnswer
         /// A completion time in the future (allowed only when forced).
         case futureTime
+        /// A reading typed in by hand measured so long ago that it is likely a typo and would re-evaluate much
+        /// history (allowed only when forced).
+        case pastTime
         /// No alert has this id.
         case alertNotFound
         /// No live sample has this id (or not one that the operation applies to).

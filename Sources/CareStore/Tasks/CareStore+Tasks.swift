@@ -1,4 +1,4 @@
-import BridgeCore
+public import BridgeCore
 public import CarePlan
 public import Foundation
 import GRDB
@@ -187,6 +187,43 @@ extension CareStore {
         try await read { db in try TaskVersions.load(db).versions(of: id).map(\.storedTask) }
     }
 
+    /// The ids of every task of the scoped patient (every patient's when unscoped), deleted ones included.
+    public func taskIDs() async throws(CareStoreError) -> Set<String> {
+        let scope = patientScope
+        return try await read { db in Set(try TaskVersions.load(db, patient: scope).ranges.keys) }
+    }
+
+    /// What alert rules are evaluated against, in one read whatever the number of tasks: every version (the
+    /// whole chain, tombstones included, oldest first) of each task of the scoped patient (every patient's when
+    /// unscoped) that carries an alert rule in some version, or that links to a quantity type (to one of
+    /// `types`, when given: a reading out of the device's range alerts on every task linked to its type); each
+    /// with when the store first saw its patient.
+    public func ruleTaskVersions(
+        linkedTo types: Set<QuantityType>? = nil
+    ) async throws(CareStoreError)
+        -> [StoredTask]
+    {
+        let scope = patientScope
+        var condition = "alerts IS NOT NULL OR linkageType IS NOT NULL"
+        if let types {
+            let names = types.map { "'\($0.rawValue.replacingOccurrences(of: "'", with: "''"))'" }.sorted()
+            condition =
+                "alerts IS NOT NULL" + (names.isEmpty ? "" : " OR linkageType IN (\(names.joined(separator: ", ")))")
+        }
+        let filter = "id IN (SELECT id FROM task WHERE \(condition))"
+        return try await read { db in
+            var since: [String: Date] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, MIN(createdDate) FROM patient GROUP BY id") {
+                since[row[0]] = Date(timeIntervalSince1970: row[1])
+            }
+            return try TaskVersions.load(db, patient: scope, filter: filter).all.map { version in
+                var stored = version.storedTask
+                stored.patientSince = version.patient.flatMap { since[$0] }
+                return stored
+            }
+        }
+    }
+
     // MARK: - Internals
 
     /// Content equality, ignoring the effective date (re-applying the same plan is a no-op).
@@ -326,7 +363,8 @@ extension TaskVersion {
             previousVersion: record.previousVersionUUID.flatMap(UUID.init(uuidString:)),
             effectiveDate: record.effectiveDate,
             createdDate: record.createdDate,
-            deletedDate: record.deletedDate
+            deletedDate: record.deletedDate,
+            patientID: patient
         )
     }
 }

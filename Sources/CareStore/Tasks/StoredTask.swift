@@ -14,6 +14,15 @@ public struct StoredTask: Sendable, Hashable {
     public var createdDate: Date
     /// Set on the tombstone version that deletes the task.
     public var deletedDate: Date?
+    /// The patient whose plan the task belongs to (nil in a store without patients).
+    public var patientID: String? = nil
+    /// When the store first saw that patient (its first version's creation), where known
+    /// (``CareStore/ruleTaskVersions(linkedTo:)`` fills it in).
+    public var patientSince: Date? = nil
+
+    /// From when the version's facts count for adherence: when it was applied (created), or when the store
+    /// first saw its patient, whichever is later. Time before it was not under this plan.
+    public var appliedSince: Date { max(createdDate, patientSince ?? createdDate) }
 
     public var id: String { task.id }
 }

@@ -49,9 +49,13 @@ struct TaskVersions: Sendable {
     /// version (re-applying a plan of n tasks was O(n²)).
     let ranges: [String: Range<Int>]
 
-    /// - Parameter patient: only the tasks of this patient's plans (all when nil).
-    static func load(_ db: Database, patient: String? = nil) throws -> TaskVersions {
-        var records = try TaskRecord.order(Column("id"), Column("versionNumber")).fetchAll(db)
+    /// - Parameters:
+    ///   - patient: only the tasks of this patient's plans (all when nil).
+    ///   - filter: only the task rows this SQL condition selects (it must select whole chains, e.g. by id).
+    static func load(_ db: Database, patient: String? = nil, filter: String? = nil) throws -> TaskVersions {
+        var request = TaskRecord.order(Column("id"), Column("versionNumber"))
+        if let filter { request = request.filter(sql: filter) }
+        var records = try request.fetchAll(db)
         // The patient of each plan (its newest version).
         var planPatients: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, patientID FROM carePlan ORDER BY versionNumber") {
