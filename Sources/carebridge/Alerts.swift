@@ -42,11 +42,15 @@ struct AlertsList: AsyncParsableCommand {
     @Flag(name: .long, help: "Also acknowledged and withdrawn alerts.")
     var all = false
 
-    @Option(name: .long, help: "Re-evaluate the rules over this many days before listing (0: do not).")
+    @Option(name: .long, help: "Re-evaluate the rules over this many days before listing (0: do not; at most 36500).")
     var days = 7
 
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
+
+    func validate() throws {
+        try NumericOption.check(days, "--days", in: 0...NumericOption.hundredYearsOfDays)
+    }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
