@@ -133,3 +133,75 @@ import Testing
         #expect(throws: SessionScriptError.self) { try SessionCapture(variable: "n", spec: "u32@-1") }
     }
 }
+
+/// The loader and the frame decoder together, over profiles whose every number is drawn from the edges (a
+/// seeded sweep in the suite, beside the libFuzzer harness): whatever loads decodes any value without trapping,
+/// and every value it decodes is finite.
+@Suite struct ProfileNumberSweepTests {
+    /// SplitMix64, so a failure names a seed that reproduces it.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let integers = [
+        "0", "1", "-1", "2", "3", "511", "512", "513", "-512", "-513", "65535", "2147483648", "9223372036854775807",
+        "-9223372036854775808", "1e19", "-1e19", "4.5",
+    ]
+    static let numbers = integers + ["1e308", "-1e308", "1e9", "-1e9", "1e-300", "0.01", "1e10"]
+
+    static func profile(_ random: inout Generator) -> String {
+        // Mostly ordinary values, so that some profiles load; an edge value one time in five.
+        func integer() -> String {
+            Int.random(in: 0..<5, using: &random) == 0
+                ? integers.randomElement(using: &random)! : String(Int.random(in: 0...3, using: &random))
+        }
+        func number() -> String {
+            Int.random(in: 0..<5, using: &random) == 0 ? numbers.randomElement(using: &random)! : "0.5"
+        }
+        let types = ["u8", "s16le", "u32be", "sfloat", "float", "bytes", "u24le", "bcd8"]
+        let type = types.randomElement(using: &random)!
+        let length = type == "bytes" ? #", "length": \#(integer())"# : ""
+        let scale =
+            ["sfloat", "float", "u8", "s16le", "u32be", "u24le"].contains(type)
+            ? #", "scale": \#(number()), "offset": \#(number())"# : ""
+        return """
+            {"id": "p", "name": "P", "link": "gatt", "match": {"serviceUUIDs": ["180D"], "priority": 20},
+             "characteristics": [{"uuid": "FFE1", "use": "notify", "frames": [{"name": "f",
+               "select": {"prefix": "??", "offset": \(integer()), "length": {"min": \(integer()), "max": \(integer())}},
+               "checksum": {"kind": "sum8", "from": \(integer()), "to": \(integer()), "at": \(integer())},
+               "fields": [{"name": "x", "at": \(integer()), "type": "\(type)"\(length)\(scale)},
+                          {"name": "y", "at": \(integer()), "type": "u8", "scale": \(number())}]}]},
+               {"uuid": "FFE3", "use": "write"}],
+             "session": {"steps": [{"read": "FFE1", "capture": {"n": "u32@\(integer())"}},
+                                   {"write": "FFE3", "value": "01 {n+\(integer()):u16}"}]}}
+            """
+    }
+
+    @Test(arguments: 0..<8)
+    func whateverLoadsDecodesEveryValueWithoutTrapping(slice: Int) throws {
+        var loaded = 0
+        for seed in UInt64(slice * 500)..<UInt64(slice * 500 + 500) {
+            var random = Generator(state: seed)
+            let json = Self.profile(&random)
+            guard let profile = try? DeviceProfile(json: json) else { continue }
+            loaded += 1
+            let frames = try #require(profile.characteristics.first?.frames)
+            for _ in 0..<8 {
+                let count = Int.random(in: 0...24, using: &random)
+                let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+                guard let (_, decoded) = try? frames.decode(bytes) else { continue }
+                for field in decoded.fields {
+                    if let number = field.value?.number { #expect(number.isFinite, "seed \(seed): \(field)") }
+                }
+            }
+        }
+        #expect(loaded > 0, "some profiles of every slice load")
+    }
+}
