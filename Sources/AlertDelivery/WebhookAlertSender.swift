@@ -35,8 +35,8 @@ public struct WebhookAlertSender: AlertSender {
     ///     trust store).
     ///   - zone: the zone the alert's times are written in.
     ///   - timeout: the longest a post may take, connection included.
-    /// - Throws: ``Failure`` for another scheme, a URL without a host, a CA file with `http://`, or a CA file that
-    ///   cannot be read.
+    /// - Throws: ``Failure`` for another scheme, a URL without a host, a port outside 1…65535, a CA file with
+    ///   `http://`, or a CA file that cannot be read.
     public init(url: String, caFile: String? = nil, zone: TimeZone, timeout: Duration = .seconds(10)) throws(Failure) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
@@ -44,6 +44,10 @@ public struct WebhookAlertSender: AlertSender {
             throw Failure(description: "not an http:// or https:// URL with a host")
         }
         let secure = scheme == "https"
+        // A port past 65535 would wrap (99999 is 34463 to the socket): refused, naming the port only.
+        if let port = components.port, !(1...65535).contains(port) {
+            throw Failure(description: "port \(port) is out of range (1…65535)")
+        }
         target = "\(host):\(components.port ?? (secure ? 443 : 80))"
         self.url = url
         self.zone = zone

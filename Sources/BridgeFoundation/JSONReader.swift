@@ -61,6 +61,28 @@ public struct JSONReader: Sendable {
         }
     }
 
+    /// A whole number in `range`: one outside it (`9223372036854775807`, `1e19`) is refused here, before any
+    /// arithmetic on it can overflow.
+    /// - Throws: ``JSONReadError`` `… is out of range (low…high)`.
+    public func integer(in range: ClosedRange<Int>) throws(JSONReadError) -> Int {
+        if case .double(let number) = value, number == number.rounded(), number.isFinite, abs(number) >= 1e15 {
+            throw error("\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
+        }
+        let number = try integer()
+        guard range.contains(number) else {
+            throw error("\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
+        }
+        return number
+    }
+
+    /// A finite number whose magnitude is at most `limit` (a scale of 1e308 would make values infinite).
+    /// - Throws: ``JSONReadError`` `… is out of range (-limit…limit)`.
+    public func number(magnitudeAtMost limit: Double) throws(JSONReadError) -> Double {
+        let number = try number()
+        guard abs(number) <= limit else { throw error("\(number) is out of range (-\(limit)…\(limit))") }
+        return number
+    }
+
     /// The elements, each with its path.
     public func array() throws(JSONReadError) -> [JSONReader] {
         guard case .array(let values) = value else { throw error("expected an array, got \(kind)") }

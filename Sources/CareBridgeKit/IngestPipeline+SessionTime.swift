@@ -25,6 +25,20 @@ extension IngestPipeline {
     /// Hands a finished sample on, after the safety stage (``SampleScreening``): LO/HI get the device's limit,
     /// implausible or status-invalid samples are quarantined (kept, reported, never used).
     func emit(_ sample: QuantitySample, state: inout DeviceState, output: inout Output) {
+        // A value the store cannot hold (a profile's scale or a unit conversion overflowed) refuses this sample
+        // alone, naming its profile; the batch it would join, and other recordings' samples, are stored.
+        guard sample.value.isFinite || (sample.comparator != nil && !sample.value.isNaN) else {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .badEvent,
+                    device: state.identity.address ?? state.identity.key,
+                    time: sample.receivedAt,
+                    message: "profile \(state.profile?.id ?? "?"): \(sample.type.title) value \(sample.value) is not a "
+                        + "finite number: sample refused"
+                )
+            )
+            return
+        }
         var sample = sample
         // Samples made during this event already carry the identity: writing it again would give each sample a
         // provenance of its own (copy on write) and so hash its payload's key prefix once per sample instead of

@@ -34,19 +34,42 @@ public struct AlertRule: Sendable, Hashable, Codable {
     /// Why the rule cannot be used on a task of this kind, or nil.
     public func validationProblem(kind: TaskKind, numeric: Bool) -> (field: String, message: String)? {
         if id.isEmpty { return ("id", "rule id must not be empty") }
+        if let problem = numberProblem { return problem }
         switch condition {
-        case .adherence(let fewerThan, let by):
-            if fewerThan < 1 { return ("adherence.fewerThan", "must be at least 1 (got \(fewerThan))") }
-            if let by, !(0..<(24 * 60)).contains(by) { return ("adherence.by", "must be a time of day") }
-        case .trend(let change, let days, _):
+        case .adherence: break
+        case .trend(let change, _, _):
             if !numeric { return ("trend", "a trend needs numeric values (a linkage or a numeric answer)") }
             if change == 0 { return ("trend", "the change must not be 0") }
-            if days < 1 { return ("trend.withinDays", "must be at least 1 (got \(days))") }
         case .compare, .range:
             if !numeric { return ("when", "a threshold needs numeric values (a linkage or a numeric answer)") }
             if case .range(let lower, let upper, _, _) = condition, !(lower < upper) {
                 return ("when", "the range's lower bound must be below its upper bound")
             }
+        }
+        return nil
+    }
+
+    /// The first number of the condition outside its ``PlanLimits`` range, with its field, or nil.
+    public var numberProblem: (field: String, message: String)? {
+        switch condition {
+        case .adherence(let fewerThan, let by):
+            if let problem = PlanLimits.problem(fewerThan, in: PlanLimits.adherenceCount) {
+                return ("adherence.fewerThan", problem)
+            }
+            if let by, !(0..<(24 * 60)).contains(by) { return ("adherence.by", "must be a time of day") }
+        case .trend(let change, let days, _):
+            if let problem = PlanLimits.problem(abs(change), in: PlanLimits.magnitude) {
+                return ("trend.\(change < 0 ? "fall" : "rise")", problem)
+            }
+            if let problem = PlanLimits.problem(days, in: PlanLimits.days) { return ("trend.withinDays", problem) }
+        case .compare(let op, let value, _):
+            if let problem = PlanLimits.problem(value, in: PlanLimits.magnitude) {
+                return ("when.\(op.rawValue)", problem)
+            }
+        case .range(let lower, let upper, let inside, _):
+            let key = inside ? "inside" : "outside"
+            if let problem = PlanLimits.problem(lower, in: PlanLimits.magnitude) { return ("when.\(key)[0]", problem) }
+            if let problem = PlanLimits.problem(upper, in: PlanLimits.magnitude) { return ("when.\(key)[1]", problem) }
         }
         return nil
     }
@@ -74,12 +97,28 @@ public struct AlertRule: Sendable, Hashable, Codable {
         } else if let trend = try container.decodeIfPresent([String: AnyNumberOrList].self, forKey: .trend) {
             let unit = trend["unit"]?.text.map { HealthUnit(parsing: $0) ?? HealthUnit(rawValue: $0) }
             let change = trend["rise"]?.number ?? -(trend["fall"]?.number ?? 0)
-            condition = .trend(change: change, days: Int(trend["withinDays"]?.number ?? 1), unit: unit)
+            let days = trend["withinDays"]?.number ?? 1
+            guard let whole = PlanLimits.wholeNumber(days, in: PlanLimits.days) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .trend,
+                    in: container,
+                    debugDescription:
+                        "withinDays: \(PlanLimits.problem(days, in: Self.range(PlanLimits.days)) ?? "not a whole number")"
+                )
+            }
+            condition = .trend(change: change, days: whole, unit: unit)
         } else if let adherence = try container.decodeIfPresent([String: AnyNumberOrList].self, forKey: .adherence) {
-            condition = .adherence(
-                fewerThan: Int(adherence["fewerThan"]?.number ?? 1),
-                by: adherence["by"]?.text.flatMap(Self.minutes(ofDay:))
-            )
+            let fewerThan = adherence["fewerThan"]?.number ?? 1
+            guard let whole = PlanLimits.wholeNumber(fewerThan, in: PlanLimits.adherenceCount) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .adherence,
+                    in: container,
+                    debugDescription: "fewerThan: "
+                        + (PlanLimits.problem(fewerThan, in: Self.range(PlanLimits.adherenceCount))
+                            ?? "not a whole number")
+                )
+            }
+            condition = .adherence(fewerThan: whole, by: adherence["by"]?.text.flatMap(Self.minutes(ofDay:)))
         } else {
             throw DecodingError.dataCorruptedError(
                 forKey: .when,
@@ -87,6 +126,15 @@ public struct AlertRule: Sendable, Hashable, Codable {
                 debugDescription: "a rule needs \"when\", \"trend\" or \"adherence\""
             )
         }
+        if let problem = numberProblem {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "\(problem.field): \(problem.message)")
+            )
+        }
+    }
+
+    private static func range(_ range: ClosedRange<Int>) -> ClosedRange<Double> {
+        Double(range.lowerBound)...Double(range.upperBound)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -52,6 +52,9 @@ public enum AnswerFormat: Sendable, Hashable {
     public var validationProblem: (field: String, message: String)? {
         switch self {
         case .scale(let min, let max, let step, let labels):
+            for (field, value) in [("min", min), ("max", max), ("step", step)] {
+                if let problem = PlanLimits.problem(value, in: PlanLimits.magnitude) { return (field, problem) }
+            }
             if !(min < max) { return ("max", "max (\(Self.format(max))) must be above min (\(Self.format(min)))") }
             if !(step > 0) { return ("step", "step must be positive (got \(Self.format(step)))") }
             for value in labels.keys.sorted() where !(min...max).contains(value) {
@@ -117,7 +120,7 @@ public enum AnswerFormat: Sendable, Hashable {
             guard !trimmed.isEmpty else { throw Refusal(message: "the answer must not be empty") }
             return (1, input)
         case .duration:
-            guard let seconds = Self.seconds(trimmed), seconds >= 0 else {
+            guard let seconds = Self.seconds(trimmed), PlanLimits.magnitude.contains(seconds), seconds >= 0 else {
                 throw Refusal(message: "'\(input)' is not a duration (e.g. 7h30m, 7.5h, 450m, 27000s)")
             }
             return (seconds, nil)
@@ -137,6 +140,7 @@ public enum AnswerFormat: Sendable, Hashable {
             return text.map { "\(shown) (\($0))" } ?? shown
         case .yesNo, .choice, .text: return text ?? Self.format(value)
         case .duration:
+            guard PlanLimits.magnitude.contains(value) else { return Self.format(value) }
             let minutes = Int((value / 60).rounded())
             return minutes % 60 == 0 ? "\(minutes / 60)h" : "\(minutes / 60)h \(minutes % 60)m"
         case .count: return Self.format(value)
@@ -206,6 +210,11 @@ extension AnswerFormat: Codable {
                 forKey: .type,
                 in: container,
                 debugDescription: "unknown answer type"
+            )
+        }
+        if let problem = validationProblem {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "\(problem.field): \(problem.message)")
             )
         }
     }

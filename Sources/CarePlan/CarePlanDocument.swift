@@ -133,10 +133,14 @@ private struct PlanReader {
         }
     }
 
+    /// A whole number; one too large to be exact (`1e19`) is refused as out of range. The caller's
+    /// `validationProblem` checks the field's own range (``PlanLimits``).
     func integer(_ value: JSONValue, _ at: String) throws(CarePlanError) -> Int {
         switch value {
         case .int(let number): return number
         case .double(let number) where number == number.rounded() && abs(number) < 1e15: return Int(number)
+        case .double(let number) where number == number.rounded() && number.isFinite:
+            throw fail(at, "\(number) is out of range (whole numbers up to ±1e15)")
         default: throw fail(at, "expected a whole number, got \(kind(value))")
         }
     }
@@ -612,6 +616,9 @@ private struct PlanReader {
             if let item = object[name] {
                 let number = try integer(item, join(at, name))
                 if number < 0 { throw fail(join(at, name), "must not be negative (got \(number))") }
+                if let problem = PlanLimits.problem(number, in: PlanLimits.intervalComponent) {
+                    throw fail(join(at, name), problem)
+                }
                 components[name] = number
             }
         }

@@ -12,16 +12,18 @@ public enum EventDuration: Sendable, Hashable, Codable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .allDay: "allDay"
-        case .seconds(let seconds): seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        case .seconds(let seconds): PlanLimits.text(seconds)
         }
     }
 
-    /// Why the duration cannot be used (negative, not finite), or nil.
+    /// Why the duration cannot be used (not finite, negative, longer than ``PlanLimits/durationSeconds``), or nil.
     public var validationProblem: String? {
         switch self {
         case .allDay: nil
         case .seconds(let seconds):
-            seconds.isFinite && seconds >= 0 ? nil : "duration must be \"allDay\" or seconds ≥ 0 (got \(seconds))"
+            seconds.isFinite
+                ? PlanLimits.problem(seconds, in: PlanLimits.durationSeconds)
+                : "duration must be \"allDay\" or a number of seconds (got \(seconds))"
         }
     }
 

@@ -56,11 +56,16 @@ public struct ScheduleElement: Sendable, Hashable, Codable {
             if let problem = end.validationProblem { return ("end", problem) }
             if end <= start { return ("end", "end \(end) must be after start \(start)") }
         }
+        for (index, target) in targetValues.enumerated() {
+            if let problem = PlanLimits.problem(target.value, in: PlanLimits.magnitude) {
+                return ("targetValues[\(index)].value", problem)
+            }
+        }
         if let counts = weeklyOccurrences {
             if counts.count != 7 {
                 return ("weekly", "expected 7 counts (Sunday … Saturday), got \(counts.count)")
             }
-            if let bad = counts.firstIndex(where: { $0 < 0 || $0 > 1000 }) {
+            if let bad = counts.firstIndex(where: { !PlanLimits.weeklyCount.contains($0) }) {
                 return ("weekly[\(bad)]", "count must be 0…1000 (got \(counts[bad]))")
             }
             if counts.allSatisfy({ $0 == 0 }) { return ("weekly", "at least one weekday needs a count above 0") }

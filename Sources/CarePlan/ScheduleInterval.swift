@@ -29,7 +29,11 @@ public struct ScheduleInterval: Sendable, Hashable, Codable, CustomStringConvert
     public var validationProblem: String? {
         let components = [("days", days), ("weeks", weeks), ("months", months), ("hours", hours), ("minutes", minutes)]
         for (name, value) in components where value < 0 { return "\(name) must not be negative (got \(value))" }
-        for (name, value) in components where value > 1_000_000 { return "\(name) is too large (got \(value))" }
+        for (name, value) in components {
+            if let problem = PlanLimits.problem(value, in: PlanLimits.intervalComponent) {
+                return "\(name): \(problem)"
+            }
+        }
         if components.allSatisfy({ $0.1 == 0 }) {
             return "interval must have at least one non-zero component (days, weeks, months, hours, minutes)"
         }

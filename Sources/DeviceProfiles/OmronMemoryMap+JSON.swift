@@ -144,7 +144,7 @@ extension OmronMemoryMap {
                     at: try Self.count(field.required("at"), in: 0...255),
                     kind: kind,
                     bits: bits,
-                    add: try field["add"]?.integer() ?? 0,
+                    add: try field["add"]?.integer(in: ValueLimits.addend) ?? 0,
                     max: try field["max"]?.integer()
                 )
             )

@@ -119,6 +119,12 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
             guard let amount = Int(variable[variable.index(after: sign)...]) else {
                 throw SessionScriptError(template, "'{\(inner)}': expected a whole number after '\(variable[sign])'")
             }
+            guard ValueLimits.addend.contains(amount) else {
+                throw SessionScriptError(
+                    template,
+                    "'{\(inner)}': \(amount) is out of range (\(ValueLimits.addend.lowerBound)…\(ValueLimits.addend.upperBound))"
+                )
+            }
             add = variable[sign] == "+" ? amount : -amount
             variable = variable[..<sign]
         }
@@ -164,10 +170,12 @@ public struct ByteTemplate: Sendable, Hashable, CustomStringConvertible {
                     throw SessionScriptError(description, "'\(name)' holds bytes, not a number")
                 case .integer(let integer):
                     let format = format ?? SessionIntegerFormat(width: 1)
-                    guard let bytes = format.bytes(integer + add) else {
+                    let (sum, overflow) = integer.addingReportingOverflow(add)
+                    guard !overflow, let bytes = format.bytes(sum) else {
+                        let term = add == 0 ? "" : add > 0 ? "+\(add)" : "\(add)"
                         throw SessionScriptError(
                             description,
-                            "\(name)\(add == 0 ? "" : "\(add)") does not fit \(format)"
+                            "\(name)\(term) (\(integer)\(term)) does not fit \(format)"
                         )
                     }
                     out += bytes

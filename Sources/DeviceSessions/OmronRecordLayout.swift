@@ -40,9 +40,10 @@ public struct OmronRecordLayout: Sendable, Hashable {
             self.max = max
         }
 
-        /// The field's value in `record`, nil when the record is too short.
+        /// The field's value in `record`, nil when the record is too short (or `add` overflows: the loader bounds
+        /// it, a layout built in code may not).
         public func value(in record: [UInt8]) -> Int? {
-            guard at >= 0, at + kind.width <= record.count else { return nil }
+            guard at >= 0, kind.width <= record.count, at <= record.count - kind.width else { return nil }
             var raw = 0
             for index in 0..<kind.width {
                 let byte = Int(record[at + index])
@@ -52,7 +53,8 @@ public struct OmronRecordLayout: Sendable, Hashable {
                 }
             }
             if let bits { raw = (raw >> bits.lowerBound) & ((1 << bits.count) - 1) }
-            let value = raw + add
+            let (value, overflow) = raw.addingReportingOverflow(add)
+            if overflow { return nil }
             if let max { return Swift.min(value, max) }
             return value
         }

@@ -32,8 +32,14 @@ public struct SessionCapture: Sendable, Hashable, CustomStringConvertible {
             throw SessionScriptError(variable, "not a variable name (letters, digits, '_')")
         }
         let pieces = spec.split(separator: "@", omittingEmptySubsequences: false)
-        guard pieces.count == 2, let offset = Int(pieces[1]), offset >= 0 else {
+        guard pieces.count == 2, !pieces[1].isEmpty, pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw SessionScriptError(spec, "expected FORMAT@OFFSET, e.g. u16@1 or bytes@2")
+        }
+        guard let offset = Int(pieces[1]), ValueLimits.offsets.contains(offset) else {
+            throw SessionScriptError(
+                spec,
+                "offset \(pieces[1]) is out of range (\(ValueLimits.offsets.lowerBound)…\(ValueLimits.offsets.upperBound))"
+            )
         }
         if pieces[0] == "bytes" {
             field = .bytes(offset: offset)

@@ -29,7 +29,7 @@ public struct SessionIntegerFormat: Sendable, Hashable, CustomStringConvertible 
 
     /// The integer at `offset` of `bytes`, or nil when the value is too short.
     public func read(_ bytes: [UInt8], at offset: Int) -> Int? {
-        guard offset >= 0, offset + width <= bytes.count else { return nil }
+        guard offset >= 0, width <= bytes.count, offset <= bytes.count - width else { return nil }
         let slice = bytes[offset..<offset + width]
         let ordered = bigEndian ? Array(slice.reversed()) : Array(slice)
         return ordered.enumerated().reduce(0) { $0 | Int($1.element) << ($1.offset * 8) }

@@ -29,20 +29,24 @@ public struct FrameChecksum: Sendable, Hashable {
         }
         self.init(
             kind: kind,
-            from: try members["from"]?.integer() ?? 0,
-            to: try members["to"]?.integer() ?? -2,
-            at: try members["at"]?.integer() ?? -1
+            from: try members["from"]?.integer(in: ValueLimits.signedOffsets) ?? 0,
+            to: try members["to"]?.integer(in: ValueLimits.signedOffsets) ?? -2,
+            at: try members["at"]?.integer(in: ValueLimits.signedOffsets) ?? -1
         )
     }
 
     /// Nil when the checksum holds, else what differs.
     public func problem(in bytes: [UInt8]) -> String? {
-        func index(_ position: Int) -> Int { position >= 0 ? position : bytes.count + position }
+        // Positions outside the value (however large) become -1: no overflow on a checksum built in code.
+        func index(_ position: Int) -> Int {
+            guard position.magnitude <= UInt(bytes.count) else { return -1 }
+            return position >= 0 ? position : bytes.count + position
+        }
         let start = index(from)
         let end = index(to)
         let width = kind.bytes(of: [UInt8]()).count
         let place = index(at)
-        guard start >= 0, start <= end, end < bytes.count, place >= 0, place + width <= bytes.count else {
+        guard start >= 0, start <= end, end < bytes.count, place >= 0, place <= bytes.count - width else {
             return "\(kind) over bytes \(from)…\(to) at \(at) does not fit a value of \(bytes.count) bytes"
         }
         let expected = kind.bytes(of: bytes[start...end])

@@ -46,7 +46,7 @@ public struct FrameField: Sendable, Hashable {
         guard Frame.isName(name) else {
             throw nameReader.error("'\(name)' must be letters, digits and _, not starting with a digit")
         }
-        at = try members.required("at").integer()
+        at = try members.required("at").integer(in: ValueLimits.signedOffsets)
         let typeReader = try members.required("type")
         let typeText = try typeReader.string()
         guard let type = FrameFieldType(rawValue: typeText) else {
@@ -57,7 +57,7 @@ public struct FrameField: Sendable, Hashable {
         self.type = type
         if let lengthReader = members["length"] {
             guard type == .bytes else { throw lengthReader.error("only a bytes field has a length") }
-            let length = try lengthReader.integer()
+            let length = try lengthReader.integer(in: ValueLimits.lengths)
             guard length > 0 else { throw lengthReader.error("expected a length ≥ 1") }
             self.length = length
         } else if type == .bytes {
@@ -95,10 +95,10 @@ public struct FrameField: Sendable, Hashable {
             bits = first...last
         }
         if let scaleReader = members["scale"] {
-            scale = try scaleReader.number()
+            scale = try scaleReader.number(magnitudeAtMost: ValueLimits.magnitude)
             guard scale != 0 else { throw scaleReader.error("a scale of 0 makes every value 0") }
         }
-        offset = try members["offset"]?.number() ?? 0
+        offset = try members["offset"]?.number(magnitudeAtMost: ValueLimits.magnitude) ?? 0
         absent = try Self.integers(members["absent"])
         if let range = members["outOfRange"] {
             let limits = try range.object(allowing: ["low", "high"], ignoringPrefix: "_")
@@ -132,13 +132,18 @@ public struct FrameField: Sendable, Hashable {
     public var width: Int { type.width ?? length ?? 0 }
 
     /// The smallest value length that holds the field (for lint and fixtures).
-    public var minimumValueLength: Int { at >= 0 ? at + width : -at }
+    public var minimumValueLength: Int {
+        guard at >= 0 else { return at == .min ? .max : -at }
+        let (sum, overflow) = at.addingReportingOverflow(width)
+        return overflow ? .max : sum
+    }
 
     /// Reads the field from a value.
     /// - Throws: ``FrameDecodingError`` when the field lies outside the value or its time is not a date.
     public func read(_ bytes: [UInt8], frame: String) throws(FrameDecodingError) -> DecodedField {
-        let start = at >= 0 ? at : bytes.count + at
-        guard start >= 0, start + width <= bytes.count else {
+        // Overflow-reporting arithmetic: a field built in code may hold any offset (the loader bounds it).
+        let (start, overflow) = at >= 0 ? (at, false) : bytes.count.addingReportingOverflow(at)
+        guard !overflow, start >= 0, width <= bytes.count, start <= bytes.count - width else {
             throw FrameDecodingError(
                 frame: frame,
                 message: "field \(name) (\(type.rawValue) at \(at)) needs \(width) byte(s) at offset \(start) "
@@ -172,7 +177,7 @@ public struct FrameField: Sendable, Hashable {
                     note: "\(name) is \(special.map { "\($0)" } ?? "not a number") (not measured)"
                 )
             }
-            return DecodedField(name: name, raw: raw, value: .number(Self.scaled(number, scale, offset)))
+            return DecodedField(name: name, raw: raw, value: .number(try scaledNumber(number, frame: frame)))
         case .dateTime:
             do {
                 let time = try DateTime.decode(Array(slice))
@@ -261,13 +266,28 @@ public struct FrameField: Sendable, Hashable {
                 }
                 return DecodedField(name: name, raw: raw, value: looked)
             }
-            return DecodedField(name: name, raw: raw, value: .number(Self.scaled(Double(raw), scale, offset)))
+            return DecodedField(name: name, raw: raw, value: .number(try scaledNumber(Double(raw), frame: frame)))
         }
+    }
+
+    /// raw × scale + offset, refused when it is not finite (a FLOAT near its limit times a large scale): the value
+    /// is then refused, not the samples of other values.
+    /// - Throws: ``FrameDecodingError`` naming the field, the raw value, the scale and the offset.
+    func scaledNumber(_ raw: Double, frame: String) throws(FrameDecodingError) -> Double {
+        let value = Self.scaled(raw, scale, offset)
+        guard value.isFinite else {
+            throw FrameDecodingError(
+                frame: frame,
+                message: "field \(name): \(raw) × \(scale) + \(offset) is \(value), not a finite number"
+            )
+        }
+        return value
     }
 
     /// raw × scale + offset without binary noise in the last digits (7235 × 0.01 is 72.35, not 72.35000000000001).
     static func scaled(_ raw: Double, _ scale: Double, _ offset: Double) -> Double {
         let value = raw * scale + offset
+        guard value.isFinite else { return value }
         guard abs(value) < 1e6 else { return value }
         return (value * 1e9).rounded() / 1e9
     }

@@ -37,7 +37,10 @@ public struct ValuePattern: Sendable, Hashable, CustomStringConvertible {
     public func matches(_ value: [UInt8]) -> Bool {
         if let minimumLength, value.count < minimumLength { return false }
         if let maximumLength, value.count > maximumLength { return false }
-        guard value.count >= offset + prefix.bytes.count else { return false }
+        // Subtraction, not `offset + count`: a pattern built in code may hold any offset.
+        guard offset >= 0, prefix.bytes.count <= value.count, offset <= value.count - prefix.bytes.count else {
+            return false
+        }
         for (index, expected) in prefix.bytes.enumerated() {
             guard let expected else { continue }
             var byte = value[offset + index]
@@ -90,17 +93,16 @@ public struct ValuePattern: Sendable, Hashable, CustomStringConvertible {
             mask = bytes
         }
         if let reader = members["offset"] {
-            offset = try reader.integer()
-            guard offset >= 0 else { throw reader.error("expected a byte offset ≥ 0") }
+            offset = try reader.integer(in: ValueLimits.offsets)
         }
         if let reader = members["length"] {
             if case .object = reader.value {
                 let bounds = try reader.object(allowing: ["min", "max"], ignoringPrefix: "_")
-                minimumLength = try bounds["min"]?.integer()
-                maximumLength = try bounds["max"]?.integer()
+                minimumLength = try bounds["min"]?.integer(in: ValueLimits.lengths)
+                maximumLength = try bounds["max"]?.integer(in: ValueLimits.lengths)
                 if minimumLength == nil, maximumLength == nil { throw reader.error("give min, max or both") }
             } else {
-                let exact = try reader.integer()
+                let exact = try reader.integer(in: ValueLimits.lengths)
                 minimumLength = exact
                 maximumLength = exact
             }

@@ -1,9 +1,30 @@
+import BridgeCore
 import BridgeFoundation
 
 extension HomeAssistantDiscovery {
-    /// `pain_pain_high` for task `pain`, rule `pain-high`: a rule's level in its alert topics and entity ids.
+    /// A rule's level in its alert topics and Home Assistant ids, distinct for every (task, rule) pair.
+    ///
+    /// Ids of lowercase letters, digits and `-` are kept as they are, joined by the one `_`: `pain_pain-high` for
+    /// task `pain`, rule `pain-high`. Any other pair (an `_`, capitals, spaces, other characters) is written as
+    /// a readable slug (those characters as `-`), `_`, and 16 hex digits of the SHA-256 of the exact pair:
+    /// `a-b_c_…` for task `a_b`, rule `c` (and `a_b-c_…` for task `a`, rule `b_c`). The two forms cannot meet (one `_` against two), so task `a` rule
+    /// `b_c` and task `a_b` rule `c` no longer share a sensor.
     public static func alertKey(task: String, rule: String) -> String {
-        String("\(task)_\(rule)".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        func isPlain(_ id: String) -> Bool {
+            !id.isEmpty && id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        }
+        if isPlain(task), isPlain(rule) { return "\(task)_\(rule)" }
+        func slug(_ id: String) -> String {
+            String(
+                id.lowercased().unicodeScalars.map { scalar -> Character in
+                    ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "-"
+                }
+            )
+        }
+        // The task's length first, so the pair is read back unambiguously before it is hashed.
+        let pair = Array("\(task.utf8.count):\(task)\(rule)".utf8)
+        let digest = SHA256.hash(pair).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return "\(slug(task))_\(slug(rule))_\(digest)"
     }
 
     /// `<topicPrefix>/alert/<key>`: the level under which a rule's `state` (retained `ON`/`OFF`), `attributes`

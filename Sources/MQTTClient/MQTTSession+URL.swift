@@ -18,6 +18,13 @@ extension MQTTSession.Configuration {
             )
         }
         var rest = Substring(url.dropFirst(scheme.count))
+        // A query or fragment (`?token=…`) is no part of a broker URL; it may hold a secret, so it is not shown.
+        if rest.contains(where: { $0 == "?" || $0 == "#" }) {
+            throw MQTTClientError(
+                .invalidURL,
+                "'\(Self.redacted(url: url))' has a query or fragment; a broker URL has none"
+            )
+        }
         if let slash = rest.firstIndex(of: "/") {
             guard rest[slash...].allSatisfy({ $0 == "/" }) else {
                 throw MQTTClientError(.invalidURL, "'\(Self.redacted(url: url))' has a path; a broker URL has none")
@@ -65,9 +72,17 @@ extension MQTTSession.Configuration {
         )
     }
 
-    /// `url` with the password, if any, replaced by `***` (`mqtt://bridge:***@host`): the form every message
-    /// and log line shows, since a password must not reach the journal, a terminal or a bug report.
+    /// `url` with the password, if any, and any query or fragment replaced by `***` (`mqtt://bridge:***@host`,
+    /// `mqtt://host?***`): the form every message and log line shows, since a password or a token must not reach
+    /// the journal, a terminal or a bug report.
     public static func redacted(url: String) -> String {
+        let masked = redactingPassword(url)
+        guard let mark = masked.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return masked }
+        return String(masked[...mark]) + "***"
+    }
+
+    /// `url` with the password, if any, replaced by `***`.
+    private static func redactingPassword(_ url: String) -> String {
         let characters = Array(url)
         var separator: Int?
         for index in 0..<max(characters.count - 2, 0)
@@ -86,7 +101,7 @@ extension MQTTSession.Configuration {
     }
 
     /// Whether `url` carries a password (`mqtt://user:password@host`).
-    public static func hasPassword(url: String) -> Bool { redacted(url: url) != url }
+    public static func hasPassword(url: String) -> Bool { redactingPassword(url) != url }
 
     private static func port(_ text: Substring, url: String) throws(MQTTClientError) -> Int {
         guard let port = Int(text), (1...65_535).contains(port) else {

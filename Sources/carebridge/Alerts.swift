@@ -52,7 +52,7 @@ struct AlertsList: AsyncParsableCommand {
     @Flag(name: .long, help: "Also acknowledged and withdrawn alerts.")
     var all = false
 
-    @Option(name: .long, help: "Re-evaluate the rules over this many days before listing (0: do not).")
+    @Option(name: .long, help: "Re-evaluate the rules over this many days before listing (0: do not; at most 36500).")
     var days = 7
 
     @Option(name: .long, help: "Only alerts of this severity or higher: info, warning or critical.")
@@ -63,6 +63,7 @@ struct AlertsList: AsyncParsableCommand {
 
     func validate() throws {
         _ = try AlertsList.severity(severity)
+        try NumericOption.check(days, "--days", in: 0...NumericOption.hundredYearsOfDays)
     }
 
     /// The severity `--severity` names, or nil without one.

@@ -25,7 +25,8 @@ struct AlertsDeliver: AsyncParsableCommand {
             trust store, and name the host). \
             MQTT: per rule a Home Assistant binary sensor (device class problem, on while the rule has an open \
             alert) at <prefix>/binary_sensor/carebridge_alert_<task>_<rule>/config, its state and attributes \
-            under <topic>/alert/<task>_<rule>/, and an event message per change at …/event.
+            under <topic>/alert/<task>_<rule>/, and an event message per change at …/event (ids other than \
+            lowercase letters, digits and '-' get a hash of the pair appended, so no two rules share a sensor).
 
             Without --follow: delivers what is pending, waiting up to --wait seconds for receivers, and exits \
             75 if anything is still pending. With --follow: keeps running, re-evaluating the rules every \
@@ -78,18 +79,19 @@ struct AlertsDeliver: AsyncParsableCommand {
     @Option(name: .customLong("mqtt-prefix"), help: "Home Assistant discovery prefix.")
     var prefix = "homeassistant"
 
-    @Option(name: .long, help: "Seconds to wait for receivers before giving up (without --follow).")
+    @Option(name: .long, help: "Seconds to wait for receivers before giving up (without --follow; 0–86400).")
     var wait: Double = 30
 
     @Flag(name: .long, help: "Keep running: re-evaluate and deliver until stopped.")
     var follow = false
 
-    @Option(name: .long, help: "Seconds between re-evaluations with --follow.")
+    @Option(name: .long, help: "Seconds between re-evaluations with --follow (1–86400).")
     var interval: Double = 60
 
     func validate() throws {
         if webhook == nil, mqtt == nil { throw ValidationError("give --webhook URL and/or --mqtt URL") }
-        if wait < 0 || interval <= 0 { throw ValidationError("--wait must be ≥ 0 and --interval > 0") }
+        try NumericOption.check(wait, "--wait", in: 0...NumericOption.day)
+        try NumericOption.check(interval, "--interval", in: 1...NumericOption.day)
         try broker.check(url: mqtt)
         if let webhook {
             _ = try AlertChannels.webhookSender(

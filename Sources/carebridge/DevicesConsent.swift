@@ -56,12 +56,9 @@ struct DevicesConsent: AsyncParsableCommand {
             return
         }
         guard let consentCode else { throw ValidationError("give --consent-code (or --forget)") }
-        guard (0...9999).contains(consentCode) else {
-            throw ValidationError("--consent-code must be 0–9999, not \(consentCode)")
-        }
-        if let userIndex, !(0...254).contains(userIndex) {
-            throw ValidationError("--user-index must be 0–254 (255 means unknown user), not \(userIndex)")
-        }
+        try NumericOption.check(consentCode, "--consent-code", in: 0...9999)
+        // 255 means an unknown user: not a slot to give.
+        if let userIndex { try NumericOption.check(userIndex, "--user-index", in: 0...254) }
     }
 
     func run() async throws {

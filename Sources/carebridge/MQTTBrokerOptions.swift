@@ -59,7 +59,8 @@ struct MQTTBrokerOptions: ParsableArguments {
     /// The systemd credential (`LoadCredential=mqtt-password:FILE`) holding the broker password.
     static let credentialName = "mqtt-password"
 
-    /// Refuses TLS options without an `mqtts://` URL and a certificate without its key.
+    /// Refuses TLS options without an `mqtts://` URL, a certificate without its key, and a broker URL that
+    /// cannot be used (another scheme, no host, a port outside 1…65535).
     func check(url: String?) throws {
         let tlsOptions = [
             caFile.map { _ in "--mqtt-ca-file" }, certificateFile.map { _ in "--mqtt-cert-file" },
@@ -70,6 +71,15 @@ struct MQTTBrokerOptions: ParsableArguments {
         }
         if (certificateFile == nil) != (keyFile == nil) {
             throw ValidationError("--mqtt-cert-file and --mqtt-key-file go together")
+        }
+        // The URL itself (scheme, host, a port within 1…65535) before anything runs; the message shows it with
+        // its password as ***.
+        if let url {
+            do {
+                _ = try MQTTSession.Configuration(url: url, clientID: "carebridge")
+            } catch {
+                throw ValidationError("--mqtt: \(error)")
+            }
         }
     }
 

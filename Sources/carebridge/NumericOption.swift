@@ -7,6 +7,8 @@ enum NumericOption {
     static let day: Double = 86_400
     /// Ten years: the longest run or recording.
     static let tenYears: Double = 315_576_000
+    /// A hundred years of days: the longest look back (as a plan's `withinDays` and `keepRawDays`).
+    static let hundredYearsOfDays = 36_500
 
     /// Throws a ``ValidationError`` unless `value` is finite and in `range`.
     static func check(

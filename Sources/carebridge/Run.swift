@@ -124,7 +124,7 @@ struct Run: AsyncParsableCommand {
     var scannerWatchdog: Double = 90
 
     func validate() throws {
-        if let passkey, passkey > 999_999 { throw ValidationError("--passkey has at most six digits") }
+        if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
         if let alertWebhook {
             _ = try AlertChannels.webhookSender(
                 url: alertWebhook,

@@ -226,7 +226,7 @@ import Testing
             name: "negative duration",
             json: task(element: #""start": "2026-11-01", "interval": {"days": 1}, "duration": -5"#),
             location: "tasks[0].schedule.elements[0].duration",
-            fragment: "seconds ≥ 0"
+            fragment: "-5 is out of range (0…31622400)"
         ),
         BadPlan(
             name: "all-day hourly",

@@ -36,4 +36,25 @@ import Testing
         #expect(error?.code == .invalidURL)
         #expect(error?.message.contains(url) == true)
     }
+
+    /// A token in a query (or a fragment) is refused, and neither that refusal nor any other shows it.
+    @Test(
+        arguments: [
+            "mqtt://host?token=s3cr3t", "mqtt://host:1883?token=s3cr3t", "mqtt://host/?token=s3cr3t",
+            "mqtts://user:s3cr3t@host:99999", "mqtt://host#s3cr3t", "ftp://user:s3cr3t@host?s3cr3t",
+        ]
+    )
+    func refusalsNeverShowAPasswordOrAQuery(url: String) {
+        let error = #expect(throws: MQTTClientError.self) { try MQTTSession.Configuration(url: url, clientID: "c") }
+        #expect(error?.code == .invalidURL)
+        #expect(error?.message.contains("s3cr3t") == false, "\(error?.message ?? "")")
+    }
+
+    @Test func redactionMasksThePasswordAndTheQuery() {
+        #expect(MQTTSession.Configuration.redacted(url: "mqtt://bridge:pw@host:1884") == "mqtt://bridge:***@host:1884")
+        #expect(MQTTSession.Configuration.redacted(url: "mqtt://host/?token=t") == "mqtt://host/?***")
+        #expect(MQTTSession.Configuration.redacted(url: "mqtt://u:p@host?t") == "mqtt://u:***@host?***")
+        #expect(!MQTTSession.Configuration.hasPassword(url: "mqtt://host?token=t"))
+        #expect(MQTTSession.Configuration.hasPassword(url: "mqtt://u:p@host"))
+    }
 }

@@ -143,11 +143,7 @@ extension TaskRecord {
         do {
             schedule = try JSONDecoder().decode(Schedule.self, from: Data(self.schedule.utf8))
         } catch {
-            throw CareStoreError(
-                .corruptRow,
-                "task \(id) version \(uuid): schedule cannot be read: \(error)",
-                taskID: id
-            )
+            throw unreadable("schedule", error)
         }
         guard let kind = TaskKind(rawValue: kind) else {
             throw CareStoreError(.corruptRow, "task \(id) version \(uuid): unknown kind '\(self.kind)'", taskID: id)
@@ -172,11 +168,7 @@ extension TaskRecord {
             answer = try self.answer.map { try JSONDecoder().decode(AnswerFormat.self, from: Data($0.utf8)) }
             alerts = try self.alerts.map { try JSONDecoder().decode([AlertRule].self, from: Data($0.utf8)) } ?? []
         } catch {
-            throw CareStoreError(
-                .corruptRow,
-                "task \(id) version \(uuid): answer format or alert rules cannot be read: \(error)",
-                taskID: id
-            )
+            throw unreadable("answer format or alert rules", error)
         }
         return CareTask(
             id: id,
@@ -191,6 +183,30 @@ extension TaskRecord {
             answer: answer,
             alerts: alerts,
             effectiveDate: effectiveDate
+        )
+    }
+
+    /// The error for stored task content this release refuses: which task, version and field, the value and its
+    /// range, and what to do (a store written by an earlier release may hold a number it accepted, such as a
+    /// duration of 1e19 s; reading it on would overflow the schedule engine).
+    private func unreadable(_ part: String, _ error: any Error) -> CareStoreError {
+        var detail = "\(error)"
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+                .valueNotFound(_, let context):
+                let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                let at = path.hasPrefix(".") ? String(path.dropFirst()) : path
+                detail = at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
+            @unknown default: break
+            }
+        }
+        return CareStoreError(
+            .corruptRow,
+            "task '\(id)' version \(versionNumber) (\(uuid)): the stored \(part) cannot be used: \(detail). The store "
+                + "holds a value this release refuses (an earlier release accepted it); nothing was changed. Restore "
+                + "the store from a backup made before that plan was applied",
+            taskID: id
         )
     }
 

@@ -1,14 +1,18 @@
 import BridgeCore
+import BridgeFoundation
 import CarePlan
 import DeviceProfiles
 import Foundation
+import FrameDecoding
 import GATTDecoding
 import Logging
 import SessionReplay
 
-/// Which parser a run exercises: `CAREBRIDGE_FUZZ` = recording (default), json, time, plan, profile, decoders.
+/// Which parser a run exercises: `CAREBRIDGE_FUZZ` = recording (default), json, time, plan, profile, frames,
+/// decoders. `frames`: a profile, a 0x00 byte, then values separated by 0x00; whatever loads decodes every value
+/// through its frames without trapping, and every decoded number is finite.
 enum FuzzTarget: String {
-    case recording, json, time, plan, profile, decoders
+    case recording, json, time, plan, profile, frames, decoders
 
     static let current =
         FuzzTarget(rawValue: ProcessInfo.processInfo.environment["CAREBRIDGE_FUZZ"] ?? "") ?? .recording
@@ -38,6 +42,21 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         _ = try? CarePlanDocument.parse(Data(bytes), path: "fuzz.json", bridgeZone: FuzzTarget.berlin)
     case .profile:
         _ = try? DeviceProfile(json: String(decoding: bytes, as: UTF8.self))
+    case .frames:
+        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false)
+        guard let text = parts.first,
+            let profile = try? DeviceProfile(json: String(decoding: text, as: UTF8.self))
+        else { return 0 }
+        for characteristic in profile.characteristics {
+            guard let frames = characteristic.frames else { continue }
+            for value in parts.dropFirst() {
+                guard let (_, decoded) = try? frames.decode(Array(value)) else { continue }
+                for field in decoded.fields {
+                    if let number = field.value?.number { precondition(number.isFinite, "\(field) is not finite") }
+                }
+                _ = decoded.variables
+            }
+        }
     case .decoders:
         guard let first = bytes.first else { return 0 }
         let decoders = DecoderCatalog.all
