@@ -27,10 +27,14 @@ let careAppBenchmark = Benchmark(
     defer { try? FileManager.default.removeItem(at: directory) }
     let storePath = directory.appendingPathComponent("store.sqlite").path
     let started = Date()
-    try await CareAppFixtureStore.build(path: storePath, patients: 100, zone: zone, logger: logger)
+    // BENCH_PATIENTS and BENCH_DAYS shrink the ward for a quick look (defaults: 100 patients, 365 days).
+    let environment = ProcessInfo.processInfo.environment
+    let patients = environment["BENCH_PATIENTS"].flatMap(Int.init) ?? 100
+    let days = environment["BENCH_DAYS"].flatMap(Int.init) ?? 365
+    try await CareAppFixtureStore.build(path: storePath, patients: patients, days: days, zone: zone, logger: logger)
     print(
-        "care-app: store of 100 patients × 20 tasks, a year of outcomes and a week of heart rate for one, built in "
-            + String(format: "%.1f s", Date().timeIntervalSince(started))
+        "care-app: store of \(patients) patients × 20 tasks, \(days) days of outcomes and a week of heart rate for "
+            + "one, built in " + String(format: "%.1f s", Date().timeIntervalSince(started))
     )
 
     let child = Process()
@@ -46,35 +50,44 @@ let careAppBenchmark = Benchmark(
     let base = line
     let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: .init(connectionPool: .init(idleTimeout: .seconds(60)))
-    )
-    let nurse = try await signIn(client, base: base, user: "nurse")
-    let anna = try await signIn(client, base: base, user: "anna")
-    print("care-app: server RSS after start \(rss(of: child.processIdentifier)) MB")
-    for (name, path, cookie) in [
-        ("Today (anna)", "/patients/anna/today", anna), ("patient list (100 patients)", "/patients", nurse),
-    ] {
-        let result = try await load(client, url: base + path, cookie: cookie, clients: 64, seconds: 10)
-        print(
-            "care-app: \(name): \(result.requests) requests in 10 s, \(Int(result.perSecond)) req/s, "
-                + String(format: "p50 %.1f ms, p99 %.1f ms", result.p50 * 1000, result.p99 * 1000)
-                + ", \(result.failures) failures"
+        // Redirects are not followed: the session cookie comes with the sign-in's 303.
+        configuration: .init(
+            redirectConfiguration: .disallow,
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1100)
         )
-    }
-    let before = rss(of: child.processIdentifier)
-    var streams: [HTTPClientResponse] = []
-    for _ in 0..<1000 {
-        var request = HTTPClientRequest(url: base + "/patients/anna/live")
-        request.headers.add(name: "Cookie", value: anna)
-        streams.append(try await client.execute(request, timeout: .seconds(30)))
-    }
-    try await Task.sleep(for: .seconds(1))
-    let after = rss(of: child.processIdentifier)
-    print(
-        "care-app: 1,000 live streams open: server RSS \(before) → \(after) MB "
-            + String(format: "(%.1f KB per stream)", Double(after - before) * 1024 / 1000)
     )
-    streams.removeAll()
+    do {
+        let nurse = try await signIn(client, base: base, user: "nurse")
+        let anna = try await signIn(client, base: base, user: "anna")
+        print("care-app: server RSS after start \(rss(of: child.processIdentifier)) MB")
+        for (name, path, cookie) in [
+            ("Today (anna)", "/patients/anna/today", anna), ("patient list (\(patients) patients)", "/patients", nurse),
+        ] {
+            let result = try await load(client, url: base + path, cookie: cookie, clients: 64, seconds: 10)
+            print(
+                "care-app: \(name): \(result.requests) requests in 10 s, \(Int(result.perSecond)) req/s, "
+                    + String(format: "p50 %.1f ms, p99 %.1f ms", result.p50 * 1000, result.p99 * 1000)
+                    + ", \(result.failures) failures"
+            )
+        }
+        let before = rss(of: child.processIdentifier)
+        var streams: [HTTPClientResponse] = []
+        for _ in 0..<1000 {
+            var request = HTTPClientRequest(url: base + "/patients/anna/live")
+            request.headers.add(name: "Cookie", value: anna)
+            streams.append(try await client.execute(request, timeout: .seconds(30)))
+        }
+        try await Task.sleep(for: .seconds(1))
+        let after = rss(of: child.processIdentifier)
+        print(
+            "care-app: 1,000 live streams open: server RSS \(before) → \(after) MB "
+                + String(format: "(%.1f KB per stream)", Double(after - before) * 1024 / 1000)
+        )
+        streams.removeAll()
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
     try await client.shutdown()
 }
 

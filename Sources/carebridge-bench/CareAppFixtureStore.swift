@@ -7,9 +7,9 @@ import Logging
 
 /// The care app benchmark's ward: `patients` patients each with a 20-task plan (10 daily doses in two-hour
 /// windows, 5 daily questions, 5 daily measurements), users `nurse` (linked to all) and `anna` (the first
-/// patient), a year of completed doses and answers for anna and a week of heart rate at one reading a minute.
+/// patient), `days` days of completed doses and answers for anna and a week of heart rate at one reading a minute.
 enum CareAppFixtureStore {
-    static func build(path: String, patients: Int, zone: TimeZone, logger: Logger) async throws {
+    static func build(path: String, patients: Int, days: Int, zone: TimeZone, logger: Logger) async throws {
         let store = try CareStore(path: path, bridgeZone: zone, logger: logger)
         let now = Date()
         let yearAgo = now.addingTimeInterval(-366 * 86400)
@@ -60,7 +60,7 @@ enum CareAppFixtureStore {
             )
         }
         let anna = store.scoped(to: "anna")
-        for day in 1..<366 {
+        for day in 1...days {
             let noon = WallClockTime(now.addingTimeInterval(Double(-day) * 86400), in: zone).startOfDay
                 .at(hour: 12).date(in: zone)
             for dose in 0..<10 {
