@@ -67,7 +67,7 @@ public struct CareStore: Sendable {
         }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path, configuration: configuration)
         } catch {
             throw CareStoreError(.database, "cannot open store \(path): \(error)", cause: error)
         }
@@ -106,6 +106,20 @@ public struct CareStore: Sendable {
         self.bridgeZone = bridgeZone
         self.logger = logger
         logger.debug("opened care store read-only", metadata: ["store.path": "\(path)"])
+    }
+
+    /// The pool, retried while another process holds the lock that switching a new file to WAL needs: SQLite
+    /// answers that `PRAGMA journal_mode = WAL` with SQLITE_BUSY at once, without the busy handler (several
+    /// commands creating the same store together, one in 16 failed under load).
+    private static func openPool(_ path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(50_000)
+            }
+        }
     }
 
     /// A read-only connection. SQLite reads a WAL store read-only only when its `-shm` file exists or can be
