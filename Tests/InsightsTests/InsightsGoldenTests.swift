@@ -49,7 +49,7 @@ import Testing
                     now: F.time(2026, 11, day, 21)
                 )
             } else if day == 21 {
-                try fixture.store.complete(
+                try await fixture.store.complete(
                     taskID: "medication",
                     occurrence: nil,
                     at: F.time(2026, 11, day, 20, 10),
