@@ -131,7 +131,11 @@ struct BrowserTests {
             try await scenario(
                 "axe",
                 on: server,
-                ["--path", "/patients/anna/today?day=2026-11-19"] + screenshots(named: "today")
+                [
+                    "--path", "/patients/anna/today?day=2026-11-19", "--state", "glucose=LO (limit unknown) mg/dL",
+                    "--state", "weigh-in=72.6 kg measured at 07:35", "--state", "medication=Done at 08:05",
+                    "--state", "pain=Answered 3/10 at 09:00", "--state", "walk=Not done",
+                ] + screenshots(named: "today")
             )
         }
     }

@@ -14,6 +14,7 @@ selenium, axe-selenium-python, chromium or chromedriver is missing (the Swift si
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -347,6 +348,12 @@ def scenario_axe(browser, args):
         browser.wait(f"{args.path} to load", lambda _: browser.js("return document.readyState") == "complete")
         check(browser.path() == urllib.parse.urlsplit(args.path).path,
               f"{args.path} went to {browser.path()} (not signed in?)")
+        shown = re.findall(r"[^\n]*\b(?:-?inf|nan)\b[^\n]*", browser.page_text(), re.IGNORECASE)
+        check(not shown, f"{args.path} shows a number that is no number: {shown}")
+        for expected in args.state:
+            task, _, text = expected.partition("=")
+            state = browser.wait(f"the {task} event", lambda _: browser.state(task))
+            check(text in state, f"{task} shows {state!r}, not {text!r}")
         axe = Axe(browser.driver)
         axe.inject()
         results = axe.run()
@@ -411,6 +418,8 @@ def main():
     parser.add_argument("--value", help="the answer to type")
     parser.add_argument("--expect", help="text the event's state must come to contain")
     parser.add_argument("--path", help="axe: the page to check")
+    parser.add_argument("--state", action="append", default=[], metavar="TASK=TEXT",
+                        help="axe: the task's event must show TEXT (repeatable)")
     parser.add_argument("--sizes", default="phone,desktop", help="axe: window sizes (phone, desktop)")
     parser.add_argument("--screenshot-dir", help="axe: save a full-page PNG per size here")
     parser.add_argument("--screenshot-name", default="page", help="axe: the PNGs are NAME-SIZE.png")
