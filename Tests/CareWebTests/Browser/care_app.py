@@ -121,7 +121,7 @@ class Browser:
 
     def submit(self, button_selector):
         """Clicks a submit button and waits for the next page (the old document's body goes stale)."""
-        marker = self.js("window.__submitted = (window.__submitted || 0) + 1; return document.body;")
+        marker = self.js("return document.body;")
         button = self.driver.find_element(By.CSS_SELECTOR, button_selector)
         self.js("arguments[0].scrollIntoView({block: 'center'});", button)
         button.click()
