@@ -28,7 +28,7 @@ SIZES = {"phone": (390, 844, True), "desktop": (1280, 900, False)}
 try:
     from axe_selenium_python import Axe
     from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -122,10 +122,18 @@ class Browser:
     def submit(self, button_selector):
         """Clicks a submit button and waits for the next page (the old document's body goes stale)."""
         marker = self.js("return document.body;")
-        button = self.driver.find_element(By.CSS_SELECTOR, button_selector)
-        self.js("arguments[0].scrollIntoView({block: 'center'});", button)
-        button.click()
+        self.wait(f"{button_selector} to be clicked", lambda _: self.click(button_selector))
         self.wait(f"the page after clicking {button_selector}", lambda _: self.is_stale(marker))
+
+    def click(self, selector):
+        """Clicks the element; False when a live update replaced it between finding and clicking (try again)."""
+        try:
+            button = self.driver.find_element(By.CSS_SELECTOR, selector)
+            self.js("arguments[0].scrollIntoView({block: 'center'});", button)
+            button.click()
+            return True
+        except StaleElementReferenceException:
+            return False
 
     def is_stale(self, element):
         try:
@@ -305,14 +313,18 @@ def scenario_csrf(browser, args):
     browser.sign_in(args.user, read_password(args.password_file), expect_path=today_path(args))
     item = f'li[data-task="{args.task}"]'
     browser.wait_for_text(f"{item} .state", "To do")
+    # Removed and submitted in one script: a live update between the two would put the form back (with its token).
+    old_body = browser.js("return document.body;")
     removed = browser.js(f"""
-        var input = document.querySelector('{item} button[value="done"]').form.querySelector('input[name=csrf]');
+        var button = document.querySelector('{item} button[value="done"]');
+        var input = button.form.querySelector('input[name=csrf]');
         if (!input) return false;
         input.remove();
+        button.form.requestSubmit(button);
         return true;
     """)
     check(removed, "the Done form has no csrf field to remove")
-    browser.submit(f'{item} button[value="done"]')
+    browser.wait("the page after posting the form without its token", lambda _: browser.is_stale(old_body))
     browser.wait_for_text("h1", "403")
     check("This form has expired or did not come from CareBridge" in browser.page_text(),
           "the 403 page does not say the form was refused")
