@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import GRDB
 
 /// Tells whether anything was committed to the store file since the last look, by this process or another

@@ -109,10 +109,14 @@ struct TodayPage {
         }
     }
 
-    /// `72.5 kg`, `< 1.1 mmol/L` for a LO reading.
+    /// `72.5 kg`, `< 1.1 mmol/L` for a LO reading, `LO (limit unknown) mg/dL` for one whose device gave no limit
+    /// (stored as −∞, which is no number to show).
     static func quantity(_ value: OutcomeValue) -> String {
+        let symbol = DisplayQuantity.symbol(value.unit)
+        if let comparator = value.comparator, !value.value.isFinite {
+            return "\(comparator.label) (limit unknown) \(symbol)"
+        }
         let number = DisplayQuantity.number(value.value, decimals: min(DisplayQuantity.fractionDigits(value.value), 2))
-        let shown = "\(number) \(DisplayQuantity.symbol(value.unit))"
-        return value.comparator.map { "\($0.rawValue) \(shown)" } ?? shown
+        return value.comparator.map { "\($0.rawValue) \(number) \(symbol)" } ?? "\(number) \(symbol)"
     }
 }
