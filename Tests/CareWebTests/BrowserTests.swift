@@ -153,6 +153,34 @@ struct BrowserTests {
         }
     }
 
+    /// The week of Anna's recorded day: the chart of her medication beside her pain, and Bob's open weight alert
+    /// with its Acknowledge button for the nurse.
+    @Test func insightsShowTheWeeksChartAndOpenAlertsWithoutSeriousAccessibilityViolations() async throws {
+        try await prepare()
+        try await recordADay()
+        try await withServer { server in
+            try await scenario(
+                "axe",
+                on: server,
+                ["--path", "/patients/anna/insights?from=2026-11-16", "--present", "figure.chart svg[role=img]"]
+                    + screenshots(named: "insights")
+            )
+            try await scenario(
+                "axe",
+                on: server,
+                as: "nurse",
+                ["--path", "/patients/bob/insights?from=2026-11-16", "--present", ".alert form button"]
+            )
+        }
+    }
+
+    @Test func theCareTeamPageHasNoSeriousAccessibilityViolations() async throws {
+        try await prepare()
+        try await withServer { server in
+            try await scenario("axe", on: server, ["--path", "/patients/anna/connect", "--present", "nav.tabs"])
+        }
+    }
+
     // MARK: - Set-up
 
     /// Anna's plan (every kind of task, her scale linked) and Bob's, and three users: anna and bob (patients,

@@ -14,7 +14,7 @@ struct PatientScreensRoutes {
     let app: CareWebApp
 
     func add(to group: RouterGroup<WebContext>) {
-        group.get("insights") { _, context in try await insights(context: context) }
+        group.get("insights") { request, context in try await insights(request, context: context) }
         group.post("alerts/:alert/acknowledge") { request, context in try await acknowledge(request, context: context) }
         group.get("connect") { _, context in try await connect(context: context) }
         group.get("report") { request, context in try await report(request, context: context) }
@@ -28,16 +28,29 @@ struct PatientScreensRoutes {
         return patient
     }
 
-    /// The seven days up to the end of today.
-    private func week() -> (from: Date, to: Date) {
-        let today = CalendarDay(containing: app.now(), zone: app.store.bridgeZone)
-        return (today.adding(days: -6, zone: app.store.bridgeZone).start, today.end)
+    /// `?from=DAY&to=DAY` (both days included); without `to`, the seven days from `from`; without either, the
+    /// seven days up to the end of today.
+    private func period(_ request: Request) throws -> (from: Date, to: Date) {
+        let zone = app.store.bridgeZone
+        func day(_ name: String) throws -> CalendarDay? {
+            guard let text = request.uri.queryParameters[Substring(name)].map(String.init) else { return nil }
+            guard let day = CalendarDay(key: text, zone: zone) else {
+                throw WebError(.badRequest, "'\(text)' is not a day; use YYYY-MM-DD.")
+            }
+            return day
+        }
+        let first = try day("from")
+        let last = try day("to") ?? first?.adding(days: 6, zone: zone)
+        let end = last ?? CalendarDay(containing: app.now(), zone: zone)
+        let start = first ?? end.adding(days: -6, zone: zone)
+        guard start.start < end.end else { throw WebError(.badRequest, "The period's first day is after its last.") }
+        return (start.start, end.end)
     }
 
-    private func insights(context: WebContext) async throws -> Response {
+    private func insights(_ request: Request, context: WebContext) async throws -> Response {
         let patient = try await patient(context)
         let store = app.store.scoped(to: patient.id)
-        let (from, to) = week()
+        let (from, to) = try period(request)
         let now = app.now()
         try await AlertEngine.evaluate(store: store, from: from, to: min(to, now), now: now)
         let report = try await ReportBuilder.build(
@@ -132,21 +145,8 @@ struct PatientScreensRoutes {
     private func report(_ request: Request, context: WebContext) async throws -> Response {
         let patient = try await patient(context)
         let store = app.store.scoped(to: patient.id)
-        var (from, to) = week()
+        let (from, to) = try period(request)
         let zone = store.bridgeZone
-        if let text = request.uri.queryParameters["from"].map(String.init) {
-            guard let day = CalendarDay(key: text, zone: zone) else {
-                throw WebError(.badRequest, "'\(text)' is not a day.")
-            }
-            from = day.start
-        }
-        if let text = request.uri.queryParameters["to"].map(String.init) {
-            guard let day = CalendarDay(key: text, zone: zone) else {
-                throw WebError(.badRequest, "'\(text)' is not a day.")
-            }
-            to = day.end
-        }
-        guard from < to else { throw WebError(.badRequest, "The report's first day is after its last.") }
         let now = app.now()
         try await AlertEngine.evaluate(store: store, from: from, to: min(to, now), now: now)
         let data = try await ReportBuilder.build(

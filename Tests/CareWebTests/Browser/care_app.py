@@ -362,6 +362,10 @@ def scenario_axe(browser, args):
               f"{args.path} went to {browser.path()} (not signed in?)")
         shown = re.findall(r"[^\n]*\b(?:-?inf|nan)\b[^\n]*", browser.page_text(), re.IGNORECASE)
         check(not shown, f"{args.path} shows a number that is no number: {shown}")
+        for selector in args.present:
+            found = browser.wait(f"{selector} on {args.path}",
+                                 lambda _: browser.driver.find_elements(By.CSS_SELECTOR, selector))
+            check(found, f"{args.path} has no {selector}")
         for expected in args.state:
             task, _, text = expected.partition("=")
             state = browser.wait(f"the {task} event", lambda _: browser.state(task))
@@ -432,6 +436,8 @@ def main():
     parser.add_argument("--path", help="axe: the page to check")
     parser.add_argument("--state", action="append", default=[], metavar="TASK=TEXT",
                         help="axe: the task's event must show TEXT (repeatable)")
+    parser.add_argument("--present", action="append", default=[], metavar="SELECTOR",
+                        help="axe: an element the page must show (CSS selector)")
     parser.add_argument("--sizes", default="phone,desktop", help="axe: window sizes (phone, desktop)")
     parser.add_argument("--screenshot-dir", help="axe: save a full-page PNG per size here")
     parser.add_argument("--screenshot-name", default="page", help="axe: the PNGs are NAME-SIZE.png")
