@@ -4,6 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The real `carebridge` binary against the fake bluetoothd, driven by the Recordings/ sessions: the samples
 /// and completed events it stores must be exactly those a replay of the same recording gives.
 extension FakeBlueZSuites {
@@ -205,6 +209,39 @@ extension FakeBlueZSuites {
             ])
             #expect(replay.status == 0, "\(replay.stderr)")
             #expect(try await Self.storedKeys(replayStore) == (try await Self.storedKeys(store)))
+        }
+
+        /// `run --http`: the care app is one more service of the bridge, answers while the radio works, shows the
+        /// weigh-in the bridge stored, and stops with the rest on SIGTERM.
+        @Test func runServesTheCareAppBesideTheRadioAndStopsWithIt() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let store = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let password = store + ".password"
+            defer { try? FileManager.default.removeItem(atPath: password) }
+            try Data("admin password 1\n".utf8).write(to: URL(fileURLWithPath: password))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: password)
+            let added = try await CarebridgeBinary.run([
+                "users", "add", "admin", "--name", "Admin", "--role", "admin", "--password-file", password, "--store",
+                store,
+            ])
+            #expect(added.status == 0, "\(added.stderr)")
+            let bridge = try await Self.startBridge(fake, store: store, extra: ["--http", "127.0.0.1:0"])
+            var url: String?
+            try await waitUntil("the care app listens", timeout: .seconds(60), interval: .milliseconds(100)) {
+                url = bridge.stdout.split(separator: "\n").first { $0.hasPrefix("care app listening on ") }
+                    .map { String($0.dropFirst("care app listening on ".count)) }
+                return url != nil || !bridge.process.isRunning
+            }
+            let base = try #require(url, "no care app: \(bridge.stderr)")
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl"))
+            try await Self.settle(fake) { try await Self.events(store).contains { $0.task == "weigh-in" } }
+            let (body, response) = try await URLSession.shared.data(from: URL(string: base + "/login")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: body, as: UTF8.self).contains("<h1>Sign in</h1>"))
+            #expect(await bridge.terminate() == 0, "\(bridge.stderr)")
         }
 
         @Test func recordThenReplayGivesTheSameSamples() async throws {
