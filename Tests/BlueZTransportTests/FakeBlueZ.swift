@@ -223,7 +223,7 @@ final class FakeBlueZ: @unchecked Sendable {
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes (TestSupport's `eventually`).
     static func eventually(
-        timeout: Duration = .seconds(15),
+        timeout: Duration = .seconds(60),
         _ condition: () async throws -> Bool
     ) async rethrows -> Bool {
         try await TestSupport.eventually(timeout: timeout, interval: .milliseconds(50), condition)
