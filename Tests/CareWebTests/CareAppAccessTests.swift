@@ -148,6 +148,29 @@ import Testing
         }
     }
 
+    @Test func useKeepsASessionOpenUntilItsHardLimit() async throws {
+        let fixture = try await CareAppFixture()
+        let idle = fixture.app.configuration.idleTimeout
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            // Used every two thirds of the idle timeout, the session stays open past one idle timeout…
+            for _ in 0..<3 {
+                fixture.advance(by: idle * 2 / 3)
+                #expect(try await browser.get("/patients/anna/today").status == .ok)
+            }
+            // …but not past the hard limit, however often it is used.
+            let limit = fixture.app.configuration.sessionLimit
+            var elapsed = idle * 2
+            while elapsed < limit {
+                fixture.advance(by: idle * 2 / 3)
+                elapsed += idle * 2 / 3
+                _ = try await browser.get("/patients/anna/today")
+            }
+            fixture.advance(by: idle * 2 / 3)
+            #expect(try await browser.get("/patients/anna/today").status == .seeOther)
+        }
+    }
+
     @Test func sessionCookiesAreHttpOnlyAndStrictAndTheStoreKeepsOnlyTheTokensHash() async throws {
         let fixture = try await CareAppFixture()
         try await fixture.test { browser in

@@ -120,36 +120,42 @@ extension CareStore {
         extendTo: Date,
         limit: TimeInterval
     ) async throws(CareStoreError) -> AppSession? {
-        try await write { db -> AppSession? in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT userID, csrfToken, createdDate, expiresDate FROM appSession WHERE tokenHash = ?",
-                    arguments: [tokenHash]
-                )
-            else { return nil }
-            let created = Date(timeIntervalSince1970: row["createdDate"])
-            var expires = Date(timeIntervalSince1970: row["expiresDate"])
-            guard expires > now, let user = try Self.users(db, where: row["userID"]).first else {
-                try db.execute(sql: "DELETE FROM appSession WHERE tokenHash = ?", arguments: [tokenHash])
-                return nil
-            }
-            let extended = min(extendTo, created.addingTimeInterval(limit))
-            if extended.timeIntervalSince(expires) >= 60 {
-                expires = extended
-                try db.execute(
-                    sql: "UPDATE appSession SET lastSeenDate = ?, expiresDate = ? WHERE tokenHash = ?",
-                    arguments: [now.timeIntervalSince1970, expires.timeIntervalSince1970, tokenHash]
-                )
-            }
-            return AppSession(
-                tokenHash: tokenHash,
-                user: user,
-                csrfToken: row["csrfToken"],
-                createdDate: created,
-                expiresDate: expires
-            )
+        // Most requests only read: the expiry moves at most once a minute, and only then is the write lock taken
+        // (expired rows go when the next session starts).
+        guard let found = try await read({ db in try Self.liveSession(db, tokenHash: tokenHash, now: now) }) else {
+            return nil
         }
+        let extended = min(extendTo, found.createdDate.addingTimeInterval(limit))
+        guard extended.timeIntervalSince(found.expiresDate) >= 60 else { return found }
+        return try await write { db -> AppSession? in
+            guard var session = try Self.liveSession(db, tokenHash: tokenHash, now: now) else { return nil }
+            session.expiresDate = max(session.expiresDate, extended)
+            try db.execute(
+                sql: "UPDATE appSession SET lastSeenDate = ?, expiresDate = ? WHERE tokenHash = ?",
+                arguments: [now.timeIntervalSince1970, session.expiresDate.timeIntervalSince1970, tokenHash]
+            )
+            return session
+        }
+    }
+
+    /// The session with this token hash if it has not expired at `now` and its user still exists.
+    private static func liveSession(_ db: Database, tokenHash: Data, now: Date) throws -> AppSession? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT userID, csrfToken, createdDate, expiresDate FROM appSession WHERE tokenHash = ?",
+                arguments: [tokenHash]
+            )
+        else { return nil }
+        let expires = Date(timeIntervalSince1970: row["expiresDate"])
+        guard expires > now, let user = try users(db, where: row["userID"]).first else { return nil }
+        return AppSession(
+            tokenHash: tokenHash,
+            user: user,
+            csrfToken: row["csrfToken"],
+            createdDate: Date(timeIntervalSince1970: row["createdDate"]),
+            expiresDate: expires
+        )
     }
 
     /// Ends one session (logging out).
