@@ -36,8 +36,7 @@ struct TodayPage {
         let zone = event.timeZone
         var values: [String: Any] = [
             "title": event.title, "task": event.taskID, "occurrence": event.occurrence,
-            "anchor": "\(event.taskID)-\(event.occurrence)".map { $0.isLetter || $0.isNumber ? $0 : "-" }
-                .map(String.init).joined(),
+            "anchor": Self.anchor(task: event.taskID, occurrence: event.occurrence),
             "time": event.isAllDay
                 ? "All day"
                 : "\(CalendarDay.time(event.start, zone: zone))–\(CalendarDay.time(event.end, zone: zone))",
@@ -107,6 +106,11 @@ struct TodayPage {
         case .duration: return ["typed": ["prompt": "How long (for example 7h30m)", "inputMode": "text"]]
         case .count: return ["typed": ["prompt": "How many", "inputMode": "numeric"]]
         }
+    }
+
+    /// The element id of an event on the page (`tablet-anna-26`): the form's redirect returns to it.
+    static func anchor(task: String, occurrence: Int) -> String {
+        "\(task)-\(occurrence)".map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
     }
 
     /// `72.5 kg`, `< 1.1 mmol/L` for a LO reading, `LO (limit unknown) mg/dL` for one whose device gave no limit

@@ -20,14 +20,6 @@ struct PatientScreensRoutes {
         group.get("report") { request, context in try await report(request, context: context) }
     }
 
-    private func patient(_ context: WebContext) async throws -> Patient {
-        let id = try context.parameters.require("patient")
-        guard let patient = try await app.store.patients().first(where: { $0.id == id }) else {
-            throw WebError(.notFound, "There is no patient '\(id)'.")
-        }
-        return patient
-    }
-
     /// `?from=DAY&to=DAY` (both days included); without `to`, the seven days from `from`; without either, the
     /// seven days up to the end of today.
     private func period(_ request: Request) throws -> (from: Date, to: Date) {
@@ -48,7 +40,7 @@ struct PatientScreensRoutes {
     }
 
     private func insights(_ request: Request, context: WebContext) async throws -> Response {
-        let patient = try await patient(context)
+        let patient = try await app.patient(context)
         let store = app.store.scoped(to: patient.id)
         let (from, to) = try period(request)
         let now = app.now()
@@ -61,9 +53,7 @@ struct PatientScreensRoutes {
             generatedAt: now
         )
         let zone = store.bridgeZone
-        let alerts = try await store.alerts(includeClosed: false).sorted {
-            ($1.trip.severity, $1.trip.occurredAt) < ($0.trip.severity, $0.trip.occurredAt)
-        }
+        let alerts = try await store.alerts(includeClosed: false, order: .triage)
         let content: [String: Any] = [
             "patientName": patient.name, "patientID": patient.id, "onInsights": true, "period": report.period,
             "summary": report.summary, "charts": report.charts.map { ["svg": HTMLReport.svg($0)] },
@@ -88,7 +78,7 @@ struct PatientScreensRoutes {
 
     private func acknowledge(_ request: Request, context: WebContext) async throws -> Response {
         let (_, session) = try await FormBody.checked(request, context: context)
-        let patient = try await patient(context)
+        let patient = try await app.patient(context)
         guard let id = context.parameters.get("alert").flatMap(Int64.init) else {
             throw WebError(.badRequest, "That is not an alert.")
         }
@@ -107,7 +97,7 @@ struct PatientScreensRoutes {
     }
 
     private func connect(context: WebContext) async throws -> Response {
-        let patient = try await patient(context)
+        let patient = try await app.patient(context)
         let store = app.store
         let contacts = try await NIOThreadPool.singleton.runIfActive { try store.contacts(patientID: patient.id) }
         let dial = { (number: String) -> [String: String] in
@@ -143,7 +133,7 @@ struct PatientScreensRoutes {
 
     /// The care report of the last seven days (or `?from=&to=` days), PDF unless `?format=html`.
     private func report(_ request: Request, context: WebContext) async throws -> Response {
-        let patient = try await patient(context)
+        let patient = try await app.patient(context)
         let store = app.store.scoped(to: patient.id)
         let (from, to) = try period(request)
         let zone = store.bridgeZone

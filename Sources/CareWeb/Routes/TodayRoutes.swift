@@ -58,10 +58,7 @@ struct TodayRoutes {
     ) async throws
         -> (Patient, CalendarDay)
     {
-        let patientID = try context.parameters.require("patient")
-        guard let patient = try await app.store.patients().first(where: { $0.id == patientID }) else {
-            throw WebError(.notFound, "There is no patient '\(patientID)'.")
-        }
+        let patient = try await app.patient(context)
         let zone = app.store.bridgeZone
         guard let text = text ?? request.uri.queryParameters["day"].map(String.init) else {
             return (patient, CalendarDay(containing: app.now(), zone: zone))
@@ -134,7 +131,7 @@ struct TodayRoutes {
         app.logger.info(
             "care app: \(author) recorded \(action) for \(taskID) #\(occurrence) of \(patient.id) on \(day.key)"
         )
-        let anchor = "\(taskID)-\(occurrence)".map { $0.isLetter || $0.isNumber ? $0 : "-" }.map(String.init).joined()
+        let anchor = TodayPage.anchor(task: taskID, occurrence: occurrence)
         return .redirect(to: "/patients/\(patient.id)/today?day=\(day.key)#event-\(anchor)", type: .normal)
     }
 

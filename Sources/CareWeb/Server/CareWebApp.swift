@@ -1,3 +1,4 @@
+import CarePlan
 public import CareStore
 public import Foundation
 public import Hummingbird
@@ -106,6 +107,15 @@ public struct CareWebApp: Sendable {
             },
             logger: logger
         )
+    }
+
+    /// The patient a `/patients/:patient/…` route names (the access middleware has checked the user may see it).
+    func patient(_ context: WebContext) async throws -> Patient {
+        let id = try context.parameters.require("patient")
+        guard let patient = try await store.patients().first(where: { $0.id == id }) else {
+            throw WebError(.notFound, "There is no patient '\(id)'.")
+        }
+        return patient
     }
 
     /// The page for a refused request: HTML for pages, JSON for the API.
