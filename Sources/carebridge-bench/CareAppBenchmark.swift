@@ -63,6 +63,12 @@ let careAppBenchmark = Benchmark(
         for (name, path, cookie) in [
             ("Today (anna)", "/patients/anna/today", anna), ("patient list (\(patients) patients)", "/patients", nurse),
         ] {
+            // One client first: what a request costs on its own, before 64 clients queue behind each other.
+            let alone = try await load(client, url: base + path, cookie: cookie, clients: 1, seconds: 5)
+            print(
+                "care-app: \(name), one client: \(alone.requests) requests in 5 s, "
+                    + String(format: "p50 %.1f ms, p99 %.1f ms", alone.p50 * 1000, alone.p99 * 1000)
+            )
             let result = try await load(client, url: base + path, cookie: cookie, clients: 64, seconds: 10)
             print(
                 "care-app: \(name): \(result.requests) requests in 10 s, \(Int(result.perSecond)) req/s, "

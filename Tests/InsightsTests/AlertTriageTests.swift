@@ -105,4 +105,53 @@ import Testing
         #expect(open.map { "\($0.trip.day) \($0.trip.ruleID)" } == ["2026-11-12 mild"])
         #expect(try fixture.store.acknowledgeAlerts(before: F.time(2026, 11, 11), by: nil).isEmpty)
     }
+
+    /// A ward's list reads every patient at once; what it reads must be what each patient's own page reads.
+    @Test func aWardIsReadInOnePassAndAgreesWithEachPatientsOwnReads() async throws {
+        let fixture = try F()
+        let rules = [
+            AlertRule(id: "strong", severity: .warning, condition: .compare(.greaterThanOrEqual, 5, unit: nil)),
+            AlertRule(id: "severe", severity: .critical, condition: .compare(.greaterThanOrEqual, 8, unit: nil)),
+        ]
+        for (index, id) in ["ada", "ben", "cleo"].enumerated() {
+            try fixture.store.savePatient(Patient(id: id, name: id.capitalized), at: F.time(2026, 11, 1))
+            var pain = F.pain(rules)
+            pain.id = "pain-\(id)"
+            try fixture.store.scoped(to: id).addTask(pain, at: F.time(2026, 11, 1))
+            var medication = F.medication([])
+            medication.id = "medication-\(id)"
+            try fixture.store.scoped(to: id).addTask(medication, at: F.time(2026, 11, 1))
+            // ada answers 9 (two alerts), ben 6 (one), cleo 2 (none).
+            try fixture.answer("pain-\(id)", ["9", "6", "2"][index], at: F.time(2026, 11, 10, 9))
+        }
+        try fixture.store.complete(
+            taskID: "medication-ben",
+            at: F.time(2026, 11, 10, 8, 30),
+            now: F.time(2026, 11, 10, 9)
+        )
+        try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 11))
+        let adaAlerts = try await fixture.store.scoped(to: "ada").alerts()
+        _ = try fixture.store.acknowledgeAlerts(ids: [adaAlerts[0].id], by: "Nurse Kim", at: F.time(2026, 11, 11, 8))
+
+        let counts = try await fixture.store.openAlertCounts()
+        #expect(counts == ["ada": 1, "ben": 1])
+        for id in ["ada", "ben", "cleo"] {
+            let own = try await fixture.store.scoped(to: id).alerts(includeClosed: false).count
+            #expect((counts[id] ?? 0) == own, "\(id)")
+        }
+        #expect(try await fixture.store.scoped(to: "ben").openAlertCounts() == ["ben": 1])
+
+        let week = EventQuery(from: F.time(2026, 11, 4), to: F.time(2026, 11, 11))
+        let ward = try await fixture.store.events(matching: week, patients: ["ada", "ben", "cleo"])
+        #expect(ward.keys.sorted() == ["ada", "ben", "cleo"])
+        for id in ["ada", "ben", "cleo"] {
+            let own = try await fixture.store.scoped(to: id).events(matching: week)
+            #expect(ward[id]?.map(\.key) == own.map(\.key), "\(id)")
+            #expect(ward[id]?.map(\.outcome) == own.map(\.outcome), "\(id)")
+            #expect(own.allSatisfy { $0.taskID.hasSuffix(id) }, "a patient's page reads only that patient's tasks")
+        }
+        #expect(ward["ben"]?.filter(\.isCompleted).map(\.taskID).sorted() == ["medication-ben", "pain-ben"])
+        // Only the patients asked for.
+        #expect(try await fixture.store.events(matching: week, patients: ["cleo"]).keys.sorted() == ["cleo"])
+    }
 }

@@ -128,6 +128,30 @@ extension CareStore {
         }
     }
 
+    /// How many alerts are open (neither acknowledged nor withdrawn) per patient, in one query; patients
+    /// without an open alert are absent. A scoped store counts its patient's only.
+    public func openAlertCounts() async throws(CareStoreError) -> [String: Int] {
+        let scope = patientScope
+        return try await read { db in
+            var counts: [String: Int] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT owner.patientID, COUNT(*) FROM alert
+                    JOIN (SELECT DISTINCT task.id AS taskID, carePlan.patientID AS patientID
+                          FROM task JOIN carePlan ON carePlan.id = task.carePlanID) AS owner
+                      ON owner.taskID = alert.taskID
+                    WHERE alert.acknowledgedAt IS NULL AND alert.withdrawnAt IS NULL
+                      AND (? IS NULL OR owner.patientID = ?)
+                    GROUP BY owner.patientID
+                    """,
+                arguments: [scope, scope]
+            )
+            while let row = try rows.next() { counts[row[0]] = row[1] }
+            return counts
+        }
+    }
+
     /// The alerts of the scoped patient: those of tasks in the patient's plans.
     static let patientAlertCondition = """
         taskID IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?)

@@ -15,6 +15,27 @@ extension CareStore {
         return try await read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
     }
 
+    /// The events overlapping the query interval of each of these patients, each patient's sorted as
+    /// ``events(matching:)`` sorts them (a patient without events is absent). One read: the task versions are
+    /// loaded once, so a ward's dashboard costs one pass over the store's tasks, not one per patient.
+    public func events(
+        matching query: EventQuery,
+        patients: Set<String>
+    ) async throws(CareStoreError)
+        -> [String: [CareEvent]]
+    {
+        let zone = bridgeZone
+        let scope = patientScope
+        return try await read { db in
+            guard query.from < query.to else { return [:] }
+            let versions = try TaskVersions.load(db, patient: scope).all.filter { version in
+                version.patient.map(patients.contains) ?? false
+            }
+            let byPatient = Dictionary(grouping: versions) { $0.patient ?? "" }
+            return try byPatient.mapValues { try Self.events(db, versions: $0, query: query, zone: zone) }
+        }
+    }
+
     /// These events with their outcomes (the events ``IngestReport/updatedEvents`` names), sorted as
     /// ``events(matching:)`` sorts; a key whose version or occurrence no longer exists is left out.
     ///
@@ -224,9 +245,20 @@ extension CareStore {
     static func events(_ db: Database, query: EventQuery, zone: TimeZone, patient: String? = nil) throws -> [CareEvent]
     {
         guard query.from < query.to else { return [] }
-        let versions = try TaskVersions.load(db, patient: patient)
+        return try events(db, versions: TaskVersions.load(db, patient: patient).all, query: query, zone: zone)
+    }
+
+    /// The events of these versions in the query interval, sorted as ``events(matching:)`` sorts.
+    static func events(
+        _ db: Database,
+        versions: [TaskVersion],
+        query: EventQuery,
+        zone: TimeZone
+    ) throws
+        -> [CareEvent]
+    {
         // Versions in task-id order, so sorting needs only (start, rank, occurrence) and no string comparisons.
-        let live = versions.all.filter { version in
+        let live = versions.filter { version in
             !version.isTombstone && !version.isShadowed
                 && (query.taskIDs.isEmpty || query.taskIDs.contains(version.record.id))
                 && (query.kinds.isEmpty || query.kinds.contains(version.task.kind))

@@ -55,15 +55,24 @@ struct TaskVersions: Sendable {
     static func load(_ db: Database, patient: String? = nil, filter: String? = nil) throws -> TaskVersions {
         var request = TaskRecord.order(Column("id"), Column("versionNumber"))
         if let filter { request = request.filter(sql: filter) }
-        var records = try request.fetchAll(db)
+        if let patient {
+            // Whole chains of the tasks any of whose versions belongs to a plan whose newest version is the
+            // patient's: selected in SQL, so a ward's Today page reads one patient's rows, not every patient's.
+            request = request.filter(
+                sql: """
+                    id IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID
+                           WHERE carePlan.patientID = ?
+                             AND carePlan.versionNumber = (SELECT MAX(p.versionNumber) FROM carePlan p
+                                                           WHERE p.id = carePlan.id))
+                    """,
+                arguments: [patient]
+            )
+        }
+        let records = try request.fetchAll(db)
         // The patient of each plan (its newest version).
         var planPatients: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, patientID FROM carePlan ORDER BY versionNumber") {
             planPatients[row[0]] = row[1] as String
-        }
-        if let patient {
-            let ids = Set(records.filter { $0.carePlanID.flatMap { planPatients[$0] } == patient }.map(\.id))
-            records = records.filter { ids.contains($0.id) }
         }
         var all: [TaskVersion] = []
         var ranges: [String: Range<Int>] = [:]

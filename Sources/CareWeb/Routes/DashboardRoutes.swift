@@ -44,13 +44,18 @@ struct DashboardRoutes {
         let day = CalendarDay(containing: now, zone: zone)
         let weekStart = day.adding(days: -6, zone: zone).start
         var rows: [(alerts: Int, overdue: Int, done: Int, total: Int, vitals: [String], patient: Patient)] = []
+        // Two reads for the whole list: the week's events of every patient (today's for the counts, the week's
+        // measurements for the trends) and the open alerts per patient.
+        let weeks = try await app.store.events(
+            matching: EventQuery(from: weekStart, to: day.end),
+            patients: Set(patients.map(\.id))
+        )
+        let openAlerts = try await app.store.openAlertCounts()
         for patient in patients {
-            let store = app.store.scoped(to: patient.id)
-            // One query for the week: today's events for the counts, the week's measurements for the trends.
-            let week = try await store.events(matching: EventQuery(from: weekStart, to: day.end))
+            let week = weeks[patient.id] ?? []
             let today = week.filter { $0.start >= day.start && $0.impactsAdherence }
             let overdue = today.filter { $0.outcome == nil && $0.end < now }.count
-            let alerts = try await store.alerts(includeClosed: false).count
+            let alerts = openAlerts[patient.id] ?? 0
             rows.append(
                 (alerts, overdue, today.filter(\.isCompleted).count, today.count, Self.vitals(week), patient)
             )
