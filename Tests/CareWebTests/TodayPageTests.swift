@@ -235,4 +235,61 @@ import Testing
         _ = try? await running.value
         #expect(await iterator.next() == nil, "the stream ends with the feed")
     }
+
+    /// A page's live stream wakes for its own patient's day only: what it compares is the day's outcome stamp.
+    @Test func aDaysStampMovesWithItsPatientsOutcomesOnly() async throws {
+        let fixture = try await CareAppFixture()
+        let day = (
+            from: CareAppFixture.start.addingTimeInterval(-9.5 * 3600),
+            to: CareAppFixture.start.addingTimeInterval(14.5 * 3600)
+        )
+        let anna = fixture.store.scoped(to: "anna")
+        let bob = fixture.store.scoped(to: "bob")
+        let before = try await anna.outcomeStamp(from: day.from, to: day.to)
+        #expect(try await anna.outcomeStamp(from: day.from, to: day.to) == before, "a stamp is stable")
+        try await bob.complete(
+            taskID: "tablet-bob",
+            occurrence: nil,
+            at: CareAppFixture.start,
+            entry: Completion(),
+            now: CareAppFixture.start
+        )
+        #expect(try await anna.outcomeStamp(from: day.from, to: day.to) == before, "Bob's dose is not Anna's change")
+        try await anna.complete(
+            taskID: "tablet-anna",
+            occurrence: nil,
+            at: CareAppFixture.start,
+            entry: Completion(),
+            now: CareAppFixture.start
+        )
+        let done = try await anna.outcomeStamp(from: day.from, to: day.to)
+        #expect(done != before)
+        // The previous day is another page: its stamp does not move.
+        let yesterday = try await anna.outcomeStamp(from: day.from.addingTimeInterval(-86400), to: day.from)
+        try await anna.complete(
+            taskID: "pain-anna",
+            occurrence: nil,
+            at: CareAppFixture.start,
+            entry: Completion(answer: "4"),
+            now: CareAppFixture.start
+        )
+        let answered = try await anna.outcomeStamp(from: day.from, to: day.to)
+        #expect(answered != done)
+        #expect(try await anna.outcomeStamp(from: day.from.addingTimeInterval(-86400), to: day.from) == yesterday)
+        // A reading adds a value; undo removes an outcome: both move it.
+        try await anna.recordSample(
+            ManualReading.sample(
+                type: .bodyMass,
+                value: 72.5,
+                unit: "kg",
+                at: CareAppFixture.start,
+                receivedAt: CareAppFixture.start
+            ),
+            recordedAt: CareAppFixture.start
+        )
+        let weighed = try await anna.outcomeStamp(from: day.from, to: day.to)
+        #expect(weighed != answered)
+        try await anna.uncomplete(taskID: "tablet-anna", occurrence: nil, at: CareAppFixture.start)
+        #expect(try await anna.outcomeStamp(from: day.from, to: day.to) != weighed)
+    }
 }

@@ -152,7 +152,8 @@ extension CareStore {
         }
     }
 
-    /// The alerts of the scoped patient: those of tasks in the patient's plans.
+    /// The rows of the scoped patient (alerts, outcomes: anything with a `taskID` column) are those of tasks in
+    /// the patient's plans.
     static let patientAlertCondition = """
         taskID IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?)
         """

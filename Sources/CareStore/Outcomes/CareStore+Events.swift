@@ -36,6 +36,38 @@ extension CareStore {
         }
     }
 
+    /// A number that changes whenever an outcome of the scoped patient's events overlapping `[from, to)` is
+    /// recorded, changed or removed (its values, note and reason included): a page showing that day asks for it
+    /// after every store change and updates only when it moved. Stable within one process only (it is a hash).
+    public func outcomeStamp(from: Date, to: Date) async throws(CareStoreError) -> Int {
+        let scope = patientScope
+        return try await read { db in
+            var sql = """
+                SELECT o.id, o.updatedDate, o.note, o.notDoneReason, v.position, v.value, v.recordedAt, v.text
+                FROM outcome o LEFT JOIN outcomeValue v ON v.outcomeID = o.id
+                WHERE o.eventStart < ? AND o.eventEnd > ?
+                """
+            var arguments: StatementArguments = [to.timeIntervalSince1970, from.timeIntervalSince1970]
+            if let scope {
+                sql += " AND o.\(Self.patientAlertCondition)"
+                arguments += [scope]
+            }
+            var hasher = Hasher()
+            let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY o.id, v.position", arguments: arguments)
+            while let row = try rows.next() {
+                hasher.combine(row[0] as Int64)
+                hasher.combine(row[1] as Double)
+                hasher.combine(row[2] as String?)
+                hasher.combine(row[3] as String?)
+                hasher.combine(row[4] as Int64?)
+                hasher.combine(row[5] as Double?)
+                hasher.combine(row[6] as Double?)
+                hasher.combine(row[7] as String?)
+            }
+            return hasher.finalize()
+        }
+    }
+
     /// These events with their outcomes (the events ``IngestReport/updatedEvents`` names), sorted as
     /// ``events(matching:)`` sorts; a key whose version or occurrence no longer exists is left out.
     ///

@@ -14,7 +14,7 @@ struct TodayRoutes {
     func add(to group: RouterGroup<WebContext>) {
         group.get("today") { request, context in try await page(request, context: context) }
         group.post("today/record") { request, context in try await record(request, context: context) }
-        group.get("live") { _, _ in live() }
+        group.get("live") { request, context in try await live(request, context: context) }
     }
 
     func addAPI(to group: RouterGroup<WebContext>) {
@@ -36,9 +36,10 @@ struct TodayRoutes {
         async throws -> Response
     {
         let (patient, day) = try await target(request, context: context)
-        let events = try await app.store.scoped(to: patient.id).events(
-            matching: EventQuery(from: day.start, to: day.end)
-        )
+        let store = app.store.scoped(to: patient.id)
+        // The stamp before the events: a change between the two reads makes the page's stream refresh at once.
+        let stamp = try await store.outcomeStamp(from: day.start, to: day.end)
+        let events = try await store.events(matching: EventQuery(from: day.start, to: day.end))
         let model = TodayPage(patient: patient, day: day, events: events, now: app.now(), zone: app.store.bridgeZone)
         return app.pages.page(
             title: "\(patient.name): \(day.label(zone: app.store.bridgeZone))",
@@ -46,7 +47,7 @@ struct TodayRoutes {
             content: model.context(error: error),
             session: context.session,
             status: status,
-            live: "/patients/\(patient.id)/live"
+            live: "/patients/\(patient.id)/live?day=\(day.key)&since=\(stamp)"
         )
     }
 
@@ -135,16 +136,39 @@ struct TodayRoutes {
         return .redirect(to: "/patients/\(patient.id)/today?day=\(day.key)#event-\(anchor)", type: .normal)
     }
 
-    /// Server-Sent Events: `change` whenever the store changed, until the page closes or the server stops.
-    private func live() -> Response {
+    /// Server-Sent Events for a Today page (`?day=` and the `since=` stamp it was rendered with): `change` when
+    /// that patient's day changed — at once if it changed since the page was rendered, then after each store
+    /// change that moved its stamp — until the page closes or the server stops. Writes for other patients or
+    /// other days wake no page.
+    private func live(_ request: Request, context: WebContext) async throws -> Response {
+        let (patient, day) = try await target(request, context: context)
+        let since = request.uri.queryParameters["since"].flatMap { Int(String($0)) }
         let stream = app.feed.subscribe()
+        let store = app.store
+        let stamps = app.stamps
+        let logger = app.logger
+        // Read after subscribing: a change from here on is either in this stamp or a tick of the stream.
+        let initial = try await store.scoped(to: patient.id).outcomeStamp(from: day.start, to: day.end)
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: "retry: 2000\n: listening\n\n"))
+                var last = initial
+                if since != last {
+                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(last)\n\n"))
+                }
                 for await version in stream {
-                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(version)\n\n"))
+                    let stamp: Int
+                    do {
+                        stamp = try await stamps.stamp(patient: patient.id, day: day, version: version, store: store)
+                    } catch {
+                        logger.warning("live updates for \(patient.id): \(error)")
+                        continue
+                    }
+                    guard stamp != last else { continue }
+                    last = stamp
+                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(stamp)\n\n"))
                 }
                 try await writer.finish(nil)
             }

@@ -15,6 +15,8 @@ public struct CareWebApp: Sendable {
     public let store: CareStore
     public let configuration: WebConfiguration
     public let feed: ChangeFeed
+    /// Each open Today page's view of its day, compared after every change.
+    let stamps = LiveStamps()
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let pages: PageRenderer
