@@ -181,6 +181,30 @@ struct BrowserTests {
         }
     }
 
+    @Test func theSignInAndADoseAreDoneWithTheKeyboardAlone() async throws {
+        try await prepare()
+        try await withServer { server in
+            try await scenario("keyboard", on: server, ["--task", "medication"])
+        }
+        let events = try await json(["events", "--patient", "anna"])
+        let medication = events.first { $0["task"] as? String == "medication" }
+        #expect(medication?["completed"] as? Bool == true, "\(medication ?? [:])")
+    }
+
+    /// Every screen at a phone's width and at 200 % and 400 % zoom: no sideways scrolling, touch targets of 44 px.
+    @Test func everyScreenReflowsAtZoomAndAPhonesWidthWithLargeTargets() async throws {
+        try await prepare()
+        try await recordADay()
+        try await withServer { server in
+            for (path, user) in [
+                ("/patients/anna/today?day=2026-11-19", "anna"), ("/patients", "nurse"),
+                ("/patients/anna/insights?from=2026-11-16", "anna"), ("/patients/anna/connect", "anna"),
+            ] {
+                try await scenario("reflow", on: server, as: user, ["--path", path])
+            }
+        }
+    }
+
     // MARK: - Set-up
 
     /// Anna's plan (every kind of task, her scale linked) and Bob's, and three users: anna and bob (patients,

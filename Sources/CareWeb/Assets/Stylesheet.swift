@@ -9,7 +9,8 @@ enum Stylesheet {
           background: var(--bg); line-height: 1.5; }
         a { color: var(--accent); }
         :focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
-        .skip { position: absolute; left: -999px; top: 0; background: var(--bg); padding: .5rem; }
+        .skip { position: absolute; left: -999px; top: 0; background: var(--bg); padding: .5rem;
+          min-height: 44px; box-sizing: border-box; z-index: 1; }
         .skip:focus { left: .5rem; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
           white-space: nowrap; }

@@ -390,6 +390,101 @@ def scenario_axe(browser, args):
     check(not failures, f"axe found serious or critical violations on {args.path}:\n" + "\n".join(failures))
 
 
+def scenario_keyboard(browser, args):
+    """Sign-in and Done with the keyboard alone: Tab moves through the controls in order, each visibly focused,
+    and Enter signs in and records the dose."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    password = read_password(args.password_file)
+    keys = ActionChains(browser.driver)
+
+    def focused():
+        return browser.js("var e = document.activeElement; return e ? (e.id || e.name || e.tagName) + '|' + "
+                          "(e.getAttribute('value') || '') + '|' + e.textContent.trim().slice(0, 40) : '';")
+
+    def focus_ring():
+        """The focused element draws an outline or a shadow (a visible focus indicator)."""
+        return browser.js("var e = document.activeElement; if (!e || e === document.body) return false;"
+                          "var s = getComputedStyle(e); return (s.outlineStyle !== 'none' && "
+                          "parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none';")
+
+    def tab_to(what, matches, limit=60):
+        seen = []
+        for _ in range(limit):
+            keys.send_keys(Keys.TAB).perform()
+            current = focused()
+            seen.append(current)
+            if matches(current):
+                check(focus_ring(), f"{what} is focused ({current}) but shows no focus indicator")
+                return
+        raise Failure(f"{limit} presses of Tab never reached {what}; focus went through: {seen}")
+
+    browser.get("/login")
+    browser.wait("the sign-in form", lambda _: browser.text("h1") == "Sign in")
+    tab_to("the user name field", lambda f: f.startswith("username|"))
+    keys.send_keys(args.user).perform()
+    tab_to("the password field", lambda f: f.startswith("password|"))
+    marker = browser.js("return document.body;")
+    keys.send_keys(password + Keys.ENTER).perform()
+    browser.wait("the page after signing in with Enter", lambda _: browser.is_stale(marker))
+    browser.wait(f"{today_path(args)} after signing in", lambda _: browser.path() == today_path(args))
+    item = f'li[data-task="{args.task}"]'
+    browser.wait_for_text(f"{item} .state", "To do")
+    tab_to(f"the Done button of {args.task}",
+           lambda f: f.startswith("action|done|") and browser.js(
+               f"return document.querySelector('{item}').contains(document.activeElement);"))
+    marker = browser.js("return document.body;")
+    keys.send_keys(Keys.ENTER).perform()
+    browser.wait("the page after pressing Enter on Done", lambda _: browser.is_stale(marker))
+    state = browser.wait_for_text(f"{item} .state", "Done at")
+    print(f"keyboard: {state}")
+
+
+def scenario_reflow(browser, args):
+    """The page at 320 and 360 CSS px (a phone, and 1280 px at 400 %) and at 640 px (1280 px at 200 %): nothing
+    scrolls sideways, and on the phone every button, link and field is at least 44 by 44 px (WCAG 2.2 target
+    size, enhanced)."""
+    browser.sign_in(args.user, read_password(args.password_file))
+    problems = []
+    for width, mobile in [(320, True), (360, True), (640, False)]:
+        browser.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": mobile,
+        })
+        browser.get(args.path)
+        browser.wait(f"{args.path} to load", lambda _: browser.js("return document.readyState") == "complete")
+        wide = browser.js("return document.documentElement.scrollWidth;")
+        if wide > width + 1:
+            culprits = browser.js("""
+                var width = arguments[0];
+                return Array.from(document.querySelectorAll('body *')).filter(function (e) {
+                  var r = e.getBoundingClientRect(); return r.right > width + 1 && r.width > 0;
+                }).slice(0, 5).map(function (e) { return e.tagName + '.' + e.className + ' ' +
+                  Math.round(e.getBoundingClientRect().right) + 'px'; });
+            """, width)
+            problems.append(f"at {width} px the page is {wide} px wide: {culprits}")
+        if mobile:
+            small = browser.js("""
+                return Array.from(document.querySelectorAll(
+                    'button, a[href], input:not([type=hidden]), select, textarea, summary')).map(function (e) {
+                  // A radio or a checkbox is tapped through the label around it.
+                  var target = /^(radio|checkbox)$/.test(e.type) && e.closest('label') ? e.closest('label') : e;
+                  var inline = e.tagName === 'A' && e.closest('p, td, li.contact, dd');
+                  return {e: e, r: target.getBoundingClientRect(), inline: inline};
+                }).filter(function (t) {
+                  return !(t.r.width === 0 && t.r.height === 0) && !t.inline && (t.r.width < 44 || t.r.height < 44);
+                }).map(function (t) {
+                  return (t.e.id || t.e.name || t.e.textContent.trim().slice(0, 30) || t.e.tagName) + ' ' +
+                         Math.round(t.r.width) + 'x' + Math.round(t.r.height);
+                });
+            """)
+            if small:
+                problems.append(f"at {width} px these targets are under 44 x 44 px: {small}")
+    browser.size("desktop")
+    check(not problems, f"{args.path}:\n  " + "\n  ".join(problems))
+    print(f"reflow {args.path}: no sideways scroll at 320/360/640 px, targets at least 44 px")
+
+
 def save_full_page(browser, size, path):
     """The whole page at the size's width (the viewport grown to the document's height, then restored)."""
     width, height, mobile = SIZES[size]
@@ -406,6 +501,7 @@ SCENARIOS = {
     "login": scenario_login, "done-undo": scenario_done_undo, "answer": scenario_answer, "live": scenario_live,
     "forbidden": scenario_forbidden, "revoked": scenario_revoked, "csrf": scenario_csrf,
     "throttle": scenario_throttle, "axe": scenario_axe,
+    "keyboard": scenario_keyboard, "reflow": scenario_reflow,
 }
 
 
