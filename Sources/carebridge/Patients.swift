@@ -204,7 +204,7 @@ struct PatientsShow: AsyncParsableCommand {
             guard let patient = try store.patient(id: id) else { throw ExitCode(StoreExit.notFound) }
             let plans = try store.plans(patientID: id)
             let tasks = try await store.tasks()
-            let contacts = try store.contacts(patientID: id)
+            let contacts = try await store.contacts(patientID: id)
             let devices = try store.deviceAssignments().filter { $0.patientID == id }
             let readings = try store.samples(matching: SampleQuery()).count
             if json {

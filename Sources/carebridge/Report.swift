@@ -81,7 +81,7 @@ struct Report: AsyncParsableCommand {
         let data: ReportData
         do throws(CareStoreError) {
             // Checked before anything is written: a mistyped contact is not found after the report exists.
-            let contacts = try store.contacts(patientID: store.patientScope).map(\.id)
+            let contacts = try await store.contacts(patientID: store.patientScope).map(\.id)
             for contact in shareWith where !contacts.contains(contact) {
                 throw CareStoreError(
                     .patientNotFound,
@@ -116,7 +116,7 @@ struct Report: AsyncParsableCommand {
         FileHandle.standardError.write(Data("wrote \(format.rawValue) report of \(data.period) to \(out)\n".utf8))
         do {
             for contact in shareWith {
-                let entry = try store.recordShare(
+                let entry = try await store.recordShare(
                     contactID: contact,
                     what: "report",
                     channel: "file",

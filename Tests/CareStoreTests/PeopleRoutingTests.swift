@@ -277,7 +277,7 @@ import Testing
         #expect(try await store.patients().map(\.id) == ["alice"])
         #expect(try store.patient(id: "alice")?.identifiers.first?.value == "MRN-7")
         #expect(try store.plans(patientID: "alice").map(\.id) == ["alice-home"])
-        #expect(try store.contacts(patientID: "alice").map(\.id).sorted() == ["ben", "dr-lee"])
+        #expect(try await store.contacts(patientID: "alice").map(\.id).sorted() == ["ben", "dr-lee"])
         // Same file again: nothing new; a changed name: a new version, the old one kept.
         try store.applyPlan(plan)
         #expect(try store.patientVersions(id: "alice").count == 1)
@@ -285,11 +285,16 @@ import Testing
         let versions = try store.patientVersions(id: "alice")
         #expect(versions.map(\.patient.name) == ["Alice Example", "Alice Q. Example"])
 
-        let share = try store.recordShare(contactID: "dr-lee", what: "report", channel: "email", detail: "November")
+        let share = try await store.recordShare(
+            contactID: "dr-lee",
+            what: "report",
+            channel: "email",
+            detail: "November"
+        )
         #expect(share.patientID == "alice")
-        #expect(try store.shares().map(\.contactID) == ["dr-lee"])
-        #expect(throws: CareStoreError.self) {
-            try store.recordShare(contactID: "nobody", what: "report", channel: "email")
+        #expect(try await store.shares().map(\.contactID) == ["dr-lee"])
+        await #expect(throws: CareStoreError.self) {
+            try await store.recordShare(contactID: "nobody", what: "report", channel: "email")
         }
     }
 }

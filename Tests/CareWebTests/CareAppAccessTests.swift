@@ -13,7 +13,10 @@ import Testing
     static let patientRoutes: [(method: HTTPRequest.Method, path: String)] = [
         (.get, "/patients/bob/today"), (.get, "/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/live"),
         (.post, "/patients/bob/today/record"), (.get, "/api/patients/bob/today"),
-        (.get, "/api/patients/bob/today?day=2026-11-20"),
+        (.get, "/api/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/insights"),
+        (.get, "/patients/bob/insights?from=2026-11-16"), (.post, "/patients/bob/alerts/1/acknowledge"),
+        (.get, "/patients/bob/connect"), (.post, "/patients/bob/connect/share"), (.get, "/patients/bob/report"),
+        (.get, "/patients/bob/report?format=html"),
     ]
 
     @Test func everyPatientRouteRefusesAUserNotLinkedToThatPatient() async throws {
@@ -28,7 +31,10 @@ import Testing
                     route.method == .post
                     ? try await browser.post(
                         route.path,
-                        ["csrf": csrf, "task": "tablet-bob", "occurrence": "26", "day": "2026-11-27", "action": "done"]
+                        [
+                            "csrf": csrf, "task": "tablet-bob", "occurrence": "26", "day": "2026-11-27",
+                            "action": "done", "contact": "bob-gp",
+                        ]
                     )
                     : try await browser.get(route.path)
                 #expect(page.status == .forbidden, "\(route.method) \(route.path): \(page.status)")

@@ -65,6 +65,35 @@ import Testing
         }
     }
 
+    /// "Share this week's report" records in the sharing audit what the app did (a download prepared by the
+    /// user for that contact), then offers the PDF; only a contact of the patient who receives reports qualifies.
+    @Test func sharingTheWeeksReportIsRecordedAsADownloadByItsUser() async throws {
+        let fixture = try await CareAppFixture()
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            let page = try await browser.get("/patients/anna/connect")
+            #expect(page.text.contains("Share this week's report<span class=\"visually-hidden\"> with Dr. Gray"))
+            let csrf = page.csrf ?? ""
+            #expect(try await browser.post("/patients/anna/connect/share", ["contact": "anna-gp"]).status == .forbidden)
+            #expect(
+                try await browser.post("/patients/anna/connect/share", ["csrf": csrf, "contact": "bob-gp"]).status
+                    == .badRequest,
+                "another patient's contact"
+            )
+            #expect(try await fixture.store.shares().isEmpty, "a refused share records nothing")
+            let shared = try await browser.post("/patients/anna/connect/share", ["csrf": csrf, "contact": "anna-gp"])
+            #expect(shared.status == .seeOther)
+            #expect(shared.location == "/patients/anna/connect?shared=anna%2Dgp&from=2026-11-21")
+            let after = try await browser.get(shared.location ?? "")
+            #expect(after.text.contains("recorded as shared with Dr. Gray"), "\(after.text)")
+            #expect(after.text.contains(#"<a href="/patients/anna/report?from=2026-11-21">"#))
+            #expect(after.text.contains("report 2026-11-21 to 2026-11-27, prepared in the care app by anna (download,"))
+            let entries = try await fixture.store.shares()
+            #expect(entries.map(\.contactID) == ["anna-gp"] && entries.map(\.patientID) == ["anna"])
+            #expect(entries.first?.channel == "download" && entries.first?.what == "report")
+        }
+    }
+
     @Test func theReportIsAPDFOrHTMLOfThePatientsWeek() async throws {
         let fixture = try await CareAppFixture()
         try await Self.heavyReading(fixture)

@@ -54,7 +54,7 @@ import Testing
         #expect(kept.count == 1 && kept.first?.attempts == 1 && kept.first?.lastError != nil)
 
         // Back, but failing: 503 keeps the notification.
-        try fixture.store.acknowledgeAlert(id: alert.id, by: "Nurse Kim")
+        try await fixture.store.acknowledgeAlert(id: alert.id, by: "Nurse Kim")
         try await receiver.start()
         receiver.answer(503)
         let failing = await channel.deliverDue()
@@ -112,7 +112,7 @@ import Testing
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/alert/#", count: 6)
         let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
         #expect(await outbox.drain(timeout: .seconds(20)) == 0)
-        try fixture.store.acknowledgeAlert(id: alert.id, by: nil)
+        try await fixture.store.acknowledgeAlert(id: alert.id, by: nil)
         #expect(await outbox.drain(timeout: .seconds(20)) == 0)
         await outbox.stop()
         await connection.stop()

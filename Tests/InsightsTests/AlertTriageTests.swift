@@ -87,7 +87,7 @@ import Testing
             try fixture.store.acknowledgeAlerts(ids: [alerts[0].id, unknown], by: "Nurse Kim")
         }
         #expect(try await fixture.store.alerts(includeClosed: false).count == 4, "an unknown id acknowledges none")
-        let done = try fixture.store.acknowledgeAlerts(
+        let done = try await fixture.store.acknowledgeAlerts(
             ids: [alerts[0].id, alerts[1].id, alerts[0].id],
             by: "Nurse Kim",
             at: F.time(2026, 11, 13, 8)
@@ -131,7 +131,11 @@ import Testing
         )
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 11))
         let adaAlerts = try await fixture.store.scoped(to: "ada").alerts()
-        _ = try fixture.store.acknowledgeAlerts(ids: [adaAlerts[0].id], by: "Nurse Kim", at: F.time(2026, 11, 11, 8))
+        _ = try await fixture.store.acknowledgeAlerts(
+            ids: [adaAlerts[0].id],
+            by: "Nurse Kim",
+            at: F.time(2026, 11, 11, 8)
+        )
 
         let counts = try await fixture.store.openAlertCounts()
         #expect(counts == ["ada": 1, "ben": 1])

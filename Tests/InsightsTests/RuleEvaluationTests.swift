@@ -245,14 +245,14 @@ import Testing
         try fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         let alert = try #require(try await fixture.store.alerts().first)
-        let acknowledged = try fixture.store.acknowledgeAlert(
+        let acknowledged = try await fixture.store.acknowledgeAlert(
             id: alert.id,
             by: "Nurse Kim",
             at: F.time(2026, 11, 20, 11)
         )
         #expect(acknowledged.state == "acknowledged" && acknowledged.acknowledgedBy == "Nurse Kim")
         // Acknowledging twice changes nothing; an unknown id is an error.
-        try fixture.store.acknowledgeAlert(id: alert.id, by: "someone else")
+        try await fixture.store.acknowledgeAlert(id: alert.id, by: "someone else")
         #expect(try await fixture.store.alert(id: alert.id)?.acknowledgedBy == "Nurse Kim")
         #expect(throws: CareStoreError.self) { try fixture.store.acknowledgeAlert(id: 999, by: nil) }
         let pending = try await fixture.store.pendingAlertDeliveries(

@@ -228,6 +228,16 @@ extension CareStore {
         try acknowledgeAlerts(ids: [id], by: person, at: now)[0]
     }
 
+    /// ``acknowledgeAlert(id:by:at:)`` for the runtime and the care app.
+    @discardableResult
+    public func acknowledgeAlert(
+        id: Int64,
+        by person: String?,
+        at now: Date = Date()
+    ) async throws(CareStoreError) -> Alert {
+        try await acknowledgeAlerts(ids: [id], by: person, at: now)[0]
+    }
+
     /// Acknowledges several alerts in one transaction: all of them, or none when one is unknown (or, in a
     /// scoped store, another patient's). An alert already acknowledged stays as it was.
     /// - Returns: the alerts, in the order of `ids` (duplicates once).
@@ -239,30 +249,50 @@ extension CareStore {
         at now: Date = Date()
     ) throws(CareStoreError) -> [Alert] {
         let scope = patientScope
+        return try write { db in try Self.acknowledge(db, checking: ids, of: scope, by: person, now: now) }
+    }
+
+    /// ``acknowledgeAlerts(ids:by:at:)`` for the runtime and the care app.
+    @discardableResult
+    public func acknowledgeAlerts(
+        ids: [Int64],
+        by person: String?,
+        at now: Date = Date()
+    ) async throws(CareStoreError) -> [Alert] {
+        let scope = patientScope
+        return try await write { db in try Self.acknowledge(db, checking: ids, of: scope, by: person, now: now) }
+    }
+
+    /// Checks that every id is an alert (of the patient `scope`, when given), then acknowledges them.
+    static func acknowledge(
+        _ db: Database,
+        checking ids: [Int64],
+        of scope: String?,
+        by person: String?,
+        now: Date
+    ) throws -> [Alert] {
         var seen: Set<Int64> = []
         let ids = ids.filter { seen.insert($0).inserted }
-        return try write { db in
-            for id in ids {
-                guard try Int64.fetchOne(db, sql: "SELECT id FROM alert WHERE id = ?", arguments: [id]) != nil else {
-                    throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
-                }
-                if let scope,
-                    try !Bool(
-                        Int.fetchOne(
-                            db,
-                            sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
-                            arguments: [id, scope]
-                        ) ?? 0 > 0
-                    )
-                {
-                    throw CareStoreError(
-                        .alertNotFound,
-                        "alert \(id) is not one of patient '\(scope)' (see `carebridge alerts --all --patient \(scope)`)"
-                    )
-                }
+        for id in ids {
+            guard try Int64.fetchOne(db, sql: "SELECT id FROM alert WHERE id = ?", arguments: [id]) != nil else {
+                throw CareStoreError(.alertNotFound, "no alert \(id) (see `carebridge alerts --all`)")
             }
-            return try Self.acknowledge(db, ids: ids, by: person, now: now)
+            if let scope,
+                try !Bool(
+                    Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
+                        arguments: [id, scope]
+                    ) ?? 0 > 0
+                )
+            {
+                throw CareStoreError(
+                    .alertNotFound,
+                    "alert \(id) is not one of patient '\(scope)' (see `carebridge alerts --all --patient \(scope)`)"
+                )
+            }
         }
+        return try acknowledge(db, ids: ids, by: person, now: now)
     }
 
     /// Acknowledges every open alert (of the scoped patient, or every patient's) whose facts happened before

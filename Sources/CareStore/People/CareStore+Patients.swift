@@ -72,12 +72,19 @@ extension CareStore {
 
     /// The live contacts, of one patient's plans or all.
     public func contacts(patientID: String? = nil) throws(CareStoreError) -> [CareContact] {
-        try read { db in
-            let plans = try Self.livePlans(db)
-            let wanted = Set(plans.filter { patientID == nil || $0.patientID == patientID }.map(\.id))
-            return try ContactRecord.fetchAll(db, sql: Versioned.currentSQL("contact")).compactMap(\.contact)
-                .filter { wanted.contains($0.planID) }
-        }
+        try read { db in try Self.contacts(db, patientID: patientID) }
+    }
+
+    /// ``contacts(patientID:)`` for the runtime and the care app.
+    public func contacts(patientID: String? = nil) async throws(CareStoreError) -> [CareContact] {
+        try await read { db in try Self.contacts(db, patientID: patientID) }
+    }
+
+    static func contacts(_ db: Database, patientID: String?) throws -> [CareContact] {
+        let plans = try livePlans(db)
+        let wanted = Set(plans.filter { patientID == nil || $0.patientID == patientID }.map(\.id))
+        return try ContactRecord.fetchAll(db, sql: Versioned.currentSQL("contact")).compactMap(\.contact)
+            .filter { wanted.contains($0.planID) }
     }
 
     /// Adds a patient, or a new version of it when its fields changed (versions are never overwritten). A new

@@ -27,57 +27,94 @@ extension CareStore {
         detail: String? = nil,
         at now: Date = Date()
     ) throws(CareStoreError) -> ShareRecord {
-        let contacts = try contacts()
-        guard let contact = contacts.first(where: { $0.id == contactID }) else {
-            throw CareStoreError(
-                .patientNotFound,
-                "no contact '\(contactID)'; contacts: \(contacts.map(\.id).joined(separator: ", "))"
-            )
-        }
-        let patientID = try plans().first { $0.id == contact.planID }?.patientID
-        let id = try write { db -> Int64 in
-            try db.execute(
-                sql: """
-                    INSERT INTO shareRecord (contactID, patientID, what, channel, detail, sharedAt)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [contactID, patientID, what, channel, detail, now.timeIntervalSince1970]
-            )
-            return db.lastInsertedRowID
-        }
-        return ShareRecord(
-            id: id,
+        let entry = ShareRecord(
+            id: 0,
             contactID: contactID,
-            patientID: patientID,
+            patientID: nil,
             what: what,
             channel: channel,
             detail: detail,
             sharedAt: now
         )
+        return try write { db in try Self.recordShare(db, entry) }
+    }
+
+    /// ``recordShare(contactID:what:channel:detail:at:)`` for the runtime and the care app.
+    @discardableResult
+    public func recordShare(
+        contactID: String,
+        what: String,
+        channel: String,
+        detail: String? = nil,
+        at now: Date = Date()
+    ) async throws(CareStoreError) -> ShareRecord {
+        let entry = ShareRecord(
+            id: 0,
+            contactID: contactID,
+            patientID: nil,
+            what: what,
+            channel: channel,
+            detail: detail,
+            sharedAt: now
+        )
+        return try await write { db in try Self.recordShare(db, entry) }
+    }
+
+    /// Appends `entry` (its id and patient filled in from the store) to the audit list.
+    static func recordShare(_ db: Database, _ entry: ShareRecord) throws -> ShareRecord {
+        let contacts = try contacts(db, patientID: nil)
+        guard let contact = contacts.first(where: { $0.id == entry.contactID }) else {
+            throw CareStoreError(
+                .patientNotFound,
+                "no contact '\(entry.contactID)'; contacts: \(contacts.map(\.id).joined(separator: ", "))"
+            )
+        }
+        var entry = entry
+        entry.patientID = try livePlans(db).first { $0.id == contact.planID }?.patientID
+        try db.execute(
+            sql: """
+                INSERT INTO shareRecord (contactID, patientID, what, channel, detail, sharedAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                entry.contactID, entry.patientID, entry.what, entry.channel, entry.detail,
+                entry.sharedAt.timeIntervalSince1970,
+            ]
+        )
+        entry.id = db.lastInsertedRowID
+        return entry
     }
 
     /// The sharing audit list, oldest first (of the scoped patient, or all).
     public func shares() throws(CareStoreError) -> [ShareRecord] {
         let scope = patientScope
-        return try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, contactID, patientID, what, channel, detail, sharedAt FROM shareRecord
-                    WHERE ? IS NULL OR patientID = ? ORDER BY sharedAt, id
-                    """,
-                arguments: [scope, scope]
-            ).map {
-                ShareRecord(
-                    id: $0[0],
-                    contactID: $0[1],
-                    patientID: $0[2],
-                    what: $0[3],
-                    channel: $0[4],
-                    detail: $0[5],
-                    sharedAt: Date(timeIntervalSince1970: $0[6])
-                )
-            }
+        return try read { db in try Self.shares(db, of: scope) }
+    }
+
+    /// ``shares()`` for the runtime and the care app.
+    public func shares() async throws(CareStoreError) -> [ShareRecord] {
+        let scope = patientScope
+        return try await read { db in try Self.shares(db, of: scope) }
+    }
+
+    static func shares(_ db: Database, of scope: String?) throws -> [ShareRecord] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, contactID, patientID, what, channel, detail, sharedAt FROM shareRecord
+                WHERE ? IS NULL OR patientID = ? ORDER BY sharedAt, id
+                """,
+            arguments: [scope, scope]
+        ).map {
+            ShareRecord(
+                id: $0[0],
+                contactID: $0[1],
+                patientID: $0[2],
+                what: $0[3],
+                channel: $0[4],
+                detail: $0[5],
+                sharedAt: Date(timeIntervalSince1970: $0[6])
+            )
         }
     }
 }

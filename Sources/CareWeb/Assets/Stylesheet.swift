@@ -55,6 +55,7 @@ enum Stylesheet {
         .event.done .state { color: var(--done); }
         .event.missed .state, .event.notdone .state { color: var(--late); }
         .flag { color: var(--bad); }
+        .notice { padding: .75rem 1rem; border: 1px solid var(--line); border-radius: .5rem; background: var(--soft); }
         .act { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; margin: .5rem 0; }
         .act.answer { display: block; }
         .act.answer button { margin-top: .5rem; }

@@ -46,6 +46,7 @@ enum Templates {
     static let connect = """
         <h1>{{patientName}} <span class="sub">Care team and contacts</span></h1>
         {{> patientNav}}
+        {{#notice}}<p class="notice" role="status">{{notice}} <a href="{{download}}">Download the report (PDF)</a></p>{{/notice}}
         {{#hasContacts}}
         <ul class="contacts">
         {{#contacts}}
@@ -59,6 +60,13 @@ enum Templates {
         {{#map}}<li><a href="https://www.openstreetmap.org/search?query={{map}}">Map: {{address}}</a></li>{{/map}}
         </ul>
         {{#receives}}<p class="text">Receives: {{receives}}</p>{{/receives}}
+        {{#shareable}}
+        <form method="post" action="/patients/{{patientID}}/connect/share" class="act">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="contact" value="{{id}}">
+        <button type="submit">Share this week's report<span class="visually-hidden"> with {{name}}</span></button>
+        </form>
+        {{/shareable}}
+        {{#hasShared}}<p class="text">Shared so far:</p><ul class="shared">{{#shared}}<li>{{.}}</li>{{/shared}}</ul>{{/hasShared}}
         </li>
         {{/contacts}}
         </ul>

@@ -16,7 +16,8 @@ struct PatientScreensRoutes {
     func add(to group: RouterGroup<WebContext>) {
         group.get("insights") { request, context in try await insights(request, context: context) }
         group.post("alerts/:alert/acknowledge") { request, context in try await acknowledge(request, context: context) }
-        group.get("connect") { _, context in try await connect(context: context) }
+        group.get("connect") { request, context in try await connect(request, context: context) }
+        group.post("connect/share") { request, context in try await share(request, context: context) }
         group.get("report") { request, context in try await report(request, context: context) }
     }
 
@@ -83,23 +84,28 @@ struct PatientScreensRoutes {
             throw WebError(.badRequest, "That is not an alert.")
         }
         let store = app.store.scoped(to: patient.id)
-        let now = app.now()
         let by = session.user.id
         do {
-            _ = try await NIOThreadPool.singleton.runIfActive {
-                try store.acknowledgeAlert(id: id, by: by, at: now)
-            }
-        } catch let error as CareStoreError where error.code == .alertNotFound {
+            try await store.acknowledgeAlert(id: id, by: by, at: app.now())
+        } catch {
+            // A typed `catch where` on the code crashes Swift 6.3.1's SIL ownership verifier; test it inside.
+            guard error.code == .alertNotFound else { throw error }
             throw WebError(.notFound, "There is no such open alert for \(patient.name).")
         }
         app.logger.info("care app: \(by) acknowledged alert \(id) of \(patient.id)")
         return .redirect(to: "/patients/\(patient.id)/insights", type: .normal)
     }
 
-    private func connect(context: WebContext) async throws -> Response {
+    private func connect(_ request: Request, context: WebContext) async throws -> Response {
         let patient = try await app.patient(context)
-        let store = app.store
-        let contacts = try await NIOThreadPool.singleton.runIfActive { try store.contacts(patientID: patient.id) }
+        let store = app.store.scoped(to: patient.id)
+        let zone = store.bridgeZone
+        let contacts = try await store.contacts(patientID: patient.id)
+        let shares = Dictionary(grouping: try await store.shares(), by: \.contactID)
+        let when = DateFormatter()
+        when.locale = Locale(identifier: "en_GB")
+        when.timeZone = zone
+        when.dateFormat = "d MMM yyyy, HH:mm"
         let dial = { (number: String) -> [String: String] in
             ["shown": number, "dial": number.filter { $0.isNumber || $0 == "+" }]
         }
@@ -118,17 +124,61 @@ struct PatientScreensRoutes {
             if !contact.receives.isEmpty {
                 row["receives"] = contact.receives.map(\.rawValue).joined(separator: " and ")
             }
+            row["id"] = contact.id
+            row["shareable"] = contact.receives.contains(.reports)
+            let shared = (shares[contact.id] ?? []).suffix(5).reversed().map { entry in
+                "\(entry.what) \(entry.detail ?? "") (\(entry.channel), \(when.string(from: entry.sharedAt)))"
+            }
+            row["shared"] = shared
+            row["hasShared"] = !shared.isEmpty
             return row
+        }
+        var content: [String: Any] = [
+            "patientName": patient.name, "patientID": patient.id, "onConnect": true, "contacts": rows,
+            "hasContacts": !rows.isEmpty,
+        ]
+        if let id = request.uri.queryParameters["shared"].map(String.init),
+            let contact = contacts.first(where: { $0.id == id }),
+            let from = request.uri.queryParameters["from"].flatMap({ CalendarDay(key: String($0), zone: zone) })
+        {
+            content["notice"] = "The report of the week from \(from.key) is recorded as shared with \(contact.name)."
+            content["download"] = "/patients/\(patient.id)/report?from=\(from.key)"
         }
         return app.pages.page(
             title: "\(patient.name): care team",
             template: "connect",
-            content: [
-                "patientName": patient.name, "patientID": patient.id, "onConnect": true, "contacts": rows,
-                "hasContacts": !rows.isEmpty,
-            ],
+            content: content,
             session: context.session
         )
+    }
+
+    /// "Share this week's report" with a contact who receives reports: recorded in the sharing audit as a
+    /// download prepared in the app by the signed-in user (what the app actually did: nothing is sent from
+    /// here), then the page offers the PDF to hand over.
+    private func share(_ request: Request, context: WebContext) async throws -> Response {
+        let (form, session) = try await FormBody.checked(request, context: context)
+        let patient = try await app.patient(context)
+        let store = app.store.scoped(to: patient.id)
+        let contacts = try await store.contacts(patientID: patient.id)
+        guard let id = form["contact"], let contact = contacts.first(where: { $0.id == id }),
+            contact.receives.contains(.reports)
+        else {
+            throw WebError(.badRequest, "That contact is not in \(patient.name)'s care team or receives no reports.")
+        }
+        let (from, to) = try period(request)
+        let zone = store.bridgeZone
+        let first = CalendarDay(containing: from, zone: zone).key
+        let last = CalendarDay(containing: to.addingTimeInterval(-1), zone: zone).key
+        try await store.recordShare(
+            contactID: contact.id,
+            what: "report",
+            channel: "download",
+            detail: "\(first) to \(last), prepared in the care app by \(session.user.id)",
+            at: app.now()
+        )
+        app.logger.info("care app: \(session.user.id) shared the report \(first)–\(last) of \(patient.id) with \(id)")
+        let query = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return .redirect(to: "/patients/\(patient.id)/connect?shared=\(query)&from=\(first)", type: .normal)
     }
 
     /// The care report of the last seven days (or `?from=&to=` days), PDF unless `?format=html`.
