@@ -93,13 +93,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The ingestion pipeline (transport events → profile → decoder → samples → sink) and the bridge runtime
-        // (the ingest and its companion services in one swift-service-lifecycle ServiceGroup).
+        // The ingest (transport events → profile → typed roles → samples → sink), pure: the pipeline, its report,
+        // the runner that drives it over any transport into any sink, and the profile fixture runner. No store, no
+        // services.
         .target(
-            name: "CareBridgeKit",
+            name: "SampleIngest",
             dependencies: [
                 "BridgeCore", "BridgeFoundation", "GATTDecoding", "DeviceProfiles", "DeviceSessions", "FrameDecoding",
-                "SessionReplay", "CareStore",
+                "SessionReplay",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The bridge runtime: the ingest and its companion services in one swift-service-lifecycle ServiceGroup,
+        // the store sink and session memory, the scanner watchdog.
+        .target(
+            name: "BridgeRuntime",
+            dependencies: [
+                "BridgeCore", "DeviceProfiles", "SampleIngest", "SessionReplay", "CareStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -195,7 +205,8 @@ let package = Package(
                 "DeviceProfiles",
                 "DeviceSessions",
                 "SessionReplay",
-                "CareBridgeKit",
+                "SampleIngest",
+                "BridgeRuntime",
                 "BlueZTransport",
                 "SampleExport",
                 "MQTTBridge",
@@ -218,7 +229,8 @@ let package = Package(
                 "BridgeCore",
                 "CarePlan",
                 "CareStore",
-                "CareBridgeKit",
+                "SampleIngest",
+                "BridgeRuntime",
                 "DeviceProfiles",
                 "SessionReplay",
                 "BlueZTransport",
@@ -275,7 +287,7 @@ let package = Package(
             dependencies: [
                 "carebridge",
                 "BlueZTransport",
-                "CareBridgeKit",
+                "BridgeRuntime",
                 "BridgeCore",
                 "BridgeFoundation", "GATTDecoding",
                 "DeviceProfiles", "DeviceSessions",
@@ -295,7 +307,7 @@ let package = Package(
             dependencies: [
                 "DeviceProfiles", "DeviceSessions", "FrameDecoding", "BridgeCore", "BridgeFoundation", "GATTDecoding",
                 "TestSupport",
-                "CareBridgeKit",
+                "SampleIngest",
             ]
         ),
         .testTarget(
@@ -306,18 +318,26 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CareBridgeKitTests",
+            name: "SampleIngestTests",
             dependencies: [
-                "CareBridgeKit", "SessionReplay", "DeviceProfiles", "DeviceSessions", "BridgeCore", "BridgeFoundation",
+                "SampleIngest", "SessionReplay", "DeviceProfiles", "DeviceSessions", "BridgeCore", "BridgeFoundation",
                 "GATTDecoding",
-                "CarePlan",
-                "CareStore",
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "BridgeRuntimeTests",
+            dependencies: [
+                "BridgeRuntime", "SampleIngest", "SessionReplay", "DeviceProfiles", "BridgeCore", "BridgeFoundation",
+                "GATTDecoding", "CarePlan", "CareStore",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Golden", "Fixtures"]
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "CareStoreTests",

@@ -140,7 +140,7 @@ extension BlueZClient {
         }
     }
 
-    // MARK: - Scanner supervision (the watchdog is a service of the bridge: CareBridgeKit's ScannerWatchdog)
+    // MARK: - Scanner supervision (the watchdog is a service of the bridge: BridgeRuntime's ScannerWatchdog)
 
     func scannerState() -> ScannerState {
         // The actor answered: the loop is alive (systemd WATCHDOG=1 is sent from this).

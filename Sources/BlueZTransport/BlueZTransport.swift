@@ -17,7 +17,7 @@ public struct BlueZTransport: DeviceTransport {
     /// Request a graceful stop: notifications stopped, devices disconnected (their `disconnected` events are
     /// still delivered), discovery stopped, then the stream finishes normally.
     public let shutdown = ShutdownSignal()
-    /// The scanner of the latest `events()` run, for a watchdog (CareBridgeKit's `ScannerWatchdog`).
+    /// The scanner of the latest `events()` run, for a watchdog (BridgeRuntime's `ScannerWatchdog`).
     public let scanner = BlueZScanner()
 
     /// - Parameters:

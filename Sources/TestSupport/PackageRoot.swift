@@ -20,6 +20,16 @@ package enum PackageRoot {
     /// A file under `Recordings/`.
     package static func recording(_ name: String) -> String { recordings.appendingPathComponent(name).path }
 
+    /// Every `Recordings/*.jsonl`, by file name.
+    package static var recordingNames: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: recordings.path)) ?? [])
+            .filter { $0.hasSuffix(".jsonl") }
+            .sorted()
+    }
+
+    /// Whether golden files and generated recordings are re-recorded (`RECORD_SNAPSHOTS` is set).
+    package static var isRecordingSnapshots: Bool { ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil }
+
     /// The built `carebridge` executable next to the running test bundle or benchmark
     /// (`.build/<configuration>/carebridge`).
     package static var carebridgeExecutable: URL {

@@ -1,12 +1,13 @@
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import TestSupport
 
 /// Notification leaving the simulated peripheral (the fake bluetoothd emits `PropertiesChanged{Value}`) →

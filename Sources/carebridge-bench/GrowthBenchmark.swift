@@ -1,10 +1,10 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import CarePlan
 import CareStore
 import Foundation
 import GATTDecoding
+import SampleIngest
 
 /// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n: a linear path takes about
 /// 4× as long at 4n, a quadratic one about 16×.

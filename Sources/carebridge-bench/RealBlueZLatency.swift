@@ -1,12 +1,12 @@
 import BlueZTransport
 import BridgeCore
-import CareBridgeKit
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
 
 /// Notification → completed event against the real bluetoothd: run inside the QEMU guest of the real-daemon
 /// test tier (Tests/RealBlueZTests), with a heart-rate simulator on another controller writing the wall-clock

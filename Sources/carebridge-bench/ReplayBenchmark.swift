@@ -1,10 +1,11 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import SessionReplay
 import TestSupport
 

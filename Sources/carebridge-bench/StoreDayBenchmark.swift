@@ -1,11 +1,12 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import GRDB
 import Logging
+import SampleIngest
 import SessionReplay
 import TestSupport
 

@@ -5,7 +5,7 @@ import GRDB
 import Logging
 
 /// The `v10-compact-samples` upgrade of a large store: the store file the release before it wrote
-/// (`Tests/CareBridgeKitTests/Fixtures/store-v9-before-compact.sqlite`) grown to `BENCH_SAMPLES` samples (one
+/// (`Tests/BridgeRuntimeTests/Fixtures/store-v9-before-compact.sqlite`) grown to `BENCH_SAMPLES` samples (one
 /// million by default) of a heart-rate strap in that release's layout (heart rate and an RR interval per
 /// notification, each row with its payload, metadata and time-ordered id), then opened: the time the upgrade
 /// takes (conversion in committed chunks, then VACUUM) and the file size before and after.
@@ -19,7 +19,7 @@ let storeMigrateBenchmark = Benchmark(
         exit(66)
     }
     let fixture = devices.deletingLastPathComponent()
-        .appendingPathComponent("Tests/CareBridgeKitTests/Fixtures/store-v9-before-compact.sqlite")
+        .appendingPathComponent("Tests/BridgeRuntimeTests/Fixtures/store-v9-before-compact.sqlite")
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "carebridge-bench-\(UUID().uuidString)"
     )

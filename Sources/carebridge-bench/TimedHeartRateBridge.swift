@@ -1,11 +1,12 @@
 import BlueZTransport
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import TestSupport
 
 /// The live path both latency benchmarks measure (`bluez-latency` against the fake bluetoothd,

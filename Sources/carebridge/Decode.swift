@@ -1,10 +1,13 @@
 import ArgumentParser
 import BridgeCore
 import BridgeFoundation
+import DeviceProfiles
 import Foundation
 import GATTDecoding
 
 struct Decode: ParsableCommand {
+    private typealias Reading = DeviceProfile.Characteristic.Reading
+
     static let configuration = CommandConfiguration(
         abstract: "Decode one characteristic value or advertisement payload and show its fields and samples.",
         discussion: """
@@ -61,9 +64,19 @@ struct Decode: ParsableCommand {
             Output.error("\(decoder.displayName): \(error)")
             throw ExitCode(65)
         }
+        // The role the pipeline resolves at profile load: a payload that gives samples decodes straight into
+        // its measurement type, any other only for its fields.
+        let measurement: (any SampleProducing)?
         let payload: any GATTPayload
-        do {
-            payload = try decoder.decode(bytes)
+        do throws(GATTDecodingError) {
+            if case .measurement(let type, _)? = try? Reading(PayloadDecoder(decoder), role: .measurement) {
+                let measured = try type.decode(bytes)
+                measurement = measured
+                payload = measured
+            } else {
+                measurement = nil
+                payload = try decoder.decode(bytes)
+            }
         } catch {
             Output.error(error.description)
             throw ExitCode(65)
@@ -76,14 +89,14 @@ struct Decode: ParsableCommand {
             "fields": .object(payload.fields),
         ]
         var samples: [JSONValue] = []
-        if let producing = payload as? any SampleProducing {
+        if let measurement {
             let context = SampleContext(
                 receivedAt: Date(),
                 timeZone: zone,
                 source: .device(decoder),
                 payload: bytes
             )
-            samples = producing.samples(in: context).map { $0.json(in: zone) }
+            samples = measurement.samples(in: context).map { $0.json(in: zone) }
         }
         object["samples"] = .array(samples)
         let noValue = NoValueField.find(in: payload.fields)

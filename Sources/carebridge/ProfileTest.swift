@@ -1,10 +1,10 @@
 import ArgumentParser
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import GATTDecoding
+import SampleIngest
 
 struct ProfileTest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

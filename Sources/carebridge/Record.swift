@@ -2,9 +2,10 @@ import ArgumentParser
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import Foundation
 import Logging
+import SampleIngest
 import SessionReplay
 
 struct Record: AsyncParsableCommand {

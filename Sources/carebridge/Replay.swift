@@ -1,7 +1,7 @@
 import ArgumentParser
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
@@ -9,6 +9,7 @@ import Foundation
 import GATTDecoding
 import Insights
 import MQTTBridge
+import SampleIngest
 import SessionReplay
 
 struct Replay: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import CareStore
 import Foundation
+import SampleIngest
 import SessionReplay
 
 /// What `carebridge replay` prints: devices, samples by type, events completed, unmatched samples, bad lines.

@@ -3,13 +3,14 @@ import ArgumentParser
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
 import MQTTBridge
+import SampleIngest
 import ServiceLifecycle
 import SessionReplay
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import DeviceProfiles
 import DeviceSessions
 import Foundation

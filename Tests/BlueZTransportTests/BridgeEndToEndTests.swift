@@ -27,7 +27,7 @@ extension FakeBlueZSuites {
 
         static func keys(fromGolden recording: String) throws -> [SampleKey] {
             let url = FakeBlueZ.packageRoot.appendingPathComponent(
-                "Tests/CareBridgeKitTests/Golden/" + recording.replacingOccurrences(of: ".jsonl", with: ".golden.jsonl")
+                "Tests/SampleIngestTests/Golden/" + recording.replacingOccurrences(of: ".jsonl", with: ".golden.jsonl")
             )
             let text = try String(contentsOf: url, encoding: .utf8)
             return try text.split(separator: "\n").compactMap { line in

@@ -1,7 +1,7 @@
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
+import BridgeRuntime
 import DeviceProfiles
 import Foundation
 import GATTDecoding

@@ -1,10 +1,10 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import DeviceSessions
 import Foundation
 import GATTDecoding
+import SampleIngest
 import TestSupport
 import Testing
 

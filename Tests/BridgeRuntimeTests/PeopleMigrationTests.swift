@@ -4,6 +4,7 @@ import CareStore
 import Foundation
 import GRDB
 import Logging
+import TestSupport
 import Testing
 
 /// The `v8-people` migration on a store file the release before it wrote (`Fixtures/store-v7-single-patient.sqlite`,
@@ -50,14 +51,14 @@ import Testing
     }
 
     static func copyFixture() throws -> (directory: URL, path: String) {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         let care = directory.appendingPathComponent("care")
         try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)
         let path = care.appendingPathComponent("store.sqlite").path
         try FileManager.default.copyItem(
-            atPath: PackageFixtures.root.appendingPathComponent(
-                "Tests/CareBridgeKitTests/Fixtures/store-v7-single-patient.sqlite"
+            atPath: PackageRoot.url.appendingPathComponent(
+                "Tests/BridgeRuntimeTests/Fixtures/store-v7-single-patient.sqlite"
             ).path,
             toPath: path
         )

@@ -1,8 +1,9 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import ServiceLifecycle
 import Synchronization
 import TestSupport

@@ -3,6 +3,7 @@ import CareStore
 import Foundation
 import GRDB
 import Logging
+import TestSupport
 import Testing
 
 /// The `v9-outcome-sample-id-blob` migration on a store file the release before it wrote
@@ -14,7 +15,7 @@ import Testing
 
     /// A copy of the fixture in a fresh directory (0700, file 0600, as CareBridge makes them).
     static func copyFixture() throws -> (directory: URL, path: String) {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         let care = directory.appendingPathComponent("care")
         try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)

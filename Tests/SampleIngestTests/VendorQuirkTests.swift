@@ -1,11 +1,11 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
 import Testing
 
 /// Vendor quirks switched on by shipped profiles: a Beurer BM85 read right by `beurer-bm85`, the same bytes

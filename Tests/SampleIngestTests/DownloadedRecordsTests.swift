@@ -1,6 +1,6 @@
 import BridgeCore
-import CareBridgeKit
 import Foundation
+import SampleIngest
 import TestSupport
 import Testing
 
@@ -21,7 +21,7 @@ import Testing
         return counts
     }
 
-    func recording(_ name: String) -> String { PackageFixtures.recordings.appendingPathComponent(name).path }
+    func recording(_ name: String) -> String { PackageRoot.recordings.appendingPathComponent(name).path }
 
     @Test(arguments: [
         // 3 records (seq 1–3) after `01 01`; contexts are not records.

@@ -1,11 +1,11 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
 import SessionReplay
 import TestSupport
 import Testing
@@ -16,7 +16,7 @@ import Testing
 @Suite struct OmronMemoryMapReplayTests {
     static let recording = "omron-hem-7322t-memory-map.jsonl"
     static let address = "02:00:00:00:00:72"
-    static let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+    static let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let recordedAt = Date(timeIntervalSince1970: 1_781_503_200)  // 2026-06-15T06:00:00Z
@@ -157,8 +157,8 @@ import Testing
 
     @Test func theShippedRecordingIsWhatTheSimulatedCuffAnswers() throws {
         let built = try Self.build(in: scratch.url)
-        let url = PackageFixtures.recordings.appendingPathComponent(Self.recording)
-        if PackageFixtures.isRecording || !FileManager.default.fileExists(atPath: url.path) {
+        let url = PackageRoot.recordings.appendingPathComponent(Self.recording)
+        if PackageRoot.isRecordingSnapshots || !FileManager.default.fileExists(atPath: url.path) {
             try built.write(to: url, atomically: true, encoding: .utf8)
             return
         }
@@ -170,7 +170,7 @@ import Testing
         let sink = SampleCollector()
         let report = try await PipelineRunner.replay(
             try ReplayTransport(
-                path: PackageFixtures.recordings.appendingPathComponent(Self.recording).path,
+                path: PackageRoot.recordings.appendingPathComponent(Self.recording).path,
                 logger: Self.logger
             ),
             catalog: Self.catalog,
@@ -200,7 +200,7 @@ import Testing
 
     @Test func aCorruptedAnswerIsABadEventAndNoSampleIsGuessed() async throws {
         let text = try String(
-            contentsOf: PackageFixtures.recordings.appendingPathComponent(Self.recording),
+            contentsOf: PackageRoot.recordings.appendingPathComponent(Self.recording),
             encoding: .utf8
         )
         // The first piece of the answer carrying user 1's first record, one byte changed.

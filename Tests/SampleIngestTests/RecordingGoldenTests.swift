@@ -1,27 +1,30 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
 import SessionReplay
+import TestSupport
 import Testing
 
 /// Every recording under `Recordings/` is replayed through the whole pipeline and its normalised samples are
-/// compared with `Tests/CareBridgeKitTests/Golden/<recording>.golden.jsonl` (re-recorded when
+/// compared with `Tests/SampleIngestTests/Golden/<recording>.golden.jsonl` (re-recorded when
 /// `RECORD_SNAPSHOTS` is set).
 @Suite struct RecordingGoldenTests {
-    static let recordings = PackageFixtures.recordingNames
+    static let recordings = PackageRoot.recordingNames
+    /// `Tests/SampleIngestTests/Golden`.
+    static let golden = PackageRoot.url.appendingPathComponent("Tests/SampleIngestTests/Golden")
 
     @Test("replays the recording and matches its golden file", arguments: recordings)
     func replayMatchesGolden(recording: String) async throws {
         let rendered = try await Self.render(recording: recording)
-        let golden = PackageFixtures.golden.appendingPathComponent(
+        let golden = Self.golden.appendingPathComponent(
             recording.replacingOccurrences(of: ".jsonl", with: ".golden.jsonl")
         )
         let existing = try? String(contentsOf: golden, encoding: .utf8)
-        if PackageFixtures.isRecording || existing == nil {
+        if PackageRoot.isRecordingSnapshots || existing == nil {
             try rendered.write(to: golden, atomically: true, encoding: .utf8)
             if existing == nil {
                 Issue.record("golden file \(golden.lastPathComponent) was missing and has been recorded")
@@ -48,10 +51,10 @@ import Testing
     }
 
     static func replay(recording: String) async throws -> (PipelineReport, [QuantitySample]) {
-        let path = PackageFixtures.recordings.appendingPathComponent(recording).path
+        let path = PackageRoot.recordings.appendingPathComponent(recording).path
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let transport = try ReplayTransport(path: path, logger: logger)
-        let loaded = DeviceProfileLoader.load(directories: [PackageFixtures.devices])
+        let loaded = DeviceProfileLoader.load(directories: [PackageRoot.devices])
         let sink = SampleCollector()
         let report = try await PipelineRunner.replay(
             transport,
@@ -107,7 +110,7 @@ import Testing
         }
         for problem in report.badEvents {
             var text = problem.description
-            text = text.replacingOccurrences(of: PackageFixtures.recordings.path + "/", with: "")
+            text = text.replacingOccurrences(of: PackageRoot.recordings.path + "/", with: "")
             lines.append(JSONValue.object(["badLine": .string(text)]).serialized())
         }
         return lines.joined(separator: "\n") + "\n"

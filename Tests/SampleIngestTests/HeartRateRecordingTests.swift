@@ -23,9 +23,9 @@ import Testing
     }
 
     @Test func committedRecordingMatchesTheGenerator() throws {
-        let committed = PackageFixtures.recordings.appendingPathComponent(Self.name)
-        if PackageFixtures.isRecording { try Self.generate(to: committed.path) }
-        let directory = try PackageFixtures.temporaryDirectory()
+        let committed = PackageRoot.recordings.appendingPathComponent(Self.name)
+        if PackageRoot.isRecordingSnapshots { try Self.generate(to: committed.path) }
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let fresh = directory.appendingPathComponent(Self.name)
         try Self.generate(to: fresh.path)

@@ -1,6 +1,7 @@
 public import BridgeCore
 public import CareStore
 public import Foundation
+public import SampleIngest
 
 /// Writes the pipeline's samples into the care-plan store (one transaction per batch, auto-completing the
 /// linked events) and keeps the store's figures for the summary.

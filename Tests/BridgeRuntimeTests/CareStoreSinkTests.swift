@@ -1,11 +1,13 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import SessionReplay
+import TestSupport
 import Testing
 
 /// The pipeline into a real SQLite store file: the weigh-in recording completes the plan's event once.
@@ -21,10 +23,10 @@ import Testing
         let sink = CareStoreSink(store: store, recordedAt: recordedAt)
         let report = try await PipelineRunner.replay(
             try ReplayTransport(
-                path: PackageFixtures.recordings.appendingPathComponent(recording).path,
+                path: PackageRoot.recordings.appendingPathComponent(recording).path,
                 logger: logger
             ),
-            catalog: DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog,
+            catalog: DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog,
             configuration: PipelineConfiguration(timeZone: Self.zone),
             sink: sink,
             batchSize: 2,
@@ -34,7 +36,7 @@ import Testing
     }
 
     @Test func burstCompletesEachDaysEventOnceAndReplayingAgainAddsNothing() async throws {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let store = try CareStore(
@@ -42,7 +44,7 @@ import Testing
             bridgeZone: Self.zone,
             logger: logger
         )
-        let planData = try Data(contentsOf: PackageFixtures.recordings.appendingPathComponent("care-plan.json"))
+        let planData = try Data(contentsOf: PackageRoot.recordings.appendingPathComponent("care-plan.json"))
         try store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
 
         let (report, sink) = try await replay(into: store, recordedAt: Date(timeIntervalSince1970: 1_795_160_000))
@@ -61,7 +63,7 @@ import Testing
     }
 
     @Test func anInterruptedDownloadLosesNothingAndTheRepeatBringsTheContextTheFirstCopyLacked() async throws {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let store = try CareStore(

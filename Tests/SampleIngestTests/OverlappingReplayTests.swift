@@ -1,9 +1,10 @@
 import BridgeCore
-import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import SessionReplay
+import TestSupport
 import Testing
 
 /// Replay hands a batch to the sink while it reads the next one: batches still arrive one at a time and in
@@ -36,10 +37,10 @@ import Testing
     static func replay(into sink: any SampleSink, batchSize: Int) async throws -> PipelineReport {
         try await PipelineRunner.replay(
             try ReplayTransport(
-                path: PackageFixtures.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl").path,
+                path: PackageRoot.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl").path,
                 logger: logger
             ),
-            catalog: DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog,
+            catalog: DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog,
             configuration: PipelineConfiguration(timeZone: zone),
             sink: sink,
             batchSize: batchSize,

@@ -1,10 +1,11 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CarePlan
 import CareStore
 import DeviceProfiles
 import Foundation
 import Logging
+import SampleIngest
 import ServiceLifecycle
 import SessionReplay
 import Synchronization
@@ -17,7 +18,7 @@ import Testing
 @Suite struct BridgeTests {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-    static var catalog: DeviceCatalog { DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog }
+    static var catalog: DeviceCatalog { DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog }
 
     /// A live transport that yields nothing until stopped.
     final class IdleTransport: DeviceTransport {
@@ -60,13 +61,13 @@ import Testing
             bridgeZone: Self.zone,
             logger: Self.quiet
         )
-        let planData = try Data(contentsOf: PackageFixtures.recordings.appendingPathComponent("care-plan.json"))
+        let planData = try Data(contentsOf: PackageRoot.recordings.appendingPathComponent("care-plan.json"))
         try store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
         return store
     }
 
     func recording(_ name: String, speed: ReplaySpeed = .max, opened: Box<[String]>? = nil) -> Bridge.Recording {
-        let path = PackageFixtures.recordings.appendingPathComponent(name).path
+        let path = PackageRoot.recordings.appendingPathComponent(name).path
         return Bridge.Recording(path: path) {
             opened?.update { $0.append(name) }
             return try ReplayTransport(path: path, speed: speed, logger: Self.quiet)
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func recordingsGoIntoTheStoreAndTheOutcomeNamesTheEventsTheyCompleted() async throws {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try store(in: directory)
         let log = Box<[String]>([])
@@ -151,7 +152,7 @@ import Testing
     }
 
     @Test func aShutdownCutsTheReplayShortKeepsWhatWasReadAndOpensNoFurtherFile() async throws {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try store(in: directory)
         let opened = Box<[String]>([])

@@ -1,11 +1,12 @@
 import BridgeCore
 import BridgeFoundation
-import CareBridgeKit
 import DeviceProfiles
 import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
+import TestSupport
 import Testing
 
 /// The pipeline fed event by event: time handling, broadcast collapse, multi-packet merge, identity, bad events.
@@ -13,7 +14,7 @@ import Testing
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     /// 2026-11-20T08:00:00+01:00
     static let start = Date(timeIntervalSince1970: 1_795_158_000)
-    static let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+    static let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
     static let device = "02:00:00:00:00:0A"
 
     struct Run {

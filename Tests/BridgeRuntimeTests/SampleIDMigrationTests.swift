@@ -1,11 +1,13 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import CareStore
 import DeviceProfiles
 import Foundation
 import GRDB
 import Logging
+import SampleIngest
 import SessionReplay
+import TestSupport
 import Testing
 
 /// The `v3-time-ordered-sample-ids` migration on a store file an older CareBridge wrote
@@ -14,7 +16,7 @@ import Testing
 @Suite struct SampleIDMigrationTests {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-    static var fixtures: URL { PackageFixtures.root.appendingPathComponent("Tests/CareBridgeKitTests/Fixtures") }
+    static var fixtures: URL { PackageRoot.url.appendingPathComponent("Tests/BridgeRuntimeTests/Fixtures") }
 
     /// What the old file holds, read with plain SQL before CareBridge opens (and migrates) it.
     struct Snapshot {
@@ -94,7 +96,7 @@ import Testing
 
     /// A copy of the fixture in a fresh directory (0700, file 0600, as CareBridge makes them).
     static func copyFixture() throws -> (directory: URL, path: String) {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         let care = directory.appendingPathComponent("care")
         try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)
@@ -116,10 +118,10 @@ import Testing
             "pulse-oximeter-history.jsonl", "glucose-meter-interrupted-download.jsonl",
             "qn-scale-session.jsonl", "renpho-es-wbe28-consent.jsonl", "omron-hem-7322t-memory-map.jsonl",
         ]
-        var paths = PackageFixtures.recordingNames.filter { !$0.hasPrefix("heart-rate") && !newer.contains($0) }
-            .map { PackageFixtures.recordings.appendingPathComponent($0).path }
+        var paths = PackageRoot.recordingNames.filter { !$0.hasPrefix("heart-rate") && !newer.contains($0) }
+            .map { PackageRoot.recordings.appendingPathComponent($0).path }
         let strap = try String(
-            contentsOf: PackageFixtures.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
+            contentsOf: PackageRoot.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
             encoding: .utf8
         )
         let firstMinute = directory.appendingPathComponent("heart-rate-first-minute.jsonl")
@@ -256,7 +258,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         let before = try await store.databaseWriter.read { db in try Snapshot(db) }
-        let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+        let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
         var samples = 0
         for recording in try Self.recordings(in: directory) {
             let sink = CareStoreSink(store: store, recordedAt: Date(timeIntervalSince1970: 1_795_400_000))

@@ -1,9 +1,9 @@
 import BridgeCore
-import CareBridgeKit
 import DeviceProfiles
 import Foundation
 import GATTDecoding
 import Logging
+import SampleIngest
 import SessionReplay
 import TestSupport
 import Testing
@@ -11,7 +11,7 @@ import Testing
 /// A recording answers the bridge's session steps: the recorded device's responses are delivered only after
 /// the bridge wrote what the recording shows; any divergence is a problem at its line.
 @Suite struct SessionReplayAnsweringTests {
-    static let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+    static let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     /// This test's directory for the variants, removed when the test ends.
@@ -25,7 +25,7 @@ import Testing
         in directory: ScratchDirectory,
         _ transform: (String) -> String?
     ) throws -> String {
-        let text = try String(contentsOf: PackageFixtures.recordings.appendingPathComponent(recording), encoding: .utf8)
+        let text = try String(contentsOf: PackageRoot.recordings.appendingPathComponent(recording), encoding: .utf8)
         let lines = text.split(separator: "\n").compactMap { transform(String($0)) }
         let url = directory.url(recording)
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func meterDownloadedTwiceAnswersEveryWriteWithoutDivergence() async throws {
-        let path = PackageFixtures.recordings.appendingPathComponent("glucose-meter-download-twice.jsonl").path
+        let path = PackageRoot.recordings.appendingPathComponent("glucose-meter-download-twice.jsonl").path
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.count == 6, "five records, the probe's repeat of record 3 included")
@@ -117,14 +117,14 @@ import Testing
     }
 
     @Test func sequenceResetIsDownloadedAgainWithoutDuplicates() async throws {
-        let path = PackageFixtures.recordings.appendingPathComponent("glucose-meter-sequence-reset.jsonl").path
+        let path = PackageRoot.recordings.appendingPathComponent("glucose-meter-sequence-reset.jsonl").path
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(Set(samples.map(\.id)).count == 4, "41, 42 and the new 1, 2; the probe's 2 again is the same sample")
     }
 
     @Test func multiUserScaleRegistersThenConsentsWithTheKeptSlot() async throws {
-        let path = PackageFixtures.recordings.appendingPathComponent("uds-scale-registration-and-consent.jsonl").path
+        let path = PackageRoot.recordings.appendingPathComponent("uds-scale-registration-and-consent.jsonl").path
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.map(\.value) == [72.5, 72.3])
@@ -144,7 +144,7 @@ import Testing
     }
 
     @Test func pulseOximeterHistoryIsDownloadedReadOnlyAndTheRepeatsKeepTheirIdentity() async throws {
-        let path = PackageFixtures.recordings.appendingPathComponent("pulse-oximeter-history.jsonl").path
+        let path = PackageRoot.recordings.appendingPathComponent("pulse-oximeter-history.jsonl").path
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.count == 10, "two spot-checks, then the same two and a new one, two samples each")
@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func currentTimeHandshakeIsAnsweredAtTheRecordedTime() async throws {
-        let path = PackageFixtures.recordings.appendingPathComponent("blood-pressure-current-time-handshake.jsonl").path
+        let path = PackageRoot.recordings.appendingPathComponent("blood-pressure-current-time-handshake.jsonl").path
         let (report, samples) = try await Self.replay(path)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(samples.count == 8)

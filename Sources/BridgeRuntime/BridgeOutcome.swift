@@ -1,4 +1,5 @@
 public import CareStore
+public import SampleIngest
 
 /// What one ``Bridge/run(recordedAt:)`` did.
 public struct BridgeOutcome: Sendable {

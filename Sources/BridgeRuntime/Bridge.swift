@@ -3,6 +3,7 @@ public import CareStore
 public import DeviceProfiles
 public import Foundation
 public import Logging
+public import SampleIngest
 public import ServiceLifecycle
 public import SessionReplay
 import Synchronization

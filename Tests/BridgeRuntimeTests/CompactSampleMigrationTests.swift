@@ -1,10 +1,12 @@
 import BridgeCore
-import CareBridgeKit
+import BridgeRuntime
 import DeviceProfiles
 import Foundation
 import GRDB
 import Logging
+import SampleIngest
 import SessionReplay
+import TestSupport
 import Testing
 
 @testable import CareStore
@@ -18,7 +20,7 @@ import Testing
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     static func copyFixture() throws -> (directory: URL, path: String) {
-        let directory = try PackageFixtures.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         let care = directory.appendingPathComponent("care")
         try FileManager.default.createDirectory(at: care, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: care.path)
@@ -199,7 +201,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         let before = try Self.all(store)
-        let catalog = DeviceProfileLoader.load(directories: [PackageFixtures.devices]).catalog
+        let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
         // The recordings the fixture was written from (recordings added later are not in it), the heart-rate
         // strap cut to its first 70 lines.
         let made = [
@@ -209,9 +211,9 @@ import Testing
             "pulse-oximeter-reconnect", "thermometer-fahrenheit", "uds-scale-registration-and-consent",
             "weight-scale-morning-weigh-in", "weight-scale-stored-burst",
         ]
-        var paths = made.map { PackageFixtures.recordings.appendingPathComponent("\($0).jsonl").path }
+        var paths = made.map { PackageRoot.recordings.appendingPathComponent("\($0).jsonl").path }
         let strap = try String(
-            contentsOf: PackageFixtures.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
+            contentsOf: PackageRoot.recordings.appendingPathComponent("heart-rate-strap-20-minutes.jsonl"),
             encoding: .utf8
         )
         let firstMinute = directory.appendingPathComponent("heart-rate-first-minute.jsonl")
