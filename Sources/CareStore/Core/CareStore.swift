@@ -15,6 +15,9 @@ public struct CareStore: Sendable {
     public let bridgeZone: TimeZone
     let logger: Logger
     let broadcaster = ChangeBroadcaster()
+    /// What recording samples keeps between writes (task versions, routing, lookup ids), shared by this value's
+    /// copies, which share its writer.
+    package let ingestSession = IngestSession()
     /// The patient this store value reads and writes care data for (``scoped(to:)``); nil: every patient (reads)
     /// and routing by the device registry (``recordSamples(_:recordedAt:)``).
     public internal(set) var patientScope: String?

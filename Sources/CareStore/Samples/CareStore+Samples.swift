@@ -54,20 +54,20 @@ extension CareStore {
         let zone = bridgeZone
         let scope = patientScope
         let logger = logger
+        let session = ingestSession
         // The store keeps whole milliseconds; outcomes derived now use the times a later derivation reads back.
         let recordedAt = SampleTable.date(SampleTable.milliseconds(recordedAt))
         let (report, changes) = try await write { db -> (IngestReport, [StoreChange]) in
             var report = IngestReport()
             var changes: [StoreChange] = []
-            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            let inserter = try SampleInserter(db: db)
-            var router = try SampleRouter(db: db, scope: scope, batch: samples)
+            var state = try session.begin(db, zone: zone)
+            let inserter = try SampleInserter(db: db, memory: state.inserter)
+            var router = SampleRouter(registry: state.registry, scope: scope, batch: samples)
             let recordedSeconds = recordedAt.timeIntervalSince1970
-            var aggregated = AggregatedRanges()
             for original in samples {
                 let id = original.id
                 let sample = Self.wholeMilliseconds(original)
-                if try aggregated.covers(sample, db: db) {
+                if try state.aggregated.covers(sample, db: db) {
                     report.duplicates += 1
                     report.alreadyAggregated += 1
                     continue
@@ -97,14 +97,16 @@ extension CareStore {
                         metadata: ["patient": "\(route.patientID ?? "")", "rule": "\(rule)"]
                     )
                 }
-                if !matcher.add(sample, id: id, recordedAt: recordedAt, patient: route.patientID) {
+                if !state.matcher.add(sample, id: id, recordedAt: recordedAt, patient: route.patientID) {
                     report.unmatched += 1
                 }
             }
-            let updated = try matcher.apply(db, now: recordedAt)
+            let updated = try state.matcher.apply(db, now: recordedAt)
             report.eventsUpdated = updated.count
             report.updatedEvents = updated
             if collectChanges { changes += updated.map(StoreChange.eventUpdated) }
+            state.inserter = inserter.memory
+            session.keep(state, db: db)
             return (report, changes)
         }
         broadcaster.publish(changes)

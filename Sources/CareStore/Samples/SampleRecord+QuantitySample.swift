@@ -21,13 +21,42 @@ final class SampleInserter {
     private let findAtKeyTime: Statement
     private let insertOrigin: Statement
     private let enqueue: Statement?
-    private var devices: [DeviceIdentity: Int64] = [:]
-    private var lastDevice: (DeviceIdentity, Int64)?
-    private var lastMetadata: ([String: String], Int64)?
-    private var metadataIDs: [String: Int64] = [:]
-    private var lastCharacteristic: (BluetoothUUID, String)?
-    private var typeCodes: [QuantityType: Int64] = [:]
-    private struct SeriesKey: Hashable {
+    /// What this inserter found and wrote, for the next one (``IngestSession``).
+    private(set) var memory: Memory
+    /// The origin row of the previous sample: the next one shares it when payload, metadata and recording time
+    /// are the same (the samples of one notification).
+    private var lastOrigin: (payload: [UInt8], metadata: Int64?, recordedAt: Int64, id: Int64)?
+
+    /// What an inserter learnt about the store that the next one can start from: the ids of lookup-table rows
+    /// (never deleted while a store is open, so true until a transaction that wrote them rolls back), and facts
+    /// about the rows that stay true only while nothing but inserters writes (``rows``).
+    struct Memory: Sendable {
+        fileprivate var devices: [DeviceIdentity: Int64] = [:]
+        fileprivate var lastDevice: (DeviceIdentity, Int64)?
+        fileprivate var lastMetadata: ([String: String], Int64)?
+        fileprivate var metadataIDs: [String: Int64] = [:]
+        fileprivate var lastCharacteristic: (BluetoothUUID, String)?
+        fileprivate var typeCodes: [QuantityType: Int64] = [:]
+        fileprivate var series: [SeriesKey: Int64] = [:]
+        fileprivate var recentSeries: [(probe: SeriesProbe, id: Int64)] = []
+        fileprivate var routes: [SampleRoute: Int64] = [:]
+        fileprivate var lastRoute: (SampleRoute, Int64)?
+        fileprivate var lastType: (QuantityType, Int64)?
+        /// Nil: read again from the store (anything else may have written since).
+        var rows: Rows?
+    }
+
+    /// Facts about the stored rows that another writer can change.
+    struct Rows: Sendable {
+        /// The next origin id and the recording time its batch has (nil until the first origin is written).
+        fileprivate var nextOrigin: (id: Int64, batchRecordedAt: Int64?)?
+        /// Whether any row has a detail (else the partial index need not be searched for a duplicate).
+        fileprivate var anyDetailed: Bool
+        /// Whether an outbox channel is enabled (each new sample is queued for it).
+        fileprivate var enqueues: Bool
+    }
+
+    fileprivate struct SeriesKey: Hashable {
         var unit: HealthUnit
         var transmittedUnit: HealthUnit
         var kind: SampleSource.Kind
@@ -37,32 +66,24 @@ final class SampleInserter {
         var index: Int
         var comparator: ValueComparator?
     }
-    private var series: [SeriesKey: Int64] = [:]
     /// What a sample's series is told by, compared without hashing: the few series of the last samples (a heart
     /// rate and its RR intervals alternate between two) are found by a linear look before the dictionary.
-    private struct SeriesProbe: Equatable {
+    fileprivate struct SeriesProbe: Equatable {
         var unit: HealthUnit
         var transmittedUnit: HealthUnit
         var index: Int
         var comparator: ValueComparator?
         var source: SampleSource
     }
-    private var recentSeries: [(probe: SeriesProbe, id: Int64)] = []
-    private var routes: [SampleRoute: Int64] = [:]
-    private var lastRoute: (SampleRoute, Int64)?
-    private var lastType: (QuantityType, Int64)?
-    /// The origin row of the previous sample: the next one shares it when payload, metadata and recording time
-    /// are the same (the samples of one notification).
-    private var lastOrigin: (payload: [UInt8], metadata: Int64?, recordedAt: Int64, id: Int64)?
-    /// The next origin id and the recording time its batch has (nil until the first origin is written).
-    private var nextOrigin: (id: Int64, batchRecordedAt: Int64?)?
-    /// Whether any row has a detail (else the partial index need not be searched for a duplicate).
-    private var anyDetailed: Bool
 
-    /// - Parameter enqueueOutbox: queue each new sample for every enabled outbox channel (false: the
-    ///   migration, which copies samples that were queued or published already).
-    init(db: Database, enqueueOutbox: Bool = true) throws {
+    /// - Parameters:
+    ///   - memory: what an earlier inserter on this connection learnt (``IngestSession``); its ``Memory/rows``
+    ///     are read again when nil.
+    ///   - enqueueOutbox: queue each new sample for every enabled outbox channel (false: the migration, which
+    ///     copies samples that were queued or published already).
+    init(db: Database, memory: Memory = Memory(), enqueueOutbox: Bool = true) throws {
         self.db = db
+        self.memory = memory
         statement = try db.cachedStatement(sql: Self.insertSQL)
         findDetailed = try db.cachedStatement(
             sql: "SELECT type, start, detail, origin FROM sampleRow WHERE idTail = ? AND detail IS NOT NULL"
@@ -73,7 +94,17 @@ final class SampleInserter {
         insertOrigin = try db.cachedStatement(
             sql: "INSERT INTO sampleOrigin (id, payload, metadata) VALUES (?, coalesce(?, x''), ?)"
         )
-        if enqueueOutbox, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel)") ?? false {
+        if self.memory.rows == nil {
+            self.memory.rows = Rows(
+                nextOrigin: nil,
+                anyDetailed: try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM sampleRow WHERE detail IS NOT NULL)"
+                ) ?? false,
+                enqueues: try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM outboxChannel)") ?? false
+            )
+        }
+        if enqueueOutbox, self.memory.rows?.enqueues == true {
             enqueue = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
@@ -83,15 +114,13 @@ final class SampleInserter {
         } else {
             enqueue = nil
         }
-        anyDetailed =
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sampleRow WHERE detail IS NOT NULL)") ?? false
     }
 
     /// The `device` row of `identity`, created on first use.
     func deviceID(_ identity: DeviceIdentity) throws -> Int64 {
-        if let lastDevice, lastDevice.0 == identity { return lastDevice.1 }
+        if let last = memory.lastDevice, last.0 == identity { return last.1 }
         let id: Int64
-        if let known = devices[identity] {
+        if let known = memory.devices[identity] {
             id = known
         } else {
             let json = SampleRecord.encodeDevice(identity)
@@ -102,9 +131,9 @@ final class SampleInserter {
                 try db.execute(sql: "INSERT INTO device (identity) VALUES (?)", arguments: [json])
                 id = db.lastInsertedRowID
             }
-            devices[identity] = id
+            memory.devices[identity] = id
         }
-        lastDevice = (identity, id)
+        memory.lastDevice = (identity, id)
         return id
     }
 
@@ -214,7 +243,7 @@ final class SampleInserter {
             }
             return false
         }
-        if detailJSON != nil { anyDetailed = true }
+        if detailJSON != nil { memory.rows?.anyDetailed = true }
         if let enqueue {
             enqueue.setUncheckedArguments([id.data, Double(recordedAt) / 1000])
             try enqueue.execute()
@@ -231,7 +260,7 @@ final class SampleInserter {
                 return SampleTable.RowKey(type: type, start: keyTime, tail: tail)
             }
         }
-        guard anyDetailed else { return nil }
+        guard memory.rows?.anyDetailed ?? true else { return nil }
         findDetailed.setUncheckedArguments([tail])
         for row in try Row.fetchAll(findDetailed) {
             let rowType: Int64 = row[0]
@@ -289,9 +318,9 @@ final class SampleInserter {
     }
 
     private func typeCode(_ type: QuantityType) throws -> Int64 {
-        if let lastType, lastType.0 == type { return lastType.1 }
-        if let known = typeCodes[type] {
-            lastType = (type, known)
+        if let last = memory.lastType, last.0 == type { return last.1 }
+        if let known = memory.typeCodes[type] {
+            memory.lastType = (type, known)
             return known
         }
         let code: Int64
@@ -305,7 +334,7 @@ final class SampleInserter {
             try db.execute(sql: "INSERT INTO quantityType (name) VALUES (?)", arguments: [type.rawValue])
             code = db.lastInsertedRowID
         }
-        typeCodes[type] = code
+        memory.typeCodes[type] = code
         return code
     }
 
@@ -318,10 +347,10 @@ final class SampleInserter {
             comparator: sample.comparator,
             source: source
         )
-        for recent in recentSeries where recent.probe == probe { return recent.id }
+        for recent in memory.recentSeries where recent.probe == probe { return recent.id }
         let id = try seriesID(sample, source: source)
-        if recentSeries.count >= 4 { recentSeries.removeLast() }
-        recentSeries.insert((probe, id), at: 0)
+        if memory.recentSeries.count >= 4 { memory.recentSeries.removeLast() }
+        memory.recentSeries.insert((probe, id), at: 0)
         return id
     }
 
@@ -336,7 +365,7 @@ final class SampleInserter {
             index: sample.index,
             comparator: sample.comparator
         )
-        if let known = series[key] { return known }
+        if let known = memory.series[key] { return known }
         let arguments: StatementArguments = [
             key.unit.rawValue, key.transmittedUnit.rawValue, key.kind.rawValue,
             key.characteristic.map(characteristicText), key.decoder, key.device, key.index, key.comparator?.rawValue,
@@ -362,25 +391,25 @@ final class SampleInserter {
             )
             id = db.lastInsertedRowID
         }
-        series[key] = id
+        memory.series[key] = id
         return id
     }
 
     private func routeID(_ route: SampleRoute) throws -> Int64 {
-        if let lastRoute, lastRoute.0 == route { return lastRoute.1 }
+        if let last = memory.lastRoute, last.0 == route { return last.1 }
         let id: Int64
-        if let known = routes[route] {
+        if let known = memory.routes[route] {
             id = known
         } else {
             id = try SampleTable.routeID(db, route)
-            routes[route] = id
+            memory.routes[route] = id
         }
-        lastRoute = (route, id)
+        memory.lastRoute = (route, id)
         return id
     }
 
     private func metadataID(_ json: String) throws -> Int64 {
-        if let known = metadataIDs[json] { return known }
+        if let known = memory.metadataIDs[json] { return known }
         let id: Int64
         if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sampleMetadata WHERE json = ?", arguments: [json])
         {
@@ -389,17 +418,17 @@ final class SampleInserter {
             try db.execute(sql: "INSERT INTO sampleMetadata (json) VALUES (?)", arguments: [json])
             id = db.lastInsertedRowID
         }
-        if metadataIDs.count >= 4096 { metadataIDs.removeAll(keepingCapacity: true) }
-        metadataIDs[json] = id
+        if memory.metadataIDs.count >= 4096 { memory.metadataIDs.removeAll(keepingCapacity: true) }
+        memory.metadataIDs[json] = id
         return id
     }
 
     /// The metadata's interned id; consecutive samples usually carry the same dictionary, so it is encoded once.
     private func metadataID(_ metadata: [String: String]) throws -> Int64? {
         guard !metadata.isEmpty else { return nil }
-        if let lastMetadata, lastMetadata.0 == metadata { return lastMetadata.1 }
+        if let last = memory.lastMetadata, last.0 == metadata { return last.1 }
         let id = try metadataID(SampleRecord.encodeMetadata(metadata))
-        lastMetadata = (metadata, id)
+        memory.lastMetadata = (metadata, id)
         return id
     }
 
@@ -421,7 +450,7 @@ final class SampleInserter {
     /// the batch before it.
     private func newOriginID(payload: [UInt8], metadata: Int64?, recordedAt: Int64) throws -> Int64 {
         var next: (id: Int64, batchRecordedAt: Int64?)
-        if let nextOrigin {
+        if let nextOrigin = memory.rows?.nextOrigin {
             next = nextOrigin
         } else {
             let id = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM sampleOrigin") ?? 0) + 1
@@ -452,15 +481,15 @@ final class SampleInserter {
             sqlite3_reset(handle)
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: insertOrigin.sql)
         }
-        nextOrigin = (next.id + 1, recordedAt)
+        memory.rows?.nextOrigin = (next.id + 1, recordedAt)
         return next.id
     }
 
     /// The characteristic's text form, cached for the run of samples from one characteristic.
     private func characteristicText(_ uuid: BluetoothUUID) -> String {
-        if let lastCharacteristic, lastCharacteristic.0 == uuid { return lastCharacteristic.1 }
+        if let last = memory.lastCharacteristic, last.0 == uuid { return last.1 }
         let text = uuid.description
-        lastCharacteristic = (uuid, text)
+        memory.lastCharacteristic = (uuid, text)
         return text
     }
 

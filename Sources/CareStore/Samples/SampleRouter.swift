@@ -41,35 +41,49 @@ struct SampleRoute: Sendable, Hashable {
 ///
 /// A device is named by its address or its serial number (the serial survives a changed random address).
 struct SampleRouter {
-    private let scope: String?
-    private let patients: [String]
-    private struct OwnerKey: Hashable {
-        var device: String
-        var slot: Int?
+    /// Who may own a reading: the live patients and the device assignments, read once and kept between writes
+    /// (``IngestSession``) until a patient or an assignment changes.
+    struct Registry: Sendable {
+        fileprivate struct OwnerKey: Hashable {
+            var device: String
+            var slot: Int?
+        }
+        fileprivate let patients: [String]
+        fileprivate var owners: [OwnerKey: String] = [:]
+        fileprivate var slotted: Set<String> = []
+        fileprivate var shared: [String: [String]] = [:]
+
+        init(db: Database) throws {
+            patients = try CareStore.livePatients(db).map(\.id)
+            guard patients.count > 1 else { return }
+            for row in try Row.fetchAll(db, sql: "SELECT device, slot, patientID, shared FROM deviceAssignment") {
+                let device = (row[0] as String).uppercased()
+                let slot: Int? = row[1]
+                if row[3] as Bool {
+                    shared[device, default: []].append(row[2])
+                } else {
+                    owners[OwnerKey(device: device, slot: slot)] = row[2] as String
+                    if slot != nil { slotted.insert(device) }
+                }
+            }
+        }
     }
-    private var owners: [OwnerKey: String] = [:]
-    private var slotted: Set<String> = []
-    private var shared: [String: [String]] = [:]
+
+    private let scope: String?
+    private let registry: Registry
     /// Decisions per measurement (device key + start), so the values of one weigh-in stay together.
     private var measurements: [String: SampleRoute] = [:]
     private let batch: [QuantitySample]
     private var weights: [String: Double]?
 
-    init(db: Database, scope: String?, batch: [QuantitySample]) throws {
+    /// - Parameters:
+    ///   - registry: the store's patients and device assignments as they are now.
+    ///   - scope: the patient every sample goes to (a store value scoped with `--patient`), or nil.
+    ///   - batch: the samples of this write (a shared scale's weigh-in is matched by its weight in it).
+    init(registry: Registry, scope: String?, batch: [QuantitySample]) {
+        self.registry = registry
         self.scope = scope
         self.batch = batch
-        patients = try CareStore.livePatients(db).map(\.id)
-        guard scope == nil, patients.count > 1 else { return }
-        for row in try Row.fetchAll(db, sql: "SELECT device, slot, patientID, shared FROM deviceAssignment") {
-            let device = (row[0] as String).uppercased()
-            let slot: Int? = row[1]
-            if row[3] as Bool {
-                shared[device, default: []].append(row[2])
-            } else {
-                owners[OwnerKey(device: device, slot: slot)] = row[2] as String
-                if slot != nil { slotted.insert(device) }
-            }
-        }
     }
 
     /// The allowed distance between a weigh-in and a patient's reference weight: 3 % of it, at least 1.5 kg.
@@ -79,6 +93,7 @@ struct SampleRouter {
     /// references for its later ones).
     mutating func route(_ sample: QuantitySample, db: Database) throws -> SampleRoute {
         if let scope { return .patient(scope, by: "explicit") }
+        let patients = registry.patients
         guard patients.count > 1 else { return patients.first.map { .patient($0, by: "only patient") } ?? .implicit }
         guard let identity = sample.source.device else {
             return .inbox("a \(sample.source.kind.rawValue) reading with no patient named (--patient)")
@@ -89,18 +104,20 @@ struct SampleRouter {
         let slot = slotText.flatMap { Int($0) }
         if let slot {
             for name in names {
-                if let owner = owners[OwnerKey(device: name, slot: slot)] {
+                if let owner = registry.owners[Registry.OwnerKey(device: name, slot: slot)] {
                     return .patient(owner, by: "user slot \(slot) of \(label)")
                 }
             }
         }
         for name in names {
-            if let owner = owners[OwnerKey(device: name, slot: nil)] { return .patient(owner, by: "device \(label)") }
+            if let owner = registry.owners[Registry.OwnerKey(device: name, slot: nil)] {
+                return .patient(owner, by: "device \(label)")
+            }
         }
-        if let sharing = names.compactMap({ shared[$0] }).first {
+        if let sharing = names.compactMap({ registry.shared[$0] }).first {
             return try weightBand(sample, db: db, device: names[0], label: label, patients: sharing)
         }
-        if let slotText, names.contains(where: slotted.contains) {
+        if let slotText, names.contains(where: registry.slotted.contains) {
             return .inbox(
                 "user slot \(slotText) of \(label) has no owner (carebridge devices assign \(label) --slot N PATIENT)"
             )
