@@ -94,6 +94,10 @@ extension BlueZClient {
                     "downloading \(done) of \(total) records",
                     metadata: ["device": "\(address)", "profile": "\(sessions[address]?.plan.profile ?? "?")"]
                 )
+            case .download(let download):
+                // Before the `written` event of the request (its write is spawned above): the pipeline counts the
+                // records that answer it either way.
+                emit(address, .download(download))
             case .failed(let reason):
                 logger.warning("device session failed", metadata: ["device": "\(address)", "reason": "\(reason)"])
                 emit(address, .error(message: "device session failed: \(reason)"))

@@ -15,6 +15,9 @@ public struct TransportEvent: Sendable, Hashable {
         case value(CharacteristicValue)
         /// The bridge wrote a characteristic (a session step): recorded so a replay can answer it.
         case written(CharacteristicWrite)
+        /// The device's session started or ended a stored-record download (``RecordDownload``). Made by the
+        /// session machine and never recorded: a replay runs the session again and makes it again.
+        case download(RecordDownload)
         /// `reason` as the transport words it: `remote`, `local`, `timeout`, …
         case disconnected(reason: String)
         case error(message: String)

@@ -20,6 +20,10 @@ extension SessionScript {
         do throws(JSONReadError) {
             let object = try reader.object(allowing: ["steps", "captures", "persist", "progress"], ignoringPrefix: "_")
             var parser = SessionScriptParser(known: Set(characteristics.map(\.uuid)))
+            controlPoints = characteristics.compactMap { characteristic in
+                guard case .controlPoint(let message) = characteristic.reading else { return nil }
+                return ControlPoint(characteristic: characteristic.uuid, message: message)
+            }
             steps = try parser.steps(object.required("steps"))
             captures = []
             for entry in try object["captures"]?.array() ?? [] {

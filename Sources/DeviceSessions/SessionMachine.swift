@@ -30,6 +30,10 @@ public enum SessionAction: Sendable, Hashable {
     case failed(reason: String)
     /// One more value of the script's progress characteristic since the last write, of `total` expected.
     case progress(done: Int, total: Int)
+    /// A stored-record download started (the write just asked for, to one of the script's
+    /// ``SessionScript/controlPoints``, requests stored records) or ended (the device's final response arrived):
+    /// for the pipeline, as a ``TransportEvent/Kind/download(_:)`` event.
+    case download(RecordDownload)
 }
 
 /// Runs a ``SessionScript``: a state machine driven by ``SessionInput``s that answers with ``SessionAction``s.
@@ -147,6 +151,9 @@ public struct SessionMachine: Sendable {
     // MARK: - Inputs
 
     private mutating func receive(_ value: CharacteristicValue, now: Date, into actions: inout [SessionAction]) {
+        if script.controlPoint(value.characteristic)?.endsRecordReport(value.bytes) == true {
+            actions.append(.download(.ended))
+        }
         for rule in script.captures where rule.characteristic == value.characteristic {
             rule.capture.apply(to: &variables, from: value.bytes)
         }
@@ -320,6 +327,9 @@ public struct SessionMachine: Sendable {
             let id = newID()
             waiting = .action(id: id, step: step)
             actions.append(.write(id: id, write.characteristic, bytes, withResponse: write.withResponse))
+            if script.controlPoint(write.characteristic)?.requestsStoredRecords(bytes) == true {
+                actions.append(.download(.started))
+            }
         case .await(let wait):
             if let index = recent.firstIndex(where: { Self.matches(wait, $0) }) {
                 for capture in wait.capture { capture.apply(to: &variables, from: recent[index].bytes) }

@@ -16,6 +16,9 @@ public struct SessionScript: Sendable, Hashable {
     /// Download progress: values of `characteristic` counted against the number in `total` (set by a capture,
     /// e.g. a RACP number-of-records response), reported as ``SessionAction/progress(done:total:)``.
     public var progress: Progress?
+    /// The profile's control points (``ControlPoint``): a write to one that requests stored records starts a
+    /// download, its final response ends it.
+    public var controlPoints: [ControlPoint] = []
 
     public struct Progress: Sendable, Hashable {
         public var total: String

@@ -1,6 +1,6 @@
 /// A value of a control point the collector writes requests to and the device answers on (Record Access
-/// Control Point, User Control Point): the `controlPoint` role of a profile. Tells the pipeline when a
-/// stored-record download starts and ends, without reading op codes itself.
+/// Control Point, User Control Point): the `controlPoint` role of a profile. Tells the session machine, which
+/// writes the requests and reads the responses, when a stored-record download starts and ends.
 public protocol ControlPointMessage: GATTPayload {
     /// The device's final response to a procedure that may report stored records (RACP Response Code, op code
     /// 6): every record the procedure reported has been sent, nothing more will follow.

@@ -156,11 +156,12 @@ public struct IngestPipeline {
                 "wrote",
                 metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]
             )
-            if case .controlPoint(let messages) = state.profile?.characteristic(write.characteristic)?.reading,
-                (try? messages.decode(write.bytes))?.requestsStoredRecords == true
-            {
-                state.session.downloading = true
-            }
+        case .download(.started):
+            // The session asked for stored records: the measurements until it ends are records.
+            state.session.downloading = true
+        case .download(.ended):
+            state.session.downloading = false
+            releaseAwaitingContext(&state.session)
         case .disconnected(let reason):
             logger.debug("disconnected", metadata: ["device.address": "\(event.device)", "reason": "\(reason)"])
             endSession(&state, output: &output)
@@ -256,12 +257,8 @@ public struct IngestPipeline {
             guard let context = decoded(value.bytes, as: type) else { return }
             attachContext(context, time: time, state: &state, output: &output)
         case .controlPoint(let type):
-            // The procedure's final response: the stored-record download is over; nothing more will follow.
-            guard let message = decoded(value.bytes, as: type) else { return }
-            if message.endsRecordReport {
-                state.session.downloading = false
-                releaseAwaitingContext(&state.session)
-            }
+            // Checked only: the session machine tells when a download starts and ends (`.download` events).
+            _ = decoded(value.bytes, as: type)
         case .identity(let type):
             decoded(value.bytes, as: type)?.apply(to: &state.identity)
         case .clock(let type):

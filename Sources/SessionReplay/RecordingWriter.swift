@@ -40,9 +40,11 @@ public final class RecordingWriter {
         try writeLine(Self.line(for: header))
     }
 
-    /// Appends one event; its `t` is the event time minus `recordedAt`, to the millisecond.
+    /// Appends one event; its `t` is the event time minus `recordedAt`, to the millisecond. A download event is
+    /// not written (``line(for:recordedAt:note:)``).
     public func write(_ event: TransportEvent, note: String? = nil) throws(RecordingError) {
-        try writeLine(Self.line(for: event, recordedAt: header.recordedAt, note: note))
+        guard let line = Self.line(for: event, recordedAt: header.recordedAt, note: note) else { return }
+        try writeLine(line)
         eventCount += 1
     }
 
@@ -92,8 +94,9 @@ public final class RecordingWriter {
         return JSONValue.object(object).serialized()
     }
 
-    /// One event as a JSON line.
-    public static func line(for event: TransportEvent, recordedAt: Date, note: String? = nil) -> String {
+    /// One event as a JSON line; nil for a download event, which the session machine makes (a replay runs the
+    /// session again and makes it again), so a recording holds only what crossed the radio.
+    public static func line(for event: TransportEvent, recordedAt: Date, note: String? = nil) -> String? {
         let t = (event.time.timeIntervalSince(recordedAt) * 1000).rounded() / 1000
         var object: JSONObject = ["t": .double(t)]
         switch event.kind {
@@ -149,6 +152,8 @@ public final class RecordingWriter {
             object["kind"] = .string("error")
             object["device"] = .string(event.device)
             object["message"] = .string(message)
+        case .download:
+            return nil
         }
         if let note { object["note"] = .string(note) }
         return JSONValue.object(object).serialized()

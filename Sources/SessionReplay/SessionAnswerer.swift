@@ -28,7 +28,9 @@ struct SessionAnswerer {
     private struct Running {
         var machine: SessionMachine
         var profile: String
-        var writes: [(id: Int, write: CharacteristicWrite)] = []
+        /// The session's writes the recording has not shown yet; `startsDownload` when the machine said the write
+        /// starts a stored-record download (delivered right after the recorded write).
+        var writes: [(id: Int, write: CharacteristicWrite, startsDownload: Bool)] = []
         var reads: [(id: Int, uuid: BluetoothUUID)] = []
         var timers: [(id: Int, deadline: Date)] = []
         /// Why the recorded device's answers are no longer delivered.
@@ -102,6 +104,14 @@ struct SessionAnswerer {
             state.writes.removeFirst()
             running[device] = state
             out.append(.event(event, recorded.location))
+            if expected.startsDownload {
+                out.append(
+                    .event(
+                        TransportEvent(time: event.time, device: device, kind: .download(.started)),
+                        recorded.location
+                    )
+                )
+            }
             feed(device, .completed(action: expected.id), at: event.time, location: recorded.location, into: &out)
         case .value(let value):
             guard var state = running[device] else {
@@ -124,7 +134,7 @@ struct SessionAnswerer {
         case .disconnected:
             out.append(.event(event, recorded.location))
             close(device, at: event.time, location: recorded.location, into: &out)
-        case .error:
+        case .error, .download:
             out.append(.event(event, recorded.location))
         }
         return out
@@ -219,8 +229,15 @@ struct SessionAnswerer {
             switch action {
             case .write(let id, let uuid, let bytes, let withResponse):
                 running[device]?.writes.append(
-                    (id, CharacteristicWrite(characteristic: uuid, bytes: bytes, withResponse: withResponse))
+                    (id, CharacteristicWrite(characteristic: uuid, bytes: bytes, withResponse: withResponse), false)
                 )
+            case .download(.started):
+                // Follows the write that starts the download; delivered after the recording shows that write.
+                if let last = running[device]?.writes.indices.last {
+                    running[device]?.writes[last].startsDownload = true
+                }
+            case .download(.ended):
+                out.append(.event(TransportEvent(time: time, device: device, kind: .download(.ended)), location))
             case .read(let id, let uuid):
                 running[device]?.reads.append((id, uuid))
             case .subscribe(let id, _):

@@ -160,7 +160,7 @@ public enum SimulatedSession {
                 outcome.persisted = persist
             case .failed(let reason):
                 outcome.failure = reason
-            case .progress:
+            case .progress, .download:
                 break
             }
             if machine.status != .running, pending.isEmpty { break }

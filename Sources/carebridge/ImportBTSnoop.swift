@@ -141,7 +141,8 @@ struct ImportBTSnoop: ParsableCommand {
         } else {
             var text = RecordingWriter.line(for: header) + "\n"
             for event in result.events {
-                text += RecordingWriter.line(for: event, recordedAt: recordedAt) + "\n"
+                guard let line = RecordingWriter.line(for: event, recordedAt: recordedAt) else { continue }
+                text += line + "\n"
             }
             FileHandle.standardOutput.write(Data(text.utf8))
         }

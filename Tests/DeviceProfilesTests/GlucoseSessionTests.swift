@@ -71,11 +71,15 @@ import Testing
         }
     }
 
-    /// Runs the profile's session against `meter`; returns the final status and the records it delivered.
+    /// Runs the profile's session against `meter`; returns the final status, the records it delivered and the
+    /// downloads the machine told of.
     static func run(
         _ meter: inout Meter,
         variables: SessionVariables
-    ) -> (status: SessionMachine.Status, persisted: [String: SessionValue?], records: [Int], progress: [[Int]]) {
+    ) -> (
+        status: SessionMachine.Status, persisted: [String: SessionValue?], records: [Int], progress: [[Int]],
+        downloads: [RecordDownload]
+    ) {
         var machine = SessionMachine(
             script: profile.session,
             variables: variables,
@@ -87,6 +91,7 @@ import Testing
         var records: [Int] = []
         var timers: [Int] = []
         var progress: [[Int]] = []
+        var downloads: [RecordDownload] = []
         while !queue.isEmpty || machine.status == .running {
             guard !queue.isEmpty else {
                 guard let timer = timers.first else { break }
@@ -115,9 +120,11 @@ import Testing
                 break
             case .progress(let done, let total):
                 progress.append([done, total])
+            case .download(let download):
+                downloads.append(download)
             }
         }
-        return (machine.status, persisted, records, progress)
+        return (machine.status, persisted, records, progress, downloads)
     }
 
     @Test func firstContactCountsThenDownloadsEverything() {
@@ -128,6 +135,7 @@ import Testing
         #expect(result.records == [1, 2, 3])
         #expect(result.persisted == ["lastSequence": .integer(3)])
         #expect(result.progress == [[1, 3], [2, 3], [3, 3]], "counted against the number-of-records response")
+        #expect(result.downloads == [.started, .ended], "one download: `01 01` up to its `06` response")
     }
 
     @Test func laterContactAsksOnlyForRecordsAfterTheCursor() {
@@ -138,6 +146,7 @@ import Testing
         #expect(result.records == [5, 4, 5], "the probe's record 5 again, then 4 and 5 (the store drops the repeat)")
         #expect(result.persisted == ["lastSequence": .integer(5)])
         #expect(result.progress == [[1, 2], [2, 2]], "the probe's record is not counted: no total yet")
+        #expect(result.downloads == [.started, .ended, .started, .ended], "the `01 06` probe, then `01 03 01`")
     }
 
     @Test func nothingNewKeepsTheCursor() {

@@ -194,4 +194,23 @@ import Testing
         }
         #expect(reason.contains("'n' has no value"))
     }
+
+    @Test func tellsWhenAStoredRecordDownloadStartsAndEnds() throws {
+        var script = SessionScript(steps: [
+            try Self.write("04 01"), try Self.await("05 00"), try Self.write("01 01"), try Self.await("06 00 01 ??"),
+        ])
+        script.controlPoints = [.init(characteristic: Self.racp, message: RecordAccessControlPoint.self)]
+        var machine = SessionMachine(script: script, timeZone: Self.utc)
+        let count = machine.start(now: Self.now)
+        #expect(!count.contains(.download(.started)), "a number-of-records request downloads nothing")
+        _ = machine.handle(.completed(action: try #require(Self.id(count))), now: Self.now)
+        let request = machine.handle(Self.value(Self.racp, "05 00 02 00"), now: Self.now)
+        #expect(Self.writtenBytes(request) == [hex("01 01")])
+        #expect(request.last == .download(.started), "\(request)")
+        _ = machine.handle(.completed(action: try #require(Self.id(request))), now: Self.now)
+        #expect(machine.handle(Self.value(Self.measurement, "00 07 00", .notification), now: Self.now).isEmpty)
+        let end = machine.handle(Self.value(Self.racp, "06 00 01 01"), now: Self.now)
+        #expect(end == [.download(.ended), .finished(persist: [:])])
+    }
+
 }

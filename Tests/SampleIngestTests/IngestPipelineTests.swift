@@ -306,4 +306,30 @@ import Testing
         #expect(five.metadata.values.contains("fasting"))
         #expect(!six.metadata.values.contains("fasting"))
     }
+
+    /// Glucose Measurement (2A18), flags 0x02 (type and sample location): sequence `sequence`,
+    /// 2026-11-19T12:45:00, 142 mg/dL, capillary whole blood at the finger.
+    static func glucose(sequence: UInt8) -> [UInt8] {
+        [0x02, sequence, 0x00, 0xEA, 0x07, 0x0B, 0x13, 0x0C, 0x2D, 0x00, 0x8E, 0xB0, 0x12]
+    }
+
+    @Test func storedRecordsAreTheMeasurementsBetweenTheSessionsDownloadEvents() throws {
+        var run = Run()
+        run.send(0, .advertisement(Advertisement(name: "Meter", serviceUUIDs: [.glucoseService])))
+        run.send(1, .connected)
+        // The request alone (the bytes the bridge wrote) is not read: the session machine says when a download
+        // starts.
+        run.send(2, .written(CharacteristicWrite(characteristic: .recordAccessControlPoint, bytes: [0x01, 0x01])))
+        run.value(3, .glucoseMeasurement, Self.glucose(sequence: 4))
+        run.send(4, .download(.started))
+        run.value(5, .glucoseMeasurement, Self.glucose(sequence: 5))
+        run.value(6, .recordAccessControlPoint, [0x06, 0x00, 0x01, 0x01])
+        run.send(6, .download(.ended))
+        run.value(7, .glucoseMeasurement, Self.glucose(sequence: 6))
+        run.send(8, .disconnected(reason: "remote"))
+        #expect(run.issues.isEmpty, "\(run.issues)")
+        #expect(run.samples.count == 3)
+        let summary = try #require(run.pipeline.deviceSummaries.first)
+        #expect(summary.downloadedRecords == 1)
+    }
 }
