@@ -13,8 +13,14 @@ import Testing
     static let patientRoutes: [(method: HTTPRequest.Method, path: String)] = [
         (.get, "/patients/bob/today"), (.get, "/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/live"),
         (.post, "/patients/bob/today/record"), (.get, "/api/patients/bob/today"),
-        (.get, "/api/patients/bob/today?day=2026-11-20"),
+        (.get, "/api/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/readings"),
+        (.get, "/patients/bob/readings?type=bodyMass&from=2026-11-20"), (.post, "/patients/bob/readings"),
+        (.get, "/patients/bob/readings/\(sampleID)"), (.post, "/patients/bob/readings/\(sampleID)/release"),
+        (.post, "/patients/bob/readings/\(sampleID)/delete"), (.get, "/patients/bob/devices"),
+        (.post, "/patients/bob/inbox/\(sampleID)/assign"),
     ]
+    /// A sample id in the routes that name one (the refusal comes before the sample is looked up).
+    static let sampleID = "0193f0c2-5b1e-7a11-8c3d-2f6e4a9b1c0d"
 
     @Test func everyPatientRouteRefusesAUserNotLinkedToThatPatient() async throws {
         let fixture = try await CareAppFixture()
@@ -28,7 +34,11 @@ import Testing
                     route.method == .post
                     ? try await browser.post(
                         route.path,
-                        ["csrf": csrf, "task": "tablet-bob", "occurrence": "26", "day": "2026-11-27", "action": "done"]
+                        [
+                            "csrf": csrf, "task": "tablet-bob", "occurrence": "26", "day": "2026-11-27",
+                            "action": "done",
+                            "type": "bodyMass", "reading": "80 kg", "reason": "checked", "confirm": "yes",
+                        ]
                     )
                     : try await browser.get(route.path)
                 #expect(page.status == .forbidden, "\(route.method) \(route.path): \(page.status)")
@@ -43,6 +53,7 @@ import Testing
             matching: EventQuery(from: CareAppFixture.start.addingTimeInterval(-3600), to: CareAppFixture.start)
         )
         #expect(bobs.allSatisfy { $0.outcome == nil })
+        #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery(quarantine: .included)).isEmpty)
     }
 
     @Test func aClinicianSeesTheLinkedPatientsAndTheAdminEveryone() async throws {

@@ -47,6 +47,15 @@ struct CalendarDay: Sendable, Hashable {
         return formatter.string(from: start.addingTimeInterval(12 * 3600))
     }
 
+    /// `Fri 27 Nov 2026`, for tables.
+    func shortLabel(zone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = zone
+        formatter.dateFormat = "EEE d MMM yyyy"
+        return formatter.string(from: start.addingTimeInterval(12 * 3600))
+    }
+
     /// `07:05` in the zone.
     static func time(_ date: Date, zone: TimeZone) -> String {
         let wall = WallClockTime(date, in: zone)
