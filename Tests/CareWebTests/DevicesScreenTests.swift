@@ -89,14 +89,26 @@ import Testing
         #expect(events.first { $0.taskID == "weigh-anna" }?.outcome?.values.first?.value == 72.4)
     }
 
-    @Test func theCareTeamSeesTheInboxWithEveryPatientItIsLinkedTo() async throws {
+    @Test func theCareTeamSeesTheInboxByMeasurementWithEveryPatientItIsLinkedTo() async throws {
         let fixture = try await CareAppFixture()
-        try await fixture.store.recordSample(Self.weighIn(80.1, minutesAgo: 20))
+        let weight = Self.weighIn(80.1, minutesAgo: 20)
+        let bmi = QuantitySample(
+            type: .bodyMassIndex,
+            value: 26.2,
+            unit: HealthUnit(rawValue: "kg/m2"),
+            start: weight.start,
+            source: weight.source,
+            rawPayload: [80],
+            metadata: weight.metadata
+        )
+        try await fixture.store.recordSamples([weight, bmi])
         try await fixture.test { browser in
             try await browser.signIn("nurse")
             let page = try await browser.get("/patients/bob/devices")
             #expect(page.text.contains("This was Anna Weber") && page.text.contains("This was Bob Weber"))
-            #expect(page.text.contains("80.1 kg"))
+            // One weigh-in, one entry: its weight and BMI together (filing one files both).
+            #expect(page.text.components(separatedBy: "class=\"inbox-reading\"").count == 2, "\(page.text)")
+            #expect(page.text.contains("Body mass 80.1 kg") && page.text.contains("Body mass index 26.2 kg/m²"))
         }
     }
 }

@@ -122,12 +122,9 @@ struct ReadingsPage {
 
     /// The types the entry form offers (`bloodPressure` is both values at once, `120/80 mmHg`).
     static let entryTypes: [(String, String)] = [
-        ("bodyMass", "Body weight (72.4 kg, 160 lb, 11 st 4 lb)"),
-        ("bloodPressure", "Blood pressure (128/82 mmHg)"),
-        ("heartRate", "Heart rate (72 bpm)"),
-        ("bodyTemperature", "Body temperature (37.2 °C)"),
-        ("bloodGlucose", "Blood glucose (95 mg/dL or 5.3 mmol/L)"),
-        ("oxygenSaturation", "Oxygen saturation (97 %)"),
+        ("bodyMass", "Body weight"), ("bloodPressure", "Blood pressure"), ("heartRate", "Heart rate"),
+        ("bodyTemperature", "Body temperature"), ("bloodGlucose", "Blood glucose"),
+        ("oxygenSaturation", "Oxygen saturation"),
     ]
 
     /// `2026-11-27T09:30` in the zone, as a `datetime-local` input shows it.

@@ -32,14 +32,14 @@ extension Templates {
         <ul class="inbox">
         {{#readings}}
         <li class="inbox-reading" id="inbox-{{id}}">
-        <p><strong>{{type}} {{value}}</strong> <span class="when">{{when}}, from {{source}}</span></p>
+        <p><strong>{{what}}</strong> <span class="when">{{when}}, from {{source}}</span></p>
         <p class="text">{{reason}}</p>
         {{#notes}}<p class="flag">{{.}}</p>{{/notes}}
         <div class="act">
         {{#patients}}
         <form method="post" action="/patients/{{patientID}}/inbox/{{readingID}}/assign">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit">This was {{patientName}}<span class="visually-hidden">: {{type}} {{value}}, {{when}}</span></button>
+        <button type="submit">This was {{patientName}}<span class="visually-hidden">: {{what}}, {{when}}</span></button>
         </form>
         {{/patients}}
         </div>

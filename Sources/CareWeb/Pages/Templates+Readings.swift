@@ -21,15 +21,13 @@ extension Templates {
         <div class="table-wrap">
         <table class="readings">
         <caption class="visually-hidden">Readings of {{patientName}}, oldest first</caption>
-        <thead><tr><th scope="col">Measured</th><th scope="col">Type</th><th scope="col">Value</th><th scope="col">Source</th><th scope="col">Notes</th></tr></thead>
+        <thead><tr><th scope="col">Measured</th><th scope="col">Reading</th><th scope="col">Source and notes</th></tr></thead>
         <tbody>
         {{#rows}}
         <tr id="reading-{{id}}" class="{{statusClass}}">
         <td>{{when}}</td>
-        <td>{{type}}</td>
-        <th scope="row">{{value}}</th>
-        <td>{{source}}</td>
-        <td>{{#notes}}<p>{{.}}</p>{{/notes}}{{#canReview}}<a href="/patients/{{patientID}}/readings/{{id}}">Release or delete…<span class="visually-hidden"> {{type}} {{value}}, {{when}}</span></a>{{/canReview}}</td>
+        <th scope="row"><span class="type">{{type}}</span> <span class="value">{{value}}</span></th>
+        <td><p>{{source}}</p>{{#notes}}<p>{{.}}</p>{{/notes}}{{#canReview}}<a href="/patients/{{patientID}}/readings/{{id}}">Release or delete…<span class="visually-hidden"> {{type}} {{value}}, {{when}}</span></a>{{/canReview}}</td>
         </tr>
         {{/rows}}
         </tbody>
@@ -46,7 +44,7 @@ extension Templates {
         <select id="entry-type" name="type">{{#entryTypes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/entryTypes}}</select>
         <label for="entry-reading">Reading, with its unit</label>
         <input id="entry-reading" name="reading" required value="{{entryReading}}" autocomplete="off" aria-describedby="entry-hint">
-        <p class="text" id="entry-hint">As the device shows it: 72.4 kg, 128/82 mmHg, 37.2 °C.</p>
+        <p class="text" id="entry-hint">As the device shows it: 72.4 kg, 11 st 4 lb, 128/82 mmHg, 72 bpm, 37.2 °C, 5.3 mmol/L, 97 %.</p>
         <label for="entry-at">Measured at</label>
         <input id="entry-at" name="at" type="datetime-local" value="{{entryAt}}">
         <label for="entry-note">Note (optional)</label>

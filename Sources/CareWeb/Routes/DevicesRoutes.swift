@@ -43,13 +43,19 @@ struct DevicesRoutes {
             let query = SampleQuery(quarantine: .included, limit: Self.inboxLimit, unassignedOnly: true)
             let inbox = try await NIOThreadPool.singleton.runIfActive { try store.samples(matching: query) }
             let patients = try await store.patients().filter { user.maySee(patientID: $0.id) }
+            let measurements = Self.measurements(inbox)
             content["inbox"] =
                 [
-                    "hasReadings": !inbox.isEmpty,
-                    "readings": inbox.map { stored -> [String: Any] in
-                        var row = ReadingsPage.row(stored, reviews: [], user: user, zone: zone)
-                        row["reason"] = stored.inboxReason.map { "Not filed: \($0)." } ?? ""
-                        row["readingID"] = stored.id.uuidString.lowercased()
+                    "hasReadings": !measurements.isEmpty,
+                    "readings": measurements.map { values -> [String: Any] in
+                        let first = values[0]
+                        var row = ReadingsPage.row(first, reviews: [], user: user, zone: zone)
+                        row["what"] = values.map {
+                            "\($0.sample.type.title.capitalizedFirst) \(ReadingsPage.value($0.sample))"
+                        }.joined(separator: ", ")
+                        row["notes"] = values.flatMap { ReadingsPage.notes($0, reviews: []) }
+                        row["reason"] = first.inboxReason.map { "Not filed: \($0)." } ?? ""
+                        row["readingID"] = first.id.uuidString.lowercased()
                         row["patients"] = patients.map { ["patientID": $0.id, "patientName": $0.name] }
                         return row
                     },
@@ -64,18 +70,41 @@ struct DevicesRoutes {
         )
     }
 
+    /// Inbox readings by measurement (the values one device sent at one instant: a blood pressure's systolic,
+    /// diastolic, mean and pulse), in the order read; filing one files them all (``CareStore/assignSample``).
+    static func measurements(_ readings: [StoredSample]) -> [[StoredSample]] {
+        var groups: [[StoredSample]] = []
+        var index: [String: Int] = [:]
+        for stored in readings {
+            let sample = stored.sample
+            guard let device = sample.source.device else {
+                groups.append([stored])
+                continue
+            }
+            let key = "\(device.address ?? device.serial ?? "")|\(sample.start.timeIntervalSince1970)"
+            if let at = index[key] {
+                groups[at].append(stored)
+            } else {
+                index[key] = groups.count
+                groups.append([stored])
+            }
+        }
+        return groups
+    }
+
     private func device(patient: Patient, _ device: SeenDevice, zone: TimeZone) -> [String: Any] {
         let identity = device.identity
+        let made = [identity.manufacturer, identity.model].compactMap { $0 }.joined(separator: " ")
+        let name = [identity.name, made.isEmpty ? nil : made].compactMap { $0 }.joined(separator: ", ")
         var row: [String: Any] = [
-            "name": identity.name ?? identity.model ?? identity.address ?? identity.serial ?? "A device",
+            "name": name.isEmpty ? identity.address ?? identity.serial ?? "A device" : name,
             // The bridge does not store battery levels yet: said, not left out.
             "battery": "not reported to the bridge",
         ]
         if let address = identity.address ?? identity.serial { row["address"] = address }
         let slots = device.assignments.compactMap(\.slot)
         if device.assignments.isEmpty {
-            row["filed"] =
-                "Not registered: its readings reached \(patient.name) another way (the only patient, or filed from the inbox)"
+            row["filed"] = "Not registered; " + Self.routedBy(device.lastReading?.routedBy)
         } else if device.assignments.contains(where: \.shared) {
             row["filed"] = "Shared: readings are told apart by weight"
         } else {
@@ -95,6 +124,15 @@ struct DevicesRoutes {
         }
         if !slotText.isEmpty { row["slot"] = slotText.joined(separator: ", ") }
         return row
+    }
+
+    /// How an unregistered device's reading came to the patient, from the store's `routedBy`.
+    static func routedBy(_ rule: String?) -> String {
+        guard let rule else { return "no reading lately" }
+        if rule == "explicit" { return "its readings were stored for this patient by name" }
+        if rule == "only patient" { return "the bridge has only this patient" }
+        if rule.hasPrefix("assigned") { return "its readings were filed from the inbox" }
+        return "readings filed by \(rule)"
     }
 
     /// Files an inbox reading (and the rest of its measurement) under the patient of the route.
