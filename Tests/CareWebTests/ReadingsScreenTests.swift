@@ -78,7 +78,7 @@ import Testing
             )
             #expect(saved.status == .seeOther)
             let shown = try await browser.get(try #require(saved.location).components(separatedBy: "#")[0])
-            #expect(shown.text.contains("128 mmHg") && shown.text.contains("82 mmHg"))
+            #expect(shown.text.contains("Blood pressure</span> <span class=\"value\">128/82 mmHg"), "\(shown.text)")
             #expect(shown.text.contains("typed in by anna"))
             let refused = try await browser.post(
                 "/patients/anna/readings",

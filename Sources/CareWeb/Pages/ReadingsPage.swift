@@ -33,7 +33,7 @@ struct ReadingsPage {
                 ["value": type.rawValue, "label": type.title.capitalizedFirst, "selected": type == self.type]
             },
             "quarantinedOnly": quarantinedOnly, "hasRows": !shown.isEmpty,
-            "rows": shown.map { Self.row($0, reviews: reviews[$0.id] ?? [], user: user, zone: zone) },
+            "rows": Self.rows(Array(shown), reviews: reviews, user: user, zone: zone),
             "entryTypes": Self.entryTypes.map { value, label -> [String: Any] in
                 ["value": value, "label": label, "selected": value == (entry["type"] ?? "bodyMass")]
             },
@@ -47,6 +47,47 @@ struct ReadingsPage {
         }
         if let error { values["error"] = error }
         return values
+    }
+
+    /// The table's rows in the readings' order; a systolic and a diastolic of one measurement (same instant and
+    /// source, both plain values) become one row, `128/82 mmHg`, as people write a blood pressure.
+    static func rows(
+        _ readings: [StoredSample],
+        reviews: [UUID: [SampleReview]],
+        user: CareUser,
+        zone: TimeZone
+    ) -> [[String: Any]] {
+        func key(_ sample: QuantitySample) -> String {
+            "\(sample.start.timeIntervalSince1970)|\(sample.source.device?.address ?? sample.source.kind.rawValue)"
+        }
+        func plain(_ stored: StoredSample) -> Bool { !stored.sample.isQuarantined && stored.sample.comparator == nil }
+        var diastolic: [String: StoredSample] = [:]
+        for stored in readings where stored.sample.type == .bloodPressureDiastolic && plain(stored) {
+            diastolic[key(stored.sample)] = stored
+        }
+        var pairs: [UUID: StoredSample] = [:]
+        for stored in readings where stored.sample.type == .bloodPressureSystolic && plain(stored) {
+            if let low = diastolic.removeValue(forKey: key(stored.sample)) { pairs[stored.id] = low }
+        }
+        let paired = Set(pairs.values.map(\.id))
+        return readings.compactMap { stored -> [String: Any]? in
+            guard !paired.contains(stored.id) else { return nil }
+            var row = row(stored, reviews: reviews[stored.id] ?? [], user: user, zone: zone)
+            if let low = pairs[stored.id] {
+                let number = { (sample: QuantitySample) in
+                    DisplayQuantity.number(sample.value, decimals: DisplayQuantity.decimals(of: sample))
+                }
+                row["type"] = "Blood pressure"
+                row["value"] =
+                    "\(number(stored.sample))/\(number(low.sample)) \(DisplayQuantity.symbol(stored.sample.unit))"
+                var notes = row["notes"] as? [String] ?? []
+                for note in Self.notes(low, reviews: reviews[low.id] ?? []) where !notes.contains(note) {
+                    notes.append(note)
+                }
+                row["notes"] = notes
+            }
+            return row
+        }
     }
 
     /// One reading as a table row (and the review page's values).
