@@ -43,23 +43,38 @@ struct WebOptions: ParsableArguments {
         return configuration
     }
 
-    /// The app's services over `store`, refusing a store without users (nobody could sign in).
+    /// The app's services over `store`. A store without users (nobody could sign in) is refused, unless
+    /// `setup` is allowed (`serve`, in a terminal): then a one-time setup link is printed to standard output, once,
+    /// and only its token's hash is kept. `run --http` refuses: a daemon's output is a log.
     static func services(
         store: CareStore,
         configuration: WebConfiguration,
-        logger: Logger
+        logger: Logger,
+        setup allowsSetup: Bool = false
     ) async throws -> [any Service] {
         do {
-            guard try await store.hasUsers() else {
-                Output.error(
-                    "the care app has no users yet, so nobody could sign in. Add one first: "
-                        + "carebridge users add NAME --name \"Full Name\" --role admin"
-                )
-                throw ExitCode(StoreExit.usage)
+            var setup: (gate: SetupGate, token: String)?
+            if try await !store.hasUsers() {
+                guard allowsSetup else {
+                    Output.error(
+                        "the care app has no users yet, so nobody could sign in. Add one first: "
+                            + "carebridge users add NAME --name \"Full Name\" --role admin "
+                            + "(or start `carebridge serve` once for its setup link)"
+                    )
+                    throw ExitCode(StoreExit.usage)
+                }
+                setup = SetupGate.make()
             }
-            let app = try CareWebApp(store: store, configuration: configuration, logger: logger)
+            let app = try CareWebApp(store: store, configuration: configuration, logger: logger, setup: setup?.gate)
+            let token = setup?.token
             return try app.services { url in
-                FileHandle.standardOutput.write(Data("care app listening on \(url)\n".utf8))
+                var text = "care app listening on \(url)\n"
+                if let token {
+                    text +=
+                        "no users yet: open \(url)/setup?token=\(token) to create the admin account "
+                        + "(this link works once and is not shown again)\n"
+                }
+                FileHandle.standardOutput.write(Data(text.utf8))
             }
         } catch let error as CareStoreError {
             throw StoreExit.fail(error)
@@ -76,7 +91,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             The app reads and writes the same store as the other commands; a reading that `run` or `replay` \
             stores completes its event on every open Today page within a second. People sign in as users of the \
-            store (`carebridge users add`); each sees only the patients they are linked to.
+            store (`carebridge users add`); each sees only the patients they are linked to. On a store without \
+            users, serve prints a one-time setup link (once, to standard output; only its hash is kept): the \
+            first visit with it creates the admin account, and the link then stops working.
 
             Examples:
               carebridge users add anna --name "Anna Weber" --role patient --sees anna --password-file pw.txt
@@ -105,7 +122,12 @@ struct Serve: AsyncParsableCommand {
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
-        let services = try await WebOptions.services(store: store, configuration: configuration, logger: logger)
+        let services = try await WebOptions.services(
+            store: store,
+            configuration: configuration,
+            logger: logger,
+            setup: true
+        )
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

@@ -83,9 +83,10 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("no user 'nobody'"), "\(missing.stderr)")
     }
 
-    @Test func theCareAppRefusesToStartWithoutUsersOrWithBadListenOptions() async throws {
+    @Test func theDaemonsCareAppRefusesToStartWithoutUsersAndServeRefusesBadListenOptions() async throws {
         try await addPatient("anna")
-        let none = try await run(["serve", "--listen", "127.0.0.1:0"])
+        // `serve` offers a one-time setup link instead (CareWebTests' SetupTests); a daemon's output is a log.
+        let none = try await run(["run", "--http", "127.0.0.1:0"])
         #expect(none.status == 64)
         #expect(none.stderr.contains("the care app has no users yet"), "\(none.stderr)")
         let listen = try await run(["serve", "--listen", "127.0.0.1:99999"])

@@ -108,7 +108,84 @@ struct BrowserTests {
         }
     }
 
+    @Test func aReadingTypedInWithTheKeyboardIsListedAsTypedInByTheUser() async throws {
+        try await prepare()
+        try await withServer { server in
+            try await scenario("reading-entry", on: server, ["--value", "72.4 kg", "--expect", "72.4 kg"])
+        }
+        let samples = try await json(["samples", "--patient", "anna"])
+        #expect(samples.contains { $0["value"] as? Double == 72.4 }, "\(samples)")
+    }
+
+    @Test func theCareTeamReleasesAQuarantinedReadingWithAReason() async throws {
+        try await prepare()
+        try await recordAQuarantinedWeighIn()
+        try await withServer { server in
+            try await scenario(
+                "release",
+                on: server,
+                as: "nurse",
+                ["--day", "2026-11-16", "--reason", "checked on the scale's display"]
+            )
+        }
+        #expect(try await json(["samples", "--patient", "anna", "--quarantined"]).isEmpty)
+    }
+
+    @Test func anInboxReadingFiledWithThisWasLeavesTheInbox() async throws {
+        try await prepare()
+        try await recordAnUnassignedBloodPressure()
+        try await withServer { server in
+            try await scenario("inbox", on: server, as: "nurse")
+        }
+        let unassigned = try await carebridge(["samples", "--unassigned"])
+        #expect(unassigned.standardOutput.contains("no unassigned readings"), "\(unassigned.standardOutput)")
+    }
+
     // MARK: - Accessibility (axe-core) and screenshots
+
+    /// Readings of Anna's recorded week: a LO glucose flagged and a quarantined weigh-in, with the entry form; and
+    /// for the nurse the quarantined reading's release and delete page.
+    @Test func readingsAndTheReviewPageHaveNoSeriousAccessibilityViolations() async throws {
+        try await prepare()
+        try await recordADay()
+        try await recordAQuarantinedWeighIn()
+        try await withServer { server in
+            try await scenario(
+                "axe",
+                on: server,
+                [
+                    "--path", "/patients/anna/readings?from=2026-11-16", "--sizes", "narrow,phone,desktop",
+                    "--present", "tr.quarantined",
+                    "--present", "tr.flagged", "--present", "form.entry",
+                ]
+            )
+            let quarantined = try await json(["samples", "--patient", "anna", "--quarantined"])
+            let id = try #require(quarantined.first?["id"] as? String)
+            try await scenario(
+                "axe",
+                on: server,
+                as: "nurse",
+                ["--path", "/patients/anna/readings/\(id)", "--sizes", "narrow,desktop", "--present", "button.danger"]
+            )
+        }
+    }
+
+    @Test func devicesWithTheInboxHaveNoSeriousAccessibilityViolations() async throws {
+        try await prepare()
+        try await recordADay()
+        try await recordAnUnassignedBloodPressure()
+        try await withServer { server in
+            try await scenario(
+                "axe",
+                on: server,
+                as: "nurse",
+                [
+                    "--path", "/patients/anna/devices", "--sizes", "narrow,phone,desktop", "--present", ".device",
+                    "--present", ".inbox-reading button",
+                ]
+            )
+        }
+    }
 
     @Test func theSignInPageHasNoSeriousAccessibilityViolations() async throws {
         try await prepare()
@@ -116,6 +193,23 @@ struct BrowserTests {
             let result = try await BrowserScenario.run(
                 "axe",
                 ["--url", server.url, "--path", "/login"],
+                environment: Self.environment
+            )
+            #expect(result.status == 0, "\(result.output)")
+        }
+    }
+
+    /// A store without users: the setup link `serve` printed opens the admin account's form.
+    @Test func theSetupPageHasNoSeriousAccessibilityViolations() async throws {
+        try await apply(Self.annasPlan, named: "anna")
+        try await withServer { server in
+            let prefix = "no users yet: open \(server.url)"
+            let line = try #require(server.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) })
+            let path = String(line.dropFirst(prefix.count).prefix { $0 != " " })
+            #expect(path.hasPrefix("/setup?token="), "\(line)")
+            let result = try await BrowserScenario.run(
+                "axe",
+                ["--url", server.url, "--path", path, "--sizes", "narrow,desktop", "--present", "#again"],
                 environment: Self.environment
             )
             #expect(result.status == 0, "\(result.output)")
@@ -199,6 +293,7 @@ struct BrowserTests {
             for (path, user) in [
                 ("/patients/anna/today?day=2026-11-19", "anna"), ("/patients", "nurse"),
                 ("/patients/anna/insights?from=2026-11-16", "anna"), ("/patients/anna/connect", "anna"),
+                ("/patients/anna/readings?from=2026-11-19&to=2026-11-19", "nurse"), ("/patients/anna/devices", "nurse"),
             ] {
                 try await scenario("reflow", on: server, as: user, ["--path", path])
             }
@@ -232,6 +327,28 @@ struct BrowserTests {
             let result = try await carebridge(arguments)
             #expect(result.status == 0, "\(arguments): \(result.standardError)")
         }
+    }
+
+    /// A weigh-in of 0.1 kg from Anna's scale on 2026-11-20 (the morning recording with its weight changed):
+    /// quarantined as implausible.
+    func recordAQuarantinedWeighIn() async throws {
+        let text = try String(
+            contentsOfFile: PackageRoot.recording("weight-scale-morning-weigh-in.jsonl"),
+            encoding: .utf8
+        )
+        // Weight A438 (14500 × 0.005 kg) becomes 1400 (20 × 0.005 = 0.1 kg).
+        let changed = text.replacingOccurrences(of: "\"0ea438ea07", with: "\"0e1400ea07")
+        try #require(changed != text, "the recording's weight payload moved")
+        let path = scratch.path("quarantined-weigh-in.jsonl")
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try await carebridge(["replay", "--patient", "anna", path])
+        try #require(result.status == 0, "\(result.standardError)")
+    }
+
+    /// A blood pressure from a monitor nobody registered: with two patients it waits in the unassigned inbox.
+    func recordAnUnassignedBloodPressure() async throws {
+        let result = try await carebridge(["replay", PackageRoot.recording("blood-pressure-kpa.jsonl")])
+        try #require(result.status == 0, "\(result.standardError)")
     }
 
     func apply(_ plan: String, named name: String) async throws {

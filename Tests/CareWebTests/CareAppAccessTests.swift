@@ -16,8 +16,14 @@ import Testing
         (.get, "/api/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/insights"),
         (.get, "/patients/bob/insights?from=2026-11-16"), (.post, "/patients/bob/alerts/1/acknowledge"),
         (.get, "/patients/bob/connect"), (.post, "/patients/bob/connect/share"), (.get, "/patients/bob/report"),
-        (.get, "/patients/bob/report?format=html"),
+        (.get, "/patients/bob/report?format=html"), (.get, "/patients/bob/readings"),
+        (.get, "/patients/bob/readings?type=bodyMass&from=2026-11-20"), (.post, "/patients/bob/readings"),
+        (.get, "/patients/bob/readings/\(sampleID)"), (.post, "/patients/bob/readings/\(sampleID)/release"),
+        (.post, "/patients/bob/readings/\(sampleID)/delete"), (.get, "/patients/bob/devices"),
+        (.post, "/patients/bob/inbox/\(sampleID)/assign"),
     ]
+    /// A sample id in the routes that name one (the refusal comes before the sample is looked up).
+    static let sampleID = "0193f0c2-5b1e-7a11-8c3d-2f6e4a9b1c0d"
 
     @Test func everyPatientRouteRefusesAUserNotLinkedToThatPatient() async throws {
         let fixture = try await CareAppFixture()
@@ -34,6 +40,7 @@ import Testing
                         [
                             "csrf": csrf, "task": "tablet-bob", "occurrence": "26", "day": "2026-11-27",
                             "action": "done", "contact": "bob-gp",
+                            "type": "bodyMass", "reading": "80 kg", "reason": "checked", "confirm": "yes",
                         ]
                     )
                     : try await browser.get(route.path)
@@ -49,6 +56,7 @@ import Testing
             matching: EventQuery(from: CareAppFixture.start.addingTimeInterval(-3600), to: CareAppFixture.start)
         )
         #expect(bobs.allSatisfy { $0.outcome == nil })
+        #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery(quarantine: .included)).isEmpty)
     }
 
     @Test func aClinicianSeesTheLinkedPatientsAndTheAdminEveryone() async throws {

@@ -86,32 +86,37 @@ extension CareStore {
 
     /// The device registry, by device then slot.
     public func deviceAssignments() throws(CareStoreError) -> [DeviceAssignment] {
-        try read { db in
-            try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT device, slot, patientID, shared, assignedAt FROM deviceAssignment ORDER BY device, slot, patientID"
-            ).map {
-                DeviceAssignment(
-                    device: $0[0],
-                    slot: $0[1],
-                    patientID: $0[2],
-                    shared: $0[3],
-                    assignedAt: Date(timeIntervalSince1970: $0[4])
-                )
-            }
+        try read { db in try Self.deviceAssignments(db) }
+    }
+
+    /// The device registry, by device then slot, in the caller's transaction.
+    static func deviceAssignments(_ db: Database) throws -> [DeviceAssignment] {
+        try Row.fetchAll(
+            db,
+            sql:
+                "SELECT device, slot, patientID, shared, assignedAt FROM deviceAssignment ORDER BY device, slot, patientID"
+        ).map {
+            DeviceAssignment(
+                device: $0[0],
+                slot: $0[1],
+                patientID: $0[2],
+                shared: $0[3],
+                assignedAt: Date(timeIntervalSince1970: $0[4])
+            )
         }
     }
 
     /// Files a reading from the unassigned inbox under a patient, together with the other values of the same
     /// measurement (same device and measurement time: a weigh-in's fat and BMI go with its weight). The events of
     /// that patient's plans complete from them at their original measurement time.
+    /// - Parameter author: the care app user who filed it (in the review list); nil for the command line.
     /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live inbox sample has this id, `.patientNotFound`.
     @discardableResult
     public func assignSample(
         id: UUID,
         to patientID: String,
-        at now: Date = Date()
+        at now: Date = Date(),
+        by author: String? = nil
     ) throws(CareStoreError)
         -> InboxAssignment
     {
@@ -157,6 +162,8 @@ extension CareStore {
                     SampleRoute(patientID: patientID, routedBy: "assigned (was: \(stored.inboxReason ?? ""))")
                 )
                 moved.append(row.id)
+                try SampleReview(sampleID: row.id, action: .assign, reason: patientID, author: author, reviewedAt: now)
+                    .insert(db)
                 changes.append(.sampleAdded(id: row.id, type: stored.sample.type, start: stored.sample.start))
                 if !stored.sample.isQuarantined {
                     _ = matcher.add(

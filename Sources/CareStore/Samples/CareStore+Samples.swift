@@ -133,17 +133,28 @@ extension CareStore {
     }
 
     /// Deletes a sample: the row becomes a tombstone (a later re-import stays deleted) and every outcome it fed
-    /// is derived again from the remaining samples.
-    /// - Returns: false if no live sample has this id.
+    /// is derived again from the remaining samples. The review list records who and why.
+    /// - Parameters:
+    ///   - reason: why it was deleted (the care app asks for one).
+    ///   - author: the care app user who deleted it; nil for the command line.
+    /// - Returns: false if no live sample has this id (in a scoped store: none of its patient).
     @discardableResult
-    public func deleteSample(id: UUID, at date: Date = Date()) throws(CareStoreError) -> Bool {
+    public func deleteSample(
+        id: UUID,
+        at date: Date = Date(),
+        reason: String? = nil,
+        by author: String? = nil
+    ) throws(CareStoreError) -> Bool {
         let zone = bridgeZone
+        let scope = patientScope
         let result = try write { db -> [StoreChange]? in
             var reader = try SampleRowReader(db)
-            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil
+            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
+                scope == nil || row.stored.patientID == scope
             else { return nil }
             let stored = row.stored
             try SampleTable.markDeleted(db, row, at: date)
+            try SampleReview(sampleID: id, action: .delete, reason: reason, author: author, reviewedAt: date).insert(db)
             if stored.sample.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             if stored.inboxReason == nil {
@@ -283,23 +294,32 @@ extension CareStore {
     /// - Parameters:
     ///   - id: the sample.
     ///   - reason: why it is accepted (required: a release is a clinical decision and is recorded).
-    /// - Returns: the released sample, or nil if no live quarantined sample has this id.
+    ///   - author: the care app user who released it (in the review list); nil for the command line.
+    /// - Returns: the released sample, or nil if no live quarantined sample has this id (in a scoped store: none
+    ///   of its patient).
     /// - Throws: ``CareStoreError`` `.invalidSample` for an empty reason, or `.database`.
     @discardableResult
-    public func releaseSample(id: UUID, reason: String, at date: Date = Date()) throws(CareStoreError) -> StoredSample?
-    {
+    public func releaseSample(
+        id: UUID,
+        reason: String,
+        at date: Date = Date(),
+        by author: String? = nil
+    ) throws(CareStoreError) -> StoredSample? {
         let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
             throw CareStoreError(.invalidSample, "sample \(id.uuidString.lowercased()): a release needs a reason")
         }
         let zone = bridgeZone
+        let scope = patientScope
         let result = try write { db -> (StoredSample, [StoreChange])? in
             var reader = try SampleRowReader(db)
             guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
-                let quarantineReason = row.stored.sample.quarantineReason
+                let quarantineReason = row.stored.sample.quarantineReason, scope == nil || row.stored.patientID == scope
             else { return nil }
             let note = "\(reason) (quarantined: \(quarantineReason))"
             try SampleTable.release(db, row, note: note)
+            try SampleReview(sampleID: id, action: .release, reason: reason, author: author, reviewedAt: date)
+                .insert(db)
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)

@@ -106,6 +106,7 @@ enum Schema {
         CompactSampleSchema.register(in: &migrator)
         RetentionSchema.register(in: &migrator)
         UserSchema.register(in: &migrator)
+        SampleReviewSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -36,6 +36,20 @@ public struct CareUser: Sendable, Hashable, Identifiable {
         role == .admin || patientIDs.contains(patientID)
     }
 
+    /// Whether this user may release or delete a patient's quarantined readings (a clinical decision): the care
+    /// team (clinician) and the admin.
+    public var mayReviewReadings: Bool {
+        role == .clinician || role == .admin
+    }
+
+    /// Whether this user may see the unassigned inbox and file its readings under the patients they see. The
+    /// inbox belongs to no patient yet, so it may hold anyone's readings: the care team, the admin and a
+    /// caregiver linked to someone (the family member who knows whose weigh-in it was) see it; a patient does
+    /// not.
+    public var maySeeInbox: Bool {
+        role == .clinician || role == .admin || (role == .caregiver && !patientIDs.isEmpty)
+    }
+
     /// Whether `id` is a valid login name.
     public static func isValidID(_ id: String) -> Bool {
         (1...64).contains(id.count)

@@ -78,5 +78,33 @@ enum Stylesheet {
         .links a { display: inline-block; min-height: 44px; line-height: 44px; }
         figure.chart { margin: 1rem 0; }
         figure.chart svg { width: 100%; height: auto; }
+        select { font: inherit; min-height: 44px; padding: .5rem; border: 1px solid var(--muted); border-radius: .375rem;
+          background: var(--bg); color: var(--ink); max-width: 100%; }
+        .filter { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin: .5rem 0 1rem; }
+        .filter label.choice { min-height: 44px; }
+        .filter input[type=checkbox], .review input[type=checkbox] { width: auto; min-height: 0; margin-right: .5rem; }
+        .entry { display: grid; gap: .25rem; max-width: 24rem; }
+        .entry button { margin-top: .75rem; }
+        table.readings { overflow-wrap: anywhere; }
+        table.readings td p { margin: 0 0 .25rem; }
+        @media (max-width: 400px) { main { padding: .75rem; } table.readings th, table.readings td { padding: .375rem; } }
+        table.readings .type { display: block; font-weight: 400; color: var(--muted); }
+        table.readings a { display: inline-flex; align-items: center; min-height: 44px; }
+        tr.quarantined th, tr.quarantined td { background: #fdf0f0; }
+        tr.quarantined th { border-left: 6px solid var(--bad); }
+        tr.flagged th { border-left: 6px solid var(--late); }
+        dl.reading, .device dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+        dt { font-weight: 600; }
+        dd { margin: 0; overflow-wrap: anywhere; }
+        .review { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
+        .review.danger { border-color: var(--bad); }
+        .review form { display: grid; gap: .25rem; max-width: 24rem; }
+        .review button { margin-top: .5rem; }
+        button.danger { background: var(--bad); border-color: var(--bad); color: #fff; font-weight: 600; }
+        .devices, .inbox { list-style: none; padding: 0; }
+        .device, .inbox-reading { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem;
+          margin: .5rem 0; }
+        .device h3 { font-size: 1rem; margin: 0 0 .25rem; }
+        .inbox-reading p { margin: .25rem 0; }
         """
 }

@@ -40,10 +40,20 @@ struct CalendarDay: Sendable, Hashable {
 
     /// `Friday 27 November 2026`.
     func label(zone: TimeZone) -> String {
+        formatted("EEEE d MMMM yyyy", zone: zone)
+    }
+
+    /// `Fri 27 Nov 2026`, for tables.
+    func shortLabel(zone: TimeZone) -> String {
+        formatted("EEE d MMM yyyy", zone: zone)
+    }
+
+    /// The day (its noon, safe from DST edges) in a British English date format.
+    private func formatted(_ format: String, zone: TimeZone) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
         formatter.timeZone = zone
-        formatter.dateFormat = "EEEE d MMMM yyyy"
+        formatter.dateFormat = format
         return formatter.string(from: start.addingTimeInterval(12 * 3600))
     }
 

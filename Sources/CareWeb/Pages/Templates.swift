@@ -3,15 +3,18 @@
 enum Templates {
     static let all: [String: String] = [
         "layout": layout, "login": login, "today": today, "patients": patients, "error": error,
-        "patientNav": patientNav, "insights": insights, "connect": connect,
+        "patientNav": patientNav, "insights": insights, "connect": connect, "readings": readings,
+        "readingReview": readingReview, "devices": devices, "setup": setup,
     ]
 
     /// The patient's screens, with the current one marked for screen readers.
     static let patientNav = """
         <nav class="tabs" aria-label="{{patientName}}">
         <a href="/patients/{{patientID}}/today"{{#onToday}} aria-current="page"{{/onToday}}>Today</a>
+        <a href="/patients/{{patientID}}/readings"{{#onReadings}} aria-current="page"{{/onReadings}}>Readings</a>
         <a href="/patients/{{patientID}}/insights"{{#onInsights}} aria-current="page"{{/onInsights}}>Insights</a>
         <a href="/patients/{{patientID}}/connect"{{#onConnect}} aria-current="page"{{/onConnect}}>Care team</a>
+        <a href="/patients/{{patientID}}/devices"{{#onDevices}} aria-current="page"{{/onDevices}}>Devices</a>
         <a href="/patients/{{patientID}}/report">Report (PDF)</a>
         </nav>
         """
@@ -118,6 +121,25 @@ enum Templates {
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button class="primary" type="submit">Sign in</button>
+        </form>
+        """
+
+    /// The first visit with the setup link: the admin account.
+    static let setup = """
+        <h1>Set up CareBridge</h1>
+        <p>Nobody can sign in yet. Create the admin account: it sees every patient and adds the other users (<code>carebridge users add</code>). This link works once.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/setup" class="login">
+        <input type="hidden" name="token" value="{{setupToken}}">
+        <label for="username">User name</label>
+        <input id="username" name="username" autocomplete="username" autocapitalize="none" required value="{{username}}">
+        <label for="name">Your name</label>
+        <input id="name" name="name" autocomplete="name" required value="{{name}}">
+        <label for="password">Password (at least {{minimum}} characters)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="{{minimum}}" required>
+        <label for="again">The password again</label>
+        <input id="again" name="again" type="password" autocomplete="new-password" minlength="{{minimum}}" required>
+        <button class="primary" type="submit">Create the admin account</button>
         </form>
         """
 

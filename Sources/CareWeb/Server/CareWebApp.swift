@@ -23,15 +23,19 @@ public struct CareWebApp: Sendable {
     let logger: Logger
     /// The wall clock (injected: tests move it to expire sessions and throttles).
     let now: @Sendable () -> Date
+    /// The one-time setup of a store without users (`/setup`); nil when the store has users.
+    let setup: SetupGate?
 
     public init(
         store: CareStore,
         configuration: WebConfiguration,
         logger: Logger,
         clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        setup: SetupGate? = nil
     ) throws(CareStoreError) {
         self.store = store
+        self.setup = setup
         self.configuration = configuration
         self.logger = logger
         self.now = now
@@ -46,17 +50,21 @@ public struct CareWebApp: Sendable {
         )
     }
 
-    /// The routes: sign-in, the patient list, each patient's Today page with its forms, live updates and JSON.
+    /// The routes: sign-in (and the one-time setup), the patient list, each patient's screens with their forms,
+    /// live updates and JSON.
     public func router() -> Router<WebContext> {
         let router = Router(context: WebContext.self)
         router.add(middleware: SessionMiddleware(app: self))
         AssetRoutes.add(to: router)
         AuthRoutes(app: self).add(to: router)
+        if let setup { SetupRoutes(app: self, gate: setup).add(to: router) }
         let signedIn = router.group().add(middleware: RequireLoginMiddleware())
         DashboardRoutes(app: self).add(to: signedIn)
         let patient = signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware())
         TodayRoutes(app: self).add(to: patient)
         PatientScreensRoutes(app: self).add(to: patient)
+        ReadingsRoutes(app: self).add(to: patient)
+        DevicesRoutes(app: self).add(to: patient)
         TodayRoutes(app: self).addAPI(
             to: signedIn.group("api/patients/:patient").add(middleware: PatientAccessMiddleware())
         )
