@@ -68,6 +68,8 @@ public struct CareStore: Sendable {
             // process's resident memory (a day of heart rate doubled the replay's peak RSS).
             try db.execute(sql: "PRAGMA cache_size = -8192")
         }
+        // Readers stay in the pool, so that ``finishPendingAccess()`` can wait for each one's queue to drain.
+        configuration.persistentReadOnlyConnections = true
         let pool: DatabasePool
         do {
             pool = try Self.openPool(path, configuration: configuration)
@@ -296,10 +298,18 @@ public struct CareStore: Sendable {
     /// checkpoints the WAL into the store file and removes it, and a user who may only read the store can open it
     /// afterwards. A command that returns while an async write's completion has resumed it but GRDB still holds
     /// the connection, and then exits, would leave the `-wal` file behind.
+    ///
+    /// The barrier alone is not enough after an async read: GRDB hands the reader back to its pool (which ends
+    /// the barrier) from inside the job on the reader's queue, and that job holds the reader connection a moment
+    /// longer. Released then, the store closed its writer while that reader was still open, so the writer could
+    /// not checkpoint, and the reader, read-only, closed last and could not either: one `carebridge ingest` in
+    /// about eight left the `-wal` behind on the loaded 2-core machine. Draining every reader's queue
+    /// (`releaseMemory()` with persistent readers) waits for those jobs.
     /// - Throws: ``CareStoreError`` (`.database`) when the store cannot be reached.
     public func finishPendingAccess() throws(CareStoreError) {
         do {
             try databaseWriter.barrierWriteWithoutTransaction { _ in }
+            (databaseWriter as? DatabasePool)?.releaseMemory()
         } catch {
             throw CareStoreError(.database, "cannot finish the store's pending work: \(error)", cause: error)
         }
