@@ -21,23 +21,10 @@ struct PatientScreensRoutes {
         group.get("report") { request, context in try await report(request, context: context) }
     }
 
-    /// `?from=DAY&to=DAY` (both days included); without `to`, the seven days from `from`; without either, the
-    /// seven days up to the end of today.
+    /// The period asked for (``DayPeriod``: `?from=DAY&to=DAY`, else the seven days up to the end of today).
     private func period(_ request: Request) throws -> (from: Date, to: Date) {
-        let zone = app.store.bridgeZone
-        func day(_ name: String) throws -> CalendarDay? {
-            guard let text = request.uri.queryParameters[Substring(name)].map(String.init) else { return nil }
-            guard let day = CalendarDay(key: text, zone: zone) else {
-                throw WebError(.badRequest, "'\(text)' is not a day; use YYYY-MM-DD.")
-            }
-            return day
-        }
-        let first = try day("from")
-        let last = try day("to") ?? first?.adding(days: 6, zone: zone)
-        let end = last ?? CalendarDay(containing: app.now(), zone: zone)
-        let start = first ?? end.adding(days: -6, zone: zone)
-        guard start.start < end.end else { throw WebError(.badRequest, "The period's first day is after its last.") }
-        return (start.start, end.end)
+        let period = try DayPeriod(request, now: app.now(), zone: app.store.bridgeZone)
+        return (period.from, period.to)
     }
 
     private func insights(_ request: Request, context: WebContext) async throws -> Response {
