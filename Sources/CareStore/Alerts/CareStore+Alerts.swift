@@ -388,8 +388,11 @@ extension CareStore {
             )
             var deliveries: [AlertDelivery] = []
             for row in rows {
-                let next = Date(timeIntervalSince1970: row["nextAttemptAt"])
-                if next > now { break }
+                // Compared as stored (seconds since 1970): a `Date` made from them can differ from the retry
+                // time it was written from by a rounding step, which made a retry due "now" not due yet.
+                let nextSeconds: Double = row["nextAttemptAt"]
+                if nextSeconds > now.timeIntervalSince1970 { break }
+                let next = Date(timeIntervalSince1970: nextSeconds)
                 deliveries.append(
                     AlertDelivery(
                         sequence: row["sequence"],
