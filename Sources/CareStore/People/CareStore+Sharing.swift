@@ -16,6 +16,21 @@ public struct ShareRecord: Sendable, Hashable {
     public var sharedAt: Date
 }
 
+extension ShareRecord {
+    /// An entry before the store gives it its id and patient.
+    init(id: Int64, contactID: String, what: String, channel: String, detail: String?, at sharedAt: Date) {
+        self.init(
+            id: id,
+            contactID: contactID,
+            patientID: nil,
+            what: what,
+            channel: channel,
+            detail: detail,
+            sharedAt: sharedAt
+        )
+    }
+}
+
 extension CareStore {
     /// Records that something was shared with a contact (append-only: the audit list is never edited).
     /// - Throws: ``CareStoreError`` `.patientNotFound` when no live contact has this id.
@@ -27,15 +42,7 @@ extension CareStore {
         detail: String? = nil,
         at now: Date = Date()
     ) throws(CareStoreError) -> ShareRecord {
-        let entry = ShareRecord(
-            id: 0,
-            contactID: contactID,
-            patientID: nil,
-            what: what,
-            channel: channel,
-            detail: detail,
-            sharedAt: now
-        )
+        let entry = ShareRecord(id: 0, contactID: contactID, what: what, channel: channel, detail: detail, at: now)
         return try write { db in try Self.recordShare(db, entry) }
     }
 
@@ -48,15 +55,7 @@ extension CareStore {
         detail: String? = nil,
         at now: Date = Date()
     ) async throws(CareStoreError) -> ShareRecord {
-        let entry = ShareRecord(
-            id: 0,
-            contactID: contactID,
-            patientID: nil,
-            what: what,
-            channel: channel,
-            detail: detail,
-            sharedAt: now
-        )
+        let entry = ShareRecord(id: 0, contactID: contactID, what: what, channel: channel, detail: detail, at: now)
         return try await write { db in try Self.recordShare(db, entry) }
     }
 
