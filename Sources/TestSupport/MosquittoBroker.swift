@@ -186,7 +186,7 @@ package final class MosquittoBroker: Sendable {
     package var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// Waits until the log contains `text` `count` times.
-    package func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    package func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(60)) async throws {
         // `eventually` checks a last time at the deadline: on a loaded machine this task may not run again until
         // long after the broker wrote the line, and that must not count as the line missing.
         let shown = await eventually(timeout: timeout, interval: .milliseconds(10)) {

@@ -242,20 +242,22 @@ struct MQTTSessionBrokerTests {
         await session.disconnect()
     }
 
+    /// The keep-alive is a minute: the broker itself drops a client silent for 1.5 keep-alives of real time, which a
+    /// loaded machine reached with 5 s while the test moved the manual clock.
     @Test func keepAliveSendsPingreqOnTheInjectedClock() async throws {
         let broker = try MosquittoBroker()
         try broker.start()
         let clock = ManualClock()
         let clientID = "ping-\(UUID().uuidString.prefix(8))"
-        let session = makeSession(broker, clientID: clientID, clock: clock) { $0.keepAlive = .seconds(5) }
+        let session = makeSession(broker, clientID: clientID, clock: clock) { $0.keepAlive = .seconds(60) }
         let events = SessionEvents(session)
         try await session.connect()
-        try await broker.waitForLog("as \(clientID) (p2, c1, k5)")
+        try await broker.waitForLog("as \(clientID) (p2, c1, k60)")
         #expect(!broker.log.contains("Received PINGREQ from \(clientID)"))
 
         for tick in 1...3 {
             try await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(5))
+            clock.advance(by: .seconds(60))
             try await broker.waitForLog("Received PINGREQ from \(clientID)", count: tick)
             try await broker.waitForLog("Sending PINGRESP to \(clientID)", count: tick)
             try await eventually("PINGRESP \(tick) handled") { await !session.awaitingPingResponse }
@@ -269,16 +271,16 @@ struct MQTTSessionBrokerTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let clock = ManualClock()
-        let session = makeSession(broker, clock: clock) { $0.keepAlive = .seconds(5) }
+        let session = makeSession(broker, clock: clock) { $0.keepAlive = .seconds(60) }
         let events = SessionEvents(session)
         try await session.connect()
 
         broker.pause()
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // PINGREQ goes out; the frozen broker does not answer
+        clock.advance(by: .seconds(60))  // PINGREQ goes out; the frozen broker does not answer
         try await eventually("PINGREQ sent") { await session.awaitingPingResponse }
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // still no PINGRESP: the connection is declared dead
+        clock.advance(by: .seconds(60))  // still no PINGRESP: the connection is declared dead
         try await events.wait { if case .connectionLost = $0 { true } else { false } }
         broker.resume()
 
