@@ -154,7 +154,7 @@ extension CareStore {
 
     /// The rows of the scoped patient (alerts, outcomes: anything with a `taskID` column) are those of tasks in
     /// the patient's plans.
-    static let patientAlertCondition = """
+    static let patientTaskCondition = """
         taskID IN (SELECT task.id FROM task JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?)
         """
 
@@ -193,7 +193,7 @@ extension CareStore {
             }
             if !includeClosed { conditions.append("acknowledgedAt IS NULL AND withdrawnAt IS NULL") }
             if let scope {
-                conditions.append(Self.patientAlertCondition)
+                conditions.append(Self.patientTaskCondition)
                 arguments += [scope]
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -281,7 +281,7 @@ extension CareStore {
                 try !Bool(
                     Int.fetchOne(
                         db,
-                        sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientAlertCondition)",
+                        sql: "SELECT count(*) FROM alert WHERE id = ? AND \(Self.patientTaskCondition)",
                         arguments: [id, scope]
                     ) ?? 0 > 0
                 )
@@ -309,7 +309,7 @@ extension CareStore {
             var sql = "SELECT id FROM alert WHERE acknowledgedAt IS NULL AND withdrawnAt IS NULL AND occurredAt < ?"
             var arguments: StatementArguments = [before.timeIntervalSince1970]
             if let scope {
-                sql += " AND \(Self.patientAlertCondition)"
+                sql += " AND \(Self.patientTaskCondition)"
                 arguments += [scope]
             }
             let ids = try Int64.fetchAll(db, sql: sql + " ORDER BY occurredAt, id", arguments: arguments)

@@ -49,7 +49,7 @@ extension CareStore {
                 """
             var arguments: StatementArguments = [to.timeIntervalSince1970, from.timeIntervalSince1970]
             if let scope {
-                sql += " AND o.\(Self.patientAlertCondition)"
+                sql += " AND o.\(Self.patientTaskCondition)"
                 arguments += [scope]
             }
             var hasher = Hasher()
