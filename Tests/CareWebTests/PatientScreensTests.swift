@@ -3,6 +3,8 @@ import CarePlan
 import CareStore
 import Foundation
 import HTTPTypes
+import Logging
+import TestSupport
 import Testing
 
 /// Insights, Connect and the report through the app.
@@ -132,6 +134,51 @@ import Testing
             #expect(bob.lowerBound < anna.lowerBound, "Bob has an open alert: first")
             #expect(list.text.contains("<tr class=\"urgent\">"))
             #expect(list.text.contains("Weigh yourself 80.5 kg, rising"), "\(list.text)")
+        }
+    }
+
+    @Test func thePatientListFollowsAnotherProcessesWriteAndTheClockWithoutAStaleRow() async throws {
+        let fixture = try await CareAppFixture()
+        try await fixture.test { browser in
+            try await browser.signIn("nurse")
+            let before = try await browser.get("/patients")
+            #expect(!before.text.contains("<tr class=\"urgent\">") && !before.text.contains("<tr class=\"late\">"))
+            #expect(!before.text.contains("80.5 kg"))
+            // Another process (a replay, the daemon) writes through its own connection: the next list shows it.
+            let other = try CareStore(
+                path: fixture.scratch.path("store.sqlite"),
+                bridgeZone: CareAppFixture.zone,
+                logger: Logger(label: "other")
+            )
+            try await other.scoped(to: "bob").recordSample(
+                QuantitySample(
+                    type: .bodyMass,
+                    value: 80.5,
+                    unit: HealthUnit(rawValue: "kg"),
+                    start: CareAppFixture.start.addingTimeInterval(-3600),
+                    source: SampleSource(kind: .manual)
+                )
+            )
+            let after = try await browser.get("/patients")
+            #expect(after.text.contains("Weigh yourself 80.5 kg"), "\(after.text)")
+            // Nothing written, but the tablet's 08:00–10:00 window has passed: Anna's row is late now.
+            // (in two steps, each inside the session's 30 idle minutes; 09:30 → 10:10).
+            fixture.advance(by: 1200)
+            let stillOnTime = try await browser.get("/patients")
+            #expect(stillOnTime.status == .ok && !stillOnTime.text.contains("<tr class=\"late\">"))
+            fixture.advance(by: 1200)
+            let later = try await browser.get("/patients")
+            let anna = try #require(later.text.range(of: "Anna Weber"))
+            let row = try #require(
+                later.text.range(of: "<tr", options: .backwards, range: later.text.startIndex..<anna.lowerBound)
+            )
+            #expect(later.text[row.lowerBound...].hasPrefix("<tr class=\"late\">"), "\(later.text)")
+        }
+        // The admin's list (every patient) was read from the same shared reads; a patient still sees only herself.
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            let list = try await browser.get("/patients")
+            #expect(list.text.contains("Anna Weber") && !list.text.contains("Bob Weber"))
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 /// `/` (where a user starts) and `/patients`: every patient the user may see, most urgent first (open alerts,
-/// then overdue events, then least done today).
+/// then overdue events, then least done today), from the ward's ``PatientListSnapshot``.
 struct DashboardRoutes {
     let app: CareWebApp
 
@@ -19,7 +19,7 @@ struct DashboardRoutes {
         }
         group.get("patients") { _, context -> Response in
             let user = try context.requireUser()
-            let rows = try await rows(for: visiblePatients(user))
+            let rows = try await rows(for: user)
             let zone = app.store.bridgeZone
             return app.pages.page(
                 title: "Patients",
@@ -38,37 +38,27 @@ struct DashboardRoutes {
         try await app.store.patients().filter { user.maySee(patientID: $0.id) }
     }
 
-    private func rows(for patients: [Patient]) async throws -> [[String: Any]] {
+    private func rows(for user: CareUser) async throws -> [[String: Any]] {
         let now = app.now()
-        let zone = app.store.bridgeZone
-        let day = CalendarDay(containing: now, zone: zone)
-        let weekStart = day.adding(days: -6, zone: zone).start
-        var rows: [(alerts: Int, overdue: Int, done: Int, total: Int, vitals: [String], patient: Patient)] = []
-        // Two reads for the whole list: the week's events of every patient (today's for the counts, the week's
-        // measurements for the trends) and the open alerts per patient.
-        let weeks = try await app.store.events(
-            matching: EventQuery(from: weekStart, to: day.end),
-            patients: Set(patients.map(\.id))
-        )
-        let openAlerts = try await app.store.openAlertCounts()
-        for patient in patients {
-            let week = weeks[patient.id] ?? []
-            let today = week.filter { $0.start >= day.start && $0.impactsAdherence }
-            let overdue = today.filter { $0.outcome == nil && $0.end < now }.count
-            let alerts = openAlerts[patient.id] ?? 0
-            rows.append(
-                (alerts, overdue, today.filter(\.isCompleted).count, today.count, Self.vitals(week), patient)
-            )
+        let day = CalendarDay(containing: now, zone: app.store.bridgeZone)
+        // The whole ward's reads are shared by every request until the store changes; only who may see whom and
+        // what is overdue at this minute are worked out per request.
+        let snapshot = try await app.patientList.snapshot(day: day, store: app.store)
+        var rows: [(alerts: Int, overdue: Int, done: Int, total: Int, entry: PatientListSnapshot.Entry)] = []
+        for entry in snapshot.entries where user.maySee(patientID: entry.patient.id) {
+            let overdue = entry.today.filter { $0.outcome == nil && $0.end < now }.count
+            rows.append((entry.openAlerts, overdue, entry.today.filter(\.isCompleted).count, entry.today.count, entry))
         }
         rows.sort {
-            ($1.alerts, $1.overdue, $0.patient.name.lowercased()) < (
-                $0.alerts, $0.overdue, $1.patient.name.lowercased()
+            ($1.alerts, $1.overdue, $0.entry.patient.name.lowercased()) < (
+                $0.alerts, $0.overdue, $1.entry.patient.name.lowercased()
             )
         }
         return rows.map { row in
             [
-                "id": row.patient.id, "name": row.patient.name, "alerts": row.alerts, "overdue": row.overdue,
-                "done": row.done, "total": row.total, "vitals": row.vitals.joined(separator: "; "),
+                "id": row.entry.patient.id, "name": row.entry.patient.name, "alerts": row.alerts,
+                "overdue": row.overdue, "done": row.done, "total": row.total,
+                "vitals": row.entry.vitals.joined(separator: "; "),
                 "rowClass": row.alerts > 0 ? "urgent" : row.overdue > 0 ? "late" : "",
             ]
         }

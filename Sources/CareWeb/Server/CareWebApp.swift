@@ -17,6 +17,8 @@ public struct CareWebApp: Sendable {
     public let feed: ChangeFeed
     /// Each open Today page's view of its day, compared after every change.
     let stamps = LiveStamps()
+    /// The patient list's reads, shared until the store changes.
+    let patientList: PatientListCache
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let pages: PageRenderer
@@ -42,6 +44,7 @@ public struct CareWebApp: Sendable {
         hasher = PasswordHasher(cost: configuration.passwordCost)
         throttle = LoginThrottle()
         pages = PageRenderer()
+        patientList = PatientListCache(monitor: try store.changeMonitor())
         feed = ChangeFeed(
             monitor: try store.changeMonitor(),
             interval: configuration.changePollInterval,
