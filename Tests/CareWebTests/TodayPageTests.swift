@@ -55,8 +55,20 @@ import Testing
                 action: "undo"
             )
             #expect(undone.status == .seeOther)
-            #expect(try await browser.get("/patients/anna/today").text.contains("<strong>0 of 3</strong> done"))
+            let reverted = try await browser.get("/patients/anna/today")
+            #expect(reverted.text.contains("<strong>0 of 3</strong> done"))
+            #expect(reverted.text.contains("Undone by anna at 09:30"), "who undid it, on the page")
         }
+        // The undo is kept with what it removed, who and when.
+        let undos = try await fixture.store.scoped(to: "anna").outcomeUndos(
+            from: CareAppFixture.start.addingTimeInterval(-86400),
+            to: CareAppFixture.start.addingTimeInterval(86400)
+        )
+        #expect(undos.map(\.author) == ["anna"])
+        #expect(undos.first?.taskID == "tablet-anna" && undos.first?.occurrence == 26)
+        #expect(undos.first?.undoneAt == CareAppFixture.start)
+        #expect(undos.first?.outcome.contains("\"author\":\"anna\"") == true, "\(undos)")
+        #expect(try await fixture.store.scoped(to: "bob").outcomeUndos(from: .distantPast, to: .distantFuture).isEmpty)
         let events = try await fixture.store.scoped(to: "anna").events(
             matching: EventQuery(
                 from: CareAppFixture.start,

@@ -157,36 +157,86 @@ extension CareStore {
         try complete(taskID: taskID, occurrence: occurrence, at: at, entry: Completion(), now: now).event
     }
 
-    /// Removes the outcome of a hand-completed event.
+    /// Removes the outcome of a hand-completed event, keeping what it held, who undid it and when in the undo list
+    /// (``outcomeUndos(from:to:)``).
+    /// - Parameters:
+    ///   - author: the care app user who undid it; nil for the command line.
+    ///   - now: when it was undone.
     /// - Returns: the event, now without outcome.
     /// - Throws: as ``complete(taskID:occurrence:at:now:)``.
     @discardableResult
     public func uncomplete(
         taskID: String,
         occurrence: Int? = nil,
-        at: Date = Date()
+        at: Date = Date(),
+        author: String? = nil,
+        now: Date = Date()
     ) throws(CareStoreError) -> CareEvent {
         let zone = bridgeZone
         let (event, changed) = try write { db in
-            try Self.removeOutcome(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            try Self.removeOutcome(
+                db,
+                taskID: taskID,
+                occurrence: occurrence,
+                at: at,
+                author: author,
+                now: now,
+                zone: zone
+            )
         }
         if changed { broadcaster.publish([.eventUpdated(event.key)]) }
         return event
     }
 
-    /// ``uncomplete(taskID:occurrence:at:)`` for the runtime and the care app.
+    /// ``uncomplete(taskID:occurrence:at:author:now:)`` for the runtime and the care app.
     @discardableResult
     public func uncomplete(
         taskID: String,
         occurrence: Int? = nil,
-        at: Date = Date()
+        at: Date = Date(),
+        author: String? = nil,
+        now: Date = Date()
     ) async throws(CareStoreError) -> CareEvent {
         let zone = bridgeZone
         let (event, changed) = try await write { db in
-            try Self.removeOutcome(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+            try Self.removeOutcome(
+                db,
+                taskID: taskID,
+                occurrence: occurrence,
+                at: at,
+                author: author,
+                now: now,
+                zone: zone
+            )
         }
         if changed { broadcaster.publish([.eventUpdated(event.key)]) }
         return event
+    }
+
+    /// The undone outcomes of the scoped patient's (or every patient's) events that start in `from..<to`, oldest
+    /// undo first.
+    public func outcomeUndos(from: Date, to: Date) async throws(CareStoreError) -> [OutcomeUndo] {
+        let scope = patientScope
+        return try await read { db in
+            var sql =
+                "SELECT taskID, occurrence, eventStart, undoneAt, author, outcome FROM outcomeUndo "
+                + "WHERE eventStart >= ? AND eventStart < ?"
+            var arguments: StatementArguments = [from.timeIntervalSince1970, to.timeIntervalSince1970]
+            if let scope {
+                sql += " AND \(Self.patientTaskCondition)"
+                arguments += [scope]
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY undoneAt, id", arguments: arguments).map { row in
+                OutcomeUndo(
+                    taskID: row["taskID"],
+                    occurrence: row["occurrence"],
+                    eventStart: Date(timeIntervalSince1970: row["eventStart"]),
+                    undoneAt: Date(timeIntervalSince1970: row["undoneAt"]),
+                    author: row["author"],
+                    outcome: row["outcome"]
+                )
+            }
+        }
     }
 
     private static func removeOutcome(
@@ -194,6 +244,8 @@ extension CareStore {
         taskID: String,
         occurrence: Int?,
         at: Date,
+        author: String?,
+        now: Date,
         zone: TimeZone
     ) throws -> (CareEvent, Bool) {
         let (version, scheduled) = try Self.resolveEvent(
@@ -203,6 +255,18 @@ extension CareStore {
             at: at,
             zone: zone
         )
+        if let removed = try Self.events(db, version: version, scheduled: [scheduled], zone: zone)[0].outcome {
+            try db.execute(
+                sql: """
+                    INSERT INTO outcomeUndo (taskUUID, taskID, occurrence, eventStart, undoneAt, author, outcome)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    version.record.uuid, taskID, scheduled.occurrence, scheduled.start.timeIntervalSince1970,
+                    now.timeIntervalSince1970, author, OutcomeUndo.json(removed),
+                ]
+            )
+        }
         try db.execute(
             sql: "DELETE FROM outcome WHERE taskUUID = ? AND occurrence = ?",
             arguments: [version.record.uuid, scheduled.occurrence]

@@ -201,6 +201,7 @@ enum Templates {
         <p class="state">{{stateText}}</p>
         {{#flag}}<p class="flag"><strong>{{flag}}</strong></p>{{/flag}}
         {{#note}}<p class="note">Note: {{note}}</p>{{/note}}
+        {{#undone}}<p class="note">{{undone}}</p>{{/undone}}
         {{#canDo}}
         <form method="post" action="/patients/{{patientID}}/today/record" class="act">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="task" value="{{task}}">

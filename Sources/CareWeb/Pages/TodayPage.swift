@@ -11,6 +11,8 @@ struct TodayPage {
     let patient: Patient
     let day: CalendarDay
     let events: [CareEvent]
+    /// The day's undone outcomes, oldest first: an event without outcome says who undid it and when.
+    var undos: [OutcomeUndo] = []
     let now: Date
     let zone: TimeZone
 
@@ -43,6 +45,12 @@ struct TodayPage {
         ]
         if let text = event.text { values["text"] = text }
         if let note = event.outcome?.note { values["note"] = note }
+        if event.outcome == nil,
+            let undo = undos.last(where: { $0.taskID == event.taskID && $0.occurrence == event.occurrence })
+        {
+            let who = undo.author.map { " by \($0)" } ?? " from the command line"
+            values["undone"] = "Undone\(who) at \(CalendarDay.time(undo.undoneAt, zone: zone))"
+        }
         let isFuture = event.start > now.addingTimeInterval(CareStore.futureTolerance)
         let isMeasurement = event.kind == .assessment && event.answer == nil
         let (state, stateClass) = describe(event, isFuture: isFuture, isMeasurement: isMeasurement)

@@ -40,7 +40,15 @@ struct TodayRoutes {
         // The stamp before the events: a change between the two reads makes the page's stream refresh at once.
         let stamp = try await store.outcomeStamp(from: day.start, to: day.end)
         let events = try await store.events(matching: EventQuery(from: day.start, to: day.end))
-        let model = TodayPage(patient: patient, day: day, events: events, now: app.now(), zone: app.store.bridgeZone)
+        let undos = try await store.outcomeUndos(from: day.start, to: day.end)
+        let model = TodayPage(
+            patient: patient,
+            day: day,
+            events: events,
+            undos: undos,
+            now: app.now(),
+            zone: app.store.bridgeZone
+        )
         return app.pages.page(
             title: "\(patient.name): \(day.label(zone: app.store.bridgeZone))",
             template: "today",
@@ -122,7 +130,7 @@ struct TodayRoutes {
                     now: now
                 )
             case "undo":
-                try await store.uncomplete(taskID: taskID, occurrence: occurrence, at: at)
+                try await store.uncomplete(taskID: taskID, occurrence: occurrence, at: at, author: author, now: now)
             default:
                 throw WebError(.badRequest, "Unknown action '\(action)'.")
             }
