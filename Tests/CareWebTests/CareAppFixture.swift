@@ -27,25 +27,7 @@ final class CareAppFixture: Sendable {
         scratch = try ScratchDirectory("carebridge-web-")
         store = try CareStore(path: scratch.path("store.sqlite"), bridgeZone: Self.zone, logger: Logger(label: "test"))
         for patient in ["anna", "bob"] {
-            let plan = """
-                {"patient": {"id": "\(patient)", "name": "\(patient.capitalized) Weber"},
-                 "contacts": [{"id": "\(patient)-gp", "name": "Dr. Gray", "category": "careTeam", "role": "physician",
-                               "phones": ["+49 30 1234-567"], "emails": ["gray@example.org"],
-                               "address": "Hauptstraße 1, Berlin", "receives": ["reports", "alerts"]}],
-                 "tasks": [
-                  {"id": "tablet-\(patient)", "title": "Take your tablet", "kind": "intervention",
-                   "schedule": {"timeZone": "Europe/Berlin", "elements": [
-                     {"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 7200}]}},
-                  {"id": "pain-\(patient)", "title": "How bad is the pain?", "kind": "assessment",
-                   "answer": {"type": "scale", "min": 0, "max": 10},
-                   "schedule": {"timeZone": "Europe/Berlin", "elements": [
-                     {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]}},
-                  {"id": "weigh-\(patient)", "title": "Weigh yourself", "kind": "assessment",
-                   "schedule": {"timeZone": "Europe/Berlin", "elements": [
-                     {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-                   "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
-                   "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]}]}
-                """
+            let plan = Self.plan(patient)
             let document = try CarePlanDocument.parse(Data(plan.utf8), path: "\(patient).json", bridgeZone: Self.zone)
             _ = try store.applyPlan(document, at: Self.start.addingTimeInterval(-30 * 86400))
         }
@@ -66,6 +48,30 @@ final class CareAppFixture: Sendable {
             logger: Logger(label: "test"),
             now: { clock.now() }
         )
+    }
+
+    /// The plan of the fixture's patient `patient` (three tasks), with `extraTasks` (JSON objects, comma first)
+    /// appended to its task list.
+    static func plan(_ patient: String, extraTasks: String = "") -> String {
+        """
+        {"patient": {"id": "\(patient)", "name": "\(patient.capitalized) Weber"},
+         "contacts": [{"id": "\(patient)-gp", "name": "Dr. Gray", "category": "careTeam", "role": "physician",
+                       "phones": ["+49 30 1234-567"], "emails": ["gray@example.org"],
+                       "address": "Hauptstraße 1, Berlin", "receives": ["reports", "alerts"]}],
+         "tasks": [
+          {"id": "tablet-\(patient)", "title": "Take your tablet", "kind": "intervention",
+           "schedule": {"timeZone": "Europe/Berlin", "elements": [
+             {"start": "2026-11-01T08:00:00", "interval": {"days": 1}, "duration": 7200}]}},
+          {"id": "pain-\(patient)", "title": "How bad is the pain?", "kind": "assessment",
+           "answer": {"type": "scale", "min": 0, "max": 10},
+           "schedule": {"timeZone": "Europe/Berlin", "elements": [
+             {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]}},
+          {"id": "weigh-\(patient)", "title": "Weigh yourself", "kind": "assessment",
+           "schedule": {"timeZone": "Europe/Berlin", "elements": [
+             {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+           "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
+           "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]}\(extraTasks)]}
+        """
     }
 
     func advance(by seconds: TimeInterval) {

@@ -302,6 +302,24 @@ import Testing
         let weighed = try await anna.outcomeStamp(from: day.from, to: day.to)
         #expect(weighed != answered)
         try await anna.uncomplete(taskID: "tablet-anna", occurrence: nil, at: CareAppFixture.start)
-        #expect(try await anna.outcomeStamp(from: day.from, to: day.to) != weighed)
+        let undone = try await anna.outcomeStamp(from: day.from, to: day.to)
+        #expect(undone != weighed)
+        // A plan change adds events to the day: Bob's moves only his stamp, Anna's hers.
+        let walk = """
+            , {"id": "walk-%@", "title": "Walk", "kind": "intervention",
+               "schedule": {"timeZone": "Europe/Berlin", "elements": [
+                 {"start": "2026-11-01T15:00:00", "interval": {"days": 1}, "duration": 3600}]}}
+            """
+        for patient in ["bob", "anna"] {
+            let text = CareAppFixture.plan(patient, extraTasks: walk.replacingOccurrences(of: "%@", with: patient))
+            let document = try CarePlanDocument.parse(
+                Data(text.utf8),
+                path: "\(patient).json",
+                bridgeZone: CareAppFixture.zone
+            )
+            _ = try fixture.store.applyPlan(document, at: CareAppFixture.start)
+            let stamp = try await anna.outcomeStamp(from: day.from, to: day.to)
+            #expect(patient == "bob" ? stamp == undone : stamp != undone, "after \(patient)'s plan change")
+        }
     }
 }

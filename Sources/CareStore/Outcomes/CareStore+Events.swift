@@ -37,8 +37,9 @@ extension CareStore {
     }
 
     /// A number that changes whenever an outcome of the scoped patient's events overlapping `[from, to)` is
-    /// recorded, changed or removed (its values, note and reason included): a page showing that day asks for it
-    /// after every store change and updates only when it moved. Stable within one process only (it is a hash).
+    /// recorded, changed or removed (its values, note and reason included), or the patient's plan gets a task
+    /// version: a page showing that day asks for it after every store change and updates only when it moved.
+    /// Stable within one process only (it is a hash).
     public func outcomeStamp(from: Date, to: Date) async throws(CareStoreError) -> Int {
         let scope = patientScope
         return try await read { db in
@@ -63,6 +64,15 @@ extension CareStore {
                 hasher.combine(row[5] as Double?)
                 hasher.combine(row[6] as Double?)
                 hasher.combine(row[7] as String?)
+            }
+            // The patient's plan: a new task version or a deleted task changes the day's events themselves.
+            var plan = "SELECT count(*), max(task.rowid) FROM task"
+            if scope != nil {
+                plan += " JOIN carePlan ON carePlan.id = task.carePlanID WHERE carePlan.patientID = ?"
+            }
+            if let versions = try Row.fetchOne(db, sql: plan, arguments: scope.map { [$0] } ?? []) {
+                hasher.combine(versions[0] as Int64)
+                hasher.combine(versions[1] as Int64?)
             }
             return hasher.finalize()
         }
