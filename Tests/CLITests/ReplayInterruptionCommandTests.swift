@@ -23,11 +23,12 @@ import TestSupport
 
     @Test func anInterruptedReplaySaysWhatItStoredAndResumes() async throws {
         let store = scratch.url.appendingPathComponent("s.sqlite").path
-        // 20 minutes recorded, replayed 10 times faster: 2 min in all, interrupted once a sample is stored (each
-        // look runs `carebridge samples`, which waits its turn among the suite's children on a loaded machine).
+        // 20 minutes recorded, replayed at their own pace, interrupted once a sample is stored: the first comes
+        // within seconds, and each look runs `carebridge samples`, which waits its turn among the suite's children
+        // on a loaded machine (at 10 times the pace, the whole replay once ended before a look came back).
         let process = try ChildProcess(
             CarebridgeProcess.executable,
-            ["replay", "--store", store, "--speed", "10", "--json", Self.recording]
+            ["replay", "--store", store, "--speed", "1", "--json", Self.recording]
         )
         // Wait until the paced replay has stored something (each sample is written as it comes).
         try await waitUntil("the replay stored a sample", timeout: .seconds(100), interval: .milliseconds(100)) {

@@ -41,11 +41,11 @@ import Testing
         let group = ServiceGroup(services: [outbox, service], logger: Self.quiet)
         let running = Task { try await group.run() }
         // The first evaluation, on start.
-        try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
+        try await waitUntil("alert service", timeout: .seconds(300)) { await service.evaluations >= 1 }
         #expect(try await fixture.store.alerts().isEmpty)
 
         try await fixture.weight(104.5, at: Date().addingTimeInterval(-3600))
-        try await waitUntil("alert service", timeout: .seconds(90)) { sender.received == ["raised heavy"] }
+        try await waitUntil("alert service", timeout: .seconds(300)) { sender.received == ["raised heavy"] }
         #expect(try await fixture.store.alerts().map(\.trip.ruleID) == ["heavy"])
 
         await group.triggerGracefulShutdown()
@@ -90,7 +90,7 @@ import Testing
         // The outbox first: the group shuts it down after the service's last evaluation.
         let group = ServiceGroup(services: [outbox, service], logger: Self.quiet)
         let running = Task { try await group.run() }
-        try await waitUntil("alert service", timeout: .seconds(90)) { await service.evaluations >= 1 }
+        try await waitUntil("alert service", timeout: .seconds(300)) { await service.evaluations >= 1 }
         try await fixture.weight(120, at: Date().addingTimeInterval(-600))
         await group.triggerGracefulShutdown()
         try await running.value

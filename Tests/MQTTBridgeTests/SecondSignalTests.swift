@@ -33,12 +33,13 @@ struct SecondSignalTests {
     ) async throws -> (ChildProcess, store: String) {
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 100_000)
         let store = scratch.path("store.sqlite")
-        // 20 minutes of heart rate 10 times faster: a sample every 100 ms for 2 min, long enough for the looks at the
-        // outbox (each a `carebridge outbox` run that waits its turn among the suite's children) to come first.
+        // 20 minutes of heart rate at their own pace: a sample a second for 20 min, long enough for the looks at the
+        // outbox (each a `carebridge outbox` run that waits its turn among the suite's children) to come first (at
+        // 10 times the pace, the whole replay once ended first on a loaded machine).
         let replay = try ChildProcess(
             PackageRoot.carebridgeExecutable,
             [
-                "replay", "--store", store, "--time-zone", "UTC", "--speed", "10", "--json",
+                "replay", "--store", store, "--time-zone", "UTC", "--speed", "1", "--json",
                 "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-wait", "600", Self.recording,
             ]
         )
