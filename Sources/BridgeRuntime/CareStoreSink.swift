@@ -29,6 +29,10 @@ public actor CareStoreSink: SampleSink {
         updatedEvents.formUnion(report.updatedEvents)
     }
 
+    public func record(_ batteries: [BatteryReading]) async throws {
+        try await store.recordBatteries(batteries)
+    }
+
     /// The events this sink's samples completed: of the events the store says it updated, those now completed,
     /// sorted by start. Empty when nothing new was stored (a second replay).
     public func completedEvents() async throws(CareStoreError) -> [CareEvent] {

@@ -22,6 +22,8 @@ extension DeviceProfile.Characteristic {
         case identity(any DeviceIdentityString.Type)
         /// The device's own clock, read at connect.
         case clock(any DeviceClockReading.Type)
+        /// The device's battery charge, kept as the device's battery level (an `info` decoder that reports one).
+        case battery(any BatteryReporting.Type)
         /// Decoded and logged only.
         case info(PayloadDecoder)
         /// The profile's own frames (measurements; a frame's final conditions mark intermediate values), several
@@ -67,7 +69,8 @@ extension DeviceProfile.Characteristic {
             case .identity:
                 self = .identity(try needs((any DeviceIdentityString.Type).self, "is not a Device Information string"))
             case .clock: self = .clock(try needs((any DeviceClockReading.Type).self, "does not read a device clock"))
-            case .info: self = .info(decoder)
+            case .info:
+                self = (type as? any BatteryReporting.Type).map { .battery($0) } ?? .info(decoder)
             }
             if multiPacket {
                 throw DeviceProfileError(
@@ -86,7 +89,7 @@ extension DeviceProfile.Characteristic {
             case .controlPoint: .controlPoint
             case .identity: .identity
             case .clock: .clock
-            case .info: .info
+            case .info, .battery: .info
             }
         }
 
@@ -99,6 +102,7 @@ extension DeviceProfile.Characteristic {
             case .controlPoint(let type): PayloadDecoder(type)
             case .identity(let type): PayloadDecoder(type)
             case .clock(let type): PayloadDecoder(type)
+            case .battery(let type): PayloadDecoder(type)
             case .frames, .written: nil
             }
         }

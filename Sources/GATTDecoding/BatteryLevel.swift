@@ -5,7 +5,7 @@ public import BridgeFoundation
 /// Values above 100 are outside the specification; they decode (devices send them) and are flagged
 /// ``isOutOfRange`` so the caller can drop or clamp them and log it.
 /// - SeeAlso: Battery Service 1.0, GATT Specification Supplement §3.Battery Level; `gatt-reference.md` §11.
-public struct BatteryLevel: GATTPayload, Hashable {
+public struct BatteryLevel: BatteryReporting, Hashable {
     public static let identifier = "battery-level"
     public static let name = "Battery Level"
     public static let source = PayloadSource.characteristic(.batteryLevel)
@@ -19,6 +19,8 @@ public struct BatteryLevel: GATTPayload, Hashable {
 
     /// Above 100 %: not a valid battery level.
     public var isOutOfRange: Bool { level > 100 }
+
+    public var batteryPercent: Int? { isOutOfRange ? nil : Int(level) }
 
     public var fields: JSONObject {
         var fields: JSONObject = ["level": .int(Int(level)), "unit": .string("%")]

@@ -9,6 +9,7 @@ extension IngestPipeline {
     struct Output {
         var samples: [QuantitySample]
         var issues: [PipelineIssue]
+        var batteries: [BatteryReading] = []
     }
 
     struct PendingSample {

@@ -42,6 +42,8 @@ public struct IngestPipeline {
     private var devices: [String: DeviceState] = [:]
     /// Addresses in order of first appearance, so output never depends on hashing.
     private var order: [String] = []
+    /// Battery levels read since the last ``takeBatteryReadings()``.
+    private var batteries: [BatteryReading] = []
 
     public init(catalog: DeviceCatalog, configuration: PipelineConfiguration, logger: Logger) {
         self.catalog = catalog
@@ -80,6 +82,16 @@ public struct IngestPipeline {
         devices[event.device] = state
         samples = output.samples
         issues = output.issues
+        batteries += output.batteries
+    }
+
+    /// Whether battery levels were read since the last ``takeBatteryReadings()``.
+    public var hasBatteryReadings: Bool { !batteries.isEmpty }
+
+    /// The battery levels read since the last call, in order; the sink keeps them as the devices' levels.
+    public mutating func takeBatteryReadings() -> [BatteryReading] {
+        defer { batteries.removeAll() }
+        return batteries
     }
 
     /// Ends every open session (end of a recording, shutdown) and emits what was waiting.
@@ -269,6 +281,16 @@ public struct IngestPipeline {
                 return
             }
             state.session.measuredClockOffset = time.timeIntervalSince(device).rounded()
+        case .battery(let type):
+            guard let reading = decoded(value.bytes, as: type) else { return }
+            guard let percent = reading.batteryPercent else {
+                logger.info(
+                    "battery level outside 0-100 %: not kept",
+                    metadata: ["device.address": "\(address)", "value": "\(value.bytes)"]
+                )
+                return
+            }
+            output.batteries.append(BatteryReading(device: state.identity, level: percent, at: time))
         case .info(let decoder):
             guard decoded(value.bytes, as: decoder.type) != nil else { return }
             logger.debug("value", metadata: ["device.address": "\(address)", "decoder": "\(decoder.identifier)"])

@@ -48,6 +48,7 @@ public enum PipelineRunner {
                 case .event(let event, let location):
                     batch.report.events += 1
                     pipeline.ingest(event, samples: &batch.samples, issues: &issues)
+                    if pipeline.hasBatteryReadings { try await sink.record(pipeline.takeBatteryReadings()) }
                     if !issues.isEmpty {
                         batch.record(issues, location: location)
                         issues.removeAll(keepingCapacity: true)
@@ -83,6 +84,7 @@ public enum PipelineRunner {
         for try await event in transport.events() {
             batch.report.events += 1
             pipeline.ingest(event, samples: &batch.samples, issues: &issues)
+            if pipeline.hasBatteryReadings { try await sink.record(pipeline.takeBatteryReadings()) }
             for issue in issues {
                 logger.warning("\(issue.message)", metadata: ["device.address": "\(issue.device)"])
             }

@@ -54,6 +54,27 @@ import Testing
         }
     }
 
+    @Test func aDevicesBatteryShowsItsNewestLevelAndAnOlderReadingNeverReplacesIt() async throws {
+        let fixture = try await CareAppFixture()
+        try fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
+        try await fixture.store.recordSample(Self.weighIn(71.2, minutesAgo: 90))
+        try await fixture.store.recordBatteries([
+            BatteryReading(device: Self.scale, level: 8, at: CareAppFixture.start.addingTimeInterval(-3600))
+        ])
+        // A replay of an older recording brings an older, fuller battery: kept out.
+        try await fixture.store.recordBatteries([
+            BatteryReading(device: Self.scale, level: 95, at: CareAppFixture.start.addingTimeInterval(-86400))
+        ])
+        try await fixture.test { browser in
+            try await browser.signIn("anna")
+            let page = try await browser.get("/patients/anna/devices")
+            #expect(
+                page.text.contains("<dt>Battery</dt><dd>8 %, replace soon, read Fri 27 Nov 2026 08:30</dd>"),
+                "\(page.text)"
+            )
+        }
+    }
+
     @Test func aCaregiverFilesAnInboxReadingUnderAPatientTheySeeAndTheReviewNamesWho() async throws {
         let fixture = try await Self.fixtureWithCaregiver()
         let sample = Self.weighIn(72.4, minutesAgo: 30)

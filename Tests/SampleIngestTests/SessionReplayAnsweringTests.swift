@@ -176,4 +176,36 @@ import Testing
         }
         #expect(try await Self.replay(late).0.badEvents.contains { $0.message.contains("divergence") })
     }
+
+    @Test func aBatteryLevelReadAtConnectReachesTheSinkWithItsDevice() async throws {
+        let path = PackageRoot.recordings.appendingPathComponent("weight-scale-morning-weigh-in.jsonl").path
+        let sink = SampleCollector()
+        _ = try await PipelineRunner.replay(
+            try ReplayTransport(path: path, logger: Self.logger),
+            catalog: Self.catalog,
+            configuration: PipelineConfiguration(timeZone: TimeZone(identifier: "UTC")!),
+            sink: sink,
+            logger: Self.logger
+        )
+        let batteries = await sink.batteries
+        #expect(batteries.map(\.level) == [90], "the recording's 2A19 read of 5a")
+        #expect(batteries.first?.device.key == "02:00:00:00:00:01")
+        // A value outside 0–100 % is not a level: logged, not kept.
+        let broken = try Self.variant("weight-scale-morning-weigh-in.jsonl", in: scratch) {
+            $0.replacingOccurrences(
+                of: "\"characteristic\": \"2A19\", \"value\": \"5a\"",
+                with: "\"characteristic\": \"2A19\", \"value\": \"c8\""
+            )
+        }
+        let second = SampleCollector()
+        _ = try await PipelineRunner.replay(
+            try ReplayTransport(path: broken, logger: Self.logger),
+            catalog: Self.catalog,
+            configuration: PipelineConfiguration(timeZone: TimeZone(identifier: "UTC")!),
+            sink: second,
+            logger: Self.logger
+        )
+        #expect(await second.batteries.isEmpty)
+        #expect(await second.samples.count == 3, "the weigh-in itself still stored")
+    }
 }

@@ -108,6 +108,7 @@ enum Schema {
         UserSchema.register(in: &migrator)
         SampleReviewSchema.register(in: &migrator)
         OutcomeUndoSchema.register(in: &migrator)
+        DeviceBatterySchema.register(in: &migrator)
         return migrator
     }
 }

@@ -34,9 +34,11 @@ struct DevicesRoutes {
             of: patient.id,
             since: now.addingTimeInterval(-Double(Self.days) * 86400)
         )
+        let batteries = try await app.store.batteryLevels()
         var content: [String: Any] = [
             "patientName": patient.name, "patientID": patient.id, "onDevices": true, "days": Self.days,
-            "devices": devices.map { device(patient: patient, $0, zone: zone) }, "hasDevices": !devices.isEmpty,
+            "devices": devices.map { device(patient: patient, $0, battery: batteries[$0.identity.key], zone: zone) },
+            "hasDevices": !devices.isEmpty,
         ]
         if user.maySeeInbox {
             let store = app.store
@@ -92,14 +94,23 @@ struct DevicesRoutes {
         return groups
     }
 
-    private func device(patient: Patient, _ device: SeenDevice, zone: TimeZone) -> [String: Any] {
+    private func device(
+        patient: Patient,
+        _ device: SeenDevice,
+        battery: (level: Int, at: Date)?,
+        zone: TimeZone
+    ) -> [String: Any] {
         let identity = device.identity
         let made = [identity.manufacturer, identity.model].compactMap { $0 }.joined(separator: " ")
         let name = [identity.name, made.isEmpty ? nil : made].compactMap { $0 }.joined(separator: ", ")
         var row: [String: Any] = [
             "name": name.isEmpty ? identity.address ?? identity.serial ?? "A device" : name,
-            // The bridge does not store battery levels yet: said, not left out.
-            "battery": "not reported to the bridge",
+            // A device without a Battery Service (or not connected yet) says so rather than leaving it out.
+            "battery": battery.map { level, at in
+                let read =
+                    "\(CalendarDay(containing: at, zone: zone).shortLabel(zone: zone)) \(CalendarDay.time(at, zone: zone))"
+                return "\(level) %\(level <= 10 ? ", replace soon" : ""), read \(read)"
+            } ?? "not reported to the bridge",
         ]
         if let address = identity.address ?? identity.serial { row["address"] = address }
         let slots = device.assignments.compactMap(\.slot)
