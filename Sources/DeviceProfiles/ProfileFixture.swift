@@ -57,19 +57,24 @@ public struct ProfileFixture: Sendable, Hashable {
     public var advertisement: Advertisement?
     public var values: [Value]
     public var expect: [Expectation]
+    /// Texts each of which must appear in one of the pipeline's warnings: why a value was refused (a checksum that
+    /// does not hold), so a fixture that expects nothing stored also says for which reason.
+    public var warnings: [String]
 
     public init(
         name: String,
         origin: String? = nil,
         advertisement: Advertisement? = nil,
         values: [Value],
-        expect: [Expectation]
+        expect: [Expectation],
+        warnings: [String] = []
     ) {
         self.name = name
         self.origin = origin
         self.advertisement = advertisement
         self.values = values
         self.expect = expect
+        self.warnings = warnings
     }
 
     /// Reads a `fixtures` array.
@@ -82,7 +87,7 @@ public struct ProfileFixture: Sendable, Hashable {
 
     public init(json reader: JSONReader) throws(JSONReadError) {
         let members = try reader.object(
-            allowing: ["name", "origin", "advertisement", "values", "expect"],
+            allowing: ["name", "origin", "advertisement", "values", "expect", "warnings"],
             ignoringPrefix: "_"
         )
         name = try members.required("name").string()
@@ -112,6 +117,8 @@ public struct ProfileFixture: Sendable, Hashable {
             }
             values.append(Value(source: source, bytes: try Self.hex(try value.required("hex"))))
         }
+        warnings = []
+        for element in try members["warnings"]?.array() ?? [] { warnings.append(try element.string()) }
         expect = []
         for element in try members.required("expect").array() {
             let entry = try element.object(

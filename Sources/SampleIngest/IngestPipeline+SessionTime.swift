@@ -124,19 +124,9 @@ extension IngestPipeline {
         }
     }
 
-    /// The session's clock offset in whole seconds, when the device clock is evidently wrong:
-    /// a live measurement further than the skew tolerance from its receive time, a record in the future, or
-    /// a record before the year 2000. Estimated from the live measurement, else from the last record.
+    /// The session's clock offset in whole seconds, when the device clock is evidently wrong
+    /// (``PipelineConfiguration/clockOffset(of:lastLive:)``).
     func clockOffset(_ pending: [PendingSample]) -> Double? {
-        func skew(_ sample: QuantitySample) -> Double { sample.receivedAt.timeIntervalSince(sample.start) }
-        if let live = pending.last(where: \.live), abs(skew(live.sample)) > configuration.clockSkewTolerance {
-            return skew(live.sample).rounded()
-        }
-        let implausible = pending.contains { pending in
-            let sample = pending.sample
-            return (sample.deviceTime?.year ?? 2000) < 2000 || -skew(sample) > configuration.futureTolerance
-        }
-        guard implausible, let last = pending.last else { return nil }
-        return skew(last.sample).rounded()
+        configuration.clockOffset(of: pending.map(\.sample), lastLive: pending.last(where: \.live)?.sample)
     }
 }

@@ -29,6 +29,9 @@ public struct PipelineReport: Sendable {
     /// Events that could not be used (bad lines for recordings), in input order.
     public var badEvents: [IngestProblem] = []
     public var warnings: [IngestProblem] = []
+    /// A capture of another client replayed: which session answers were synthesised from the records it shows
+    /// and what was delivered as captured (``ReplayTransport/sessionNotes()``); empty otherwise.
+    public var sessionAnswers: [IngestProblem] = []
     /// Samples quarantined by the safety stage (implausible, or invalid by their device's status); included in
     /// ``samplesByType``.
     public var quarantined = 0
@@ -75,5 +78,6 @@ public struct PipelineReport: Sendable {
         outOfRange += other.outOfRange
         badEvents += other.badEvents
         warnings += other.warnings
+        sessionAnswers += other.sessionAnswers
     }
 }

@@ -67,6 +67,9 @@ public enum PipelineRunner {
             throw error
         }
         batch.report.devices = pipeline.deviceSummaries
+        batch.report.sessionAnswers = transport.sessionNotes().map {
+            IngestProblem(location: $0.location, device: nil, message: $0.message)
+        }
         return batch.report
     }
 

@@ -79,6 +79,11 @@ public enum ProfileFixtureRunner {
         let issues = (report.badEvents + report.warnings).map(\.message)
         for bad in report.badEvents { differences.append("pipeline: \(bad.message)") }
         differences += compare(samples, with: fixture.expect)
+        for text in fixture.warnings where !issues.contains(where: { $0.contains(text) }) {
+            differences.append(
+                "warnings: none says '\(text)' (\(issues.isEmpty ? "no warnings" : issues.joined(separator: "; ")))"
+            )
+        }
         var result = Result(
             profile: profile.id,
             fixture: fixture.name,

@@ -15,6 +15,13 @@ public struct RecordingHeader: Sendable, Equatable {
     /// Any other header keys (host, adapter, notes, …), in file order.
     public var extra: JSONObject
 
+    /// The recording is a capture of another client (its header names a `source` other than the bridge, as
+    /// `import btsnoop` writes `"source": "btsnoop"`), not a recording the bridge made of its own session.
+    public var isCaptureOfAnotherClient: Bool {
+        guard case .string(let source) = extra["source"] else { return false }
+        return source != "carebridge"
+    }
+
     public init(version: Int = currentVersion, recordedAt: Date, timeZone: TimeZone?, extra: JSONObject = JSONObject())
     {
         self.version = version

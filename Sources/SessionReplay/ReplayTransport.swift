@@ -52,7 +52,15 @@ public final class ReplayTransport<C: Clock>: DeviceTransport where C.Duration =
     public func answerSessions(policy: any ConnectionPolicy, timeZone: TimeZone) {
         var answerer = SessionAnswerer(policy: policy, timeZone: header.timeZone ?? timeZone)
         answerer.seeds = SessionAnswerer.seeds(from: header.extra["sessionVariables"])
+        answerer.capturesAnotherClient = header.isCaptureOfAnotherClient
         cursor.withLock { $0.answerer = answerer }
+    }
+
+    /// For a capture of another client (``RecordingHeader/isCaptureOfAnotherClient``), what the replay answered so
+    /// far: which answers were synthesised from the records the capture shows, and what was delivered as
+    /// recorded. Empty for the bridge's own recordings, which are answered byte for byte as recorded.
+    public func sessionNotes() -> [RecordingProblem] {
+        cursor.withLock { $0.answerer?.notes ?? [] }
     }
 
     /// Events with their `file:line`, and bad lines, in file order. Can be consumed once.

@@ -8,12 +8,23 @@ import GATTDecoding
 /// recorded device, and what the recording shows the device sending after a `write` is delivered only when
 /// the bridge wrote the same bytes.
 ///
+/// A capture of another client (``capturesAnotherClient``: a recording whose header names a `source` other than
+/// the bridge, such as an imported HCI snoop log of a vendor's app) asked in its own way, so it is not held to
+/// byte-for-byte writes: the records it shows the device sending in answer to the recorded client's Record
+/// Access Control Point requests answer the bridge's own RACP requests semantically (``CapturedRecords``), every
+/// other write of the bridge is taken as accepted, the recorded client's writes are not replayed, and what the
+/// device sent on its own is delivered as recorded. ``notes`` says which answers were synthesised.
+///
 /// Pure: recorded events in, events and problems out, in recorded time (timers fire at `event time +
 /// seconds`). Session variables live in memory for the length of the recording, so a recording replays the
 /// same however often it is replayed and whatever the store holds.
 struct SessionAnswerer {
     let policy: any ConnectionPolicy
     let timeZone: TimeZone
+    /// The recording is a capture of another client: answer standard procedures from what it shows.
+    var capturesAnotherClient = false
+    /// What a capture's replay synthesised and what it delivered as recorded, for the replay summary.
+    private(set) var notes: [RecordingProblem] = []
 
     private var plans: [String: ConnectionPlan] = [:]
     private var running: [String: Running] = [:]
@@ -36,6 +47,11 @@ struct SessionAnswerer {
         /// Why the recorded device's answers are no longer delivered.
         var diverged: String?
         var withheld = 0
+        /// A capture of another client: the records it shows, per Record Access Control Point.
+        var records: [BluetoothUUID: CapturedRecords] = [:]
+        /// A capture: the recorded client's writes (not replayed) and the values delivered as recorded.
+        var recordedWrites = 0
+        var recordedValues = 0
     }
 
     enum Output: Sendable {
@@ -72,9 +88,22 @@ struct SessionAnswerer {
                 plans[device] = plan
             }
             start(device, at: event.time, location: recorded.location, into: &out)
+            if capturesAnotherClient {
+                answerCapturedWrites(device, at: event.time, location: recorded.location, into: &out)
+            }
         case .written(let write):
             guard var state = running[device] else {
                 out.append(.event(event, recorded.location))
+                return out
+            }
+            if capturesAnotherClient {
+                // The recorded client's write: not the bridge's, so not replayed; a request for stored records
+                // makes the device's answers the records it holds.
+                state.recordedWrites += 1
+                if racp(device, write.characteristic) {
+                    state.records[write.characteristic, default: .init()].recordedRequest(write.bytes)
+                }
+                running[device] = state
                 return out
             }
             if state.diverged != nil {
@@ -118,6 +147,23 @@ struct SessionAnswerer {
                 out.append(.event(event, recorded.location))
                 return out
             }
+            if capturesAnotherClient {
+                if racp(device, value.characteristic) {
+                    // The device's answer to the recorded client: the records are known once a report ends.
+                    if state.records[value.characteristic, default: .init()].recordedResponse(value.bytes) {
+                        running[device] = state
+                        answerCapturedWrites(device, at: event.time, location: recorded.location, into: &out)
+                    }
+                    return out
+                }
+                if let uuid = state.records.first(where: { $0.value.collecting })?.key {
+                    state.records[uuid]?.recordedValue(value)
+                    running[device] = state
+                    return out
+                }
+                state.recordedValues += 1
+                running[device] = state
+            }
             if state.diverged != nil {
                 state.withheld += 1
                 running[device] = state
@@ -130,6 +176,9 @@ struct SessionAnswerer {
                 let read = running[device]?.reads.remove(at: index)
             {
                 feed(device, .completed(action: read.id), at: event.time, location: recorded.location, into: &out)
+            }
+            if capturesAnotherClient {
+                answerCapturedWrites(device, at: event.time, location: recorded.location, into: &out)
             }
         case .disconnected:
             out.append(.event(event, recorded.location))
@@ -180,6 +229,73 @@ struct SessionAnswerer {
             }
         }
         return seeds
+    }
+
+    // MARK: - A capture of another client
+
+    /// Whether `characteristic` is a Record Access Control Point of the device's session.
+    private func racp(_ device: String, _ characteristic: BluetoothUUID) -> Bool {
+        guard let message = plans[device]?.session.controlPoint(characteristic)?.message else { return false }
+        return ObjectIdentifier(message) == ObjectIdentifier(RecordAccessControlPoint.self)
+    }
+
+    /// A capture of another client: answers the bridge's pending writes in order — a Record Access Control Point
+    /// request from the records the capture shows (once a recorded report of records ended; an abort at once),
+    /// any other write as accepted — and stops at a request whose records are not known yet.
+    private mutating func answerCapturedWrites(
+        _ device: String,
+        at time: Date,
+        location: RecordingLocation,
+        into out: inout [Output]
+    ) {
+        while let state = running[device], let pending = state.writes.first {
+            let write = pending.write
+            var answer: CapturedRecords.Answer?
+            if racp(device, write.characteristic) {
+                let records = state.records[write.characteristic] ?? CapturedRecords()
+                let aborts = write.bytes.first == RecordAccessControlPoint.OpCode.abortOperation.rawValue
+                guard records.known || aborts else { return }
+                answer = records.answer(write.bytes)
+            }
+            running[device]?.writes.removeFirst()
+            out.append(.event(TransportEvent(time: time, device: device, kind: .written(write)), location))
+            if pending.startsDownload {
+                out.append(.event(TransportEvent(time: time, device: device, kind: .download(.started)), location))
+            }
+            feed(device, .completed(action: pending.id), at: time, location: location, into: &out)
+            guard let answer else {
+                notes.append(
+                    RecordingProblem(
+                        location: location,
+                        message: "\(device): synthesised: \(Self.text(write)) taken as accepted (the capture has no "
+                            + "answer to a write its client did not make)"
+                    )
+                )
+                continue
+            }
+            var values = answer.values
+            if !answer.response.isEmpty {
+                values.append(
+                    CharacteristicValue(
+                        characteristic: write.characteristic,
+                        bytes: answer.response,
+                        delivery: .indication
+                    )
+                )
+            }
+            let response = Self.text(CharacteristicWrite(characteristic: write.characteristic, bytes: answer.response))
+            notes.append(
+                RecordingProblem(
+                    location: location,
+                    message: "\(device): synthesised: \(Self.text(write)) answered \(response): \(answer.summary)"
+                )
+            )
+            for value in values {
+                out.append(.event(TransportEvent(time: time, device: device, kind: .value(value)), location))
+                feed(device, .value(value), at: time, location: location, into: &out)
+                if running[device] == nil { return }
+            }
+        }
     }
 
     // MARK: - Machine
@@ -269,6 +385,9 @@ struct SessionAnswerer {
             {
                 running[device]?.timers.remove(at: next.offset)
                 feed(device, .timer(next.element.id), at: next.element.deadline, location: location, into: &out)
+                if capturesAnotherClient {
+                    answerCapturedWrites(device, at: next.element.deadline, location: location, into: &out)
+                }
             }
         }
     }
@@ -280,6 +399,27 @@ struct SessionAnswerer {
         into out: inout [Output]
     ) {
         guard let state = running.removeValue(forKey: device) else { return }
+        if capturesAnotherClient {
+            notes.append(
+                RecordingProblem(
+                    location: location,
+                    message: "\(device): recorded: \(state.recordedValues) value(s) the device sent on its own, "
+                        + "delivered as captured; not replayed: \(state.recordedWrites) write(s) of the captured client"
+                )
+            )
+            if let unanswered = state.writes.first {
+                out.append(
+                    .problem(
+                        RecordingProblem(
+                            location: location,
+                            message: "the bridge wrote \(Self.text(unanswered.write)) to \(device), and the capture "
+                                + "shows no records the device sent to another client's request to answer it from"
+                        )
+                    )
+                )
+            }
+            return
+        }
         if state.diverged != nil {
             if state.withheld > 0 {
                 out.append(

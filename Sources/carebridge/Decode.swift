@@ -4,6 +4,7 @@ import BridgeFoundation
 import DeviceProfiles
 import Foundation
 import GATTDecoding
+import SampleIngest
 
 struct Decode: ParsableCommand {
     private typealias Reading = DeviceProfile.Characteristic.Reading
@@ -20,7 +21,9 @@ struct Decode: ParsableCommand {
             colons. Timestamps without a zone (device clocks) are read in --time-zone. "samples" shows what the \
             bridge would store: a LO/HI result (IEEE 11073 −INF/+INF, glucose "result lower/higher than the \
             device can process") as a sample with "comparator" < or >; "noValue" lists fields whose special \
-            value means no value (NaN invalid result, NRes not at this resolution, reserved) and why. Exit \
+            value means no value (NaN invalid result, NRes not at this resolution, reserved) and why. A device \
+            time that is evidently wrong (before 2000, in the future) is corrected as a session corrects it: \
+            the sample is at the receive time with "clockOffset", its "deviceTime" as the device sent it. Exit \
             status: 0 decoded, 64 unknown characteristic, 65 malformed payload.
             """
     )
@@ -96,7 +99,10 @@ struct Decode: ParsableCommand {
                 source: .device(decoder),
                 payload: bytes
             )
-            samples = measurement.samples(in: context).map { $0.json(in: zone) }
+            // Placed in time as a session places them: a device time that is evidently wrong (a Date Time of
+            // 1783) stays visible as deviceTime, the sample moves to the receive time with its clockOffset.
+            samples = PipelineConfiguration(timeZone: zone).placedInTime(measurement.samples(in: context))
+                .map { $0.json(in: zone) }
         }
         object["samples"] = .array(samples)
         let noValue = NoValueField.find(in: payload.fields)

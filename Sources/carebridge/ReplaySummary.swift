@@ -56,7 +56,7 @@ struct ReplaySummary {
                 }
             )
         }
-        return .object([
+        var summary: JSONObject = [
             "files": .array(files.map(JSONValue.string)),
             "events": .int(report.events),
             "devices": .array(devices),
@@ -73,7 +73,10 @@ struct ReplaySummary {
             "badLines": problems(report.badEvents),
             "warnings": problems(report.warnings),
             "interrupted": interruptedIn.map { .object(["file": .string($0)]) } ?? .null,
-        ])
+        ]
+        // Only a capture of another client has them: which answers were synthesised, what came as captured.
+        if !report.sessionAnswers.isEmpty { summary["sessionAnswers"] = problems(report.sessionAnswers) }
+        return .object(summary)
     }
 
     func text(in zone: TimeZone) -> String {
@@ -107,6 +110,10 @@ struct ReplaySummary {
                         + "\(ReplaySummary.records(device.downloadedRecords)) from its memory"
                 )
             }
+        }
+        if !report.sessionAnswers.isEmpty {
+            lines.append("Session answers (a capture of another client, answered from the records it shows):")
+            for answer in report.sessionAnswers { lines.append("  \(answer.message)") }
         }
         lines.append("")
         if report.samplesByType.isEmpty {

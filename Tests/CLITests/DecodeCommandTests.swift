@@ -15,6 +15,26 @@ import Testing
         #expect(samples.first?["start"] as? String == "2024-03-15T07:30:00+00:00")
     }
 
+    @Test func aDeviceTimeCenturiesOffKeepsTheDevicesTimeAndPutsTheSampleAtTheReceiveTimeWithItsOffset()
+        async throws
+    {
+        // Weight 72.5 kg with a Date Time of 1783-07-14 12:00:00: a year the spec allows, the device clock wrong.
+        let before = Date()
+        let result = try await CarebridgeProcess.run(["decode", "--time-zone", "UTC", "2A9D", "02A438F706070E0C0000"])
+        let after = Date()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let sample = try #require((json["samples"] as? [[String: Any]])?.first)
+        #expect(sample["deviceTime"] as? String == "1783-07-14T12:00:00", "the device's own time stays visible")
+        #expect(sample["start"] as? String != "1900-01-01T00:00:00+00:00")
+        let start = try #require(
+            (sample["start"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) },
+            "\(sample)"
+        )
+        #expect(start >= before.addingTimeInterval(-1) && start <= after.addingTimeInterval(1), "at the receive time")
+        #expect((sample["clockOffset"] as? Double ?? 0) > 0, "flagged as corrected, by its offset")
+    }
+
     @Test func malformedPayloadExits65WithOneLine() async throws {
         let result = try await CarebridgeProcess.run(["decode", "0x2a9d", "02A4"])
         #expect(result.status == 65)
