@@ -11,10 +11,14 @@ extension CareStore {
     /// adds an outbox entry in the same transaction (written by the sample inserter, which every path that
     /// stores a sample goes through) (also when stored by a process without a publisher), until
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
+    ///
+    /// - Parameter includingStored: when the channel is enabled now (not already), also queue every sample the
+    ///   store holds, oldest stored first (a hub wants a bridge's history; a broker only what is new).
     /// - Throws: ``CareStoreError`` `.database`.
     public func enableOutbox(
         channel: String = CareStore.mqttOutboxChannel,
-        at date: Date = Date()
+        at date: Date = Date(),
+        includingStored: Bool = false
     )
         async throws(CareStoreError)
     {
@@ -22,6 +26,14 @@ extension CareStore {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, date.timeIntervalSince1970]
+            )
+            guard includingStored, db.changesCount == 1 else { return }
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
+                    SELECT ?, id, recordedAt FROM sample ORDER BY recordedAt, id
+                    """,
+                arguments: [channel]
             )
         }
     }
