@@ -78,7 +78,8 @@ public struct HubClient: Sendable {
         let status: UInt
         let body: ByteBuffer
         do {
-            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            let nanoseconds =
+                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
             let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
             status = response.status.code
             body = try await response.body.collect(upTo: 1 << 20)

@@ -1,6 +1,6 @@
 public import Foundation
-import NIOSSL
 public import Logging
+import NIOSSL
 public import PostgresNIO
 
 /// Where the hub's PostgreSQL is: a `postgres://USER@HOST:PORT/DATABASE` address without a password, and the

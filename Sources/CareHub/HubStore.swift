@@ -47,7 +47,10 @@ public struct HubStore: Sendable {
                     for statement in migration.sql {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
-                    try await connection.query("INSERT INTO hub_migration (name) VALUES (\(migration.name))", logger: logger)
+                    try await connection.query(
+                        "INSERT INTO hub_migration (name) VALUES (\(migration.name))",
+                        logger: logger
+                    )
                     return true
                 }
                 if ran { applied.append(migration.name) }
@@ -68,11 +71,17 @@ public struct HubStore: Sendable {
     ///   - patients: the patient ids it may write for.
     ///   - newToken: issue a new token for an enrolled bridge (its old one stops working).
     /// - Returns: the bridge's token when one was issued (a new bridge, or `newToken`); only its hash is kept.
-    public func enrol(bridge name: String, patients: [String], newToken: Bool = false) async throws(HubError)
+    public func enrol(
+        bridge name: String,
+        patients: [String],
+        newToken: Bool = false
+    ) async throws(HubError)
         -> HubToken?
     {
         guard !name.isEmpty, name.utf8.count <= 100,
-            name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) })
+            name.unicodeScalars.allSatisfy({
+                CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
+            })
         else {
             throw HubError(.invalid, "bridge name '\(name)' is not 1 to 100 letters, digits, '-', '_' or '.'")
         }
@@ -174,10 +183,11 @@ public struct HubStore: Sendable {
                     try query.binds.append(bodies, context: .default)
                     let inserted = try await connection.query(query, logger: logger)
                     _ = try await inserted.collect()
-                    stored += try await connection.query(
-                        "SELECT count(*) FROM \(unescaped: kind.table) WHERE bridge_id = \(bridge.id) AND id = ANY(\(ids))",
-                        logger: logger
-                    ).decode(Int64.self).collected().first.map(Int.init) ?? 0
+                    stored +=
+                        try await connection.query(
+                            "SELECT count(*) FROM \(unescaped: kind.table) WHERE bridge_id = \(bridge.id) AND id = ANY(\(ids))",
+                            logger: logger
+                        ).decode(Int64.self).collected().first.map(Int.init) ?? 0
                 }
                 try await connection.query(
                     "UPDATE hub_bridge SET last_contact = now() WHERE id = \(bridge.id)",

@@ -85,7 +85,9 @@ public actor HubSyncChannel: OutboxChannel {
                     let receipt = try await client.push(SyncBatch(messages: messages))
                     logger.debug(
                         "batch confirmed",
-                        metadata: ["hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)"]
+                        metadata: [
+                            "hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)",
+                        ]
                     )
                 } catch {
                     failures += 1

@@ -48,7 +48,9 @@ package final class ListeningProcess: @unchecked Sendable {
             server.stdout.contains(prefix) || !server.process.isRunning
         }
         guard let line = server.stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else {
-            throw Failure(description: "carebridge \(arguments.first ?? "") exited without listening:\n\(server.stderr)")
+            throw Failure(
+                description: "carebridge \(arguments.first ?? "") exited without listening:\n\(server.stderr)"
+            )
         }
         server.url = String(line.dropFirst(prefix.count))
         return server

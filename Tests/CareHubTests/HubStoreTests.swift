@@ -81,7 +81,9 @@ import Testing
                 Issue.record("a batch with ben's reading was taken from a bridge enrolled for ann")
             } catch {
                 #expect(error.code == .forbidden)
-                #expect(error.message == "bridge home-1 is not enrolled for patient ben; nothing of the batch was stored")
+                #expect(
+                    error.message == "bridge home-1 is not enrolled for patient ben; nothing of the batch was stored"
+                )
             }
             #expect(try await store.status().first?.samples == 0, "not even ann's reading")
         }
@@ -91,10 +93,14 @@ import Testing
     func onlyTheTokensHashIsKeptAndANewTokenReplacesTheOld() async throws {
         try await withStore { store in
             let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
-            #expect(try await store.enrol(bridge: "home-1", patients: ["ben"]) == nil, "enrolling again keeps the token")
+            #expect(
+                try await store.enrol(bridge: "home-1", patients: ["ben"]) == nil,
+                "enrolling again keeps the token"
+            )
             #expect(try await store.bridge(token: token)?.patients == ["ann", "ben"])
             var stored: [String] = []
-            for try await hash in try await store.client.query("SELECT token_hash FROM hub_bridge").decode(String.self) {
+            for try await hash in try await store.client.query("SELECT token_hash FROM hub_bridge").decode(String.self)
+            {
                 stored.append(hash)
             }
             #expect(stored == [token.hash])
@@ -139,7 +145,9 @@ import Testing
         #expect(throws: HubError.self) { try SyncBatch(bytes: Array(#"{"messages": [{"kind": "sample"}]}"#.utf8)) }
         do throws(HubError) {
             _ = try SyncBatch(
-                bytes: Array(#"{"messages": [{"kind": "sample", "id": "a", "sequence": -1, "patient": "p", "body": {}}]}"#.utf8)
+                bytes: Array(
+                    #"{"messages": [{"kind": "sample", "id": "a", "sequence": -1, "patient": "p", "body": {}}]}"#.utf8
+                )
             )
             Issue.record("a negative sequence was taken")
         } catch {

@@ -28,13 +28,22 @@ extension CareStore {
                 arguments: [channel, date.timeIntervalSince1970]
             )
             guard includingStored, db.changesCount == 1 else { return }
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                    SELECT ?, id, recordedAt FROM sample ORDER BY recordedAt, id
+            // Every live sample, in the order it was stored (then measured): the channel's history.
+            var reader = try SampleRowReader(db)
+            let stored = try reader.samples(
+                db,
+                where: """
+                    r.type IN (SELECT code FROM quantityType) \
+                    AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)
                     """,
-                arguments: [channel]
+                arguments: []
+            ).sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
+            let insert = try db.makeStatement(
+                sql: "INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt) VALUES (?, ?, ?)"
             )
+            for sample in stored {
+                try insert.execute(arguments: [channel, sample.id.data, sample.recordedAt.timeIntervalSince1970])
+            }
         }
     }
 
