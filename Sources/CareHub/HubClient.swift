@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import BridgeFoundation
-public import Foundation
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL

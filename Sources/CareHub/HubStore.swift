@@ -1,5 +1,5 @@
 import BridgeFoundation
-public import Foundation
+import Foundation
 public import Logging
 public import PostgresNIO
 
@@ -176,11 +176,11 @@ public struct HubStore: Sendable {
                             ON CONFLICT DO NOTHING
                             """
                     )
-                    try query.binds.append(bridge.id, context: .default)
-                    try query.binds.append(ids, context: .default)
-                    try query.binds.append(sequences, context: .default)
-                    try query.binds.append(patients, context: .default)
-                    try query.binds.append(bodies, context: .default)
+                    query.binds.append(bridge.id, context: .default)
+                    query.binds.append(ids, context: .default)
+                    query.binds.append(sequences, context: .default)
+                    query.binds.append(patients, context: .default)
+                    query.binds.append(bodies, context: .default)
                     let inserted = try await connection.query(query, logger: logger)
                     _ = try await inserted.collect()
                     stored +=

@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 
 /// A bridge's credential: 32 random bytes as hex with a `cbh_` prefix, shown once at enrolment. The hub keeps only
 /// its SHA-256 (``hash``), so a copy of the database gives no one a working token.
