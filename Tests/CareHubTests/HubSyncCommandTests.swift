@@ -108,6 +108,14 @@ import Glibc
             "\(refused.stderr)"
         )
 
+        // A token no bridge has: refused before anything is read.
+        try Data("cbh_\(String(repeating: "0", count: 64))\n".utf8).write(
+            to: directory.appendingPathComponent("home-5.token")
+        )
+        stores["home-5"] = stores["home-4"]
+        let stranger = try await push("home-5", timeout: 2)
+        #expect(stranger.status == 75, "\(stranger)")
+
         // A lost answer: the hub stored the batch, the bridge never heard (its store as it was before the push).
         try await ingest(stores["home-1"]!, count: 2, from: 3)
         let before = try copyStore(stores["home-1"]!, to: "home-1-before-push")
@@ -178,6 +186,7 @@ import Glibc
         hubLogs += hub.stdout + hub.stderr
         await postgres.stop()
         #expect(hubLogs.contains("batch received") && hubLogs.contains("home-2"), "logs name the bridge: \(hubLogs)")
+        #expect(hubLogs.contains("the token belongs to no enrolled bridge"), "the stranger was refused: \(hubLogs)")
         for (bridge, token) in tokens {
             #expect(!hubLogs.contains(token), "\(bridge)'s token is not in the hub's logs")
             #expect(!hubLogs.contains(String(token.dropFirst(4).prefix(16))), "nor a part of it")
