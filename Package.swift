@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -170,6 +171,27 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The hub many bridges sync to: its PostgreSQL store (postgres-nio; ordered migrations), the sync endpoint on
+        // Hummingbird 2 with per-bridge tokens, enrolment and status, and the bridge's hub channel for the outbox.
+        .target(
+            name: "CareHub",
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareWeb", "GATTDecoding", "MQTTBridge",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Helpers for the test targets and the benchmarks (not shipped; `package` access): a real mosquitto broker and
         // subscriber, a process runner that drains both pipes, the package-root and fixture locators, a seeded
         // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
@@ -215,6 +237,7 @@ let package = Package(
                 "MQTTClient",
                 "CareReport",
                 "CareWeb",
+                "CareHub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -258,6 +281,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Browser"]
+        ),
+        // The hub against a real PostgreSQL started by the tests, and bridges pushing to it through the real binary.
+        .testTarget(
+            name: "CareHubTests",
+            dependencies: [
+                "carebridge", "CareHub", "CareStore", "CarePlan", "BridgeCore", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),

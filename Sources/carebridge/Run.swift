@@ -4,6 +4,7 @@ import BlueZTransport
 import BridgeCore
 import BridgeFoundation
 import BridgeRuntime
+import CareHub
 import CarePlan
 import CareStore
 import DeviceProfiles
@@ -124,7 +125,24 @@ struct Run: AsyncParsableCommand {
     )
     var scannerWatchdog: Double = 90
 
+    @Option(name: .long, help: ArgumentHelp("Send readings to this hub as they are stored.", valueName: "url"))
+    var hub: String?
+
+    @Option(
+        name: .customLong("hub-token-file"),
+        help: ArgumentHelp("The bridge's token for --hub (from `hub enrol`).", valueName: "file")
+    )
+    var hubTokenFile: String?
+
+    @Option(
+        name: .customLong("hub-ca-file"),
+        help: ArgumentHelp("PEM certificates to trust for --hub's HTTPS.", valueName: "file")
+    )
+    var hubCAFile: String?
+
     func validate() throws {
+        if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
+        if hubCAFile != nil, hub == nil { throw ValidationError("--hub-ca-file needs --hub") }
         if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
         if let alertWebhook {
             _ = try AlertChannels.webhookSender(
@@ -195,6 +213,21 @@ struct Run: AsyncParsableCommand {
         if let publisher { try await mqtt.start(publisher) }
         var services: [any Service] = (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? [])
         services += try await alertServices(store: store, connection: connection, zone: zone, logger: logger)
+        if let hub, let hubTokenFile {
+            // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
+            services.append(
+                try await Sync.outbox(
+                    store: store,
+                    hub: hub,
+                    tokenFile: hubTokenFile,
+                    caFile: hubCAFile,
+                    options: ("--hub", "--hub-token-file"),
+                    zone: zone,
+                    drainTimeout: .seconds(10),
+                    logger: logger
+                )
+            )
+        }
         services.append(
             ScannerWatchdog(
                 scanner: live.scanner,

@@ -11,10 +11,14 @@ extension CareStore {
     /// adds an outbox entry in the same transaction (written by the sample inserter, which every path that
     /// stores a sample goes through) (also when stored by a process without a publisher), until
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
+    ///
+    /// - Parameter includingStored: when the channel is enabled now (not already), also queue every sample the
+    ///   store holds, oldest stored first (a hub wants a bridge's history; a broker only what is new).
     /// - Throws: ``CareStoreError`` `.database`.
     public func enableOutbox(
         channel: String = CareStore.mqttOutboxChannel,
-        at date: Date = Date()
+        at date: Date = Date(),
+        includingStored: Bool = false
     )
         async throws(CareStoreError)
     {
@@ -23,6 +27,23 @@ extension CareStore {
                 sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, date.timeIntervalSince1970]
             )
+            guard includingStored, db.changesCount == 1 else { return }
+            // Every live sample, in the order it was stored (then measured): the channel's history.
+            var reader = try SampleRowReader(db)
+            let stored = try reader.samples(
+                db,
+                where: """
+                    r.type IN (SELECT code FROM quantityType) \
+                    AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)
+                    """,
+                arguments: []
+            ).sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
+            let insert = try db.makeStatement(
+                sql: "INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt) VALUES (?, ?, ?)"
+            )
+            for sample in stored {
+                try insert.execute(arguments: [channel, sample.id.data, sample.recordedAt.timeIntervalSince1970])
+            }
         }
     }
 

@@ -3,9 +3,7 @@ public import CareStore
 public import Foundation
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 public import Logging
-import NIOSSL
 public import ServiceLifecycle
 
 /// The care app: one value holding what every route needs (the store, the clock, the password hasher, the login
@@ -85,27 +83,7 @@ public struct CareWebApp: Sendable {
     func application(
         onListening: @escaping @Sendable (String) async -> Void
     ) throws -> some ApplicationProtocol & Service {
-        let server: HTTPServerBuilder
-        if let tls = configuration.tls {
-            do {
-                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
-                    NIOSSLCertificateSource.certificate($0)
-                }
-                let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-                server = try .tls(
-                    .http1(),
-                    tlsConfiguration: TLSConfiguration.makeServerConfiguration(
-                        certificateChain: chain,
-                        privateKey: .privateKey(key)
-                    )
-                )
-            } catch {
-                throw WebStartError("cannot use the TLS certificate \(tls.certificate) and key \(tls.key): \(error)")
-            }
-        } else {
-            server = .http1()
-        }
-        let scheme = configuration.isSecure ? "https" : "http"
+        let server = try configuration.serverBuilder()
         return Application(
             router: router(),
             server: server,
@@ -114,9 +92,7 @@ public struct CareWebApp: Sendable {
                 serverName: nil
             ),
             onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? configuration.port
-                let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-                await onListening("\(scheme)://\(host):\(port)")
+                await onListening(configuration.url(boundPort: channel.localAddress?.port))
             },
             logger: logger
         )

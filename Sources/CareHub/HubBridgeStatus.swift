@@ -1,0 +1,29 @@
+public import BridgeFoundation
+public import Foundation
+
+/// One bridge as `carebridge hub status` shows it.
+public struct HubBridgeStatus: Sendable, Hashable {
+    public var name: String
+    public var patients: [String]
+    public var enrolledAt: Date
+    /// When its last batch was stored (nil: never synced).
+    public var lastContact: Date?
+    /// Rows the hub holds from it, per kind.
+    public var samples: Int
+    public var outcomes: Int
+    public var alerts: Int
+    /// The highest outbox sequence of its samples at the hub.
+    public var lastSampleSequence: Int64?
+
+    /// The status as JSON, times in ISO 8601 (UTC).
+    public var json: JSONValue {
+        let format = ISO8601DateFormatter()
+        return .object([
+            "bridge": .string(name), "patients": .array(patients.map(JSONValue.string)),
+            "enrolledAt": .string(format.string(from: enrolledAt)),
+            "lastContact": lastContact.map { .string(format.string(from: $0)) } ?? .null,
+            "samples": .int(samples), "outcomes": .int(outcomes), "alerts": .int(alerts),
+            "lastSampleSequence": lastSampleSequence.map { .int(Int($0)) } ?? .null,
+        ])
+    }
+}

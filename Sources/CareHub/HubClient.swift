@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import BridgeFoundation
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// A bridge's side of the sync protocol: posts one batch to the hub with the bridge's token and reads the receipt.
+///
+/// HTTPS with the system's trust roots, or a CA file's (`--hub-ca-file`, for a hub with a private CA). The token
+/// is read from a file and sent only in the Authorization header; it is never part of an error.
+public struct HubClient: Sendable {
+    /// Why a push did not land: the hub's answer (status and its reason) or the connection's failure.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The HTTP status, nil when there was no answer.
+        public var status: UInt?
+        public var description: String
+    }
+
+    /// `https://host:port/`: where batches go.
+    public let hub: String
+    public let timeout: Duration
+    let endpoint: String
+    let token: HubToken
+    let tls: TLSConfiguration?
+
+    /// - Parameters:
+    ///   - hub: the hub's address (`https://hub.example:8443`).
+    ///   - tokenFile: a file whose first line is the bridge's token (`carebridge hub enrol` printed it).
+    ///   - caFile: PEM certificates to trust instead of the system's.
+    /// - Throws: ``Failure`` saying what is wrong with the address or the files.
+    public init(hub: String, tokenFile: String, caFile: String? = nil, timeout: Duration = .seconds(30)) throws(Failure)
+    {
+        guard let components = URLComponents(string: hub), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            throw Failure(status: nil, description: "the hub address \(hub) is not an http:// or https:// URL")
+        }
+        guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8),
+            let line = text.split(separator: "\n").first, !line.trimmingCharacters(in: .whitespaces).isEmpty
+        else {
+            throw Failure(status: nil, description: "cannot read a token from \(tokenFile)")
+        }
+        token = HubToken(text: line.trimmingCharacters(in: .whitespaces))
+        self.hub = hub
+        self.timeout = timeout
+        endpoint = hub.hasSuffix("/") ? "\(hub)sync/v1/batches" : "\(hub)/sync/v1/batches"
+        guard scheme == "https" else {
+            if caFile != nil { throw Failure(status: nil, description: "a CA file needs an https:// hub address") }
+            tls = nil
+            return
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            } catch {
+                throw Failure(status: nil, description: "cannot read the CA file \(caFile): \(error)")
+            }
+        }
+        self.tls = tls
+    }
+
+    /// Posts `batch`.
+    /// - Returns: the hub's receipt.
+    /// - Throws: ``Failure`` with the hub's status and reason, or the connection's error.
+    public func push(_ batch: SyncBatch) async throws(Failure) -> SyncReceipt {
+        var request = HTTPClientRequest(url: endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "carebridge")
+        request.headers.add(name: "Authorization", value: "Bearer \(token.text)")
+        request.body = .bytes(ByteBuffer(string: batch.serialized))
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        )
+        let status: UInt
+        let body: ByteBuffer
+        do {
+            let nanoseconds =
+                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
+            status = response.status.code
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            try? await client.shutdown()
+            throw Failure(status: nil, description: "cannot reach the hub at \(hub): \(error)")
+        }
+        try? await client.shutdown()
+        let answer = try? JSONValue.parse(Array(body.readableBytesView))
+        guard status == 200 else {
+            let reason = answer?.objectValue?["error"]?.stringValue ?? "no reason given"
+            throw Failure(status: status, description: "the hub answered HTTP \(status): \(reason)")
+        }
+        guard case .int(let received)? = answer?.objectValue?["received"] else {
+            throw Failure(status: status, description: "the hub's answer is not a receipt")
+        }
+        let last: Int64? =
+            if case .int(let value)? = answer?.objectValue?["lastSequence"] { Int64(value) } else { nil }
+        return SyncReceipt(received: received, lastSequence: last)
+    }
+}

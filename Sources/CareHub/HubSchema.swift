@@ -1,0 +1,61 @@
+/// The hub's PostgreSQL schema as ordered, named migrations, recorded in their own table (`hub_migration`).
+///
+/// Append-only: a migration is never edited once released; a change is a new migration at the end. Each runs in
+/// its own transaction under an advisory lock, so two hubs starting on one database do not both apply it.
+///
+/// - `hub_bridge`: one row per enrolled bridge: its name, the SHA-256 of its token (never the token), when it
+///   was enrolled and when it last synced.
+/// - `hub_enrolment`: the patients a bridge may write for.
+/// - `hub_sample`, `hub_outcome`, `hub_alert`: what bridges sent, keyed by the bridge and CareBridge's own id (a
+///   sample's id, an outcome's id, an alert's id and change: an alert's id is only unique in its bridge's store),
+///   so a message sent twice is stored once (`ON CONFLICT DO NOTHING`).
+///   Each row keeps the bridge that sent it, the bridge's outbox sequence (its order on the bridge) and `arrival`,
+///   the hub's own order of receipt: per bridge, arrival order and bridge order agree.
+public enum HubSchema {
+    /// The migrations in the order they run.
+    public static let migrations: [(name: String, sql: [String])] = [
+        (
+            "v1-bridges",
+            [
+                """
+                CREATE TABLE hub_bridge (
+                    id bigserial PRIMARY KEY,
+                    name text NOT NULL UNIQUE,
+                    token_hash text NOT NULL UNIQUE,
+                    enrolled_at timestamptz NOT NULL DEFAULT now(),
+                    last_contact timestamptz
+                )
+                """,
+                """
+                CREATE TABLE hub_enrolment (
+                    bridge_id bigint NOT NULL REFERENCES hub_bridge (id) ON DELETE CASCADE,
+                    patient_id text NOT NULL,
+                    enrolled_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (bridge_id, patient_id)
+                )
+                """,
+            ]
+        ),
+        ("v1-received", SyncMessage.Kind.allCases.flatMap(HubSchema.receivedTable)),
+    ]
+
+    /// The table of one kind of message, with its indexes.
+    static func receivedTable(_ kind: SyncMessage.Kind) -> [String] {
+        [
+            """
+            CREATE TABLE \(kind.table) (
+                id text NOT NULL,
+                bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
+                bridge_sequence bigint NOT NULL,
+                patient_id text NOT NULL,
+                body jsonb NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                arrival bigserial NOT NULL UNIQUE,
+                PRIMARY KEY (bridge_id, id)
+            )
+            """,
+            "CREATE INDEX \(kind.table)_bridge ON \(kind.table) (bridge_id, bridge_sequence)",
+            "CREATE INDEX \(kind.table)_patient ON \(kind.table) (patient_id)",
+        ]
+    }
+}

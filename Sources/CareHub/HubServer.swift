@@ -1,0 +1,127 @@
+import BridgeFoundation
+public import CareWeb
+import HTTPTypes
+public import Hummingbird
+import HummingbirdCore
+public import Logging
+import NIOCore
+public import ServiceLifecycle
+
+/// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's bearer token, and `GET /health`.
+///
+/// A batch is parsed, its bridge found by the token's hash, and handed to ``HubStore/receive(_:from:)``, which
+/// owns the rules. Answers are JSON: 200 `{"received", "lastSequence"}`; 400 (malformed), 401 (no or unknown
+/// token), 403 (a patient the bridge is not enrolled for; nothing stored), 503 (the database is unreachable: the
+/// bridge retries), each with `{"error": reason}`. Logs name the bridge and patients, never the token.
+public struct HubServer: Sendable {
+    public let store: HubStore
+    public let configuration: WebConfiguration
+    let logger: Logger
+
+    /// The largest batch body taken.
+    public static let maximumBody = 16 << 20
+
+    public init(store: HubStore, configuration: WebConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The router: the sync endpoint and the health check.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("health") { _, _ in response(.ok, ["status": .string("ok")]) }
+        router.post("sync/v1/batches") { request, context in await sync(request, context: context) }
+        return router
+    }
+
+    /// The application as a service; `onListening` gets the bound address (`--listen 127.0.0.1:0`).
+    /// - Throws: ``WebStartError`` when the TLS files cannot be used.
+    public func service(onListening: @escaping @Sendable (String) async -> Void = { _ in }) throws -> any Service {
+        let configuration = configuration
+        return Application(
+            router: router(),
+            server: try configuration.serverBuilder(),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil
+            ),
+            onServerRunning: { channel in await onListening(configuration.url(boundPort: channel.localAddress?.port)) },
+            logger: logger
+        )
+    }
+
+    func sync(_ request: Request, context: BasicRequestContext) async -> Response {
+        do throws(HubError) {
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                case let token = HubToken(text: String(header.dropFirst("Bearer ".count))), !token.text.isEmpty
+            else {
+                throw HubError(.unauthenticated, "no bearer token (Authorization: Bearer <the bridge's token>)")
+            }
+            guard let bridge = try await store.bridge(token: token) else {
+                throw HubError(.unauthenticated, "the token belongs to no enrolled bridge")
+            }
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: Self.maximumBody)
+            } catch {
+                throw HubError(.malformed, "the batch is larger than \(Self.maximumBody) bytes, or was cut off")
+            }
+            let batch = try SyncBatch(bytes: Array(body.readableBytesView))
+            do throws(HubError) {
+                let receipt = try await store.receive(batch, from: bridge)
+                return response(.ok, receipt.json.objectValue ?? [:])
+            } catch {
+                logger.warning(
+                    "batch refused",
+                    metadata: ["bridge": "\(bridge.name)", "error": "\(error.message)"]
+                )
+                throw error
+            }
+        } catch {
+            if error.code == .database {
+                logger.error("sync failed", metadata: ["error": "\(error)"])
+            } else if error.code != .forbidden {
+                logger.notice("sync refused", metadata: ["error": "\(error.message)"])
+            }
+            return response(Self.status(of: error.code), ["error": .string(error.message)])
+        }
+    }
+
+    /// The HTTP status a refusal answers with.
+    static func status(of code: HubError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .malformed, .invalid: .badRequest
+        case .unauthenticated: .unauthorized
+        case .forbidden: .forbidden
+        case .database, .configuration: .serviceUnavailable
+        }
+    }
+
+    func response(_ status: HTTPResponse.Status, _ object: JSONObject) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: JSONValue.object(object).serialized()))
+        )
+    }
+}
+
+extension HubServer {
+    /// The services of `carebridge hub serve`: the database client first (so it is shut down last), then the
+    /// application, which migrates the schema before it listens.
+    public func services(onListening: @escaping @Sendable (String) async -> Void) throws -> [any Service] {
+        [store.client, MigratedApplication(store: store, application: try service(onListening: onListening))]
+    }
+}
+
+/// Migrates the hub's schema, then runs the application: a hub never answers a bridge on an old schema.
+struct MigratedApplication: Service {
+    let store: HubStore
+    let application: any Service
+
+    func run() async throws {
+        try await store.migrate()
+        try await application.run()
+    }
+}

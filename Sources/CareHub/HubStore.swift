@@ -1,0 +1,277 @@
+import BridgeFoundation
+import Foundation
+public import Logging
+public import PostgresNIO
+
+/// The hub's store on PostgreSQL: enrolment, the batches bridges send, and what the hub holds per bridge.
+///
+/// A `Sendable` façade over a `PostgresClient` (which must be running: ``HubDatabase/withClient(_:logger:_:)`` or
+/// a service group) with intention-named methods; the rules of what a bridge may write live here, where the sync
+/// endpoint and the command line both use them.
+public struct HubStore: Sendable {
+    public let client: PostgresClient
+    /// How long one operation may wait for PostgreSQL before it fails as `.database`.
+    public var deadline: Duration
+    let logger: Logger
+
+    public init(client: PostgresClient, deadline: Duration = .seconds(10), logger: Logger) {
+        self.client = client
+        self.deadline = deadline
+        self.logger = logger
+    }
+
+    // MARK: - Schema
+
+    /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock.
+    /// - Returns: the names of the migrations applied now.
+    @discardableResult
+    public func migrate() async throws(HubError) -> [String] {
+        try await database("cannot migrate the hub's schema") {
+            try await client.query(
+                """
+                CREATE TABLE IF NOT EXISTS hub_migration (
+                    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """,
+                logger: logger
+            )
+            var applied: [String] = []
+            for migration in HubSchema.migrations {
+                let ran = try await client.withTransaction(logger: logger) { connection in
+                    // The same lock for every hub process on this database: one migrates, the others wait and see.
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                    let done = try await connection.query(
+                        "SELECT 1 FROM hub_migration WHERE name = \(migration.name)",
+                        logger: logger
+                    ).collect()
+                    guard done.isEmpty else { return false }
+                    for statement in migration.sql {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO hub_migration (name) VALUES (\(migration.name))",
+                        logger: logger
+                    )
+                    return true
+                }
+                if ran { applied.append(migration.name) }
+            }
+            if !applied.isEmpty { logger.info("hub schema migrated", metadata: ["migrations": "\(applied)"]) }
+            return applied
+        }
+    }
+
+    /// The advisory lock key the migrations take ("CBHUB" in ASCII).
+    static let migrationLock: Int64 = 0x43_4248_5542
+
+    // MARK: - Enrolment
+
+    /// Enrols a bridge for `patients`, or enrols an enrolled bridge for more patients.
+    /// - Parameters:
+    ///   - name: the bridge's name (letters, digits, `-`, `_`, `.`).
+    ///   - patients: the patient ids it may write for.
+    ///   - newToken: issue a new token for an enrolled bridge (its old one stops working).
+    /// - Returns: the bridge's token when one was issued (a new bridge, or `newToken`); only its hash is kept.
+    public func enrol(
+        bridge name: String,
+        patients: [String],
+        newToken: Bool = false
+    ) async throws(HubError)
+        -> HubToken?
+    {
+        guard !name.isEmpty, name.utf8.count <= 100,
+            name.unicodeScalars.allSatisfy({
+                CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
+            })
+        else {
+            throw HubError(.invalid, "bridge name '\(name)' is not 1 to 100 letters, digits, '-', '_' or '.'")
+        }
+        if let bad = patients.first(where: { $0.isEmpty || $0.utf8.count > 200 }) {
+            throw HubError(.invalid, "patient id '\(bad)' is not 1 to 200 bytes")
+        }
+        let token = HubToken.generate()
+        return try await database("cannot enrol bridge \(name)") {
+            try await client.withTransaction(logger: logger) { connection in
+                var issued: HubToken?
+                var id = try await connection.query(
+                    "SELECT id FROM hub_bridge WHERE name = \(name) FOR UPDATE",
+                    logger: logger
+                ).decode(Int64.self).collected().first
+                if id == nil {
+                    id = try await connection.query(
+                        "INSERT INTO hub_bridge (name, token_hash) VALUES (\(name), \(token.hash)) RETURNING id",
+                        logger: logger
+                    ).decode(Int64.self).collected().first
+                    issued = token
+                } else if newToken {
+                    try await connection.query(
+                        "UPDATE hub_bridge SET token_hash = \(token.hash) WHERE id = \(id!)",
+                        logger: logger
+                    )
+                    issued = token
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO hub_enrolment (bridge_id, patient_id) SELECT \(id!), unnest(\(patients)::text[])
+                    ON CONFLICT DO NOTHING
+                    """,
+                    logger: logger
+                )
+                return issued
+            }
+        }
+    }
+
+    /// The bridge a token belongs to, or nil.
+    public func bridge(token: HubToken) async throws(HubError) -> HubBridge? {
+        try await database("cannot look up the bridge") {
+            let rows = try await client.query(
+                """
+                SELECT b.id, b.name, coalesce(array_agg(e.patient_id ORDER BY e.patient_id)
+                    FILTER (WHERE e.patient_id IS NOT NULL), '{}')
+                FROM hub_bridge b LEFT JOIN hub_enrolment e ON e.bridge_id = b.id
+                WHERE b.token_hash = \(token.hash) GROUP BY b.id
+                """,
+                logger: logger
+            )
+            for try await (id, name, patients) in rows.decode((Int64, String, [String]).self) {
+                return HubBridge(id: id, name: name, patients: Set(patients))
+            }
+            return nil
+        }
+    }
+
+    // MARK: - Sync
+
+    /// Stores a bridge's batch: every message's patient must be one the bridge is enrolled for, or nothing is
+    /// stored. Messages the hub holds already (same kind and id) are left as they are, so a batch sent again
+    /// stores nothing twice and gets the same receipt.
+    /// - Throws: ``HubError`` `.forbidden` naming the patients the bridge is not enrolled for; `.database`.
+    public func receive(_ batch: SyncBatch, from bridge: HubBridge) async throws(HubError) -> SyncReceipt {
+        let foreign = Set(batch.messages.map(\.patient)).subtracting(bridge.patients).sorted()
+        guard foreign.isEmpty else {
+            throw HubError(
+                .forbidden,
+                "bridge \(bridge.name) is not enrolled for patient\(foreign.count == 1 ? "" : "s") "
+                    + "\(foreign.joined(separator: ", ")); nothing of the batch was stored"
+            )
+        }
+        let stored = try await database("cannot store the batch of bridge \(bridge.name)") {
+            try await client.withTransaction(logger: logger) { connection in
+                var stored = 0
+                for kind in SyncMessage.Kind.allCases {
+                    // Oldest first, so `arrival` follows the bridge's order.
+                    let messages = batch.messages.filter { $0.kind == kind }.sorted { $0.sequence < $1.sequence }
+                    guard !messages.isEmpty else { continue }
+                    let ids = messages.map(\.id)
+                    let sequences = messages.map(\.sequence)
+                    let patients = messages.map(\.patient)
+                    let bodies = messages.map { $0.body.serialized() }
+                    var query = PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO \(kind.table) (id, bridge_id, bridge_sequence, patient_id, body)
+                            SELECT m.id, $1, m.sequence, m.patient, m.body::jsonb
+                            FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
+                                WITH ORDINALITY AS m (id, sequence, patient, body, position)
+                            ORDER BY m.position
+                            ON CONFLICT DO NOTHING
+                            """
+                    )
+                    query.binds.append(bridge.id, context: .default)
+                    query.binds.append(ids, context: .default)
+                    query.binds.append(sequences, context: .default)
+                    query.binds.append(patients, context: .default)
+                    query.binds.append(bodies, context: .default)
+                    let inserted = try await connection.query(query, logger: logger)
+                    _ = try await inserted.collect()
+                    stored +=
+                        try await connection.query(
+                            "SELECT count(*) FROM \(unescaped: kind.table) WHERE bridge_id = \(bridge.id) AND id = ANY(\(ids))",
+                            logger: logger
+                        ).decode(Int64.self).collected().first.map(Int.init) ?? 0
+                }
+                try await connection.query(
+                    "UPDATE hub_bridge SET last_contact = now() WHERE id = \(bridge.id)",
+                    logger: logger
+                )
+                return stored
+            }
+        }
+        logger.info(
+            "batch received",
+            metadata: [
+                "bridge": "\(bridge.name)", "messages": "\(batch.messages.count)",
+                "patients": "\(Set(batch.messages.map(\.patient)).sorted())", "held": "\(stored)",
+            ]
+        )
+        return batch.receipt
+    }
+
+    // MARK: - Status
+
+    /// Every bridge with its patients, last contact and what the hub holds from it, by name.
+    public func status() async throws(HubError) -> [HubBridgeStatus] {
+        try await database("cannot read the hub's status") {
+            let rows = try await client.query(
+                """
+                SELECT b.name, coalesce((SELECT array_agg(patient_id ORDER BY patient_id) FROM hub_enrolment
+                        WHERE bridge_id = b.id), '{}'),
+                    b.enrolled_at, b.last_contact,
+                    (SELECT count(*) FROM hub_sample WHERE bridge_id = b.id),
+                    (SELECT count(*) FROM hub_outcome WHERE bridge_id = b.id),
+                    (SELECT count(*) FROM hub_alert WHERE bridge_id = b.id),
+                    (SELECT max(bridge_sequence) FROM hub_sample WHERE bridge_id = b.id)
+                FROM hub_bridge b ORDER BY b.name
+                """,
+                logger: logger
+            )
+            var list: [HubBridgeStatus] = []
+            for try await (name, patients, enrolled, contact, samples, outcomes, alerts, last) in rows.decode(
+                (String, [String], Date, Date?, Int64, Int64, Int64, Int64?).self
+            ) {
+                list.append(
+                    HubBridgeStatus(
+                        name: name,
+                        patients: patients,
+                        enrolledAt: enrolled,
+                        lastContact: contact,
+                        samples: Int(samples),
+                        outcomes: Int(outcomes),
+                        alerts: Int(alerts),
+                        lastSampleSequence: last
+                    )
+                )
+            }
+            return list
+        }
+    }
+
+    // MARK: - Errors
+
+    /// Runs `body` within ``deadline``, turning a driver error into ``HubError`` `.database` with `message`.
+    ///
+    /// While PostgreSQL is down the driver's pool holds a request until it gives up on connecting (a minute);
+    /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting.
+    func database<Result: Sendable>(
+        _ message: String,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws(HubError) -> Result {
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask { try await body() }
+                group.addTask { [deadline] in
+                    try await Task.sleep(for: deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard case let value?? = try await group.next() else {
+                    throw HubError(.database, "\(message): PostgreSQL did not answer within \(deadline)")
+                }
+                return value
+            }
+        } catch let error as HubError {
+            throw error
+        } catch {
+            throw HubError(.database, message, cause: error)
+        }
+    }
+}

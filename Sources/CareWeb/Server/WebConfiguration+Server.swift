@@ -1,0 +1,32 @@
+public import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
+
+extension WebConfiguration {
+    /// HTTP/1.1, over TLS from ``tls``'s PEM files when they are given: the care app's server, and the hub's.
+    /// - Throws: ``WebStartError`` naming the files when they cannot be used.
+    public func serverBuilder() throws(WebStartError) -> HTTPServerBuilder {
+        guard let tls else { return .http1() }
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+            return try .tls(
+                .http1(),
+                tlsConfiguration: TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain,
+                    privateKey: .privateKey(key)
+                )
+            )
+        } catch {
+            throw WebStartError("cannot use the TLS certificate \(tls.certificate) and key \(tls.key): \(error)")
+        }
+    }
+
+    /// The address the server listens at, once bound (`--listen :0` binds any free port): `https://host:port`.
+    public func url(boundPort: Int?) -> String {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return "\(isSecure ? "https" : "http")://\(bracketed):\(boundPort ?? port)"
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import CareHub
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `carebridge hub …`: the hub many bridges sync to, on PostgreSQL.
+struct Hub: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the hub that bridges sync their readings to (PostgreSQL), enrol bridges, show their status.",
+        discussion: """
+            The hub keeps what many bridges send in PostgreSQL: each bridge has its own token (printed once by \
+            `hub enrol`; the hub keeps only its hash) and may write only for the patients it is enrolled for. \
+            Bridges push with `carebridge sync push` or `carebridge run --hub`. See docs/hub.md.
+
+            The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require, \
+            ?host=/socket/dir for a Unix socket). Its password comes from --database-password-file, or from a libpq \
+            password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused.
+            """,
+        subcommands: [HubServe.self, HubEnrol.self, HubStatus.self]
+    )
+}
+
+/// Where the hub's database is and how its password is found (every `hub` subcommand).
+struct HubDatabaseOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The hub's PostgreSQL, postgres://USER@HOST:PORT/DATABASE (no password).", valueName: "url")
+    )
+    var database: String
+
+    @Option(
+        name: .customLong("database-password-file"),
+        help: ArgumentHelp("A file whose first line is the database password (else PGPASSFILE).", valueName: "file")
+    )
+    var passwordFile: String?
+
+    /// The database's address and password, or a usage error.
+    func resolved() throws -> HubDatabase {
+        do {
+            return try HubDatabase(url: database, passwordFile: passwordFile)
+        } catch {
+            throw ValidationError("--database: \(error.message)")
+        }
+    }
+
+    /// Runs `body` with the hub's store, its schema migrated; a database failure exits 74 with its message.
+    func withStore<Result: Sendable>(
+        logger: Logger,
+        _ body: @Sendable (HubStore) async throws -> Result
+    ) async throws -> Result {
+        let database = try resolved()
+        do {
+            return try await database.withClient(logger: logger) { client in
+                let store = HubStore(client: client, logger: logger)
+                try await store.migrate()
+                return try await body(store)
+            }
+        } catch let error as HubError {
+            Output.error("hub database \(database.description): \(error)")
+            throw ExitCode(error.code == .invalid ? StoreExit.usage : StoreExit.storeUnavailable)
+        }
+    }
+}

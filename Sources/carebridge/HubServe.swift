@@ -1,0 +1,69 @@
+import ArgumentParser
+import CareHub
+import CareWeb
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import UnixSignals
+
+/// `carebridge hub serve`: the sync endpoint over HTTPS, on the hub's PostgreSQL.
+struct HubServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Take bridges' batches at POST /sync/v1/batches (HTTPS with --tls-cert and --tls-key).",
+        discussion: """
+            Migrates the hub's schema, then listens. A batch is stored in one transaction, each message once by \
+            its id; a bridge writing for a patient it is not enrolled for gets 403 and nothing is stored. While \
+            PostgreSQL is unreachable the hub answers 503 and bridges retry. Logs say which bridge and patients, \
+            never a token or the database password.
+
+            Example:
+              carebridge hub serve --database postgres://carehub@db.internal/carehub \\
+                --database-password-file /etc/carebridge/db-password --listen 0.0.0.0:8443 \\
+                --tls-cert /etc/carebridge/hub.pem --tls-key /etc/carebridge/hub.key
+
+            The process runs until SIGINT or SIGTERM and then finishes open requests.
+            """
+    )
+
+    @OptionGroup var database: HubDatabaseOptions
+    @OptionGroup var web: WebOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Address and port to listen on (port 0: any free port).", valueName: "addr:port")
+    )
+    var listen = "127.0.0.1:8490"
+
+    func run() async throws {
+        let configuration = try web.configuration(listen: listen, option: "--listen")
+        let hubDatabase = try database.resolved()
+        var logger = CLILogging.logger
+        if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
+        let client = PostgresClient(configuration: hubDatabase.configuration, backgroundLogger: logger)
+        let server = HubServer(
+            store: HubStore(client: client, logger: logger),
+            configuration: configuration,
+            logger: logger
+        )
+        let services: [any Service]
+        do {
+            services = try server.services { url in
+                FileHandle.standardOutput.write(Data("hub listening on \(url)\n".utf8))
+            }
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(StoreExit.usage)
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        do {
+            try await group.run()
+        } catch let error as HubError {
+            Output.error("hub database \(hubDatabase.description): \(error)")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
+    }
+}

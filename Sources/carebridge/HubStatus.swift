@@ -1,0 +1,43 @@
+import ArgumentParser
+import BridgeFoundation
+import CareHub
+import Foundation
+
+/// `carebridge hub status`: every bridge, its patients, last contact and what the hub holds from it.
+struct HubStatus: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the enrolled bridges: patients, last contact, rows received.",
+        discussion: """
+            JSON (--json): [{"bridge", "patients", "enrolledAt", "lastContact", "samples", "outcomes", "alerts", \
+            "lastSampleSequence"}], times in UTC.
+            """
+    )
+
+    @OptionGroup var database: HubDatabaseOptions
+
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func run() async throws {
+        let bridges = try await database.withStore(logger: CLILogging.logger) { store in try await store.status() }
+        if json {
+            print(JSONValue.array(bridges.map(\.json)).serialized(pretty: Output.isTerminal))
+            return
+        }
+        guard !bridges.isEmpty else {
+            print("no bridges enrolled (carebridge hub enrol)")
+            return
+        }
+        let format = ISO8601DateFormatter()
+        var table = Table(["BRIDGE", "PATIENTS", "LAST CONTACT", "SAMPLES", "OUTCOMES", "ALERTS"])
+        for bridge in bridges {
+            table.append([
+                bridge.name, bridge.patients.joined(separator: ","),
+                bridge.lastContact.map { format.string(from: $0) } ?? "never", "\(bridge.samples)",
+                "\(bridge.outcomes)", "\(bridge.alerts)",
+            ])
+        }
+        print(table.render())
+    }
+}

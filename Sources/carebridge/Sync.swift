@@ -1,0 +1,121 @@
+import ArgumentParser
+import BridgeFoundation
+import CareHub
+import CareStore
+import Foundation
+import Logging
+import MQTTBridge
+
+/// `carebridge sync …`: the bridge's side of the hub.
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send this bridge's readings to its hub.",
+        subcommands: [SyncPush.self]
+    )
+
+    /// The hub channel's outbox service over `store`, queueing enabled (the first time with every stored sample).
+    /// - Throws: `ValidationError` naming the options for a bad address or file; a store failure as its exit.
+    static func outbox(
+        store: CareStore,
+        hub: String,
+        tokenFile: String,
+        caFile: String?,
+        options: (hub: String, tokenFile: String),
+        zone: TimeZone,
+        drainTimeout: Duration,
+        logger: Logger
+    ) async throws -> OutboxService<HubSyncChannel> {
+        let client: HubClient
+        do {
+            client = try HubClient(hub: hub, tokenFile: tokenFile, caFile: caFile)
+        } catch {
+            throw ValidationError("\(options.hub) / \(options.tokenFile): \(error)")
+        }
+        let channel = HubSyncChannel(store: store, client: client, zone: zone, logger: logger)
+        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
+        return OutboxService(
+            channel: channel,
+            changes: store.changes(),
+            drainTimeout: drainTimeout,
+            logger: logger
+        )
+    }
+}
+
+/// `carebridge sync push`: drains the hub outbox once.
+struct SyncPush: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send what waits for the hub, in order, and wait for the hub's receipts.",
+        discussion: """
+            The first push (or `run --hub`) on a store queues every sample it holds; from then on each sample is \
+            queued in the transaction that stores it. A batch leaves the queue only when the hub confirmed it, so \
+            an interrupted push loses nothing and the next one sends what is left (the hub keeps each reading \
+            once). A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
+            --timeout; exit status 75 when something is still waiting then.
+
+            Example:
+              carebridge sync push --hub https://hub.example:8443 --token-file /etc/carebridge/hub.token
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The hub's address.", valueName: "url"))
+    var hub: String
+
+    @Option(
+        name: .customLong("token-file"),
+        help: ArgumentHelp("A file holding the bridge's token (from `hub enrol`).", valueName: "file")
+    )
+    var tokenFile: String
+
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp("PEM certificates to trust for the hub's HTTPS.", valueName: "file")
+    )
+    var caFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default 60).", valueName: "seconds"))
+    var timeout: Double = 60
+
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func validate() throws {
+        try NumericOption.checkPositive(timeout, "--timeout", atMost: NumericOption.day)
+    }
+
+    func run() async throws {
+        let zone = try global.resolvedTimeZone()
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let outbox = try await Sync.outbox(
+            store: store,
+            hub: hub,
+            tokenFile: tokenFile,
+            caFile: caFile,
+            options: ("--hub", "--token-file"),
+            zone: zone,
+            drainTimeout: .seconds(timeout),
+            logger: CLILogging.logger
+        )
+        let left = await outbox.drain(timeout: .seconds(timeout))
+        await outbox.stop()
+        let sent = await outbox.channel.sent
+        let skipped = await outbox.channel.skipped
+        if json {
+            print(
+                JSONValue.object(["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]).serialized()
+            )
+        } else {
+            print("sent \(sent) reading\(sent == 1 ? "" : "s") to the hub; \(max(left, 0)) waiting")
+        }
+        if left != 0 {
+            Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for the hub; push again later")
+            throw ExitCode(75)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import BridgeFoundation
+import CareHub
+import Foundation
+import Logging
+import PostgresNIO
+import TestSupport
+import Testing
+
+/// The hub's store on a real PostgreSQL: migrations once, enrolment with only a token's hash kept, batches stored
+/// once by id whatever kinds they mix, and a bridge refused for a patient it is not enrolled for.
+@Suite(.serialized) struct HubStoreTests {
+    let scratch: ScratchDirectory
+
+    init() throws {
+        scratch = try ScratchDirectory("carebridge-hubstore-")
+    }
+
+    /// Runs `body` with a migrated store on a fresh PostgreSQL, stopped afterwards.
+    func withStore(_ body: @Sendable (HubStore) async throws -> Void) async throws {
+        let postgres = try PostgresServer(directory: scratch.url)
+        try await postgres.start()
+        let passwordFile = scratch.url.appendingPathComponent("password").path
+        try Data(postgres.password.utf8).write(to: URL(fileURLWithPath: passwordFile))
+        let database = try HubDatabase(url: postgres.url, passwordFile: passwordFile)
+        do {
+            try await database.withClient(logger: Logger(label: "test")) { client in
+                let store = HubStore(client: client, logger: Logger(label: "test"))
+                #expect(try await store.migrate() == ["v1-bridges", "v1-received"])
+                #expect(try await store.migrate().isEmpty, "a second start applies nothing")
+                try await body(store)
+            }
+        } catch {
+            await postgres.stop()
+            throw error
+        }
+        await postgres.stop()
+    }
+
+    func sample(_ id: String, _ sequence: Int64, patient: String = "ann") -> SyncMessage {
+        SyncMessage(
+            kind: .sample,
+            id: id,
+            sequence: sequence,
+            patient: patient,
+            body: .object(["id": .string(id), "type": .string("bodyMass"), "value": .double(70)])
+        )
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aBatchSentTwiceIsStoredOnceAndAnsweredTheSame() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
+            let bridge = try #require(try await store.bridge(token: token))
+            #expect(bridge.patients == ["ann"])
+            let batch = SyncBatch(messages: [
+                sample("a", 1), sample("b", 2),
+                SyncMessage(kind: .outcome, id: "o-1", sequence: 7, patient: "ann", body: .object([:])),
+                SyncMessage(kind: .alert, id: "al-1/raised", sequence: 3, patient: "ann", body: .object([:])),
+            ])
+            let first = try await store.receive(batch, from: bridge)
+            let second = try await store.receive(batch, from: bridge)
+            #expect(first == SyncReceipt(received: 4, lastSequence: 7))
+            #expect(second == first)
+            let status = try #require(try await store.status().first)
+            #expect((status.samples, status.outcomes, status.alerts) == (2, 1, 1))
+            #expect(status.lastSampleSequence == 2)
+            #expect(status.lastContact != nil)
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aBridgeWritingForAnotherPatientIsRefusedAndNothingOfTheBatchIsStored() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
+            let bridge = try #require(try await store.bridge(token: token))
+            do throws(HubError) {
+                _ = try await store.receive(
+                    SyncBatch(messages: [sample("a", 1), sample("b", 2, patient: "ben")]),
+                    from: bridge
+                )
+                Issue.record("a batch with ben's reading was taken from a bridge enrolled for ann")
+            } catch {
+                #expect(error.code == .forbidden)
+                #expect(
+                    error.message == "bridge home-1 is not enrolled for patient ben; nothing of the batch was stored"
+                )
+            }
+            #expect(try await store.status().first?.samples == 0, "not even ann's reading")
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func onlyTheTokensHashIsKeptAndANewTokenReplacesTheOld() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
+            #expect(
+                try await store.enrol(bridge: "home-1", patients: ["ben"]) == nil,
+                "enrolling again keeps the token"
+            )
+            #expect(try await store.bridge(token: token)?.patients == ["ann", "ben"])
+            var stored: [String] = []
+            for try await hash in try await store.client.query("SELECT token_hash FROM hub_bridge").decode(String.self)
+            {
+                stored.append(hash)
+            }
+            #expect(stored == [token.hash])
+            #expect(!stored.contains(token.text))
+            let renewed = try #require(try await store.enrol(bridge: "home-1", patients: [], newToken: true))
+            #expect(try await store.bridge(token: token) == nil, "the old token stops working")
+            #expect(try await store.bridge(token: renewed)?.name == "home-1")
+        }
+    }
+}
+
+/// The hub's database address and password sources (no database needed).
+@Suite struct HubDatabaseTests {
+    @Test func aPasswordInTheAddressIsRefusedWithoutShowingIt() throws {
+        do throws(HubError) {
+            _ = try HubDatabase(url: "postgres://hub:s3cret@db.example/hub")
+            Issue.record("a password in the address was taken")
+        } catch {
+            #expect(error.code == .configuration)
+            #expect(!error.description.contains("s3cret"))
+        }
+    }
+
+    @Test func thePasswordComesFromTheMatchingLineOfAPasswordFile() throws {
+        let scratch = try ScratchDirectory("carebridge-pgpass-")
+        let file = scratch.path("pgpass")
+        try Data(
+            """
+            # comment
+            other.example:5432:hub:hub:wrong
+            db.example:*:hub:hub:pa\\:ss
+            """.utf8
+        ).write(to: URL(fileURLWithPath: file))
+        let database = try HubDatabase(url: "postgres://hub@db.example/hub", environment: ["PGPASSFILE": file])
+        #expect(database.configuration.password == "pa:ss")
+        #expect(database.description == "postgres://hub@db.example:5432/hub")
+        let none = try HubDatabase(url: "postgres://hub@elsewhere/hub", environment: ["PGPASSFILE": file])
+        #expect(none.configuration.password == nil)
+    }
+
+    @Test func aMalformedBatchSaysWhichMessageAndField() {
+        #expect(throws: HubError.self) { try SyncBatch(bytes: Array(#"{"messages": [{"kind": "sample"}]}"#.utf8)) }
+        do throws(HubError) {
+            _ = try SyncBatch(
+                bytes: Array(
+                    #"{"messages": [{"kind": "sample", "id": "a", "sequence": -1, "patient": "p", "body": {}}]}"#.utf8
+                )
+            )
+            Issue.record("a negative sequence was taken")
+        } catch {
+            #expect(error.message == "message 0 has no sequence (a whole number, 0 or more)")
+        }
+    }
+}
