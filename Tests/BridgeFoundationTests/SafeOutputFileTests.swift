@@ -136,10 +136,10 @@ struct SafeOutputFileTests {
     func stalePartialsOfTheOutputAreRemoved() throws {
         let target = path("export.csv")
         // What `kill -9` during an export leaves: a partial file nobody holds.
-        FileManager.default.createFile(atPath: path("export.csv.Ab12Cd.partial"), contents: Data("half".utf8))
+        #expect(FileManager.default.createFile(atPath: path("export.csv.Ab12Cd.partial"), contents: Data("half".utf8)))
         // Another output's partial, and a file that only looks alike.
-        FileManager.default.createFile(atPath: path("other.csv.Xy34Zw.partial"), contents: Data())
-        FileManager.default.createFile(atPath: path("export.csv.notes.partial"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: path("other.csv.Xy34Zw.partial"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: path("export.csv.notes.partial"), contents: Data()))
         let live = try SafeOutputFile(path: target)
         let livePartial = (live.writingPath as NSString).lastPathComponent
         let output = try SafeOutputFile(path: target, removingStale: true)
@@ -151,7 +151,7 @@ struct SafeOutputFileTests {
         )
         live.discard()
         // Without removingStale (recordings: what a killed recorder wrote is kept) nothing is removed.
-        FileManager.default.createFile(atPath: path("export.csv.Ef56Gh.partial"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: path("export.csv.Ef56Gh.partial"), contents: Data()))
         try SafeOutputFile(path: target).commit()
         #expect(try entries().contains("export.csv.Ef56Gh.partial"))
     }

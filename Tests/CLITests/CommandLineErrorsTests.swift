@@ -76,7 +76,7 @@ import Testing
         // A regular file where a directory would have to be: refused even for root, and before `run` opens the
         // store (none is created) or looks for an adapter.
         let file = directory.appendingPathComponent("not-a-directory").path
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         let store = directory.appendingPathComponent("fresh.sqlite").path
         for record in [file, file + "/recordings", file + "/a/b"] {
             let result = try await run(["run", "--store", store, "--adapter", "hci9", "--record", record])

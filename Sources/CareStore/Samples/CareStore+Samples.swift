@@ -392,15 +392,8 @@ extension CareStore {
         limit: Int
     ) throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
         let zone = bridgeZone
-        let scope = patientScope
         return try read { db -> ([StoredSample], SampleCursor.Position?, Bool) in
-            let (statement, typeCode) = try Self.samplePageStatement(
-                db,
-                matching: query,
-                after: position,
-                patient: query.patientID ?? scope,
-                limit: limit
-            )
+            let (statement, typeCode) = try samplePageStatement(db, matching: query, after: position, limit: limit)
             guard let statement else { return ([], nil, true) }
             var reader = try SampleRowReader(db)
             var samples = try reader.samples(
@@ -430,12 +423,12 @@ extension CareStore {
     }
 
     /// The statement of a ``samplePage(matching:after:limit:)`` (nil when none of the query's types was ever
-    /// stored), with the one type code every row has when the query reads one type.
-    static func samplePageStatement(
+    /// stored), with the one type code every row has when the query reads one type. The rows are the query's
+    /// patient's, else the store's scope's.
+    func samplePageStatement(
         _ db: Database,
         matching query: SampleQuery,
         after position: SampleCursor.Position?,
-        patient: String?,
         limit: Int
     ) throws -> (statement: SamplePageStatement?, typeCode: Int64?) {
         // The table's key is (type, start, idTail): every page reads one key range per type.
@@ -455,7 +448,13 @@ extension CareStore {
                 type: positionType
             )
         }
-        let statement = SamplePageStatement(codes: codes, query: query, after: after, patient: patient, limit: limit)
+        let statement = SamplePageStatement(
+            codes: codes,
+            query: query,
+            after: after,
+            patient: query.patientID ?? patientScope,
+            limit: limit
+        )
         return (statement, codes.count == 1 ? codes[0] : nil)
     }
 
@@ -466,15 +465,8 @@ extension CareStore {
         after position: SampleCursor.Position?,
         limit: Int
     ) throws(CareStoreError) -> [String] {
-        let scope = patientScope
-        return try read { db -> [String] in
-            let (statement, _) = try Self.samplePageStatement(
-                db,
-                matching: query,
-                after: position,
-                patient: query.patientID ?? scope,
-                limit: limit
-            )
+        try read { db -> [String] in
+            let (statement, _) = try samplePageStatement(db, matching: query, after: position, limit: limit)
             guard let statement else { return [] }
             return try QueryPlan.details(db, sql: statement.sql, arguments: statement.arguments)
         }
