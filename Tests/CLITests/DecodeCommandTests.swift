@@ -28,7 +28,7 @@ import Testing
         let long = try await CarebridgeProcess.run(["decode", "2A37", "16" + String(repeating: "48", count: 60_000)])
         #expect(long.status == 65)
         #expect(long.stdout.isEmpty)
-        #expect(long.stderr.contains("60000 bytes is longer than"), "\(long.stderr)")
+        #expect(long.stderr.contains("a payload of 60001 bytes is longer than"), "\(long.stderr)")
         #expect(long.stderr.contains("at most 512 bytes"), "\(long.stderr)")
         #expect(long.stderr.split(separator: "\n").count == 1)
         let spaced = try await CarebridgeProcess.run(["decode", "2A37", "00 48" + String(repeating: " 00", count: 511)])
