@@ -6,7 +6,7 @@ import Testing
 
 @testable import CareStore
 
-/// The lookups by sample series (`"v14-series-indexes"`): a new device's series, and a device's newest reading
+/// The lookups by sample series (`"v15-series-indexes"`): a new device's series, and a device's newest reading
 /// for a patient (the care app's Devices page), read through an index instead of a scan.
 @Suite struct SeriesIndexTests {
     static let morning = StoreFixture.berlinTime(2026, 11, 20, 7)

@@ -36,7 +36,7 @@ import Testing
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-series-indexes",
+                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v15-series-indexes",
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -51,7 +51,7 @@ import Testing
                 "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
                 "v6-sample-safety",
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-series-indexes",
+                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v15-series-indexes",
             ]
         )
         let stored = try #require(try reopened.sample(id: sample.id))

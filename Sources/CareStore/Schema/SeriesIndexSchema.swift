@@ -1,6 +1,6 @@
 import GRDB
 
-/// Migration `"v14-series-indexes"`: the two lookups by sample series that scanned a table.
+/// Migration `"v15-series-indexes"`: the two lookups by sample series that scanned a table.
 ///
 /// - `sampleSeries_on_deviceID`: storing a reading finds its series by device (``SampleInserter``); without it
 ///   each new device's first reading scanned every series, so a store that had heard from n devices spent n²
@@ -11,7 +11,7 @@ import GRDB
 ///   It costs each stored sample one more B-tree entry of about 25 bytes, appended where its series' entries
 ///   end (series and route repeat from one reading to the next, start grows).
 enum SeriesIndexSchema {
-    static let migrationName = "v14-series-indexes"
+    static let migrationName = "v15-series-indexes"
 
     /// Appends the migration. Append-only: never edit it once released.
     static func register(in migrator: inout DatabaseMigrator) {
