@@ -24,6 +24,8 @@ public enum ManualReading {
         case pairForOtherType(QuantityType, String)
         /// `bloodPressure` with one number.
         case bloodPressureNeedsTwo(String)
+        /// `120/0`: a blood pressure of zero (no reading a monitor shows).
+        case zeroPressure(String)
         /// `80/120`: the diastolic first.
         case bloodPressureOrder(String)
         /// Words that are no reading (`72 kg kg`).
@@ -63,6 +65,9 @@ public enum ManualReading {
             case .bloodPressureNeedsTwo(let text):
                 return "blood pressure is two numbers, systolic/diastolic, e.g. `bloodPressure 120/80 mmHg` "
                     + "(got '\(text)'); one value alone: `bloodPressureSystolic 120 mmHg`"
+            case .zeroPressure(let text):
+                return "a blood pressure of 0 is no reading ('\(text)'); type both numbers as the monitor shows "
+                    + "them, systolic/diastolic, e.g. 120/80 mmHg; nothing was stored"
             case .bloodPressureOrder(let text):
                 return "in '\(text)' the first number (systolic) must be higher than the second (diastolic), "
                     + "e.g. 120/80 mmHg; nothing was stored"

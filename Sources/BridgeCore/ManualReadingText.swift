@@ -54,7 +54,8 @@ public enum ManualReadingText {
         switch shape {
         case "N/NU":
             guard isPressure else { throw .pairForOtherType(type, typed) }
-            guard numbers[0] > 0, numbers[1] > 0 else { throw .negative(type, typed) }
+            guard numbers[0] >= 0, numbers[1] >= 0 else { throw .negative(type, typed) }
+            guard numbers[0] > 0, numbers[1] > 0 else { throw .zeroPressure(typed) }
             guard numbers[0] > numbers[1] else { throw .bloodPressureOrder(typed) }
             let unit = normalized(units[0])
             return [

@@ -8,10 +8,11 @@ public indirect enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object(JSONObject)
 
-    /// Serialises the value. `pretty` indents by two spaces.
-    public func serialized(pretty: Bool = false) -> String {
+    /// Serialises the value. `pretty` indents by two spaces, nested lines by `depth` more levels (an element
+    /// of an array written one element at a time is at depth 1).
+    public func serialized(pretty: Bool = false, depth: Int = 0) -> String {
         var out = ""
-        write(into: &out, pretty: pretty, depth: 0)
+        write(into: &out, pretty: pretty, depth: depth)
         return out
     }
 

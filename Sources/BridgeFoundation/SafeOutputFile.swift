@@ -21,7 +21,10 @@ import Darwin
 /// - The file gets `mode` (default 0600: health data is private), whatever the umask; an existing file's mode
 ///   is not carried over.
 /// - The temporary file is named `NAME.XXXXXX.partial` (visible, so that what a killed recorder wrote can
-///   still be found); it is removed by ``discard()`` and when the object is released uncommitted.
+///   still be found); it is removed by ``discard()`` and when the object is released uncommitted. Its writer
+///   holds an exclusive `flock` on it until then, which the system releases when the process dies: with
+///   `removingStale`, opening the output first removes the `.partial` files of the same destination whose writer
+///   is gone (an export killed with SIGKILL, which no handler sees), and leaves those still being written.
 public final class SafeOutputFile {
     /// The destination path as given.
     public let path: String
@@ -38,8 +41,15 @@ public final class SafeOutputFile {
     ///   - path: the destination.
     ///   - mode: permission bits of the finished file (default 0600).
     ///   - inputs: paths the command reads; the destination may not be any of them.
+    ///   - removingStale: remove the `.partial` files a killed writer of this destination left (exports and
+    ///     reports, whose half output is of no use; not recordings, whose is).
     /// - Throws: ``OutputFileError`` (`sameAsInput`, `isDirectory`, `cannotCreate`); nothing was touched.
-    public init(path: String, mode: mode_t = 0o600, inputs: [String] = []) throws(OutputFileError) {
+    public init(
+        path: String,
+        mode: mode_t = 0o600,
+        inputs: [String] = [],
+        removingStale: Bool = false
+    ) throws(OutputFileError) {
         self.path = path
         self.mode = mode
         var destination = stat()
@@ -71,6 +81,7 @@ public final class SafeOutputFile {
         }
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
+        if removingStale { Self.removeStalePartials(of: name, in: directory) }
         var template = ((directory.isEmpty ? "" : directory + "/") + name + ".XXXXXX.partial").utf8CString
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
         guard descriptor >= 0 else {
@@ -83,6 +94,27 @@ public final class SafeOutputFile {
         self.direct = false
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fchmod(descriptor, mode)
+        // Held until the process ends: a later run tells this file from a dead writer's by it.
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
+    }
+
+    /// Removes `NAME.XXXXXX.partial` files of `name` in `directory` whose writer is gone: nobody holds their lock.
+    static func removeStalePartials(of name: String, in directory: String) {
+        let folder = directory.isEmpty ? "." : directory
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix(name + ".") && entry.hasSuffix(".partial") {
+            guard entry.utf8.count == name.utf8.count + ".XXXXXX.partial".utf8.count else { continue }
+            let candidate = folder + "/" + entry
+            let descriptor = open(candidate, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            var status = stat()
+            if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == getuid(),
+                flock(descriptor, LOCK_EX | LOCK_NB) == 0
+            {
+                unlink(candidate)
+            }
+            close(descriptor)
+        }
     }
 
     deinit {

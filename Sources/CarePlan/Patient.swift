@@ -1,5 +1,5 @@
 import BridgeFoundation
-import Foundation
+public import Foundation
 
 /// A person whose care plans the store holds (CareKit's `OCKPatient`): name, birthday, sex, allergies, plus the
 /// identifiers a clinic knows them by (a medical record number).
@@ -44,9 +44,30 @@ public struct Patient: Sendable, Hashable, Codable {
         if let birthday, !Self.isCalendarDate(birthday) {
             return "patient \(id): birthday \"\(birthday)\" is not a date YYYY-MM-DD"
         }
+        if let year = birthday.flatMap({ Int($0.prefix(4)) }), year < Self.earliestBirthYear {
+            return
+                "patient \(id): birthday \(birthday ?? "") is before \(Self.earliestBirthYear): nobody alive was born then "
+                + "(a mistyped year?)"
+        }
         for identifier in identifiers where identifier.value.isEmpty {
             return "patient \(id): identifier \(identifier.type ?? identifier.system ?? "") has no value"
         }
+        return nil
+    }
+
+    /// Births before this year are refused (the oldest person on record lived 122 years).
+    public static let earliestBirthYear = 1870
+
+    /// ``validationProblem``, and a birthday after `now` (the latest calendar date anywhere on Earth then, UTC+14)
+    /// is refused too.
+    public func validationProblem(asOf now: Date) -> String? {
+        if let problem = validationProblem { return problem }
+        guard let birthday else { return nil }
+        let latest = CivilDate.civil(
+            dayNumber: Int64(((now.timeIntervalSince1970 + 14 * 3600) / 86_400).rounded(.down))
+        )
+        let today = String(format: "%04d-%02d-%02d", latest.year, latest.month, latest.day)
+        if birthday > today { return "patient \(id): birthday \(birthday) is in the future (today is \(today))" }
         return nil
     }
 

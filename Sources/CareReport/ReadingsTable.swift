@@ -11,7 +11,7 @@ import SampleExport
 /// device in one day become one row: the time span, the range and mean, and how many readings it stands for.
 /// Readings that say something on their own are never folded into such a row: quarantined, released, out of
 /// range (LO/HI), deleted, typed in or annotated readings are listed one by one with their flags.
-enum ReadingsTable {
+struct ReadingsTable {
     /// More plain readings than this of one measure from one device in one day are summarised in one row (48: one
     /// every half hour on average; a strap sends 86,400 heart rates a day, a cuff or a scale a handful).
     static let streamThreshold = 48
@@ -22,58 +22,125 @@ enum ReadingsTable {
         + "than \(streamThreshold) readings of one measure in a day (a heart-rate strap) is one row per day with "
         + "its range and mean; flagged readings are always listed one by one."
 
-    static func build(_ samples: [StoredSample], zone: TimeZone) -> ReportData.Table {
-        struct Entry {
-            var start: Date
-            var order: Int
-            var cells: [String]
-            var marked: Bool
+    /// A row of the table, placed by its start (then by when it was made).
+    private struct Entry {
+        var start: Date
+        var order: Int
+        var cells: [String]
+        var marked: Bool
+    }
+
+    /// The plain readings of one device, measure and local day: held one by one up to ``streamThreshold``, then
+    /// only what the summary row shows.
+    private struct Group {
+        var samples: [QuantitySample]
+        var count = 0
+        var first: QuantitySample
+        var lastStart: Date
+        var minimum: Double
+        var maximum: Double
+        var sum = 0.0
+        var decimals = 0
+
+        init(_ sample: QuantitySample) {
+            samples = []
+            first = sample
+            lastStart = sample.start
+            minimum = sample.value
+            maximum = sample.value
         }
-        var entries: [Entry] = []
-        // A reading on its own row; flagged readings are marked (quarantined or out of range).
-        func appendRow(_ sample: QuantitySample, flags: [String]) {
-            entries.append(
-                Entry(
-                    start: sample.start,
-                    order: entries.count,
-                    cells: [
-                        ReportBuilder.short(sample.start, zone: zone), sample.type.title, value(of: sample),
-                        deviceName(sample), flags.joined(separator: "; "),
-                    ],
-                    marked: sample.isQuarantined || sample.comparator != nil
-                )
-            )
-        }
-        // Plain device readings by device, measure and local day, in the order their groups first appear.
-        var groups: [String: [QuantitySample]] = [:]
-        var groupOrder: [String] = []
-        for stored in samples {
-            let sample = stored.sample
-            let flags = flags(of: stored)
-            if flags.isEmpty, let device = sample.source.device {
-                let day = ReportBuilder.short(sample.start, zone: zone).prefix(10)
-                let key = "\(device.key)\u{1F}\(sample.type.rawValue)\u{1F}\(day)"
-                if groups[key] == nil { groupOrder.append(key) }
-                groups[key, default: []].append(sample)
-                continue
+
+        mutating func add(_ sample: QuantitySample) {
+            count += 1
+            if sample.start < first.start { first = sample }
+            lastStart = max(lastStart, sample.start)
+            minimum = min(minimum, sample.value)
+            maximum = max(maximum, sample.value)
+            sum += sample.value
+            decimals = max(decimals, DisplayQuantity.decimals(of: sample))
+            if count <= streamThreshold {
+                samples.append(sample)
+            } else if !samples.isEmpty {
+                samples = []  // a summary row from here on
             }
-            appendRow(sample, flags: flags)
         }
+    }
+
+    private let zone: TimeZone
+    /// Flagged and manual readings, one row each, in the order read.
+    private var entries: [Entry] = []
+    private var groups: [String: Group] = [:]
+    /// Group keys in the order their groups first appear.
+    private var groupOrder: [String] = []
+
+    /// An empty table; ``add(_:)`` the period's readings in (start, id) order, then ``table()``. What it holds is
+    /// what the table shows: a device's stream is a few numbers per day, not its readings.
+    init(zone: TimeZone) {
+        self.zone = zone
+    }
+
+    /// How many readings are held one by one (rows of their own, and the groups not yet past
+    /// ``streamThreshold``): what a stream adds to it stops at the threshold.
+    var heldReadings: Int { entries.count + groups.values.reduce(0) { $0 + $1.samples.count } }
+
+    /// Adds one reading of the period.
+    mutating func add(_ stored: StoredSample) {
+        let sample = stored.sample
+        let flags = Self.flags(of: stored)
+        // Plain device readings by device, measure and local day.
+        if flags.isEmpty, let device = sample.source.device {
+            let day = ReportBuilder.short(sample.start, zone: zone).prefix(10)
+            let key = "\(device.key)\u{1F}\(sample.type.rawValue)\u{1F}\(day)"
+            if groups[key] == nil {
+                groupOrder.append(key)
+                groups[key] = Group(sample)
+            }
+            groups[key]?.add(sample)
+            return
+        }
+        entries.append(row(sample, flags: flags, order: entries.count))
+    }
+
+    /// A reading on its own row; flagged readings are marked (quarantined or out of range).
+    private func row(_ sample: QuantitySample, flags: [String], order: Int) -> Entry {
+        Entry(
+            start: sample.start,
+            order: order,
+            cells: [
+                ReportBuilder.short(sample.start, zone: zone), sample.type.title, Self.value(of: sample),
+                Self.deviceName(sample), flags.joined(separator: "; "),
+            ],
+            marked: sample.isQuarantined || sample.comparator != nil
+        )
+    }
+
+    /// The table of the readings added.
+    func table() -> ReportData.Table {
+        var entries = entries
         for key in groupOrder {
-            let group = (groups[key] ?? []).sorted { $0.start < $1.start }
-            guard group.count > streamThreshold, let first = group.first, let last = group.last else {
-                for sample in group { appendRow(sample, flags: []) }
+            guard let group = groups[key] else { continue }
+            guard group.count > Self.streamThreshold else {
+                for sample in group.samples.sorted(by: { $0.start < $1.start }) {
+                    entries.append(row(sample, flags: [], order: entries.count))
+                }
                 continue
             }
-            let until = ReportBuilder.short(last.start, zone: zone).suffix(5)
+            let first = group.first
+            let until = ReportBuilder.short(group.lastStart, zone: zone).suffix(5)
             entries.append(
                 Entry(
                     start: first.start,
                     order: entries.count,
                     cells: [
                         "\(ReportBuilder.short(first.start, zone: zone))–\(until)", first.type.title,
-                        summary(of: group),
-                        deviceName(first), "\(group.count) readings, one row",
+                        Self.summary(
+                            minimum: group.minimum,
+                            maximum: group.maximum,
+                            mean: group.sum / Double(group.count),
+                            decimals: group.decimals,
+                            unit: first.unit
+                        ),
+                        Self.deviceName(first), "\(group.count) readings, one row",
                     ],
                     marked: false
                 )
@@ -87,7 +154,7 @@ enum ReadingsTable {
         }
         return ReportData.Table(
             title: "Readings",
-            note: note,
+            note: Self.note,
             headers: ["Time", "Measure", "Value", "Device", "Flags"],
             rows: entries.map(\.cells),
             marked: marked
@@ -118,16 +185,13 @@ enum ReadingsTable {
         return sample.isQuarantined ? "[\(value)]" : value
     }
 
-    /// `58–84 bpm, mean 70`: at the finest resolution any of the readings was sent in.
-    static func summary(of group: [QuantitySample]) -> String {
-        let decimals = group.map(DisplayQuantity.decimals(of:)).max() ?? 0
-        let values = group.map(\.value)
-        let mean = values.reduce(0, +) / Double(values.count)
+    /// `58–84 bpm, mean 70`: at the finest resolution any of the readings was sent in (`decimals`).
+    static func summary(minimum: Double, maximum: Double, mean: Double, decimals: Int, unit: HealthUnit) -> String {
         let number = { (value: Double) in DisplayQuantity.number(value, decimals: decimals) }
-        let low = number(values.min() ?? 0)
-        let high = number(values.max() ?? 0)
+        let low = number(minimum)
+        let high = number(maximum)
         let range = low == high ? low : "\(low)–\(high)"
-        return "\(range) \(DisplayQuantity.symbol(group[0].unit)), mean \(number(mean))"
+        return "\(range) \(DisplayQuantity.symbol(unit)), mean \(number(mean))"
     }
 
     static func deviceName(_ sample: QuantitySample) -> String {

@@ -21,7 +21,23 @@ public enum ReportBuilder {
         let insights = try await InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
         let tasks = try await store.tasks().map(\.task)
         let events = try await store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
-        let samples = try store.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
+        // Readings: every stored sample of the period, flags marked, a device's stream summarised per day; and
+        // the devices they came from. Read page by page: what is held is what the tables show, not the period.
+        var readings = ReadingsTable(zone: zone)
+        var devices: [String: (DeviceIdentity, Int, Date)] = [:]
+        var cursor = store.sampleCursor(
+            matching: SampleQuery(from: from, to: to, quarantine: .included),
+            pageSize: Self.pageSize
+        )
+        while let page = try cursor.next() {
+            for stored in page {
+                readings.add(stored)
+                guard let device = stored.sample.source.device else { continue }
+                let key = device.key
+                let entry = devices[key] ?? (device, 0, stored.sample.start)
+                devices[key] = (entry.0, entry.1 + 1, max(entry.2, stored.sample.start))
+            }
+        }
         let short = { (date: Date) in Self.short(date, zone: zone) }
         let last = to.addingTimeInterval(-1)
         let period = "\(short(from).prefix(10)) – \(short(last).prefix(10))"
@@ -120,8 +136,7 @@ public enum ReportBuilder {
                 }
             )
         )
-        // Readings: every stored sample of the period, flags marked, a device's stream summarised per day.
-        tables.append(ReadingsTable.build(samples, zone: zone))
+        tables.append(readings.table())
         // Answers and notes.
         var answerRows: [[String]] = []
         for event in events where event.answer != nil || event.outcome?.note != nil || event.outcome?.isNotDone == true
@@ -159,13 +174,6 @@ public enum ReportBuilder {
             )
         )
         // Devices.
-        var devices: [String: (DeviceIdentity, Int, Date)] = [:]
-        for stored in samples {
-            guard let device = stored.sample.source.device else { continue }
-            let key = device.key
-            let entry = devices[key] ?? (device, 0, stored.sample.start)
-            devices[key] = (entry.0, entry.1 + 1, max(entry.2, stored.sample.start))
-        }
         tables.append(
             ReportData.Table(
                 title: "Devices",
@@ -189,6 +197,9 @@ public enum ReportBuilder {
             tables: tables
         )
     }
+
+    /// Samples read from the store at a time.
+    static let pageSize = 5_000
 
     static func short(_ date: Date, zone: TimeZone) -> String {
         let iso = Timestamp.format(date, in: zone)

@@ -24,14 +24,15 @@ public final class FileSink: TextOutputStream {
     }
 
     /// Writes to `path` through a ``SafeOutputFile``: a temporary file (mode `mode`, default 0600) that replaces
-    /// `path` only at ``close()``, so a failed export leaves an existing file as it was. A device such as
-    /// `/dev/null` is written directly and stays a device.
+    /// `path` only at ``close()``, so a failed export leaves an existing file as it was, and a killed one a
+    /// `.partial` file that the next export to `path` removes. A device such as `/dev/null` is written directly
+    /// and stays a device.
     /// - Parameter inputs: files the export reads (the store); `path` may not be one of them.
     /// - Throws: ``ExportError`` with code `output` when the file cannot be created or is one of `inputs`.
     public init(path: String, mode: mode_t = 0o600, inputs: [String] = [], capacity: Int = 1 << 16) throws(ExportError)
     {
         do {
-            self.file = try SafeOutputFile(path: path, mode: mode, inputs: inputs)
+            self.file = try SafeOutputFile(path: path, mode: mode, inputs: inputs, removingStale: true)
         } catch {
             throw ExportError(code: .output, message: error.description)
         }

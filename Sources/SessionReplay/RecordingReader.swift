@@ -49,7 +49,7 @@ public final class RecordingReader {
         self.lines = lines
         let location = RecordingLocation(file: path, line: 1)
         let parsed = lines.nextLine { bytes in
-            Result { () throws(JSONValue.ParseError) in try JSONValue.parse(utf8: bytes) }
+            Result { () throws(JSONValue.ParseError) in try JSONValue.parse(utf8: bytes, options: Self.parseOptions) }
         }
         guard let parsed else {
             throw RecordingError(
@@ -61,6 +61,10 @@ public final class RecordingReader {
         header = try Self.header(from: parsed, location: location)
     }
 
+    /// How lines are parsed: a key named twice is refused (with its line), as in plans and profiles, instead of
+    /// the last value silently winning.
+    static let parseOptions = JSONValue.ParseOptions(rejectsDuplicateKeys: true)
+
     /// The next event or bad line; nil at the end of the file.
     public func next() -> RecordingItem? {
         while true {
@@ -68,7 +72,7 @@ public final class RecordingReader {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }  // blank lines are allowed
                 let location = RecordingLocation(file: path, line: lines.lineNumber)
                 do {
-                    let value = try JSONValue.parse(utf8: bytes)
+                    let value = try JSONValue.parse(utf8: bytes, options: Self.parseOptions)
                     return try event(from: value, location: location).map(RecordingItem.event)
                 } catch let error as JSONValue.ParseError {
                     return .problem(RecordingProblem(location: location, message: error.description))

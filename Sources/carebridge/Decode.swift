@@ -2,6 +2,7 @@ import ArgumentParser
 import BridgeCore
 import BridgeFoundation
 import DeviceProfiles
+import DeviceSessions
 import Foundation
 import GATTDecoding
 import SampleIngest
@@ -23,8 +24,9 @@ struct Decode: ParsableCommand {
             device can process") as a sample with "comparator" < or >; "noValue" lists fields whose special \
             value means no value (NaN invalid result, NRes not at this resolution, reserved) and why. A device \
             time that is evidently wrong (before 2000, in the future) is corrected as a session corrects it: \
-            the sample is at the receive time with "clockOffset", its "deviceTime" as the device sent it. Exit \
-            status: 0 decoded, 64 unknown characteristic, 65 malformed payload.
+            the sample is at the receive time with "clockOffset", its "deviceTime" as the device sent it. A \
+            payload is at most 512 bytes (the longest attribute value). Exit status: 0 decoded, 64 unknown \
+            characteristic, 65 malformed or too long payload.
             """
     )
 
@@ -60,9 +62,20 @@ struct Decode: ParsableCommand {
             )
             throw ExitCode(64)
         }
+        let text = hex.joined()
+        // Two hex digits a byte, spaces and colons between them: checked before the text is read, so a long
+        // argument is refused at once (a 60 KB payload took gigabytes to decode).
+        let digits = text.utf8.count(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: ":") })
+        guard digits <= 2 * ValueLimits.maximumLength else {
+            Output.error(
+                "\(decoder.displayName): a payload of \(digits / 2) bytes is longer than a characteristic value or "
+                    + "advertisement can be (at most \(ValueLimits.maximumLength) bytes)"
+            )
+            throw ExitCode(65)
+        }
         let bytes: [UInt8]
         do {
-            bytes = try Hex.bytes(hex.joined())
+            bytes = try Hex.bytes(text)
         } catch {
             Output.error("\(decoder.displayName): \(error)")
             throw ExitCode(65)

@@ -102,7 +102,11 @@ struct MQTTBrokerOptions: ParsableArguments {
             return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
         }
-        if let passwordFile { return try firstLine(passwordFile, what: "--mqtt-password-file") }
+        if let passwordFile {
+            let password = try firstLine(passwordFile, what: "--mqtt-password-file")
+            SecretFile.warnIfShared(passwordFile, option: "--mqtt-password-file")
+            return password
+        }
         if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory + "/" + Self.credentialName

@@ -20,7 +20,8 @@ struct Report: AsyncParsableCommand {
             on a phone and printable. --format pdf: written by CareBridge itself (standard fonts, vector charts, \
             A4 or --page letter), tables break only between rows with their header repeated. The file is \
             written to a temporary file next to --out with mode 0600 and renamed when complete, so a failed run \
-            leaves no half report. The rules are re-evaluated for the period first.
+            leaves no half report (a killed one leaves a .partial file, removed by the next report to --out). \
+            The rules are re-evaluated for the period first.
 
             --patient ID reports on one patient of the store (default: the only one) and puts their name in the \
             header. In a store without patients, --patient is just the name shown in the header, as before.
@@ -101,7 +102,7 @@ struct Report: AsyncParsableCommand {
             case .pdf: PDFReport.render(data, pageSize: PDFReport.PageSize(rawValue: page.lowercased()) ?? .a4)
             }
         do {
-            let file = try SafeOutputFile(path: out, inputs: [storeOptions.path])
+            let file = try SafeOutputFile(path: out, inputs: [storeOptions.path], removingStale: true)
             do {
                 try file.write(bytes)
                 try file.commit()

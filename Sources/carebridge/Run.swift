@@ -156,6 +156,10 @@ struct Run: AsyncParsableCommand {
         }
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
+        // Before the store, the plan and the adapter: a recording that cannot be written fails now, not later.
+        if let record, let problem = RecordingFile.problem(directory: record) {
+            throw ValidationError("--record \(record): \(problem)")
+        }
         // Compared with time differences only; the bound is past any span of supported dates (1900–9999).
         try NumericOption.check(clockSkewTolerance, "--clock-skew-tolerance", in: 0...1e12)
     }
@@ -343,6 +347,29 @@ final class ServiceNotifier: Sendable {
 
 /// Recording files written by `run --record`.
 enum RecordingFile {
+    /// Why recordings cannot be written into `directory` (created with its parents when missing), or nil: the
+    /// nearest existing part of the path must be a directory this process may write.
+    static func problem(directory: String) -> String? {
+        var candidate = directory
+        while true {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    return candidate == directory ? "is not a directory" : "\(candidate) is not a directory"
+                }
+                guard access(candidate, W_OK | X_OK) == 0 else {
+                    return candidate == directory
+                        ? "the directory is not writable"
+                        : "cannot be created: \(candidate) is not writable"
+                }
+                return nil
+            }
+            let parent = (candidate as NSString).deletingLastPathComponent
+            guard parent != candidate else { return nil }
+            candidate = parent.isEmpty ? "." : parent
+        }
+    }
+
     static func create(in directory: String, zone: TimeZone) throws -> String {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -16,21 +16,34 @@ enum SampleListRow {
         }
     }
 
-    /// Both lists in measurement order (an aggregate at its first sample), at most `limit` rows.
-    static func merge(_ samples: [StoredSample], _ aggregates: [SampleAggregate], limit: Int?) -> [SampleListRow] {
-        var rows: [SampleListRow] = []
-        rows.reserveCapacity(samples.count + aggregates.count)
-        var a = 0
-        for stored in samples {
-            while a < aggregates.count, aggregates[a].firstAt <= stored.sample.start {
-                rows.append(.aggregate(aggregates[a]))
-                a += 1
+    /// The rows of `query` in measurement order (an aggregate at its first sample), at most `limit` in all, handed
+    /// to `body` a page at a time: raw samples through the store's cursor (`pageSize` at a time), the aggregates
+    /// of vacuumed samples (one per bucket: few) merged in. Holds one page, never the period.
+    static func read(
+        _ store: CareStore,
+        matching query: SampleQuery,
+        pageSize: Int,
+        limit: Int?,
+        _ body: ([SampleListRow]) throws -> Void
+    ) throws {
+        var aggregates = try store.sampleAggregates(matching: query)[...]
+        var remaining = limit ?? .max
+        var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
+        while remaining > 0, let page = try cursor.next() {
+            var rows: [SampleListRow] = []
+            rows.reserveCapacity(page.count)
+            for stored in page {
+                while let next = aggregates.first, next.firstAt <= stored.sample.start {
+                    rows.append(.aggregate(next))
+                    aggregates = aggregates.dropFirst()
+                }
+                rows.append(.sample(stored))
             }
-            rows.append(.sample(stored))
+            if rows.count > remaining { rows.removeLast(rows.count - remaining) }
+            remaining -= rows.count
+            try body(rows)
         }
-        rows += aggregates[a...].map(SampleListRow.aggregate)
-        if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
-        return rows
+        if remaining > 0, !aggregates.isEmpty { try body(aggregates.prefix(remaining).map(SampleListRow.aggregate)) }
     }
 
     /// Table cells in the columns of `carebridge samples` (MEASURED, TYPE, VALUE, AS SENT, SOURCE, STATUS, ID).

@@ -77,8 +77,13 @@ struct SamplesList: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    /// Samples read from the store at a time (hidden: for tests of the paging).
+    @Option(name: .long, help: .hidden)
+    var pageSize = 5_000
+
     func validate() throws {
         if let limit { try NumericOption.check(limit, "--limit", in: 1...Int(Int32.max)) }
+        try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
     }
 
     func run() throws {
@@ -94,68 +99,75 @@ struct SamplesList: ParsableCommand {
             unassignedOnly: unassigned
         )
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
-        var samples: [StoredSample] = []
-        var aggregates: [SampleAggregate] = []
+        var headers = ["MEASURED", "TYPE", "VALUE", "AS SENT", "SOURCE", "STATUS", "ID"]
+        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
+        if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
+        var array = JSONArrayOutput(pretty: Output.isTerminal)
+        // Printed a page at a time: the columns are as wide as the widest cell so far (a later page with a wider
+        // cell widens them from there on).
+        var widths: [Int]?
         do {
-            // All of them are listed, so they are read at once: one read transaction (a consistent snapshot while
-            // the daemon writes), the lookup tables decoded once, the result sized once.
-            samples = try store.samples(matching: query)
-            aggregates = try store.sampleAggregates(matching: query)
-        } catch {
+            try SampleListRow.read(store, matching: query, pageSize: pageSize, limit: limit) { rows in
+                if json {
+                    for row in rows { array.append(Self.json(row, zone: zone)) }
+                    return
+                }
+                var table = Table(headers)
+                for row in rows { table.append(cells(row, zone: zone)) }
+                let pageWidths = table.columnWidths(atLeast: widths ?? [])
+                print(table.render(widths: pageWidths, header: widths == nil))
+                widths = pageWidths
+            }
+        } catch let error as CareStoreError {
             throw StoreExit.fail(error)
         }
-        let rows = SampleListRow.merge(samples, aggregates, limit: limit)
         if json {
-            let array = rows.map { row -> JSONValue in
-                switch row {
-                case .aggregate(let aggregate): return SampleListRow.json(aggregate, zone: zone)
-                case .sample(let stored):
-                    guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
-                    object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
-                    if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
-                    object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
-                    if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
-                    return .object(object)
-                }
-            }
-            print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
-            return
-        }
-        if rows.isEmpty {
+            array.finish()
+        } else if widths == nil {
             print(
                 unassigned
                     ? "no unassigned readings"
                     : quarantined ? "no quarantined samples" : unmatched ? "no unmatched samples" : "no samples"
             )
-            return
         }
-        var headers = ["MEASURED", "TYPE", "VALUE", "AS SENT", "SOURCE", "STATUS", "ID"]
-        if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
-        if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
-        var table = Table(headers)
-        for row in rows {
-            guard case .sample(let stored) = row else {
-                if case .aggregate(let aggregate) = row { table.append(SampleListRow.cells(aggregate, zone: zone)) }
-                continue
-            }
-            let sample = stored.sample
-            let source =
-                sample.source.kind == .manual
-                ? "manual" : (sample.source.device?.name ?? sample.source.device?.key ?? "device")
-            var row = [
-                TimeArguments.short(sample.start, zone: zone),
-                sample.type.rawValue,
-                Self.value(sample),
-                sample.comparator == nil ? DisplayQuantity.transmitted(of: sample) : sample.comparator!.label,
-                source,
-                SampleScreening.flags(of: sample).joined(separator: ", "),
-                sample.id.uuidString.lowercased(),
-            ]
-            if quarantined { row.insert(sample.quarantineReason ?? "", at: 6) }
-            if unassigned { row.insert(stored.inboxReason ?? "", at: row.count - 1) }
-            table.append(row)
+    }
+
+    /// A row as JSON (`--json`).
+    static func json(_ row: SampleListRow, zone: TimeZone) -> JSONValue {
+        switch row {
+        case .aggregate(let aggregate): return SampleListRow.json(aggregate, zone: zone)
+        case .sample(let stored):
+            guard case .object(var object) = stored.sample.json(in: zone) else { return .null }
+            object["recordedAt"] = .string(Timestamp.format(stored.recordedAt, in: zone))
+            if let release = stored.releaseReason { object["releaseReason"] = .string(release) }
+            object["patient"] = stored.patientID.map(JSONValue.string) ?? .null
+            if let reason = stored.inboxReason { object["unassigned"] = .string(reason) }
+            return .object(object)
         }
-        print(table.render())
+    }
+
+    /// A row's table cells, in the columns of the table's headers.
+    func cells(_ row: SampleListRow, zone: TimeZone) -> [String] {
+        guard case .sample(let stored) = row else {
+            if case .aggregate(let aggregate) = row { return SampleListRow.cells(aggregate, zone: zone) }
+            return []
+        }
+        let sample = stored.sample
+        let source =
+            sample.source.kind == .manual
+            ? "manual" : (sample.source.device?.name ?? sample.source.device?.key ?? "device")
+        var row = [
+            TimeArguments.short(sample.start, zone: zone),
+            sample.type.rawValue,
+            Self.value(sample),
+            sample.comparator == nil ? DisplayQuantity.transmitted(of: sample) : sample.comparator!.label,
+            source,
+            SampleScreening.flags(of: sample).joined(separator: ", "),
+            sample.id.uuidString.lowercased(),
+        ]
+        if quarantined { row.insert(sample.quarantineReason ?? "", at: 6) }
+        if unassigned { row.insert(stored.inboxReason ?? "", at: row.count - 1) }
+        return row
     }
 
     /// The value as shown, at the device's resolution with the unit people use: `72.6 kg`, `< 20 mg/dL` for a

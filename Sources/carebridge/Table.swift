@@ -24,13 +24,25 @@ struct Table {
         return Output.isTerminal ? 80 : nil
     }
 
-    func render(width: Int? = Table.screenWidth) -> String {
+    /// The width of each column: its widest cell or header, and at least `minimum` (the widths of the pages
+    /// printed before, for a table printed page by page).
+    func columnWidths(atLeast minimum: [Int] = []) -> [Int] {
         var widths = headers.map(\.count)
+        for (index, width) in minimum.enumerated() where index < widths.count {
+            widths[index] = max(widths[index], width)
+        }
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
                 widths[index] = max(widths[index], cell.count)
             }
         }
+        return widths
+    }
+
+    /// The table as text, the header line first unless `header` is false (a later page of a table printed page
+    /// by page, whose columns are `widths`).
+    func render(width: Int? = Table.screenWidth, widths: [Int]? = nil, header: Bool = true) -> String {
+        let widths = widths ?? columnWidths()
         // The leading columns that fit the width (at least one).
         var kept = widths.count
         if let width {
@@ -60,7 +72,7 @@ struct Table {
             }
             return parts.isEmpty ? [] : ["    " + parts.joined(separator: "  ")]
         }
-        var lines = [line(headers)]
+        var lines = header ? [line(headers)] : []
         for row in rows { lines += [line(row)] + overflow(row) }
         return lines.joined(separator: "\n")
     }

@@ -43,13 +43,7 @@ struct Users: AsyncParsableCommand {
                 else {
                     throw ValidationError("--password-file \(file): cannot read it (missing, unreadable or not UTF-8)")
                 }
-                if let mode = try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int,
-                    mode & 0o077 != 0
-                {
-                    Output.error(
-                        "warning: \(file) can be read by other users (mode \(String(mode, radix: 8))); chmod 600 it"
-                    )
-                }
+                SecretFile.warnIfShared(file, option: "--password-file")
                 text = String(read.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             }
             password = text

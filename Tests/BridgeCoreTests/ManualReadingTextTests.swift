@@ -60,7 +60,8 @@ import Testing
         ("bodyMass", "72 mmHg", "use kg, lb"), ("bodyTemperature", "37 kg", "37.2 °C or 98.6 °F"),
         ("heartRate", "7O bpm", "not a decimal number"), ("heartRate", "0x46 bpm", "not a decimal number"),
         ("bodyMass", "11 st 15 lb", "11 st 4 lb"), ("heartRate", "11 st", "use bpm"),
-        ("bodyMass", "72 kg kg", "72.4 kg"),
+        ("bodyMass", "72 kg kg", "72.4 kg"), ("bloodPressure", "1/0 mmHg", "a blood pressure of 0 is no reading"),
+        ("bloodPressure", "0/0 mmHg", "a blood pressure of 0 is no reading"),
     ])
     func refusesWithAMessageSayingWhatWouldHaveWorked(type: String, words: String, expected: String) throws {
         let error = try #require(throws: ManualReading.Failure.self) {

@@ -131,4 +131,28 @@ struct SafeOutputFileTests {
         #expect(stat("/dev/null", &status) == 0)
         #expect((status.st_mode & S_IFMT) == S_IFCHR)
     }
+
+    @Test("a killed writer's .partial of the same output is removed by the next one; a live writer's is kept")
+    func stalePartialsOfTheOutputAreRemoved() throws {
+        let target = path("export.csv")
+        // What `kill -9` during an export leaves: a partial file nobody holds.
+        #expect(FileManager.default.createFile(atPath: path("export.csv.Ab12Cd.partial"), contents: Data("half".utf8)))
+        // Another output's partial, and a file that only looks alike.
+        #expect(FileManager.default.createFile(atPath: path("other.csv.Xy34Zw.partial"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: path("export.csv.notes.partial"), contents: Data()))
+        let live = try SafeOutputFile(path: target)
+        let livePartial = (live.writingPath as NSString).lastPathComponent
+        let output = try SafeOutputFile(path: target, removingStale: true)
+        try output.write("a\r\n")
+        try output.commit()
+        #expect(
+            try entries()
+                == ["export.csv", "export.csv.notes.partial", livePartial, "other.csv.Xy34Zw.partial"].sorted()
+        )
+        live.discard()
+        // Without removingStale (recordings: what a killed recorder wrote is kept) nothing is removed.
+        #expect(FileManager.default.createFile(atPath: path("export.csv.Ef56Gh.partial"), contents: Data()))
+        try SafeOutputFile(path: target).commit()
+        #expect(try entries().contains("export.csv.Ef56Gh.partial"))
+    }
 }

@@ -79,7 +79,7 @@ import Testing
         #expect(
             new.migrations == old.migrations + [
                 "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
-                "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
+                "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery", "v16-series-indexes",
             ]
         )
         new.migrations = old.migrations

@@ -72,6 +72,21 @@ import Testing
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
+    @Test func aRecordingDirectoryThatCannotBeMadeIsRefusedBeforeTheStoreOrTheAdapter() async throws {
+        // A regular file where a directory would have to be: refused even for root, and before `run` opens the
+        // store (none is created) or looks for an adapter.
+        let file = directory.appendingPathComponent("not-a-directory").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let store = directory.appendingPathComponent("fresh.sqlite").path
+        for record in [file, file + "/recordings", file + "/a/b"] {
+            let result = try await run(["run", "--store", store, "--adapter", "hci9", "--record", record])
+            #expect(result.status == 64, "\(record): \(result.stderr)")
+            #expect(result.stderr.contains("--record \(record):"), "\(result.stderr)")
+            #expect(result.stderr.contains("is not a directory"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: store))
+        }
+    }
+
     @Test func anErrorFoundWhileRunningPrintsTheSubcommandsUsage() async throws {
         let result = try await run(["samples", "--from", "2026-11-20", "--to", "2026-11-10", "--store", storePath])
         #expect(result.status == 64)

@@ -43,6 +43,23 @@ import Testing
         #expect(result.stderr.contains("byte 1"))
     }
 
+    @Test func aPayloadLongerThanAnAttributeValueIsRefusedBeforeDecoding() async throws {
+        // 60 KB of heart-rate notification: the probe's took gigabytes; 512 bytes is the longest ATT value.
+        let long = try await CarebridgeProcess.run(["decode", "2A37", "16" + String(repeating: "48", count: 60_000)])
+        #expect(long.status == 65)
+        #expect(long.stdout.isEmpty)
+        #expect(long.stderr.contains("a payload of 60001 bytes is longer than"), "\(long.stderr)")
+        #expect(long.stderr.contains("at most 512 bytes"), "\(long.stderr)")
+        #expect(long.stderr.split(separator: "\n").count == 1)
+        let spaced = try await CarebridgeProcess.run(["decode", "2A37", "00 48" + String(repeating: " 00", count: 511)])
+        #expect(spaced.status == 65 && spaced.stderr.contains("513 bytes"), "\(spaced.stderr)")
+        // 512 bytes is the limit, not past it: decoded (an RR-interval list).
+        let longest = try await CarebridgeProcess.run([
+            "decode", "2A37", "1048" + String(repeating: "0004", count: 255),
+        ])
+        #expect(longest.status == 0, "\(longest.stderr)")
+    }
+
     @Test func nonHexExits65() async throws {
         let result = try await CarebridgeProcess.run(["decode", "2A9D", "02zz"])
         #expect(result.status == 65)

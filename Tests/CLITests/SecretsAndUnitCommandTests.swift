@@ -67,6 +67,24 @@ import Testing
         #expect(missing.status == 66, "\(missing.stderr)")
     }
 
+    @Test func aPasswordFileOthersCanReadIsUsedWithAWarning() async throws {
+        let dir = scratch.url
+        let file = dir.appendingPathComponent("password").path
+        try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for mode in [0o644, 0o600] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+            let result = try await CarebridgeProcess.run([
+                "replay", "--store", dir.appendingPathComponent("\(UUID().uuidString).sqlite").path,
+                "--mqtt-wait", "0.2", "--mqtt", "mqtt://bridge@127.0.0.1:1", "--mqtt-password-file", file,
+                Self.recording,
+            ])
+            #expect(result.status == 75, "\(result.stderr)")
+            let warned = result.stderr.contains("--mqtt-password-file \(file) can be read by other users (mode 644)")
+            #expect(warned == (mode == 0o644), "mode \(String(mode, radix: 8)): \(result.stderr)")
+            #expect(!result.stderr.contains("hunter2"))
+        }
+    }
+
     @Test func systemdUnitAcceptsArgumentsThatStartWithDashesAndQuotesEachWord() async throws {
         let result = try await CarebridgeProcess.run([
             "systemd-unit", "--arguments", #"--store "/var/lib/care bridge/50%.sqlite" --plan /etc/cb/$plan.json"#,

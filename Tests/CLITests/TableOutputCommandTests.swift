@@ -76,4 +76,27 @@ import Testing
         // The id is still there to copy (on the row's continuation line).
         #expect(lines.contains { $0.hasPrefix("    ID ") }, "\(result.stdout)")
     }
+
+    @Test func samplesArePrintedPageByPageAsTheyWouldBeAtOnce() async throws {
+        for minute in 0..<7 {
+            let at = String(format: "2026-11-20T07:%02d", 30 + minute)
+            #expect(try await run(["ingest", "bodyMass", "\(70 + minute)", "kg", "--at", at, "--force"]).status == 0)
+        }
+        let whole = try await run(["samples", "--json"])
+        let paged = try await run(["samples", "--json", "--page-size", "2"])
+        #expect(whole.status == 0 && paged.status == 0, "\(paged.stderr)")
+        #expect(paged.stdout == whole.stdout)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(paged.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 7)
+        let limited = try await run(["samples", "--json", "--page-size", "3", "--limit", "4"])
+        let four = try #require(try JSONSerialization.jsonObject(with: Data(limited.stdout.utf8)) as? [[String: Any]])
+        #expect(four.map { $0["id"] as? String } == array.prefix(4).map { $0["id"] as? String })
+        // The table: one header, then every sample once, in order, whatever the page size.
+        let table = try await run(["samples"])
+        let pagedTable = try await run(["samples", "--page-size", "3"])
+        #expect(pagedTable.stdout == table.stdout, "\(pagedTable.stdout)")
+        #expect(pagedTable.stdout.split(separator: "\n").filter { $0.hasPrefix("MEASURED") }.count == 1)
+        let empty = try await run(["samples", "--json", "--from", "2026-12-01", "--page-size", "2"])
+        #expect(empty.stdout == "[]\n")
+    }
 }

@@ -297,4 +297,29 @@ import Testing
             try await store.recordShare(contactID: "nobody", what: "report", channel: "email")
         }
     }
+
+    @Test func aBirthdayInTheFutureOrBeforeAnyoneAliveIsRefused() throws {
+        let fixture = try StoreFixture()
+        let now = StoreFixture.berlinTime(2026, 11, 20, 12)
+        for birthday in ["2999-01-01", "2026-11-22", "1800-06-01", "1869-12-31"] {
+            let error = try #require(throws: CareStoreError.self) {
+                try fixture.store.savePatient(Patient(id: "p", name: "P", birthday: birthday), at: now)
+            }
+            #expect(error.code == .invalidPatient)
+            let expected = birthday.hasPrefix("1") ? "is before 1870" : "is in the future (today is 2026-11-2"
+            #expect(error.message.contains(expected), "\(birthday): \(error.message)")
+        }
+        for birthday in ["1870-01-01", "1948-02-29", "2026-11-20"] {
+            try fixture.store.savePatient(Patient(id: "p\(birthday.prefix(4))", name: "P", birthday: birthday), at: now)
+        }
+        #expect(try fixture.store.patient(id: "p1948")?.birthday == "1948-02-29")
+        // A plan file's patient is checked when it is read, with the path in the error.
+        #expect(throws: (any Error).self) {
+            try CarePlanDocument.parse(
+                Data(#"{"patient": {"id": "a", "name": "A", "birthday": "1800-01-01"}, "tasks": []}"#.utf8),
+                path: "a.json",
+                bridgeZone: StoreFixture.berlin
+            )
+        }
+    }
 }

@@ -37,6 +37,7 @@ import Testing
                 "v6-sample-safety",
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
                 "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
+                "v16-series-indexes",
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -52,6 +53,7 @@ import Testing
                 "v6-sample-safety",
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
                 "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
+                "v16-series-indexes",
             ]
         )
         let stored = try #require(try reopened.sample(id: sample.id))

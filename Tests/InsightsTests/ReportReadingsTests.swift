@@ -1,8 +1,9 @@
 import BridgeCore
-import CareReport
 import CareStore
 import Foundation
 import Testing
+
+@testable import CareReport
 
 /// The report's "Readings" table as a care team reads it: the units people use, a strap's stream as one row a day,
 /// and every flagged reading still on its own row.
@@ -184,5 +185,29 @@ import Testing
         #expect(text.contains("500 ohm"), "\(text)")
         #expect(text.contains("23.7 kg/m²"), "\(text)")
         #expect(!text.contains("?"), "\(text)")
+    }
+
+    @Test func aStreamIsHeldAsItsSummaryNotItsReadings() async throws {
+        // 2,000 heart rates at 1 Hz from 08:00, 50…89 bpm: past the threshold only the summary is held.
+        let start = F.time(2026, 11, 18, 8)
+        let samples = (0..<2_000).map { second in
+            Self.reading(.heartRate, Double(50 + second % 40), .perMinute, at: start + Double(second), from: Self.strap)
+        }
+        let fixture = try F()
+        try await fixture.store.recordSamples(samples)
+        var table = ReadingsTable(zone: fixture.store.bridgeZone)
+        var held: [Int] = []
+        var cursor = fixture.store.sampleCursor(matching: SampleQuery(), pageSize: 300)
+        while let page = try cursor.next() {
+            for stored in page { table.add(stored) }
+            held.append(table.heldReadings)
+        }
+        #expect(held.count == 7)
+        #expect(held.allSatisfy { $0 <= ReadingsTable.streamThreshold }, "\(held)")
+        let rows = table.table().rows
+        #expect(rows.count == 1)
+        #expect(rows.first?[2] == "50–89 bpm, mean 70")
+        #expect(rows.first?[4] == "2000 readings, one row")
+        #expect(rows.first?[0].hasSuffix("08:33") == true, "\(rows)")
     }
 }

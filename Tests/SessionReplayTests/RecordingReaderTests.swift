@@ -137,6 +137,30 @@ import Testing
         #expect(problems[0].description.hasPrefix("\(reader.path):3: "))
     }
 
+    @Test func aLineNamingAKeyTwiceIsRefusedWithItsLineNotReadLastOneWins() throws {
+        let (reader, items, _) = try read([
+            #"{"t": 1, "kind": "connected", "device": "AA:BB:CC:DD:EE:FF"}"#,
+            #"{"t": 1.2, "kind": "notification", "device": "AA:BB:CC:DD:EE:FF", "characteristic": "2A37", "value": "1648", "value": "16ff"}"#,
+            #"{"t": 2, "kind": "disconnected", "device": "AA:BB:CC:DD:EE:FF", "reason": "remote"}"#,
+        ])
+        #expect(events(items).count == 2)
+        let problems = problems(items)
+        #expect(problems.map(\.location.line) == [3])
+        #expect(problems.first?.message.contains("duplicate key \"value\"") == true, "\(problems)")
+        #expect(problems.first?.description.hasPrefix("\(reader.path):3: ") == true)
+    }
+
+    @Test func aHeaderNamingAKeyTwiceIsRefused() throws {
+        let path = try temporaryFile(
+            "dup.jsonl",
+            contents:
+                #"{"format": "carebridge-recording", "version": 1, "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00"}"#
+                + "\n",
+            in: scratch
+        )
+        #expect(throws: RecordingError.self) { try RecordingReader(path: path, logger: CapturingLogHandler.logger().0) }
+    }
+
     @Test(
         "rejects a file whose first line is not a header",
         arguments: [

@@ -99,7 +99,7 @@ extension CareStore {
     ) throws(CareStoreError)
         -> PeopleSaveResult
     {
-        if let problem = patient.validationProblem { throw CareStoreError(.invalidPatient, problem) }
+        if let problem = patient.validationProblem(asOf: now) { throw CareStoreError(.invalidPatient, problem) }
         return try write { db -> PeopleSaveResult in
             let live = try Self.livePatients(db)
             let versions = try PatientRecord.filter(Column("id") == patient.id).order(Column("versionNumber"))

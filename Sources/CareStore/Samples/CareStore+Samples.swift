@@ -392,61 +392,20 @@ extension CareStore {
         limit: Int
     ) throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
         let zone = bridgeZone
-        let scope = patientScope
         return try read { db -> ([StoredSample], SampleCursor.Position?, Bool) in
-            var conditions: [String] = []
-            var arguments = StatementArguments()
-            // The table's key is (type, start, idTail): every query names its types, so it reads key ranges.
-            // With one type code every row has it: the reader need not read it from each.
-            var typeCode: Int64?
-            if query.types.isEmpty {
-                conditions.append("r.type IN (SELECT code FROM quantityType)")
-            } else {
-                let codes = try SampleTable.typeCodes(db, query.types.map(\.rawValue).sorted())
-                guard !codes.isEmpty else { return ([], nil, true) }
-                conditions.append("r.type IN (\(codes.map(String.init).joined(separator: ", ")))")
-                if codes.count == 1 { typeCode = codes[0] }
-            }
-            if let from = query.from {
-                conditions.append("r.start >= ?")
-                _ = arguments.append(contentsOf: [SampleTable.millisecondsCeiling(from)])
-            }
-            if let to = query.to {
-                conditions.append("r.start < ?")
-                _ = arguments.append(contentsOf: [SampleTable.millisecondsCeiling(to)])
-            }
-            if let position {
-                // Keyset pagination: the rows after the last one read, through the table's key, never by
-                // skipping rows already read.
-                conditions.append("(r.start > ? OR (r.start = ? AND r.idTail > ?))")
-                let start = SampleTable.milliseconds(position.start)
-                _ = arguments.append(contentsOf: [start, start, SampleTable.split(position.id).tail])
-            }
-            if !query.includesDeleted {
-                conditions.append("(r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)")
-            }
-            if query.unassignedOnly {
-                conditions.append("r.state & \(SampleTable.inboxBit) != 0")
-            } else if let patient = query.patientID ?? scope {
-                conditions.append("r.route IN (SELECT id FROM sampleRoute WHERE patientID = ?)")
-                _ = arguments.append(contentsOf: [patient])
-            }
-            switch query.quarantine {
-            case .excluded: conditions.append("(r.state IS NULL OR r.state & \(SampleTable.quarantinedBit) = 0)")
-            case .only: conditions.append("r.state & \(SampleTable.quarantinedBit) != 0")
-            case .included: break
-            }
-            _ = arguments.append(contentsOf: [limit])
+            let (statement, typeCode) = try samplePageStatement(db, matching: query, after: position, limit: limit)
+            guard let statement else { return ([], nil, true) }
             var reader = try SampleRowReader(db)
             var samples = try reader.samples(
                 db,
-                where: conditions.joined(separator: " AND "),
-                arguments: arguments,
-                suffix: "ORDER BY r.start, r.idTail LIMIT ?",
+                sql: statement.sql,
+                arguments: statement.arguments,
                 limit: limit,
                 typeCode: typeCode
             )
-            let last = samples.last.map { SampleCursor.Position(start: $0.sample.start, id: $0.id) }
+            let last = samples.last.map {
+                SampleCursor.Position(start: $0.sample.start, id: $0.id, type: $0.sample.type)
+            }
             let exhausted = samples.count < limit
             if query.unmatchedOnly {
                 var matcher = try SampleMatcher(db: db, bridgeZone: zone)
@@ -460,6 +419,56 @@ extension CareStore {
                 }
             }
             return (samples, last, exhausted)
+        }
+    }
+
+    /// The statement of a ``samplePage(matching:after:limit:)`` (nil when none of the query's types was ever
+    /// stored), with the one type code every row has when the query reads one type. The rows are the query's
+    /// patient's, else the store's scope's.
+    func samplePageStatement(
+        _ db: Database,
+        matching query: SampleQuery,
+        after position: SampleCursor.Position?,
+        limit: Int
+    ) throws -> (statement: SamplePageStatement?, typeCode: Int64?) {
+        // The table's key is (type, start, idTail): every page reads one key range per type.
+        let names = query.types.isEmpty ? nil : Set(query.types.map(\.rawValue))
+        var codes: [Int64] = []
+        var positionType: Int64?
+        for row in try Row.fetchAll(db, sql: "SELECT code, name FROM quantityType ORDER BY code") {
+            let code: Int64 = row[0]
+            let name: String = row[1]
+            if names?.contains(name) ?? true { codes.append(code) }
+            if name == position?.type?.rawValue { positionType = code }
+        }
+        guard !codes.isEmpty else { return (nil, nil) }
+        let after = position.map { position in
+            (
+                start: SampleTable.milliseconds(position.start), tail: SampleTable.split(position.id).tail,
+                type: positionType
+            )
+        }
+        let statement = SamplePageStatement(
+            codes: codes,
+            query: query,
+            after: after,
+            patient: query.patientID ?? patientScope,
+            limit: limit
+        )
+        return (statement, codes.count == 1 ? codes[0] : nil)
+    }
+
+    /// SQLite's plan for a ``samplePage(matching:after:limit:)`` (`EXPLAIN QUERY PLAN`, one detail per line), for
+    /// tests that the page reads key ranges only.
+    func samplePagePlan(
+        matching query: SampleQuery,
+        after position: SampleCursor.Position?,
+        limit: Int
+    ) throws(CareStoreError) -> [String] {
+        try read { db -> [String] in
+            let (statement, _) = try samplePageStatement(db, matching: query, after: position, limit: limit)
+            guard let statement else { return [] }
+            return try QueryPlan.details(db, sql: statement.sql, arguments: statement.arguments)
         }
     }
 

@@ -1,3 +1,4 @@
+public import BridgeCore
 public import Foundation
 
 /// Reads the samples of a ``SampleQuery`` page by page in (start, id) order, holding one page at a time
@@ -5,17 +6,21 @@ public import Foundation
 ///
 /// Each page continues after the last row of the one before (keyset pagination on the store's order), so
 /// samples that share a start time are neither repeated nor skipped, and reading a page costs the same at the
-/// end of a large store as at its start. The query's `limit` caps the total. Pages may be shorter than the page
-/// size (the `unmatchedOnly` filter), never empty.
+/// end of a large store as at its start: each type's rows are one key range sought from the cursor and the types
+/// are merged in order (``SamplePageStatement``), with no sort of what is left. The query's `limit` caps the
+/// total. Pages may be shorter than the page size (the `unmatchedOnly` filter), never empty.
 public struct SampleCursor: Sendable {
-    /// A place in the (start, id) order: the start and id of the last sample read.
+    /// A place in the (start, id) order: the start and id of the last sample read, and its type (a sample of a
+    /// later type at the same start and id, which cannot occur with real ids, still follows it).
     public struct Position: Sendable, Hashable {
         public var start: Date
         public var id: UUID
+        public var type: QuantityType?
 
-        public init(start: Date, id: UUID) {
+        public init(start: Date, id: UUID, type: QuantityType? = nil) {
             self.start = start
             self.id = id
+            self.type = type
         }
     }
 

@@ -354,6 +354,13 @@ final class SampleInserter {
         return id
     }
 
+    /// The series of a reading, by everything its samples share (through `sampleSeries_on_deviceID`,
+    /// ``SeriesIndexSchema``: a store that heard from many devices does not scan them all for each new one).
+    static let seriesLookupSQL = """
+        SELECT id FROM sampleSeries WHERE unit = ? AND transmittedUnit = ? AND sourceKind = ?
+        AND characteristic IS ? AND decoder IS ? AND deviceID IS ? AND sampleIndex = ? AND comparator IS ?
+        """
+
     private func seriesID(_ sample: QuantitySample, source: SampleSource) throws -> Int64 {
         let key = SeriesKey(
             unit: sample.unit,
@@ -371,14 +378,7 @@ final class SampleInserter {
             key.characteristic.map(characteristicText), key.decoder, key.device, key.index, key.comparator?.rawValue,
         ]
         let id: Int64
-        if let existing = try Int64.fetchOne(
-            db,
-            sql: """
-                SELECT id FROM sampleSeries WHERE unit = ? AND transmittedUnit = ? AND sourceKind = ?
-                AND characteristic IS ? AND decoder IS ? AND deviceID IS ? AND sampleIndex = ? AND comparator IS ?
-                """,
-            arguments: arguments
-        ) {
+        if let existing = try Int64.fetchOne(db, sql: Self.seriesLookupSQL, arguments: arguments) {
             id = existing
         } else {
             try db.execute(

@@ -141,7 +141,27 @@ struct SampleRowReader {
         typeCode: Int64? = nil,
         reservations: (first: Int, large: Int) = (firstReservation, largeReservation)
     ) throws -> [StoredSample] {
-        let (handle, sql) = try Self.prepare(db, Self.columns, where: condition, arguments: arguments, suffix: suffix)
+        try samples(
+            db,
+            sql: Self.select(Self.columns, where: condition, suffix: suffix),
+            arguments: arguments,
+            limit: limit,
+            typeCode: typeCode,
+            reservations: reservations
+        )
+    }
+
+    /// The samples of `sql`, a `SELECT` of ``columns`` (over ``SampleTable/from``, or a compound of such), in the
+    /// statement's order; as ``samples(_:where:arguments:suffix:limit:typeCode:reservations:)``.
+    mutating func samples(
+        _ db: Database,
+        sql: String,
+        arguments: StatementArguments,
+        limit: Int = .max,
+        typeCode: Int64? = nil,
+        reservations: (first: Int, large: Int) = (firstReservation, largeReservation)
+    ) throws -> [StoredSample] {
+        let handle = try Self.prepare(db, sql: sql, arguments: arguments)
         defer { sqlite3_reset(handle) }
         var result: [StoredSample] = []
         result.reserveCapacity(min(limit, reservations.first))
@@ -185,13 +205,8 @@ struct SampleRowReader {
         suffix: String = "",
         _ body: (StoredSampleRow) throws -> Void
     ) throws {
-        let (handle, sql) = try Self.prepare(
-            db,
-            Self.columns + ", r.state",
-            where: condition,
-            arguments: arguments,
-            suffix: suffix
-        )
+        let sql = Self.select(Self.columns + ", r.state", where: condition, suffix: suffix)
+        let handle = try Self.prepare(db, sql: sql, arguments: arguments)
         defer { sqlite3_reset(handle) }
         while try Self.step(handle, db: db, sql: sql) {
             let detail = try Self.detail(handle)
@@ -216,20 +231,16 @@ struct SampleRowReader {
         }
     }
 
-    /// The cached statement `SELECT columns FROM … WHERE condition suffix` with its arguments bound.
-    private static func prepare(
-        _ db: Database,
-        _ columns: String,
-        where condition: String,
-        arguments: StatementArguments,
-        suffix: String
-    ) throws -> (handle: OpaquePointer, sql: String) {
-        let sql =
-            "SELECT \(columns) FROM \(SampleTable.from) "
-            + "\(condition.isEmpty ? "" : "WHERE " + condition) \(suffix)"
+    /// `SELECT columns FROM … WHERE condition suffix`.
+    private static func select(_ columns: String, where condition: String, suffix: String) -> String {
+        "SELECT \(columns) FROM \(SampleTable.from) \(condition.isEmpty ? "" : "WHERE " + condition) \(suffix)"
+    }
+
+    /// The cached statement of `sql` with its arguments bound.
+    private static func prepare(_ db: Database, sql: String, arguments: StatementArguments) throws -> OpaquePointer {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
-        return (statement.sqliteStatement, sql)
+        return statement.sqliteStatement
     }
 
     /// Steps to the next row: false when there is none.

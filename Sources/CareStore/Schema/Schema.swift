@@ -109,6 +109,7 @@ enum Schema {
         SampleReviewSchema.register(in: &migrator)
         OutcomeUndoSchema.register(in: &migrator)
         DeviceBatterySchema.register(in: &migrator)
+        SeriesIndexSchema.register(in: &migrator)
         return migrator
     }
 }
