@@ -107,6 +107,7 @@ enum Schema {
         RetentionSchema.register(in: &migrator)
         UserSchema.register(in: &migrator)
         SampleReviewSchema.register(in: &migrator)
+        AlertDeliveryFailureSchema.register(in: &migrator)
         return migrator
     }
 }
