@@ -125,12 +125,12 @@ public struct EmailMessage: Sendable, Hashable {
             + "\""
     }
 
-    /// Base64 encoded words of at most 45 bytes of UTF-8 each (whole characters), folded onto continuation lines.
+    /// Base64 encoded words of at most 36 bytes of UTF-8 each (60 characters, within RFC 2047's 75) (whole characters), folded onto continuation lines.
     static func encodedWords(_ text: String) -> String {
         var words: [String] = []
         var chunk = ""
         for character in text {
-            if chunk.utf8.count + String(character).utf8.count > 45 {
+            if chunk.utf8.count + String(character).utf8.count > 36 {
                 words.append(chunk)
                 chunk = ""
             }

@@ -74,7 +74,7 @@ class Handler:
             "message_id": str(message["message-id"]),
             "content_type": message.get_content_type(),
             "charset": message.get_content_charset(),
-            "body": message.get_content(),
+            "body": message.get_content().replace("\r\n", "\n"),
         }
         temporary = path("message-%d.tmp" % Handler.count)
         with open(temporary, "w") as f:
