@@ -125,7 +125,8 @@ public struct EmailMessage: Sendable, Hashable {
             + "\""
     }
 
-    /// Base64 encoded words of at most 36 bytes of UTF-8 each (60 characters, within RFC 2047's 75) (whole characters), folded onto continuation lines.
+    /// Base64 encoded words of at most 36 bytes of UTF-8 each (whole characters; 60 characters a word, within RFC
+    /// 2047's 75), folded onto continuation lines.
     static func encodedWords(_ text: String) -> String {
         var words: [String] = []
         var chunk = ""
