@@ -1,8 +1,7 @@
-public import Foundation
+import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A small SMTP submission client (RFC 5321) on SwiftNIO: one connection per message, `EHLO`, `STARTTLS`
 /// (required unless the configuration says ``Configuration/Security-swift.enum/insecureLoopback`` for a relay on
