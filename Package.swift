@@ -133,13 +133,15 @@ let package = Package(
             dependencies: ["BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "GATTDecoding"]
         ),
         // The alert outbox's channels (webhooks over async-http-client with HTTPS, Home Assistant binary sensors on
-        // the shared MQTT session) and the bridge's in-process alert evaluation service.
+        // the shared MQTT session, e-mail to the patient's contacts through a small SMTP client with STARTTLS) and
+        // the bridge's in-process alert evaluation service.
         .target(
             name: "AlertDelivery",
             dependencies: [
                 "CareStore", "CarePlan", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTBridge", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,14 +3,15 @@ public import Foundation
 public import Logging
 public import MQTTBridge
 
-/// One channel of the store's alert outbox (`webhook`, `mqtt`), delivered in order with retries by an
+/// One channel of the store's alert outbox (`webhook`, `mqtt`, `email`), delivered in order with retries by an
 /// ``OutboxService``.
 ///
 /// Notifications are queued by the store in the transaction that raises, withdraws or acknowledges an alert
 /// (``CareStore/reconcileAlerts(_:taskIDs:from:to:now:)``); a notification is removed only after the receiver
 /// confirmed it. A failed attempt is recorded with the error and retried after a back-off (1 s doubling up to
 /// 5 min); the ones queued after it wait, so a receiver always sees an alert's changes in order. Delivery is at
-/// least once: a receiver drops repeats by the alert `id` and `change`.
+/// least once: a receiver drops repeats by the alert `id` and `change`. What the sender's receipt says it reached
+/// is recorded in the sharing audit in the transaction that removes the entry.
 public struct AlertOutboxChannel: OutboxChannel {
     public let store: CareStore
     /// The store's channel name (``CareStore/webhookAlertChannel``, ``CareStore/mqttAlertChannel``).
@@ -53,13 +54,30 @@ public struct AlertOutboxChannel: OutboxChannel {
             if batch.isEmpty { break }
             for delivery in batch {
                 do {
-                    try await sender.send(delivery)
-                    try await store.completeAlertDelivery(sequence: delivery.sequence, at: now())
+                    let receipt = try await sender.send(delivery)
+                    try await store.completeAlertDelivery(
+                        sequence: delivery.sequence,
+                        reached: receipt.reached,
+                        refused: receipt.refused.map { ($0.contactID, $0.recipient, $0.reason) },
+                        at: now()
+                    )
                     delivered += 1
                     logger.debug(
                         "alert delivered",
-                        metadata: ["alert.id": "\(delivery.alert.id)", "alert.change": "\(delivery.change.rawValue)"]
+                        metadata: [
+                            "alert.id": "\(delivery.alert.id)", "alert.change": "\(delivery.change.rawValue)",
+                            "alert.reached": "\(receipt.reached.joined(separator: ","))",
+                        ]
                     )
+                    for refusal in receipt.refused {
+                        logger.warning(
+                            "alert refused for good by a recipient; not retried",
+                            metadata: [
+                                "alert.id": "\(delivery.alert.id)", "recipient": "\(refusal.recipient)",
+                                "error": "\(refusal.reason)",
+                            ]
+                        )
+                    }
                 } catch {
                     let delay = retryDelay(attempts: delivery.attempts)
                     let message = "\(error)"

@@ -36,7 +36,8 @@ public struct MQTTAlertSender: AlertSender {
     /// Publishes one notification (config once per rule and connection, attributes, state, event).
     /// - Throws: ``MQTTClientError``: `.notConnected` until the connection (started here if need be) is up, `.publishTimedOut` when it
     ///   does not acknowledge within ``timeout``.
-    public func send(_ delivery: AlertDelivery) async throws {
+    /// - Returns: an empty receipt: a broker is no contact's inbox.
+    public func send(_ delivery: AlertDelivery) async throws -> AlertSendReceipt {
         await connection.start()
         guard await connection.currentSession != nil else {
             throw MQTTClientError(.notConnected, "the MQTT broker is not connected")
@@ -51,6 +52,7 @@ public struct MQTTAlertSender: AlertSender {
             try await group.next()
             group.cancelAll()
         }
+        return AlertSendReceipt()
     }
 
     func publish(_ delivery: AlertDelivery) async throws {

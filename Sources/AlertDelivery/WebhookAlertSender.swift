@@ -77,8 +77,9 @@ public struct WebhookAlertSender: AlertSender {
     }
 
     /// Posts the notification.
+    /// - Returns: an empty receipt: a webhook is no contact's inbox.
     /// - Throws: ``Failure`` when it cannot be posted or the answer is not 2xx.
-    public func send(_ delivery: AlertDelivery) async throws {
+    public func send(_ delivery: AlertDelivery) async throws -> AlertSendReceipt {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -104,6 +105,7 @@ public struct WebhookAlertSender: AlertSender {
         }
         try? await client.shutdown()
         guard (200..<300).contains(status) else { throw Failure(description: "\(target) answered HTTP \(status)") }
+        return AlertSendReceipt()
     }
 }
 

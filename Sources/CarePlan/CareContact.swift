@@ -18,6 +18,9 @@ public struct CareContact: Sendable, Hashable, Codable {
     public var address: String?
     /// What this contact receives when CareBridge shares: `reports`, `alerts`.
     public var receives: [Delivery]
+    /// With `alerts`: the least severity of the alerts this contact is sent (nil: every alert). A physician may
+    /// want `critical` only, a daughter `warning` and above.
+    public var alertSeverity: AlertSeverity?
 
     public enum Category: String, Sendable, Hashable, Codable, CaseIterable {
         case careTeam, personal
@@ -39,7 +42,8 @@ public struct CareContact: Sendable, Hashable, Codable {
         messagingNumbers: [String] = [],
         emails: [String] = [],
         address: String? = nil,
-        receives: [Delivery] = []
+        receives: [Delivery] = [],
+        alertSeverity: AlertSeverity? = nil
     ) {
         self.id = id
         self.planID = planID
@@ -53,5 +57,12 @@ public struct CareContact: Sendable, Hashable, Codable {
         self.emails = emails
         self.address = address
         self.receives = receives
+        self.alertSeverity = alertSeverity
+    }
+
+    /// Whether this contact is sent an alert of `severity`: it receives alerts, and the alert is at least as
+    /// severe as ``alertSeverity``.
+    public func receivesAlert(of severity: AlertSeverity) -> Bool {
+        receives.contains(.alerts) && severity >= (alertSeverity ?? .info)
     }
 }

@@ -22,7 +22,8 @@ public import Foundation
 /// "allergies": [..], "identifiers": [{"system", "value", "type": "MR"}]}`, `"plan": {"id", "title"}` (the
 /// patient's plan these tasks belong to; default: the patient's first plan) and `"contacts": [{"id", "name",
 /// "category": careTeam|personal, "role", "title", "organization", "phones", "messagingNumbers", "emails",
-/// "address", "receives": ["reports", "alerts"]}]`.
+/// "address", "receives": ["reports", "alerts"], "alertSeverity": info|warning|critical}]` (`alertSeverity`: the
+/// least severe alert the contact is e-mailed; default every alert).
 ///
 /// Retention (optional, store-wide): `"retention": {"heartRate": {"keepRawDays": 90, "aggregateMinutes": 1}}`
 /// (``RetentionPolicy``).
@@ -241,7 +242,7 @@ private struct PlanReader {
     func contact(_ value: JSONValue, _ at: String, planID: String) throws(CarePlanError) -> CareContact {
         let keys = [
             "id", "name", "category", "role", "title", "organization", "phones", "messagingNumbers", "emails",
-            "address", "receives",
+            "address", "receives", "alertSeverity",
         ]
         let object = try self.object(value, at, keys: keys)
         guard let id = try string(object, "id", at, required: true), !id.isEmpty else {
@@ -261,6 +262,16 @@ private struct PlanReader {
             }
             receives.append(delivery)
         }
+        var alertSeverity: AlertSeverity?
+        if let text = try string(object, "alertSeverity", at) {
+            guard let severity = AlertSeverity(rawValue: text) else {
+                throw fail(
+                    join(at, "alertSeverity"),
+                    "unknown severity \"\(text)\" (expected info, warning or critical)"
+                )
+            }
+            alertSeverity = severity
+        }
         return CareContact(
             id: id,
             planID: planID,
@@ -273,7 +284,8 @@ private struct PlanReader {
             messagingNumbers: try strings(object, "messagingNumbers", at),
             emails: try strings(object, "emails", at),
             address: try string(object, "address", at),
-            receives: receives
+            receives: receives,
+            alertSeverity: alertSeverity
         )
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import MQTTBridge
 
-/// The alert outbox's channels to deliver (webhook and/or MQTT), shared by `alerts deliver` and `run`: each is
+/// The alert outbox's channels to deliver (webhook, MQTT, e-mail), shared by `alerts deliver` and `run`: each is
 /// enabled in the store (from then on every alert change is queued for it) and gets an outbox service. MQTT goes
 /// through the process's one broker connection.
 struct AlertChannels {
@@ -14,6 +14,7 @@ struct AlertChannels {
     /// - Parameters:
     ///   - webhook: the webhook URL, if any; `webhookCAFile` the PEM CA its HTTPS certificate chains to.
     ///   - connection: the process's broker connection, if alerts go to MQTT too.
+    ///   - email: the e-mail sender, if alerts are mailed to the patients' contacts.
     ///   - drainTimeout: how long each channel may take to deliver at shutdown.
     /// - Throws: `ValidationError` for a bad URL or CA file (naming `webhookOption`), ``CareStoreError`` when a
     ///   channel cannot be enabled.
@@ -23,6 +24,7 @@ struct AlertChannels {
         webhookCAFile: String?,
         webhookOption: String = "--webhook",
         connection: BrokerConnection?,
+        email: EmailAlertSender? = nil,
         discovery: HomeAssistantDiscovery,
         zone: TimeZone,
         drainTimeout: Duration,
@@ -45,6 +47,10 @@ struct AlertChannels {
             try store.enableAlertChannel(CareStore.mqttAlertChannel)
             let sender = MQTTAlertSender(store: store, connection: connection, discovery: discovery, zone: zone)
             outboxes.append(outbox(CareStore.mqttAlertChannel, sender))
+        }
+        if let email {
+            try store.enableAlertChannel(CareStore.emailAlertChannel)
+            outboxes.append(outbox(CareStore.emailAlertChannel, email))
         }
     }
 

@@ -10,12 +10,12 @@ import UnixSignals
 struct AlertsDeliver: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deliver",
-        abstract: "Send alert notifications to an HTTP webhook and/or MQTT (Home Assistant).",
+        abstract: "Send alert notifications to an HTTP webhook, MQTT (Home Assistant) and/or the contacts by e-mail.",
         discussion: """
-            The first run with --webhook or --mqtt turns the channel on: from then on every alert raised, \
+            The first run with --webhook, --mqtt or --smtp turns the channel on: from then on every alert raised, \
             acknowledged or withdrawn (by any command) is queued for it in the same transaction, and the alerts \
             open at that moment are queued as raised. Notifications go out oldest first and are removed only \
-            when the receiver confirmed them (HTTP 2xx; MQTT PUBACK); a failed one is retried with back-off \
+            when the receiver confirmed them (HTTP 2xx; MQTT PUBACK; the relay's 250); a failed one is retried with back-off \
             (1 s doubling up to 5 min) and the later ones wait, so changes arrive in order. Delivery is at least \
             once: receivers drop repeats by alert id and change.
 
@@ -28,6 +28,16 @@ struct AlertsDeliver: AsyncParsableCommand {
             under <topic>/alert/<task>_<rule>/, and an event message per change at …/event (ids other than \
             lowercase letters, digits and '-' get a hash of the pair appended, so no two rules share a sensor).
 
+            E-mail: one plain-text message per change to the contacts of the alert's patient who receive \
+            alerts ("receives": ["alerts"] with "emails" in the plan file) of its severity ("alertSeverity": \
+            "warning" or "critical" sends that contact only those and worse; default every alert), through the \
+            --smtp relay with STARTTLS (its certificate checked against --smtp-ca-file, else the system's trust \
+            store; --smtp-insecure only for a relay on this machine) and AUTH PLAIN with the user name and \
+            password from --smtp-credentials-file (two lines; or the systemd credential smtp-credentials). A \
+            refused connection, a timeout or a 4xx answer is retried; a recipient the relay refuses with 5xx is \
+            recorded as failed (listed here) and not retried. `carebridge shared` lists who was sent which alert \
+            by which channel: a webhook or a broker is nobody's inbox and is not listed there.
+
             Without --follow: delivers what is pending, waiting up to --wait seconds for receivers, and exits \
             75 if anything is still pending. With --follow: keeps running, re-evaluating the rules every \
             --interval seconds (adherence deadlines pass with time) and delivering as alerts change.
@@ -35,6 +45,9 @@ struct AlertsDeliver: AsyncParsableCommand {
             Examples:
               carebridge alerts deliver --webhook http://127.0.0.1:8080/carebridge
               carebridge alerts deliver --mqtt mqtt://homeassistant.local --follow
+              carebridge alerts deliver --smtp smtp://mail.example.org:587 \\
+                --smtp-from "CareBridge Ward 3 <alerts@ward3.example.org>" \\
+                --smtp-credentials-file /etc/carebridge/smtp-credentials --follow
 
             \(StoreExit.help) 75: notifications are still pending (receiver unreachable).
             """
@@ -79,6 +92,9 @@ struct AlertsDeliver: AsyncParsableCommand {
     @Option(name: .customLong("mqtt-prefix"), help: "Home Assistant discovery prefix.")
     var prefix = "homeassistant"
 
+    /// The relay, sender, credentials file and TLS for e-mail.
+    @OptionGroup var smtp: SMTPOptions
+
     @Option(name: .long, help: "Seconds to wait for receivers before giving up (without --follow; 0–86400).")
     var wait: Double = 30
 
@@ -89,7 +105,10 @@ struct AlertsDeliver: AsyncParsableCommand {
     var interval: Double = 60
 
     func validate() throws {
-        if webhook == nil, mqtt == nil { throw ValidationError("give --webhook URL and/or --mqtt URL") }
+        if webhook == nil, mqtt == nil, smtp.url == nil {
+            throw ValidationError("give --webhook URL, --mqtt URL and/or --smtp URL")
+        }
+        try smtp.check()
         try NumericOption.check(wait, "--wait", in: 0...NumericOption.day)
         try NumericOption.check(interval, "--interval", in: 1...NumericOption.day)
         try broker.check(url: mqtt)
@@ -119,6 +138,8 @@ struct AlertsDeliver: AsyncParsableCommand {
                 logger: logger
             )
         }
+        let email = try smtp.sender(store: store, zone: zone)
+        let started = Date()
         let channels: AlertChannels
         do {
             channels = try AlertChannels(
@@ -126,6 +147,7 @@ struct AlertsDeliver: AsyncParsableCommand {
                 webhook: webhook,
                 webhookCAFile: webhookCAFile,
                 connection: connection,
+                email: email,
                 discovery: discovery,
                 zone: zone,
                 drainTimeout: .milliseconds(Int64((wait * 1000).rounded())),
@@ -162,6 +184,13 @@ struct AlertsDeliver: AsyncParsableCommand {
         }
         // A one-off delivery is not the bridge Home Assistant watches: it leaves the availability as it is.
         await connection?.stop(announcingOffline: false)
+        let failures = (try? await store.alertDeliveryFailures()) ?? []
+        for failure in failures where failure.failedAt >= started.addingTimeInterval(-1) {
+            Output.error(
+                "alert \(failure.alertID) \(failure.change.rawValue): \(failure.channel) to \(failure.recipient) "
+                    + "refused for good (not retried): \(failure.error)"
+            )
+        }
         print("alert notifications pending: \(pending)")
         if pending > 0 { throw ExitCode(75) }
     }

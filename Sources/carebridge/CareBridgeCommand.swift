@@ -13,7 +13,8 @@ struct CareBridgeCommand: AsyncParsableCommand {
             """,
         version: CareBridgeVersion.full,
         subcommands: [
-            Decode.self, Plan.self, Ingest.self, Events.self, Samples.self, Adherence.self, Tasks.self, Complete.self,
+            Decode.self, Plan.self, Ingest.self, Today.self, Events.self, Samples.self, Adherence.self, Tasks.self,
+            Complete.self,
             Uncomplete.self, Replay.self, Recording.self, Export.self, Adapters.self, Scan.self, Run.self, Record.self,
             SystemdUnit.self, Outbox.self, Alerts.self, InsightsCommand.self, Report.self, Devices.self,
             Import.self, Patients.self, Contacts.self, Shared.self, Profile.self, Store.self, Users.self, Serve.self,

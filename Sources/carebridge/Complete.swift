@@ -9,7 +9,9 @@ struct Complete: AsyncParsableCommand {
         abstract: "Mark an event as done, answer an assessment, add a note, or mark it not done.",
         discussion: """
             Picks the first event containing --at (default now) that is not done yet, or the one given by \
-            --occurrence. Tasks linked to samples are completed by readings (`carebridge ingest`), not by hand. \
+            --occurrence. Outside every window it picks the most recent event of that day that began before --at \
+            and has nothing recorded yet (a dose taken late: --at 11:30 completes the 08:00–10:00 one, recorded \
+            at 11:30); when there is none, the error lists the day's events. Tasks linked to samples are completed by readings (`carebridge ingest`), not by hand. \
             Completing a completed event changes nothing; answering again, or --not-done, replaces the outcome \
             (a correction). A time more than 5 minutes in the future is refused without --force.
 
@@ -20,6 +22,7 @@ struct Complete: AsyncParsableCommand {
             Examples:
               carebridge complete medication
               carebridge complete medication --at 2026-11-20T08:15
+              carebridge complete medication --at 11:30     # late: the open morning dose
               carebridge complete pain --value 7 --note "after the walk"
               carebridge complete nausea --answer yes
               carebridge complete sleep --value 7h30m
@@ -78,6 +81,9 @@ struct Complete: AsyncParsableCommand {
             line = "answered \(described): \(format.display(value: value.value, text: value.text))"
         } else {
             line = "completed \(described)"
+        }
+        if at > event.end, !event.isAllDay {
+            line += " — late, at \(TimeArguments.short(at, zone: zone).suffix(5))"
         }
         if let note = event.outcome?.note, note == self.note { line += " — note: \(note)" }
         if !result.changed {

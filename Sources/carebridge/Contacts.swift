@@ -9,11 +9,13 @@ struct Contacts: ParsableCommand {
         discussion: """
             Contacts come from plan files ("contacts": [{"id", "name", "category": "careTeam" | "personal", \
             "role", "title", "organization", "phones", "messagingNumbers", "emails", "address", \
-            "receives": ["reports", "alerts"]}]). A contact that receives reports or alerts is a recipient when \
-            CareBridge shares them; `carebridge shared` lists what was shared with whom.
+            "receives": ["reports", "alerts"], "alertSeverity": "info" | "warning" | "critical"}]). A contact \
+            that receives reports or alerts is a recipient when CareBridge shares them (alerts by e-mail with \
+            `alerts deliver --smtp`: only those at least as severe as its alertSeverity, default all); \
+            `carebridge shared` lists what was shared with whom.
 
             JSON (--json): [{"id", "plan", "name", "category", "role", "title", "organization", "phones", \
-            "messagingNumbers", "emails", "address", "receives"}].
+            "messagingNumbers", "emails", "address", "receives", "alertSeverity"}].
 
             \(StoreExit.help)
             """
@@ -45,6 +47,7 @@ struct Contacts: ParsableCommand {
                     "phones": list(contact.phones), "messagingNumbers": list(contact.messagingNumbers),
                     "emails": list(contact.emails), "address": text(contact.address),
                     "receives": list(contact.receives.map(\.rawValue)),
+                    "alertSeverity": text(contact.alertSeverity?.rawValue),
                 ])
             }
             print(JSONValue.array(rows).serialized(pretty: Output.isTerminal))
@@ -63,7 +66,13 @@ struct Contacts: ParsableCommand {
                 table.append([
                     contact.name, contact.role ?? "", contact.organization ?? "",
                     (contact.phones + contact.messagingNumbers).first ?? "", contact.emails.first ?? "",
-                    contact.receives.map(\.rawValue).joined(separator: ", "), contact.id,
+                    contact.receives.map { delivery in
+                        guard delivery == .alerts, let least = contact.alertSeverity, least > .info else {
+                            return delivery.rawValue
+                        }
+                        return "alerts (\(least.rawValue)+)"
+                    }.joined(separator: ", "),
+                    contact.id,
                 ])
             }
             print(table.render())

@@ -43,8 +43,11 @@ struct Run: AsyncParsableCommand {
             for the outbox to drain, and what is left goes out with the next run (see `carebridge outbox`).
 
             When the care plan has alert rules they are evaluated in the bridge as samples arrive and every \
-            minute; raised alerts are logged, and delivered to the --mqtt broker (Home Assistant binary sensors) \
-            and to --alert-webhook (see `carebridge alerts deliver`).
+            minute; raised alerts are logged, and delivered to the --mqtt broker (Home Assistant binary sensors), \
+            to --alert-webhook and, with --smtp, by e-mail to the contacts who receive them (see `carebridge \
+            alerts deliver`), e.g.:
+              carebridge run --smtp smtp://mail.example.org:587 --smtp-from alerts@ward3.example.org \\
+                  --smtp-credentials-file /etc/carebridge/smtp-credentials
 
             \(BlueZExit.help)
             """
@@ -94,6 +97,9 @@ struct Run: AsyncParsableCommand {
         )
     )
     var alertWebhookCAFile: String?
+
+    /// E-mail of alerts to the contacts (relay, sender, credentials file, TLS).
+    @OptionGroup var smtp: SMTPOptions
 
     @Option(name: .long, help: ArgumentHelp("Passkey for devices whose profile requires bonding.", valueName: "digits"))
     var passkey: UInt32?
@@ -154,6 +160,7 @@ struct Run: AsyncParsableCommand {
         } else if alertWebhookCAFile != nil {
             throw ValidationError("--alert-webhook-ca-file needs --alert-webhook")
         }
+        try smtp.check()
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
         // Before the store, the plan and the adapter: a recording that cannot be written fails now, not later.
@@ -293,7 +300,7 @@ struct Run: AsyncParsableCommand {
     }
 
     /// The alert rules evaluated in process when the plan has any, and the outbox services delivering them to
-    /// --alert-webhook and, with --mqtt, on the same broker connection (Home Assistant binary sensors): the
+    /// --alert-webhook, --smtp and, with --mqtt, on the same broker connection (Home Assistant binary sensors): the
     /// outboxes before the evaluation, so that they drain after its last evaluation at shutdown.
     func alertServices(
         store: CareStore,
@@ -304,6 +311,7 @@ struct Run: AsyncParsableCommand {
         do {
             guard try await AlertService.planHasRules(store) else {
                 if alertWebhook != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
+                if smtp.url != nil { Output.error("warning: --smtp: the care plan has no alert rules") }
                 return []
             }
             let channels = try AlertChannels(
@@ -312,6 +320,7 @@ struct Run: AsyncParsableCommand {
                 webhookCAFile: alertWebhookCAFile,
                 webhookOption: "--alert-webhook",
                 connection: connection,
+                email: try smtp.sender(store: store, zone: zone),
                 discovery: mqtt.discovery,
                 zone: zone,
                 drainTimeout: .milliseconds(Int64((mqtt.wait * 1000).rounded())),

@@ -18,7 +18,8 @@ struct SystemdUnit: ParsableCommand {
             systemd, so a path with spaces, %, $ or quotes arrives unchanged. Control characters (a newline would \
             add unit directives) are refused, and so is a password inside an --mqtt URL (the unit file is \
             world-readable): give --mqtt-credential FILE instead, which systemd hands to the bridge as the \
-            credential `mqtt-password`.
+            credential `mqtt-password`; likewise --smtp-credential FILE (the relay's user name and password for \
+            `run --smtp`) becomes the credential `smtp-credentials`.
 
             Examples:
               carebridge systemd-unit \\
@@ -49,16 +50,35 @@ struct SystemdUnit: ParsableCommand {
     )
     var mqttCredential: String?
 
+    @Option(
+        name: .customLong("smtp-credential"),
+        help: ArgumentHelp(
+            "A root-readable file with the SMTP user name and password (two lines), loaded with "
+                + "LoadCredential=smtp-credentials:FILE.",
+            valueName: "file"
+        )
+    )
+    var smtpCredential: String?
+
     func validate() throws {
         do {
-            _ = try Self.unit(executable: executable, arguments: arguments, mqttCredential: mqttCredential)
+            _ = try unit()
         } catch {
             throw ValidationError(error.description)
         }
     }
 
     func run() throws {
-        print(try Self.unit(executable: executable, arguments: arguments, mqttCredential: mqttCredential))
+        print(try unit())
+    }
+
+    func unit() throws(UnitError) -> String {
+        try Self.unit(
+            executable: executable,
+            arguments: arguments,
+            mqttCredential: mqttCredential,
+            smtpCredential: smtpCredential
+        )
     }
 
     /// Why the unit cannot be written as asked.
@@ -66,7 +86,12 @@ struct SystemdUnit: ParsableCommand {
         var description: String
     }
 
-    static func unit(executable: String, arguments: String, mqttCredential: String? = nil) throws(UnitError) -> String {
+    static func unit(
+        executable: String,
+        arguments: String,
+        mqttCredential: String? = nil,
+        smtpCredential: String? = nil
+    ) throws(UnitError) -> String {
         let words = try split(arguments)
         for (index, word) in words.enumerated() {
             let url =
@@ -85,20 +110,24 @@ struct SystemdUnit: ParsableCommand {
         var command = [try quote(executable, what: "--executable"), "run"]
         for word in words { command.append(try quote(word, what: "--arguments")) }
         var credential = ""
-        if let mqttCredential {
-            guard mqttCredential.hasPrefix("/") else {
-                throw UnitError(description: "--mqtt-credential must be an absolute path, not '\(mqttCredential)'")
+        let credentials = [
+            ("--mqtt-credential", MQTTOptions.credentialName, mqttCredential),
+            ("--smtp-credential", SMTPOptions.credentialName, smtpCredential),
+        ]
+        for case (let option, let name, let path?) in credentials {
+            guard path.hasPrefix("/") else {
+                throw UnitError(description: "\(option) must be an absolute path, not '\(path)'")
             }
             guard
-                !mqttCredential.contains(where: {
+                !path.contains(where: {
                     $0.isWhitespace || $0 == ":" || $0 == "%" || $0.asciiValue.map { $0 < 0x20 } == true
                 })
             else {
                 throw UnitError(
-                    description: "--mqtt-credential: the path may not contain spaces, ':', '%' or control characters"
+                    description: "\(option): the path may not contain spaces, ':', '%' or control characters"
                 )
             }
-            credential = "\nLoadCredential=\(MQTTOptions.credentialName):\(mqttCredential)"
+            credential += "\nLoadCredential=\(name):\(path)"
         }
         return """
             [Unit]

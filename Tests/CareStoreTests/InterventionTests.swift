@@ -37,15 +37,40 @@ import Testing
         #expect(undone.outcome == nil && !undone.isCompleted)
     }
 
-    @Test func noEventAtThatTimeIsAnError() throws {
+    @Test func beforeTheDaysFirstEventIsAnErrorThatNamesTheDaysEvents() throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
         let error = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 12))
+            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 7))
         }
         #expect(error.code == .eventNotFound && error.taskID == "medication")
+        #expect(error.message.contains("its events that day: #9 08:00–09:00 (open)"), "\(error.message)")
         let unknown = try #require(throws: CareStoreError.self) { try fixture.store.complete(taskID: "nope") }
         #expect(unknown.code == .taskNotFound)
+    }
+
+    @Test func aDoseTakenLateCompletesTheDaysOpenEventAtTheTimeItWasTaken() throws {
+        let fixture = try F()
+        try fixture.store.addTask(F.medication())
+        let late = try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 11, 30))
+        #expect(late.occurrence == 9 && late.start == F.berlinTime(2026, 11, 10, 8) && late.isCompleted)
+        #expect(late.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 11, 30))
+        // Done: a second late completion has no open event that day and says what the day holds.
+        let again = try #require(throws: CareStoreError.self) {
+            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 12))
+        }
+        #expect(again.code == .eventNotFound)
+        #expect(again.message.contains("no earlier one that day is still open"), "\(again.message)")
+        #expect(again.message.contains("#9 08:00–09:00 (recorded)"), "\(again.message)")
+        // Not the day before's: a dose missed yesterday is not completed by today's late tick.
+        let yesterday = try #require(throws: CareStoreError.self) {
+            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 7))
+        }
+        #expect(yesterday.code == .eventNotFound)
+        // Uncomplete stays strict: outside every window is an error, not the day's event.
+        #expect(throws: CareStoreError.self) {
+            try fixture.store.uncomplete(taskID: "medication", occurrence: nil, at: F.berlinTime(2026, 11, 10, 12))
+        }
     }
 
     @Test func linkedAssessmentsAreCompletedBySamplesNotByHand() throws {

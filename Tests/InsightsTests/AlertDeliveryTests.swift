@@ -239,11 +239,12 @@ final class FlakySender: AlertSender {
 
     var attempts: Int { state.withLock { $0.attempts } }
 
-    func send(_ delivery: AlertDelivery) async throws {
+    func send(_ delivery: AlertDelivery) async throws -> AlertSendReceipt {
         let fail = state.withLock { state -> Bool in
             state.attempts += 1
             return state.attempts <= state.failures
         }
         if fail { throw Refused() }
+        return AlertSendReceipt()
     }
 }

@@ -106,7 +106,8 @@ final class RecordingSender: AlertSender {
     /// `<change> <rule>` per notification, in order.
     var received: [String] { log.withLock { $0 } }
 
-    func send(_ delivery: AlertDelivery) async throws {
+    func send(_ delivery: AlertDelivery) async throws -> AlertSendReceipt {
         log.withLock { $0.append("\(delivery.change.rawValue) \(delivery.alert.trip.ruleID)") }
+        return AlertSendReceipt()
     }
 }

@@ -7,6 +7,7 @@ extension CareStore {
     /// The alert outbox channels CareBridge delivers to.
     public static let mqttAlertChannel = "mqtt"
     public static let webhookAlertChannel = "webhook"
+    public static let emailAlertChannel = "email"
 
     /// Makes the stored alerts of `taskIDs` in `[from, to)` match `trips`, in one transaction.
     ///
@@ -409,59 +410,91 @@ extension CareStore {
         }
     }
 
-    /// Removes a delivered notification and, in the same transaction, records in the sharing audit list that the
-    /// alert was shared with every contact of its patient's plans who receives alerts (what `alert`, the
-    /// delivery's channel, detail `alert N raised: message`).
+    /// Removes a delivered notification and, in the same transaction, records what it actually reached: in the
+    /// sharing audit list one entry per contact the receiver confirmed (what `alert`, the delivery's channel,
+    /// detail `alert N raised: message`), and the recipients it refused for good as ``AlertDeliveryFailure``s. A
+    /// receiver that is not a person (a webhook, a broker) reaches no contact and records nothing.
+    /// - Parameters:
+    ///   - reached: the ids of the contacts the receiver confirmed (ids that are not contacts of the alert's
+    ///     patient are ignored).
+    ///   - refused: the recipients refused for good: the contact (if any), the address, the receiver's answer.
     /// - Returns: the audit entries written.
     @discardableResult
     public func completeAlertDelivery(
         sequence: Int64,
+        reached: [String] = [],
+        refused: [(contactID: String?, recipient: String, error: String)] = [],
         at now: Date = Date()
     ) async throws(CareStoreError) -> [ShareRecord] {
         try await write { db -> [ShareRecord] in
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT d.channel, d.change, a.id, a.message, p.id AS planID, p.patientID
+                    SELECT d.channel, d.change, a.id, a.message, \(Self.patientColumn("a"))
                     FROM alertDelivery d JOIN alert a ON a.id = d.alertID
-                    LEFT JOIN task t ON t.id = a.taskID AND t.carePlanID IS NOT NULL
-                    LEFT JOIN carePlan p ON p.id = t.carePlanID
-                    WHERE d.sequence = ? LIMIT 1
+                    WHERE d.sequence = ?
                     """,
                 arguments: [sequence]
             )
             try db.execute(sql: "DELETE FROM alertDelivery WHERE sequence = ?", arguments: [sequence])
-            guard let row, let patientID: String = row["patientID"] else { return [] }
-            let plans = Set(try Self.livePlans(db).filter { $0.patientID == patientID }.map(\.id))
-            let receivers = try ContactRecord.fetchAll(db, sql: Versioned.currentSQL("contact")).compactMap(\.contact)
-                .filter { plans.contains($0.planID) && $0.receives.contains(.alerts) }
+            guard let row else { return [] }
             let channel: String = row["channel"]
             let change: String = row["change"]
             let alertID: Int64 = row["id"]
+            for refusal in refused {
+                try db.execute(
+                    sql: """
+                        INSERT INTO alertDeliveryFailure (
+                            channel, alertID, change, contactID, recipient, error, failedAt
+                        ) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        channel, alertID, change, refusal.contactID, refusal.recipient, refusal.error,
+                        now.timeIntervalSince1970,
+                    ]
+                )
+            }
+            guard !reached.isEmpty, let patientID: String = row["patientID"] else { return [] }
+            let contacts = Set(try Self.contacts(db, patientID: patientID).map(\.id))
             let message: String = row["message"]
             let detail = "alert \(alertID) \(change): \(message)"
             var records: [ShareRecord] = []
-            for contact in receivers.sorted(by: { $0.id < $1.id }) {
-                try db.execute(
-                    sql: """
-                        INSERT INTO shareRecord (contactID, patientID, what, channel, detail, sharedAt)
-                        VALUES (?, ?, 'alert', ?, ?, ?)
-                        """,
-                    arguments: [contact.id, patientID, channel, detail, now.timeIntervalSince1970]
+            for contactID in Set(reached).sorted() where contacts.contains(contactID) {
+                let entry = ShareRecord(
+                    id: 0,
+                    contactID: contactID,
+                    what: "alert",
+                    channel: channel,
+                    detail: detail,
+                    at: now
                 )
-                records.append(
-                    ShareRecord(
-                        id: db.lastInsertedRowID,
-                        contactID: contact.id,
-                        patientID: patientID,
-                        what: "alert",
-                        channel: channel,
-                        detail: detail,
-                        sharedAt: now
-                    )
-                )
+                records.append(try Self.recordShare(db, entry))
             }
             return records
+        }
+    }
+
+    /// The notifications receivers refused for good, oldest first (of one channel, or all).
+    public func alertDeliveryFailures(channel: String? = nil) async throws(CareStoreError) -> [AlertDeliveryFailure] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT channel, alertID, change, contactID, recipient, error, failedAt FROM alertDeliveryFailure
+                    WHERE ? IS NULL OR channel = ? ORDER BY failedAt, id
+                    """,
+                arguments: [channel, channel]
+            ).map { row in
+                AlertDeliveryFailure(
+                    channel: row["channel"],
+                    alertID: row["alertID"],
+                    change: AlertChange(rawValue: row["change"]) ?? .raised,
+                    contactID: row["contactID"],
+                    recipient: row["recipient"],
+                    error: row["error"],
+                    failedAt: Date(timeIntervalSince1970: row["failedAt"])
+                )
+            }
         }
     }
 

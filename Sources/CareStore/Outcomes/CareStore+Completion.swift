@@ -225,8 +225,10 @@ extension CareStore {
         }
     }
 
-    /// The event as ``resolveEvent(_:taskID:occurrence:at:zone:)`` finds it, except that among several events
-    /// containing `at` the first without an outcome (or marked not done) is taken.
+    /// The event as ``resolveEvent(_:taskID:occurrence:at:zone:lateToday:)`` finds it, except that among several
+    /// events containing `at` the first without an outcome (or marked not done) is taken, and that when none
+    /// contains `at` the most recent event of that day that began before it and has no outcome is taken (a dose
+    /// taken late: `--at 11:30` for an 08:00–10:00 window).
     static func resolveOpenEvent(
         _ db: Database,
         taskID: String,
@@ -234,7 +236,14 @@ extension CareStore {
         at: Date,
         zone: TimeZone
     ) throws -> (TaskVersion, ScheduledEvent) {
-        let (version, first) = try resolveEvent(db, taskID: taskID, occurrence: occurrence, at: at, zone: zone)
+        let (version, first) = try resolveEvent(
+            db,
+            taskID: taskID,
+            occurrence: occurrence,
+            at: at,
+            zone: zone,
+            lateToday: true
+        )
         guard occurrence == nil else { return (version, first) }
         let candidates = version.task.schedule.storeEvents(containing: at, zone: zone)
         guard candidates.count > 1 else { return (version, first) }

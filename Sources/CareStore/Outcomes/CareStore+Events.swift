@@ -292,7 +292,8 @@ extension CareStore {
         taskID: String,
         occurrence: Int?,
         at: Date,
-        zone: TimeZone
+        zone: TimeZone,
+        lateToday: Bool = false
     ) throws
         -> (TaskVersion, ScheduledEvent)
     {
@@ -337,15 +338,63 @@ extension CareStore {
             return (version, event)
         }
         guard let event = schedule.storeEvents(containing: at, zone: zone).first else {
+            let day = try eventsOfDay(db, version: version, at: at, zone: zone)
+            if lateToday, let late = day.last(where: { $0.event.start <= at && !$0.recorded }) {
+                return (version, late.event)
+            }
             throw CareStoreError(
                 .eventNotFound,
-                "task '\(taskID)' has no event at \(Timestamp.format(at, in: zone)); pass --occurrence or --at",
+                "task '\(taskID)' has no event at \(Timestamp.format(at, in: zone))"
+                    + (lateToday ? " and no earlier one that day is still open" : "") + "; "
+                    + describeDay(day, zone: zone) + "; pass --occurrence N or an --at inside a window",
                 taskID: taskID,
                 version: version.uuid,
                 date: at
             )
         }
         return (version, event)
+    }
+
+    /// The events of `version` on the calendar day of `at` (in `zone`), in order, and whether each has an
+    /// outcome (done, answered, or marked not done).
+    static func eventsOfDay(
+        _ db: Database,
+        version: TaskVersion,
+        at: Date,
+        zone: TimeZone
+    ) throws -> [(event: ScheduledEvent, recorded: Bool)] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let start = calendar.startOfDay(for: at)
+        let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
+        let events = version.task.schedule.storeEvents(from: start, to: end, zone: zone).filter { event in
+            event.end >= version.effective && (version.until.map { event.start < $0 } ?? true)
+        }
+        guard let first = events.first, let last = events.last else { return [] }
+        let recorded = try Set(
+            Int.fetchAll(
+                db,
+                sql: "SELECT occurrence FROM outcome WHERE taskUUID = ? AND occurrence BETWEEN ? AND ?",
+                arguments: [version.record.uuid, first.occurrence, last.occurrence]
+            )
+        )
+        return events.map { ($0, recorded.contains($0.occurrence)) }
+    }
+
+    /// `its events that day: #9 08:00–10:00 (done), #10 20:00–22:00 (open)`, or that it has none.
+    static func describeDay(_ day: [(event: ScheduledEvent, recorded: Bool)], zone: TimeZone) -> String {
+        guard !day.isEmpty else { return "it has no event that day" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "HH:mm"
+        let listed = day.map { entry in
+            let window =
+                entry.event.isAllDay
+                ? "all day" : "\(formatter.string(from: entry.event.start))–\(formatter.string(from: entry.event.end))"
+            return "#\(entry.event.occurrence) \(window) (\(entry.recorded ? "recorded" : "open"))"
+        }
+        return "its events that day: " + listed.joined(separator: ", ")
     }
 
     static func events(_ db: Database, query: EventQuery, zone: TimeZone, patient: String? = nil) throws -> [CareEvent]

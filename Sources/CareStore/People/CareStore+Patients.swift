@@ -1,3 +1,4 @@
+import BridgeFoundation
 public import CarePlan
 public import Foundation
 import GRDB
@@ -42,7 +43,7 @@ extension CareStore {
         )
     }
 
-    /// The live patients (newest versions), by id.
+    /// The live patients (newest versions), by id in natural order (`bed-2` before `bed-10`).
     public func patients() async throws(CareStoreError) -> [Patient] {
         try await read { db in try Self.livePatients(db).map(\.patient) }
     }
@@ -166,9 +167,11 @@ extension CareStore {
 
     // MARK: - Internals
 
+    /// The live patients' newest versions, by id in natural order (`bed-2` before `bed-10`).
     static func livePatients(_ db: Database) throws -> [PatientRecord] {
         guard try db.tableExists("patient") else { return [] }
         return try PatientRecord.fetchAll(db, sql: Versioned.currentSQL("patient"))
+            .sorted { NaturalOrder.precedes($0.id, $1.id) }
     }
 
     static func livePlans(_ db: Database) throws -> [CarePlanRecord] {

@@ -110,6 +110,7 @@ enum Schema {
         OutcomeUndoSchema.register(in: &migrator)
         DeviceBatterySchema.register(in: &migrator)
         SeriesIndexSchema.register(in: &migrator)
+        AlertDeliveryFailureSchema.register(in: &migrator)
         return migrator
     }
 }
