@@ -26,7 +26,9 @@ public struct HubStore: Sendable {
     /// - Returns: the names of the migrations applied now.
     @discardableResult
     public func migrate() async throws(HubError) -> [String] {
-        try await database("cannot migrate the hub's schema") {
+        // A hub that starts beside its database (or on a loaded machine) waits longer for the schema than a request
+        // waits for an answer.
+        try await database("cannot migrate the hub's schema", within: Self.migrationDeadline) {
             try await client.query(
                 """
                 CREATE TABLE IF NOT EXISTS hub_migration (
@@ -247,14 +249,20 @@ public struct HubStore: Sendable {
 
     // MARK: - Errors
 
-    /// Runs `body` within ``deadline``, turning a driver error into ``HubError`` `.database` with `message`.
+    /// How long ``migrate()`` waits for PostgreSQL (the whole schema, under its lock).
+    public static let migrationDeadline: Duration = .seconds(120)
+
+    /// Runs `body` within `limit` (default ``deadline``), turning a driver error into ``HubError`` `.database` with
+    /// `message`.
     ///
     /// While PostgreSQL is down the driver's pool holds a request until it gives up on connecting (a minute);
     /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting.
     func database<Result: Sendable>(
         _ message: String,
+        within limit: Duration? = nil,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws(HubError) -> Result {
+        let deadline = limit ?? self.deadline
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask { try await body() }

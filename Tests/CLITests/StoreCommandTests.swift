@@ -132,8 +132,16 @@ import Testing
                 as? [[String: Any]]
         )
         #expect(events.map { $0["completed"] as? Bool } == [false])
-        let missing = try await run(["complete", "medication", "--at", "2026-11-10T12:00"])
-        #expect(missing.status == 1 && missing.stderr.contains("no event"))
+        // Before the day's only window there is nothing to complete: the error lists the day's events.
+        let early = try await run(["complete", "medication", "--at", "2026-11-10T06:00"])
+        #expect(early.status == 1 && early.stderr.contains("no event"), "\(early.stderr)")
+        #expect(early.stderr.contains("#9 ") && early.stderr.contains("(open)"), "\(early.stderr)")
+        // After it, the undone dose is still open that day: a late completion takes it (#30 item 7).
+        let late = try await run(["complete", "medication", "--at", "2026-11-10T12:00"])
+        #expect(
+            late.status == 0 && late.stdout.contains("medication #9") && late.stdout.contains("late"),
+            "\(late.stdout)"
+        )
     }
 
     @Test func defaultStoreLivesUnderXDGDataHomeWithPrivateModes() async throws {
