@@ -178,16 +178,14 @@ let package = Package(
         .target(
             name: "CareHub",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareWeb", "GATTDecoding", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CareStore", "CareWeb", "MQTTBridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -244,6 +242,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // Benchmarks that print figures (run with -c release).
@@ -288,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "CareHubTests",
             dependencies: [
-                "carebridge", "CareHub", "CareStore", "CarePlan", "BridgeCore", "TestSupport",
+                "carebridge", "CareHub", "BridgeFoundation", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
