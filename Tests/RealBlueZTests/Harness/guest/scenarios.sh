@@ -373,7 +373,7 @@ for index in "${!scenarios[@]}"; do
         # reconnect) leaves the stack broken for every later scenario and for a retry in this boot. Stop here and
         # ask the host for a fresh guest: the failed scenario again (its results kept as NAME.crashed) and the rest.
         log "the guest kernel oopsed during scenario $name; asking the host for a fresh boot"
-        dmesg | grep -A 12 -E 'general protection fault|Oops|BUG:' | head -40 >"$CAREBRIDGE_OUT/$name/oops.txt"
+        dmesg | grep -A 60 -E 'general protection fault|Oops|BUG:' | head -80 >"$CAREBRIDGE_OUT/$name/oops.txt"
         rest=("${scenarios[@]:$((index + 1))}")
         if [ "$scenario_failed" != 0 ]; then
             mv "$CAREBRIDGE_OUT/$name" "$CAREBRIDGE_OUT/$name.crashed"
