@@ -4,7 +4,8 @@ package import Foundation
 /// MTU, primary services, the characteristics of two of them, the CCCD found and written, a read of the
 /// manufacturer name, the measurement indicated (split over ACL fragments), the confirmation, and the scale
 /// hanging up (remote user terminated). Without `discovery`, the capture starts after the services were found
-/// (a bonded device that is not discovered again).
+/// (a bonded device that is not discovered again); without `advertising`, it starts at the connection (a phone
+/// that connects to a bonded device without scanning).
 package struct BTSnoopWeighInCapture: Sendable {
     package let bytes: [UInt8]
     /// When the read response and the indication's last fragment were captured.
@@ -21,18 +22,25 @@ package struct BTSnoopWeighInCapture: Sendable {
     ]
     package static let acme = Array("Acme Health".utf8)
 
-    package init(format: BTSnoopCaptureBuilder.Format, discovery: Bool = true) {
+    package init(format: BTSnoopCaptureBuilder.Format, discovery: Bool = true, advertising: Bool = true) {
         let scale = Self.scale
         var capture = BTSnoopCaptureBuilder(format: format, start: Self.start)
-        // ADV_IND: flags, complete list of 16-bit UUIDs (181D), complete local name "WS-100".
-        capture.advertisingReport(
-            type: 0x00,
-            address: scale,
-            data: [0x02, 0x01, 0x06, 0x03, 0x03, 0x1D, 0x18, 0x07, 0x09] + Array("WS-100".utf8),
-            rssi: -61
-        )
-        // SCAN_RSP: manufacturer data, company 0x020E, bytes AA BB.
-        capture.advertisingReport(type: 0x04, address: scale, data: [0x05, 0xFF, 0x0E, 0x02, 0xAA, 0xBB], rssi: -62)
+        if advertising {
+            // ADV_IND: flags, complete list of 16-bit UUIDs (181D), complete local name "WS-100".
+            capture.advertisingReport(
+                type: 0x00,
+                address: scale,
+                data: [0x02, 0x01, 0x06, 0x03, 0x03, 0x1D, 0x18, 0x07, 0x09] + Array("WS-100".utf8),
+                rssi: -61
+            )
+            // SCAN_RSP: manufacturer data, company 0x020E, bytes AA BB.
+            capture.advertisingReport(
+                type: 0x04,
+                address: scale,
+                data: [0x05, 0xFF, 0x0E, 0x02, 0xAA, 0xBB],
+                rssi: -62
+            )
+        }
         capture.connectionComplete(address: scale)
         capture.att([0x02, 0x17, 0x00], received: false)  // Exchange MTU Request, 23
         capture.att([0x03, 0x17, 0x00], received: true)

@@ -18,14 +18,17 @@ struct ImportBTSnoop: ParsableCommand {
             (notifications, indications, read responses) and the values the phone or bridge wrote.
 
             A bonded device is often not discovered again: capture its first connection (remove the pairing \
-            first), or name the handles with --handle. Values on handles without a characteristic are left out \
-            with a warning. The capture does not say which time zone the phone was in: give --time-zone so the \
+            first), or name the handles with --handle: the service of a SIG characteristic is known (2A9D is \
+            the Weight Scale's), a vendor characteristic's is named as SERVICE/UUID, and the recording's \
+            services line lists them so a profile can claim the device. Values on handles without a \
+            characteristic are left out with a warning. The capture does not say which time zone the phone was in: give --time-zone so the \
             devices' own clocks are read right (else replay's --time-zone applies).
 
             Examples:
               carebridge import btsnoop btsnoop_hci.log --out scale.jsonl --time-zone Europe/Berlin
               carebridge import btsnoop capture.btsnoop --device C8:47:8C:00:12:34 --out scale.jsonl
               carebridge import btsnoop capture.btsnoop --handle 0x0012=2A9D > scale.jsonl
+              carebridge import btsnoop meter.btsnoop --handle 0x0025=2A18 --handle 0x002D=1808/2A52 --out meter.jsonl
               carebridge replay scale.jsonl --store /tmp/try.sqlite
 
             The recording holds real addresses and names: `carebridge recording redact` before sharing it.
@@ -75,7 +78,7 @@ struct ImportBTSnoop: ParsableCommand {
         if json && out == nil {
             throw ValidationError("--json needs --out: without it the recording itself goes to standard output")
         }
-        _ = try handleMap()
+        _ = try handleOptions()
         for address in device where !Self.isAddress(address) {
             throw ValidationError("--device '\(address)' is not a Bluetooth address such as C8:47:8C:00:12:34")
         }
@@ -110,12 +113,16 @@ struct ImportBTSnoop: ParsableCommand {
             Output.error("\(file): \(error.description)")
             throw ExitCode(65)
         }
-        let importer = BTSnoopImporter(
-            options: BTSnoopImporter.Options(
-                handles: try handleMap(),
-                devices: device.isEmpty ? nil : Set(device)
+        let options = try handleOptions()
+        for handle in options.handlesWithoutService {
+            let name = options.handles[handle].map { "\($0)" } ?? "?"
+            Output.error(
+                "warning: --handle \(String(format: "0x%04X", handle))=\(name): its service is not "
+                    + "known, so no profile can claim the device by it; name it as SERVICE/UUID "
+                    + "(e.g. 0x0020=1808/2A52)"
             )
-        )
+        }
+        let importer = BTSnoopImporter(options: options)
         let result = importer.importCapture(capture)
         let recordedAt = result.events.first?.time ?? capture.records.first?.time ?? Date(timeIntervalSince1970: 0)
         var extra: JSONObject = [
@@ -181,22 +188,32 @@ struct ImportBTSnoop: ParsableCommand {
         }
     }
 
-    /// `--handle 0x0012=2A9D` options as a map.
-    func handleMap() throws -> [UInt16: BluetoothUUID] {
-        var map: [UInt16: BluetoothUUID] = [:]
+    /// `--handle 0x0012=2A9D` (or `0x0012=181D/2A9D`, naming the service) options as importer options.
+    func handleOptions() throws -> BTSnoopImporter.Options {
+        var characteristics: [UInt16: BluetoothUUID] = [:]
+        var services: [UInt16: BluetoothUUID] = [:]
         for entry in handle {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             var number = parts.first ?? ""
             if number.lowercased().hasPrefix("0x") { number = String(number.dropFirst(2)) }
-            guard parts.count == 2, let value = UInt16(number, radix: 16), let uuid = BluetoothUUID(parts[1]) else {
+            let uuids = parts.count == 2 ? parts[1].split(separator: "/", omittingEmptySubsequences: false) : []
+            guard let value = UInt16(number, radix: 16), (1...2).contains(uuids.count),
+                let characteristic = BluetoothUUID(String(uuids[uuids.count - 1])),
+                uuids.count == 1 || BluetoothUUID(String(uuids[0])) != nil
+            else {
                 throw ValidationError(
-                    "--handle '\(entry)' is not HANDLE=UUID, e.g. --handle 0x0012=2A9D (the handle in hex, as "
-                        + "btmon and Wireshark show it)"
+                    "--handle '\(entry)' is not HANDLE=UUID or HANDLE=SERVICE/UUID, e.g. --handle 0x0012=2A9D or "
+                        + "--handle 0x0012=181D/2A9D (the handle in hex, as btmon and Wireshark show it)"
                 )
             }
-            map[value] = uuid
+            characteristics[value] = characteristic
+            if uuids.count == 2 { services[value] = BluetoothUUID(String(uuids[0])) }
         }
-        return map
+        return BTSnoopImporter.Options(
+            handles: characteristics,
+            handleServices: services,
+            devices: device.isEmpty ? nil : Set(device)
+        )
     }
 
     static func isAddress(_ text: String) -> Bool {

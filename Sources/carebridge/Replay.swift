@@ -42,7 +42,8 @@ struct Replay: AsyncParsableCommand {
             `carebridge outbox`); at the end the replay waits up to --mqtt-wait seconds for the outbox to drain.
 
             Exit status: 0 replayed (also with skipped bad lines); 64 bad arguments; 65 bad lines with \
-            --strict, or a malformed plan (nothing written); 66 a recording or plan cannot be read; 74 the \
+            --strict, or a malformed plan (nothing written), or no device profile claimed any device of the \
+            recordings (nothing decoded); 66 a recording or plan cannot be read; 74 the \
             store cannot be opened or written; 75 with --mqtt, samples still pending after --mqtt-wait (they \
             stay in the outbox and go out with the next --mqtt run); 130 interrupted (SIGINT or SIGTERM): what was \
             read until then is stored, the summary counts it and says where it stopped, and replaying the same \
@@ -199,5 +200,18 @@ struct Replay: AsyncParsableCommand {
         }
         if let publisher, await mqtt.report(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
         if stoppedIn != nil { throw ExitCode(Self.interruptedExit) }
+        if !total.devices.isEmpty, total.devices.allSatisfy({ $0.profile == nil }) {
+            Output.error(Self.noDeviceClaimed(total.devices.map { $0.identity.address ?? $0.identity.key }))
+            throw ExitCode(StoreExit.invalidData)
+        }
+    }
+
+    /// Why a replay in which no profile claimed any device decoded nothing, and what to do about it.
+    static func noDeviceClaimed(_ devices: [String]) -> String {
+        let named = devices.prefix(3).joined(separator: ", ") + (devices.count > 3 ? ", …" : "")
+        return "no device profile claimed a device of the recording (\(named)), so nothing was decoded: a "
+            + "capture without advertisements or service discovery needs its handles named (carebridge import "
+            + "btsnoop --handle 0x0012=2A9D), and a device CareBridge has no profile for needs one (carebridge "
+            + "profile scaffold, then replay --devices DIR)"
     }
 }

@@ -93,4 +93,59 @@ import Testing
         #expect(result.stderr.contains("0x0022"), "\(result.stderr)")  // the unmapped read is named
         #expect(result.stderr.contains("no time zone"), "\(result.stderr)")
     }
+
+    @Test func namedHandlesLetAProfileClaimACaptureWithoutAdvertisingOrDiscovery() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = dir.appendingPathComponent("bonded.btsnoop")
+        let bytes = BTSnoopWeighInCapture(format: .h4, discovery: false, advertising: false).bytes
+        try Data(bytes).write(to: capture)
+        let store = dir.appendingPathComponent("store.sqlite").path
+
+        // Nothing names the device's service: the replay decodes nothing and says so in its exit status.
+        let bare = dir.appendingPathComponent("bare.jsonl").path
+        let plain = try await CarebridgeProcess.run(["import", "btsnoop", capture.path, "--out", bare])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let unclaimed = try await CarebridgeProcess.run(["replay", "--store", store, bare])
+        #expect(unclaimed.status == 65, "\(unclaimed.stdout)\n\(unclaimed.stderr)")
+        #expect(unclaimed.stderr.contains("no device profile claimed"), "\(unclaimed.stderr)")
+        #expect(unclaimed.stderr.contains("--handle"), "\(unclaimed.stderr)")
+
+        // The handle named: the recording's services line carries the Weight Scale, the profile claims it.
+        let named = dir.appendingPathComponent("named.jsonl").path
+        let imported = try await CarebridgeProcess.run([
+            "import", "btsnoop", capture.path, "--handle", "0x0012=2A9D", "--out", named,
+        ])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let lines = try String(contentsOfFile: named, encoding: .utf8).split(separator: "\n").map {
+            try json(String($0))
+        }
+        let services = try #require(lines.first { $0["kind"] as? String == "services" }?["services"] as? [String: Any])
+        #expect((services["181D"] as? [String]) == ["2A9D"], "\(services)")
+        let replay = try await CarebridgeProcess.run(["replay", "--store", store, "--json", named])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let samples = try #require(try json(replay.stdout)["samples"] as? [String: Any])
+        #expect(samples["new"] as? Int == 3)  // bodyMass, bodyMassIndex, height
+    }
+
+    @Test func aHandleWhoseServiceIsNotKnownIsNamedInAWarning() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = dir.appendingPathComponent("meter.btsnoop")
+        try Data(BTSnoopWeighInCapture(format: .h4, discovery: false).bytes).write(to: capture)
+        let out = dir.appendingPathComponent("x.jsonl").path
+        let racp = try await CarebridgeProcess.run([
+            "import", "btsnoop", capture.path, "--handle", "0x0012=2A9D", "--handle", "0x0030=2A52", "--out", out,
+        ])
+        #expect(racp.status == 0, "\(racp.stderr)")
+        #expect(racp.stderr.contains("--handle 0x0030=2A52: its service is not known"), "\(racp.stderr)")
+        let given = try await CarebridgeProcess.run([
+            "import", "btsnoop", capture.path, "--handle", "0x0012=2A9D", "--handle", "0x0030=1808/2A52", "--out", out,
+        ])
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(!given.stderr.contains("its service is not known"), "\(given.stderr)")
+        let bad = try await CarebridgeProcess.run(["import", "btsnoop", capture.path, "--handle", "0x0030=zz/2A52"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("HANDLE=SERVICE/UUID"), "\(bad.stderr)")
+    }
 }

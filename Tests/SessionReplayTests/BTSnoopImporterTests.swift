@@ -95,6 +95,37 @@ import Testing
         )
     }
 
+    @Test func namedHandlesGiveTheRecordingAServicesLineWithTheirSIGService() throws {
+        let bytes = Self.weighInSession(.h4, discovery: false).bytes
+        let result = try importing(bytes, options: .init(handles: [0x0012: BluetoothUUID(0x2A9D)]))
+        let services = result.events.compactMap {
+            if case .servicesDiscovered(let table) = $0.kind { table } else { nil }
+        }
+        #expect(services == [[BluetoothUUID(0x181D): [BluetoothUUID(0x2A9D)]]])
+        // Before the first value, so that the profile has claimed the device when the value arrives.
+        let first = try #require(result.events.firstIndex { if case .value = $0.kind { true } else { false } })
+        let line = try #require(
+            result.events.firstIndex { if case .servicesDiscovered = $0.kind { true } else { false } }
+        )
+        #expect(line < first)
+    }
+
+    @Test func aSharedControlPointTakesTheServiceOfTheMeasurementNamedBesideIt() {
+        let glucose = BTSnoopImporter.Options(handles: [
+            0x0025: BluetoothUUID(0x2A18), 0x002D: .recordAccessControlPoint,
+        ])
+        #expect(glucose.handleServices[0x002D] == BluetoothUUID(0x1808))
+        #expect(glucose.handlesWithoutService.isEmpty)
+        let alone = BTSnoopImporter.Options(handles: [0x002D: .recordAccessControlPoint])
+        #expect(alone.handlesWithoutService == [0x002D])
+        let vendor = BluetoothUUID("0000FFF4-0000-1000-8000-00805F9B34FB")!
+        let named = BTSnoopImporter.Options(
+            handles: [0x0030: vendor, 0x0033: .recordAccessControlPoint],
+            handleServices: [0x0030: BluetoothUUID(0xFFF0), 0x0033: BluetoothUUID(0x1822)]
+        )
+        #expect(named.handleServices == [0x0030: BluetoothUUID(0xFFF0), 0x0033: BluetoothUUID(0x1822)])
+    }
+
     @Test func writesKeepWhetherTheyAskedForAResponse() throws {
         var capture = BTSnoopCaptureBuilder(format: .h4, start: Self.start)
         capture.connectionComplete(address: Self.scale)
@@ -186,7 +217,9 @@ import Testing
         var capture = BTSnoopCaptureBuilder(format: .h4, start: Self.start)
         capture.att([0x1B, 0x12, 0x00, 0x00, 0x48], handle: 0x0041, received: true)
         let result = try importing(capture.bytes, options: .init(handles: [0x0012: BluetoothUUID(0x2A37)]))
-        #expect(result.events.map(\.device) == ["00:00:00:00:00:41"])
+        // The named handle's service first (so that a profile can claim the device), then the value.
+        #expect(result.events.map(\.device) == ["00:00:00:00:00:41", "00:00:00:00:00:41"])
+        #expect(result.events.first?.kind == .servicesDiscovered([.heartRateService: [.heartRateMeasurement]]))
         #expect(result.warnings.contains { $0.contains("0x0041") && $0.contains("00:00:00:00:00:41") })
     }
 

@@ -15,12 +15,41 @@ public struct BTSnoopImporter {
         /// Handles whose UUID the capture's discovery does not show (a bonded device not discovered again):
         /// value handle → characteristic. Applies to every device.
         public var handles: [UInt16: BluetoothUUID]
+        /// The service of each named handle, for the recording's `services` line (profiles claim a device by
+        /// its services): as given, else the one the SIG defines the characteristic in (``ServiceMembership``).
+        /// A handle missing here has no service the importer could tell.
+        public var handleServices: [UInt16: BluetoothUUID]
         /// Keep only these devices' events (addresses as `AA:BB:CC:DD:EE:FF`, any case); nil keeps all.
         public var devices: Set<String>?
 
-        public init(handles: [UInt16: BluetoothUUID] = [:], devices: Set<String>? = nil) {
+        public init(
+            handles: [UInt16: BluetoothUUID] = [:],
+            handleServices: [UInt16: BluetoothUUID] = [:],
+            devices: Set<String>? = nil
+        ) {
             self.handles = handles
+            var services = handleServices.filter { handles[$0.key] != nil }
+            for (handle, characteristic) in handles where services[handle] == nil {
+                services[handle] = ServiceMembership.service(of: characteristic, neighbours: handles.values)
+            }
+            self.handleServices = services
             self.devices = devices.map { Set($0.map { $0.uppercased() }) }
+        }
+
+        /// Named handles whose service could not be told (a vendor characteristic, or a Record Access Control
+        /// Point with no measurement named beside it), in handle order.
+        public var handlesWithoutService: [UInt16] {
+            handles.keys.filter { handleServices[$0] == nil }.sorted()
+        }
+
+        /// The named handles' services and characteristics, as a `services` line lists them.
+        var namedServiceTable: [BluetoothUUID: [BluetoothUUID]] {
+            var table: [BluetoothUUID: [BluetoothUUID]] = [:]
+            for (handle, service) in handleServices.sorted(by: { $0.key < $1.key }) {
+                guard let characteristic = handles[handle] else { continue }
+                table[service, default: []].append(characteristic)
+            }
+            return table
         }
     }
 
@@ -481,7 +510,12 @@ extension BTSnoopImporter {
         mutating func reportServices(_ key: ConnectionKey, at time: Date) {
             guard let connection = connections[key], !connection.servicesReported else { return }
             connections[key]!.servicesReported = true
-            let table = maps[connection.address]?.serviceTable ?? [:]
+            // What discovery found, and the handles named on the command line that it did not.
+            var table = maps[connection.address]?.serviceTable ?? [:]
+            for (service, characteristics) in options.namedServiceTable {
+                let missing = characteristics.filter { table[service]?.contains($0) != true }
+                if !missing.isEmpty { table[service, default: []] += missing }
+            }
             guard !table.isEmpty else { return }
             emit(.servicesDiscovered(table), device: connection.address, at: time)
         }
