@@ -84,8 +84,18 @@ let package = Package(
         // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
         .target(
             name: "DeviceProfiles",
-            dependencies: ["BridgeCore", "BridgeFoundation", "DeviceSessions", "FrameDecoding", "GATTDecoding"]
+            dependencies: ["BridgeCore", "BridgeFoundation", "DeviceSessions", "FrameDecoding", "GATTDecoding"],
+            plugins: ["EmbedDeviceProfiles"]
         ),
+        // The built-in profiles travel inside the binary: the plugin runs the embedder over Devices/*.json at
+        // build time and compiles its output into DeviceProfiles (BuiltInProfiles.files).
+        .plugin(
+            name: "EmbedDeviceProfiles",
+            capability: .buildTool(),
+            dependencies: ["device-profile-embedder"],
+            path: "Sources/EmbedDeviceProfiles"
+        ),
+        .executableTarget(name: "device-profile-embedder"),
         // Recordings/ (JSON Lines): reader, writer, replay transport, recorder, redaction.
         .target(
             name: "SessionReplay",

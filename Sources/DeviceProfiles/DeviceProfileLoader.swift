@@ -25,42 +25,27 @@ public enum DeviceProfileLoader {
         public var files: [String: String]
     }
 
-    /// The directories searched by default, in order: the built-in profiles, then the user's.
-    /// - Parameters:
-    ///   - executable: path of the running executable (`CommandLine.arguments[0]`).
-    ///   - environment: for `XDG_CONFIG_HOME` and `HOME`.
+    /// The directories searched by default after the built-in profiles: the user's.
+    /// - Parameter environment: for `XDG_CONFIG_HOME` and `HOME`.
     public static func defaultDirectories(
-        executable: String = CommandLine.arguments[0],
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> [URL] {
-        var directories: [URL] = []
-        if let builtIn = builtInDirectory(executable: executable) { directories.append(builtIn) }
-        if let user = userDirectory(environment: environment) { directories.append(user) }
-        return directories
+        userDirectory(environment: environment).map { [$0] } ?? []
     }
 
-    /// The built-in `Devices/` directory: next to or above the executable (`.build/<config>/carebridge` in a
-    /// checkout, `<prefix>/share/carebridge/Devices` when installed), else the package this was built from.
-    public static func builtInDirectory(executable: String = CommandLine.arguments[0]) -> URL? {
-        let fileManager = FileManager.default
-        func isDirectory(_ url: URL) -> Bool {
-            var isDirectory: ObjCBool = false
-            return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-        }
-        var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        while url.path != "/" && !url.path.isEmpty {
-            for candidate in [
-                url.appendingPathComponent("Devices"), url.appendingPathComponent("share/carebridge/Devices"),
-            ]
-            where isDirectory(candidate) {
-                return candidate
-            }
-            url.deleteLastPathComponent()
-        }
-        // The package checkout this module was compiled from.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Devices")
-        return isDirectory(package) ? package : nil
+    /// The built-in profiles (``BuiltInProfiles``), then the user's directory, then `required` and
+    /// `profileFiles`: what `run`, `replay` and the `profile` commands load.
+    public static func loadDefault(
+        required: [URL] = [],
+        profileFiles: [URL] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Result {
+        load(
+            builtIn: true,
+            directories: defaultDirectories(environment: environment),
+            required: required,
+            profileFiles: profileFiles
+        )
     }
 
     /// `$XDG_CONFIG_HOME/carebridge/devices`, falling back to `~/.config/carebridge/devices`.
@@ -74,16 +59,34 @@ public enum DeviceProfileLoader {
         return nil
     }
 
-    /// Loads every `*.json` file of each directory (files sorted by name; directories in the given order, so
-    /// a user profile with a built-in profile's id replaces it).
+    /// Loads the built-in profiles if asked, then every `*.json` file of each directory (files sorted by name;
+    /// directories in the given order, so a user profile with a built-in profile's id replaces it).
     /// - Parameters:
+    ///   - builtIn: start with the profiles compiled into the binary (``BuiltInProfiles``).
     ///   - directories: directories to read; a missing one is skipped unless it is in `required`.
     ///   - required: directories the user named explicitly (`--devices DIR`); missing ones are problems.
     ///   - profileFiles: single profile files read after the directories (`carebridge profile test FILE`).
-    public static func load(directories: [URL], required: [URL] = [], profileFiles: [URL] = []) -> Result {
+    public static func load(
+        builtIn: Bool = false,
+        directories: [URL],
+        required: [URL] = [],
+        profileFiles: [URL] = []
+    ) -> Result {
         var profiles: [DeviceProfile] = []
         var problems: [Problem] = []
         var files: [String: String] = [:]
+        func read(_ text: String, origin: String) {
+            do {
+                let profile = try DeviceProfile(json: text)
+                profiles.append(profile)
+                files[profile.id] = origin
+            } catch {
+                problems.append(Problem(path: origin, message: error.description))
+            }
+        }
+        if builtIn {
+            for file in BuiltInProfiles.files { read(file.json, origin: BuiltInProfiles.origin(of: file.name)) }
+        }
         let fileManager = FileManager.default
         var paths: [String] = []
         for directory in directories + required {
@@ -104,13 +107,7 @@ public enum DeviceProfileLoader {
                 problems.append(Problem(path: path, message: "cannot read the file"))
                 continue
             }
-            do {
-                let profile = try DeviceProfile(json: String(decoding: data, as: UTF8.self))
-                profiles.append(profile)
-                files[profile.id] = path
-            } catch {
-                problems.append(Problem(path: path, message: error.description))
-            }
+            read(String(decoding: data, as: UTF8.self), origin: path)
         }
         return Result(catalog: DeviceCatalog(profiles: profiles), problems: problems, files: files)
     }

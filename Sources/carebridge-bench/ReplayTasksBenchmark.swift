@@ -90,7 +90,7 @@ func runReplayTasksChild(tasks: Int) async throws {
     )
     try store.applyPlan(plan)
     let beforeReplayMB = (residentKilobytes(field: "VmRSS:") ?? 0) / 1024
-    let catalog = DeviceProfileLoader.load(directories: DeviceProfileLoader.defaultDirectories()).catalog
+    let catalog = DeviceProfileLoader.loadDefault().catalog
     guard catalog.profile(id: "heart-rate") != nil else {
         FileHandle.standardError.write(Data("carebridge-bench: Devices/ not found next to the executable\n".utf8))
         exit(66)

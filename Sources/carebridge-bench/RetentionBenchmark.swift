@@ -44,7 +44,7 @@ func runRetentionBenchmark() async throws {
          "retention": {"heartRate": {"keepRawDays": 90}, "rrInterval": {"keepRawDays": 30}}}
         """
     let document = try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone)
-    let catalog = DeviceProfileLoader.load(directories: DeviceProfileLoader.defaultDirectories()).catalog
+    let catalog = DeviceProfileLoader.loadDefault().catalog
     guard catalog.profile(id: "heart-rate") != nil else {
         FileHandle.standardError.write(Data("carebridge-bench: Devices/ not found next to the executable\n".utf8))
         exit(66)

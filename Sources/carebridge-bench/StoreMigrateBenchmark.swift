@@ -14,12 +14,15 @@ let storeMigrateBenchmark = Benchmark(
     summary: "upgrade a store of 1 M samples written by the release before the compact layout: time, sizes"
 ) {
     let count = Int(ProcessInfo.processInfo.environment["BENCH_SAMPLES"] ?? "") ?? 1_000_000
-    guard let devices = DeviceProfileLoader.builtInDirectory() else {
-        FileHandle.standardError.write(Data("carebridge-bench: the package checkout was not found\n".utf8))
+    // The fixture of the package checkout this was built from.
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(
+            "Tests/BridgeRuntimeTests/Fixtures/store-v9-before-compact.sqlite"
+        )
+    guard FileManager.default.fileExists(atPath: fixture.path) else {
+        FileHandle.standardError.write(Data("carebridge-bench: \(fixture.path): not found (needs the checkout)\n".utf8))
         exit(66)
     }
-    let fixture = devices.deletingLastPathComponent()
-        .appendingPathComponent("Tests/BridgeRuntimeTests/Fixtures/store-v9-before-compact.sqlite")
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "carebridge-bench-\(UUID().uuidString)"
     )

@@ -31,10 +31,7 @@ struct BlueZOptions: ParsableArguments {
     }
 
     func catalog() -> DeviceCatalog {
-        let loaded = DeviceProfileLoader.load(
-            directories: DeviceProfileLoader.defaultDirectories(),
-            required: devices.map { URL(fileURLWithPath: $0) }
-        )
+        let loaded = DeviceProfileLoader.loadDefault(required: devices.map { URL(fileURLWithPath: $0) })
         for problem in loaded.problems { Output.error("warning: device profile \(problem)") }
         return loaded.catalog
     }

@@ -12,7 +12,8 @@ struct ProfileSelection {
     /// Load problems of the selected files.
     var problems: [DeviceProfileLoader.Problem]
 
-    /// - Parameter paths: profile files or directories; none selects the built-in `Devices/`.
+    /// - Parameter paths: profile files or directories; none selects the built-in profiles (compiled in from
+    ///   `Devices/`). Paths that hold no profile at all are refused.
     static func load(_ paths: [String]) throws -> ProfileSelection {
         let fileManager = FileManager.default
         var directories: [URL] = []
@@ -25,13 +26,19 @@ struct ProfileSelection {
             let url = URL(fileURLWithPath: path)
             if isDirectory.boolValue { directories.append(url) } else { files.append(url) }
         }
-        if paths.isEmpty, let builtIn = DeviceProfileLoader.builtInDirectory() { directories = [builtIn] }
-        let given = DeviceProfileLoader.load(directories: [], required: directories, profileFiles: files)
-        let all = DeviceProfileLoader.load(
-            directories: DeviceProfileLoader.defaultDirectories(),
+        let given = DeviceProfileLoader.load(
+            builtIn: paths.isEmpty,
+            directories: [],
             required: directories,
             profileFiles: files
         )
+        let all = DeviceProfileLoader.loadDefault(required: directories, profileFiles: files)
+        if given.catalog.profiles.isEmpty && given.problems.isEmpty {
+            throw ValidationError(
+                "no device profile (*.json) in \(paths.joined(separator: ", ")): give profile files or a directory "
+                    + "that holds them"
+            )
+        }
         let selected = given.catalog.profiles.compactMap { profile in
             given.files[profile.id].map { (profile: profile, file: $0) }
         }

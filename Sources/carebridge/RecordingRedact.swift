@@ -80,7 +80,7 @@ struct RecordingRedact: ParsableCommand {
     /// Names that a profile matches by name no longer match once redacted: say so (by profile, not by name).
     func warnAboutNameMatchedProfiles(_ names: [String], redactor: RecordingRedactor) {
         guard !names.isEmpty else { return }
-        let profiles = DeviceProfileLoader.load(directories: DeviceProfileLoader.defaultDirectories(), required: [])
+        let profiles = DeviceProfileLoader.loadDefault()
             .catalog.profiles.filter { $0.match.namePattern != nil }
         var claimed: Set<String> = []
         for name in names {

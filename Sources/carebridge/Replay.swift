@@ -92,10 +92,7 @@ struct Replay: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let logger = CLILogging.logger
         let speed = ReplaySpeed(speed)!
-        let loaded = DeviceProfileLoader.load(
-            directories: DeviceProfileLoader.defaultDirectories(),
-            required: devices.map { URL(fileURLWithPath: $0) }
-        )
+        let loaded = DeviceProfileLoader.loadDefault(required: devices.map { URL(fileURLWithPath: $0) })
         for problem in loaded.problems { Output.error("warning: device profile \(problem)") }
         let configuration = PipelineConfiguration(timeZone: zone)
 

@@ -31,6 +31,41 @@ import Testing
         """
     }
 
+    @Test func aCopiedBinaryCarriesTheBuiltInProfilesAndAnEmptyDirectoryIsRefused() async throws {
+        // A binary copied away from the checkout (no Devices/ beside or above it) still has every shipped profile.
+        let copy = directory.appendingPathComponent("bin/carebridge")
+        try FileManager.default.createDirectory(
+            at: copy.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.copyItem(at: CarebridgeProcess.executable, to: copy)
+        let shipped = try FileManager.default.contentsOfDirectory(
+            atPath: PackageRoot.url.appendingPathComponent("Devices").path
+        )
+        .filter { $0.hasSuffix(".json") }.count
+        let lint = try await CarebridgeProcess.run(["profile", "lint"], executable: copy)
+        #expect(lint.status == 0, "\(lint.stderr)")
+        #expect(lint.stdout.contains("\(shipped) profile(s): 0 error(s)"), "\(lint.stdout)")
+        let store = directory.appendingPathComponent("store.sqlite").path
+        let replay = try await CarebridgeProcess.run(
+            [
+                "replay", "--store", store,
+                PackageRoot.url.appendingPathComponent("Recordings/weight-scale-morning-weigh-in.jsonl").path,
+            ],
+            executable: copy
+        )
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains("weight-scale"), "\(replay.stdout)")
+
+        let empty = directory.appendingPathComponent("no-profiles")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        for command in ["lint", "test"] {
+            let refused = try await CarebridgeProcess.run(["profile", command, empty.path], executable: copy)
+            #expect(refused.status == 64, "\(command): \(refused.stdout)")
+            #expect(refused.stderr.contains("no device profile (*.json) in \(empty.path)"), "\(refused.stderr)")
+        }
+    }
+
     @Test func shippedProfilesPassTheirFixtures() async throws {
         let result = try await CarebridgeProcess.run(["profile", "test"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

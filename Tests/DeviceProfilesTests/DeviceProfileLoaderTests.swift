@@ -189,24 +189,35 @@ import Testing
         )
     }
 
-    @Test func builtInDirectoryIsFoundAboveTheExecutable() throws {
-        let root = try directory([:])
-        defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("Devices"),
-            withIntermediateDirectories: true
-        )
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent(".build/debug"),
-            withIntermediateDirectories: true
-        )
-        let found = DeviceProfileLoader.builtInDirectory(
-            executable: root.appendingPathComponent(".build/debug/carebridge").path
-        )
-        #expect(
-            found?.resolvingSymlinksInPath().path
-                == root.appendingPathComponent("Devices").resolvingSymlinksInPath().path
-        )
+    @Test func theBuiltInProfilesAreEveryShippedProfileCompiledIn() throws {
+        // The build plugin embeds Devices/ as it is in the checkout: the same files, byte for byte.
+        let devices = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Devices")
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: devices.path)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        #expect(BuiltInProfiles.files.map(\.name) == shipped)
+        for file in BuiltInProfiles.files {
+            let text = try String(contentsOf: devices.appendingPathComponent(file.name), encoding: .utf8)
+            #expect(file.json == text, "\(file.name)")
+        }
+        let loaded = DeviceProfileLoader.load(builtIn: true, directories: [])
+        #expect(loaded.problems.isEmpty, "\(loaded.problems)")
+        #expect(loaded.catalog.profiles.count == shipped.count)
+        #expect(loaded.files["weight-scale"] == "built-in Devices/weight-scale.json")
+    }
+
+    @Test func aUserProfileReplacesTheBuiltInOneWithTheSameID() throws {
+        let config = try directory([:])
+        defer { try? FileManager.default.removeItem(at: config) }
+        let user = config.appendingPathComponent("carebridge/devices")
+        try FileManager.default.createDirectory(at: user, withIntermediateDirectories: true)
+        try Self.valid.replacingOccurrences(of: "my-scale", with: "weight-scale")
+            .replacingOccurrences(of: "\"priority\": 50", with: "\"priority\": 99")
+            .write(to: user.appendingPathComponent("mine.json"), atomically: true, encoding: .utf8)
+        let result = DeviceProfileLoader.loadDefault(environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(result.catalog.profile(id: "weight-scale")?.match.priority == 99)
+        #expect(result.files["weight-scale"] == user.appendingPathComponent("mine.json").path)
+        #expect(result.catalog.profiles.count == BuiltInProfiles.count)
     }
 
     @Test(
