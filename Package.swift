@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 
 import PackageDescription
 
@@ -445,5 +445,8 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    // Our targets only (not the dependencies): a warning fails every build, so CI's strict build and the test
+    // run are one build instead of two.
+    settings.append(.treatAllWarnings(as: .error))
     target.swiftSettings = settings
 }
