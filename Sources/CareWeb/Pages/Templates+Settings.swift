@@ -13,7 +13,7 @@ extension Templates {
         <label for="zone">Show times in</label>
         <select id="zone" name="zone" aria-describedby="zone-hint{{#error}} zone-error{{/error}}">
         <option value=""{{#isPlanZone}} selected{{/isPlanZone}}>The bridge's zone ({{planZone}})</option>
-        {{#zones}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/zones}}
+        {{#zones}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/zones}}
         </select>
         <p class="text" data-zone-suggest hidden><span></span> <button type="button">Choose it</button></p>
         <button class="primary" type="submit">Save</button>
