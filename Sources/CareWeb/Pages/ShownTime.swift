@@ -21,9 +21,11 @@ struct ShownTime: Sendable {
         zone.identifier != reference.identifier
     }
 
-    /// `New York` for America/New_York, `UTC` for UTC.
+    /// `New York` for America/New_York, `UTC` for UTC; an `Etc/` zone keeps its whole name (`Etc/GMT+5` is five
+    /// hours behind UTC: `GMT+5` alone would read the wrong way round).
     static func placeName(_ zone: TimeZone) -> String {
-        zone.identifier.split(separator: "/").last.map { $0.replacingOccurrences(of: "_", with: " ") }
+        guard !zone.identifier.hasPrefix("Etc/") else { return zone.identifier }
+        return zone.identifier.split(separator: "/").last.map { $0.replacingOccurrences(of: "_", with: " ") }
             ?? zone.identifier
     }
 
