@@ -14,6 +14,12 @@ struct GlobalOptions: ParsableArguments {
 
     /// The zone named by `--time-zone`, else `TZ`, else the system's.
     func resolvedTimeZone() throws -> TimeZone {
+        try Self.resolvedTimeZone(option: timeZone)
+    }
+
+    /// The zone named by `option`, else `TZ`, else the system's (for a command whose own `--time-zone` means
+    /// something else, as `users add`'s).
+    static func resolvedTimeZone(option timeZone: String?) throws -> TimeZone {
         if let name = timeZone ?? ProcessInfo.processInfo.environment["TZ"].flatMap({ $0.isEmpty ? nil : $0 }) {
             let trimmed = name.hasPrefix(":") ? String(name.dropFirst()) : name
             guard let zone = TimeZone(identifier: trimmed) ?? Self.zone(file: trimmed) else {

@@ -15,17 +15,21 @@ struct Users: AsyncParsableCommand {
             Roles: patient (their own day), caregiver (family who follow a patient), clinician (the care team's \
             patient list) and admin (every patient). Every role but admin sees only the patients it is linked to \
             (--sees, repeatable). Passwords come from a file (--password-file; `-` reads standard input) or a \
-            prompt, never from the command line; the store keeps a bcrypt hash.
+            prompt, never from the command line; the store keeps a bcrypt hash. The app shows each user's times \
+            in their time zone (--time-zone on add, `set-zone`, or the app's Settings page); without one, in the \
+            bridge's zone. The days stay the patient's plan days.
 
             Examples:
               carebridge users add anna --name "Anna Weber" --role patient --sees anna --password-file pw.txt
               carebridge users add nurse1 --name "Sam Ortiz" --role clinician --sees bed-1 --sees bed-2
               carebridge users link nurse1 --sees bed-1 --sees bed-3
+              carebridge users set-zone anna-daughter America/New_York
               carebridge users passwd anna --password-file -
               carebridge users list --json
             """,
         subcommands: [
-            UsersList.self, UsersAdd.self, UsersPasswd.self, UsersLink.self, UsersRevoke.self, UsersRemove.self,
+            UsersList.self, UsersAdd.self, UsersPasswd.self, UsersLink.self, UsersSetZone.self, UsersRevoke.self,
+            UsersRemove.self,
         ],
         defaultSubcommand: UsersList.self
     )
@@ -66,7 +70,17 @@ struct Users: AsyncParsableCommand {
             "id": .string(user.id), "name": .string(user.displayName), "role": .string(user.role.rawValue),
             "patients": .array(user.patientIDs.map(JSONValue.string)),
             "created": .string(ISO8601DateFormatter().string(from: user.createdDate)),
+            "timeZone": user.timeZone.map { .string($0.identifier) } ?? .null,
         ])
+    }
+
+    /// The zone `name` names, or a usage error saying which option held what.
+    static func zone(_ name: String, option: String) throws -> TimeZone {
+        do {
+            return try CareUser.zone(named: name)
+        } catch {
+            throw ValidationError("\(option): \(error.message); `carebridge users set-zone --help` shows more")
+        }
     }
 }
 
@@ -76,7 +90,8 @@ struct UsersList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the users (the default of `carebridge users`).",
-        discussion: "JSON (--json): [{\"id\", \"name\", \"role\", \"patients\", \"created\"}].\n\n\(StoreExit.help)"
+        discussion:
+            "JSON (--json): [{\"id\", \"name\", \"role\", \"patients\", \"created\", \"timeZone\" (null: the bridge's zone)}].\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -96,8 +111,9 @@ struct UsersList: AsyncParsableCommand {
             } else {
                 for user in users {
                     let patients = user.role == .admin ? "all patients" : user.patientIDs.joined(separator: ", ")
+                    let zone = user.timeZone?.identifier ?? "bridge's zone"
                     print(
-                        "\(user.id)  \(user.displayName)  \(user.role.rawValue)  \(patients.isEmpty ? "no patients" : patients)"
+                        "\(user.id)  \(user.displayName)  \(user.role.rawValue)  \(patients.isEmpty ? "no patients" : patients)  \(zone)"
                     )
                 }
             }
@@ -116,7 +132,6 @@ struct UsersAdd: AsyncParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The login name (letters, digits, . _ - @).")
     var id: String
@@ -139,8 +154,23 @@ struct UsersAdd: AsyncParsableCommand {
     )
     var passwordFile: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The zone the app shows this user's times in (IANA name, e.g. America/New_York).",
+            discussion: "Default: the bridge's zone. The user can change it on the app's Settings page.",
+            valueName: "zone"
+        )
+    )
+    var timeZone: String?
+
+    func validate() throws {
+        if let timeZone { _ = try Users.zone(timeZone, option: "--time-zone") }
+    }
+
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), patients: .any)
+        let store = try storeOptions.open(zone: try GlobalOptions.resolvedTimeZone(option: nil), patients: .any)
+        let zone = try timeZone.map { try Users.zone($0, option: "--time-zone") }
         if role != .admin, patients.isEmpty {
             Output.error(
                 "warning: \(id) is linked to no patient and will see nobody; link with `carebridge users link`"
@@ -148,9 +178,9 @@ struct UsersAdd: AsyncParsableCommand {
         }
         let password = try Users.readPassword(file: passwordFile)
         do {
-            let user = CareUser(id: id, displayName: name, role: role, patientIDs: patients)
+            let user = CareUser(id: id, displayName: name, role: role, patientIDs: patients, timeZone: zone)
             try await store.addUser(user, passwordHash: PasswordHasher().hash(password))
-            print("Added \(role.rawValue) \(id) (\(name)).")
+            print("Added \(role.rawValue) \(id) (\(name)), times in \(zone?.identifier ?? "the bridge's zone").")
         } catch {
             throw StoreExit.fail(error)
         }
@@ -214,6 +244,55 @@ struct UsersLink: AsyncParsableCommand {
             print(
                 patients.isEmpty ? "\(id) now sees no patient." : "\(id) now sees \(patients.joined(separator: ", "))."
             )
+        } catch {
+            throw StoreExit.fail(error)
+        }
+    }
+}
+
+struct UsersSetZone: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-zone",
+        abstract: "Set the time zone the care app shows a user's times in.",
+        discussion: """
+            The days stay the patient's plan days; only the times are shown in the user's zone (and the plan's \
+            beside them when the two differ). --bridge goes back to the bridge's zone.
+
+            Examples:
+              carebridge users set-zone anna-daughter America/New_York
+              carebridge users set-zone anna-daughter --bridge
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The login name.")
+    var id: String
+
+    @Argument(help: ArgumentHelp("The IANA zone name (Europe/Berlin, America/New_York, UTC).", valueName: "zone"))
+    var zone: String?
+
+    @Flag(name: .long, help: "Show the user's times in the bridge's zone again.")
+    var bridge = false
+
+    func validate() throws {
+        switch (zone, bridge) {
+        case (nil, false): throw ValidationError("give a zone (such as Europe/Berlin) or --bridge")
+        case (.some, true): throw ValidationError("give a zone or --bridge, not both")
+        case (.some(let zone), false): _ = try Users.zone(zone, option: "zone")
+        case (nil, true): break
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let chosen = try zone.map { try Users.zone($0, option: "zone") }
+        do {
+            try await store.setTimeZone(userID: id, chosen)
+            print("\(id) now sees times in \(chosen?.identifier ?? "the bridge's zone").")
         } catch {
             throw StoreExit.fail(error)
         }

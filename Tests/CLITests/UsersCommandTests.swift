@@ -94,4 +94,57 @@ import Testing
         let tls = try await run(["serve", "--tls-cert", scratch.path("missing.pem")])
         #expect(tls.status == 64 && tls.stderr.contains("--tls-cert and --tls-key go together"), "\(tls.stderr)")
     }
+
+    @Test func aUsersTimeZoneIsSetOnAddAndWithSetZoneListedAndAnUnknownOneRefused() async throws {
+        try await addPatient("anna")
+        let added = try await run(
+            [
+                "users", "add", "lena", "--name", "Lena Weber", "--role", "caregiver", "--sees", "anna",
+                "--time-zone", "America/New_York", "--password-file", "-",
+            ],
+            stdin: "correct horse battery\n"
+        )
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("times in America/New_York"), "\(added.stdout)")
+        let anna = try await run(
+            [
+                "users", "add", "anna", "--name", "Anna Weber", "--role", "patient", "--sees", "anna",
+                "--password-file", "-",
+            ],
+            stdin: "correct horse battery\n"
+        )
+        #expect(anna.status == 0 && anna.stdout.contains("times in the bridge's zone"), "\(anna.stdout)")
+        let listed = try await run(["users", "list"])
+        #expect(listed.stdout.contains("lena  Lena Weber  caregiver  anna  America/New_York"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("anna  Anna Weber  patient  anna  bridge's zone"), "\(listed.stdout)")
+
+        let unknown = try await run(
+            [
+                "users", "add", "tom", "--name", "Tom", "--role", "admin", "--time-zone", "EST", "--password-file", "-",
+            ],
+            stdin: "correct horse battery\n"
+        )
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.contains(
+                "--time-zone: unknown time zone 'EST': use an IANA name such as Europe/Berlin, America/New_York or UTC"
+            ),
+            "\(unknown.stderr)"
+        )
+        let badSet = try await run(["users", "set-zone", "lena", "Europe/Berln"])
+        #expect(badSet.status == 64 && badSet.stderr.contains("unknown time zone 'Europe/Berln'"), "\(badSet.stderr)")
+        let neither = try await run(["users", "set-zone", "lena"])
+        #expect(neither.status == 64 && neither.stderr.contains("give a zone (such as Europe/Berlin) or --bridge"))
+        let nobody = try await run(["users", "set-zone", "nobody", "UTC"])
+        #expect(nobody.status == 1 && nobody.stderr.contains("no user 'nobody'"), "\(nobody.stderr)")
+
+        let moved = try await run(["users", "set-zone", "anna", "Asia/Tokyo"])
+        #expect(moved.status == 0 && moved.stdout.contains("anna now sees times in Asia/Tokyo."), "\(moved.stderr)")
+        let back = try await run(["users", "set-zone", "lena", "--bridge"])
+        #expect(back.status == 0 && back.stdout.contains("lena now sees times in the bridge's zone."))
+        let json = try await run(["users", "list", "--json"])
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(users.map { $0["timeZone"] as? String } == ["Asia/Tokyo", nil])
+        #expect(users.last?["timeZone"] is NSNull, "null: the bridge's zone")
+    }
 }

@@ -234,6 +234,25 @@ struct BrowserTests {
         }
     }
 
+    /// The settings page (axe at each size): the browser's zone offered but not saved, then New York chosen and
+    /// saved; Today's 08:05 Berlin dose reads 02:05 New York time on the same plan day.
+    @Test func choosingNewYorkOnTheSettingsPageMovesTodaysTimesButNotTheDay() async throws {
+        try await prepare()
+        try await recordADay()
+        try await withServer { server in
+            try await scenario(
+                "zone",
+                on: server,
+                [
+                    "--day", "2026-11-19", "--task", "medication", "--before", "Done at 08:05", "--zone",
+                    "America/New_York", "--expect", "Done at 02:05 New York time", "--sizes", "narrow,desktop",
+                ]
+            )
+        }
+        let users = try await json(["users", "list"])
+        #expect(users.first { $0["id"] as? String == "anna" }?["timeZone"] as? String == "America/New_York")
+    }
+
     @Test func thePatientListOfAClinicianHasNoSeriousAccessibilityViolations() async throws {
         try await prepare()
         try await recordADay()

@@ -14,12 +14,12 @@ extension CareStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO appUser (id, displayName, role, passwordHash, createdDate, passwordChangedDate)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO appUser (id, displayName, role, passwordHash, createdDate, passwordChangedDate, timeZone)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     user.id, user.displayName, user.role.rawValue, passwordHash, now.timeIntervalSince1970,
-                    now.timeIntervalSince1970,
+                    now.timeIntervalSince1970, user.timeZone?.identifier,
                 ]
             )
             try Self.link(db, userID: user.id, patientIDs: user.patientIDs)
@@ -60,6 +60,18 @@ extension CareStore {
             )
             guard db.changesCount == 1 else { throw Self.noUser(userID) }
             try db.execute(sql: "DELETE FROM appSession WHERE userID = ?", arguments: [userID])
+        }
+    }
+
+    /// Sets the zone the care app shows a user's times in; nil: the bridge's zone.
+    /// - Throws: ``CareStoreError`` `.userNotFound`.
+    public func setTimeZone(userID: String, _ zone: TimeZone?) async throws(CareStoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE appUser SET timeZone = ? WHERE id = ?",
+                arguments: [zone?.identifier, userID]
+            )
+            guard db.changesCount == 1 else { throw Self.noUser(userID) }
         }
     }
 
@@ -231,7 +243,7 @@ extension CareStore {
     private static func users(_ db: Database, where id: String?) throws -> [CareUser] {
         let rows = try Row.fetchAll(
             db,
-            sql: "SELECT id, displayName, role, createdDate FROM appUser"
+            sql: "SELECT id, displayName, role, createdDate, timeZone FROM appUser"
                 + (id == nil ? "" : " WHERE id = ?") + " ORDER BY id",
             arguments: id.map { [$0] } ?? []
         )
@@ -251,7 +263,10 @@ extension CareStore {
                 displayName: row["displayName"],
                 role: role,
                 patientIDs: patients,
-                createdDate: Date(timeIntervalSince1970: row["createdDate"])
+                createdDate: Date(timeIntervalSince1970: row["createdDate"]),
+                // A name the system's tz database no longer knows falls back to the bridge's zone, which every
+                // page names, rather than locking the user out.
+                timeZone: (row["timeZone"] as String?).flatMap(TimeZone.init(identifier:))
             )
         }
     }

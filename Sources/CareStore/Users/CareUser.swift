@@ -22,13 +22,41 @@ public struct CareUser: Sendable, Hashable, Identifiable {
     /// The patients this user may see (ignored for ``Role/admin``, who sees all).
     public var patientIDs: [String]
     public var createdDate: Date
+    /// The zone the care app shows this user's times in; nil: the bridge's zone (the plans' days are always the
+    /// patient's, whatever the user's zone).
+    public var timeZone: TimeZone?
 
-    public init(id: String, displayName: String, role: Role, patientIDs: [String], createdDate: Date = Date()) {
+    public init(
+        id: String,
+        displayName: String,
+        role: Role,
+        patientIDs: [String],
+        createdDate: Date = Date(),
+        timeZone: TimeZone? = nil
+    ) {
         self.id = id
         self.displayName = displayName
         self.role = role
         self.patientIDs = patientIDs
         self.createdDate = createdDate
+        self.timeZone = timeZone
+    }
+
+    /// The IANA zone names a user may choose, sorted (`Africa/Abidjan` … `UTC`).
+    public static let zoneNames: [String] = Array(Set(TimeZone.knownTimeZoneIdentifiers + ["UTC"])).sorted()
+
+    private static let knownZoneNames = Set(zoneNames)
+
+    /// The zone with this IANA name, spelled exactly as the tz database does (`America/New_York`).
+    /// - Throws: ``CareStoreError`` `.invalidUser` naming the zone when it is not one (`EST`, `Mars/Base`).
+    public static func zone(named name: String) throws(CareStoreError) -> TimeZone {
+        guard knownZoneNames.contains(name), let zone = TimeZone(identifier: name) else {
+            throw CareStoreError(
+                .invalidUser,
+                "unknown time zone '\(name)': use an IANA name such as Europe/Berlin, America/New_York or UTC"
+            )
+        }
+        return zone
     }
 
     /// Whether this user may see the patient's data.

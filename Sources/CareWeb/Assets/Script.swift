@@ -3,6 +3,22 @@
 enum Script {
     static let text = """
         (function () {
+          // Settings: offer the browser's zone as a choice; it is saved only when the user saves the form.
+          var suggest = document.querySelector('[data-zone-suggest]');
+          var select = document.getElementById('zone');
+          var browserZone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+          if (suggest && select && browserZone && select.value !== browserZone &&
+              Array.prototype.some.call(select.options, function (o) { return o.value === browserZone; })) {
+            suggest.querySelector('span').textContent = 'This device is set to ' + browserZone + '.';
+            suggest.querySelector('button').textContent = 'Choose ' + browserZone;
+            suggest.querySelector('button').addEventListener('click', function () {
+              select.value = browserZone;
+              select.focus();
+            });
+            suggest.hidden = false;
+          }
+        })();
+        (function () {
           var main = document.querySelector('[data-live]');
           if (!main || !window.EventSource || !window.fetch) return;
           var pending = null;

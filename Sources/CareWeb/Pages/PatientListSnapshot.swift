@@ -11,8 +11,9 @@ struct PatientListSnapshot: Sendable {
         var patient: Patient
         /// Today's events that count for adherence, for done/total and what is overdue now.
         var today: [CareEvent]
-        /// Each measured task's last value and its direction (``DashboardRoutes/vitals(_:)``).
-        var vitals: [String]
+        /// Each measured task's last value and its direction, with when it was measured (the time is rendered
+        /// per request, in each user's zone: ``DashboardRoutes/vitals(_:)``).
+        var vitals: [(text: String, at: Date)]
         var openAlerts: Int
     }
 

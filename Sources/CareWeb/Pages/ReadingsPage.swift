@@ -20,11 +20,14 @@ struct ReadingsPage {
     let reviews: [UUID: [SampleReview]]
     let user: CareUser
     let now: Date
+    /// The plan's zone: the period's days.
     let zone: TimeZone
+    /// How the user reads the times (their zone; typed-in times are read in it too).
+    let shown: ShownTime
 
     /// The page's template values; `entry` holds what a refused entry form had, to show it again.
     func context(error: String? = nil, entry: [String: String] = [:]) -> [String: Any] {
-        let shown = readings.prefix(Self.limit)
+        let listed = readings.prefix(Self.limit)
         var values: [String: Any] = [
             "patientName": patient.name, "patientID": patient.id, "onReadings": true,
             "from": period.first.key, "to": period.last.key,
@@ -32,14 +35,16 @@ struct ReadingsPage {
             "types": Self.filterTypes.map { type -> [String: Any] in
                 ["value": type.rawValue, "label": type.title.capitalizedFirst, "selected": type == self.type]
             },
-            "quarantinedOnly": quarantinedOnly, "hasRows": !shown.isEmpty,
-            "rows": Self.rows(Array(shown), reviews: reviews, user: user, zone: zone),
+            "quarantinedOnly": quarantinedOnly, "hasRows": !listed.isEmpty,
+            "rows": Self.rows(Array(listed), reviews: reviews, user: user, shown: self.shown),
             "entryTypes": Self.entryTypes.map { value, label -> [String: Any] in
                 ["value": value, "label": label, "selected": value == (entry["type"] ?? "bodyMass")]
             },
             "entryReading": entry["reading"] ?? "", "entryNote": entry["note"] ?? "",
-            "entryAt": entry["at"] ?? Self.localInput(now, zone: zone),
+            "entryAt": entry["at"] ?? Self.localInput(now, zone: shown.zone),
+            "entryZone": "\(ShownTime.placeName(shown.zone)) time",
         ]
+        if let note = shown.note(patientName: patient.name, at: now) { values["zoneNote"] = note }
         if readings.count > Self.limit {
             values["truncated"] =
                 "More than \(Self.limit) readings in this period: the first \(Self.limit) are shown. "
@@ -55,7 +60,7 @@ struct ReadingsPage {
         _ readings: [StoredSample],
         reviews: [UUID: [SampleReview]],
         user: CareUser,
-        zone: TimeZone
+        shown: ShownTime
     ) -> [[String: Any]] {
         func key(_ sample: QuantitySample) -> String {
             "\(sample.start.timeIntervalSince1970)|\(sample.source.device?.address ?? sample.source.kind.rawValue)"
@@ -72,7 +77,7 @@ struct ReadingsPage {
         let paired = Set(pairs.values.map(\.id))
         return readings.compactMap { stored -> [String: Any]? in
             guard !paired.contains(stored.id) else { return nil }
-            var row = row(stored, reviews: reviews[stored.id] ?? [], user: user, zone: zone)
+            var row = row(stored, reviews: reviews[stored.id] ?? [], user: user, shown: shown)
             if let low = pairs[stored.id] {
                 let number = { (sample: QuantitySample) in
                     DisplayQuantity.number(sample.value, decimals: DisplayQuantity.decimals(of: sample))
@@ -91,12 +96,16 @@ struct ReadingsPage {
     }
 
     /// One reading as a table row (and the review page's values).
-    static func row(_ stored: StoredSample, reviews: [SampleReview], user: CareUser, zone: TimeZone) -> [String: Any] {
+    static func row(
+        _ stored: StoredSample,
+        reviews: [SampleReview],
+        user: CareUser,
+        shown: ShownTime
+    ) -> [String: Any] {
         let sample = stored.sample
         var row: [String: Any] = [
             "id": stored.id.uuidString.lowercased(), "type": sample.type.title.capitalizedFirst,
-            "when": "\(CalendarDay(containing: sample.start, zone: zone).shortLabel(zone: zone)) "
-                + CalendarDay.time(sample.start, zone: zone),
+            "when": shown.dateTime(sample.start),
             "value": value(sample), "source": source(stored),
             "notes": notes(stored, reviews: reviews),
         ]

@@ -45,7 +45,7 @@ extension Templates {
         <label for="entry-reading">Reading, with its unit</label>
         <input id="entry-reading" name="reading" required value="{{entryReading}}" autocomplete="off" aria-describedby="entry-hint">
         <p class="text" id="entry-hint">As the device shows it: 72.4 kg, 11 st 4 lb, 128/82 mmHg, 72 bpm, 37.2 °C, 5.3 mmol/L, 97 %.</p>
-        <label for="entry-at">Measured at</label>
+        <label for="entry-at">Measured at ({{entryZone}})</label>
         <input id="entry-at" name="at" type="datetime-local" value="{{entryAt}}">
         <label for="entry-note">Note (optional)</label>
         <input id="entry-note" name="note" value="{{entryNote}}">

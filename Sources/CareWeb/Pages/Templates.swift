@@ -4,7 +4,7 @@ enum Templates {
     static let all: [String: String] = [
         "layout": layout, "login": login, "today": today, "patients": patients, "error": error,
         "patientNav": patientNav, "insights": insights, "connect": connect, "readings": readings,
-        "readingReview": readingReview, "devices": devices, "setup": setup,
+        "readingReview": readingReview, "devices": devices, "setup": setup, "settings": settings,
     ]
 
     /// The patient's screens, with the current one marked for screen readers.
@@ -17,6 +17,7 @@ enum Templates {
         <a href="/patients/{{patientID}}/devices"{{#onDevices}} aria-current="page"{{/onDevices}}>Devices</a>
         <a href="/patients/{{patientID}}/report">Report (PDF)</a>
         </nav>
+        {{#zoneNote}}<p class="text zone-note">{{zoneNote}} <a href="/settings">Change your zone</a></p>{{/zoneNote}}
         """
 
     static let insights = """
@@ -94,6 +95,7 @@ enum Templates {
         {{#user}}
         <nav aria-label="Main"><ul>
         {{#showPatients}}<li><a href="/patients">Patients</a></li>{{/showPatients}}
+        <li><a href="/settings">Settings</a></li>
         </ul></nav>
         <form method="post" action="/logout" class="signout">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -153,6 +155,7 @@ enum Templates {
     static let patients = """
         <h1>Patients</h1>
         <p class="sub">Today, {{dayLabel}}: most urgent first.</p>
+        {{#zoneNote}}<p class="text zone-note">{{zoneNote}} <a href="/settings">Change your zone</a></p>{{/zoneNote}}
         {{#hasRows}}
         <div class="table-wrap">
         <table class="patients">

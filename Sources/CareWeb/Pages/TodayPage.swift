@@ -14,7 +14,10 @@ struct TodayPage {
     /// The day's undone outcomes, oldest first: an event without outcome says who undid it and when.
     var undos: [OutcomeUndo] = []
     let now: Date
+    /// The plan's zone: the day's.
     let zone: TimeZone
+    /// How the user reads the times (their zone).
+    let shown: ShownTime
 
     var done: Int { events.filter { $0.impactsAdherence && $0.isCompleted }.count }
     var total: Int { events.filter(\.impactsAdherence).count }
@@ -30,6 +33,9 @@ struct TodayPage {
             "events": events.map(event), "hasEvents": !events.isEmpty, "onToday": true,
         ]
         if next.start <= today.start { values["nextDay"] = next.key }
+        if let note = shown.note(patientName: patient.name, at: day.start.addingTimeInterval(12 * 3600), oneDay: true) {
+            values["zoneNote"] = note
+        }
         if let error { values["error"] = error }
         return values
     }
@@ -41,7 +47,7 @@ struct TodayPage {
             "anchor": Self.anchor(task: event.taskID, occurrence: event.occurrence),
             "time": event.isAllDay
                 ? "All day"
-                : "\(CalendarDay.time(event.start, zone: zone))–\(CalendarDay.time(event.end, zone: zone))",
+                : shown.window(start: event.start, end: event.end, planZone: zone),
         ]
         if let text = event.text { values["text"] = text }
         if let note = event.outcome?.note { values["note"] = note }
@@ -49,7 +55,7 @@ struct TodayPage {
             let undo = undos.last(where: { $0.taskID == event.taskID && $0.occurrence == event.occurrence })
         {
             let who = undo.author.map { " by \($0)" } ?? " from the command line"
-            values["undone"] = "Undone\(who) at \(CalendarDay.time(undo.undoneAt, zone: zone))"
+            values["undone"] = "Undone\(who) at \(shown.time(undo.undoneAt, reference: zone))"
         }
         let isFuture = event.start > now.addingTimeInterval(CareStore.futureTolerance)
         let isMeasurement = event.kind == .assessment && event.answer == nil
@@ -85,7 +91,7 @@ struct TodayPage {
         let by = outcome.author.map { " by \($0)" } ?? ""
         if let reason = outcome.notDoneReason { return ("Not done: \(reason)\(by)", "notdone") }
         guard let value = outcome.values.last else { return ("Note only", "open") }
-        let at = CalendarDay.time(value.measuredAt, zone: zone)
+        let at = shown.time(value.measuredAt, reference: zone)
         if let format = event.answer {
             return ("Answered \(format.display(value: value.value, text: value.text)) at \(at)\(by)", "done")
         }

@@ -21,13 +21,16 @@ struct DashboardRoutes {
             let user = try context.requireUser()
             let rows = try await rows(for: user)
             let zone = app.store.bridgeZone
+            var content: [String: Any] = [
+                "rows": rows, "hasRows": !rows.isEmpty,
+                "dayLabel": CalendarDay(containing: app.now(), zone: zone).label(zone: zone),
+            ]
+            let shown = ShownTime(user: user, bridgeZone: zone)
+            if let note = shown.note(patientName: "each patient", at: app.now()) { content["zoneNote"] = note }
             return app.pages.page(
                 title: "Patients",
                 template: "patients",
-                content: [
-                    "rows": rows, "hasRows": !rows.isEmpty,
-                    "dayLabel": CalendarDay(containing: app.now(), zone: zone).label(zone: zone),
-                ],
+                content: content,
                 session: context.session,
                 live: nil
             )
@@ -41,6 +44,7 @@ struct DashboardRoutes {
     private func rows(for user: CareUser) async throws -> [[String: Any]] {
         let now = app.now()
         let day = CalendarDay(containing: now, zone: app.store.bridgeZone)
+        let shown = ShownTime(user: user, bridgeZone: app.store.bridgeZone)
         // The whole ward's reads are shared by every request until the store changes; only who may see whom and
         // what is overdue at this minute are worked out per request.
         let snapshot = try await app.patientList.snapshot(day: day, store: app.store)
@@ -58,14 +62,15 @@ struct DashboardRoutes {
             [
                 "id": row.entry.patient.id, "name": row.entry.patient.name, "alerts": row.alerts,
                 "overdue": row.overdue, "done": row.done, "total": row.total,
-                "vitals": row.entry.vitals.joined(separator: "; "),
+                "vitals": row.entry.vitals.map { "\($0.text) (\(shown.dateTime($0.at)))" }.joined(separator: "; "),
                 "rowClass": row.alerts > 0 ? "urgent" : row.overdue > 0 ? "late" : "",
             ]
         }
     }
 
-    /// Each measured task's last value and its direction against the one before: `Weigh yourself 72.5 kg, rising`.
-    static func vitals(_ events: [CareEvent]) -> [String] {
+    /// Each measured task's last value and its direction against the one before, `Weigh yourself 72.5 kg, rising`,
+    /// with the instant it was measured.
+    static func vitals(_ events: [CareEvent]) -> [(text: String, at: Date)] {
         let measured = events.filter { $0.kind == .assessment && $0.answer == nil }
         var byTask: [String: [OutcomeValue]] = [:]
         var order: [String] = []
@@ -85,7 +90,7 @@ struct DashboardRoutes {
                 let tolerance = max(abs(previous.value) * 0.01, 0.05)
                 text += change > tolerance ? ", rising" : change < -tolerance ? ", falling" : ", steady"
             }
-            return text
+            return (text, last.measuredAt)
         }
     }
 }

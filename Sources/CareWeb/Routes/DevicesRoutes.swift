@@ -28,7 +28,7 @@ struct DevicesRoutes {
     private func page(context: WebContext) async throws -> Response {
         let user = try context.requireUser()
         let patient = try await app.patient(context)
-        let zone = app.store.bridgeZone
+        let shown = ShownTime(user: user, bridgeZone: app.store.bridgeZone)
         let now = app.now()
         let devices = try await app.store.devices(
             of: patient.id,
@@ -37,9 +37,10 @@ struct DevicesRoutes {
         let batteries = try await app.store.batteryLevels()
         var content: [String: Any] = [
             "patientName": patient.name, "patientID": patient.id, "onDevices": true, "days": Self.days,
-            "devices": devices.map { device(patient: patient, $0, battery: batteries[$0.identity.key], zone: zone) },
+            "devices": devices.map { device(patient: patient, $0, battery: batteries[$0.identity.key], shown: shown) },
             "hasDevices": !devices.isEmpty,
         ]
+        if let note = shown.note(patientName: patient.name, at: now) { content["zoneNote"] = note }
         if user.maySeeInbox {
             let store = app.store
             let query = SampleQuery(quarantine: .included, limit: Self.inboxLimit, unassignedOnly: true)
@@ -51,7 +52,7 @@ struct DevicesRoutes {
                     "hasReadings": !measurements.isEmpty,
                     "readings": measurements.map { values -> [String: Any] in
                         let first = values[0]
-                        var row = ReadingsPage.row(first, reviews: [], user: user, zone: zone)
+                        var row = ReadingsPage.row(first, reviews: [], user: user, shown: shown)
                         row["what"] = values.map {
                             "\($0.sample.type.title.capitalizedFirst) \(ReadingsPage.value($0.sample))"
                         }.joined(separator: ", ")
@@ -98,7 +99,7 @@ struct DevicesRoutes {
         patient: Patient,
         _ device: SeenDevice,
         battery: (level: Int, at: Date)?,
-        zone: TimeZone
+        shown: ShownTime
     ) -> [String: Any] {
         let identity = device.identity
         let made = [identity.manufacturer, identity.model].compactMap { $0 }.joined(separator: " ")
@@ -107,9 +108,7 @@ struct DevicesRoutes {
             "name": name.isEmpty ? identity.address ?? identity.serial ?? "A device" : name,
             // A device without a Battery Service (or not connected yet) says so rather than leaving it out.
             "battery": battery.map { level, at in
-                let read =
-                    "\(CalendarDay(containing: at, zone: zone).shortLabel(zone: zone)) \(CalendarDay.time(at, zone: zone))"
-                return "\(level) %\(level <= 10 ? ", replace soon" : ""), read \(read)"
+                "\(level) %\(level <= 10 ? ", replace soon" : ""), read \(shown.dateTime(at))"
             } ?? "not reported to the bridge",
         ]
         if let address = identity.address ?? identity.serial { row["address"] = address }
@@ -125,10 +124,8 @@ struct DevicesRoutes {
         var slotText = slots.map(String.init)
         if let last = device.lastReading {
             let sample = last.sample
-            let day = CalendarDay(containing: sample.start, zone: zone)
             row["last"] =
-                "\(sample.type.title.capitalizedFirst) \(ReadingsPage.value(sample)), "
-                + "\(day.shortLabel(zone: zone)) \(CalendarDay.time(sample.start, zone: zone))"
+                "\(sample.type.title.capitalizedFirst) \(ReadingsPage.value(sample)), \(shown.dateTime(sample.start))"
             if slotText.isEmpty, let slot = sample.metadata["userID"] { slotText = [slot] }
         } else {
             row["last"] = "None in the last \(Self.days) days"

@@ -40,9 +40,9 @@ struct PatientScreensRoutes {
             patient: patient.name,
             generatedAt: now
         )
-        let zone = store.bridgeZone
+        let shown = ShownTime(user: context.session?.user, bridgeZone: store.bridgeZone)
         let alerts = try await store.alerts(includeClosed: false, order: .triage)
-        let content: [String: Any] = [
+        var content: [String: Any] = [
             "patientName": patient.name, "patientID": patient.id, "onInsights": true, "period": report.period,
             "summary": report.summary, "charts": report.charts.map { ["svg": HTMLReport.svg($0)] },
             "hasAlerts": !alerts.isEmpty,
@@ -50,11 +50,11 @@ struct PatientScreensRoutes {
                 [
                     "id": "\(alert.id)", "severity": alert.trip.severity.rawValue,
                     "severityLabel": alert.trip.severity.rawValue.capitalized, "message": alert.trip.message,
-                    "when": "\(CalendarDay(containing: alert.trip.occurredAt, zone: zone).label(zone: zone)) "
-                        + CalendarDay.time(alert.trip.occurredAt, zone: zone),
+                    "when": shown.longDateTime(alert.trip.occurredAt),
                 ]
             },
         ]
+        if let note = shown.note(patientName: patient.name, at: now) { content["zoneNote"] = note }
         return app.pages.page(
             title: "\(patient.name): insights",
             template: "insights",
@@ -86,13 +86,9 @@ struct PatientScreensRoutes {
     private func connect(_ request: Request, context: WebContext) async throws -> Response {
         let patient = try await app.patient(context)
         let store = app.store.scoped(to: patient.id)
-        let zone = store.bridgeZone
+        let shown = ShownTime(user: context.session?.user, bridgeZone: store.bridgeZone)
         let contacts = try await store.contacts(patientID: patient.id)
         let shares = Dictionary(grouping: try await store.shares(), by: \.contactID)
-        let when = DateFormatter()
-        when.locale = Locale(identifier: "en_GB")
-        when.timeZone = zone
-        when.dateFormat = "d MMM yyyy, HH:mm"
         let dial = { (number: String) -> [String: String] in
             ["shown": number, "dial": number.filter { $0.isNumber || $0 == "+" }]
         }
@@ -114,7 +110,7 @@ struct PatientScreensRoutes {
             row["id"] = contact.id
             row["shareable"] = contact.receives.contains(.reports)
             let shared = (shares[contact.id] ?? []).suffix(5).reversed().map { entry in
-                "\(entry.what) \(entry.detail ?? "") (\(entry.channel), \(when.string(from: entry.sharedAt)))"
+                "\(entry.what) \(entry.detail ?? "") (\(entry.channel), \(shown.dateTime(entry.sharedAt)))"
             }
             row["shared"] = shared
             row["hasShared"] = !shared.isEmpty
@@ -124,9 +120,12 @@ struct PatientScreensRoutes {
             "patientName": patient.name, "patientID": patient.id, "onConnect": true, "contacts": rows,
             "hasContacts": !rows.isEmpty,
         ]
+        if let note = shown.note(patientName: patient.name, at: app.now()) { content["zoneNote"] = note }
         if let id = request.uri.queryParameters["shared"].map(String.init),
             let contact = contacts.first(where: { $0.id == id }),
-            let from = request.uri.queryParameters["from"].flatMap({ CalendarDay(key: String($0), zone: zone) })
+            let from = request.uri.queryParameters["from"].flatMap({
+                CalendarDay(key: String($0), zone: store.bridgeZone)
+            })
         {
             content["notice"] = "The report of the week from \(from.key) is recorded as shared with \(contact.name)."
             content["download"] = "/patients/\(patient.id)/report?from=\(from.key)"

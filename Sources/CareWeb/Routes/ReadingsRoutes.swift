@@ -63,7 +63,8 @@ struct ReadingsRoutes {
             reviews: reviews,
             user: user,
             now: now,
-            zone: zone
+            zone: zone,
+            shown: ShownTime(user: user, bridgeZone: zone)
         )
         return app.pages.page(
             title: "\(patient.name): readings",
@@ -94,7 +95,8 @@ struct ReadingsRoutes {
             guard let wall = try? WallClockTime(parsing: text) else {
                 return try await refuse("'\(text)' is not a date and time; use the form's date and time fields.")
             }
-            measured = wall.date(in: zone)
+            // Typed as the user reads times: in their zone (the day it lands on is then the plan's).
+            measured = wall.date(in: ShownTime(user: session.user, bridgeZone: zone).zone)
         }
         var samples: [QuantitySample]
         do {
@@ -154,7 +156,12 @@ struct ReadingsRoutes {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let (user, patient, stored) = try await reviewTarget(context)
-        var content = ReadingsPage.row(stored, reviews: [], user: user, zone: app.store.bridgeZone)
+        var content = ReadingsPage.row(
+            stored,
+            reviews: [],
+            user: user,
+            shown: ShownTime(user: user, bridgeZone: app.store.bridgeZone)
+        )
         content["patientName"] = patient.name
         content["patientID"] = patient.id
         content["onReadings"] = true

@@ -47,7 +47,8 @@ struct TodayRoutes {
             events: events,
             undos: undos,
             now: app.now(),
-            zone: app.store.bridgeZone
+            zone: app.store.bridgeZone,
+            shown: ShownTime(user: context.session?.user, bridgeZone: app.store.bridgeZone)
         )
         return app.pages.page(
             title: "\(patient.name): \(day.label(zone: app.store.bridgeZone))",
@@ -93,7 +94,8 @@ struct TodayRoutes {
         guard event.start <= now.addingTimeInterval(CareStore.futureTolerance) else {
             throw WebError(
                 .conflict,
-                "\(event.title) is not due yet; it can be completed from \(CalendarDay.time(event.start, zone: event.timeZone))."
+                "\(event.title) is not due yet; it can be completed from "
+                    + "\(ShownTime(user: session.user, bridgeZone: store.bridgeZone).time(event.start, reference: event.timeZone))."
             )
         }
         guard !(event.kind == .assessment && event.answer == nil) else {

@@ -430,24 +430,80 @@ def scenario_axe(browser, args):
             task, _, text = expected.partition("=")
             state = browser.wait(f"the {task} event", lambda _: browser.state(task))
             check(text in state, f"{task} shows {state!r}, not {text!r}")
-        axe = Axe(browser.driver)
-        axe.inject()
-        results = axe.run()
-        serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
-        others = [f"{v['id']} ({v.get('impact')})" for v in results["violations"] if v not in serious]
-        print(f"axe {args.path} {size}: {len(results['passes'])} rules pass, {len(serious)} serious or critical, "
-              f"minor/moderate: {', '.join(others) or 'none'}")
-        for violation in serious:
-            nodes = "\n".join(f"      {node['target']}: {node.get('failureSummary', '').strip()}"
-                              for node in violation["nodes"])
-            failures.append(f"  [{size}] {violation['id']} ({violation['impact']}): {violation['help']}\n"
-                            f"    {violation['helpUrl']}\n{nodes}")
+        failures += axe_failures(browser, args.path, size)
         if args.screenshot_dir:
             path = os.path.join(args.screenshot_dir, f"{args.screenshot_name}-{size}.png")
             os.makedirs(args.screenshot_dir, exist_ok=True)
             save_full_page(browser, size, path)
             print(f"screenshot: {path}")
     check(not failures, f"axe found serious or critical violations on {args.path}:\n" + "\n".join(failures))
+
+
+def axe_failures(browser, path, size):
+    """axe-core on the page as it is: its serious or critical violations, each with the elements concerned."""
+    axe = Axe(browser.driver)
+    axe.inject()
+    results = axe.run()
+    serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+    others = [f"{v['id']} ({v.get('impact')})" for v in results["violations"] if v not in serious]
+    print(f"axe {path} {size}: {len(results['passes'])} rules pass, {len(serious)} serious or critical, "
+          f"minor/moderate: {', '.join(others) or 'none'}")
+    failures = []
+    for violation in serious:
+        nodes = "\n".join(f"      {node['target']}: {node.get('failureSummary', '').strip()}"
+                          for node in violation["nodes"])
+        failures.append(f"  [{size}] {violation['id']} ({violation['impact']}): {violation['help']}\n"
+                        f"    {violation['helpUrl']}\n{nodes}")
+    return failures
+
+
+def scenario_zone(browser, args):
+    """Settings: the browser's own zone is offered, and choosing it saves nothing; ZONE chosen and saved moves
+    Today's times into it (TASK's state from BEFORE to EXPECT) while the page keeps the plan's day. axe on the
+    settings page at each size."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.sign_in(args.user, read_password(args.password_file))
+    browser.get(today_path(args, args.day))
+    before = browser.wait(f"the {args.task} event", lambda _: browser.state(args.task))
+    check(args.before in before, f"{args.task} shows {before!r} before the zone changed, not {args.before!r}")
+    heading = browser.text("h1")
+    check(browser.text(".zone-note") is None, "a zone is named while the user reads the plan's zone")
+
+    failures = []
+    for size in args.sizes.split(","):
+        browser.size(size)
+        browser.get("/settings")
+        browser.wait("the settings page", lambda _: browser.text("h1") and browser.text("h1").startswith("Settings"))
+        failures += axe_failures(browser, "/settings", size)
+    check(not failures, "axe found serious or critical violations on /settings:\n" + "\n".join(failures))
+
+    # The browser's zone (the test runs chromium in the bridge's zone) is offered, never applied by itself.
+    own = browser.js("return Intl.DateTimeFormat().resolvedOptions().timeZone;")
+    select = lambda: Select(browser.driver.find_element(By.ID, "zone"))
+    check(select().first_selected_option.get_attribute("value") == "", "a new user's zone is not the bridge's")
+    if own and own != "UTC":
+        offered = browser.wait("the browser's zone offered",
+                               lambda _: browser.js("var s = document.querySelector('[data-zone-suggest]');"
+                                                    "return s && !s.hidden ? s.textContent : null;"))
+        check(own in offered, f"the suggestion {offered!r} does not name the browser's zone {own}")
+        browser.click("[data-zone-suggest] button")
+        check(select().first_selected_option.get_attribute("value") == own, "choosing the suggestion did not select it")
+        browser.get("/settings")
+        check(select().first_selected_option.get_attribute("value") == "",
+              "the browser's zone was saved without the Save button")
+
+    select().select_by_value(args.zone)
+    browser.submit("form.entry button[type=submit]")
+    browser.wait_for_text("p.notice", f"Saved: times are now shown in {args.zone}")
+
+    browser.get(today_path(args, args.day))
+    after = browser.wait(f"the {args.task} event in {args.zone}",
+                         lambda _: args.expect in (browser.state(args.task) or "") and browser.state(args.task))
+    check(browser.text("h1") == heading, f"the day changed with the zone: {browser.text('h1')!r}, was {heading!r}")
+    note = browser.text(".zone-note") or ""
+    check(args.zone in note, f"the page does not name the zone its times are in: {note!r}")
+    print(f"{args.task}: {before!r} -> {after!r}; {note}")
 
 
 def scenario_keyboard(browser, args):
@@ -562,6 +618,7 @@ SCENARIOS = {
     "forbidden": scenario_forbidden, "revoked": scenario_revoked, "csrf": scenario_csrf,
     "throttle": scenario_throttle, "axe": scenario_axe, "reading-entry": scenario_reading_entry,
     "release": scenario_release, "inbox": scenario_inbox, "keyboard": scenario_keyboard, "reflow": scenario_reflow,
+    "zone": scenario_zone,
 }
 
 
@@ -589,6 +646,8 @@ def main():
     parser.add_argument("--day", help="the day to open (YYYY-MM-DD)")
     parser.add_argument("--value", help="the answer to type")
     parser.add_argument("--expect", help="text the event's state (or the typed reading's row) must come to contain")
+    parser.add_argument("--zone", help="zone: the IANA zone to choose on the settings page")
+    parser.add_argument("--before", help="zone: text the task's state shows before the zone changes")
     parser.add_argument("--reason", help="release: why the quarantined reading is accepted")
     parser.add_argument("--path", help="axe: the page to check")
     parser.add_argument("--state", action="append", default=[], metavar="TASK=TEXT",
