@@ -252,6 +252,7 @@ let package = Package(
                 "BridgeFoundation", "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
+                "CareReport",
                 "CareStore",
                 "SampleIngest",
                 "BridgeRuntime",
