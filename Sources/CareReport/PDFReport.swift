@@ -104,13 +104,28 @@ public enum PDFReport {
             var out = ""
             let top = height - margin
             out += textOperator(report.title, x: margin, y: top - 12, size: 13, font: .bold)
-            out += textOperator(
-                "\(report.patient)  ·  \(report.period)",
-                x: margin,
-                y: top - 27,
-                size: 9,
-                font: .regular
-            )
+            // The patient line: one line at 9 pt as long as it fits, else two at 7.5 pt or three at 6 pt.
+            let patientLine = ([report.patient] + report.patientDetails + [report.period]).joined(separator: "  ·  ")
+            if fonts.width(patientLine, font: .regular, size: 9) <= contentWidth {
+                out += textOperator(patientLine, x: margin, y: top - 27, size: 9, font: .regular)
+            } else {
+                var size = 7.5
+                var lines = wrap(patientLine, font: .regular, size: size, width: contentWidth)
+                if lines.count > 2 {
+                    size = 6
+                    lines = wrap(patientLine, font: .regular, size: size, width: contentWidth)
+                }
+                for (index, line) in lines.prefix(3).enumerated() {
+                    let first = lines.count > 2 ? top - 20 : top - 23
+                    out += textOperator(
+                        line,
+                        x: margin,
+                        y: first - Double(index) * (size + 0.5),
+                        size: size,
+                        font: .regular
+                    )
+                }
+            }
             let generated = report.generated
             out += textOperator(
                 generated,

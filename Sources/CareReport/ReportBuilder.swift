@@ -190,12 +190,43 @@ public enum ReportBuilder {
         return ReportData(
             title: "Care report",
             patient: "Patient: " + (patient ?? "the person using this bridge"),
+            patientDetails: try await patientDetails(store: store),
             period: period,
             generated: "Generated \(short(generatedAt)) (\(zone.identifier)) by CareBridge",
             summary: summary,
             charts: charts,
             tables: tables
         )
+    }
+
+    /// What identifies the patient beside the name, for every page: birth date, record number, allergies (said to
+    /// be unrecorded when the list is empty: that is not "no allergies") and the responsible clinician (the care
+    /// team contact whose role names a physician or clinician, else the first care team contact). Empty for a
+    /// store without patients.
+    static func patientDetails(store: CareStore) async throws(CareStoreError) -> [String] {
+        guard let id = store.patientScope, let record = try store.patient(id: id) else { return [] }
+        var details: [String] = []
+        if let birthday = record.birthday { details.append("born \(birthday)") }
+        let recordNumber = record.identifiers.first { $0.type == "MR" } ?? record.identifiers.first
+        details.append("record \(recordNumber?.value ?? "not recorded")")
+        details.append(
+            record.allergies.isEmpty
+                ? "allergies not recorded" : "allergies: \(record.allergies.joined(separator: ", "))"
+        )
+        let team = try await store.contacts(patientID: id).filter { $0.category == .careTeam }
+        let clinical = ["physician", "clinician", "doctor", "gp", "nurse", "cardiolog", "diabetolog"]
+        let responsible =
+            team.first { contact in
+                let role = (contact.role ?? "").lowercased()
+                return clinical.contains { role.contains($0) }
+            } ?? team.first
+        if let responsible {
+            let name = [responsible.title, responsible.name].compactMap { $0 }.joined(separator: " ")
+            details.append("clinician: \(name)" + (responsible.role.map { " (\($0))" } ?? ""))
+        } else {
+            details.append("clinician not recorded")
+        }
+        return details
     }
 
     /// Samples read from the store at a time.

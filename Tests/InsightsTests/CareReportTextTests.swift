@@ -1,4 +1,6 @@
+import CarePlan
 import CareReport
+import CareStore
 import Foundation
 import TestSupport
 import Testing
@@ -125,5 +127,77 @@ import Testing
         let text = try await ExternalTool.run("pdftotext", [pdf, "-"]).stdout
         let lines = text.split(separator: "\n").filter { $0.allSatisfy { "abcdefghij".contains($0) } }
         #expect(lines.count > 20 && lines.joined() == word)
+    }
+
+    @Test(.enabled(if: ExternalTool.enabled("qpdf", "pdfinfo", "pdftotext")))
+    func everyPageNamesThePatientsBirthDateRecordAllergiesAndClinician() async throws {
+        let fixture = try await InsightsGoldenTests.history()
+        for minute in 0..<150 {
+            _ = try await fixture.weight(
+                75,
+                at: AlertFixture.time(2026, 11, 17, 12).addingTimeInterval(Double(minute) * 60)
+            )
+        }
+        try fixture.store.savePatient(
+            Patient(
+                id: "anna",
+                name: "Anna Łukasiewicz",
+                birthday: "1948-03-09",
+                allergies: ["penicillin", "latex"],
+                identifiers: [PatientIdentifier(system: "urn:example:mrn", value: "MRN-0042", type: "MR")]
+            )
+        )
+        try fixture.store.saveContact(
+            CareContact(id: "neighbour", planID: "anna", name: "Bea", category: .personal, role: "neighbour")
+        )
+        try fixture.store.saveContact(
+            CareContact(
+                id: "gp",
+                planID: "anna",
+                name: "Omar Haddad",
+                category: .careTeam,
+                role: "physician",
+                title: "Dr."
+            )
+        )
+        let store = fixture.store.scoped(to: "anna")
+        let report = try await ReportBuilder.build(
+            store: store,
+            from: AlertFixture.time(2026, 11, 16),
+            to: AlertFixture.time(2026, 11, 23),
+            patient: "Anna Łukasiewicz",
+            generatedAt: AlertFixture.time(2026, 11, 23, 12)
+        )
+        #expect(
+            report.patientDetails == [
+                "born 1948-03-09", "record MRN-0042", "allergies: penicillin, latex",
+                "clinician: Dr. Omar Haddad (physician)",
+            ]
+        )
+        let html = HTMLReport.render(report)
+        #expect(html.contains("allergies: penicillin, latex") && html.contains("record MRN-0042"))
+        let pdf = try write(PDFReport.render(report, pageSize: .a4), "patient.pdf")
+        try await expectValid(pdf)
+        let pages = try await pageCount(pdf)
+        #expect(pages >= 3)
+        for page in 1...pages {
+            let text = try await ExternalTool.run("pdftotext", ["-f", "\(page)", "-l", "\(page)", pdf, "-"]).stdout
+            let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for expected in report.patientDetails + ["Anna Łukasiewicz"] {
+                #expect(flat.contains(expected), "page \(page) lacks \(expected)")
+            }
+        }
+    }
+
+    @Test func aPatientWithoutRecordedAllergiesOrClinicianSaysSoRatherThanNothing() async throws {
+        let fixture = try AlertFixture()
+        try fixture.store.savePatient(Patient(id: "ben", name: "Ben"))
+        let report = try await ReportBuilder.build(
+            store: fixture.store.scoped(to: "ben"),
+            from: AlertFixture.time(2026, 11, 16),
+            to: AlertFixture.time(2026, 11, 23),
+            patient: "Ben"
+        )
+        #expect(report.patientDetails == ["record not recorded", "allergies not recorded", "clinician not recorded"])
     }
 }
