@@ -153,10 +153,15 @@ public enum ReportBuilder {
         tables.append(
             ReportData.Table(title: "Answers and notes", headers: ["When", "Task", "Answer", "Note"], rows: answerRows)
         )
-        // Alerts.
+        // Alerts: open critical ones first, then other open ones, then the handled; withdrawn alerts (a reading
+        // corrected or removed) are not in the main list but in their own table, with the reason.
+        let rank = { (alert: Alert) in alert.isOpen ? (alert.trip.severity == .critical ? 0 : 1) : 2 }
+        let current = insights.alerts.filter { $0.withdrawnAt == nil }.enumerated().sorted { left, right in
+            (rank(left.element), left.offset) < (rank(right.element), right.offset)
+        }.map(\.element)
         var alertRows: [[String]] = []
         var alertMarks: Set<[Int]> = []
-        for alert in insights.alerts {
+        for alert in current {
             if alert.isOpen, alert.trip.severity == .critical { alertMarks.insert([alertRows.count, 1]) }
             var state = alert.state
             if let by = alert.acknowledgedBy { state += " by \(by)" }
@@ -168,11 +173,27 @@ public enum ReportBuilder {
         tables.append(
             ReportData.Table(
                 title: "Alerts",
+                note: "Open critical alerts first, then other open alerts, then acknowledged ones.",
                 headers: ["When", "Severity", "Message", "Rule", "State"],
                 rows: alertRows,
                 marked: alertMarks
             )
         )
+        let withdrawn = insights.alerts.filter { $0.withdrawnAt != nil }
+        if !withdrawn.isEmpty {
+            tables.append(
+                ReportData.Table(
+                    title: "Withdrawn alerts",
+                    headers: ["When", "Severity", "Message", "Withdrawn", "Reason"],
+                    rows: withdrawn.map { alert in
+                        [
+                            short(alert.trip.occurredAt), alert.trip.severity.rawValue, alert.trip.message,
+                            alert.withdrawnAt.map(short) ?? "", alert.withdrawnReason ?? "",
+                        ]
+                    }
+                )
+            )
+        }
         // Devices.
         tables.append(
             ReportData.Table(
