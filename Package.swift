@@ -262,6 +262,7 @@ let package = Package(
                 "BridgeFoundation", "GATTDecoding",
                 "BridgeCore",
                 "CarePlan",
+                "CareReport",
                 "CareStore",
                 "SampleIngest",
                 "BridgeRuntime",

@@ -39,7 +39,7 @@ public enum HTMLReport {
             <body>
             <header class="page">
             <h1>\(escape(report.title))</h1>
-            <p>\(escape(report.patient)) · \(escape(report.period))</p>
+            <p>\(([report.patient] + report.patientDetails + [report.period]).map(escape).joined(separator: " · "))</p>
             <p>\(escape(report.generated))</p>
             </header>
 

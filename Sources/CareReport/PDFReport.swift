@@ -1,9 +1,10 @@
 import Foundation
 
 /// Lays the report out on A4 or Letter pages and writes it as PDF: a page header with the title, patient and
-/// period on every page, page numbers, charts drawn as vectors, and tables that break only between rows (the
-/// header row is repeated, a title is never left alone at the bottom of a page, and at least two rows go with
-/// it).
+/// period on every page, page numbers, charts drawn as vectors, and tables that break between rows (the header
+/// row is repeated, a title is never left alone at the bottom of a page, and at least two rows go with it); a row
+/// taller than a page is split between its lines and continues on the next page. Text in any script an installed
+/// TrueType font covers is embedded (`PDFFontSet`).
 public enum PDFReport {
     public enum PageSize: String, Sendable, CaseIterable {
         case a4, letter
@@ -14,12 +15,16 @@ public enum PDFReport {
     public static func render(_ report: ReportData, pageSize: PageSize = .a4) -> [UInt8] {
         var layout = Layout(report: report, size: pageSize.size)
         layout.run()
-        var writer = PDFWriter(width: pageSize.size.width, height: pageSize.size.height, title: report.title)
-        for (index, page) in layout.pages.enumerated() {
-            var content = layout.header(page: index + 1, of: layout.pages.count)
-            content += page
-            writer.pages.append(content)
+        let pages = layout.pages.enumerated().map { index, page in
+            layout.header(page: index + 1, of: layout.pages.count) + page
         }
+        let writer = PDFWriter(
+            pages: pages,
+            width: pageSize.size.width,
+            height: pageSize.size.height,
+            title: report.title,
+            fonts: layout.fonts
+        )
         return writer.data()
     }
 
@@ -29,6 +34,8 @@ public enum PDFReport {
         let height: Double
         let margin = 42.0
         let headerHeight = 46.0
+        /// Helvetica, and the embedded fonts for what it lacks; collects the glyphs used.
+        let fonts = PDFFontSet()
         var pages: [String] = []
         var current = ""
         /// Distance from the top of the page to the next free line.
@@ -97,17 +104,32 @@ public enum PDFReport {
             var out = ""
             let top = height - margin
             out += textOperator(report.title, x: margin, y: top - 12, size: 13, font: .bold)
-            out += textOperator(
-                "\(report.patient)  ·  \(report.period)",
-                x: margin,
-                y: top - 27,
-                size: 9,
-                font: .regular
-            )
+            // The patient line: one line at 9 pt as long as it fits, else two at 7.5 pt or three at 6 pt.
+            let patientLine = ([report.patient] + report.patientDetails + [report.period]).joined(separator: "  ·  ")
+            if fonts.width(patientLine, font: .regular, size: 9) <= contentWidth {
+                out += textOperator(patientLine, x: margin, y: top - 27, size: 9, font: .regular)
+            } else {
+                var size = 7.5
+                var lines = wrap(patientLine, font: .regular, size: size, width: contentWidth)
+                if lines.count > 2 {
+                    size = 6
+                    lines = wrap(patientLine, font: .regular, size: size, width: contentWidth)
+                }
+                for (index, line) in lines.prefix(3).enumerated() {
+                    let first = lines.count > 2 ? top - 20 : top - 23
+                    out += textOperator(
+                        line,
+                        x: margin,
+                        y: first - Double(index) * (size + 0.5),
+                        size: size,
+                        font: .regular
+                    )
+                }
+            }
             let generated = report.generated
             out += textOperator(
                 generated,
-                x: width - margin - StandardFont.regular.width(generated, size: 7.5),
+                x: width - margin - fonts.width(generated, font: .regular, size: 7.5),
                 y: top - 12,
                 size: 7.5,
                 font: .regular
@@ -116,7 +138,7 @@ public enum PDFReport {
             let footer = "Page \(number) of \(count)"
             out += textOperator(
                 footer,
-                x: width - margin - StandardFont.regular.width(footer, size: 8),
+                x: width - margin - fonts.width(footer, font: .regular, size: 8),
                 y: margin - 14,
                 size: 8,
                 font: .regular
@@ -166,22 +188,49 @@ public enum PDFReport {
                 return
             }
             drawRow(headerLines, widths: widths, height: headerHeight, font: .bold, fill: "0.94 0.95 0.97", marks: [])
+            func continuation() {
+                newPage()
+                text("\(table.title) (continued)", x: margin, y: cursor + 10, size: 10, font: .bold)
+                cursor += 16
+                drawRow(
+                    headerLines,
+                    widths: widths,
+                    height: headerHeight,
+                    font: .bold,
+                    fill: "0.94 0.95 0.97",
+                    marks: []
+                )
+            }
+            // What a fresh page holds below the continued title and the header row.
+            let pageRoom = bottomLimit - (margin + self.headerHeight) - 16 - headerHeight
             for (index, lines) in rows.enumerated() {
-                if rowHeights[index] > remaining {
-                    newPage()
-                    text("\(table.title) (continued)", x: margin, y: cursor + 10, size: 10, font: .bold)
-                    cursor += 16
-                    drawRow(
-                        headerLines,
-                        widths: widths,
-                        height: headerHeight,
-                        font: .bold,
-                        fill: "0.94 0.95 0.97",
-                        marks: []
-                    )
-                }
                 let marks = Set((0..<columns).filter { table.marked.contains([index, $0]) })
-                drawRow(lines, widths: widths, height: rowHeights[index], font: .regular, fill: nil, marks: marks)
+                var pending = lines
+                while true {
+                    let needed = Double(pending.map(\.count).max() ?? 1) * 10 + 4
+                    if needed <= remaining {
+                        drawRow(pending, widths: widths, height: needed, font: .regular, fill: nil, marks: marks)
+                        break
+                    }
+                    // A row that fits on a page moves there whole; a taller one fills this page (if at least two
+                    // lines fit) and continues on the next, never past the bottom margin.
+                    let fitting = Int((remaining - 4) / 10)
+                    if needed <= pageRoom || fitting < 2 {
+                        continuation()
+                        continue
+                    }
+                    let part = pending.map { Array($0.prefix(fitting)) }
+                    drawRow(
+                        part,
+                        widths: widths,
+                        height: Double(fitting) * 10 + 4,
+                        font: .regular,
+                        fill: nil,
+                        marks: marks
+                    )
+                    pending = pending.map { Array($0.dropFirst(fitting)) }
+                    continuation()
+                }
             }
             cursor += 4
         }
@@ -227,11 +276,11 @@ public enum PDFReport {
             let columns = table.headers.count
             var wanted = [Double](repeating: 30, count: columns)
             for (column, header) in table.headers.enumerated() {
-                wanted[column] = max(wanted[column], StandardFont.bold.width(header, size: size) + 8)
+                wanted[column] = max(wanted[column], fonts.width(header, font: .bold, size: size) + 8)
             }
             for row in table.rows {
                 for (column, cell) in row.enumerated() where column < columns {
-                    wanted[column] = max(wanted[column], min(StandardFont.regular.width(cell, size: size) + 8, 220))
+                    wanted[column] = max(wanted[column], min(fonts.width(cell, font: .regular, size: size) + 8, 220))
                 }
             }
             let total = wanted.reduce(0, +)
@@ -257,8 +306,7 @@ public enum PDFReport {
         }
 
         func textOperator(_ string: String, x: Double, y: Double, size: Double, font: StandardFont) -> String {
-            let hex = StandardFont.encode(string).map { String(format: "%02X", $0) }.joined()
-            return "BT /\(font.resourceName) \(n(size)) Tf \(n(x)) \(n(y)) Td <\(hex)> Tj ET\n"
+            "BT \(n(x)) \(n(y)) Td " + fonts.show(string, font: font, size: size) + "ET\n"
         }
 
         mutating func draw(_ chart: Chart, x originX: Double, y originTop: Double, scale: Double) {
@@ -293,7 +341,7 @@ public enum PDFReport {
                         + "\(n(cx + k)) \(n(cy - r)) \(n(cx + r)) \(n(cy - k)) \(n(cx + r)) \(n(cy)) c f\n"
                 case .text(let x, let y, let string, let size, let anchor, let color, let bold):
                     let font: StandardFont = bold ? .bold : .regular
-                    let textWidth = font.width(string, size: size * scale)
+                    let textWidth = fonts.width(string, font: font, size: size * scale)
                     let shift = anchor == .start ? 0 : (anchor == .middle ? textWidth / 2 : textWidth)
                     current +=
                         "\(rgb(color)) rg "
@@ -306,25 +354,35 @@ public enum PDFReport {
 
         func n(_ value: Double) -> String { PDFWriter.number(value) }
 
-        /// Breaks text into lines no wider than `width` (long words are cut).
+        /// Breaks text into lines no wider than `width` (long words are cut between characters). Linear in the
+        /// text's length: each word and, in a word too long for a line, each character is measured once.
         func wrap(_ text: String, font: StandardFont, size: Double, width: Double) -> [String] {
             var lines: [String] = []
             var line = ""
-            for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-                let candidate = line.isEmpty ? word : line + " " + word
-                if font.width(candidate, size: size) <= width || line.isEmpty && font.width(word, size: size) <= width {
-                    line = candidate
+            var lineWidth = 0.0
+            let space = fonts.width(" ", font: font, size: size)
+            for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+                let wordWidth = fonts.width(String(word), font: font, size: size)
+                let candidate = line.isEmpty ? wordWidth : lineWidth + space + wordWidth
+                if candidate <= width {
+                    if !line.isEmpty { line += " " }
+                    line += word
+                    lineWidth = candidate
                     continue
                 }
                 if !line.isEmpty { lines.append(line) }
-                var rest = word
-                while font.width(rest, size: size) > width, rest.count > 1 {
-                    var cut = rest.count - 1
-                    while cut > 1, font.width(String(rest.prefix(cut)), size: size) > width { cut -= 1 }
-                    lines.append(String(rest.prefix(cut)))
-                    rest = String(rest.dropFirst(cut))
+                line = ""
+                lineWidth = 0
+                for character in word {
+                    let characterWidth = fonts.width(String(character), font: font, size: size)
+                    if lineWidth + characterWidth > width, !line.isEmpty {
+                        lines.append(line)
+                        line = ""
+                        lineWidth = 0
+                    }
+                    line.append(character)
+                    lineWidth += characterWidth
                 }
-                line = rest
             }
             if !line.isEmpty || lines.isEmpty { lines.append(line) }
             return lines

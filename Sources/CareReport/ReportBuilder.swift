@@ -153,10 +153,15 @@ public enum ReportBuilder {
         tables.append(
             ReportData.Table(title: "Answers and notes", headers: ["When", "Task", "Answer", "Note"], rows: answerRows)
         )
-        // Alerts.
+        // Alerts: open critical ones first, then other open ones, then the handled; withdrawn alerts (a reading
+        // corrected or removed) are not in the main list but in their own table, with the reason.
+        let rank = { (alert: Alert) in alert.isOpen ? (alert.trip.severity == .critical ? 0 : 1) : 2 }
+        let current = insights.alerts.filter { $0.withdrawnAt == nil }.enumerated().sorted { left, right in
+            (rank(left.element), left.offset) < (rank(right.element), right.offset)
+        }.map(\.element)
         var alertRows: [[String]] = []
         var alertMarks: Set<[Int]> = []
-        for alert in insights.alerts {
+        for alert in current {
             if alert.isOpen, alert.trip.severity == .critical { alertMarks.insert([alertRows.count, 1]) }
             var state = alert.state
             if let by = alert.acknowledgedBy { state += " by \(by)" }
@@ -168,11 +173,27 @@ public enum ReportBuilder {
         tables.append(
             ReportData.Table(
                 title: "Alerts",
+                note: "Open critical alerts first, then other open alerts, then acknowledged ones.",
                 headers: ["When", "Severity", "Message", "Rule", "State"],
                 rows: alertRows,
                 marked: alertMarks
             )
         )
+        let withdrawn = insights.alerts.filter { $0.withdrawnAt != nil }
+        if !withdrawn.isEmpty {
+            tables.append(
+                ReportData.Table(
+                    title: "Withdrawn alerts",
+                    headers: ["When", "Severity", "Message", "Withdrawn", "Reason"],
+                    rows: withdrawn.map { alert in
+                        [
+                            short(alert.trip.occurredAt), alert.trip.severity.rawValue, alert.trip.message,
+                            alert.withdrawnAt.map(short) ?? "", alert.withdrawnReason ?? "",
+                        ]
+                    }
+                )
+            )
+        }
         // Devices.
         tables.append(
             ReportData.Table(
@@ -190,12 +211,43 @@ public enum ReportBuilder {
         return ReportData(
             title: "Care report",
             patient: "Patient: " + (patient ?? "the person using this bridge"),
+            patientDetails: try await patientDetails(store: store),
             period: period,
             generated: "Generated \(short(generatedAt)) (\(zone.identifier)) by CareBridge",
             summary: summary,
             charts: charts,
             tables: tables
         )
+    }
+
+    /// What identifies the patient beside the name, for every page: birth date, record number, allergies (said to
+    /// be unrecorded when the list is empty: that is not "no allergies") and the responsible clinician (the care
+    /// team contact whose role names a physician or clinician, else the first care team contact). Empty for a
+    /// store without patients.
+    static func patientDetails(store: CareStore) async throws(CareStoreError) -> [String] {
+        guard let id = store.patientScope, let record = try store.patient(id: id) else { return [] }
+        var details: [String] = []
+        if let birthday = record.birthday { details.append("born \(birthday)") }
+        let recordNumber = record.identifiers.first { $0.type == "MR" } ?? record.identifiers.first
+        details.append("record \(recordNumber?.value ?? "not recorded")")
+        details.append(
+            record.allergies.isEmpty
+                ? "allergies not recorded" : "allergies: \(record.allergies.joined(separator: ", "))"
+        )
+        let team = try await store.contacts(patientID: id).filter { $0.category == .careTeam }
+        let clinical = ["physician", "clinician", "doctor", "gp", "nurse", "cardiolog", "diabetolog"]
+        let responsible =
+            team.first { contact in
+                let role = (contact.role ?? "").lowercased()
+                return clinical.contains { role.contains($0) }
+            } ?? team.first
+        if let responsible {
+            let name = [responsible.title, responsible.name].compactMap { $0 }.joined(separator: " ")
+            details.append("clinician: \(name)" + (responsible.role.map { " (\($0))" } ?? ""))
+        } else {
+            details.append("clinician not recorded")
+        }
+        return details
     }
 
     /// Samples read from the store at a time.

@@ -21,6 +21,8 @@ public struct ReportData: Sendable, Hashable {
     public var title: String
     /// The patient line of the page header (`Patient: …`); the single implicit patient until patients exist.
     public var patient: String
+    /// Birth date, record number, allergies and the responsible clinician, shown after the name on every page.
+    public var patientDetails: [String]
     /// `2026-11-16 – 2026-11-22`.
     public var period: String
     public var generated: String
@@ -31,6 +33,7 @@ public struct ReportData: Sendable, Hashable {
     public init(
         title: String,
         patient: String,
+        patientDetails: [String] = [],
         period: String,
         generated: String,
         summary: [String],
@@ -39,6 +42,7 @@ public struct ReportData: Sendable, Hashable {
     ) {
         self.title = title
         self.patient = patient
+        self.patientDetails = patientDetails
         self.period = period
         self.generated = generated
         self.summary = summary

@@ -1,5 +1,6 @@
 /// The two standard PDF fonts the report uses (Helvetica, Helvetica-Bold: every PDF reader has them, nothing is
-/// embedded), their WinAnsi encoding and their glyph widths (Adobe's AFM metrics, in 1/1000 em).
+/// embedded), their WinAnsi encoding and their glyph widths (Adobe's AFM metrics, in 1/1000 em). Characters
+/// WinAnsi lacks are drawn with embedded TrueType fonts (`PDFFontSet`); the style names which weight to find.
 enum StandardFont: Sendable {
     case regular, bold
 
@@ -25,39 +26,41 @@ enum StandardFont: Sendable {
     /// The text in WinAnsi bytes; characters WinAnsi lacks are spelled out (`→` as `->`, `≥` as `>=`, `Ω`
     /// as `ohm`) or `?`.
     static func encode(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            switch value {
-            case 0x20...0x7E, 0xA0...0xFF: bytes.append(UInt8(value))
-            case 0x2013: bytes.append(0x96)
-            case 0x2014: bytes.append(0x97)
-            case 0x2026: bytes.append(0x85)
-            case 0x2018: bytes.append(0x91)
-            case 0x2019: bytes.append(0x92)
-            case 0x201C: bytes.append(0x93)
-            case 0x201D: bytes.append(0x94)
-            case 0x2022: bytes.append(0x95)
-            case 0x20AC: bytes.append(0x80)
-            case 0x2192: bytes += Array("->".utf8)
-            case 0x2265: bytes += Array(">=".utf8)
-            case 0x2264: bytes += Array("<=".utf8)
-            case 0x2212: bytes.append(0x2D)
-            case 0x03A9, 0x2126: bytes += Array("ohm".utf8)  // Ω: impedance in the readings table
-            case 0x09, 0x0A, 0x0D: bytes.append(0x20)
-            default: bytes.append(0x3F)
-            }
-        }
-        return bytes
+        text.unicodeScalars.flatMap { encode($0) ?? [0x3F] }
     }
 
-    /// The width of `text` at `size` points.
-    func width(_ text: String, size: Double) -> Double {
+    /// One character in WinAnsi bytes, spelled out where that reads as well (`→` as `->`), or nil when
+    /// WinAnsi lacks it (the PDF then draws it with an embedded font).
+    static func encode(_ scalar: Unicode.Scalar) -> [UInt8]? {
+        let value = scalar.value
+        switch value {
+        case 0x20...0x7E, 0xA0...0xFF: return [UInt8(value)]
+        case 0x2013: return [0x96]
+        case 0x2014: return [0x97]
+        case 0x2026: return [0x85]
+        case 0x2018: return [0x91]
+        case 0x2019: return [0x92]
+        case 0x201C: return [0x93]
+        case 0x201D: return [0x94]
+        case 0x2022: return [0x95]
+        case 0x20AC: return [0x80]
+        case 0x2192: return Array("->".utf8)
+        case 0x2265: return Array(">=".utf8)
+        case 0x2264: return Array("<=".utf8)
+        case 0x2212: return [0x2D]
+        case 0x03A9, 0x2126: return Array("ohm".utf8)  // Ω: impedance in the readings table
+        case 0x09, 0x0A, 0x0D: return [0x20]
+        default: return nil
+        }
+    }
+
+    /// The width of WinAnsi `bytes` in 1/1000 em.
+    func units(_ bytes: [UInt8]) -> Int {
         let table = self == .regular ? Self.regularWidths : Self.boldWidths
         var units = 0
-        for byte in Self.encode(text) {
+        for byte in bytes {
             units += (32...126).contains(byte) ? table[Int(byte) - 32] : (byte == 0x85 ? 1000 : 556)
         }
-        return Double(units) * size / 1000
+        return units
     }
 }

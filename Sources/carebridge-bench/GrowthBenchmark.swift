@@ -1,6 +1,7 @@
 import BridgeCore
 import BridgeFoundation
 import CarePlan
+import CareReport
 import CareStore
 import Foundation
 import GATTDecoding
@@ -97,6 +98,21 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
         try store.applyPlan(plan)
         let again = try store.applyPlan(plan)
         precondition(again.unchanged.count == count)
+    }
+
+    // A care report whose table cell is one unbroken word of n characters (a pasted note): line breaking.
+    await row("PDF report, one unbroken word of n characters", [10_000, 40_000]) { count in
+        let word = String(repeating: "abcdefghij", count: count / 10)
+        let report = ReportData(
+            title: "Care report",
+            patient: "Patient: growth",
+            period: "2026-11-16 – 2026-11-22",
+            generated: "",
+            summary: [],
+            charts: [],
+            tables: [ReportData.Table(title: "Notes", headers: ["Day", "Note"], rows: [["2026-11-17", word]])]
+        )
+        precondition(PDFReport.render(report).count > count)
     }
 
     // A replay into a store with n heart-rate-linked tasks: peak memory (each size in its own process).
