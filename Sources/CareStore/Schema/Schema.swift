@@ -111,6 +111,7 @@ enum Schema {
         DeviceBatterySchema.register(in: &migrator)
         SeriesIndexSchema.register(in: &migrator)
         AlertDeliveryFailureSchema.register(in: &migrator)
+        OutcomeOutboxSchema.register(in: &migrator)
         return migrator
     }
 }
