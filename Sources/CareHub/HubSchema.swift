@@ -44,12 +44,7 @@ public enum HubSchema {
             [
                 """
                 CREATE TABLE hub_outcome_change (
-                    id text NOT NULL,
-                    bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
-                    bridge_sequence bigint NOT NULL,
-                    patient_id text NOT NULL,
-                    body jsonb NOT NULL,
-                    received_at timestamptz NOT NULL DEFAULT now(),
+                    \(HubSchema.messageColumns),
                     PRIMARY KEY (bridge_id, id, bridge_sequence)
                 )
                 """,
@@ -58,17 +53,22 @@ public enum HubSchema {
         ),
     ]
 
+    /// The columns every table of received messages has.
+    static let messageColumns = """
+        id text NOT NULL,
+        bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
+        bridge_sequence bigint NOT NULL,
+        patient_id text NOT NULL,
+        body jsonb NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now()
+        """
+
     /// The table of one kind of message, with its indexes.
     static func receivedTable(_ kind: SyncMessage.Kind) -> [String] {
         [
             """
             CREATE TABLE \(kind.table) (
-                id text NOT NULL,
-                bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
-                bridge_sequence bigint NOT NULL,
-                patient_id text NOT NULL,
-                body jsonb NOT NULL,
-                received_at timestamptz NOT NULL DEFAULT now(),
+                \(messageColumns),
                 arrival bigserial NOT NULL UNIQUE,
                 PRIMARY KEY (bridge_id, id)
             )

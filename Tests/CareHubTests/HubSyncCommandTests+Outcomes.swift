@@ -5,10 +5,6 @@ import PostgresNIO
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension HubSyncCommandTests {
     /// A plan for ann: a pain score whose 7 or more raises a critical alert, and a morning medication.
     static let plan = """
@@ -27,12 +23,7 @@ extension HubSyncCommandTests {
 
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func outcomesUndosAndAlertChangesReachTheHubOnceThroughALostAnswerAndARestart() async throws {
-        let postgres = try PostgresServer(directory: directory)
-        try await postgres.start()
-        let passwordFile = directory.appendingPathComponent("db-password").path
-        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        chmod(passwordFile, 0o600)
-        let database = ["--database", postgres.url, "--database-password-file", passwordFile]
+        let (postgres, passwordFile, database) = try await startPostgres()
         let store = directory.appendingPathComponent("home-1.sqlite").path
         let tokenFile = directory.appendingPathComponent("home-1.token").path
         func bridge(_ arguments: [String]) async throws {
