@@ -13,6 +13,7 @@
 ///   the hub's own order of receipt: per bridge, arrival order and bridge order agree. An outcome's row is the
 ///   event's newest state (its sequence decides), and `hub_outcome_change` keeps every state received
 ///   (`v2-outcome-changes`), so an undone outcome stays on record at the hub.
+/// - `hub_bridge.backlog` (`v3-bridge-backlog`): what the bridge said it still held with its last batch.
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -51,6 +52,7 @@ public enum HubSchema {
                 "CREATE INDEX hub_outcome_change_patient ON hub_outcome_change (patient_id)",
             ]
         ),
+        ("v3-bridge-backlog", ["ALTER TABLE hub_bridge ADD COLUMN backlog bigint"]),
     ]
 
     /// The columns every table of received messages has.

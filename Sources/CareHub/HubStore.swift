@@ -214,7 +214,10 @@ public struct HubStore: Sendable {
                         ).decode(Int64.self).collected().first.map(Int.init) ?? 0
                 }
                 try await connection.query(
-                    "UPDATE hub_bridge SET last_contact = now() WHERE id = \(bridge.id)",
+                    """
+                    UPDATE hub_bridge SET last_contact = now(), backlog = coalesce(\(batch.pending), backlog)
+                    WHERE id = \(bridge.id)
+                    """,
                     logger: logger
                 )
                 return stored
@@ -246,7 +249,7 @@ public struct HubStore: Sendable {
                 """
                 SELECT b.name, coalesce((SELECT array_agg(patient_id ORDER BY patient_id) FROM hub_enrolment
                         WHERE bridge_id = b.id), '{}'),
-                    b.enrolled_at, b.last_contact,
+                    b.enrolled_at, b.last_contact, b.backlog,
                     (SELECT count(*) FROM hub_sample WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_outcome WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_alert WHERE bridge_id = b.id),
@@ -256,8 +259,8 @@ public struct HubStore: Sendable {
                 logger: logger
             )
             var list: [HubBridgeStatus] = []
-            for try await (name, patients, enrolled, contact, samples, outcomes, alerts, last) in rows.decode(
-                (String, [String], Date, Date?, Int64, Int64, Int64, Int64?).self
+            for try await (name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last) in rows.decode(
+                (String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?).self
             ) {
                 list.append(
                     HubBridgeStatus(
@@ -265,6 +268,7 @@ public struct HubStore: Sendable {
                         patients: patients,
                         enrolledAt: enrolled,
                         lastContact: contact,
+                        backlog: backlog.map(Int.init),
                         samples: Int(samples),
                         outcomes: Int(outcomes),
                         alerts: Int(alerts),

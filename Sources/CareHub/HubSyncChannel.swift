@@ -103,7 +103,9 @@ public actor HubSyncChannel: OutboxChannel {
             let messages = entries.compactMap(message) + alerts.compactMap(message)
             if !messages.isEmpty {
                 do {
-                    let receipt = try await client.push(SyncBatch(messages: messages))
+                    let waiting = await pendingCount()
+                    let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
+                    let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
                     logger.debug(
                         "batch confirmed",
                         metadata: [

@@ -25,7 +25,11 @@ import Testing
         do {
             try await database.withClient(logger: Logger(label: "test")) { client in
                 let store = HubStore(client: client, logger: Logger(label: "test"))
-                #expect(try await store.migrate() == ["v1-bridges", "v1-received", "v2-outcome-changes"])
+                #expect(
+                    try await store.migrate() == [
+                        "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog",
+                    ]
+                )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")
                 try await body(store)
             }
@@ -57,8 +61,12 @@ import Testing
                 SyncMessage(kind: .outcome, id: "o-1", sequence: 7, patient: "ann", body: .object([:])),
                 SyncMessage(kind: .alert, id: "al-1/raised", sequence: 3, patient: "ann", body: .object([:])),
             ])
+            #expect(try await store.status().first?.backlog == nil, "never said")
             let first = try await store.receive(batch, from: bridge)
-            let second = try await store.receive(batch, from: bridge)
+            var told = batch
+            told.pending = 12
+            let second = try await store.receive(told, from: bridge)
+            #expect(try await store.status().first?.backlog == 12, "the backlog the bridge reported")
             #expect(first == SyncReceipt(received: 4, lastSequence: 7))
             #expect(second == first)
             let status = try #require(try await store.status().first)

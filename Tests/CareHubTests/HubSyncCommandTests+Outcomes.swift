@@ -117,6 +117,7 @@ extension HubSyncCommandTests {
         let status = try await carebridge(["hub", "status", "--json"] + database)
         let list = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
         #expect(list.first?["outcomes"] as? Int == 2 && list.first?["alerts"] as? Int == 2, "\(status.stdout)")
+        #expect(list.first?["backlog"] as? Int == 0, "nothing left on the bridge: \(status.stdout)")
         let stopped = try await hub.stop()
         #expect(stopped.exited && stopped.status == 0, "\(hub.stderr)")
         await postgres.stop()
