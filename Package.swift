@@ -188,7 +188,7 @@ let package = Package(
         .target(
             name: "CareHub",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CareStore", "CareWeb", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CareStore", "CareWeb", "Insights", "MQTTBridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

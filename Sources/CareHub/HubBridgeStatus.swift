@@ -8,6 +8,8 @@ public struct HubBridgeStatus: Sendable, Hashable {
     public var enrolledAt: Date
     /// When its last batch was stored (nil: never synced).
     public var lastContact: Date?
+    /// Entries still waiting on the bridge, as it said with its last batch (nil: it never said).
+    public var backlog: Int?
     /// Rows the hub holds from it, per kind.
     public var samples: Int
     public var outcomes: Int
@@ -22,6 +24,7 @@ public struct HubBridgeStatus: Sendable, Hashable {
             "bridge": .string(name), "patients": .array(patients.map(JSONValue.string)),
             "enrolledAt": .string(format.string(from: enrolledAt)),
             "lastContact": lastContact.map { .string(format.string(from: $0)) } ?? .null,
+            "backlog": backlog.map { .int($0) } ?? .null,
             "samples": .int(samples), "outcomes": .int(outcomes), "alerts": .int(alerts),
             "lastSampleSequence": lastSampleSequence.map { .int(Int($0)) } ?? .null,
         ])

@@ -10,7 +10,10 @@
 ///   sample's id, an outcome's id, an alert's id and change: an alert's id is only unique in its bridge's store),
 ///   so a message sent twice is stored once (`ON CONFLICT DO NOTHING`).
 ///   Each row keeps the bridge that sent it, the bridge's outbox sequence (its order on the bridge) and `arrival`,
-///   the hub's own order of receipt: per bridge, arrival order and bridge order agree.
+///   the hub's own order of receipt: per bridge, arrival order and bridge order agree. An outcome's row is the
+///   event's newest state (its sequence decides), and `hub_outcome_change` keeps every state received
+///   (`v2-outcome-changes`), so an undone outcome stays on record at the hub.
+/// - `hub_bridge.backlog` (`v3-bridge-backlog`): what the bridge said it still held with its last batch.
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -37,19 +40,37 @@ public enum HubSchema {
             ]
         ),
         ("v1-received", SyncMessage.Kind.allCases.flatMap(HubSchema.receivedTable)),
+        (
+            "v2-outcome-changes",
+            [
+                """
+                CREATE TABLE hub_outcome_change (
+                    \(HubSchema.messageColumns),
+                    PRIMARY KEY (bridge_id, id, bridge_sequence)
+                )
+                """,
+                "CREATE INDEX hub_outcome_change_patient ON hub_outcome_change (patient_id)",
+            ]
+        ),
+        ("v3-bridge-backlog", ["ALTER TABLE hub_bridge ADD COLUMN backlog bigint"]),
     ]
+
+    /// The columns every table of received messages has.
+    static let messageColumns = """
+        id text NOT NULL,
+        bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
+        bridge_sequence bigint NOT NULL,
+        patient_id text NOT NULL,
+        body jsonb NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now()
+        """
 
     /// The table of one kind of message, with its indexes.
     static func receivedTable(_ kind: SyncMessage.Kind) -> [String] {
         [
             """
             CREATE TABLE \(kind.table) (
-                id text NOT NULL,
-                bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
-                bridge_sequence bigint NOT NULL,
-                patient_id text NOT NULL,
-                body jsonb NOT NULL,
-                received_at timestamptz NOT NULL DEFAULT now(),
+                \(messageColumns),
                 arrival bigserial NOT NULL UNIQUE,
                 PRIMARY KEY (bridge_id, id)
             )

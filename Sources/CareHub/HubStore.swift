@@ -145,8 +145,11 @@ public struct HubStore: Sendable {
     // MARK: - Sync
 
     /// Stores a bridge's batch: every message's patient must be one the bridge is enrolled for, or nothing is
-    /// stored. Messages the hub holds already (same kind and id) are left as they are, so a batch sent again
-    /// stores nothing twice and gets the same receipt.
+    /// stored. Samples and alert changes the hub holds already (same kind and id) are left as they are, so a batch
+    /// sent again stores nothing twice and gets the same receipt. An outcome is the event's state: a message with
+    /// a higher sequence than the held one replaces it (recorded, undone, recorded again), an older or repeated
+    /// one changes nothing; every state received is also kept in `hub_outcome_change`, so an undo stays visible
+    /// after the event is recorded again.
     /// - Throws: ``HubError`` `.forbidden` naming the patients the bridge is not enrolled for; `.database`.
     public func receive(_ batch: SyncBatch, from bridge: HubBridge) async throws(HubError) -> SyncReceipt {
         let foreign = Set(batch.messages.map(\.patient)).subtracting(bridge.patients).sorted()
@@ -161,8 +164,15 @@ public struct HubStore: Sendable {
             try await client.withTransaction(logger: logger) { connection in
                 var stored = 0
                 for kind in SyncMessage.Kind.allCases {
-                    // Oldest first, so `arrival` follows the bridge's order.
-                    let messages = batch.messages.filter { $0.kind == kind }.sorted { $0.sequence < $1.sequence }
+                    // Oldest first, so `arrival` follows the bridge's order; an id once (its newest state), since one
+                    // statement cannot update a row twice.
+                    var newest: [String: SyncMessage] = [:]
+                    for message in batch.messages where message.kind == kind {
+                        if newest[message.id].map({ $0.sequence < message.sequence }) ?? true {
+                            newest[message.id] = message
+                        }
+                    }
+                    let messages = newest.values.sorted { $0.sequence < $1.sequence }
                     guard !messages.isEmpty else { continue }
                     let ids = messages.map(\.id)
                     let sequences = messages.map(\.sequence)
@@ -175,7 +185,7 @@ public struct HubStore: Sendable {
                             FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
                                 WITH ORDINALITY AS m (id, sequence, patient, body, position)
                             ORDER BY m.position
-                            ON CONFLICT DO NOTHING
+                            \(kind == .outcome ? Self.newerOutcome : "ON CONFLICT DO NOTHING")
                             """
                     )
                     query.binds.append(bridge.id, context: .default)
@@ -185,6 +195,18 @@ public struct HubStore: Sendable {
                     query.binds.append(bodies, context: .default)
                     let inserted = try await connection.query(query, logger: logger)
                     _ = try await inserted.collect()
+                    if kind == .outcome {
+                        var history = query
+                        history.sql = """
+                            INSERT INTO hub_outcome_change (id, bridge_id, bridge_sequence, patient_id, body)
+                            SELECT m.id, $1, m.sequence, m.patient, m.body::jsonb
+                            FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
+                                WITH ORDINALITY AS m (id, sequence, patient, body, position)
+                            ORDER BY m.position
+                            ON CONFLICT DO NOTHING
+                            """
+                        _ = try await connection.query(history, logger: logger).collect()
+                    }
                     stored +=
                         try await connection.query(
                             "SELECT count(*) FROM \(unescaped: kind.table) WHERE bridge_id = \(bridge.id) AND id = ANY(\(ids))",
@@ -192,7 +214,10 @@ public struct HubStore: Sendable {
                         ).decode(Int64.self).collected().first.map(Int.init) ?? 0
                 }
                 try await connection.query(
-                    "UPDATE hub_bridge SET last_contact = now() WHERE id = \(bridge.id)",
+                    """
+                    UPDATE hub_bridge SET last_contact = now(), backlog = coalesce(\(batch.pending), backlog)
+                    WHERE id = \(bridge.id)
+                    """,
                     logger: logger
                 )
                 return stored
@@ -208,6 +233,13 @@ public struct HubStore: Sendable {
         return batch.receipt
     }
 
+    /// An outcome's newer state replaces the held one; the same or an older one changes nothing.
+    static let newerOutcome = """
+        ON CONFLICT (bridge_id, id) DO UPDATE SET bridge_sequence = excluded.bridge_sequence,
+            patient_id = excluded.patient_id, body = excluded.body, received_at = now()
+        WHERE hub_outcome.bridge_sequence < excluded.bridge_sequence
+        """
+
     // MARK: - Status
 
     /// Every bridge with its patients, last contact and what the hub holds from it, by name.
@@ -217,7 +249,7 @@ public struct HubStore: Sendable {
                 """
                 SELECT b.name, coalesce((SELECT array_agg(patient_id ORDER BY patient_id) FROM hub_enrolment
                         WHERE bridge_id = b.id), '{}'),
-                    b.enrolled_at, b.last_contact,
+                    b.enrolled_at, b.last_contact, b.backlog,
                     (SELECT count(*) FROM hub_sample WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_outcome WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_alert WHERE bridge_id = b.id),
@@ -227,8 +259,8 @@ public struct HubStore: Sendable {
                 logger: logger
             )
             var list: [HubBridgeStatus] = []
-            for try await (name, patients, enrolled, contact, samples, outcomes, alerts, last) in rows.decode(
-                (String, [String], Date, Date?, Int64, Int64, Int64, Int64?).self
+            for try await (name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last) in rows.decode(
+                (String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?).self
             ) {
                 list.append(
                     HubBridgeStatus(
@@ -236,6 +268,7 @@ public struct HubStore: Sendable {
                         patients: patients,
                         enrolledAt: enrolled,
                         lastContact: contact,
+                        backlog: backlog.map(Int.init),
                         samples: Int(samples),
                         outcomes: Int(outcomes),
                         alerts: Int(alerts),

@@ -1,21 +1,27 @@
 import BridgeCore
+import BridgeFoundation
 public import CareStore
 public import Foundation
+import Insights
 public import Logging
 public import MQTTBridge
 
-/// The store's `hub` outbox as an ``OutboxChannel``: the bridge's samples go up to its hub in batches, in the
-/// order the bridge stored them, delivered by the one ``OutboxService`` (`carebridge sync push` drains it once,
-/// `carebridge run --hub` runs it beside the bridge).
+/// The store's `hub` outboxes as an ``OutboxChannel``: the bridge's samples, outcomes and alert changes go up to
+/// its hub in batches, in the order the bridge wrote them, delivered by the one ``OutboxService``
+/// (`carebridge sync push` drains it once, `carebridge run --hub` runs it beside the bridge).
 ///
-/// Samples are queued by the store in the transaction that stores them (and, when the channel is first enabled,
-/// every sample the store already holds); an entry is removed only after the hub's receipt for the batch that
-/// carried it, so a crash, a lost answer, a hub or PostgreSQL restart loses nothing: the batch is sent again,
-/// and the hub stores each id once. A failed push is retried after a back-off (1 s doubling up to
+/// Samples and outcomes are queued by the store in the transaction that writes them (`outboxEntry`, channel
+/// `hub`; an outcome's entry moves to the end whenever it changes or is undone, and is read when sent: see
+/// `OutcomeOutboxSchema`), alert changes by the alert outbox (`alertDelivery`, channel `hub`); when the channel is
+/// first enabled, every sample and outcome the store already holds and every open alert are queued too. An entry
+/// is removed only after the hub's receipt for the batch that carried it, so a crash, a lost answer, a hub or
+/// PostgreSQL restart loses nothing: the batch is sent again, and the hub stores each id once (an outcome's
+/// newest state wins by its sequence). A failed push is retried after a back-off (1 s doubling up to
 /// ``maximumRetry``).
 ///
 /// Not sent: quarantined samples (until released, which queues them again), deleted samples (retractions are
-/// not part of the protocol yet) and readings in the unassigned inbox (assigning one queues it again).
+/// not part of the protocol yet), readings in the unassigned inbox (assigning one queues it again), and outcomes
+/// and alerts of a store without patients (the hub files everything under a patient).
 public actor HubSyncChannel: OutboxChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
@@ -31,7 +37,7 @@ public actor HubSyncChannel: OutboxChannel {
     let logger: Logger
     /// Failed pushes in a row (the back-off's exponent).
     var failures = 0
-    /// Samples the hub confirmed, and entries dropped without sending, since the channel was made.
+    /// Messages the hub confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
 
@@ -51,38 +57,55 @@ public actor HubSyncChannel: OutboxChannel {
         self.logger = logger
     }
 
-    /// Starts queueing for the hub: every sample stored from now on, and the first time also every stored one.
+    /// Starts queueing for the hub: every sample, outcome and alert change from now on, and the first time also
+    /// every stored sample and outcome and every open alert.
     public nonisolated func enable() async throws(CareStoreError) {
         try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
+        try store.enableAlertChannel(Self.storeChannel)
     }
 
     // MARK: - OutboxChannel
 
     public nonisolated func isQueued(by change: StoreChange) -> Bool {
         switch change {
-        case .sampleAdded, .sampleDeleted: true
-        case .eventUpdated, .taskListChanged: false
+        case .sampleAdded, .sampleDeleted, .eventUpdated: true
+        case .taskListChanged: false
         }
     }
 
     public nonisolated func pendingCount() async -> Int {
-        (try? await store.outboxCount(channel: Self.storeChannel)) ?? -1
+        do {
+            return try await store.outboxCount(channel: Self.storeChannel)
+                + store.alertDeliveryCount(channel: Self.storeChannel)
+        } catch {
+            return -1
+        }
     }
 
     public func deliverDue() async -> OutboxPass {
         var delivered = 0
         while !Task.isCancelled {
             let entries: [OutboxEntry]
+            var alerts: [AlertDelivery] = []
             do {
                 entries = try await store.pendingOutbox(channel: Self.storeChannel, limit: batchSize)
+                if entries.count < batchSize {
+                    alerts = try await store.pendingAlertDeliveries(
+                        channel: Self.storeChannel,
+                        limit: batchSize - entries.count,
+                        now: .distantFuture
+                    )
+                }
             } catch {
                 return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
             }
-            if entries.isEmpty { break }
-            let messages = entries.compactMap(message)
+            if entries.isEmpty && alerts.isEmpty { break }
+            let messages = entries.compactMap(message) + alerts.compactMap(message)
             if !messages.isEmpty {
                 do {
-                    let receipt = try await client.push(SyncBatch(messages: messages))
+                    let waiting = await pendingCount()
+                    let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
+                    let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
                     logger.debug(
                         "batch confirmed",
                         metadata: [
@@ -96,10 +119,11 @@ public actor HubSyncChannel: OutboxChannel {
             }
             failures = 0
             sent += messages.count
-            skipped += entries.count - messages.count
-            delivered += entries.count
+            skipped += entries.count + alerts.count - messages.count
+            delivered += entries.count + alerts.count
             do {
                 try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
+                for alert in alerts { try await store.completeAlertDelivery(sequence: alert.sequence) }
             } catch {
                 // Sent again on the next pass; the hub keeps each id once.
                 return OutboxPass(delivered: delivered, failure: "cannot remove confirmed entries: \(error.message)")
@@ -110,6 +134,7 @@ public actor HubSyncChannel: OutboxChannel {
 
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
     func message(_ entry: OutboxEntry) -> SyncMessage? {
+        if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
         guard let stored = entry.sample, !stored.sample.isQuarantined, stored.deletedDate == nil,
             let patient = stored.patientID, !stored.isUnassigned
         else { return nil }
@@ -119,6 +144,40 @@ public actor HubSyncChannel: OutboxChannel {
             sequence: entry.sequence,
             patient: patient,
             body: stored.sample.json(in: zone)
+        )
+    }
+
+    /// An outcome's state now: `{"task", "taskVersion", "occurrence", "eventStart", "state", "outcome",
+    /// "undoneAt", "undoneBy"}`, `outcome` in the form the undo record keeps.
+    func message(_ outcome: OutboxOutcome, sequence: Int64) -> SyncMessage? {
+        guard let patient = outcome.patientID else { return nil }
+        let time = { (date: Date?) -> JSONValue in date.map { .string(Timestamp.format($0, in: self.zone)) } ?? .null }
+        let recorded = outcome.outcome.flatMap { try? JSONValue.parse(Array($0.utf8)) } ?? .null
+        return SyncMessage(
+            kind: .outcome,
+            id: outcome.id,
+            sequence: sequence,
+            patient: patient,
+            body: .object([
+                "task": .string(outcome.taskID), "taskVersion": .string(outcome.taskUUID.lowercased()),
+                "occurrence": .int(outcome.occurrence), "eventStart": time(outcome.eventStart),
+                "state": .string(outcome.state.rawValue), "outcome": recorded, "undoneAt": time(outcome.undoneAt),
+                "undoneBy": outcome.undoneBy.map { .string($0) } ?? .null,
+            ])
+        )
+    }
+
+    /// An alert change: `{"change", "alert"}` with the alert as `carebridge alerts --json` shows it. Its id,
+    /// `<alert>/<change>/<delivery sequence>`, is the same when the change is sent again and differs when an
+    /// alert is raised again after a withdrawal.
+    func message(_ delivery: AlertDelivery) -> SyncMessage? {
+        guard let patient = delivery.alert.patientID else { return nil }
+        return SyncMessage(
+            kind: .alert,
+            id: "\(delivery.alert.id)/\(delivery.change.rawValue)/\(delivery.sequence)",
+            sequence: delivery.sequence,
+            patient: patient,
+            body: .object(["change": .string(delivery.change.rawValue), "alert": delivery.alert.json(in: zone)])
         )
     }
 

@@ -1,19 +1,26 @@
 public import BridgeFoundation
 
-/// What a bridge posts to `POST /sync/v1/batches`: `{"messages": [SyncMessage…]}`, oldest first.
+/// What a bridge posts to `POST /sync/v1/batches`: `{"messages": [SyncMessage…], "pending": N}`, oldest first;
+/// `pending` (optional) is how many entries the bridge still holds after this batch: its backlog, which
+/// `carebridge hub status` shows.
 public struct SyncBatch: Sendable, Equatable {
     /// The most messages one batch may carry.
     public static let maximumCount = 1000
 
     public var messages: [SyncMessage]
+    /// Entries still waiting on the bridge after this batch (nil: not said).
+    public var pending: Int?
 
-    public init(messages: [SyncMessage]) {
+    public init(messages: [SyncMessage], pending: Int? = nil) {
         self.messages = messages
+        self.pending = pending
     }
 
     /// The batch as JSON text.
     public var serialized: String {
-        JSONValue.object(["messages": .array(messages.map(\.json))]).serialized()
+        var object: JSONObject = ["messages": .array(messages.map(\.json))]
+        if let pending { object["pending"] = .int(pending) }
+        return JSONValue.object(object).serialized()
     }
 
     /// Reads a posted batch.
@@ -33,7 +40,14 @@ public struct SyncBatch: Sendable, Equatable {
         }
         var messages: [SyncMessage] = []
         for (index, item) in list.enumerated() { messages.append(try SyncMessage(json: item, index: index)) }
-        self.init(messages: messages)
+        var pending: Int?
+        if let value = value.objectValue?["pending"] {
+            guard case .int(let count) = value, count >= 0 else {
+                throw HubError(.malformed, "the batch's pending is not a whole number, 0 or more")
+            }
+            pending = count
+        }
+        self.init(messages: messages, pending: pending)
     }
 
     /// What the hub answers for this batch, the same however often it is sent: how many messages it carried and

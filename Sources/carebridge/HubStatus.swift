@@ -7,9 +7,10 @@ import Foundation
 struct HubStatus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the enrolled bridges: patients, last contact, rows received.",
+        abstract: "Show the enrolled bridges: patients, last contact, backlog, rows received.",
         discussion: """
-            JSON (--json): [{"bridge", "patients", "enrolledAt", "lastContact", "samples", "outcomes", "alerts", \
+            BACKLOG is what the bridge said it still held with its last batch. JSON (--json): [{"bridge", \
+            "patients", "enrolledAt", "lastContact", "backlog", "samples", "outcomes", "alerts", \
             "lastSampleSequence"}], times in UTC.
             """
     )
@@ -30,11 +31,12 @@ struct HubStatus: AsyncParsableCommand {
             return
         }
         let format = ISO8601DateFormatter()
-        var table = Table(["BRIDGE", "PATIENTS", "LAST CONTACT", "SAMPLES", "OUTCOMES", "ALERTS"])
+        var table = Table(["BRIDGE", "PATIENTS", "LAST CONTACT", "BACKLOG", "SAMPLES", "OUTCOMES", "ALERTS"])
         for bridge in bridges {
             table.append([
                 bridge.name, bridge.patients.joined(separator: ","),
-                bridge.lastContact.map { format.string(from: $0) } ?? "never", "\(bridge.samples)",
+                bridge.lastContact.map { format.string(from: $0) } ?? "never", bridge.backlog.map { "\($0)" } ?? "-",
+                "\(bridge.samples)",
                 "\(bridge.outcomes)", "\(bridge.alerts)",
             ])
         }

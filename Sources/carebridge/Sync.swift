@@ -9,7 +9,7 @@ import MQTTBridge
 /// `carebridge sync …`: the bridge's side of the hub.
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Send this bridge's readings to its hub.",
+        abstract: "Send this bridge's readings, outcomes and alerts to its hub.",
         subcommands: [SyncPush.self]
     )
 
@@ -48,8 +48,9 @@ struct SyncPush: AsyncParsableCommand {
         commandName: "push",
         abstract: "Send what waits for the hub, in order, and wait for the hub's receipts.",
         discussion: """
-            The first push (or `run --hub`) on a store queues every sample it holds; from then on each sample is \
-            queued in the transaction that stores it. A batch leaves the queue only when the hub confirmed it, so \
+            The first push (or `run --hub`) on a store queues every sample and outcome it holds and every open \
+            alert; from then on each sample, outcome (an undo included) and alert change is queued in the \
+            transaction that writes it. A batch leaves the queue only when the hub confirmed it, so \
             an interrupted push loses nothing and the next one sends what is left (the hub keeps each reading \
             once). A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
             --timeout; exit status 75 when something is still waiting then.
@@ -111,7 +112,7 @@ struct SyncPush: AsyncParsableCommand {
                 JSONValue.object(["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]).serialized()
             )
         } else {
-            print("sent \(sent) reading\(sent == 1 ? "" : "s") to the hub; \(max(left, 0)) waiting")
+            print("sent \(sent) message\(sent == 1 ? "" : "s") to the hub; \(max(left, 0)) waiting")
         }
         if left != 0 {
             Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for the hub; push again later")

@@ -25,7 +25,11 @@ import Testing
         do {
             try await database.withClient(logger: Logger(label: "test")) { client in
                 let store = HubStore(client: client, logger: Logger(label: "test"))
-                #expect(try await store.migrate() == ["v1-bridges", "v1-received"])
+                #expect(
+                    try await store.migrate() == [
+                        "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog",
+                    ]
+                )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")
                 try await body(store)
             }
@@ -57,14 +61,58 @@ import Testing
                 SyncMessage(kind: .outcome, id: "o-1", sequence: 7, patient: "ann", body: .object([:])),
                 SyncMessage(kind: .alert, id: "al-1/raised", sequence: 3, patient: "ann", body: .object([:])),
             ])
+            #expect(try await store.status().first?.backlog == nil, "never said")
             let first = try await store.receive(batch, from: bridge)
-            let second = try await store.receive(batch, from: bridge)
+            var told = batch
+            told.pending = 12
+            let second = try await store.receive(told, from: bridge)
+            #expect(try await store.status().first?.backlog == 12, "the backlog the bridge reported")
             #expect(first == SyncReceipt(received: 4, lastSequence: 7))
             #expect(second == first)
             let status = try #require(try await store.status().first)
             #expect((status.samples, status.outcomes, status.alerts) == (2, 1, 1))
             #expect(status.lastSampleSequence == 2)
             #expect(status.lastContact != nil)
+        }
+    }
+
+    func outcome(_ id: String, _ sequence: Int64, state: String) -> SyncMessage {
+        SyncMessage(
+            kind: .outcome,
+            id: id,
+            sequence: sequence,
+            patient: "ann",
+            body: .object(["state": .string(state)])
+        )
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func anOutcomesNewestStateWinsByItsSequenceAndEveryStateStaysOnRecord() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
+            let bridge = try #require(try await store.bridge(token: token))
+            _ = try await store.receive(SyncBatch(messages: [outcome("t/1", 3, state: "recorded")]), from: bridge)
+            let undone = SyncBatch(messages: [outcome("t/1", 5, state: "undone"), outcome("t/2", 6, state: "recorded")])
+            _ = try await store.receive(undone, from: bridge)
+            _ = try await store.receive(undone, from: bridge)
+            // An older state arriving late (or one batch carrying two states of an event) does not go back.
+            _ = try await store.receive(
+                SyncBatch(messages: [outcome("t/1", 4, state: "recorded"), outcome("t/2", 2, state: "removed")]),
+                from: bridge
+            )
+            var held: [String] = []
+            let rows = try await store.client.query("SELECT id, body->>'state' FROM hub_outcome ORDER BY id")
+            for try await (id, state) in rows.decode((String, String).self) { held.append("\(id) \(state)") }
+            #expect(held == ["t/1 undone", "t/2 recorded"])
+            var changes: [String] = []
+            let history = try await store.client.query(
+                "SELECT id, bridge_sequence, body->>'state' FROM hub_outcome_change ORDER BY id, bridge_sequence"
+            )
+            for try await (id, sequence, state) in history.decode((String, Int64, String).self) {
+                changes.append("\(id) \(sequence) \(state)")
+            }
+            #expect(changes == ["t/1 3 recorded", "t/1 4 recorded", "t/1 5 undone", "t/2 2 removed", "t/2 6 recorded"])
+            #expect(try await store.status().first?.outcomes == 2)
         }
     }
 

@@ -47,12 +47,7 @@ import Glibc
 
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func threeBridgesReachTheHubExactlyOnceInOrderThroughLostAnswersAndRestarts() async throws {
-        let postgres = try PostgresServer(directory: directory)
-        try await postgres.start()
-        let passwordFile = directory.appendingPathComponent("db-password").path
-        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        chmod(passwordFile, 0o600)
-        let database = ["--database", postgres.url, "--database-password-file", passwordFile]
+        let (postgres, passwordFile, database) = try await startPostgres()
 
         // Three bridges, each with its patient and three readings; a fourth whose patient is not its enrolment's.
         let bridges = ["home-1": "ann", "home-2": "ben", "home-3": "cat", "home-4": "dan"]
@@ -192,6 +187,16 @@ import Glibc
             #expect(!hubLogs.contains(String(token.dropFirst(4).prefix(16))), "nor a part of it")
         }
         #expect(!hubLogs.contains(postgres.password), "the database password is not in the hub's logs")
+    }
+
+    /// A started PostgreSQL, its password file and the `--database` options naming both.
+    func startPostgres() async throws -> (PostgresServer, passwordFile: String, database: [String]) {
+        let postgres = try PostgresServer(directory: directory)
+        try await postgres.start()
+        let passwordFile = directory.appendingPathComponent("db-password").path
+        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        chmod(passwordFile, 0o600)
+        return (postgres, passwordFile, ["--database", postgres.url, "--database-password-file", passwordFile])
     }
 
     /// The store file and its journal files, copied aside.

@@ -1,4 +1,5 @@
 import BridgeCore
+import CarePlan
 public import Foundation
 import GRDB
 import Logging
@@ -6,6 +7,8 @@ import Logging
 extension CareStore {
     /// The outbox channel MQTT publishing uses.
     public static let mqttOutboxChannel = "mqtt"
+    /// The outbox channel of the hub: samples, and outcomes too (``OutcomeOutboxSchema``).
+    public static let hubOutboxChannel = OutcomeOutboxSchema.channel
 
     /// Starts queueing every newly stored sample for `channel`. From now on each insert into the store also
     /// adds an outbox entry in the same transaction (written by the sample inserter, which every path that
@@ -13,7 +16,8 @@ extension CareStore {
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
     ///
     /// - Parameter includingStored: when the channel is enabled now (not already), also queue every sample the
-    ///   store holds, oldest stored first (a hub wants a bridge's history; a broker only what is new).
+    ///   store holds, oldest stored first (a hub wants a bridge's history; a broker only what is new); for the
+    ///   hub channel then every outcome too, oldest write first.
     /// - Throws: ``CareStoreError`` `.database`.
     public func enableOutbox(
         channel: String = CareStore.mqttOutboxChannel,
@@ -44,6 +48,7 @@ extension CareStore {
             for sample in stored {
                 try insert.execute(arguments: [channel, sample.id.data, sample.recordedAt.timeIntervalSince1970])
             }
+            if channel == Self.hubOutboxChannel { try OutcomeOutboxSchema.queueStored(db) }
         }
     }
 
@@ -90,21 +95,101 @@ extension CareStore {
             arguments: [channel, limit]
         )
         var reader = try SampleRowReader(db)
+        var versions: [String: TaskVersion]?
         var entries: [OutboxEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
-            let id = OutboxSchema.sampleUUID(row["sampleID"])
+            let key: DatabaseValue = row["sampleID"]
+            let id = OutboxSchema.sampleUUID(key)
             let enqueuedAt: Double = row["enqueuedAt"]
+            var outcome: OutboxOutcome?
+            if id == nil, let text = String.fromDatabaseValue(key), text.hasPrefix("outcome/") {
+                outcome = try Self.outboxOutcome(db, key: text, versions: &versions)
+            }
             entries.append(
                 OutboxEntry(
                     sequence: row["sequence"],
                     sample: try id.flatMap { id in try SampleTable.row(db, id: id, reader: &reader)?.stored },
                     sampleID: id,
-                    enqueuedAt: Date(timeIntervalSince1970: enqueuedAt)
+                    enqueuedAt: Date(timeIntervalSince1970: enqueuedAt),
+                    outcome: outcome
                 )
             )
         }
         return entries
+    }
+
+    /// The state of the outcome an entry's key (`outcome/<task version uuid>/<occurrence>`) names: recorded (as
+    /// the store holds it now), undone (the newest undo record of the event) or removed; nil when the task version
+    /// is gone. `versions` is loaded on first use.
+    static func outboxOutcome(
+        _ db: Database,
+        key: String,
+        versions: inout [String: TaskVersion]?
+    ) throws -> OutboxOutcome? {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let occurrence = Int(parts[2]) else { return nil }
+        let taskUUID = String(parts[1])
+        guard
+            let task = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT x.taskID, \(Self.patientColumn("x"))
+                    FROM (SELECT id AS taskID FROM task WHERE uuid = ?) AS x
+                    """,
+                arguments: [taskUUID]
+            )
+        else { return nil }
+        var state = OutboxOutcome(
+            taskID: task["taskID"],
+            taskUUID: taskUUID,
+            occurrence: occurrence,
+            patientID: task["patientID"],
+            state: .removed
+        )
+        if let row = try Row.fetchOne(
+            db,
+            sql: "SELECT eventStart, eventEnd FROM outcome WHERE taskUUID = ? AND occurrence = ?",
+            arguments: [taskUUID, occurrence]
+        ) {
+            if versions == nil {
+                versions = Dictionary(
+                    try TaskVersions.load(db).all.map { ($0.record.uuid, $0) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+            }
+            let start = Date(timeIntervalSince1970: row["eventStart"])
+            let event = ScheduledEvent(
+                occurrence: occurrence,
+                elementIndex: 0,
+                start: start,
+                end: Date(timeIntervalSince1970: row["eventEnd"]),
+                isAllDay: false
+            )
+            if let version = versions?[taskUUID],
+                let recorded = try Self.events(db, version: version, scheduled: [event], zone: .gmt).first?.outcome
+            {
+                state.state = .recorded
+                state.eventStart = start
+                state.outcome = try OutcomeUndo.json(recorded)
+                return state
+            }
+        }
+        if let undo = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT eventStart, undoneAt, author, outcome FROM outcomeUndo
+                WHERE taskUUID = ? AND occurrence = ? ORDER BY undoneAt DESC, id DESC LIMIT 1
+                """,
+            arguments: [taskUUID, occurrence]
+        ) {
+            state.state = .undone
+            state.eventStart = Date(timeIntervalSince1970: undo["eventStart"])
+            state.undoneAt = Date(timeIntervalSince1970: undo["undoneAt"])
+            state.undoneBy = undo["author"]
+            state.outcome = undo["outcome"]
+        }
+        return state
     }
 
     /// Removes delivered entries (after the broker acknowledged them).

@@ -1,7 +1,8 @@
 public import BridgeCore
 public import Foundation
 
-/// One sample waiting in the outbox of a channel (e.g. `mqtt`), in delivery order.
+/// One sample waiting in the outbox of a channel (e.g. `mqtt`), in delivery order; on the `hub` channel also an
+/// outcome (``outcome``; then `sample` and `sampleID` are nil).
 public struct OutboxEntry: Sendable, Hashable {
     /// Delivery order: increases with every enqueued sample, never reused.
     public var sequence: Int64
@@ -10,12 +11,21 @@ public struct OutboxEntry: Sendable, Hashable {
     public var sampleID: UUID?
     /// When the sample was stored and queued.
     public var enqueuedAt: Date
+    /// The outcome an entry of the `hub` channel stands for, read when the entry was.
+    public var outcome: OutboxOutcome?
 
-    public init(sequence: Int64, sample: StoredSample?, sampleID: UUID?, enqueuedAt: Date) {
+    public init(
+        sequence: Int64,
+        sample: StoredSample?,
+        sampleID: UUID?,
+        enqueuedAt: Date,
+        outcome: OutboxOutcome? = nil
+    ) {
         self.sequence = sequence
         self.sample = sample
         self.sampleID = sampleID
         self.enqueuedAt = enqueuedAt
+        self.outcome = outcome
     }
 }
 

@@ -112,6 +112,7 @@ enum Schema {
         SeriesIndexSchema.register(in: &migrator)
         AlertDeliveryFailureSchema.register(in: &migrator)
         UserTimeZoneSchema.register(in: &migrator)
+        OutcomeOutboxSchema.register(in: &migrator)
         return migrator
     }
 }
