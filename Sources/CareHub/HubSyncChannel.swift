@@ -16,7 +16,7 @@ public import MQTTBridge
 ///
 /// Not sent: quarantined samples (until released, which queues them again), deleted samples (retractions are
 /// not part of the protocol yet) and readings in the unassigned inbox (assigning one queues it again).
-public actor HubSyncChannel: OutboxChannel {
+public actor HubSyncChannel: SampleBatchChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
 
@@ -26,7 +26,7 @@ public actor HubSyncChannel: OutboxChannel {
     public nonisolated let batchSize: Int
     public var initialRetry: Duration = .seconds(1)
     public var maximumRetry: Duration = .seconds(60)
-    let store: CareStore
+    public nonisolated let store: CareStore
     let zone: TimeZone
     let logger: Logger
     /// Failed pushes in a row (the back-off's exponent).
@@ -65,47 +65,32 @@ public actor HubSyncChannel: OutboxChannel {
         }
     }
 
-    public nonisolated func pendingCount() async -> Int {
-        (try? await store.outboxCount(channel: Self.storeChannel)) ?? -1
+    public func deliverDue() async -> OutboxPass {
+        await deliverBatches()
     }
 
-    public func deliverDue() async -> OutboxPass {
-        var delivered = 0
-        while !Task.isCancelled {
-            let entries: [OutboxEntry]
-            do {
-                entries = try await store.pendingOutbox(channel: Self.storeChannel, limit: batchSize)
-            } catch {
-                return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
-            }
-            if entries.isEmpty { break }
-            let messages = entries.compactMap(message)
-            if !messages.isEmpty {
-                do {
-                    let receipt = try await client.push(SyncBatch(messages: messages))
-                    logger.debug(
-                        "batch confirmed",
-                        metadata: [
-                            "hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)",
-                        ]
-                    )
-                } catch {
-                    failures += 1
-                    return OutboxPass(delivered: delivered, failure: error.description, retryAfter: retryDelay())
-                }
-            }
+    // MARK: - SampleBatchChannel
+
+    public func item(for entry: OutboxEntry) -> SyncMessage? { message(entry) }
+
+    public func send(_ messages: [SyncMessage]) async -> String? {
+        do {
+            let receipt = try await client.push(SyncBatch(messages: messages))
+            logger.debug(
+                "batch confirmed",
+                metadata: ["hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)"]
+            )
             failures = 0
-            sent += messages.count
-            skipped += entries.count - messages.count
-            delivered += entries.count
-            do {
-                try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
-            } catch {
-                // Sent again on the next pass; the hub keeps each id once.
-                return OutboxPass(delivered: delivered, failure: "cannot remove confirmed entries: \(error.message)")
-            }
+            return nil
+        } catch {
+            failures += 1
+            return error.description
         }
-        return OutboxPass(delivered: delivered)
+    }
+
+    public func confirmed(sent: Int, skipped: Int) {
+        self.sent += sent
+        self.skipped += skipped
     }
 
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
@@ -123,9 +108,7 @@ public actor HubSyncChannel: OutboxChannel {
     }
 
     /// `initialRetry` doubled per failure in a row after the first, at most `maximumRetry`.
-    func retryDelay() -> Duration {
-        var delay = initialRetry
-        for _ in 1..<min(max(failures, 1), 32) where delay < maximumRetry { delay *= 2 }
-        return min(delay, maximumRetry)
+    public func retryDelay() -> Duration {
+        OutboxBackoff(initial: initialRetry, maximum: maximumRetry).delay(afterFailures: failures)
     }
 }
