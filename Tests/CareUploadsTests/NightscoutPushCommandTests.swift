@@ -77,7 +77,7 @@ import Glibc
         try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: NightscoutReceiver.python)))
+    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
     func eachGlucoseReadingArrivesOnceLoMarkedAndPushingAgainDuplicatesNothing() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         #expect(glucose.count >= 6, "the downloads and the typed reading: \(glucose)")
@@ -130,7 +130,7 @@ import Glibc
         #expect(try receiver.entries().count == glucose.count, "upserted by time and type, not added")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: NightscoutReceiver.python)))
+    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
     func anOutageA503AndA429WithRetryAfterLoseNothingAndKeepTheOrder() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         let (reference, _) = try await makeStore("reference.sqlite")
@@ -162,7 +162,7 @@ import Glibc
         #expect(Set(try site.entries().compactMap { $0["identifier"] as? String }) == glucose)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: NightscoutReceiver.python)))
+    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
     func aWrongSecretIsReportedAsARefusalAndNothingLeavesTheOutbox() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         let site = try NightscoutReceiver(directory: scratch.url("site"), secretFile: secretFile)

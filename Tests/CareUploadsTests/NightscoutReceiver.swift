@@ -17,6 +17,10 @@ final class NightscoutReceiver: @unchecked Sendable {
     }
 
     static let python = "/usr/bin/python3"
+    /// Whether the receiver can run; always under `CI=true`, where a missing python3 fails the tests instead.
+    static var testsEnabled: Bool {
+        FileManager.default.isExecutableFile(atPath: python) || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
 
     let port: Int
     let directory: URL
