@@ -44,21 +44,7 @@ struct NightscoutPush: AsyncParsableCommand {
     )
     var secretFile: String
 
-    @Option(
-        name: .customLong("ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for the site's HTTPS.", valueName: "file")
-    )
-    var caFile: String?
-
-    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default 60).", valueName: "seconds"))
-    var timeout: Double = 60
-
-    @Flag(name: .long, help: "Print JSON for scripts.")
-    var json = false
-
-    func validate() throws {
-        try NumericOption.checkPositive(timeout, "--timeout", atMost: NumericOption.day)
-    }
+    @OptionGroup var push: UploadPushOptions
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
@@ -67,11 +53,11 @@ struct NightscoutPush: AsyncParsableCommand {
             store: store,
             url: url,
             secretFile: secretFile,
-            caFile: caFile,
+            caFile: push.caFile,
             patient: storeOptions.patient,
             options: ("--url", "--secret-file"),
             zone: zone,
-            drainTimeout: .seconds(timeout),
+            drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
         let channel = outbox.channel
@@ -79,7 +65,7 @@ struct NightscoutPush: AsyncParsableCommand {
         // Drains until done or --timeout, unless the site refuses the secret: then retrying cannot help.
         let left = await withTaskGroup(of: Int?.self) { group in
             group.addTask {
-                await outbox.drain(timeout: .seconds(timeout)) { pending in progress.report(pending) }
+                await outbox.drain(timeout: .seconds(push.timeout)) { pending in progress.report(pending) }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -99,7 +85,7 @@ struct NightscoutPush: AsyncParsableCommand {
         let sent = await channel.sent
         let skipped = await channel.skipped
         let refusal = await channel.refusal
-        if json {
+        if push.json {
             var object: JSONObject = ["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]
             if let refusal { object["refused"] = .string(refusal) }
             print(JSONValue.object(object).serialized())
