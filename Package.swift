@@ -137,6 +137,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // HTTPS uploads on the outbox runtime: the one async-http-client poster the hub's client, alert webhooks
+        // and Nightscout share (CA file, loopback-only plain HTTP, no redirects), and the Nightscout channel
+        // (glucose as API v1 `mbg` entries with the site's API secret).
+        .target(
+            name: "CareUploads",
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "CareStore", "MQTTBridge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Alert rules and insights over the store: rule evaluation (pure), alert reconciliation, insights.
         .target(
             name: "Insights",
@@ -148,11 +163,10 @@ let package = Package(
         .target(
             name: "AlertDelivery",
             dependencies: [
-                "CareStore", "CarePlan", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTBridge", "MQTTClient",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "CareStore", "CarePlan", "CareUploads", "Insights", "BridgeFoundation", "GATTDecoding", "MQTTBridge",
+                "MQTTClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -188,15 +202,13 @@ let package = Package(
         .target(
             name: "CareHub",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CareStore", "CareWeb", "Insights", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CareStore", "CareUploads", "CareWeb", "Insights", "MQTTBridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -248,6 +260,7 @@ let package = Package(
                 "CareReport",
                 "CareWeb",
                 "CareHub",
+                "CareUploads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -302,6 +315,15 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Nightscout: the entry mapping, and `carebridge nightscout push` against a local receiver of the v1 contract
+        // (Fixtures/nightscout_receiver.py on the system python3) through outages, 503/429 and a wrong secret.
+        .testTarget(
+            name: "CareUploadsTests",
+            dependencies: [
+                "carebridge", "CareUploads", "CareStore", "BridgeCore", "BridgeFoundation", "TestSupport",
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "BridgeFoundationTests", dependencies: ["BridgeFoundation", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),

@@ -1,9 +1,7 @@
-import AsyncHTTPClient
 import BridgeFoundation
+import CareUploads
 import Foundation
 import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// A bridge's side of the sync protocol: posts one batch to the hub with the bridge's token and reads the receipt.
 ///
@@ -20,9 +18,8 @@ public struct HubClient: Sendable {
     /// `https://host:port/`: where batches go.
     public let hub: String
     public let timeout: Duration
-    let endpoint: String
+    let endpoint: HTTPSEndpoint
     let token: HubToken
-    let tls: TLSConfiguration?
 
     /// - Parameters:
     ///   - hub: the hub's address (`https://hub.example:8443`).
@@ -31,11 +28,6 @@ public struct HubClient: Sendable {
     /// - Throws: ``Failure`` saying what is wrong with the address or the files.
     public init(hub: String, tokenFile: String, caFile: String? = nil, timeout: Duration = .seconds(30)) throws(Failure)
     {
-        guard let components = URLComponents(string: hub), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else {
-            throw Failure(status: nil, description: "the hub address \(hub) is not an http:// or https:// URL")
-        }
         guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8),
             let line = text.split(separator: "\n").first, !line.trimmingCharacters(in: .whitespaces).isEmpty
         else {
@@ -44,50 +36,32 @@ public struct HubClient: Sendable {
         token = HubToken(text: line.trimmingCharacters(in: .whitespaces))
         self.hub = hub
         self.timeout = timeout
-        endpoint = hub.hasSuffix("/") ? "\(hub)sync/v1/batches" : "\(hub)/sync/v1/batches"
-        guard scheme == "https" else {
-            if caFile != nil { throw Failure(status: nil, description: "a CA file needs an https:// hub address") }
-            tls = nil
-            return
+        do {
+            endpoint = try HTTPSEndpoint(
+                url: hub.hasSuffix("/") ? "\(hub)sync/v1/batches" : "\(hub)/sync/v1/batches",
+                caFile: caFile
+            )
+        } catch {
+            throw Failure(status: nil, description: "the hub address \(hub): \(error)")
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile {
-            do {
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
-            } catch {
-                throw Failure(status: nil, description: "cannot read the CA file \(caFile): \(error)")
-            }
-        }
-        self.tls = tls
     }
 
     /// Posts `batch`.
     /// - Returns: the hub's receipt.
     /// - Throws: ``Failure`` with the hub's status and reason, or the connection's error.
     public func push(_ batch: SyncBatch) async throws(Failure) -> SyncReceipt {
-        var request = HTTPClientRequest(url: endpoint)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "carebridge")
-        request.headers.add(name: "Authorization", value: "Bearer \(token.text)")
-        request.body = .bytes(ByteBuffer(string: batch.serialized))
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-        )
-        let status: UInt
-        let body: ByteBuffer
+        let response: HTTPSEndpoint.Response
         do {
-            let nanoseconds =
-                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
-            status = response.status.code
-            body = try await response.body.collect(upTo: 1 << 20)
+            response = try await endpoint.post(
+                batch.serialized,
+                headers: [("Authorization", "Bearer \(token.text)")],
+                timeout: timeout
+            )
         } catch {
-            try? await client.shutdown()
-            throw Failure(status: nil, description: "cannot reach the hub at \(hub): \(error)")
+            throw Failure(status: nil, description: "the hub at \(hub): \(error)")
         }
-        try? await client.shutdown()
+        let status = response.status
+        let body = response.body
         let answer = try? JSONValue.parse(Array(body.readableBytesView))
         guard status == 200 else {
             let reason = answer?.objectValue?["error"]?.stringValue ?? "no reason given"

@@ -32,7 +32,7 @@ public actor HubSyncChannel: OutboxChannel {
     public nonisolated let batchSize: Int
     public var initialRetry: Duration = .seconds(1)
     public var maximumRetry: Duration = .seconds(60)
-    let store: CareStore
+    public nonisolated let store: CareStore
     let zone: TimeZone
     let logger: Logger
     /// Failed pushes in a row (the back-off's exponent).
@@ -182,9 +182,7 @@ public actor HubSyncChannel: OutboxChannel {
     }
 
     /// `initialRetry` doubled per failure in a row after the first, at most `maximumRetry`.
-    func retryDelay() -> Duration {
-        var delay = initialRetry
-        for _ in 1..<min(max(failures, 1), 32) where delay < maximumRetry { delay *= 2 }
-        return min(delay, maximumRetry)
+    public func retryDelay() -> Duration {
+        OutboxBackoff(initial: initialRetry, maximum: maximumRetry).delay(afterFailures: failures)
     }
 }

@@ -146,8 +146,38 @@ struct Run: AsyncParsableCommand {
     )
     var hubCAFile: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Send glucose readings to this Nightscout site as they are stored.", valueName: "url")
+    )
+    var nightscout: String?
+
+    @Option(
+        name: .customLong("nightscout-secret-file"),
+        help: ArgumentHelp("A file holding the API secret of --nightscout.", valueName: "file")
+    )
+    var nightscoutSecretFile: String?
+
+    @Option(
+        name: .customLong("nightscout-ca-file"),
+        help: ArgumentHelp("PEM certificates to trust for --nightscout's HTTPS.", valueName: "file")
+    )
+    var nightscoutCAFile: String?
+
+    @Option(
+        name: .customLong("nightscout-patient"),
+        help: ArgumentHelp("Send only this patient's readings to --nightscout.", valueName: "id")
+    )
+    var nightscoutPatient: String?
+
     func validate() throws {
         if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
+        if (nightscout == nil) != (nightscoutSecretFile == nil) {
+            throw ValidationError("--nightscout and --nightscout-secret-file go together")
+        }
+        if nightscout == nil, nightscoutCAFile != nil || nightscoutPatient != nil {
+            throw ValidationError("--nightscout-ca-file and --nightscout-patient need --nightscout")
+        }
         if hubCAFile != nil, hub == nil { throw ValidationError("--hub-ca-file needs --hub") }
         if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
         if let alertWebhook {
@@ -233,6 +263,22 @@ struct Run: AsyncParsableCommand {
                     tokenFile: hubTokenFile,
                     caFile: hubCAFile,
                     options: ("--hub", "--hub-token-file"),
+                    zone: zone,
+                    drainTimeout: .seconds(10),
+                    logger: logger
+                )
+            )
+        }
+        if let nightscout, let nightscoutSecretFile {
+            // Queueing is on before the first sample is stored; the site gets the stored glucose history, too.
+            services.append(
+                try await Nightscout.outbox(
+                    store: store,
+                    url: nightscout,
+                    secretFile: nightscoutSecretFile,
+                    caFile: nightscoutCAFile,
+                    patient: nightscoutPatient,
+                    options: ("--nightscout", "--nightscout-secret-file"),
                     zone: zone,
                     drainTimeout: .seconds(10),
                     logger: logger

@@ -74,21 +74,7 @@ struct SyncPush: AsyncParsableCommand {
     )
     var tokenFile: String
 
-    @Option(
-        name: .customLong("ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for the hub's HTTPS.", valueName: "file")
-    )
-    var caFile: String?
-
-    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default 60).", valueName: "seconds"))
-    var timeout: Double = 60
-
-    @Flag(name: .long, help: "Print JSON for scripts.")
-    var json = false
-
-    func validate() throws {
-        try NumericOption.checkPositive(timeout, "--timeout", atMost: NumericOption.day)
-    }
+    @OptionGroup var push: UploadPushOptions
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
@@ -97,17 +83,17 @@ struct SyncPush: AsyncParsableCommand {
             store: store,
             hub: hub,
             tokenFile: tokenFile,
-            caFile: caFile,
+            caFile: push.caFile,
             options: ("--hub", "--token-file"),
             zone: zone,
-            drainTimeout: .seconds(timeout),
+            drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
-        let left = await outbox.drain(timeout: .seconds(timeout))
+        let left = await outbox.drain(timeout: .seconds(push.timeout))
         await outbox.stop()
         let sent = await outbox.channel.sent
         let skipped = await outbox.channel.skipped
-        if json {
+        if push.json {
             print(
                 JSONValue.object(["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]).serialized()
             )

@@ -1,3 +1,4 @@
+import CareUploads
 import Foundation
 import NIOCore
 import NIOPosix
@@ -64,12 +65,7 @@ public struct SMTPClient: Sendable {
         public var relay: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
         /// Whether `host` is this machine (`localhost`, 127.0.0.0/8, `::1`).
-        public static func isLoopback(_ host: String) -> Bool {
-            if host.lowercased() == "localhost" { return true }
-            if host == "::1" || host == "[::1]" { return true }
-            let parts = host.split(separator: ".")
-            return parts.count == 4 && parts.first == "127" && parts.allSatisfy { UInt8($0) != nil }
-        }
+        public static func isLoopback(_ host: String) -> Bool { HTTPSEndpoint.isLoopback(host) }
     }
 
     /// What happened to each recipient of a message the relay took.

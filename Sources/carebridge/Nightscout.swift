@@ -1,0 +1,45 @@
+import ArgumentParser
+import CareStore
+import CareUploads
+import Foundation
+import Logging
+import MQTTBridge
+
+/// `carebridge nightscout …`: glucose readings to a Nightscout site.
+struct Nightscout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send glucose readings to a Nightscout site.",
+        subcommands: [NightscoutPush.self]
+    )
+
+    /// The Nightscout channel's outbox service over `store`, queueing enabled (the first time with every stored
+    /// sample; only glucose is sent). Warns when the secret file can be read by other users.
+    /// - Throws: `ValidationError` naming the options for a bad address or file; a store failure as its exit.
+    static func outbox(
+        store: CareStore,
+        url: String,
+        secretFile: String,
+        caFile: String?,
+        patient: String?,
+        options: (url: String, secretFile: String),
+        zone: TimeZone,
+        drainTimeout: Duration,
+        logger: Logger
+    ) async throws -> OutboxService<NightscoutChannel> {
+        let client: NightscoutClient
+        do {
+            client = try NightscoutClient(url: url, secretFile: secretFile, caFile: caFile)
+        } catch {
+            throw ValidationError("\(options.url) / \(options.secretFile): \(error)")
+        }
+        SecretFile.warnIfShared(secretFile, option: options.secretFile)
+        let channel = NightscoutChannel(store: store, client: client, patient: patient, zone: zone, logger: logger)
+        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
+        return OutboxService(
+            channel: channel,
+            changes: store.changes(),
+            drainTimeout: drainTimeout,
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import BridgeFoundation
+import CareStore
+import CareUploads
+import Foundation
+import MQTTBridge
+import Synchronization
+
+/// `carebridge nightscout push`: drains the Nightscout outbox once.
+struct NightscoutPush: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send the glucose readings that wait for Nightscout, in order, and wait for the site's answers.",
+        discussion: """
+            Readings go to the site's API v1 as `mbg` entries (mg/dL, LO/HI marked in `notes`, meal context as \
+            notes), with the `api-secret` header (SHA-1 of the secret in --secret-file). The first push (or `run \
+            --nightscout`) on a store queues every sample it holds, so the store's glucose history goes up once; \
+            from then on each sample is queued in the transaction that stores it, and only glucose is sent. An \
+            entry leaves the queue only when the site confirmed it; sending it again replaces it on the site \
+            (Nightscout keeps one entry per time and type), so an interrupted push duplicates nothing. A failed \
+            upload (no connection, HTTP 5xx, 429) is retried, after the site's Retry-After when it gives one, \
+            until --timeout: exit status 75 when something is still waiting then; 77 when the site refused the \
+            secret (nothing is removed). With --patient only that patient's readings are sent (a Nightscout site             is one person's).
+
+            Example:
+              carebridge nightscout push --url https://ns.example --secret-file /etc/carebridge/nightscout.secret
+
+            \(StoreExit.help)
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The Nightscout site (https://; http:// only to this machine).", valueName: "url")
+    )
+    var url: String
+
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp("A file holding the site's API secret (its first line).", valueName: "file")
+    )
+    var secretFile: String
+
+    @OptionGroup var push: UploadPushOptions
+
+    func run() async throws {
+        let zone = try global.resolvedTimeZone()
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let outbox = try await Nightscout.outbox(
+            store: store,
+            url: url,
+            secretFile: secretFile,
+            caFile: push.caFile,
+            patient: storeOptions.patient,
+            options: ("--url", "--secret-file"),
+            zone: zone,
+            drainTimeout: .seconds(push.timeout),
+            logger: CLILogging.logger
+        )
+        let channel = outbox.channel
+        let progress = ProgressLine()
+        // Drains until done or --timeout, unless the site refuses the secret: then retrying cannot help.
+        let left = await withTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                await outbox.drain(timeout: .seconds(push.timeout)) { pending in progress.report(pending) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    if await channel.refusal != nil { return nil }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                return nil
+            }
+            let first: Int?? = await group.next()
+            group.cancelAll()
+            if case .some(.some(let pending)) = first { return pending }
+            let drained: Int?? = await group.next()
+            if case .some(.some(let pending)) = drained { return pending }
+            return -1
+        }
+        await outbox.stop()
+        let sent = await channel.sent
+        let skipped = await channel.skipped
+        let refusal = await channel.refusal
+        if push.json {
+            var object: JSONObject = ["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]
+            if let refusal { object["refused"] = .string(refusal) }
+            print(JSONValue.object(object).serialized())
+        } else {
+            print(
+                "sent \(sent) glucose reading\(sent == 1 ? "" : "s") to Nightscout; \(skipped) other entr"
+                    + "\(skipped == 1 ? "y" : "ies") skipped; \(max(left, 0)) waiting"
+            )
+        }
+        if let refusal {
+            Output.error("\(refusal); \(max(left, 0)) entr\(left == 1 ? "y stays" : "ies stay") queued")
+            throw ExitCode(77)
+        }
+        if left != 0 {
+            Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for Nightscout; push again later")
+            throw ExitCode(75)
+        }
+    }
+
+    /// `N entries waiting` on standard error whenever the count changes (progress of a long push).
+    final class ProgressLine: Sendable {
+        private let last = Mutex<Int?>(nil)
+
+        func report(_ pending: Int) {
+            let changed = last.withLock { last in
+                defer { last = pending }
+                return last != pending
+            }
+            if changed, pending > 0 {
+                Output.error("nightscout: \(pending) entr\(pending == 1 ? "y" : "ies") waiting")
+            }
+        }
+    }
+}
