@@ -1,4 +1,4 @@
-public import BridgeFoundation
+import BridgeFoundation
 public import Foundation
 public import GATTDecoding
 
