@@ -7,7 +7,7 @@ extension BloodPressureMeasurement: SampleProducing {
     /// sample for that quantity, except −INF/+INF (below/above the cuff's range), which give a sample with comparator
     /// `<`/`>` and value −∞/+∞ (the pipeline puts the profile's `measurementRange` limit there). User ID and the measurement status conditions (comma-separated names, or
     /// `none`) go into the metadata.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         var metadata = UserMetadata.metadata(for: userID)
         if let measurementStatus {
             let conditions = measurementStatus.conditions

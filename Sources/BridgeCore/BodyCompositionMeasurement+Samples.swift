@@ -10,7 +10,7 @@ extension BodyCompositionMeasurement: SampleProducing {
     /// a multiple-packet measurement (flag bit 12): join the packets with ``BodyCompositionMeasurement/merged(with:)``
     /// first, so that partial measurements are never stored. Muscle percentage and soft lean mass have no
     /// quantity type; they stay in the fields.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         guard !isMultiplePacket else { return }
         var metadata = UserMetadata.metadata(for: userID)
         if isUnsuccessful { metadata["status"] = "measurement unsuccessful" }

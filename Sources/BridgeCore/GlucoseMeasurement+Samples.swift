@@ -16,7 +16,7 @@ extension GlucoseMeasurement: SampleProducing {
     /// pipeline puts the profile's `measurementRange` limit there). No sample without a concentration (unless
     /// the status says LO/HI), for NaN/NRes/reserved, or for a control-solution test (type 10 or location 4).
     /// Sequence number, type, location, sensor status and the base time go into the metadata.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         guard !isControlSolution else { return }
         let comparator = outOfRangeComparator
         let transmitted: Double

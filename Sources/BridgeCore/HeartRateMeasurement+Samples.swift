@@ -6,7 +6,7 @@ extension HeartRateMeasurement: SampleProducing {
     /// their ids differ. Sensor contact and energy expended (kJ) go into the metadata of every sample.
     ///
     /// A heart rate of 0 (sent while the sensor warms up) yields no heartRate sample.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         // Shared by every sample of the payload; without Energy Expended (most notifications) it is a
         // prebuilt constant, so the hot path builds no dictionary.
         context.metadata = Self.contactMetadata(sensorContact)

@@ -5,7 +5,7 @@ extension PLXContinuousMeasurement: SampleProducing {
     /// receive time (the characteristic has no timestamp). The Fast and Slow averages stay in the fields.
     /// Nothing for an ongoing, early-estimate, demonstration or test reading; an unavailable, questionable or
     /// invalid one is made and quarantined by the safety stage.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,

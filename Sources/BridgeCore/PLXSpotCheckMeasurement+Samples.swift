@@ -7,7 +7,7 @@ extension PLXSpotCheckMeasurement: SampleProducing {
     /// reading the status calls unavailable, questionable or invalid is made, with the status in its metadata,
     /// and quarantined by the pipeline's safety stage (kept, never used). The timestamp is used unless the device says its clock is not set; then the
     /// receive time is.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
@@ -38,7 +38,7 @@ enum PLXSampling {
         deviceTime: DateTime?,
         kind: String,
         context: consuming SampleContext,
-        to samples: inout [QuantitySample]
+        to samples: inout [SampleDraft]
     ) {
         if let measurementStatus, !measurementStatus.isDisjoint(with: notFinal) { return }
         var metadata = ["measurement": kind]

@@ -57,7 +57,7 @@ public enum SampleID {
     }
 }
 
-extension QuantitySample {
+extension SampleDraft {
     /// Milliseconds since 1970 of the time in the ``idempotencyKey``: the id's time prefix.
     public var idMilliseconds: Int64 {
         switch source.kind {
@@ -65,6 +65,11 @@ extension QuantitySample {
         case .device: return deviceTime.map(SampleID.milliseconds) ?? SampleID.milliseconds(receivedAt)
         }
     }
+}
+
+extension QuantitySample {
+    /// Milliseconds since 1970 of the time in the ``idempotencyKey``: the id's time prefix.
+    public var idMilliseconds: Int64 { fields.idMilliseconds }
 
     /// The id this sample had before ids were time-ordered (SHA-256 of the key, name-based layout); only the
     /// store's migration to time-ordered ids needs it.

@@ -49,7 +49,7 @@ public struct SampleContext: Sendable {
         deviceTime?.date(in: timeZone) ?? receivedAt
     }
 
-    /// Makes one sample: converts `value` from the transmitted `unit` to the type's canonical unit and stamps
+    /// Makes one sample (a draft: the pipeline settles it): converts `value` from the transmitted `unit` to the type's canonical unit and stamps
     /// it with the device time (read in ``timeZone``) or, without one, the receive time. It carries
     /// ``metadata`` as it is now.
     /// Pass `start` (from ``start(for:)``) when making several samples from one payload, to resolve the device
@@ -62,10 +62,10 @@ public struct SampleContext: Sendable {
         deviceTime: DateTime? = nil,
         index: Int = 0,
         start resolvedStart: Date? = nil
-    ) -> QuantitySample? {
+    ) -> SampleDraft? {
         guard let canonical = unit.convert(value, to: type.canonicalUnit) else { return nil }
         let start = resolvedStart ?? self.start(for: deviceTime)
-        return QuantitySample(
+        return SampleDraft(
             type: type,
             value: canonical,
             unit: type.canonicalUnit,
@@ -89,7 +89,7 @@ public protocol SampleProducing: GATTPayload {
     /// The form for hot paths: a caller that reuses one buffer (`removeAll(keepingCapacity: true)`) or
     /// appends straight into its batch makes no array per payload. The context is consumed: a caller that
     /// hands over its only copy lets the decoder attach metadata without copying the shared provenance.
-    func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample])
+    func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft])
 
     /// The sequence number of a context value that follows this payload and annotates its samples (Glucose
     /// Measurement flags bit 4, ``SampleAnnotating``): its samples wait for it. Nil, the default, when none
@@ -101,8 +101,8 @@ extension SampleProducing {
     public var followingContextSequence: UInt16? { nil }
 
     /// This payload's samples, in a new array.
-    public func samples(in context: consuming SampleContext) -> [QuantitySample] {
-        var samples: [QuantitySample] = []
+    public func samples(in context: consuming SampleContext) -> [SampleDraft] {
+        var samples: [SampleDraft] = []
         appendSamples(in: context, to: &samples)
         return samples
     }

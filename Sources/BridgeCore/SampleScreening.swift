@@ -43,8 +43,10 @@ public struct SampleScreening: Sendable, Hashable {
     ]
 
     /// The status flags a sample carries, in the order its metadata lists them (status keys sorted).
-    public static func flags(of sample: QuantitySample) -> [String] {
-        let metadata = sample.metadata
+    public static func flags(of sample: QuantitySample) -> [String] { flags(in: sample.metadata) }
+
+    /// The status flags in a sample's metadata (see ``flags(of:)``).
+    static func flags(in metadata: [String: String]) -> [String] {
         // The sample's few metadata keys compared with the four status keys, not four hashed lookups: most
         // samples carry none of them (a heart-rate sample only its sensor contact), and every sample is screened.
         guard metadata.keys.contains(where: statusKeys.contains) else { return [] }
@@ -60,7 +62,7 @@ public struct SampleScreening: Sendable, Hashable {
     }
 
     /// Applies the limits and the quarantine rules to one sample.
-    public func screen(_ sample: inout QuantitySample) {
+    public func screen(_ sample: inout SampleDraft) {
         if let comparator = sample.comparator {
             if !sample.value.isFinite, let range = measurementRanges[sample.type] {
                 let limit = comparator == .lessThan ? range.lowerBound : range.upperBound
@@ -74,7 +76,7 @@ public struct SampleScreening: Sendable, Hashable {
                 + "\(Self.format(range.lowerBound))–\(Self.format(range.upperBound)) \(sample.unit)"
             return
         }
-        let invalid = Self.flags(of: sample).filter(Self.invalidatingFlags.contains)
+        let invalid = Self.flags(in: sample.metadata).filter(Self.invalidatingFlags.contains)
         if !invalid.isEmpty {
             sample.quarantineReason = "device status says the value is invalid: " + invalid.joined(separator: ", ")
         }

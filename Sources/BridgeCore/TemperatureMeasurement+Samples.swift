@@ -6,7 +6,7 @@ extension TemperatureMeasurement: SampleProducing {
     /// −INF/+INF (the thermometer's LO/HI) give a sample with comparator `<`/`>` and value −∞/+∞ (the pipeline
     /// puts the profile's `measurementRange` limit there). The measurement site, when the payload names it,
     /// goes into `metadata["temperatureType"]`.
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         let comparator = temperature.special.flatMap(ValueComparator.init)
         guard let value = temperature.doubleValue ?? comparator.map({ _ in 0 }) else { return }
         if let temperatureType { context.metadata["temperatureType"] = temperatureType.description }

@@ -15,7 +15,7 @@ extension WeightMeasurement: SampleProducing {
     }
 
     /// bodyMass (unless unsuccessful), bodyMassIndex and height (when present).
-    public func appendSamples(in context: consuming SampleContext, to samples: inout [QuantitySample]) {
+    public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
         // User ID and the spec's steps (SampleResolution), from a table built once: a weigh-in builds no dictionary.
         let user = userID.map { Int($0) + 1 } ?? 0
         let fields = (isImperial ? 4 : 0) + (bmi != nil ? 2 : 0) + (height != nil ? 1 : 0)

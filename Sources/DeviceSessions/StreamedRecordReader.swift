@@ -19,13 +19,13 @@ public protocol StreamedRecordReader: Sendable {
 
 /// What a ``StreamedRecordReader`` made of one value.
 public struct StreamedRecords: Sendable {
-    public var samples: [QuantitySample] = []
+    public var samples: [SampleDraft] = []
     /// Records or packets that could not be used, each saying what and where.
     public var problems: [String] = []
     /// Complete records read (empty slots not counted).
     public var records = 0
 
-    public init(samples: [QuantitySample] = [], problems: [String] = [], records: Int = 0) {
+    public init(samples: [SampleDraft] = [], problems: [String] = [], records: Int = 0) {
         self.samples = samples
         self.problems = problems
         self.records = records

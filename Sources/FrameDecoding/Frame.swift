@@ -168,7 +168,7 @@ public struct Frame: Sendable, Hashable {
         of decoded: DecodedFrame,
         merged: DecodedFrame?,
         in context: consuming SampleContext,
-        to output: inout [QuantitySample],
+        to output: inout [SampleDraft],
         notes: inout [String]
     ) {
         func lookup(_ reference: FrameFieldReference) -> DecodedField? {

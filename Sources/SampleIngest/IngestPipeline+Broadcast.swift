@@ -75,7 +75,7 @@ extension IngestPipeline {
         time: Date,
         state: inout DeviceState,
         output: inout Output,
-        decode: (IngestPipeline, inout DeviceState, inout Output) -> [QuantitySample]?
+        decode: (IngestPipeline, inout DeviceState, inout Output) -> [SampleDraft]?
     ) {
         let gap = state.profile?.tuning.weighInGap ?? 30
         if let last = state.session.lastAdvertisement, time.timeIntervalSince(last) > gap {

@@ -75,10 +75,10 @@ extension IngestPipeline {
         time: Date,
         state: inout DeviceState,
         output: inout Output
-    ) -> [QuantitySample]? {
+    ) -> [SampleDraft]? {
         let profile = state.profile?.id ?? "?"
         let address = state.identity.address ?? state.identity.key
-        var samples: [QuantitySample] = []
+        var samples: [SampleDraft] = []
         expireMerges(before: time, state: &state, into: &samples, output: &output)
         let selected: (frame: Frame, decoded: DecodedFrame)?
         do {
@@ -180,7 +180,7 @@ extension IngestPipeline {
     func produce(
         _ waiting: FrameWaiting,
         merged: DecodedFrame?,
-        into samples: inout [QuantitySample],
+        into samples: inout [SampleDraft],
         state: inout DeviceState,
         output: inout Output
     ) {
@@ -208,7 +208,7 @@ extension IngestPipeline {
     func expireMerges(
         before time: Date?,
         state: inout DeviceState,
-        into samples: inout [QuantitySample],
+        into samples: inout [SampleDraft],
         output: inout Output
     ) {
         guard !state.session.waitingForMerge.isEmpty else { return }

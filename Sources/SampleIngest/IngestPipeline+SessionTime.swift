@@ -7,7 +7,7 @@ import Logging
 /// Session time: samples with a device time wait for the end of their session, when the session's clock offset is
 /// decided and applied; then the safety stage and the id.
 extension IngestPipeline {
-    func accept(_ samples: [QuantitySample], live: Bool, state: inout DeviceState, output: inout Output) {
+    func accept(_ samples: [SampleDraft], live: Bool, state: inout DeviceState, output: inout Output) {
         let clockUnreliable = state.profile?.quirks.clockUnreliable ?? false
         for var sample in samples {
             if clockUnreliable || sample.deviceTime == nil {
@@ -24,7 +24,7 @@ extension IngestPipeline {
 
     /// Hands a finished sample on, after the safety stage (``SampleScreening``): LO/HI get the device's limit,
     /// implausible or status-invalid samples are quarantined (kept, reported, never used).
-    func emit(_ sample: QuantitySample, state: inout DeviceState, output: inout Output) {
+    func emit(_ sample: SampleDraft, state: inout DeviceState, output: inout Output) {
         // A value the store cannot hold (a profile's scale or a unit conversion overflowed) refuses this sample
         // alone, naming its profile; the batch it would join, and other recordings' samples, are stored.
         guard sample.value.isFinite || (sample.comparator != nil && !sample.value.isNaN) else {
@@ -39,14 +39,14 @@ extension IngestPipeline {
             )
             return
         }
-        var sample = sample
+        var draft = sample
         // Samples made during this event already carry the identity: writing it again would give each sample a
         // provenance of its own (copy on write) and so hash its payload's key prefix once per sample instead of
         // once per payload. Samples that waited for the session's end get what the device said meanwhile.
-        if sample.source.device != state.identity { sample.source.device = state.identity }
-        state.screening.screen(&sample)
-        // Finished: the id is derived once here and carried to the store, publishers and exports.
-        sample.assignID()
+        if draft.source.device != state.identity { draft.source.device = state.identity }
+        state.screening.screen(&draft)
+        // Settled: the id is derived once here and carried to the store, publishers and exports.
+        let sample = QuantitySample(draft)
         let address = state.identity.address ?? state.identity.key
         if let reason = sample.quarantineReason {
             output.issues.append(
@@ -82,7 +82,7 @@ extension IngestPipeline {
         let waiting = state.session.waitingForMerge
         state.session.waitingForMerge = []
         for item in waiting {
-            var samples: [QuantitySample] = []
+            var samples: [SampleDraft] = []
             produce(item, merged: nil, into: &samples, state: &state, output: &output)
             accept(samples, live: item.live, state: &state, output: &output)
         }

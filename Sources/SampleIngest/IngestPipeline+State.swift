@@ -13,7 +13,7 @@ extension IngestPipeline {
     }
 
     struct PendingSample {
-        var sample: QuantitySample
+        var sample: SampleDraft
         var live: Bool
     }
 

@@ -10,8 +10,8 @@ extension PipelineConfiguration {
     /// - Parameters:
     ///   - samples: the session's samples that carry a device time, in order.
     ///   - lastLive: the session's last live measurement, if any.
-    func clockOffset(of samples: [QuantitySample], lastLive: QuantitySample?) -> Double? {
-        func skew(_ sample: QuantitySample) -> Double { sample.receivedAt.timeIntervalSince(sample.start) }
+    func clockOffset(of samples: [SampleDraft], lastLive: SampleDraft?) -> Double? {
+        func skew(_ sample: SampleDraft) -> Double { sample.receivedAt.timeIntervalSince(sample.start) }
         if let lastLive, abs(skew(lastLive)) > clockSkewTolerance { return skew(lastLive).rounded() }
         let implausible = samples.contains { sample in
             (sample.deviceTime?.year ?? 2000) < 2000 || -skew(sample) > futureTolerance
@@ -22,9 +22,9 @@ extension PipelineConfiguration {
 
     /// The samples of one value decoded on its own (`carebridge decode`), placed in time as a session places
     /// them: when their device time is evidently wrong (before 2000, in the future) each moves by the offset to
-    /// its receive time, keeps its own ``QuantitySample/deviceTime`` and carries the offset as
-    /// ``QuantitySample/clockOffset`` (the flag that its time was corrected).
-    public func placedInTime(_ samples: [QuantitySample]) -> [QuantitySample] {
+    /// its receive time, keeps its own ``SampleDraft/deviceTime`` and carries the offset as
+    /// ``SampleDraft/clockOffset`` (the flag that its time was corrected).
+    public func placedInTime(_ samples: [SampleDraft]) -> [SampleDraft] {
         let timed = samples.filter { $0.deviceTime != nil }
         guard let offset = clockOffset(of: timed, lastLive: nil) else { return samples }
         return samples.map { sample in

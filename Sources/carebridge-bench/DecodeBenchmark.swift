@@ -38,7 +38,7 @@ private func measureDecode<Payload: SampleProducing>(
     // Samples are appended to one reused buffer, counted and emptied every 4,096 samples: the hot-path form
     // (`appendSamples(in:to:)`), in which a caller collecting a batch makes no array per payload.
     let batchCapacity = 4096
-    var batch: [QuantitySample] = []
+    var batch: [SampleDraft] = []
     batch.reserveCapacity(batchCapacity + 16)
     let elapsed = try clock.measure {
         for _ in 0..<iterations {

@@ -68,7 +68,7 @@ func runExport(format: String, count: Int) throws {
                 case .bloodPressureDiastolic: Double(60 + reading % 30)
                 default: 36 + Double(reading % 20) / 10
                 }
-            var sample = QuantitySample(
+            let sample = QuantitySample(
                 type: type,
                 value: value,
                 unit: type.canonicalUnit,
@@ -77,9 +77,8 @@ func runExport(format: String, count: Int) throws {
                 receivedAt: at,
                 rawPayload: [UInt8(truncatingIfNeeded: reading), UInt8(truncatingIfNeeded: reading >> 8), 7]
             )
-            // One SHA-256 per sample, the id then carried: what a sample costs by the time it reaches the writer
-            // (derived once by the pipeline; read back from the store's id column since #10).
-            sample.assignID()
+            // One SHA-256 per sample (in the initialiser), the id then carried: what a sample costs by the time
+            // it reaches the writer (derived once by the pipeline; read back from the store's id column since #10).
             try writer.write(
                 ExportRecord(
                     sample: sample,

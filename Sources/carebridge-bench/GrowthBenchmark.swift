@@ -37,10 +37,10 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
             ),
             payload: payload
         )
-        var samples: [QuantitySample] = []
+        var samples: [SampleDraft] = []
         measurement.appendSamples(in: context, to: &samples)
         var ids = Set<UUID>()
-        for sample in samples { ids.insert(sample.id) }
+        for sample in samples { ids.insert(QuantitySample(sample).id) }
         precondition(ids.count == count + 1)
     }
 

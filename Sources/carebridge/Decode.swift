@@ -115,7 +115,7 @@ struct Decode: ParsableCommand {
             // Placed in time as a session places them: a device time that is evidently wrong (a Date Time of
             // 1783) stays visible as deviceTime, the sample moves to the receive time with its clockOffset.
             samples = PipelineConfiguration(timeZone: zone).placedInTime(measurement.samples(in: context))
-                .map { $0.json(in: zone) }
+                .map { QuantitySample($0).json(in: zone) }
         }
         object["samples"] = .array(samples)
         let noValue = NoValueField.find(in: payload.fields)

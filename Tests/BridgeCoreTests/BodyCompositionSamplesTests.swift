@@ -13,7 +13,7 @@ import Testing
             source: .device(BodyCompositionMeasurement.self),
             payload: bytes
         )
-        return try BodyCompositionMeasurement.decode(bytes).samples(in: context)
+        return try BodyCompositionMeasurement.decode(bytes).samples(in: context).map { QuantitySample($0) }
     }
 
     @Test func everyFieldBecomesItsQuantityInCanonicalUnits() throws {
@@ -98,7 +98,7 @@ import Testing
         // body fat 0xFFFF; a weight sent anyway is not trusted: kept, flagged, quarantined
         let result = try samples([0x00, 0x04, 0xFF, 0xFF, 0xB0, 0x36])
         #expect(result.map(\.type) == [.bodyMass])
-        var weight = try #require(result.first)
+        var weight = try #require(result.first).draft
         #expect(weight.metadata["status"] == "measurement unsuccessful")
         SampleScreening().screen(&weight)
         #expect(weight.quarantineReason == "device status says the value is invalid: measurement unsuccessful")

@@ -12,7 +12,7 @@ func samples<T: SampleProducing>(
     receivedAt: Date = Date(timeIntervalSince1970: 1_800_000_000)
 ) throws -> [QuantitySample] {
     let context = SampleContext(receivedAt: receivedAt, timeZone: zone, source: .device(T.self), payload: bytes)
-    return try T.decode(bytes).samples(in: context)
+    return try T.decode(bytes).samples(in: context).map { QuantitySample($0) }
 }
 
 /// `2024-03-15T07:30:00`-style wall time of `date` in Berlin.

@@ -13,7 +13,7 @@ import Testing
             source: .device(HeartRateMeasurement.self),
             payload: payload
         )
-        return try HeartRateMeasurement.decode(payload).samples(in: context)
+        return try HeartRateMeasurement.decode(payload).samples(in: context).map { QuantitySample($0) }
     }
 
     @Test func referenceExampleIsAHeartRateAndOneRRInterval() throws {

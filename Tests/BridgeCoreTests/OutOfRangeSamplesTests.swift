@@ -109,7 +109,7 @@ import Testing
 
 /// The safety stage: device limits on LO/HI, quarantine for implausible values and invalidating status flags.
 @Suite struct SampleScreeningTests {
-    private func sample(_ type: QuantityType, _ value: Double, metadata: [String: String] = [:]) -> QuantitySample {
+    private func sample(_ type: QuantityType, _ value: Double, metadata: [String: String] = [:]) -> SampleDraft {
         QuantitySample(
             type: type,
             value: value,
@@ -117,7 +117,7 @@ import Testing
             start: Date(timeIntervalSince1970: 1_800_000_000),
             source: .device(BloodPressureMeasurement.self),
             metadata: metadata
-        )
+        ).draft
     }
 
     @Test func aLowGlucoseGetsTheProfileLimitAndStaysUsable() {
@@ -180,7 +180,7 @@ import Testing
         var cuff = sample(.bloodPressureSystolic, 128, metadata: ["measurementStatus": "irregular pulse,body movement"])
         SampleScreening().screen(&cuff)
         #expect(!cuff.isQuarantined)
-        #expect(SampleScreening.flags(of: cuff) == ["irregular pulse", "body movement"])
+        #expect(SampleScreening.flags(of: QuantitySample(cuff)) == ["irregular pulse", "body movement"])
         var probe = sample(.oxygenSaturation, 97, metadata: ["deviceAndSensorStatus": "sensor disconnected"])
         SampleScreening().screen(&probe)
         #expect(probe.isQuarantined)

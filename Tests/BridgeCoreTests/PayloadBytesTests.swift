@@ -36,7 +36,7 @@ import Testing
     /// The store's initialiser, the payload copied from raw bytes (as a blob column is read).
     private static func storedSample(_ payload: [UInt8]) -> QuantitySample {
         payload.withUnsafeBytes { bytes in
-            QuantitySample(
+            var draft = SampleDraft(
                 type: .heartRate,
                 value: 72,
                 unit: .perMinute,
@@ -48,13 +48,13 @@ import Testing
                 deviceTime: nil,
                 receivedAt: start,
                 clockOffset: nil,
-                rawPayloadBytes: bytes,
                 index: 0,
                 metadata: [:],
                 comparator: nil,
-                quarantineReason: nil,
-                id: nil
+                quarantineReason: nil
             )
+            draft.replacePayload(copying: bytes)
+            return QuantitySample(draft)
         }
     }
 
@@ -93,21 +93,15 @@ import Testing
         #expect(Self.sample(long).idempotencyKey.contains("|\(Hex.string(long))|"))
     }
 
-    @Test func settingThePayloadAcrossTheInlineLimitKeepsTheBytesAndRefreshesTheID() {
-        var sample = Self.sample(Self.bytes(7))
-        sample.assignID()
-        let inlineID = sample.id
-        sample.rawPayload = Self.bytes(8)
-        #expect(sample.rawPayload == Self.bytes(8))
-        #expect(sample.id != inlineID)
-        #expect(sample.id == Self.sample(Self.bytes(8)).id)
-        sample.rawPayload = Self.bytes(7)
-        #expect(sample.rawPayload == Self.bytes(7))
-        #expect(sample.id == inlineID)
-        // Setting the same bytes keeps the carried id.
-        sample.assignID()
-        sample.rawPayload = Self.bytes(7)
-        #expect(sample.id == inlineID)
+    @Test func changingThePayloadAcrossTheInlineLimitKeepsTheBytesAndGivesTheirID() {
+        let inline = Self.sample(Self.bytes(7))
+        let boxed = inline.changed { $0.rawPayload = Self.bytes(8) }
+        #expect(boxed.rawPayload == Self.bytes(8))
+        #expect(boxed.id != inline.id)
+        #expect(boxed.id == Self.sample(Self.bytes(8)).id)
+        let back = boxed.changed { $0.rawPayload = Self.bytes(7) }
+        #expect(back.rawPayload == Self.bytes(7))
+        #expect(back.id == inline.id)
     }
 
     @Test func aContextsPayloadGoesToItsSamplesWhateverItsLength() throws {

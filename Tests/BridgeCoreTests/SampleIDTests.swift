@@ -47,12 +47,14 @@ import Testing
                 == "device|C8:47:8C:00:00:01|2A37|received:2026-11-20T07:00:00.500Z|164810ab|heartRate"
         )
         #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
-        sample.index = 2
+        sample = sample.changed { $0.index = 2 }
         #expect(sample.idempotencyKey.hasSuffix("|164810ab|heartRate#2"))
         #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
-        sample.source.device = nil
-        sample.source.characteristic = nil
-        sample.rawPayload = []
+        sample = sample.changed {
+            $0.source.device = nil
+            $0.source.characteristic = nil
+            $0.rawPayload = []
+        }
         #expect(sample.idempotencyKey == "device|unknown|-|received:2026-11-20T07:00:00.500Z||heartRate#2")
         #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: 1_795_158_000_500))
     }
@@ -77,12 +79,12 @@ import Testing
 
     @Test func deviceTimeKeysTheIdNotTheReceiveTime() {
         let deviceTime = DateTime(year: 2026, month: 11, day: 20, hours: 7, minutes: 30, seconds: 5)
-        var sample = Self.heartRate(received: Date(timeIntervalSince1970: 1_795_158_000))
-        sample.deviceTime = deviceTime
+        let sample = Self.heartRate(received: Date(timeIntervalSince1970: 1_795_158_000)).changed {
+            $0.deviceTime = deviceTime
+        }
         let days = CivilDate.dayNumber(year: 2026, month: 11, day: 20)
         #expect(sample.idMilliseconds == (days * 86_400 + 7 * 3_600 + 30 * 60 + 5) * 1_000)
-        var later = sample
-        later.receivedAt = later.receivedAt.addingTimeInterval(86_400)
+        let later = sample.changed { $0.receivedAt = $0.receivedAt.addingTimeInterval(86_400) }
         #expect(later.id == sample.id)
     }
 

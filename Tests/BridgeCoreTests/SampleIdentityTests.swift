@@ -27,7 +27,7 @@ import Testing
                 source: .device(WeightMeasurement.self),
                 payload: bytes
             )
-            return try WeightMeasurement.decode(bytes).samples(in: context)
+            return try WeightMeasurement.decode(bytes).samples(in: context).map { QuantitySample($0) }
         }
         let first = try samples(payload, received: Date(timeIntervalSince1970: 1_000))
         let again = try samples(payload, received: Date(timeIntervalSince1970: 2_000))

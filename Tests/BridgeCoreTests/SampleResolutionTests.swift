@@ -24,7 +24,9 @@ import Testing
     @Test func kilopascalsArePresentedAsTheCuffResolvedThem() throws {
         // Flags 01 (kPa): 16.0 / 10.7 / 12.5 kPa, SFLOAT exponent −1.
         let payload: [UInt8] = [0x01, 0xA0, 0xF0, 0x6B, 0xF0, 0x7D, 0xF0]
-        let samples = try BloodPressureMeasurement.decode(payload).samples(in: context(payload))
+        let samples = try BloodPressureMeasurement.decode(payload).samples(in: context(payload)).map {
+            QuantitySample($0)
+        }
         let systolic = try #require(samples.first { $0.type == .bloodPressureSystolic })
         #expect(systolic.value != 120.0, "the stored value stays exact")
         #expect(systolic.metadata["resolution.bloodPressureSystolic"] == "1e-1")
@@ -36,7 +38,9 @@ import Testing
         // Flags 01 (imperial): 160.00 lb in 0.01 lb.
         let raw = UInt16(16_000)
         let payload: [UInt8] = [0x01, UInt8(raw & 0xFF), UInt8(raw >> 8)]
-        let sample = try #require(try WeightMeasurement.decode(payload).samples(in: context(payload)).first)
+        let sample = QuantitySample(
+            try #require(try WeightMeasurement.decode(payload).samples(in: context(payload)).first)
+        )
         #expect(sample.value.description != "72.575")
         #expect(sample.valueAtResolution == "72.575")
         #expect(sample.transmittedValueAtResolution == "160.00")
@@ -45,7 +49,9 @@ import Testing
     @Test func glucoseInMolesPerLitreKeepsItsDigitsAsSent() throws {
         // Flags 06 (mol/L, type/location): seq 1, 2024-03-15 07:30, 58 × 10^-4 mol/L, capillary blood, finger.
         let payload: [UInt8] = [0x06, 0x01, 0x00, 0xE8, 0x07, 0x03, 0x0F, 0x07, 0x1E, 0x00, 0x3A, 0xC0, 0x11]
-        let sample = try #require(try GlucoseMeasurement.decode(payload).samples(in: context(payload)).first)
+        let sample = QuantitySample(
+            try #require(try GlucoseMeasurement.decode(payload).samples(in: context(payload)).first)
+        )
         #expect(sample.metadata["resolution.bloodGlucose"] == "1e-4")
         #expect(sample.transmittedValueAtResolution == "0.0058", "not rounded to 0.01")
     }

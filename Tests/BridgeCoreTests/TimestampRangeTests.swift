@@ -92,8 +92,9 @@ import Testing
             ),
             payload: payload
         )
-        var samples: [QuantitySample] = []
-        measurement.appendSamples(in: context, to: &samples)
+        var drafts: [SampleDraft] = []
+        measurement.appendSamples(in: context, to: &drafts)
+        let samples = drafts.map { QuantitySample($0) }
         #expect(samples.count == 41)
         for sample in samples {
             #expect(sample.id == SampleID.uuid(key: sample.idempotencyKey, milliseconds: sample.idMilliseconds))

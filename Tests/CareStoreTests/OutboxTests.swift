@@ -94,13 +94,14 @@ import Testing
         let fixture = try StoreFixture()
         try await fixture.store.enableOutbox(at: Self.morning)
         let weights = Self.weights(3)
-        var temperature = StoreFixture.weight(0, at: Self.morning.addingTimeInterval(-3600), payload: 200)
-        temperature.type = .bodyTemperature
-        temperature.value = 37.2
-        temperature.unit = .celsius
-        temperature.transmittedValue = 37.2
-        temperature.transmittedUnit = .celsius
-        temperature.source.device = DeviceIdentity(address: "02:00:00:00:00:04")
+        let temperature = StoreFixture.weight(0, at: Self.morning.addingTimeInterval(-3600), payload: 200).changed {
+            $0.type = .bodyTemperature
+            $0.value = 37.2
+            $0.unit = .celsius
+            $0.transmittedValue = 37.2
+            $0.transmittedUnit = .celsius
+            $0.source.device = DeviceIdentity(address: "02:00:00:00:00:04")
+        }
         try await fixture.store.recordSamples(weights, recordedAt: Self.morning.addingTimeInterval(10))
         try await fixture.store.recordSamples([temperature], recordedAt: Self.morning.addingTimeInterval(20))
         let summary = try fixture.store.outboxSummary()

@@ -95,13 +95,14 @@ import Testing
 
     @Test func storedSampleRoundTripsEveryField() async throws {
         let fixture = try StoreFixture()
-        var sample = StoreFixture.weight(80.25, at: Date(timeIntervalSince1970: 1_800_000_000))
-        sample.deviceTime = .init(year: 2027, month: 1, day: 15, hours: 8, minutes: 0, seconds: 0)
-        sample.clockOffset = -3.5
-        sample.metadata = ["user": "2", "note": "after breakfast"]
-        sample.transmittedValue = 176.9
-        sample.transmittedUnit = .pound
-        sample.source.device?.model = "BF 720"
+        let sample = StoreFixture.weight(80.25, at: Date(timeIntervalSince1970: 1_800_000_000)).changed {
+            $0.deviceTime = .init(year: 2027, month: 1, day: 15, hours: 8, minutes: 0, seconds: 0)
+            $0.clockOffset = -3.5
+            $0.metadata = ["user": "2", "note": "after breakfast"]
+            $0.transmittedValue = 176.9
+            $0.transmittedUnit = .pound
+            $0.source.device?.model = "BF 720"
+        }
         try await fixture.store.recordSample(sample, recordedAt: Date(timeIntervalSince1970: 1_800_000_100))
         let stored = try #require(try fixture.store.sample(id: sample.id))
         #expect(stored.sample == sample)

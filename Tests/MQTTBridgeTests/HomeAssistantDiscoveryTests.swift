@@ -159,8 +159,7 @@ let scale = DeviceIdentity(
     @Test func theSameReadingTwiceHasTheSameIDAndDifferentReadingsDoNot() throws {
         let first = try parse(discovery.state(for: weight(72.45), in: utc).payload)
         let again = try parse(discovery.state(for: weight(72.45), in: utc).payload)
-        var other = weight(72.45)
-        other.rawPayload = [0x02, 0xA5, 0x38]
+        let other = weight(72.45).changed { $0.rawPayload = [0x02, 0xA5, 0x38] }
         let different = try parse(discovery.state(for: other, in: utc).payload)
         #expect(first["id"] as? String == again["id"] as? String)
         #expect(first["id"] as? String != different["id"] as? String)
@@ -168,19 +167,21 @@ let scale = DeviceIdentity(
 
     @Test func stateTopicMatchesTheConfigsStateTopic() throws {
         for type in [QuantityType.bodyMass, .heartRate, .bloodGlucose] {
-            var sample = weight(1)
-            sample.type = type
-            sample.unit = type.canonicalUnit
+            let sample = weight(1).changed {
+                $0.type = type
+                $0.unit = type.canonicalUnit
+            }
             let config = try parse(discovery.config(device: scale, type: type).payload)
             #expect(discovery.state(for: sample, in: utc).topic == config["state_topic"] as? String)
         }
     }
 
     @Test func valuesInAnotherUnitAreSentInTheUnitTheConfigDeclares() throws {
-        var sample = weight(0)
-        sample.type = .bodyTemperature
-        sample.value = 98.6
-        sample.unit = .fahrenheit
+        let sample = weight(0).changed {
+            $0.type = .bodyTemperature
+            $0.value = 98.6
+            $0.unit = .fahrenheit
+        }
         let state = try parse(discovery.state(for: sample, in: utc).payload)
         let celsius = try #require(state["value"] as? Double)
         #expect(abs(celsius - 37.0) < 1e-9)

@@ -16,7 +16,7 @@ import Testing
             source: .device(decoder, identity: cuff),
             payload: payload
         )
-        return try decoder.decode(payload).samples(in: context)
+        return try decoder.decode(payload).samples(in: context).map { QuantitySample($0) }
     }
 
     @Test func bloodPressureMeasurementBecomesOnePanelPlusMeanAndPulse() throws {

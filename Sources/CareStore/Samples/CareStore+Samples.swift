@@ -269,10 +269,10 @@ extension CareStore {
         let start = SampleTable.date(SampleTable.milliseconds(sample.start))
         let end = SampleTable.date(SampleTable.milliseconds(sample.end))
         guard start != sample.start || end != sample.end else { return sample }
-        var copy = sample
-        copy.start = start
-        copy.end = end
-        return copy
+        var draft = sample.draft
+        draft.start = start
+        draft.end = end
+        return QuantitySample(draft, id: sample.id)  // the same reading, stored under its id
     }
 
     /// Queues a deleted sample for every enabled outbox channel, so a publisher that already sent it sends its

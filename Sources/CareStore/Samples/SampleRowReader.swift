@@ -298,7 +298,7 @@ struct SampleRowReader {
             start: sqlite3_column_blob(handle, 8),
             count: Int(sqlite3_column_bytes(handle, 8))
         )
-        let sample = QuantitySample(
+        var draft = SampleDraft(
             type: type,
             value: value,
             unit: series.unit,
@@ -310,13 +310,13 @@ struct SampleRowReader {
             deviceTime: detail.deviceTime.flatMap(SampleRecord.parseDeviceTime),
             receivedAt: detail.receivedAt.map(SampleTable.date) ?? startDate,
             clockOffset: detail.clockOffset,
-            rawPayloadBytes: payload,
             index: series.sampleIndex,
             metadata: meta,
             comparator: series.comparator,
-            quarantineReason: detail.quarantineReason,
-            id: id
+            quarantineReason: detail.quarantineReason
         )
+        draft.replacePayload(copying: payload)
+        let sample = QuantitySample(draft, id: id)
         var notes = notes(route: routeID)
         if let releaseReason = detail.releaseReason { notes = StoredSample.Notes(notes, releaseReason: releaseReason) }
         return StoredSample(

@@ -69,9 +69,9 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 source: SampleSource(kind: .device, characteristic: nil, decoder: decoder.identifier, device: nil),
                 payload: Array(bytes.dropFirst())
             )
-            var samples: [QuantitySample] = []
+            var samples: [SampleDraft] = []
             producing.appendSamples(in: context, to: &samples)
-            for sample in samples { _ = sample.id }
+            for sample in samples { _ = QuantitySample(sample).id }
         }
     case .recording:
         // The input is everything after a valid header: lines of events.
