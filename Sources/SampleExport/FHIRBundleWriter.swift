@@ -191,8 +191,10 @@ public final class FHIRBundleWriter {
         code += "}],\"text\":"
         JSONValue.writeString(outcome.title, into: &code)
         code += "}"
+        // The same subject as the vital signs: --subject, else the store's patient (its Patient entry first).
+        try writePatientIfNeeded()
         var subject = ""
-        if let reference = options.subject {
+        if let reference = self.subject {
             subject += "{\"reference\":"
             JSONValue.writeString(reference, into: &subject)
             subject += "}"

@@ -109,10 +109,12 @@ struct Export: AsyncParsableCommand {
             includesDeleted: format == .fhir
         )
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        if format == .fhir, subject == nil {
+        let patient = format == .fhir ? try Self.fhirPatient(store) : nil
+        if format == .fhir, subject == nil, patient == nil {
             Output.error(
-                "warning: no --subject: the Observations name no patient, which the FHIR vital-signs profile "
-                    + "requires; give one, e.g. --subject Patient/123"
+                "warning: no --subject and no patient in the store: the Observations and Tasks name no patient, "
+                    + "which the FHIR vital-signs profile requires; give one, e.g. --subject Patient/123, or add "
+                    + "the patient (carebridge patients add)"
             )
         }
 
@@ -133,7 +135,7 @@ struct Export: AsyncParsableCommand {
                 bundleType: bundle == .transaction ? .transaction : .collection,
                 subject: subject,
                 timestamp: Date(),
-                patient: try Self.fhirPatient(store)
+                patient: patient
             ),
             timeZone: zone,
             sink: { try sink.append($0) }

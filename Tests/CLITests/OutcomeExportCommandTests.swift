@@ -58,6 +58,55 @@ import Testing
     }
 }
 
+/// Without --subject, the store's patient is every resource's subject: the vital signs' and the outcomes' alike.
+@Suite struct OutcomeExportPatientTests {
+    @Test func outcomesNameTheStoresPatientAsVitalSignsDoAndNoFalseWarningIsGiven() async throws {
+        let scratch = try ScratchDirectory("carebridge-outcomes-patient-")
+        let storePath = scratch.url.appendingPathComponent("store.sqlite").path
+        func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
+            try await CarebridgeProcess.run(arguments + ["--store", storePath], environment: ["TZ": "Europe/Berlin"])
+        }
+        let plan = scratch.url.appendingPathComponent("plan.json")
+        try Data(AssessmentCommandTests.plan.utf8).write(to: plan)
+        #expect(try await run(["patients", "add", "anna", "--name", "Anna Weber", "--mrn", "0042-17"]).status == 0)
+        #expect(try await run(["plan", "apply", plan.path]).status == 0)
+        #expect(try await run(["complete", "medication", "--at", "2026-11-10T08:30"]).status == 0)
+        #expect(try await run(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "3"]).status == 0)
+        #expect(try await run(["ingest", "bodyMass", "72.5", "kg", "--at", "2026-11-10T07:00", "--force"]).status == 0)
+        let out = scratch.url.appendingPathComponent("bundle.json").path
+        let result = try await run([
+            "export", "--format", "fhir", "--from", "2026-11-10", "--to", "2026-11-10", "--out", out,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("no --subject"), "the store names its patient: \(result.stderr)")
+        let bundle =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
+        let entries = try #require(bundle?["entry"] as? [[String: Any]])
+        let patients = entries.filter { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" }
+        #expect(patients.count == 1)
+        let patient = try #require(patients.first?["fullUrl"] as? String)
+        func reference(_ type: String, _ key: String, where match: ([String: Any]) -> Bool = { _ in true }) -> [String?]
+        {
+            entries.compactMap { $0["resource"] as? [String: Any] }
+                .filter { $0["resourceType"] as? String == type && match($0) }
+                .map { ($0[key] as? [String: Any])?["reference"] as? String }
+        }
+        func category(_ resource: [String: Any]) -> String? {
+            (((resource["category"] as? [[String: Any]])?.first?["coding"] as? [[String: Any]])?.first)?["code"]
+                as? String
+        }
+        #expect(reference("Task", "for") == [patient])
+        #expect(reference("Observation", "subject") { category($0) == "survey" } == [patient])
+        #expect(reference("Observation", "subject") { category($0) == "vital-signs" } == [patient])
+
+        // A store without a patient, and no --subject: the warning says so, truthfully.
+        let bare = scratch.url.appendingPathComponent("bare.sqlite").path
+        _ = try await CarebridgeProcess.run(["ingest", "bodyMass", "72.5", "kg", "--store", bare])
+        let warned = try await CarebridgeProcess.run(["export", "--format", "fhir", "--store", bare])
+        #expect(warned.stderr.contains("no --subject and no patient in the store"), "\(warned.stderr)")
+    }
+}
+
 /// Outcomes of a task deleted since are history: the FHIR export without --from starts at the earliest task of
 /// the store, deleted ones included, so they are not dropped.
 @Suite struct DeletedTaskOutcomeExportTests {
