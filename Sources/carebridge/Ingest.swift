@@ -5,6 +5,7 @@ import CareStore
 import Foundation
 import GATTDecoding
 import Insights
+import MQTTBridge
 import SampleExport
 
 struct Ingest: AsyncParsableCommand {
@@ -28,10 +29,14 @@ struct Ingest: AsyncParsableCommand {
             new one is stored at the old one's time unless --at is given, and the events either fed are derived \
             again, all in one step. Device samples are not replaced; `carebridge samples delete ID` removes one.
 
+            --mqtt URL publishes the reading (and whatever the outbox still holds) as `replay --mqtt` does, \
+            without the daemon; exit 75 when some is still pending after --mqtt-wait (kept for the next run).
+
             Examples:
               carebridge ingest bodyMass 72.4 kg
               carebridge ingest bodyMass 11 st 4 lb
               carebridge ingest bloodPressure 120/80 mmHg --at 07:30
+              carebridge ingest bodyMass 72.4 kg --mqtt mqtts://broker.home:8883
               carebridge ingest bodyMass 72.4 kg --replace \\
                   01a1f7a5-ca40-8cfe-a589-6f94caf9e635
               carebridge ingest bodyTemperature 98.6 °F --at 2026-11-20T07:30 --note \\
@@ -43,6 +48,7 @@ struct Ingest: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var mqtt: MQTTOptions
 
     @Option(
         name: .long,
@@ -144,6 +150,11 @@ struct Ingest: AsyncParsableCommand {
             }
         }
         let store = try replacingStore ?? storeOptions.open(zone: zone)
+        // With --mqtt, queueing is on before the reading is stored; it is delivered before the command ends.
+        let publisher = try mqtt.makeConnection(logger: CLILogging.logger).map {
+            mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: CLILogging.logger)
+        }
+        if let publisher { try await mqtt.start(publisher) }
         let report: IngestReport
         do {
             if at != nil {
@@ -177,6 +188,7 @@ struct Ingest: AsyncParsableCommand {
             if let replacing { object["replaced"] = .string(replacing.uuidString.lowercased()) }
             if !inserted { object["matched"] = .null }
             print(JSONValue.object(object).serialized(pretty: Output.isTerminal))
+            try await deliver(publisher)
             return
         }
         let shown = Self.describe(samples) + " at \(TimeArguments.short(sample.start, zone: zone))"
@@ -192,6 +204,14 @@ struct Ingest: AsyncParsableCommand {
             print("recorded \(shown); completed or updated \(report.eventsUpdated) event(s)")
         }
         if inserted { await AlertReport.evaluate(store, from: sample.start, types: types) }
+        try await deliver(publisher)
+    }
+
+    /// With --mqtt: what the outbox holds (this reading, and any left by earlier runs) goes to the broker; exit 75
+    /// when some is still pending after --mqtt-wait (it stays queued for the next run with --mqtt).
+    func deliver(_ publisher: OutboxService<SampleStateChannel>?) async throws {
+        guard let publisher else { return }
+        if await mqtt.deliverOnce(publisher) > 0 { throw ExitCode(MQTTOptions.pendingExit) }
     }
 
     /// `body mass 72.4 kg`; a blood pressure as `blood pressure 120/80 mmHg`; at the resolution typed.

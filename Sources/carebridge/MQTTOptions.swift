@@ -148,11 +148,25 @@ struct MQTTOptions: ParsableArguments {
         }
     }
 
-    /// Reports on standard error what the publisher delivered and what it left, once it has stopped.
+    /// A one-off delivery by a command that is not the daemon (`ingest --mqtt`): connects, drains the outbox for
+    /// up to --mqtt-wait, disconnects leaving the availability as the daemon set it, and reports.
     /// - Returns: how many entries are still pending.
-    func report(_ publisher: OutboxService<SampleStateChannel>) async -> Int {
+    func deliverOnce(_ publisher: OutboxService<SampleStateChannel>) async -> Int {
+        let connection = publisher.channel.connection
+        await connection.start()
+        let pending = await publisher.drain(timeout: publisher.drainTimeout, progress: Self.drainProgress())
+        await publisher.stop()
+        await connection.stop(announcingOffline: false)
+        return await report(publisher, pending: max(pending, 0))
+    }
+
+    /// Reports on standard error what the publisher delivered and what it left, once it has stopped.
+    /// - Parameter pending: what is left, when not the publisher's own count at its stop.
+    /// - Returns: how many entries are still pending.
+    func report(_ publisher: OutboxService<SampleStateChannel>, pending: Int? = nil) async -> Int {
         if isatty(STDERR_FILENO) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let pending = await publisher.pendingAtStop ?? 0
+        let stopped = await publisher.pendingAtStop
+        let pending = pending ?? stopped ?? 0
         let statistics = await publisher.channel.statistics
         let connection = publisher.channel.connection
         var line = "MQTT: \(statistics.delivered) sample message(s) delivered"
