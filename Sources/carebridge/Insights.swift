@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCore
 import BridgeFoundation
 import CarePlan
 import CareStore
@@ -134,7 +135,9 @@ enum InsightsText {
 
     static func values(_ task: TaskInsight) -> String {
         guard let values = task.values else { return task.unit == nil ? "" : "no values" }
-        let unit = task.unit.map { $0 == "1" || $0 == "s" ? "" : " \($0)" } ?? ""
+        // As people write it (°C, mmHg), not the UCUM code the JSON keeps.
+        let unit =
+            task.unit.map { $0 == "1" || $0 == "s" ? "" : " " + HealthUnit(rawValue: $0).displaySymbol } ?? ""
         var text = "mean \(number(values.mean, task))\(unit) (\(number(values.min, task))–\(number(values.max, task)))"
         let latest =
             task.answer?.display(value: values.latest, text: values.latestText)

@@ -56,7 +56,9 @@ struct Tasks: AsyncParsableCommand {
         var table = Table(["ID", "KIND", "V", "EFFECTIVE", "ZONE", "LINKAGE", "TITLE"])
         for stored in tasks {
             let linkage =
-                stored.task.linkage.map { "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit))" } ?? "—"
+                stored.task.linkage.map {
+                    "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit.displaySymbol))"
+                } ?? "—"
             table.append([
                 stored.id, stored.task.kind.rawValue, String(stored.versionNumber),
                 TimeArguments.short(stored.effectiveDate, zone: zone), stored.task.schedule.timeZonePolicy.description,
