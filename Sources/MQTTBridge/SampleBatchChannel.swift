@@ -1,8 +1,9 @@
 public import CareStore
 
 /// An ``OutboxChannel`` that sends a store outbox's samples in batches to a receiver that confirms each batch
-/// (the hub, Nightscout): the pass every such channel runs is ``deliverBatches()``, the channel says what an entry
-/// becomes and how a batch is sent.
+/// (Nightscout): the pass every such channel runs is ``deliverBatches()``, the channel says what an entry
+/// becomes and how a batch is sent. The hub's channel runs a pass of its own of the same shape, because its
+/// batches also carry alert changes and the bridge's backlog; folding it in needs a hook for those.
 ///
 /// A pass reads the oldest ``batchSize`` entries, sends those that go (``item(for:)``; the others are dropped
 /// without sending), and removes all of them only after the receiver confirmed the batch; a failed send ends the
