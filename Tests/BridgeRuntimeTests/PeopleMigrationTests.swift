@@ -77,11 +77,7 @@ import Testing
         #expect(try store.appliedMigrations().contains("v8-people"))
         var new = try await store.databaseWriter.read { db in try Snapshot(db) }
         #expect(
-            new.migrations == old.migrations + [
-                "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples", "v11-sample-aggregates",
-                "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery", "v16-series-indexes",
-                "v17-alert-delivery-failures", "v18-user-time-zone", "v19-outcome-outbox",
-            ]
+            new.migrations == old.migrations + StoreMigrations.after("v7-session-variables")
         )
         new.migrations = old.migrations
         #expect(new == old)

@@ -158,13 +158,7 @@ import Testing
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(
-            try store.appliedMigrations() == [
-                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
-                "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
-                "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone", "v19-outcome-outbox",
-            ]
+            try store.appliedMigrations() == StoreMigrations.all
         )
         let new = try await store.databaseWriter.read { db in try Snapshot(db) }
 

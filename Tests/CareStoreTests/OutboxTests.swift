@@ -43,6 +43,52 @@ import Testing
         )
     }
 
+    @Test func aChannelThatTakesSomeTypesIsQueuedOnlyThoseOnEveryPath() async throws {
+        let fixture = try StoreFixture()
+        let weights = Self.weights(2)
+        let earlierGlucose = Self.glucose(97, at: Self.morning.addingTimeInterval(-3600))
+        try await fixture.store.recordSamples([weights[0], earlierGlucose])
+        // The history queued on first enable is filtered too; an unfiltered channel beside it takes everything.
+        try await fixture.store.enableOutbox(
+            channel: "glucose-only",
+            includingStored: true,
+            sampleTypes: [.bloodGlucose]
+        )
+        try await fixture.store.enableOutbox(channel: "all", includingStored: true)
+        let glucose = Self.glucose(110, at: Self.morning.addingTimeInterval(60))
+        try await fixture.store.recordSamples([weights[1], glucose])
+        #expect(
+            try await fixture.store.pendingOutbox(channel: "glucose-only", limit: 10).map(\.sampleID)
+                == [earlierGlucose.id, glucose.id]
+        )
+        #expect(try await fixture.store.outboxCount(channel: "all") == 4)
+        // A retraction goes where the reading would have gone.
+        try fixture.store.deleteSample(id: weights[1].id)
+        try fixture.store.deleteSample(id: glucose.id)
+        #expect(try await fixture.store.outboxCount(channel: "glucose-only") == 2)
+        #expect(try await fixture.store.outboxCount(channel: "all") == 4)
+        // Enabling again with every type widens what is queued from now on.
+        try await fixture.store.enableOutbox(channel: "glucose-only")
+        try await fixture.store.recordSample(Self.weights(1, from: Self.morning.addingTimeInterval(7200))[0])
+        #expect(try await fixture.store.outboxCount(channel: "glucose-only") == 3)
+    }
+
+    static func glucose(_ milligramsPerDecilitre: Double, at date: Date) -> QuantitySample {
+        QuantitySample(
+            type: .bloodGlucose,
+            value: milligramsPerDecilitre,
+            unit: .milligramPerDecilitre,
+            start: date,
+            source: SampleSource(
+                kind: .device,
+                decoder: "glucose-measurement",
+                device: DeviceIdentity(address: "C8:47:8C:00:00:02")
+            ),
+            receivedAt: date.addingTimeInterval(5),
+            rawPayload: [0x01, UInt8(Int(milligramsPerDecilitre) & 0xFF)]
+        )
+    }
+
     @Test func sampleAndEntryCommitTogetherOrNotAtAll() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.enableOutbox()
@@ -226,14 +272,7 @@ import Testing
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
         #expect(
-            try store.appliedMigrations() == [
-                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
-                "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
-                "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone",
-                "v19-outcome-outbox",
-            ]
+            try store.appliedMigrations() == StoreMigrations.all
         )
         #expect(try store.sampleCount() == old.count)
         #expect(try old.allSatisfy { try store.sample(id: $0.id)?.sample == $0 })

@@ -32,14 +32,7 @@ import Testing
     @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() async throws {
         let fixture = try StoreFixture()
         #expect(
-            try fixture.store.appliedMigrations() == [
-                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
-                "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
-                "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone",
-                "v19-outcome-outbox",
-            ]
+            try fixture.store.appliedMigrations() == StoreMigrations.all
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
         try await fixture.store.recordSample(sample)
@@ -49,14 +42,7 @@ import Testing
             logger: .quiet
         )
         #expect(
-            try reopened.appliedMigrations() == [
-                "v1", "v2-outbox", "v3-time-ordered-sample-ids", "v4-answers-and-notes", "v5-alerts",
-                "v6-sample-safety",
-                "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
-                "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
-                "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone",
-                "v19-outcome-outbox",
-            ]
+            try reopened.appliedMigrations() == StoreMigrations.all
         )
         let stored = try #require(try reopened.sample(id: sample.id))
         #expect(stored.sample == sample)

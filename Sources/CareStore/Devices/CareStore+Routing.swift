@@ -176,14 +176,8 @@ extension CareStore {
                 }
             }
             // Publishers skip inbox readings of a store with several patients: queued again, now with a patient.
-            for id in moved {
-                try db.execute(
-                    sql: """
-                        INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                        SELECT name, ?, ? FROM outboxChannel
-                        """,
-                    arguments: [id.data, now.timeIntervalSince1970]
-                )
+            for row in rows {
+                try OutboxChannelTypesSchema.enqueue(db, id: row.id, type: row.stored.sample.type, at: now)
             }
             let updated = try matcher.apply(db, now: now)
             return (

@@ -1,4 +1,4 @@
-import BridgeCore
+public import BridgeCore
 import CarePlan
 public import Foundation
 import GRDB
@@ -15,23 +15,34 @@ extension CareStore {
     /// stores a sample goes through) (also when stored by a process without a publisher), until
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
     ///
-    /// - Parameter includingStored: when the channel is enabled now (not already), also queue every sample the
-    ///   store holds, oldest stored first (a hub wants a bridge's history; a broker only what is new); for the
-    ///   hub channel then every outcome too, oldest write first.
+    /// - Parameters:
+    ///   - includingStored: when the channel is enabled now (not already), also queue every sample the store
+    ///     holds, oldest stored first (a hub wants a bridge's history; a broker only what is new); for the hub
+    ///     channel then every outcome too, oldest write first.
+    ///   - sampleTypes: the only types the channel takes (nil: every type). Enabling again with other types
+    ///     changes what is queued from now on; what is pending stays.
     /// - Throws: ``CareStoreError`` `.database`.
     public func enableOutbox(
         channel: String = CareStore.mqttOutboxChannel,
         at date: Date = Date(),
-        includingStored: Bool = false
+        includingStored: Bool = false,
+        sampleTypes: Set<QuantityType>? = nil
     )
         async throws(CareStoreError)
     {
         try await write { db in
             try db.execute(
-                sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt) VALUES (?, ?)",
-                arguments: [channel, date.timeIntervalSince1970]
+                sql: "INSERT OR IGNORE INTO outboxChannel (name, enabledAt, sampleTypes) VALUES (?, ?, ?)",
+                arguments: [channel, date.timeIntervalSince1970, OutboxChannelTypesSchema.column(sampleTypes)]
             )
-            guard includingStored, db.changesCount == 1 else { return }
+            let added = db.changesCount == 1
+            if !added {
+                try db.execute(
+                    sql: "UPDATE outboxChannel SET sampleTypes = ? WHERE name = ?",
+                    arguments: [OutboxChannelTypesSchema.column(sampleTypes), channel]
+                )
+            }
+            guard includingStored, added else { return }
             // Every live sample, in the order it was stored (then measured): the channel's history.
             var reader = try SampleRowReader(db)
             let stored = try reader.samples(
@@ -41,7 +52,9 @@ extension CareStore {
                     AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)
                     """,
                 arguments: []
-            ).sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
+            )
+            .filter { sampleTypes?.contains($0.sample.type) ?? true }
+            .sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
             let insert = try db.makeStatement(
                 sql: "INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt) VALUES (?, ?, ?)"
             )

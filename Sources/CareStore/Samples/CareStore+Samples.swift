@@ -155,7 +155,9 @@ extension CareStore {
             let stored = row.stored
             try SampleTable.markDeleted(db, row, at: date)
             try SampleReview(sampleID: id, action: .delete, reason: reason, author: author, reviewedAt: date).insert(db)
-            if stored.sample.quarantineReason == nil { try Self.enqueueRetraction(db, id: id, at: date) }
+            if stored.sample.quarantineReason == nil {
+                try Self.enqueueRetraction(db, id: id, type: stored.sample.type, at: date)
+            }
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             if stored.inboxReason == nil {
                 _ = matcher.add(
@@ -213,7 +215,7 @@ extension CareStore {
                 )
             }
             try SampleTable.markDeleted(db, row, at: recordedAt)
-            try Self.enqueueRetraction(db, id: id, at: recordedAt)
+            try Self.enqueueRetraction(db, id: id, type: stored.sample.type, at: recordedAt)
             var matcher = try SampleMatcher(db: db, bridgeZone: zone)
             _ = matcher.add(
                 stored.sample,
@@ -275,17 +277,11 @@ extension CareStore {
         return QuantitySample(draft, id: sample.id)  // the same reading, stored under its id
     }
 
-    /// Queues a deleted sample for every enabled outbox channel, so a publisher that already sent it sends its
-    /// retraction. (An entry still pending for it is kept: the sample was never published, and the publisher
-    /// drops it.)
-    static func enqueueRetraction(_ db: Database, id: UUID, at date: Date) throws {
-        try db.execute(
-            sql: """
-                INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                SELECT name, ?, ? FROM outboxChannel
-                """,
-            arguments: [id.data, date.timeIntervalSince1970]
-        )
+    /// Queues a deleted sample for every enabled outbox channel that takes its type, so a publisher that already
+    /// sent it sends its retraction. (An entry still pending for it is kept: the sample was never published, and
+    /// the publisher drops it.)
+    static func enqueueRetraction(_ db: Database, id: UUID, type: QuantityType, at date: Date) throws {
+        try OutboxChannelTypesSchema.enqueue(db, id: id, type: type, at: date)
     }
 
     /// Releases a quarantined sample: a person checked it and accepts it. It then completes the events it falls
@@ -320,13 +316,7 @@ extension CareStore {
             try SampleTable.release(db, row, note: note)
             try SampleReview(sampleID: id, action: .release, reason: reason, author: author, reviewedAt: date)
                 .insert(db)
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                    SELECT name, ?, ? FROM outboxChannel
-                    """,
-                arguments: [id.data, date.timeIntervalSince1970]
-            )
+            try OutboxChannelTypesSchema.enqueue(db, id: id, type: row.stored.sample.type, at: date)
             var stored = row.stored
             stored.sample.quarantineReason = nil
             stored.releaseReason = note

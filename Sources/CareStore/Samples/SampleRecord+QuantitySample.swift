@@ -105,12 +105,7 @@ final class SampleInserter {
             )
         }
         if enqueueOutbox, self.memory.rows?.enqueues == true {
-            enqueue = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt)
-                    SELECT name, ?, ? FROM outboxChannel
-                    """
-            )
+            enqueue = try db.cachedStatement(sql: OutboxChannelTypesSchema.enqueueSQL)
         } else {
             enqueue = nil
         }
@@ -245,7 +240,7 @@ final class SampleInserter {
         }
         if detailJSON != nil { memory.rows?.anyDetailed = true }
         if let enqueue {
-            enqueue.setUncheckedArguments([id.data, Double(recordedAt) / 1000])
+            enqueue.setUncheckedArguments([id.data, Double(recordedAt) / 1000, sample.type.rawValue])
             try enqueue.execute()
         }
         return true
