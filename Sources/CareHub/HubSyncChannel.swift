@@ -6,8 +6,9 @@ import Insights
 public import Logging
 public import MQTTBridge
 
-/// The store's `hub` outboxes as an ``OutboxChannel``: the bridge's samples, outcomes and alert changes go up to
-/// its hub in batches, in the order the bridge wrote them, delivered by the one ``OutboxService``
+/// The store's `hub` outboxes as a ``SampleBatchChannel``: the bridge's samples and outcomes, and its alert changes
+/// (the batches' companions), go up to its hub in batches, in the order the bridge wrote them, delivered by the one
+/// ``OutboxService``
 /// (`carebridge sync push` drains it once, `carebridge run --hub` runs it beside the bridge).
 ///
 /// Samples and outcomes are queued by the store in the transaction that writes them (`outboxEntry`, channel
@@ -22,7 +23,7 @@ public import MQTTBridge
 /// Not sent: quarantined samples (until released, which queues them again), deleted samples (retractions are
 /// not part of the protocol yet), readings in the unassigned inbox (assigning one queues it again), and outcomes
 /// and alerts of a store without patients (the hub files everything under a patient).
-public actor HubSyncChannel: OutboxChannel {
+public actor HubSyncChannel: SampleBatchChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
 
@@ -40,6 +41,8 @@ public actor HubSyncChannel: OutboxChannel {
     /// Messages the hub confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
+    /// The last failure when the hub did not know the bridge's token (cleared by the hub's next other answer).
+    public private(set) var refusal: String?
 
     /// - Parameters:
     ///   - store: the bridge's store.
@@ -59,7 +62,7 @@ public actor HubSyncChannel: OutboxChannel {
 
     /// Starts queueing for the hub: every sample, outcome and alert change from now on, and the first time also
     /// every stored sample and outcome and every open alert.
-    public nonisolated func enable() async throws(CareStoreError) {
+    public func enable() async throws(CareStoreError) {
         try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
         try store.enableAlertChannel(Self.storeChannel)
     }
@@ -82,58 +85,45 @@ public actor HubSyncChannel: OutboxChannel {
         }
     }
 
-    public func deliverDue() async -> OutboxPass {
-        var delivered = 0
-        while !Task.isCancelled {
-            let entries: [OutboxEntry]
-            var alerts: [AlertDelivery] = []
-            do {
-                entries = try await store.pendingOutbox(channel: Self.storeChannel, limit: batchSize)
-                if entries.count < batchSize {
-                    alerts = try await store.pendingAlertDeliveries(
-                        channel: Self.storeChannel,
-                        limit: batchSize - entries.count,
-                        now: .distantFuture
-                    )
-                }
-            } catch {
-                return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
-            }
-            if entries.isEmpty && alerts.isEmpty { break }
-            let messages = entries.compactMap(message) + alerts.compactMap(message)
-            if !messages.isEmpty {
-                do {
-                    let waiting = await pendingCount()
-                    let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
-                    let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
-                    logger.debug(
-                        "batch confirmed",
-                        metadata: [
-                            "hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)",
-                        ]
-                    )
-                } catch {
-                    failures += 1
-                    return OutboxPass(delivered: delivered, failure: error.description, retryAfter: retryDelay())
-                }
-            }
+    // MARK: - SampleBatchChannel
+
+    /// Alert changes ride in the room a batch of samples and outcomes leaves.
+    public func pendingCompanions(limit: Int) async throws(CareStoreError) -> [AlertDelivery] {
+        try await store.pendingAlertDeliveries(channel: Self.storeChannel, limit: limit, now: .distantFuture)
+    }
+
+    public func removeCompanions(_ companions: [AlertDelivery]) async throws(CareStoreError) {
+        for alert in companions { try await store.completeAlertDelivery(sequence: alert.sequence) }
+    }
+
+    /// Pushes one batch with the backlog behind it (what waits beyond the entries it carries).
+    public func send(_ messages: [SyncMessage], carrying: Int) async -> String? {
+        let waiting = await pendingCount()
+        let backlog = waiting < 0 ? nil : max(waiting - carrying, 0)
+        do {
+            let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
+            logger.debug(
+                "batch confirmed",
+                metadata: ["hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)"]
+            )
             failures = 0
-            sent += messages.count
-            skipped += entries.count + alerts.count - messages.count
-            delivered += entries.count + alerts.count
-            do {
-                try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
-                for alert in alerts { try await store.completeAlertDelivery(sequence: alert.sequence) }
-            } catch {
-                // Sent again on the next pass; the hub keeps each id once.
-                return OutboxPass(delivered: delivered, failure: "cannot remove confirmed entries: \(error.message)")
-            }
+            refusal = nil
+            return nil
+        } catch {
+            failures += 1
+            // Only an answer changes what is known about the token (a cancelled or failed connection does not).
+            if error.status != nil { refusal = error.status == 401 ? error.description : nil }
+            return error.description
         }
-        return OutboxPass(delivered: delivered)
+    }
+
+    public func confirmed(sent: Int, skipped: Int) {
+        self.sent += sent
+        self.skipped += skipped
     }
 
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
-    func message(_ entry: OutboxEntry) -> SyncMessage? {
+    public func item(for entry: OutboxEntry) -> SyncMessage? {
         if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
         guard let stored = entry.sample, !stored.sample.isQuarantined, stored.deletedDate == nil,
             let patient = stored.patientID, !stored.isUnassigned
@@ -170,7 +160,7 @@ public actor HubSyncChannel: OutboxChannel {
     /// An alert change: `{"change", "alert"}` with the alert as `carebridge alerts --json` shows it. Its id,
     /// `<alert>/<change>/<delivery sequence>`, is the same when the change is sent again and differs when an
     /// alert is raised again after a withdrawal.
-    func message(_ delivery: AlertDelivery) -> SyncMessage? {
+    public func item(for delivery: AlertDelivery) -> SyncMessage? {
         guard let patient = delivery.alert.patientID else { return nil }
         return SyncMessage(
             kind: .alert,

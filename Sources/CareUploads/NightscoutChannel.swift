@@ -9,9 +9,8 @@ public import MQTTBridge
 /// ``OutboxService`` (`carebridge nightscout push` drains it once, `carebridge run --nightscout` runs it beside
 /// the bridge).
 ///
-/// The store queues every stored sample for each enabled channel (and, when the channel is first enabled, every
-/// sample it already holds: the first push sends the glucose history); this channel sends the glucose readings
-/// and drops the rest of its entries without sending them: only glucose goes to Nightscout. An entry is removed
+/// The store queues every stored glucose reading for this channel (and, when the channel is first enabled, every
+/// one it already holds: the first push sends the glucose history); no other type is queued for it. An entry is removed
 /// only after the site's 2xx for the batch that carried it, so nothing is lost across outages and restarts, and a
 /// batch sent again replaces itself on the site (Nightscout upserts an entry by its time and type).
 ///
@@ -44,7 +43,7 @@ public actor NightscoutChannel: SampleBatchChannel {
     /// Readings the site confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
-    /// The last failure when the site refused the secret (cleared by a confirmed upload).
+    /// The last failure when the site refused the secret (cleared by the site's next other answer).
     public private(set) var refusal: String?
 
     /// - Parameters:
@@ -63,9 +62,10 @@ public actor NightscoutChannel: SampleBatchChannel {
         self.logger = logger
     }
 
-    /// Starts queueing for Nightscout: every sample stored from now on, and the first time also every stored one.
-    public nonisolated func enable() async throws(CareStoreError) {
-        try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
+    /// Starts queueing for Nightscout: every glucose reading stored from now on, and the first time also every
+    /// stored one (the store queues no other type for this channel).
+    public func enable() async throws(CareStoreError) {
+        try await store.enableOutbox(channel: Self.storeChannel, includingStored: true, sampleTypes: [.bloodGlucose])
     }
 
     // MARK: - OutboxChannel
@@ -77,13 +77,9 @@ public actor NightscoutChannel: SampleBatchChannel {
         }
     }
 
-    public func deliverDue() async -> OutboxPass {
-        await deliverBatches()
-    }
-
     // MARK: - SampleBatchChannel
 
-    public func send(_ entries: [NightscoutEntry]) async -> String? {
+    public func send(_ entries: [NightscoutEntry], carrying: Int) async -> String? {
         do {
             try await client.upload(entries)
             logger.debug("entries confirmed", metadata: ["nightscout.entries": "\(entries.count)"])
@@ -93,7 +89,8 @@ public actor NightscoutChannel: SampleBatchChannel {
             return nil
         } catch {
             failures += 1
-            refusal = error.isRefusal ? error.description : nil
+            // Only an answer changes what is known about the secret (a cancelled or failed connection does not).
+            if error.status != nil { refusal = error.isRefusal ? error.description : nil }
             lastRetryAfter = error.retryAfter
             return error.description
         }

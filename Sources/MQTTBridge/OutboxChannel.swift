@@ -17,6 +17,14 @@ public protocol OutboxChannel: Sendable {
 
     /// How many entries wait, due or not (-1 when the store cannot say).
     func pendingCount() async -> Int
+
+    /// Why the receiver refused the channel's credential on the last attempt (retrying cannot help until someone
+    /// changes it: a drain stops waiting), or nil.
+    func refusedCredential() async -> String?
+}
+
+extension OutboxChannel {
+    public func refusedCredential() async -> String? { nil }
 }
 
 /// What one pass over a channel did.

@@ -86,8 +86,9 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
         await stop()
     }
 
-    /// Waits until the channel is empty or `timeout` has passed on the clock, delivering meanwhile (a failed pass
-    /// is retried after the channel's back-off, not sooner).
+    /// Waits until the channel is empty, `timeout` has passed on the clock, or the receiver refused the channel's
+    /// credential (``OutboxChannel/refusedCredential()``), delivering meanwhile (a failed pass is retried after the
+    /// channel's back-off, not sooner).
     ///
     /// - Parameters:
     ///   - timeout: the longest wait.
@@ -111,6 +112,7 @@ public actor OutboxService<Channel: OutboxChannel>: Service {
             let pending = await channel.pendingCount()
             progress?(pending)
             if pending == 0 || expiredDrains.contains(ticket) || Task.isCancelled { return pending }
+            if await channel.refusedCredential() != nil { return pending }
             await nextPass(ticket)
         }
     }

@@ -33,11 +33,9 @@ struct Nightscout: AsyncParsableCommand {
             throw ValidationError("\(options.url) / \(options.secretFile): \(error)")
         }
         SecretFile.warnIfShared(secretFile, option: options.secretFile)
-        let channel = NightscoutChannel(store: store, client: client, patient: patient, zone: zone, logger: logger)
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
-        return OutboxService(
-            channel: channel,
-            changes: store.changes(),
+        return try await UploadPush.outbox(
+            NightscoutChannel(store: store, client: client, patient: patient, zone: zone, logger: logger),
+            store: store,
             drainTimeout: drainTimeout,
             logger: logger
         )

@@ -4,7 +4,6 @@ import CareStore
 import CareUploads
 import Foundation
 import MQTTBridge
-import Synchronization
 
 /// `carebridge nightscout push`: drains the Nightscout outbox once.
 struct NightscoutPush: AsyncParsableCommand {
@@ -20,7 +19,8 @@ struct NightscoutPush: AsyncParsableCommand {
             (Nightscout keeps one entry per time and type), so an interrupted push duplicates nothing. A failed \
             upload (no connection, HTTP 5xx, 429) is retried, after the site's Retry-After when it gives one, \
             until --timeout: exit status 75 when something is still waiting then; 77 when the site refused the \
-            secret (nothing is removed). With --patient only that patient's readings are sent (a Nightscout site             is one person's).
+            secret (nothing is removed). With --patient only that patient's readings are sent (a Nightscout site \
+            is one person's).
 
             Example:
               carebridge nightscout push --url https://ns.example --secret-file /etc/carebridge/nightscout.secret
@@ -60,63 +60,11 @@ struct NightscoutPush: AsyncParsableCommand {
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
-        let channel = outbox.channel
-        let progress = ProgressLine()
-        // Drains until done or --timeout, unless the site refuses the secret: then retrying cannot help.
-        let left = await withTaskGroup(of: Int?.self) { group in
-            group.addTask {
-                await outbox.drain(timeout: .seconds(push.timeout)) { pending in progress.report(pending) }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    if await channel.refusal != nil { return nil }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-                return nil
-            }
-            let first: Int?? = await group.next()
-            group.cancelAll()
-            if case .some(.some(let pending)) = first { return pending }
-            let drained: Int?? = await group.next()
-            if case .some(.some(let pending)) = drained { return pending }
-            return -1
-        }
-        await outbox.stop()
-        let sent = await channel.sent
-        let skipped = await channel.skipped
-        let refusal = await channel.refusal
-        if push.json {
-            var object: JSONObject = ["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]
-            if let refusal { object["refused"] = .string(refusal) }
-            print(JSONValue.object(object).serialized())
-        } else {
-            print(
-                "sent \(sent) glucose reading\(sent == 1 ? "" : "s") to Nightscout; \(skipped) other entr"
-                    + "\(skipped == 1 ? "y" : "ies") skipped; \(max(left, 0)) waiting"
-            )
-        }
-        if let refusal {
-            Output.error("\(refusal); \(max(left, 0)) entr\(left == 1 ? "y stays" : "ies stay") queued")
-            throw ExitCode(77)
-        }
-        if left != 0 {
-            Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for Nightscout; push again later")
-            throw ExitCode(75)
-        }
-    }
-
-    /// `N entries waiting` on standard error whenever the count changes (progress of a long push).
-    final class ProgressLine: Sendable {
-        private let last = Mutex<Int?>(nil)
-
-        func report(_ pending: Int) {
-            let changed = last.withLock { last in
-                defer { last = pending }
-                return last != pending
-            }
-            if changed, pending > 0 {
-                Output.error("nightscout: \(pending) entr\(pending == 1 ? "y" : "ies") waiting")
-            }
-        }
+        try await UploadPush.drain(
+            outbox,
+            receiver: "Nightscout",
+            items: { "\($0) glucose reading\($0 == 1 ? "" : "s")" },
+            options: push
+        )
     }
 }

@@ -31,11 +31,9 @@ struct Sync: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(options.hub) / \(options.tokenFile): \(error)")
         }
-        let channel = HubSyncChannel(store: store, client: client, zone: zone, logger: logger)
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
-        return OutboxService(
-            channel: channel,
-            changes: store.changes(),
+        return try await UploadPush.outbox(
+            HubSyncChannel(store: store, client: client, zone: zone, logger: logger),
+            store: store,
             drainTimeout: drainTimeout,
             logger: logger
         )
@@ -53,7 +51,8 @@ struct SyncPush: AsyncParsableCommand {
             transaction that writes it. A batch leaves the queue only when the hub confirmed it, so \
             an interrupted push loses nothing and the next one sends what is left (the hub keeps each reading \
             once). A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
-            --timeout; exit status 75 when something is still waiting then.
+            --timeout; exit status 75 when something is still waiting then; 77 when the hub does not know the \
+            token (nothing is removed).
 
             Example:
               carebridge sync push --hub https://hub.example:8443 --token-file /etc/carebridge/hub.token
@@ -89,20 +88,11 @@ struct SyncPush: AsyncParsableCommand {
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
-        let left = await outbox.drain(timeout: .seconds(push.timeout))
-        await outbox.stop()
-        let sent = await outbox.channel.sent
-        let skipped = await outbox.channel.skipped
-        if push.json {
-            print(
-                JSONValue.object(["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]).serialized()
-            )
-        } else {
-            print("sent \(sent) message\(sent == 1 ? "" : "s") to the hub; \(max(left, 0)) waiting")
-        }
-        if left != 0 {
-            Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for the hub; push again later")
-            throw ExitCode(75)
-        }
+        try await UploadPush.drain(
+            outbox,
+            receiver: "the hub",
+            items: { "\($0) message\($0 == 1 ? "" : "s")" },
+            options: push
+        )
     }
 }
