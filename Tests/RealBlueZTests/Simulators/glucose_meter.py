@@ -81,6 +81,10 @@ def main():
         else:
             queue.append((racp, bytes([0x06, 0x00, op, 0x02])))
 
+        # Records 30 ms apart; the RACP response a while after the last record. This simulator's own stack
+        # (bluetoothd as the peripheral) sends a queued indication before notifications still queued behind a busy
+        # link (src/shared/att.c picks its indication queue before its write queue), so on a loaded machine a
+        # response sent 30 ms after the last record could overtake it, which a meter's firmware does not do.
         def tick():
             if not queue:
                 return False
@@ -90,6 +94,9 @@ def main():
                 state['downloads'] += 1
                 sim.log(f'download {state["downloads"]} complete')
                 sim.wake()
+            if queue and queue[0][0] is racp and characteristic is measurement:
+                GLib.timeout_add(750, tick)
+                return False
             return bool(queue)
 
         GLib.timeout_add(30, tick)
