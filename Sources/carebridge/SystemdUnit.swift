@@ -12,7 +12,7 @@ struct SystemdUnit: ParsableCommand {
 
             The unit runs as the user `carebridge` (in group `bluetooth`, which Debian's D-Bus policy for \
             org.bluez admits), Type=notify with a watchdog, and restarts the bridge when it exits non-zero (for \
-            example 75 after a wedged scanner). See the README section "Running on a Raspberry Pi".
+            example 75 after a wedged scanner). See the README section "The daemon on a Raspberry Pi".
 
             --arguments is split into words like a shell would (quotes group words) and each word is quoted for \
             systemd, so a path with spaces, %, $ or quotes arrives unchanged. Control characters (a newline would \

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 
 // libFuzzer harness for CareBridge's input parsers. Not part of the main package: it links only with the
-// fuzzer runtime. Build and run from this directory (see README.md, "Fuzzing"):
+// fuzzer runtime. Build and run from this directory (see docs/development.md, "Fuzzing"):
 //
 //   swift build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
 //   CAREBRIDGE_FUZZ=recording .build/release/carebridge-fuzz -max_total_time=60

@@ -124,7 +124,7 @@ struct GuestRun: Sendable {
             throw SetupError(
                 description: "the real-bluetoothd tier needs \(RealBlueZ.missingTools.joined(separator: ", ")): "
                     + "apt-get install qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio dbus "
-                    + "python3-dbus python3-gi (see README, Tests without a radio)"
+                    + "python3-dbus python3-gi (see docs/development.md, Tests without a radio)"
             )
         }
         let setup = try await run(RealBlueZ.harness.appendingPathComponent("setup.sh").path, [], timeout: 600)

@@ -7,7 +7,10 @@ import Testing
 /// consent, the Current Time handshake), record and replay, scan and a clean SIGTERM.
 @Suite(
     .serialized,
-    .enabled(if: RealBlueZ.enabled, "needs qemu-system-x86, bluez, bluez-test-tools, busybox-static (see README)"),
+    .enabled(
+        if: RealBlueZ.enabled,
+        "needs qemu-system-x86, bluez, bluez-test-tools, busybox-static (see docs/development.md)"
+    ),
     // Above the guest's own budget (GuestRun.budget: 92 min for 14 scenarios, plus a fresh boot's after a kernel
     // oops), so that a scenario over its budget fails its own test instead of the time limit failing them all.
     .timeLimit(.minutes(115))
