@@ -198,11 +198,13 @@ let package = Package(
             ]
         ),
         // The hub many bridges sync to: its PostgreSQL store (postgres-nio; ordered migrations), the sync endpoint on
-        // Hummingbird 2 with per-bridge tokens, enrolment and status, and the bridge's hub channel for the outbox.
+        // Hummingbird 2 with per-bridge tokens, enrolment and status, what comes down to the bridges, and the
+        // bridge's hub channel for the outbox.
         .target(
             name: "CareHub",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CareStore", "CareUploads", "CareWeb", "Insights", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareUploads", "CareWeb", "Insights",
+                "MQTTBridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -40,14 +40,33 @@ public actor HubSyncChannel: OutboxChannel {
     /// Messages the hub confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
+    /// Changes from the hub applied and refused since the channel was made.
+    public private(set) var applied = 0
+    public private(set) var refused = 0
+    /// How often the channel asks the hub for changes when it has nothing to send (every batch asks too).
+    public var pullInterval: Duration = .seconds(60)
+    /// When the channel last heard from the hub; nil: not yet (the first pass asks at once).
+    var lastPull: ContinuousClock.Instant?
+    /// The hub said it has more changes than its last answer carried.
+    var morePending = false
+    let now: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameters:
     ///   - store: the bridge's store.
     ///   - client: the hub and the bridge's token.
     ///   - zone: the zone the samples' times are written in.
     ///   - batchSize: entries per batch.
-    ///   - logger: batches (debug), refusals (through the service's warning).
-    public init(store: CareStore, client: HubClient, zone: TimeZone, batchSize: Int = 256, logger: Logger) {
+    ///   - logger: batches (debug), refusals (through the service's warning), changes from the hub.
+    ///   - now: the clock of ``pullInterval``.
+    public init(
+        store: CareStore,
+        client: HubClient,
+        zone: TimeZone,
+        batchSize: Int = 256,
+        logger: Logger,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.now = now
         self.store = store
         self.client = client
         self.zone = zone
@@ -73,7 +92,16 @@ public actor HubSyncChannel: OutboxChannel {
         }
     }
 
-    public nonisolated func pendingCount() async -> Int {
+    /// Entries waiting, plus one while a pull from the hub is due and one per outcome of a change the hub has not
+    /// confirmed: a drain (`sync push`) also brings down what the hub has for the bridge.
+    public func pendingCount() async -> Int {
+        let queued = await queuedCount()
+        guard queued >= 0, let unreported = try? await store.unreportedHubChanges(limit: 1000) else { return -1 }
+        return queued + unreported.count + (pullDue ? 1 : 0)
+    }
+
+    /// Entries waiting in the store's hub outboxes (-1: the store cannot say).
+    public nonisolated func queuedCount() async -> Int {
         do {
             return try await store.outboxCount(channel: Self.storeChannel)
                 + store.alertDeliveryCount(channel: Self.storeChannel)
@@ -82,12 +110,21 @@ public actor HubSyncChannel: OutboxChannel {
         }
     }
 
+    /// Whether the next pass asks the hub for changes even with nothing to send.
+    var pullDue: Bool {
+        morePending || lastPull.map { now() - $0 >= pullInterval } ?? true
+    }
+
     public func deliverDue() async -> OutboxPass {
         var delivered = 0
         while !Task.isCancelled {
             let entries: [OutboxEntry]
             var alerts: [AlertDelivery] = []
+            let results: [HandledHubChange]
+            let cursor: Int64
             do {
+                results = try await store.unreportedHubChanges(limit: SyncBatch.maximumCount)
+                cursor = try await store.hubChangeCursor()
                 entries = try await store.pendingOutbox(channel: Self.storeChannel, limit: batchSize)
                 if entries.count < batchSize {
                     alerts = try await store.pendingAlertDeliveries(
@@ -99,17 +136,24 @@ public actor HubSyncChannel: OutboxChannel {
             } catch {
                 return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
             }
-            if entries.isEmpty && alerts.isEmpty { break }
+            if entries.isEmpty && alerts.isEmpty && results.isEmpty && !pullDue { break }
             let messages = entries.compactMap(message) + alerts.compactMap(message)
-            if !messages.isEmpty {
+            var changes: [HubChange] = []
+            if !messages.isEmpty || !results.isEmpty || pullDue {
                 do {
-                    let waiting = await pendingCount()
+                    let waiting = await queuedCount()
                     let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
-                    let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
+                    let receipt = try await client.push(
+                        SyncBatch(messages: messages, pending: backlog, changesAfter: cursor, results: results)
+                    )
+                    lastPull = now()
+                    morePending = receipt.more
+                    changes = receipt.changes
                     logger.debug(
                         "batch confirmed",
                         metadata: [
                             "hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)",
+                            "hub.changes": "\(changes.count)",
                         ]
                     )
                 } catch {
@@ -124,9 +168,29 @@ public actor HubSyncChannel: OutboxChannel {
             do {
                 try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
                 for alert in alerts { try await store.completeAlertDelivery(sequence: alert.sequence) }
+                try await store.markHubChangesReported(results.map(\.sequence))
             } catch {
                 // Sent again on the next pass; the hub keeps each id once.
                 return OutboxPass(delivered: delivered, failure: "cannot remove confirmed entries: \(error.message)")
+            }
+            // In the hub's order; a change the store cannot take now stops the pass and is asked for again.
+            for change in changes where change.sequence > cursor {
+                guard let handled = await apply(change) else {
+                    morePending = true
+                    failures += 1
+                    return OutboxPass(
+                        delivered: delivered,
+                        failure: "cannot apply change \(change.sequence) from the hub yet",
+                        retryAfter: retryDelay()
+                    )
+                }
+                do {
+                    try await store.recordHubChange(handled)
+                } catch {
+                    morePending = true
+                    return OutboxPass(delivered: delivered, failure: "cannot record a change: \(error.message)")
+                }
+                if handled.refusal == nil { applied += 1 } else { refused += 1 }
             }
         }
         return OutboxPass(delivered: delivered)

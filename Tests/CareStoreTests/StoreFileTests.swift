@@ -38,7 +38,7 @@ import Testing
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
                 "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
                 "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone",
-                "v19-outcome-outbox",
+                "v19-outcome-outbox", "v20-hub-changes",
             ]
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -55,7 +55,7 @@ import Testing
                 "v7-session-variables", "v8-people", "v9-outcome-sample-id-blob", "v10-compact-samples",
                 "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
                 "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone",
-                "v19-outcome-outbox",
+                "v19-outcome-outbox", "v20-hub-changes",
             ]
         )
         let stored = try #require(try reopened.sample(id: sample.id))

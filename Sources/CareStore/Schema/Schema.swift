@@ -113,6 +113,7 @@ enum Schema {
         AlertDeliveryFailureSchema.register(in: &migrator)
         UserTimeZoneSchema.register(in: &migrator)
         OutcomeOutboxSchema.register(in: &migrator)
+        HubChangeSchema.register(in: &migrator)
         return migrator
     }
 }
