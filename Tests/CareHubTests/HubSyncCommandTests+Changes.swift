@@ -3,6 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 extension HubSyncCommandTests {
     /// Three bridges (two of ann's, one of ben's) and plans, acknowledgements and a release made on the hub: each
     /// reaches exactly the bridges of its patient, in the hub's order, once, through a lost answer; an acknowledgement
@@ -153,6 +157,32 @@ extension HubSyncCommandTests {
             changes == ["home-1 raised -", "home-1 acknowledged Nurse Kim", "home-2 raised -", "home-2 withdrawn -"],
             "\(changes)"
         )
+        // The metrics: answers by route and status, batches, rows and changes sent, each bridge's gauges read from
+        // the database at the scrape; an unknown path is counted as `other`.
+        _ = try await URLSession.shared.data(from: try #require(URL(string: "\(hub.url)/no-such-page")))
+        let (body, answer) = try await URLSession.shared.data(from: try #require(URL(string: "\(hub.url)/metrics")))
+        #expect((answer as? HTTPURLResponse)?.statusCode == 200)
+        var metrics: [String: Double] = [:]
+        for line in String(decoding: body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            metrics[String(line[..<space])] = Double(line[line.index(after: space)...])
+        }
+        #expect(
+            (metrics[#"carebridge_hub_requests_total{path="/sync/v1/batches",status="200"}"#] ?? 0) >= 10,
+            "\(metrics)"
+        )
+        #expect(metrics[#"carebridge_hub_requests_total{path="other",status="404"}"#] == 1, "\(metrics)")
+        #expect((metrics["carebridge_hub_batches_total"] ?? 0) >= 10, "\(metrics)")
+        #expect(metrics[#"carebridge_hub_rows_total{kind="alert"}"#] ?? 0 >= 4, "\(metrics)")
+        #expect(metrics["carebridge_hub_changes_sent_total"] ?? 0 >= 8, "\(metrics)")
+        #expect(metrics["carebridge_hub_postgres_errors_total"] ?? 0 == 0, "\(metrics)")
+        for bridge in ["home-1", "home-2", "home-3"] {
+            #expect(metrics[#"carebridge_hub_bridge_backlog{bridge="\#(bridge)"}"#] == 0, "\(metrics)")
+            #expect(metrics[#"carebridge_hub_bridge_changes_waiting{bridge="\#(bridge)"}"#] == 0, "\(metrics)")
+            let contact = metrics[#"carebridge_hub_bridge_last_contact_seconds{bridge="\#(bridge)"}"#] ?? 0
+            #expect(abs(contact - Date().timeIntervalSince1970) < 3600, "\(bridge): \(metrics)")
+        }
+
         let stopped = try await hub.stop()
         #expect(stopped.exited && stopped.status == 0, "\(hub.stderr)")
         let logs = hub.stdout + hub.stderr
