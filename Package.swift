@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The small dependency-free base the others import: JSON (one parser with line/column errors, one escaper,
@@ -198,15 +200,19 @@ let package = Package(
             ]
         ),
         // The hub many bridges sync to: its PostgreSQL store (postgres-nio; ordered migrations), the sync endpoint on
-        // Hummingbird 2 with per-bridge tokens, enrolment and status, and the bridge's hub channel for the outbox.
+        // Hummingbird 2 with per-bridge tokens, enrolment and status, what comes down to the bridges, metrics
+        // (swift-metrics into a Prometheus registry at /metrics), and the bridge's hub channel for the outbox.
         .target(
             name: "CareHub",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CareStore", "CareUploads", "CareWeb", "Insights", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CarePlan", "CareStore", "CareUploads", "CareWeb", "Insights",
+                "MQTTBridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -16,6 +16,9 @@ public struct HubBridgeStatus: Sendable, Hashable {
     public var alerts: Int
     /// The highest outbox sequence of its samples at the hub.
     public var lastSampleSequence: Int64?
+    /// Changes from the hub for its patients it has not dealt with yet (by its last sync), and those it refused.
+    public var changesWaiting: Int = 0
+    public var changesRefused: Int = 0
 
     /// The status as JSON, times in ISO 8601 (UTC).
     public var json: JSONValue {
@@ -27,6 +30,7 @@ public struct HubBridgeStatus: Sendable, Hashable {
             "backlog": backlog.map { .int($0) } ?? .null,
             "samples": .int(samples), "outcomes": .int(outcomes), "alerts": .int(alerts),
             "lastSampleSequence": lastSampleSequence.map { .int(Int($0)) } ?? .null,
+            "changesWaiting": .int(changesWaiting), "changesRefused": .int(changesRefused),
         ])
     }
 }

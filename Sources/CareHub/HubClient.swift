@@ -72,6 +72,15 @@ public struct HubClient: Sendable {
         }
         let last: Int64? =
             if case .int(let value)? = answer?.objectValue?["lastSequence"] { Int64(value) } else { nil }
-        return SyncReceipt(received: received, lastSequence: last)
+        var changes: [HubChange] = []
+        for (index, item) in (answer?.objectValue?["changes"]?.arrayValue ?? []).enumerated() {
+            do {
+                changes.append(try HubChange(json: item, index: index))
+            } catch {
+                throw Failure(status: status, description: "the hub's answer: \(error.message)")
+            }
+        }
+        let more = if case .bool(true)? = answer?.objectValue?["more"] { true } else { false }
+        return SyncReceipt(received: received, lastSequence: last, changes: changes, more: more)
     }
 }

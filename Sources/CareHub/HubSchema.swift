@@ -14,6 +14,10 @@
 ///   event's newest state (its sequence decides), and `hub_outcome_change` keeps every state received
 ///   (`v2-outcome-changes`), so an undone outcome stays on record at the hub.
 /// - `hub_bridge.backlog` (`v3-bridge-backlog`): what the bridge said it still held with its last batch.
+/// - `hub_change` (`v4-changes`): what comes down, in the hub's order (`sequence`): plan files, acknowledgements,
+///   quarantine decisions, each for a patient (and an acknowledgement or a decision for one bridge);
+///   `hub_change_result`: what each bridge did with each (applied, or refused and why); `hub_bridge.change_cursor`:
+///   the last change the bridge said it dealt with.
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -53,6 +57,34 @@ public enum HubSchema {
             ]
         ),
         ("v3-bridge-backlog", ["ALTER TABLE hub_bridge ADD COLUMN backlog bigint"]),
+        (
+            "v4-changes",
+            [
+                """
+                CREATE TABLE hub_change (
+                    sequence bigserial PRIMARY KEY,
+                    kind text NOT NULL,
+                    patient_id text NOT NULL,
+                    bridge_id bigint REFERENCES hub_bridge (id),
+                    body jsonb NOT NULL,
+                    created_by text,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX hub_change_patient ON hub_change (patient_id, sequence)",
+                """
+                CREATE TABLE hub_change_result (
+                    bridge_id bigint NOT NULL REFERENCES hub_bridge (id),
+                    change_sequence bigint NOT NULL REFERENCES hub_change (sequence),
+                    kind text NOT NULL,
+                    refused text,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (bridge_id, change_sequence)
+                )
+                """,
+                "ALTER TABLE hub_bridge ADD COLUMN change_cursor bigint",
+            ]
+        ),
     ]
 
     /// The columns every table of received messages has.

@@ -7,7 +7,8 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 
-/// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's bearer token, and `GET /health`.
+/// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's bearer token, `GET /health` and `GET /metrics`
+/// (``HubMetrics``).
 ///
 /// A batch is parsed, its bridge found by the token's hash, and handed to ``HubStore/receive(_:from:)``, which
 /// owns the rules. Answers are JSON: 200 `{"received", "lastSequence"}`; 400 (malformed), 401 (no or unknown
@@ -16,21 +17,25 @@ public import ServiceLifecycle
 public struct HubServer: Sendable {
     public let store: HubStore
     public let configuration: WebConfiguration
+    public let metrics: HubMetrics
     let logger: Logger
 
     /// The largest batch body taken.
     public static let maximumBody = 16 << 20
 
-    public init(store: HubStore, configuration: WebConfiguration, logger: Logger) {
+    public init(store: HubStore, configuration: WebConfiguration, metrics: HubMetrics = HubMetrics(), logger: Logger) {
         self.store = store
         self.configuration = configuration
+        self.metrics = metrics
         self.logger = logger
     }
 
-    /// The router: the sync endpoint and the health check.
+    /// The router: the sync endpoint, the health check and the metrics (Prometheus text), every answer counted.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: HubRequestMetrics(metrics: metrics))
         router.get("health") { _, _ in response(.ok, ["status": .string("ok")]) }
+        router.get("metrics") { _, _ in await scrape() }
         router.post("sync/v1/batches") { request, context in await sync(request, context: context) }
         return router
     }
@@ -70,6 +75,7 @@ public struct HubServer: Sendable {
             let batch = try SyncBatch(bytes: Array(body.readableBytesView))
             do throws(HubError) {
                 let receipt = try await store.receive(batch, from: bridge)
+                metrics.accepted(batch, changes: receipt.changes.count)
                 return response(.ok, receipt.json.objectValue ?? [:])
             } catch {
                 logger.warning(
@@ -80,12 +86,29 @@ public struct HubServer: Sendable {
             }
         } catch {
             if error.code == .database {
+                metrics.databaseFailed()
                 logger.error("sync failed", metadata: ["error": "\(error)"])
             } else if error.code != .forbidden {
                 logger.notice("sync refused", metadata: ["error": "\(error.message)"])
             }
             return response(Self.status(of: error.code), ["error": .string(error.message)])
         }
+    }
+
+    /// `GET /metrics`: the per-bridge gauges read from the database now, then every metric as Prometheus text
+    /// (the counters also when PostgreSQL does not answer).
+    func scrape() async -> Response {
+        do {
+            metrics.record(try await store.status())
+        } catch {
+            metrics.databaseFailed()
+            logger.warning("metrics without the bridges' gauges", metadata: ["error": "\(error)"])
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition))
+        )
     }
 
     /// The HTTP status a refusal answers with.

@@ -149,7 +149,8 @@ public struct HubStore: Sendable {
     /// sent again stores nothing twice and gets the same receipt. An outcome is the event's state: a message with
     /// a higher sequence than the held one replaces it (recorded, undone, recorded again), an older or repeated
     /// one changes nothing; every state received is also kept in `hub_outcome_change`, so an undo stays visible
-    /// after the event is recorded again.
+    /// after the event is recorded again. What the bridge did with changes it got is recorded in the same
+    /// transaction; the receipt carries the changes after the bridge's `changesAfter` (docs/hub.md).
     /// - Throws: ``HubError`` `.forbidden` naming the patients the bridge is not enrolled for; `.database`.
     public func receive(_ batch: SyncBatch, from bridge: HubBridge) async throws(HubError) -> SyncReceipt {
         let foreign = Set(batch.messages.map(\.patient)).subtracting(bridge.patients).sorted()
@@ -220,6 +221,7 @@ public struct HubStore: Sendable {
                     """,
                     logger: logger
                 )
+                try await record(batch, of: bridge, on: connection)
                 return stored
             }
         }
@@ -230,7 +232,11 @@ public struct HubStore: Sendable {
                 "patients": "\(Set(batch.messages.map(\.patient)).sorted())", "held": "\(stored)",
             ]
         )
-        return batch.receipt
+        var receipt = batch.receipt
+        if let after = batch.changesAfter {
+            (receipt.changes, receipt.more) = try await changes(for: bridge, after: after)
+        }
+        return receipt
     }
 
     /// An outcome's newer state replaces the held one; the same or an older one changes nothing.
@@ -253,15 +259,21 @@ public struct HubStore: Sendable {
                     (SELECT count(*) FROM hub_sample WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_outcome WHERE bridge_id = b.id),
                     (SELECT count(*) FROM hub_alert WHERE bridge_id = b.id),
-                    (SELECT max(bridge_sequence) FROM hub_sample WHERE bridge_id = b.id)
+                    (SELECT max(bridge_sequence) FROM hub_sample WHERE bridge_id = b.id),
+                    (SELECT count(*) FROM hub_change c WHERE c.sequence > coalesce(b.change_cursor, 0)
+                        AND (c.bridge_id IS NULL OR c.bridge_id = b.id)
+                        AND c.patient_id IN (SELECT patient_id FROM hub_enrolment WHERE bridge_id = b.id)),
+                    (SELECT count(*) FROM hub_change_result WHERE bridge_id = b.id AND refused IS NOT NULL)
                 FROM hub_bridge b ORDER BY b.name
                 """,
                 logger: logger
             )
             var list: [HubBridgeStatus] = []
-            for try await (name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last) in rows.decode(
-                (String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?).self
-            ) {
+            for try await (
+                name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last, waiting, refused
+            )
+                in rows.decode((String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?, Int64, Int64).self)
+            {
                 list.append(
                     HubBridgeStatus(
                         name: name,
@@ -272,7 +284,9 @@ public struct HubStore: Sendable {
                         samples: Int(samples),
                         outcomes: Int(outcomes),
                         alerts: Int(alerts),
-                        lastSampleSequence: last
+                        lastSampleSequence: last,
+                        changesWaiting: Int(waiting),
+                        changesRefused: Int(refused)
                     )
                 )
             }

@@ -6,9 +6,9 @@ import Insights
 public import Logging
 public import MQTTBridge
 
-/// The store's `hub` outboxes as a ``SampleBatchChannel``: the bridge's samples and outcomes, and its alert changes
-/// (the batches' companions), go up to its hub in batches, in the order the bridge wrote them, delivered by the one
-/// ``OutboxService``
+/// The store's `hub` outboxes as an ``OutboxChannel`` (a pass of its own, not ``SampleBatchChannel``'s: each batch
+/// also brings down the hub's changes and reports what became of them): the bridge's samples, outcomes and alert changes go up to
+/// its hub in batches, in the order the bridge wrote them, delivered by the one ``OutboxService``
 /// (`carebridge sync push` drains it once, `carebridge run --hub` runs it beside the bridge).
 ///
 /// Samples and outcomes are queued by the store in the transaction that writes them (`outboxEntry`, channel
@@ -23,7 +23,7 @@ public import MQTTBridge
 /// Not sent: quarantined samples (until released, which queues them again), deleted samples (retractions are
 /// not part of the protocol yet), readings in the unassigned inbox (assigning one queues it again), and outcomes
 /// and alerts of a store without patients (the hub files everything under a patient).
-public actor HubSyncChannel: SampleBatchChannel {
+public actor HubSyncChannel: OutboxChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
 
@@ -41,16 +41,35 @@ public actor HubSyncChannel: SampleBatchChannel {
     /// Messages the hub confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
+    /// Changes from the hub applied and refused since the channel was made.
+    public private(set) var applied = 0
+    public private(set) var refused = 0
     /// The last failure when the hub did not know the bridge's token (cleared by the hub's next other answer).
     public private(set) var refusal: String?
+    /// How often the channel asks the hub for changes when it has nothing to send (every batch asks too).
+    public var pullInterval: Duration = .seconds(60)
+    /// When the channel last heard from the hub; nil: not yet (the first pass asks at once).
+    var lastPull: ContinuousClock.Instant?
+    /// The hub said it has more changes than its last answer carried.
+    var morePending = false
+    let now: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameters:
     ///   - store: the bridge's store.
     ///   - client: the hub and the bridge's token.
     ///   - zone: the zone the samples' times are written in.
     ///   - batchSize: entries per batch.
-    ///   - logger: batches (debug), refusals (through the service's warning).
-    public init(store: CareStore, client: HubClient, zone: TimeZone, batchSize: Int = 256, logger: Logger) {
+    ///   - logger: batches (debug), refusals (through the service's warning), changes from the hub.
+    ///   - now: the clock of ``pullInterval``.
+    public init(
+        store: CareStore,
+        client: HubClient,
+        zone: TimeZone,
+        batchSize: Int = 256,
+        logger: Logger,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.now = now
         self.store = store
         self.client = client
         self.zone = zone
@@ -62,7 +81,7 @@ public actor HubSyncChannel: SampleBatchChannel {
 
     /// Starts queueing for the hub: every sample, outcome and alert change from now on, and the first time also
     /// every stored sample and outcome and every open alert.
-    public func enable() async throws(CareStoreError) {
+    public nonisolated func enable() async throws(CareStoreError) {
         try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
         try store.enableAlertChannel(Self.storeChannel)
     }
@@ -76,7 +95,16 @@ public actor HubSyncChannel: SampleBatchChannel {
         }
     }
 
-    public nonisolated func pendingCount() async -> Int {
+    /// Entries waiting, plus one while a pull from the hub is due and one per outcome of a change the hub has not
+    /// confirmed: a drain (`sync push`) also brings down what the hub has for the bridge.
+    public func pendingCount() async -> Int {
+        let queued = await queuedCount()
+        guard queued >= 0, let unreported = try? await store.unreportedHubChanges(limit: 1000) else { return -1 }
+        return queued + unreported.count + (pullDue ? 1 : 0)
+    }
+
+    /// Entries waiting in the store's hub outboxes (-1: the store cannot say).
+    public nonisolated func queuedCount() async -> Int {
         do {
             return try await store.outboxCount(channel: Self.storeChannel)
                 + store.alertDeliveryCount(channel: Self.storeChannel)
@@ -85,45 +113,100 @@ public actor HubSyncChannel: SampleBatchChannel {
         }
     }
 
-    // MARK: - SampleBatchChannel
+    public func refusedCredential() async -> String? { refusal }
 
-    /// Alert changes ride in the room a batch of samples and outcomes leaves.
-    public func pendingCompanions(limit: Int) async throws(CareStoreError) -> [AlertDelivery] {
-        try await store.pendingAlertDeliveries(channel: Self.storeChannel, limit: limit, now: .distantFuture)
+    /// Whether the next pass asks the hub for changes even with nothing to send.
+    var pullDue: Bool {
+        morePending || lastPull.map { now() - $0 >= pullInterval } ?? true
     }
 
-    public func removeCompanions(_ companions: [AlertDelivery]) async throws(CareStoreError) {
-        for alert in companions { try await store.completeAlertDelivery(sequence: alert.sequence) }
-    }
-
-    /// Pushes one batch with the backlog behind it (what waits beyond the entries it carries).
-    public func send(_ messages: [SyncMessage], carrying: Int) async -> String? {
-        let waiting = await pendingCount()
-        let backlog = waiting < 0 ? nil : max(waiting - carrying, 0)
-        do {
-            let receipt = try await client.push(SyncBatch(messages: messages, pending: backlog))
-            logger.debug(
-                "batch confirmed",
-                metadata: ["hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)"]
-            )
+    public func deliverDue() async -> OutboxPass {
+        var delivered = 0
+        while !Task.isCancelled {
+            let entries: [OutboxEntry]
+            var alerts: [AlertDelivery] = []
+            let results: [HandledHubChange]
+            let cursor: Int64
+            do {
+                results = try await store.unreportedHubChanges(limit: SyncBatch.maximumCount)
+                cursor = try await store.hubChangeCursor()
+                entries = try await store.pendingOutbox(channel: Self.storeChannel, limit: batchSize)
+                if entries.count < batchSize {
+                    alerts = try await store.pendingAlertDeliveries(
+                        channel: Self.storeChannel,
+                        limit: batchSize - entries.count,
+                        now: .distantFuture
+                    )
+                }
+            } catch {
+                return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
+            }
+            if entries.isEmpty && alerts.isEmpty && results.isEmpty && !pullDue { break }
+            let messages = entries.compactMap(message) + alerts.compactMap(message)
+            var changes: [HubChange] = []
+            if !messages.isEmpty || !results.isEmpty || pullDue {
+                do {
+                    let waiting = await queuedCount()
+                    let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
+                    let receipt = try await client.push(
+                        SyncBatch(messages: messages, pending: backlog, changesAfter: cursor, results: results)
+                    )
+                    lastPull = now()
+                    refusal = nil
+                    morePending = receipt.more
+                    changes = receipt.changes
+                    logger.debug(
+                        "batch confirmed",
+                        metadata: [
+                            "hub.received": "\(receipt.received)", "hub.lastSequence": "\(receipt.lastSequence ?? -1)",
+                            "hub.changes": "\(changes.count)",
+                        ]
+                    )
+                } catch {
+                    failures += 1
+                    // Only an answer changes what is known about the token (a cancelled or failed connection does
+                    // not).
+                    if error.status != nil { refusal = error.status == 401 ? error.description : nil }
+                    return OutboxPass(delivered: delivered, failure: error.description, retryAfter: retryDelay())
+                }
+            }
             failures = 0
-            refusal = nil
-            return nil
-        } catch {
-            failures += 1
-            // Only an answer changes what is known about the token (a cancelled or failed connection does not).
-            if error.status != nil { refusal = error.status == 401 ? error.description : nil }
-            return error.description
+            sent += messages.count
+            skipped += entries.count + alerts.count - messages.count
+            delivered += entries.count + alerts.count
+            do {
+                try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
+                for alert in alerts { try await store.completeAlertDelivery(sequence: alert.sequence) }
+                try await store.markHubChangesReported(results.map(\.sequence))
+            } catch {
+                // Sent again on the next pass; the hub keeps each id once.
+                return OutboxPass(delivered: delivered, failure: "cannot remove confirmed entries: \(error.message)")
+            }
+            // In the hub's order; a change the store cannot take now stops the pass and is asked for again.
+            for change in changes where change.sequence > cursor {
+                guard let handled = await apply(change) else {
+                    morePending = true
+                    failures += 1
+                    return OutboxPass(
+                        delivered: delivered,
+                        failure: "cannot apply change \(change.sequence) from the hub yet",
+                        retryAfter: retryDelay()
+                    )
+                }
+                do {
+                    try await store.recordHubChange(handled)
+                } catch {
+                    morePending = true
+                    return OutboxPass(delivered: delivered, failure: "cannot record a change: \(error.message)")
+                }
+                if handled.refusal == nil { applied += 1 } else { refused += 1 }
+            }
         }
-    }
-
-    public func confirmed(sent: Int, skipped: Int) {
-        self.sent += sent
-        self.skipped += skipped
+        return OutboxPass(delivered: delivered)
     }
 
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
-    public func item(for entry: OutboxEntry) -> SyncMessage? {
+    func message(_ entry: OutboxEntry) -> SyncMessage? {
         if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
         guard let stored = entry.sample, !stored.sample.isQuarantined, stored.deletedDate == nil,
             let patient = stored.patientID, !stored.isUnassigned
@@ -160,7 +243,7 @@ public actor HubSyncChannel: SampleBatchChannel {
     /// An alert change: `{"change", "alert"}` with the alert as `carebridge alerts --json` shows it. Its id,
     /// `<alert>/<change>/<delivery sequence>`, is the same when the change is sent again and differs when an
     /// alert is raised again after a withdrawal.
-    public func item(for delivery: AlertDelivery) -> SyncMessage? {
+    func message(_ delivery: AlertDelivery) -> SyncMessage? {
         guard let patient = delivery.alert.patientID else { return nil }
         return SyncMessage(
             kind: .alert,

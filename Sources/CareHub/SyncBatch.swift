@@ -1,8 +1,11 @@
 public import BridgeFoundation
+public import CareStore
 
-/// What a bridge posts to `POST /sync/v1/batches`: `{"messages": [SyncMessage…], "pending": N}`, oldest first;
-/// `pending` (optional) is how many entries the bridge still holds after this batch: its backlog, which
-/// `carebridge hub status` shows.
+/// What a bridge posts to `POST /sync/v1/batches`: `{"messages": [SyncMessage…], "pending": N, "changesAfter": C,
+/// "results": [{"change", "kind", "refused"}…]}`, oldest first; `pending` (optional) is how many entries the bridge
+/// still holds after this batch: its backlog, which `carebridge hub status` shows. `changesAfter` (optional) asks
+/// for the hub's changes after the last one the bridge dealt with (the answer carries them); `results` says what
+/// the bridge did with changes it got (applied, or refused and why).
 public struct SyncBatch: Sendable, Equatable {
     /// The most messages one batch may carry.
     public static let maximumCount = 1000
@@ -10,16 +13,38 @@ public struct SyncBatch: Sendable, Equatable {
     public var messages: [SyncMessage]
     /// Entries still waiting on the bridge after this batch (nil: not said).
     public var pending: Int?
+    /// The hub's sequence of the last change the bridge dealt with (nil: the bridge takes no changes).
+    public var changesAfter: Int64?
+    /// What the bridge did with changes it got, not yet confirmed by the hub.
+    public var results: [HandledHubChange]
 
-    public init(messages: [SyncMessage], pending: Int? = nil) {
+    public init(
+        messages: [SyncMessage],
+        pending: Int? = nil,
+        changesAfter: Int64? = nil,
+        results: [HandledHubChange] = []
+    ) {
         self.messages = messages
         self.pending = pending
+        self.changesAfter = changesAfter
+        self.results = results
     }
 
     /// The batch as JSON text.
     public var serialized: String {
         var object: JSONObject = ["messages": .array(messages.map(\.json))]
         if let pending { object["pending"] = .int(pending) }
+        if let changesAfter { object["changesAfter"] = .int(Int(changesAfter)) }
+        if !results.isEmpty {
+            object["results"] = .array(
+                results.map {
+                    .object([
+                        "change": .int(Int($0.sequence)), "kind": .string($0.kind),
+                        "refused": $0.refusal.map { .string($0) } ?? .null,
+                    ])
+                }
+            )
+        }
         return JSONValue.object(object).serialized()
     }
 
@@ -47,7 +72,24 @@ public struct SyncBatch: Sendable, Equatable {
             }
             pending = count
         }
-        self.init(messages: messages, pending: pending)
+        var after: Int64?
+        if let value = value.objectValue?["changesAfter"] {
+            guard case .int(let cursor) = value, cursor >= 0 else {
+                throw HubError(.malformed, "the batch's changesAfter is not a whole number, 0 or more")
+            }
+            after = Int64(cursor)
+        }
+        var results: [HandledHubChange] = []
+        for (index, item) in (value.objectValue?["results"]?.arrayValue ?? []).enumerated() {
+            guard let object = item.objectValue, case .int(let change)? = object["change"], change > 0,
+                let kind = object["kind"]?.stringValue
+            else {
+                throw HubError(.malformed, "result \(index) has no change (a whole number above 0) or kind")
+            }
+            let refused = object["refused"]?.stringValue.map { String($0.prefix(1000)) }
+            results.append(HandledHubChange(sequence: Int64(change), kind: String(kind.prefix(50)), refusal: refused))
+        }
+        self.init(messages: messages, pending: pending, changesAfter: after, results: results)
     }
 
     /// What the hub answers for this batch, the same however often it is sent: how many messages it carried and
@@ -57,19 +99,25 @@ public struct SyncBatch: Sendable, Equatable {
     }
 }
 
-/// The hub's answer to a batch it took: the same for a batch sent again (nothing is stored twice).
+/// The hub's answer to a batch it took: the same for a batch sent again (nothing is stored twice), with the
+/// hub's changes after the bridge's `changesAfter` for its patients, oldest first (`more`: there are more).
 public struct SyncReceipt: Sendable, Equatable {
     public var received: Int
     public var lastSequence: Int64?
+    public var changes: [HubChange]
+    public var more: Bool
 
-    public init(received: Int, lastSequence: Int64?) {
+    public init(received: Int, lastSequence: Int64?, changes: [HubChange] = [], more: Bool = false) {
         self.received = received
         self.lastSequence = lastSequence
+        self.changes = changes
+        self.more = more
     }
 
     public var json: JSONValue {
         .object([
             "received": .int(received), "lastSequence": lastSequence.map { .int(Int($0)) } ?? .null,
+            "changes": .array(changes.map(\.json)), "more": .bool(more),
         ])
     }
 }

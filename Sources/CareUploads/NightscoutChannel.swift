@@ -79,7 +79,7 @@ public actor NightscoutChannel: SampleBatchChannel {
 
     // MARK: - SampleBatchChannel
 
-    public func send(_ entries: [NightscoutEntry], carrying: Int) async -> String? {
+    public func send(_ entries: [NightscoutEntry]) async -> String? {
         do {
             try await client.upload(entries)
             logger.debug("entries confirmed", metadata: ["nightscout.entries": "\(entries.count)"])

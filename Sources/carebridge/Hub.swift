@@ -17,7 +17,9 @@ struct Hub: AsyncParsableCommand {
             ?host=/socket/dir for a Unix socket). Its password comes from --database-password-file, or from a libpq \
             password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused.
             """,
-        subcommands: [HubServe.self, HubEnrol.self, HubStatus.self]
+        subcommands: [
+            HubServe.self, HubEnrol.self, HubStatus.self, HubPlan.self, HubAlerts.self, HubSamples.self,
+        ]
     )
 }
 

@@ -9,9 +9,11 @@ struct HubStatus: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the enrolled bridges: patients, last contact, backlog, rows received.",
         discussion: """
-            BACKLOG is what the bridge said it still held with its last batch. JSON (--json): [{"bridge", \
-            "patients", "enrolledAt", "lastContact", "backlog", "samples", "outcomes", "alerts", \
-            "lastSampleSequence"}], times in UTC.
+            BACKLOG is what the bridge said it still held with its last batch. CHANGES: plans, acknowledgements \
+            and quarantine decisions from the hub the bridge had not dealt with at its last sync; REFUSED: those it \
+            refused (the hub's log says why). JSON (--json): [{"bridge", "patients", "enrolledAt", "lastContact", \
+            "backlog", "samples", "outcomes", "alerts", "lastSampleSequence", "changesWaiting", \
+            "changesRefused"}], times in UTC.
             """
     )
 
@@ -31,13 +33,15 @@ struct HubStatus: AsyncParsableCommand {
             return
         }
         let format = ISO8601DateFormatter()
-        var table = Table(["BRIDGE", "PATIENTS", "LAST CONTACT", "BACKLOG", "SAMPLES", "OUTCOMES", "ALERTS"])
+        var table = Table([
+            "BRIDGE", "PATIENTS", "LAST CONTACT", "BACKLOG", "SAMPLES", "OUTCOMES", "ALERTS", "CHANGES", "REFUSED",
+        ])
         for bridge in bridges {
             table.append([
                 bridge.name, bridge.patients.joined(separator: ","),
                 bridge.lastContact.map { format.string(from: $0) } ?? "never", bridge.backlog.map { "\($0)" } ?? "-",
                 "\(bridge.samples)",
-                "\(bridge.outcomes)", "\(bridge.alerts)",
+                "\(bridge.outcomes)", "\(bridge.alerts)", "\(bridge.changesWaiting)", "\(bridge.changesRefused)",
             ])
         }
         print(table.render())

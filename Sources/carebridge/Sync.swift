@@ -31,9 +31,11 @@ struct Sync: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(options.hub) / \(options.tokenFile): \(error)")
         }
-        return try await UploadPush.outbox(
-            HubSyncChannel(store: store, client: client, zone: zone, logger: logger),
-            store: store,
+        let channel = HubSyncChannel(store: store, client: client, zone: zone, logger: logger)
+        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
+        return OutboxService(
+            channel: channel,
+            changes: store.changes(),
             drainTimeout: drainTimeout,
             logger: logger
         )
@@ -50,9 +52,11 @@ struct SyncPush: AsyncParsableCommand {
             alert; from then on each sample, outcome (an undo included) and alert change is queued in the \
             transaction that writes it. A batch leaves the queue only when the hub confirmed it, so \
             an interrupted push loses nothing and the next one sends what is left (the hub keeps each reading \
-            once). A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
-            --timeout; exit status 75 when something is still waiting then; 77 when the hub does not know the \
-            token (nothing is removed).
+            once). Each push also brings down what the hub has for this bridge's patients (plans, \
+            acknowledgements, quarantine releases: `carebridge hub plan`) and applies it in the hub's order. \
+            A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
+            --timeout; exit status 75 when something is still waiting then; 77 at once when the hub does not \
+            know the token (nothing is removed).
 
             Example:
               carebridge sync push --hub https://hub.example:8443 --token-file /etc/carebridge/hub.token
@@ -88,11 +92,39 @@ struct SyncPush: AsyncParsableCommand {
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
-        try await UploadPush.drain(
-            outbox,
-            receiver: "the hub",
-            items: { "\($0) message\($0 == 1 ? "" : "s")" },
-            options: push
-        )
+        let drained = await outbox.drain(timeout: .seconds(push.timeout))
+        // What the drain waited for includes a due pull of the hub's changes; what is queued is the entries.
+        let left = drained == 0 ? 0 : await outbox.channel.queuedCount()
+        await outbox.stop()
+        let sent = await outbox.channel.sent
+        let skipped = await outbox.channel.skipped
+        let applied = await outbox.channel.applied
+        let refused = await outbox.channel.refused
+        let refusal = await outbox.channel.refusal
+        if push.json {
+            print(
+                JSONValue.object([
+                    "sent": .int(sent), "skipped": .int(skipped), "pending": .int(left),
+                    "changesApplied": .int(applied), "changesRefused": .int(refused),
+                ]).serialized()
+            )
+        } else {
+            print("sent \(sent) message\(sent == 1 ? "" : "s") to the hub; \(max(left, 0)) waiting")
+            if applied + refused > 0 {
+                print("from the hub: \(applied) change\(applied == 1 ? "" : "s") applied, \(refused) refused")
+            }
+        }
+        if let refusal {
+            Output.error("\(refusal); \(UploadPush.entries(max(left, 0))) \(left == 1 ? "stays" : "stay") queued")
+            throw ExitCode(77)
+        }
+        if left == 0 && drained != 0 {
+            Output.error("the hub's changes could not be fetched; push again later")
+            throw ExitCode(75)
+        }
+        if left != 0 {
+            Output.error("\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for the hub; push again later")
+            throw ExitCode(75)
+        }
     }
 }

@@ -27,7 +27,7 @@ import Testing
                 let store = HubStore(client: client, logger: Logger(label: "test"))
                 #expect(
                     try await store.migrate() == [
-                        "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog",
+                        "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog", "v4-changes",
                     ]
                 )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")

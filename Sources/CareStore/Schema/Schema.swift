@@ -114,6 +114,7 @@ enum Schema {
         UserTimeZoneSchema.register(in: &migrator)
         OutcomeOutboxSchema.register(in: &migrator)
         OutboxChannelTypesSchema.register(in: &migrator)
+        HubChangeSchema.register(in: &migrator)
         return migrator
     }
 }
