@@ -44,7 +44,7 @@ struct AlertsDeliver: AsyncParsableCommand {
 
             Examples:
               carebridge alerts deliver --webhook http://127.0.0.1:8080/carebridge
-              carebridge alerts deliver --webhook-url-file /etc/carebridge/webhook-url --follow
+              carebridge alerts deliver --webhook-url-file /etc/cb/webhook-url --follow
               carebridge alerts deliver --mqtt mqtt://homeassistant.local --follow
               carebridge alerts deliver --smtp smtp://mail.example.org:587 \\
                 --smtp-from "CareBridge Ward 3 <alerts@ward3.example.org>" \\

@@ -12,6 +12,9 @@ struct HubStatus: AsyncParsableCommand {
             BACKLOG is what the bridge said it still held with its last batch. JSON (--json): [{"bridge", \
             "patients", "enrolledAt", "lastContact", "backlog", "samples", "outcomes", "alerts", \
             "lastSampleSequence"}], times in UTC.
+
+            Examples:
+              carebridge hub status --database postgres://carebridge@localhost/hub
             """
     )
 

@@ -10,6 +10,11 @@ import MQTTBridge
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send this bridge's readings, outcomes and alerts to its hub.",
+        discussion: """
+            Examples:
+              carebridge sync push --hub https://hub.example.org:8443 \\
+                  --token-file /etc/carebridge/hub-token
+            """,
         subcommands: [SyncPush.self]
     )
 
@@ -55,8 +60,9 @@ struct SyncPush: AsyncParsableCommand {
             once). A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
             --timeout; exit status 75 when something is still waiting then.
 
-            Example:
-              carebridge sync push --hub https://hub.example:8443 --token-file /etc/carebridge/hub.token
+            Examples:
+              carebridge sync push --hub https://hub.example:8443 \\
+                  --token-file /etc/carebridge/hub.token
 
             \(StoreExit.help)
             """

@@ -30,7 +30,7 @@ struct SystemdUnit: ParsableCommand {
               carebridge systemd-unit --mqtt-credential /etc/carebridge/mqtt-password \\
                   --arguments "--store /var/lib/carebridge/store.sqlite \\
                   --mqtt mqtt://bridge@broker"
-              carebridge systemd-unit --webhook-credential /etc/carebridge/webhook-url \
+              carebridge systemd-unit --webhook-credential /etc/cb/webhook-url \\
                   --arguments "--store /var/lib/carebridge/store.sqlite"
             """
     )
