@@ -341,7 +341,7 @@ struct Run: AsyncParsableCommand {
             outcome = try await bridge.run()
         } catch let error as TransportError {
             recorder?.close()
-            logger.error("bridge stopped", metadata: ["error": "\(error)", "code": "\(error.code.rawValue)"])
+            // BlueZExit.fail prints the error once, on standard error (the journal under systemd).
             throw BlueZExit.fail(error)
         } catch let error as CareStoreError {
             recorder?.close()
