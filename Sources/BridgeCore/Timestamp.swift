@@ -173,7 +173,7 @@ public enum Timestamp {
     }
 
     /// ``parse(_:in:)`` plus the forms people type at a prompt: `today` and `yesterday` (midnight in `zone`)
-    /// and a bare `HH:MM[:SS]` (that wall-clock time today in `zone`), "today" being the day of `now` in `zone`.
+    /// and a bare `H:MM` or `HH:MM[:SS]` (that wall-clock time today in `zone`), "today" being the day of `now` in `zone`.
     public static func parse(_ text: String, in zone: TimeZone, now: Date) throws(ParseError) -> Date {
         let input = text.trimmingSpaces.lowercased()
         let today = String(format(now, in: zone).prefix(10))
@@ -187,11 +187,13 @@ public enum Timestamp {
             )
             return try parse("\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))", in: zone)
         default:
+            // `7:30` as people write it is `07:30`.
+            let time = input.dropFirst().first == ":" ? "0" + input : input
             let isBareTime =
-                (input.count == 5 || input.count == 8) && input.dropFirst(2).first == ":"
-                && input.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ":") }
+                (time.count == 5 || time.count == 8) && time.dropFirst(2).first == ":"
+                && time.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ":") }
             guard isBareTime else { return try parse(text, in: zone) }
-            return try parse(today + "T" + input, in: zone)
+            return try parse(today + "T" + time, in: zone)
         }
     }
 

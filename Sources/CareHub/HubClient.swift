@@ -42,7 +42,7 @@ public struct HubClient: Sendable {
                 caFile: caFile
             )
         } catch {
-            throw Failure(status: nil, description: "the hub address \(hub): \(error)")
+            throw Failure(status: nil, description: "the hub address \(HTTPSEndpoint.redacted(hub)): \(error)")
         }
     }
 
@@ -58,7 +58,7 @@ public struct HubClient: Sendable {
                 timeout: timeout
             )
         } catch {
-            throw Failure(status: nil, description: "the hub at \(hub): \(error)")
+            throw Failure(status: nil, description: "the hub at \(HTTPSEndpoint.redacted(hub)): \(error)")
         }
         let status = response.status
         let body = response.body

@@ -25,7 +25,7 @@ public enum AlertCondition: Sendable, Hashable {
 
     /// `≥ 7`, `outside 90–140`, `rise > 2 within 3 days`, `fewer than 2 by 21:00`.
     public var summary: String {
-        let unitText = unit.map { " \($0)" } ?? ""
+        let unitText = unit.map { " \($0.displaySymbol)" } ?? ""
         switch self {
         case .compare(let op, let value, _): return "\(op.display) \(AnswerFormat.format(value))\(unitText)"
         case .range(let lower, let upper, let inside, _):

@@ -9,7 +9,8 @@ import NIOSSL
 /// to a host nobody configured), one async-http-client per post, shut down after it.
 ///
 /// Messages name the receiver as `host:port` only: a URL's path, query and credentials (where tokens live) stay
-/// out of logs and errors.
+/// out of logs and errors. A URL's `user:password@` becomes an `Authorization: Basic` header (never the request
+/// line); ``redacted(_:)`` is the form of a URL fit for a message.
 public struct HTTPSEndpoint: Sendable {
     /// Where plain `http://` may go.
     public enum PlainHTTP: Sendable {
@@ -39,8 +40,10 @@ public struct HTTPSEndpoint: Sendable {
         }
     }
 
-    /// The address as given.
+    /// The address as given, without its `user:password@`.
     public let url: String
+    /// `Basic …` from the URL's `user:password@`, nil without one.
+    let authorization: String?
     /// `host:port`, for messages.
     public let target: String
     /// Whether the address is `https://`.
@@ -55,7 +58,7 @@ public struct HTTPSEndpoint: Sendable {
     /// - Throws: ``Failure`` for another scheme, a URL without a host, a port outside 1…65535, `http://` to a host
     ///   `plainHTTP` does not allow, a CA file with `http://`, or a CA file that cannot be read.
     public init(url: String, caFile: String? = nil, plainHTTP: PlainHTTP = .anyHost) throws(Failure) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
             throw Failure(description: "not an http:// or https:// URL with a host")
@@ -66,7 +69,16 @@ public struct HTTPSEndpoint: Sendable {
             throw Failure(description: "port \(port) is out of range (1…65535)")
         }
         target = "\(host):\(components.port ?? (secure ? 443 : 80))"
-        self.url = url
+        if components.user != nil || components.password != nil {
+            let pair = "\(components.user ?? ""):\(components.password ?? "")"
+            authorization = "Basic " + Data(pair.utf8).base64EncodedString()
+            components.user = nil
+            components.password = nil
+            self.url = components.string ?? url
+        } else {
+            authorization = nil
+            self.url = url
+        }
         guard secure else {
             if caFile != nil { throw Failure(description: "a CA file needs an https:// URL") }
             if plainHTTP == .loopbackOnly, !Self.isLoopback(host) {
@@ -86,6 +98,19 @@ public struct HTTPSEndpoint: Sendable {
             }
         }
         self.tls = tls
+    }
+
+    /// `url` fit for a message: its `user:password@` and query replaced by `***` (they are where tokens live), the
+    /// fragment dropped; text that is no URL becomes `***` whole.
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.scheme != nil else { return "***" }
+        if components.user != nil || components.password != nil {
+            components.percentEncodedUser = "***"
+            components.percentEncodedPassword = nil
+        }
+        if components.query != nil { components.percentEncodedQuery = "***" }
+        components.fragment = nil
+        return components.string ?? "***"
     }
 
     /// Whether `host` is this machine (`localhost`, 127.0.0.0/8, `::1`).
@@ -115,6 +140,7 @@ public struct HTTPSEndpoint: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: contentType)
         request.headers.add(name: "User-Agent", value: "carebridge")
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
         let client = HTTPClient(

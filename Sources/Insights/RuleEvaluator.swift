@@ -365,7 +365,7 @@ public struct RuleEvaluator: Sendable {
     ) -> AlertTrip {
         let zone = stored.task.schedule.timeZonePolicy.zone(bridge: bridgeZone)
         let day = Self.dayKey(at, zone: zone)
-        let unitText = unit.map { $0.rawValue == "1" ? "" : $0.rawValue } ?? ""
+        let unitText = unit.map { $0.rawValue == "1" ? "" : $0.displaySymbol } ?? ""
         var values: [String: String] = [
             "task": stored.task.id, "title": stored.task.title, "rule": rule.id, "day": day,
             "time": Timestamp.format(at, in: zone).dropFirst(11).prefix(5).description,

@@ -11,6 +11,10 @@ struct Adapters: AsyncParsableCommand {
             controller udev sees but bluetoothd does not is usually blocked or not yet initialised; in \
             containers udev sees nothing and only the BlueZ columns are filled.
 
+            Examples:
+              carebridge adapters
+              carebridge adapters --json
+
             \(BlueZExit.help)
             """
     )

@@ -12,6 +12,10 @@ struct Adherence: ParsableCommand {
             to the end of today. JSON (--json): [{"day", "completed", "total", "progress"}], progress being the \
             mean progress of the day's events (null without events).
 
+            Examples:
+              carebridge adherence
+              carebridge adherence --from 2026-11-16 --to 2026-11-22 --json
+
             \(StoreExit.help)
             """
     )

@@ -44,7 +44,15 @@ struct Alerts: AsyncParsableCommand {
 }
 
 struct AlertsList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List alerts (the default).")
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List alerts (the default).",
+        discussion: """
+            Examples:
+              carebridge alerts list --all --days 30
+              carebridge alerts list --severity critical --json
+            """
+    )
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions

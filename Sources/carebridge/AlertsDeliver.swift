@@ -44,6 +44,7 @@ struct AlertsDeliver: AsyncParsableCommand {
 
             Examples:
               carebridge alerts deliver --webhook http://127.0.0.1:8080/carebridge
+              carebridge alerts deliver --webhook-url-file /etc/cb/webhook-url --follow
               carebridge alerts deliver --mqtt mqtt://homeassistant.local --follow
               carebridge alerts deliver --smtp smtp://mail.example.org:587 \\
                 --smtp-from "CareBridge Ward 3 <alerts@ward3.example.org>" \\
@@ -56,8 +57,26 @@ struct AlertsDeliver: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "Webhook URL (http[s]://host[:port]/path).")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Webhook URL (http[s]://host[:port]/path), for a URL that holds no secret.",
+            discussion:
+                "A URL with a token or user:password@ goes in --webhook-url-file (the command line shows in `ps`).",
+            valueName: "url"
+        )
+    )
     var webhook: String?
+
+    @Option(
+        name: .customLong("webhook-url-file"),
+        help: ArgumentHelp(
+            "A file holding the webhook URL (one line; user:password@ in it is sent as HTTP Basic authentication).",
+            discussion: "Else the systemd credential `webhook-url` (LoadCredential=webhook-url:FILE).",
+            valueName: "file"
+        )
+    )
+    var webhookURLFile: String?
 
     @Option(
         name: .long,
@@ -104,27 +123,30 @@ struct AlertsDeliver: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between re-evaluations with --follow (1–86400).")
     var interval: Double = 60
 
+    /// The webhook's URL from --webhook, --webhook-url-file or the systemd credential.
+    var alertWebhook: AlertWebhook {
+        AlertWebhook(
+            argument: webhook,
+            file: webhookURLFile,
+            caFile: webhookCAFile,
+            options: ("--webhook", "--webhook-url-file", "--webhook-ca-file")
+        )
+    }
+
     func validate() throws {
-        if webhook == nil, mqtt == nil, smtp.url == nil {
-            throw ValidationError("give --webhook URL, --mqtt URL and/or --smtp URL")
+        let webhookURL = try alertWebhook.url()
+        if webhookURL == nil, mqtt == nil, smtp.url == nil {
+            throw ValidationError("give --webhook URL (or --webhook-url-file FILE), --mqtt URL and/or --smtp URL")
         }
         try smtp.check()
         try NumericOption.check(wait, "--wait", in: 0...NumericOption.day)
         try NumericOption.check(interval, "--interval", in: 1...NumericOption.day)
         try broker.check(url: mqtt)
-        if let webhook {
-            _ = try AlertChannels.webhookSender(
-                url: webhook,
-                caFile: webhookCAFile,
-                option: "--webhook",
-                zone: .current
-            )
-        } else if webhookCAFile != nil {
-            throw ValidationError("--webhook-ca-file needs --webhook")
-        }
     }
 
     func run() async throws {
+        let webhookURL = try alertWebhook.url()
+        alertWebhook.warnIfExposed()
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
         let logger = CLILogging.logger
@@ -144,7 +166,7 @@ struct AlertsDeliver: AsyncParsableCommand {
         do {
             channels = try AlertChannels(
                 store: store,
-                webhook: webhook,
+                webhook: webhookURL,
                 webhookCAFile: webhookCAFile,
                 connection: connection,
                 email: email,

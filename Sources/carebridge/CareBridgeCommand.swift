@@ -10,6 +10,12 @@ struct CareBridgeCommand: AsyncParsableCommand {
             CareBridge decodes what scales, thermometers, heart-rate straps, blood-pressure cuffs, glucose \
             meters and pulse oximeters send, normalises it into quantity samples, and completes the matching \
             assessment events of a care plan.
+
+            Examples:
+              carebridge plan apply plan.json
+              carebridge ingest bodyMass 72.4 kg
+              carebridge today
+              carebridge run --store /var/lib/carebridge/store.sqlite
             """,
         version: CareBridgeVersion.full,
         subcommands: [

@@ -22,7 +22,8 @@ struct Complete: AsyncParsableCommand {
             Examples:
               carebridge complete medication
               carebridge complete medication --at 2026-11-20T08:15
-              carebridge complete medication --at 11:30     # late: the open morning dose
+              carebridge complete medication \\
+                  --at 11:30     # late: the open morning dose
               carebridge complete pain --value 7 --note "after the walk"
               carebridge complete nausea --answer yes
               carebridge complete sleep --value 7h30m

@@ -17,6 +17,10 @@ struct Contacts: ParsableCommand {
             JSON (--json): [{"id", "plan", "name", "category", "role", "title", "organization", "phones", \
             "messagingNumbers", "emails", "address", "receives", "alertSeverity"}].
 
+            Examples:
+              carebridge contacts --patient bed-1
+              carebridge contacts --json
+
             \(StoreExit.help)
             """
     )

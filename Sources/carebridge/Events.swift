@@ -20,6 +20,10 @@ struct Events: AsyncParsableCommand {
             an answer's words are in the value's "text", a note in "note", and an event marked not done has \
             "notDone" with the reason.
 
+            Examples:
+              carebridge events
+              carebridge events --from 2026-11-16 --to 2026-11-22 --task bp --json
+
             \(StoreExit.help)
             """
     )

@@ -40,6 +40,10 @@ struct Export: AsyncParsableCommand {
 
             Exit status: 0 done; 64 bad arguments (unknown type, format or time); 73 the output file cannot be \
             created or written; 74 the store cannot be opened or read.
+
+            Examples:
+              carebridge export --format fhir --out bundle.json
+              carebridge export --format csv --from 2026-11-01 --type bodyMass
             """
     )
 

@@ -16,6 +16,11 @@ struct Hub: AsyncParsableCommand {
             The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require, \
             ?host=/socket/dir for a Unix socket). Its password comes from --database-password-file, or from a libpq \
             password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused.
+
+            Examples:
+              carebridge hub serve --database postgres://carebridge@localhost/hub \\
+                  --tls-cert cert.pem --tls-key key.pem
+              carebridge hub status --database postgres://carebridge@localhost/hub
             """,
         subcommands: [
             HubServe.self, HubEnrol.self, HubStatus.self, HubPlan.self, HubAlerts.self, HubSamples.self,

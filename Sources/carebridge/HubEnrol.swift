@@ -12,9 +12,9 @@ struct HubEnrol: AsyncParsableCommand {
             (`carebridge sync push --token-file`). Enrolling a bridge again adds patients and keeps its token, \
             unless --new-token (the old token then stops working).
 
-            Example:
-              carebridge hub enrol --database postgres://carehub@db.internal/carehub --bridge home-17 \\
-                --patient alice --patient bob > home-17.token
+            Examples:
+              carebridge hub enrol --database postgres://carehub@db.internal/carehub \\
+                  --bridge home-17 --patient alice --patient bob > home-17.token
             """
     )
 

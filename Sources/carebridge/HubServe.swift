@@ -18,10 +18,11 @@ struct HubServe: AsyncParsableCommand {
             PostgreSQL is unreachable the hub answers 503 and bridges retry. Logs say which bridge and patients, \
             never a token or the database password.
 
-            Example:
+            Examples:
               carebridge hub serve --database postgres://carehub@db.internal/carehub \\
-                --database-password-file /etc/carebridge/db-password --listen 0.0.0.0:8443 \\
-                --tls-cert /etc/carebridge/hub.pem --tls-key /etc/carebridge/hub.key
+                  --database-password-file /etc/carebridge/db-password \\
+                  --listen 0.0.0.0:8443 \\
+                  --tls-cert /etc/carebridge/hub.pem --tls-key /etc/carebridge/hub.key
 
             The process runs until SIGINT or SIGTERM and then finishes open requests.
             """

@@ -14,6 +14,9 @@ struct HubStatus: AsyncParsableCommand {
             refused (the hub's log says why). JSON (--json): [{"bridge", "patients", "enrolledAt", "lastContact", \
             "backlog", "samples", "outcomes", "alerts", "lastSampleSequence", "changesWaiting", \
             "changesRefused"}], times in UTC.
+
+            Examples:
+              carebridge hub status --database postgres://carebridge@localhost/hub
             """
     )
 

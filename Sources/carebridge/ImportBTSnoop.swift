@@ -25,10 +25,14 @@ struct ImportBTSnoop: ParsableCommand {
             devices' own clocks are read right (else replay's --time-zone applies).
 
             Examples:
-              carebridge import btsnoop btsnoop_hci.log --out scale.jsonl --time-zone Europe/Berlin
-              carebridge import btsnoop capture.btsnoop --device C8:47:8C:00:12:34 --out scale.jsonl
-              carebridge import btsnoop capture.btsnoop --handle 0x0012=2A9D > scale.jsonl
-              carebridge import btsnoop meter.btsnoop --handle 0x0025=2A18 --handle 0x002D=1808/2A52 --out meter.jsonl
+              carebridge import btsnoop btsnoop_hci.log --out scale.jsonl \\
+                  --time-zone Europe/Berlin
+              carebridge import btsnoop capture.btsnoop --device C8:47:8C:00:12:34 \\
+                  --out scale.jsonl
+              carebridge import btsnoop capture.btsnoop \\
+                  --handle 0x0012=2A9D > scale.jsonl
+              carebridge import btsnoop meter.btsnoop --handle 0x0025=2A18 \\
+                  --handle 0x002D=1808/2A52 --out meter.jsonl
               carebridge replay scale.jsonl --store /tmp/try.sqlite
 
             The recording holds real addresses and names: `carebridge recording redact` before sharing it.

@@ -27,6 +27,10 @@ struct InsightsCommand: AsyncParsableCommand {
             "days": [{"day", "completed", "total", "value"}], "widget": {"latest", "state", "openAlerts"}}], \
             "messages": [{"kind", "severity", "task", "text", "day", "alert", "state"}]}.
 
+            Examples:
+              carebridge insights
+              carebridge insights --from 2026-11-16 --to 2026-11-22 --json
+
             \(StoreExit.help)
             """
     )

@@ -9,6 +9,11 @@ import MQTTBridge
 struct Nightscout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send glucose readings to a Nightscout site.",
+        discussion: """
+            Examples:
+              carebridge nightscout push --url https://ns.example.org \\
+                  --secret-file /etc/carebridge/nightscout-secret
+            """,
         subcommands: [NightscoutPush.self]
     )
 

@@ -22,8 +22,9 @@ struct NightscoutPush: AsyncParsableCommand {
             secret (nothing is removed). With --patient only that patient's readings are sent (a Nightscout site \
             is one person's).
 
-            Example:
-              carebridge nightscout push --url https://ns.example --secret-file /etc/carebridge/nightscout.secret
+            Examples:
+              carebridge nightscout push --url https://ns.example \\
+                  --secret-file /etc/carebridge/nightscout.secret
 
             \(StoreExit.help)
             """

@@ -18,6 +18,10 @@ struct Outbox: ParsableCommand {
             until the next run with --mqtt. JSON (--json): {"enabled", "pending", "oldest", "topics": [{"topic", \
             "device", "type", "pending", "oldest", "oldestMeasured"}]}.
 
+            Examples:
+              carebridge outbox
+              carebridge outbox --clear
+
             \(StoreExit.help)
             """
     )

@@ -12,6 +12,11 @@ struct Patients: ParsableCommand {
             works without naming it; with several, commands that read or write one patient's care data take \
             --patient ID. A store written before patients existed has one patient, `default`. Plan files can \
             carry the patient, the plan and its contacts (see `carebridge plan apply --help`).
+
+            Examples:
+              carebridge patients
+              carebridge patients add bed-1 --name "Ada Lovelace"
+              carebridge patients show bed-1
             """,
         subcommands: [PatientsList.self, PatientsAdd.self, PatientsShow.self],
         defaultSubcommand: PatientsList.self
@@ -41,7 +46,7 @@ struct PatientsList: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the patients (the default of `carebridge patients`).",
         discussion:
-            "JSON (--json): [{\"id\", \"name\", \"birthday\", \"sex\", \"allergies\", \"identifiers\", \"plans\"}].\n\n\(StoreExit.help)"
+            "JSON (--json): [{\"id\", \"name\", \"birthday\", \"sex\", \"allergies\", \"identifiers\", \"plans\"}].\n\nExamples:\n  carebridge patients list --json\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -95,9 +100,10 @@ struct PatientsAdd: ParsableCommand {
             new patient gets a care plan of its own (id = the patient id) for its tasks.
 
             Examples:
-              carebridge patients add bed-1 --name "Ada Lovelace" --birthday 1940-12-10 --sex female \\
-                --mrn 0042-17 --allergy penicillin
-              carebridge patients add alice --name "Alice" --identifier urn:oid:1.2.36.146.595.217.0.1=A123
+              carebridge patients add bed-1 --name "Ada Lovelace" --birthday 1940-12-10 \\
+                  --sex female --mrn 0042-17 --allergy penicillin
+              carebridge patients add alice --name "Alice" \\
+                  --identifier urn:oid:1.2.36.146.595.217.0.1=A123
 
             \(StoreExit.help)
             """
@@ -183,7 +189,13 @@ struct PatientsShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one patient: fields, plans, tasks, contacts, devices and how many readings.",
-        discussion: "\(StoreExit.help)"
+        discussion: """
+            Examples:
+              carebridge patients show bed-1
+              carebridge patients show bed-1 --json
+
+            \(StoreExit.help)
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions

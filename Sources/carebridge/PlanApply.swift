@@ -16,7 +16,7 @@ struct PlanApply: ParsableCommand {
             new version may not take effect at or before an event that already has an outcome: give it an \
             effectiveDate after that event.
 
-            Example:
+            Examples:
               carebridge plan apply plan.json
 
             \(StoreExit.help)

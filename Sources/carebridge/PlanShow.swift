@@ -12,6 +12,10 @@ struct PlanShow: AsyncParsableCommand {
             Without --json: one block per task with its schedule. With --json: a plan file that `plan apply` \
             accepts (applying it again changes nothing).
 
+            Examples:
+              carebridge plan show
+              carebridge plan show --json > current-plan.json
+
             \(StoreExit.help)
             """
     )

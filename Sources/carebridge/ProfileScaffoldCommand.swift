@@ -26,7 +26,8 @@ struct ProfileScaffoldCommand: ParsableCommand {
 
             Examples:
               carebridge import btsnoop btsnoop_hci.log --out scale.jsonl
-              carebridge profile scaffold scale.jsonl --out ~/.config/carebridge/devices/my-scale.json
+              carebridge profile scaffold scale.jsonl \\
+                  --out ~/.config/carebridge/devices/my-scale.json
 
             Exit status: 0 drafted; 65 the recording has no usable events; 66 it cannot be read; 73 --out cannot \
             be written.

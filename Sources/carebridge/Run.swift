@@ -82,11 +82,24 @@ struct Run: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Send alert notifications to this webhook (http[s]://host[:port]/path) as they change.",
-            discussion: "Only when the care plan has alert rules; see `carebridge alerts deliver`.",
+            discussion: """
+                Only when the care plan has alert rules; see `carebridge alerts deliver`. A URL with a token or \
+                user:password@ goes in --alert-webhook-url-file (the command line shows in `ps`).
+                """,
             valueName: "url"
         )
     )
     var alertWebhook: String?
+
+    @Option(
+        name: .customLong("alert-webhook-url-file"),
+        help: ArgumentHelp(
+            "A file holding the --alert-webhook URL (one line; user:password@ is sent as HTTP Basic authentication).",
+            discussion: "Else the systemd credential `webhook-url` (`systemd-unit --webhook-credential FILE`).",
+            valueName: "file"
+        )
+    )
+    var alertWebhookURLFile: String?
 
     @Option(
         name: .long,
@@ -180,16 +193,7 @@ struct Run: AsyncParsableCommand {
         }
         if hubCAFile != nil, hub == nil { throw ValidationError("--hub-ca-file needs --hub") }
         if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
-        if let alertWebhook {
-            _ = try AlertChannels.webhookSender(
-                url: alertWebhook,
-                caFile: alertWebhookCAFile,
-                option: "--alert-webhook",
-                zone: .current
-            )
-        } else if alertWebhookCAFile != nil {
-            throw ValidationError("--alert-webhook-ca-file needs --alert-webhook")
-        }
+        _ = try webhook.url()
         try smtp.check()
         if let duration { try NumericOption.checkPositive(duration, "--duration", atMost: NumericOption.tenYears) }
         try NumericOption.check(scannerWatchdog, "--scanner-watchdog", in: 1...NumericOption.day)
@@ -201,8 +205,20 @@ struct Run: AsyncParsableCommand {
         try NumericOption.check(clockSkewTolerance, "--clock-skew-tolerance", in: 0...1e12)
     }
 
+    /// The alert webhook's URL from --alert-webhook, --alert-webhook-url-file or the systemd credential.
+    var webhook: AlertWebhook {
+        AlertWebhook(
+            argument: alertWebhook,
+            file: alertWebhookURLFile,
+            caFile: alertWebhookCAFile,
+            options: ("--alert-webhook", "--alert-webhook-url-file", "--alert-webhook-ca-file")
+        )
+    }
+
     func run() async throws {
         let zone = try global.resolvedTimeZone()
+        let webhookURL = try webhook.url()
+        webhook.warnIfExposed()
         var base = Logger(label: "carebridge", factory: { TerminalText.logHandler(label: $0) })
         base.logLevel =
             ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
@@ -253,7 +269,13 @@ struct Run: AsyncParsableCommand {
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
         var services: [any Service] = (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? [])
-        services += try await alertServices(store: store, connection: connection, zone: zone, logger: logger)
+        services += try await alertServices(
+            store: store,
+            webhookURL: webhookURL,
+            connection: connection,
+            zone: zone,
+            logger: logger
+        )
         if let hub, let hubTokenFile {
             // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
             services.append(
@@ -319,7 +341,7 @@ struct Run: AsyncParsableCommand {
             outcome = try await bridge.run()
         } catch let error as TransportError {
             recorder?.close()
-            logger.error("bridge stopped", metadata: ["error": "\(error)", "code": "\(error.code.rawValue)"])
+            // BlueZExit.fail prints the error once, on standard error (the journal under systemd).
             throw BlueZExit.fail(error)
         } catch let error as CareStoreError {
             recorder?.close()
@@ -350,19 +372,20 @@ struct Run: AsyncParsableCommand {
     /// outboxes before the evaluation, so that they drain after its last evaluation at shutdown.
     func alertServices(
         store: CareStore,
+        webhookURL: String?,
         connection: BrokerConnection?,
         zone: TimeZone,
         logger: Logger
     ) async throws -> [any Service] {
         do {
             guard try await AlertService.planHasRules(store) else {
-                if alertWebhook != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
+                if webhookURL != nil { Output.error("warning: --alert-webhook: the care plan has no alert rules") }
                 if smtp.url != nil { Output.error("warning: --smtp: the care plan has no alert rules") }
                 return []
             }
             let channels = try AlertChannels(
                 store: store,
-                webhook: alertWebhook,
+                webhook: webhookURL,
                 webhookCAFile: alertWebhookCAFile,
                 webhookOption: "--alert-webhook",
                 connection: connection,

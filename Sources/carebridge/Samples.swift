@@ -10,6 +10,12 @@ import SampleExport
 struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List stored samples, and release or delete one.",
+        discussion: """
+            Examples:
+              carebridge samples --type bodyMass --from 2026-11-01
+              carebridge samples --quarantined
+              carebridge samples delete 0193f0c2-…
+            """,
         subcommands: [SamplesList.self, SamplesRelease.self, SamplesDelete.self, SamplesAssign.self],
         defaultSubcommand: SamplesList.self
     )
@@ -39,6 +45,10 @@ struct SamplesList: ParsableCommand {
             "bucketEnd"}` and no id. A range straddling the horizon returns raw samples and aggregates, never \
             the same sample twice; --limit counts both. --unmatched, --quarantined and --unassigned list raw \
             samples only (those are never aggregated).
+
+            Examples:
+              carebridge samples list --type bodyMass --from 2026-11-01 --json
+              carebridge samples list --unassigned
 
             \(StoreExit.help)
             """
@@ -196,7 +206,7 @@ struct SamplesRelease: AsyncParsableCommand {
             quarantine reason). Releasing re-derives the outcomes of the events the sample falls in and queues it \
             for MQTT when the outbox is enabled.
 
-            Example:
+            Examples:
               carebridge samples release 0193f0c2-… --reason \\
                   "checked on the device display: 47.1 °C is a sauna reading"
 
@@ -254,6 +264,9 @@ struct SamplesDelete: AsyncParsableCommand {
         discussion: """
             The row stays as a tombstone, so re-importing the same reading does not bring it back. Every event \
             the sample fed is derived again from the remaining samples.
+
+            Examples:
+              carebridge samples delete 0193f0c2-…
 
             \(StoreExit.help)
             """

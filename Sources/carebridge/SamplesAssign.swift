@@ -14,7 +14,7 @@ struct SamplesAssign: ParsableCommand {
 
             To file a device's future readings, register it: `carebridge devices assign DEVICE [--slot N] PATIENT`.
 
-            Example:
+            Examples:
               carebridge samples assign 0193f0c2-5b1e-7a11-8c3d-2f6e4a9b1c0d alice
 
             JSON (--json): {"patient", "samples": [ids], "eventsUpdated"}.

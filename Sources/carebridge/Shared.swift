@@ -13,6 +13,10 @@ struct Shared: ParsableCommand {
 
             JSON (--json): [{"contact", "patient", "what", "channel", "detail", "sharedAt"}].
 
+            Examples:
+              carebridge shared --patient bed-1
+              carebridge shared --record dr-weber --what report --channel paper
+
             \(StoreExit.help)
             """
     )

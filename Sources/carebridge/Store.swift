@@ -8,6 +8,10 @@ struct Store: ParsableCommand {
             policy would free; `carebridge store vacuum` applies the policy (aggregates, then deletes raw samples \
             past their horizon) and compacts the file. The policy is the plan file's "retention" key, stored by \
             `carebridge plan apply`; without one every sample is kept raw forever.
+
+            Examples:
+              carebridge store stats
+              carebridge store vacuum --dry-run
             """,
         subcommands: [StoreStats.self, StoreVacuum.self]
     )

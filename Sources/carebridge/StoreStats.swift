@@ -21,6 +21,10 @@ struct StoreStats: ParsableCommand {
             "aggregateMinutes", "horizon", "samplesToAggregate", "aggregatesToWrite", "wouldFreeBytes"}}], \
             "bytesPerAggregate"}.
 
+            Examples:
+              carebridge store stats
+              carebridge store stats --json
+
             \(StoreExit.help)
             """
     )

@@ -32,6 +32,10 @@ struct StoreVacuum: ParsableCommand {
             JSON (--json): {"dryRun", "asOf", "steps": [{"type", "keepRawDays", "aggregateMinutes", "horizon", \
             "samples", "aggregates"}], "deleted", "fileBytesBefore", "fileBytesAfter"}.
 
+            Examples:
+              carebridge store vacuum --dry-run
+              carebridge store vacuum --yes
+
             \(StoreExit.help)
             """
     )

@@ -10,6 +10,11 @@ import MQTTBridge
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send this bridge's readings, outcomes and alerts to its hub.",
+        discussion: """
+            Examples:
+              carebridge sync push --hub https://hub.example.org:8443 \\
+                  --token-file /etc/carebridge/hub-token
+            """,
         subcommands: [SyncPush.self]
     )
 
@@ -58,8 +63,9 @@ struct SyncPush: AsyncParsableCommand {
             --timeout; exit status 75 when something is still waiting then; 77 at once when the hub does not \
             know the token (nothing is removed).
 
-            Example:
-              carebridge sync push --hub https://hub.example:8443 --token-file /etc/carebridge/hub.token
+            Examples:
+              carebridge sync push --hub https://hub.example:8443 \\
+                  --token-file /etc/carebridge/hub.token
 
             \(StoreExit.help)
             """

@@ -19,7 +19,9 @@ struct SystemdUnit: ParsableCommand {
             add unit directives) are refused, and so is a password inside an --mqtt URL (the unit file is \
             world-readable): give --mqtt-credential FILE instead, which systemd hands to the bridge as the \
             credential `mqtt-password`; likewise --smtp-credential FILE (the relay's user name and password for \
-            `run --smtp`) becomes the credential `smtp-credentials`.
+            `run --smtp`) becomes the credential `smtp-credentials`. An --alert-webhook URL is refused there too (its \
+            path or query often holds a token): --webhook-credential FILE (the URL on one line) becomes the \
+            credential `webhook-url`, which `run` posts alerts to.
 
             Examples:
               carebridge systemd-unit \\
@@ -28,6 +30,8 @@ struct SystemdUnit: ParsableCommand {
               carebridge systemd-unit --mqtt-credential /etc/carebridge/mqtt-password \\
                   --arguments "--store /var/lib/carebridge/store.sqlite \\
                   --mqtt mqtt://bridge@broker"
+              carebridge systemd-unit --webhook-credential /etc/cb/webhook-url \\
+                  --arguments "--store /var/lib/carebridge/store.sqlite"
             """
     )
 
@@ -60,6 +64,16 @@ struct SystemdUnit: ParsableCommand {
     )
     var smtpCredential: String?
 
+    @Option(
+        name: .customLong("webhook-credential"),
+        help: ArgumentHelp(
+            "A root-readable file with the alert webhook's URL (one line), loaded with "
+                + "LoadCredential=webhook-url:FILE.",
+            valueName: "file"
+        )
+    )
+    var webhookCredential: String?
+
     func validate() throws {
         do {
             _ = try unit()
@@ -77,7 +91,8 @@ struct SystemdUnit: ParsableCommand {
             executable: executable,
             arguments: arguments,
             mqttCredential: mqttCredential,
-            smtpCredential: smtpCredential
+            smtpCredential: smtpCredential,
+            webhookCredential: webhookCredential
         )
     }
 
@@ -90,17 +105,28 @@ struct SystemdUnit: ParsableCommand {
         executable: String,
         arguments: String,
         mqttCredential: String? = nil,
-        smtpCredential: String? = nil
+        smtpCredential: String? = nil,
+        webhookCredential: String? = nil
     ) throws(UnitError) -> String {
         let words = try split(arguments)
-        for (index, word) in words.enumerated() {
-            let url =
-                word.hasPrefix("--mqtt=")
-                ? String(word.dropFirst(7)) : (index > 0 && words[index - 1] == "--mqtt" ? word : nil)
-            if let url, MQTTOptions.urlHasPassword(url) {
+        /// The value of `option` in `words[index]` (`--option=VALUE` or the word after `--option`).
+        func value(of option: String, at index: Int) -> String? {
+            let word = words[index]
+            if word.hasPrefix(option + "=") { return String(word.dropFirst(option.count + 1)) }
+            return index > 0 && words[index - 1] == option ? word : nil
+        }
+        for index in words.indices {
+            if let url = value(of: "--mqtt", at: index), MQTTOptions.urlHasPassword(url) {
                 throw UnitError(
                     description: "--arguments: the --mqtt URL carries a password, which would be readable by every "
                         + "user in the unit file and in `ps`; put it in a file and give --mqtt-credential FILE"
+                )
+            }
+            if value(of: "--alert-webhook", at: index) != nil {
+                throw UnitError(
+                    description: "--arguments: an --alert-webhook URL (whose path or query may hold a token) would be "
+                        + "readable by every user in the unit file and in `ps`; put it in a file and give "
+                        + "--webhook-credential FILE"
                 )
             }
         }
@@ -113,6 +139,7 @@ struct SystemdUnit: ParsableCommand {
         let credentials = [
             ("--mqtt-credential", MQTTOptions.credentialName, mqttCredential),
             ("--smtp-credential", SMTPOptions.credentialName, smtpCredential),
+            ("--webhook-credential", AlertWebhook.credentialName, webhookCredential),
         ]
         for case (let option, let name, let path?) in credentials {
             guard path.hasPrefix("/") else {

@@ -8,7 +8,13 @@ import Foundation
 struct Tasks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the current tasks (newest version of each).",
-        discussion: "\(StoreExit.help)"
+        discussion: """
+            Examples:
+              carebridge tasks
+              carebridge tasks --patient bed-1 --json
+
+            \(StoreExit.help)
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions

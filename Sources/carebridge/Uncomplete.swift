@@ -9,6 +9,9 @@ struct Uncomplete: AsyncParsableCommand {
         discussion: """
             Selects the event as `complete` does (--at, default now, or --occurrence).
 
+            Examples:
+              carebridge uncomplete medication --at 08:30
+
             \(StoreExit.help)
             """
     )

@@ -20,8 +20,10 @@ struct Users: AsyncParsableCommand {
             bridge's zone. The days stay the patient's plan days.
 
             Examples:
-              carebridge users add anna --name "Anna Weber" --role patient --sees anna --password-file pw.txt
-              carebridge users add nurse1 --name "Sam Ortiz" --role clinician --sees bed-1 --sees bed-2
+              carebridge users add anna --name "Anna Weber" --role patient --sees anna \\
+                  --password-file pw.txt
+              carebridge users add nurse1 --name "Sam Ortiz" --role clinician \\
+                  --sees bed-1 --sees bed-2
               carebridge users link nurse1 --sees bed-1 --sees bed-3
               carebridge users set-zone anna-daughter America/New_York
               carebridge users passwd anna --password-file -
@@ -91,7 +93,7 @@ struct UsersList: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the users (the default of `carebridge users`).",
         discussion:
-            "JSON (--json): [{\"id\", \"name\", \"role\", \"patients\", \"created\", \"timeZone\" (null: the bridge's zone)}].\n\n\(StoreExit.help)"
+            "JSON (--json): [{\"id\", \"name\", \"role\", \"patients\", \"created\", \"timeZone\" (null: the bridge's zone)}].\n\nExamples:\n  carebridge users list --json\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -128,7 +130,7 @@ struct UsersAdd: AsyncParsableCommand {
         commandName: "add",
         abstract: "Add a user who can sign in to the care app.",
         discussion:
-            "Example: carebridge users add anna --name \"Anna Weber\" --role patient --sees anna --password-file pw.txt\n\n\(StoreExit.help)"
+            "Examples:\n  carebridge users add anna --name \"Anna Weber\" --role patient \\\n      --sees anna --password-file pw.txt\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -191,7 +193,7 @@ struct UsersPasswd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
         abstract: "Set a user's password; the user's open sessions end.",
-        discussion: "Example: carebridge users passwd anna --password-file -\n\n\(StoreExit.help)"
+        discussion: "Examples:\n  carebridge users passwd anna --password-file -\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -222,7 +224,7 @@ struct UsersLink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "link",
         abstract: "Set the patients a user may see (replaces the list).",
-        discussion: "Example: carebridge users link nurse1 --sees bed-1 --sees bed-3\n\n\(StoreExit.help)"
+        discussion: "Examples:\n  carebridge users link nurse1 --sees bed-1 --sees bed-3\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -303,7 +305,7 @@ struct UsersRevoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract: "End every open session of a user (a lost phone); the account stays.",
-        discussion: "Example: carebridge users revoke anna\n\n\(StoreExit.help)"
+        discussion: "Examples:\n  carebridge users revoke anna\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -327,7 +329,7 @@ struct UsersRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove a user: they can no longer sign in. What they recorded stays, with their name as author.",
-        discussion: "Example: carebridge users remove anna\n\n\(StoreExit.help)"
+        discussion: "Examples:\n  carebridge users remove anna\n\n\(StoreExit.help)"
     )
 
     @OptionGroup var storeOptions: StoreOptions

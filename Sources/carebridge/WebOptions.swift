@@ -96,9 +96,11 @@ struct Serve: AsyncParsableCommand {
             first visit with it creates the admin account, and the link then stops working.
 
             Examples:
-              carebridge users add anna --name "Anna Weber" --role patient --sees anna --password-file pw.txt
+              carebridge users add anna --name "Anna Weber" --role patient --sees anna \\
+                  --password-file pw.txt
               carebridge serve
-              carebridge serve --listen 0.0.0.0:8443 --tls-cert /etc/carebridge/cert.pem --tls-key /etc/carebridge/key.pem
+              carebridge serve --listen 0.0.0.0:8443 \\
+                  --tls-cert /etc/carebridge/cert.pem --tls-key /etc/carebridge/key.pem
 
             The process runs until SIGINT or SIGTERM and then finishes open requests.
 

@@ -64,6 +64,12 @@ import Testing
         #expect(
             try Timestamp.parse("07:00:30", in: berlin, now: now) == Timestamp.parse("2026-11-21T07:00:30", in: berlin)
         )
+        // An hour without its leading zero, as people type it.
+        #expect(try Timestamp.parse("7:30", in: berlin, now: now) == Timestamp.parse("2026-11-21T07:30", in: berlin))
+        #expect(
+            try Timestamp.parse("7:30:15", in: berlin, now: now) == Timestamp.parse("2026-11-21T07:30:15", in: berlin)
+        )
+        #expect(throws: Timestamp.ParseError.self) { try Timestamp.parse("7:3", in: berlin, now: now) }
         // Yesterday across a month and a year boundary.
         let newYear = try Timestamp.parse("2027-01-01T10:00", in: berlin)
         #expect(try Timestamp.parse("yesterday", in: berlin, now: newYear) == Timestamp.parse("2026-12-31", in: berlin))

@@ -137,25 +137,3 @@ import Testing
         #expect(local.status == 0, "\(local.stderr)")
     }
 }
-
-/// Help examples are commands to copy: none is wrapped in the middle by the 80-column help formatter.
-@Suite struct HelpExamplesTests {
-    @Test(arguments: [
-        ["ingest"], ["replay"], ["run"], ["report"], ["samples", "release"], ["systemd-unit"], ["devices", "consent"],
-        ["export"], ["events"], ["plan", "apply"], ["complete"], ["recording", "redact"], ["record"], ["scan"],
-    ])
-    func examplesAreNotWrappedMidCommand(command: [String]) async throws {
-        let result = try await CarebridgeProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
-        #expect(result.status == 0)
-        var inExamples = false
-        for line in result.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("Example") {
-                inExamples = true
-            } else if line.isEmpty {
-                inExamples = false
-            } else if inExamples {
-                #expect(line.hasPrefix("  "), "\(command): a wrapped example line '\(line)'")
-            }
-        }
-    }
-}

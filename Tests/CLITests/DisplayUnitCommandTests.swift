@@ -2,22 +2,24 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Terminal output writes units as people do (`mmHg`, `°C`); JSON keeps the UCUM codes scripts rely on.
+/// Terminal output and alert messages write units as people do (`mmHg`, `°C`); JSON keeps the UCUM codes scripts rely on.
 @Suite struct DisplayUnitCommandTests {
     static let plan = """
         {"tasks": [
           {"id": "bp", "title": "Blood pressure", "kind": "assessment",
            "schedule": {"timeZone": "Europe/Berlin",
                         "elements": [{"start": "2026-11-16T00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-           "linkage": {"type": "bloodPressureSystolic", "unit": "mmHg", "aggregation": "first"}},
+           "linkage": {"type": "bloodPressureSystolic", "unit": "mmHg", "aggregation": "first"},
+           "alerts": [{"id": "high", "severity": "warning", "when": {">": 140, "unit": "mmHg"}}]},
           {"id": "temp", "title": "Temperature", "kind": "assessment",
            "schedule": {"timeZone": "Europe/Berlin",
                         "elements": [{"start": "2026-11-16T00:00", "interval": {"days": 1}, "duration": "allDay"}]},
-           "linkage": {"type": "bodyTemperature", "unit": "°C", "aggregation": "max"}}
+           "linkage": {"type": "bodyTemperature", "unit": "°C", "aggregation": "max"},
+           "alerts": [{"id": "fever", "severity": "critical", "when": {">=": 38}}]}
         ]}
         """
 
-    @Test func tasksAndInsightsShowMmHgAndDegreesCelsiusNotTheirUCUMCodes() async throws {
+    @Test func tasksInsightsAndAlertsShowMmHgAndDegreesCelsiusNotTheirUCUMCodes() async throws {
         let scratch = try ScratchDirectory("carebridge-units-")
         let store = scratch.url.appendingPathComponent("store.sqlite").path
         func run(_ arguments: [String]) async throws -> CarebridgeProcess.Result {
@@ -37,6 +39,11 @@ import Testing
         #expect(insights.stdout.contains("latest 150 mmHg"), "\(insights.stdout)")
         #expect(insights.stdout.contains("latest 38.2 °C"), "\(insights.stdout)")
         #expect(!insights.stdout.contains("mm[Hg]") && !insights.stdout.contains("Cel"), "\(insights.stdout)")
+
+        let alerts = try await run(["alerts"])
+        #expect(alerts.stdout.contains("150 mmHg (> 140 mmHg)"), "\(alerts.stdout)")
+        #expect(alerts.stdout.contains("38.2 °C (≥ 38)"), "\(alerts.stdout)")
+        #expect(!alerts.stdout.contains("mm[Hg]") && !alerts.stdout.contains("Cel"), "\(alerts.stdout)")
 
         let json = try await run(["insights", "--from", "2026-11-16", "--to", "2026-11-22", "--json"])
         #expect(json.stdout.contains("\"mm[Hg]\"") && json.stdout.contains("\"Cel\""), "\(json.stdout)")

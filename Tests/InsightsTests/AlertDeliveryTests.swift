@@ -141,6 +141,33 @@ import Testing
         #expect(object["state_topic"] as? String == "carebridge/alert/pain_high/state")
     }
 
+    @Test func userAndPasswordInTheURLAreSentAsBasicAuthenticationNotInTheRequestLine() async throws {
+        let (fixture, _) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
+        let receiver = try HTTPReceiver()
+        try await receiver.start()
+        defer { Task { try? await receiver.stop() } }
+        let sender = try WebhookAlertSender(
+            url: "http://alerts:p%40ss@127.0.0.1:\(receiver.port)/hook?k=1",
+            zone: F.berlin,
+            timeout: .seconds(5)
+        )
+        #expect(sender.target == "127.0.0.1:\(receiver.port)")
+        var channel = AlertOutboxChannel(
+            store: fixture.store,
+            channel: CareStore.webhookAlertChannel,
+            sender: sender,
+            logger: Self.quiet
+        )
+        channel.initialRetry = .zero
+        let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
+        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        await outbox.stop()
+        let request = try #require(receiver.requests.first)
+        #expect(request.path == "/hook?k=1")
+        // base64("alerts:p@ss")
+        #expect(request.headers["authorization"] == "Basic YWxlcnRzOnBAc3M=", "\(request.headers)")
+    }
+
     @Test(.enabled(if: TestCertificateAuthority.opensslPath != nil, "needs openssl"))
     func anHTTPSWebhookIsPostedToAReceiverAPrivateCASignedAndTheTokenInItsURLIsNeverShown() async throws {
         let (fixture, alert) = try await Self.storeWithAlert(channel: CareStore.webhookAlertChannel)
