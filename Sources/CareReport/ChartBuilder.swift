@@ -1,4 +1,5 @@
 import Foundation
+import SampleExport
 
 /// Builds the report's charts: the grouped bar chart of an intervention's daily completion beside an
 /// assessment's daily value, and line charts of vital signs with their threshold bands.
@@ -25,11 +26,17 @@ public enum ChartBuilder {
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let baseline = top + plotHeight
+        // The right axis shares the left one's four intervals: its step is the nice number (1, 2, 2.5 or 5 × 10ⁿ)
+        // that reaches the maximum in four.
+        let valueStep = niceTicks(low: 0, high: max(valueMaximum, 1e-9), intervals: 4).dropFirst().first ?? 1
+        let valueMaximum = valueStep * 4
         for step in 0...4 {
             let y = baseline - plotHeight * Double(step) / 4
             shapes.append(.line(x1: left, y1: y, x2: left + plotWidth, y2: y, stroke: .grid, width: 0.6))
             shapes.append(label(left - 6, y + 3, "\(step * 25)%", anchor: .end))
-            shapes.append(label(left + plotWidth + 6, y + 3, format(valueMaximum * Double(step) / 4), anchor: .start))
+            shapes.append(
+                label(left + plotWidth + 6, y + 3, tickLabel(valueStep * Double(step), step: valueStep), anchor: .start)
+            )
         }
         let slot = plotWidth / Double(max(days.count, 1))
         let bar = slot * 0.32
@@ -77,15 +84,34 @@ public enum ChartBuilder {
         }
     }
 
-    /// A vital sign over the days: the day's mean as a line with points, the day's lowest to highest reading as
-    /// a whisker through it, threshold bands behind it.
-    /// - Parameter ranges: per day, the lowest and highest reading (drawn when they differ); the scale reaches
-    ///   them, so the chart shows the true range of what was measured.
+    /// One line of a vital-sign chart: the day's mean per day (nil: no reading that day) and, per day, the lowest
+    /// and highest reading (a whisker, drawn when they differ).
+    public struct Series: Sendable, Hashable {
+        public var name: String
+        public var values: [Double?]
+        public var ranges: [ClosedRange<Double>?]
+        public var color: Chart.Color
+
+        public init(name: String, values: [Double?], ranges: [ClosedRange<Double>?] = [], color: Chart.Color = .blue) {
+            self.name = name
+            self.values = values
+            self.ranges = ranges
+            self.color = color
+        }
+
+        /// Whether any day's lowest and highest reading differ (a whisker is drawn).
+        var hasRanges: Bool { ranges.contains { $0.map { $0.lowerBound < $0.upperBound } ?? false } }
+    }
+
+    /// A vital sign over the days: per series the day's mean as a line with points, the day's lowest to highest
+    /// reading as a whisker through it, threshold bands behind it. Blood pressure is two series in one chart
+    /// (systolic above diastolic). The value axis runs between nice numbers (1, 2, 2.5 or 5 × 10ⁿ) that reach
+    /// every value, whisker and threshold, so the chart shows the true range of what was measured; the legend
+    /// shows a swatch only for what is drawn.
     public static func vitalLine(
         title: String,
         days: [String],
-        values: [Double?],
-        ranges: [ClosedRange<Double>?] = [],
+        series: [Series],
         unit: String,
         bands: [Band],
         thresholds: [Double]
@@ -95,18 +121,24 @@ public enum ChartBuilder {
         let plotHeight = height - top - bottom
         let baseline = top + plotHeight
         let present =
-            values.compactMap { $0 } + ranges.compactMap { $0 }.flatMap { [$0.lowerBound, $0.upperBound] }
-            + thresholds
-        var low = present.min() ?? 0
-        var high = present.max() ?? 1
-        let padding = max((high - low) * 0.15, 0.5)
-        low -= padding
-        high += padding
+            series.flatMap { line in
+                line.values.compactMap { $0 }
+                    + line.ranges.compactMap { $0 }.flatMap { [$0.lowerBound, $0.upperBound] }
+            } + thresholds
+        // A little room around what is drawn, so a threshold at the edge still shows its band.
+        let lowest = present.min() ?? 0
+        let highest = present.max() ?? 1
+        let room = max((highest - lowest) * 0.05, 1e-9)
+        let ticks = niceTicks(low: lowest - room, high: highest + room)
+        let low = ticks.first ?? 0
+        let high = ticks.last ?? 1
         let y = { (value: Double) in baseline - plotHeight * (value - low) / (high - low) }
+        var drawnBands: Set<Bool> = []
         for band in bands {
             let upper = min(band.upper, high)
             let lower = max(band.lower, low)
             guard upper > lower else { continue }
+            drawnBands.insert(band.normal)
             shapes.append(
                 .rect(
                     x: left,
@@ -117,10 +149,10 @@ public enum ChartBuilder {
                 )
             )
         }
-        for step in 0...4 {
-            let value = low + (high - low) * Double(step) / 4
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        for value in ticks {
             shapes.append(.line(x1: left, y1: y(value), x2: left + plotWidth, y2: y(value), stroke: .grid, width: 0.5))
-            shapes.append(label(left - 6, y(value) + 3, format(value), anchor: .end))
+            shapes.append(label(left - 6, y(value) + 3, tickLabel(value, step: step), anchor: .end))
         }
         for threshold in thresholds {
             shapes.append(
@@ -129,43 +161,113 @@ public enum ChartBuilder {
             shapes.append(label(left + plotWidth + 4, y(threshold) + 3, format(threshold), anchor: .start))
         }
         let slot = plotWidth / Double(max(days.count, 1))
-        var run: [[Double]] = []
-        for (index, day) in days.enumerated() {
-            let x = left + slot * (Double(index) + 0.5)
-            if index < ranges.count, let range = ranges[index], range.lowerBound < range.upperBound {
-                shapes.append(
-                    .line(x1: x, y1: y(range.upperBound), x2: x, y2: y(range.lowerBound), stroke: .blue, width: 0.8)
-                )
+        for line in series {
+            var run: [[Double]] = []
+            for index in days.indices {
+                let x = left + slot * (Double(index) + 0.5)
+                if index < line.ranges.count, let range = line.ranges[index], range.lowerBound < range.upperBound {
+                    shapes.append(
+                        .line(
+                            x1: x,
+                            y1: y(range.upperBound),
+                            x2: x,
+                            y2: y(range.lowerBound),
+                            stroke: line.color,
+                            width: 0.8
+                        )
+                    )
+                }
+                if index < line.values.count, let value = line.values[index] {
+                    run.append([x, y(value)])
+                    shapes.append(.circle(x: x, y: y(value), radius: 2.6, fill: line.color))
+                } else if !run.isEmpty {
+                    if run.count > 1 { shapes.append(.polyline(points: run, stroke: line.color, width: 1.6)) }
+                    run = []
+                }
             }
-            if let value = values[index] {
-                run.append([x, y(value)])
-                shapes.append(.circle(x: x, y: y(value), radius: 2.6, fill: .blue))
-            } else if !run.isEmpty {
-                if run.count > 1 { shapes.append(.polyline(points: run, stroke: .blue, width: 1.6)) }
-                run = []
-            }
-            shapes.append(label(x, baseline + 13, dayLabel(day), anchor: .middle))
+            if run.count > 1 { shapes.append(.polyline(points: run, stroke: line.color, width: 1.6)) }
         }
-        if run.count > 1 { shapes.append(.polyline(points: run, stroke: .blue, width: 1.6)) }
+        for (index, day) in days.enumerated() {
+            shapes.append(label(left + slot * (Double(index) + 0.5), baseline + 13, dayLabel(day), anchor: .middle))
+        }
         shapes.append(.line(x1: left, y1: baseline, x2: left + plotWidth, y2: baseline, stroke: .ink, width: 0.8))
         shapes.append(label(left - 40, top - 6, unit, anchor: .start, bold: true))
+        // The legend: a swatch for each band kind drawn, the threshold line if any, then each series.
         let legendY = height - 12
-        shapes.append(.rect(x: left, y: legendY - 8, width: 10, height: 10, fill: .band))
-        shapes.append(label(left + 14, legendY + 1, "normal range", anchor: .start))
-        shapes.append(.rect(x: left + 110, y: legendY - 8, width: 10, height: 10, fill: .alarm))
-        shapes.append(label(left + 124, legendY + 1, "alert range", anchor: .start))
-        shapes.append(
-            .line(x1: left + 210, y1: legendY - 3, x2: left + 226, y2: legendY - 3, stroke: .blue, width: 1.6)
-        )
-        let legend = ranges.contains { $0.map { $0.lowerBound < $0.upperBound } ?? false } ? "mean and range" : "mean"
-        shapes.append(label(left + 230, legendY + 1, "\(title) (\(legend) of the day, \(unit))", anchor: .start))
+        var legendX = left
+        if drawnBands.contains(true) {
+            shapes.append(.rect(x: legendX, y: legendY - 8, width: 10, height: 10, fill: .band))
+            shapes.append(label(legendX + 14, legendY + 1, "normal range", anchor: .start))
+            legendX += 80
+        }
+        if drawnBands.contains(false) {
+            shapes.append(.rect(x: legendX, y: legendY - 8, width: 10, height: 10, fill: .alarm))
+            shapes.append(label(legendX + 14, legendY + 1, "alert range", anchor: .start))
+            legendX += 72
+        }
+        if !thresholds.isEmpty {
+            shapes.append(
+                .line(x1: legendX, y1: legendY - 3, x2: legendX + 12, y2: legendY - 3, stroke: .red, width: 0.8)
+            )
+            shapes.append(label(legendX + 16, legendY + 1, "threshold", anchor: .start))
+            legendX += 62
+        }
+        let whiskers = series.contains(where: \.hasRanges)
+        let what = whiskers ? "mean and range of the day" : "mean of the day"
+        for line in series where line.values.contains(where: { $0 != nil }) {
+            shapes.append(
+                .line(x1: legendX, y1: legendY - 3, x2: legendX + 16, y2: legendY - 3, stroke: line.color, width: 1.6)
+            )
+            let text = series.count == 1 ? "\(line.name) (\(what), \(unit))" : line.name
+            shapes.append(label(legendX + 20, legendY + 1, text, anchor: .start))
+            legendX += 28 + Double(text.count) * 4.2
+        }
+        if series.count > 1 {
+            shapes.append(label(legendX, legendY + 1, "(\(what), \(unit))", anchor: .start))
+        }
         return Chart(
             title: title,
-            description: "Line chart of \(title) per day in \(unit), with the rules' thresholds as bands.",
+            description: "Line chart of \(series.map(\.name).joined(separator: " and ")) per day in \(unit)"
+                + (bands.isEmpty && thresholds.isEmpty ? "." : ", with the rules' thresholds as bands."),
             width: width,
             height: height,
             shapes: shapes
         )
+    }
+
+    /// Axis ticks at nice numbers: a step of 1, 2, 2.5 or 5 × 10ⁿ giving at most `intervals` intervals, from the
+    /// step's multiple at or below `low` to the one at or above `high` (`low == high` gets a step around it).
+    static func niceTicks(low: Double, high: Double, intervals: Int = 5) -> [Double] {
+        guard low.isFinite, high.isFinite else { return [0, 1] }
+        var low = min(low, high)
+        var high = max(low, high)
+        if high - low < 1e-9 {
+            let pad = max(abs(low) * 0.05, 0.5)
+            low -= pad
+            high += pad
+        }
+        let raw = (high - low) / Double(max(intervals, 1))
+        let magnitude = pow(10, (log10(raw)).rounded(.down))
+        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= raw * (1 - 1e-9) } ?? 10 * magnitude
+        let first = (low / step + 1e-9).rounded(.down) * step
+        let last = (high / step - 1e-9).rounded(.up) * step
+        var ticks: [Double] = []
+        var value = first
+        while value <= last + step * 1e-6, ticks.count < 50 {
+            ticks.append(abs(value) < step * 1e-9 ? 0 : value)
+            value = first + step * Double(ticks.count)
+        }
+        return ticks.count > 1 ? ticks : [first, first + step]
+    }
+
+    /// A tick's label with as many decimals as its step needs: `2.5`, `150`, `0.25`.
+    static func tickLabel(_ value: Double, step: Double) -> String {
+        var decimals = 0
+        while decimals < 6, abs((step * pow(10, Double(decimals))).rounded() - step * pow(10, Double(decimals))) > 1e-6
+        {
+            decimals += 1
+        }
+        return DisplayQuantity.number(value, decimals: decimals)
     }
 
     static func label(

@@ -19,14 +19,16 @@ public enum HTMLReport {
             h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; border-bottom: 1px solid #d9dde3; }
             figure { margin: 0 0 1rem; }
             figure svg { width: 100%; height: auto; max-width: 40rem; display: block; }
-            figcaption { font-size: .85rem; color: #4a525e; }
+            figcaption { font-size: .95rem; font-weight: bold; margin: 0 0 .25rem; }
             .scroll { overflow-x: auto; }
             table { border-collapse: collapse; width: 100%; font-size: .85rem; }
             th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
             th { background: #f0f3f7; }
             td.mark { background: #fbe1dc; color: #8a1c12; font-weight: bold; }
             p.note { font-size: .85rem; color: #4a525e; margin: .25rem 0; }
-            ul.summary { padding-left: 1.2rem; }
+            ul.summary, ul.changes { padding-left: 1.2rem; }
+            ul.changes { font-weight: bold; }
+            h3 { font-size: 1rem; margin: .75rem 0 .25rem; }
             @media print {
               body { max-width: none; padding: 0; }
               @page { size: A4; margin: 15mm; }
@@ -44,14 +46,24 @@ public enum HTMLReport {
             </header>
 
             """
+        if !report.changes.isEmpty || !report.summary.isEmpty {
+            html += "<h2>Summary</h2>\n"
+        }
+        if !report.changes.isEmpty {
+            html += "<h3>What changed</h3>\n<ul class=\"changes\">\n"
+            for line in report.changes { html += "<li>\(escape(line))</li>\n" }
+            html += "</ul>\n"
+        }
         if !report.summary.isEmpty {
-            html += "<h2>Summary</h2>\n<ul class=\"summary\">\n"
+            if !report.changes.isEmpty { html += "<h3>Per task</h3>\n" }
+            html += "<ul class=\"summary\">\n"
             for line in report.summary { html += "<li>\(escape(line))</li>\n" }
             html += "</ul>\n"
         }
         if !report.charts.isEmpty { html += "<h2>Charts</h2>\n" }
         for chart in report.charts {
-            html += "<figure>\n\(svg(chart))\n<figcaption>\(escape(chart.title))</figcaption>\n</figure>\n"
+            // The title above its chart, as in the PDF.
+            html += "<figure>\n<figcaption>\(escape(chart.title))</figcaption>\n\(svg(chart))\n</figure>\n"
         }
         for table in report.tables {
             html += "<section>\n<h2>\(escape(table.title))</h2>\n"

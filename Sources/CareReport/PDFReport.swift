@@ -53,16 +53,14 @@ public enum PDFReport {
 
         mutating func run() {
             newPage()
+            if !report.changes.isEmpty || !report.summary.isEmpty { heading("Summary") }
+            if !report.changes.isEmpty {
+                subheading("What changed")
+                bullets(report.changes, font: .bold)
+            }
             if !report.summary.isEmpty {
-                heading("Summary")
-                for line in report.summary {
-                    let lines = wrap("• " + line, font: .regular, size: 9.5, width: contentWidth)
-                    ensure(Double(lines.count) * 13)
-                    for text in lines {
-                        self.text(text, x: margin, y: cursor + 10, size: 9.5, font: .regular)
-                        cursor += 13
-                    }
-                }
+                if !report.changes.isEmpty { subheading("Per task") }
+                bullets(report.summary, font: .regular)
             }
             for (index, chart) in report.charts.enumerated() {
                 let scale = min(contentWidth / chart.width, 1.0)
@@ -156,6 +154,24 @@ public enum PDFReport {
             current +=
                 "0.85 0.87 0.9 RG 0.6 w \(n(margin)) \(n(y(cursor))) m \(n(width - margin)) \(n(y(cursor))) l S\n"
             cursor += 6
+        }
+
+        mutating func subheading(_ title: String) {
+            ensure(30)
+            cursor += 2
+            text(title, x: margin, y: cursor + 10, size: 10, font: .bold)
+            cursor += 15
+        }
+
+        mutating func bullets(_ items: [String], font: StandardFont) {
+            for item in items {
+                let lines = wrap("• " + item, font: font, size: 9.5, width: contentWidth)
+                ensure(Double(lines.count) * 13)
+                for line in lines {
+                    text(line, x: margin, y: cursor + 10, size: 9.5, font: font)
+                    cursor += 13
+                }
+            }
         }
 
         mutating func table(_ table: ReportData.Table) {

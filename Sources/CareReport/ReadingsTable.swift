@@ -22,6 +22,14 @@ struct ReadingsTable {
         + "than \(streamThreshold) readings of one measure in a day (a heart-rate strap) is one row per day with "
         + "its range and mean; flagged readings are always listed one by one."
 
+    static let flaggedNote =
+        "Readings that need a look, one by one: out-of-range results (LO/HI, marked with their comparator), "
+        + "quarantined readings (kept, never used; in brackets), readings released from quarantine, deleted or "
+        + "annotated. The per-day table has every other reading; --readings lists them all."
+
+    /// The flag of a reading typed in by a person (on its own, not a reason to list the reading by itself).
+    static let typedIn = "typed in"
+
     /// A row of the table, placed by its start (then by when it was made).
     private struct Entry {
         var start: Date
@@ -67,6 +75,9 @@ struct ReadingsTable {
     }
 
     private let zone: TimeZone
+    /// Only readings with a flag (the report's default, beside the per-day table): plain readings, streams and
+    /// readings only typed in are left to the per-day table.
+    private let flaggedOnly: Bool
     /// Flagged and manual readings, one row each, in the order read.
     private var entries: [Entry] = []
     private var groups: [String: Group] = [:]
@@ -75,18 +86,50 @@ struct ReadingsTable {
 
     /// An empty table; ``add(_:)`` the period's readings in (start, id) order, then ``table()``. What it holds is
     /// what the table shows: a device's stream is a few numbers per day, not its readings.
-    init(zone: TimeZone) {
+    init(zone: TimeZone, flaggedOnly: Bool = false) {
         self.zone = zone
+        self.flaggedOnly = flaggedOnly
     }
 
     /// How many readings are held one by one (rows of their own, and the groups not yet past
     /// ``streamThreshold``): what a stream adds to it stops at the threshold.
     var heldReadings: Int { entries.count + groups.values.reduce(0) { $0 + $1.samples.count } }
 
-    /// Adds one reading of the period.
+    /// Adds one reading of the period: a sample, or a blood pressure's two halves (one row, `164/98 mmHg`).
+    mutating func add(_ reading: PressurePairer.Reading) {
+        switch reading {
+        case .single(let stored):
+            add(stored)
+        case .pair(let systolic, let diastolic):
+            var flags = Self.flags(of: systolic)
+            for flag in Self.flags(of: diastolic) where !flags.contains(flag) { flags.append(flag) }
+            guard !flaggedOnly || flags.contains(where: { $0 != Self.typedIn }) else { return }
+            let sample = systolic.sample
+            entries.append(
+                Entry(
+                    start: sample.start,
+                    order: entries.count,
+                    cells: [
+                        ReportBuilder.short(sample.start, zone: zone), "blood pressure",
+                        Self.pressure(systolic: sample, diastolic: diastolic.sample), Self.deviceName(sample),
+                        flags.joined(separator: "; "),
+                    ],
+                    marked: false
+                )
+            )
+        }
+    }
+
+    /// Adds one sample of the period.
     mutating func add(_ stored: StoredSample) {
         let sample = stored.sample
         let flags = Self.flags(of: stored)
+        if flaggedOnly {
+            if flags.contains(where: { $0 != Self.typedIn }) {
+                entries.append(row(sample, flags: flags, order: entries.count))
+            }
+            return
+        }
         // Plain device readings by device, measure and local day.
         if flags.isEmpty, let device = sample.source.device {
             let day = ReportBuilder.short(sample.start, zone: zone).prefix(10)
@@ -153,8 +196,8 @@ struct ReadingsTable {
             marked.insert([row, 4])
         }
         return ReportData.Table(
-            title: "Readings",
-            note: Self.note,
+            title: flaggedOnly ? "Flagged readings" : "Readings",
+            note: flaggedOnly ? Self.flaggedNote : Self.note,
             headers: ["Time", "Measure", "Value", "Device", "Flags"],
             rows: entries.map(\.cells),
             marked: marked
@@ -165,7 +208,7 @@ struct ReadingsTable {
     static func flags(of stored: StoredSample) -> [String] {
         let sample = stored.sample
         var flags: [String] = []
-        if sample.source.kind == .manual { flags.append("typed in") }
+        if sample.source.kind == .manual { flags.append(typedIn) }
         if let reason = sample.quarantineReason { flags.append("QUARANTINED: \(reason)") }
         if let release = stored.releaseReason { flags.append("released from quarantine: \(release)") }
         if let comparator = sample.comparator {
@@ -183,6 +226,14 @@ struct ReadingsTable {
             value = sample.value.isFinite ? "\(comparator.rawValue) \(value) (\(comparator.label))" : comparator.label
         }
         return sample.isQuarantined ? "[\(value)]" : value
+    }
+
+    /// `164/98 mmHg`: each half at the resolution it was sent in.
+    static func pressure(systolic: QuantitySample, diastolic: QuantitySample) -> String {
+        let number = { (sample: QuantitySample) in
+            DisplayQuantity.number(sample.value, decimals: DisplayQuantity.decimals(of: sample))
+        }
+        return "\(number(systolic))/\(number(diastolic)) \(DisplayQuantity.symbol(systolic.unit))"
     }
 
     /// `58–84 bpm, mean 70`: at the finest resolution any of the readings was sent in (`decimals`).

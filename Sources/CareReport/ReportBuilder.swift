@@ -10,34 +10,47 @@ public enum ReportBuilder {
     /// - Parameters:
     ///   - patient: the patient's name for the page header; nil: the store's single implicit patient.
     ///   - generatedAt: when the report is made (shown in the header).
+    ///   - individualReadings: list every reading (the "Readings" table) instead of the per-day table and the
+    ///     flagged readings.
     public static func build(
         store: CareStore,
         from: Date,
         to: Date,
         patient: String? = nil,
-        generatedAt: Date = Date()
+        generatedAt: Date = Date(),
+        individualReadings: Bool = false
     ) async throws(CareStoreError) -> ReportData {
         let zone = store.bridgeZone
         let insights = try await InsightsBuilder.build(store: store, from: from, to: to, patient: patient)
         let tasks = try await store.tasks().map(\.task)
         let events = try await store.events(matching: EventQuery(from: from, to: to)).filter { $0.start >= from }
-        // Readings: every stored sample of the period, flags marked, a device's stream summarised per day; and
-        // the devices they came from. Read page by page: what is held is what the tables show, not the period.
-        var readings = ReadingsTable(zone: zone)
+        // Readings: every stored sample of the period, blood pressure as pairs, per day (or one by one when asked),
+        // the flagged ones listed; and the devices they came from. Read page by page: what is held is what the
+        // tables show, not the period.
+        var readings = ReadingsTable(zone: zone, flaggedOnly: !individualReadings)
+        var daily = DailyReadings(zone: zone)
+        var pairer = PressurePairer()
         var devices: [String: (DeviceIdentity, Int, Date)] = [:]
         var cursor = store.sampleCursor(
             matching: SampleQuery(from: from, to: to, quarantine: .included),
             pageSize: Self.pageSize
         )
+        let add = { (completed: [PressurePairer.Reading]) in
+            for reading in completed {
+                readings.add(reading)
+                daily.add(reading)
+            }
+        }
         while let page = try cursor.next() {
             for stored in page {
-                readings.add(stored)
+                add(pairer.add(stored))
                 guard let device = stored.sample.source.device else { continue }
                 let key = device.key
                 let entry = devices[key] ?? (device, 0, stored.sample.start)
                 devices[key] = (entry.0, entry.1 + 1, max(entry.2, stored.sample.start))
             }
         }
+        add(pairer.finish())
         let short = { (date: Date) in Self.short(date, zone: zone) }
         let last = to.addingTimeInterval(-1)
         let period = "\(short(from).prefix(10)) – \(short(last).prefix(10))"
@@ -51,7 +64,11 @@ public enum ReportBuilder {
             if let before = task.previousCompletion.rate {
                 line += ", the period before \(Int((before * 100).rounded()))%"
             }
-            if let values = task.values {
+            if task.answer == .yesNo {
+                // A yes/no answer is counted in days, not averaged: "mean 1" says nothing.
+                let answered = task.days.compactMap(\.value)
+                line += "; yes on \(answered.filter { $0 > 0 }.count) of \(answered.count) day(s) answered"
+            } else if let values = task.values {
                 line +=
                     "; mean \(number(values.mean))\(unitSuffix(task.unit)), range \(number(values.min))–"
                     + "\(number(values.max))"
@@ -84,40 +101,64 @@ public enum ReportBuilder {
                 )
             )
         }
+        // Blood pressure: systolic and diastolic in one chart (when pairs were measured), with the rules of the
+        // tasks linked to them.
+        var pressureBands: [ChartBuilder.Band] = []
+        var pressureThresholds: [Double] = []
         for insight in insights.tasks where insight.kind == .assessment {
             guard let task = tasks.first(where: { $0.id == insight.id }), let linkage = task.linkage else { continue }
-            var bands: [ChartBuilder.Band] = []
-            var thresholds: [Double] = []
-            for rule in task.alerts {
-                switch rule.condition {
-                case .compare(let op, let value, let unit):
-                    let threshold = unit.flatMap { $0.convert(value, to: linkage.unit) } ?? value
-                    thresholds.append(threshold)
-                    switch op {
-                    case .greaterThan, .greaterThanOrEqual:
-                        bands.append(.init(lower: threshold, upper: .greatestFiniteMagnitude, normal: false))
-                    case .lessThan, .lessThanOrEqual:
-                        bands.append(.init(lower: -.greatestFiniteMagnitude, upper: threshold, normal: false))
-                    case .equal: break
-                    }
-                case .range(let lower, let upper, let inside, let unit):
-                    let low = unit.flatMap { $0.convert(lower, to: linkage.unit) } ?? lower
-                    let high = unit.flatMap { $0.convert(upper, to: linkage.unit) } ?? upper
-                    thresholds += [low, high]
-                    bands.append(.init(lower: low, upper: high, normal: !inside))
-                default: break
-                }
+            let (bands, thresholds) = Self.bands(task.alerts, unit: linkage.unit)
+            if linkage.type == .bloodPressureSystolic || linkage.type == .bloodPressureDiastolic,
+                daily.measures.contains(.bloodPressure)
+            {
+                // The diastolic's alert region would be read against the systolic line: its limits as lines only.
+                if linkage.type == .bloodPressureSystolic { pressureBands += bands }
+                pressureThresholds += thresholds
+                continue
             }
             guard insight.days.contains(where: { $0.value != nil }) else { continue }
             charts.append(
                 ChartBuilder.vitalLine(
                     title: insight.title,
                     days: insights.days,
-                    values: insight.days.map(\.value),
-                    ranges: insight.days.map { day in day.low.flatMap { low in day.high.map { low...max(low, $0) } } },
+                    series: [
+                        ChartBuilder.Series(
+                            name: insight.title,
+                            values: insight.days.map(\.value),
+                            ranges: insight.days.map { day in
+                                day.low.flatMap { low in day.high.map { low...max(low, $0) } }
+                            }
+                        )
+                    ],
                     unit: linkage.unit.displaySymbol,
                     bands: bands,
                     thresholds: thresholds
+                )
+            )
+        }
+        if daily.measures.contains(.bloodPressure) {
+            let cells = insights.days.map { daily.cell(.bloodPressure, on: $0) }
+            charts.append(
+                ChartBuilder.vitalLine(
+                    title: "Blood pressure",
+                    days: insights.days,
+                    series: [
+                        ChartBuilder.Series(
+                            name: "systolic",
+                            values: cells.map { $0?.main.mean },
+                            ranges: cells.map { $0?.main.range },
+                            color: .red
+                        ),
+                        ChartBuilder.Series(
+                            name: "diastolic",
+                            values: cells.map { $0?.second.mean },
+                            ranges: cells.map { $0?.second.range },
+                            color: .blue
+                        ),
+                    ],
+                    unit: "mmHg",
+                    bands: pressureBands,
+                    thresholds: Array(Set(pressureThresholds)).sorted()
                 )
             )
         }
@@ -136,6 +177,16 @@ public enum ReportBuilder {
                 }
             )
         )
+        if !individualReadings {
+            var adherence: [String: (completed: Int, total: Int)] = [:]
+            for task in interventions {
+                for day in task.days {
+                    let sum = adherence[day.day] ?? (0, 0)
+                    adherence[day.day] = (sum.completed + day.completed, sum.total + day.total)
+                }
+            }
+            tables.append(daily.table(days: insights.days, adherence: adherence))
+        }
         tables.append(readings.table())
         // Answers and notes.
         var answerRows: [[String]] = []
@@ -214,6 +265,7 @@ public enum ReportBuilder {
             patientDetails: try await patientDetails(store: store),
             period: period,
             generated: "Generated \(short(generatedAt)) (\(zone.identifier)) by CareBridge",
+            changes: PeriodChanges.lines(daily: daily, days: insights.days, insights: insights, zone: zone),
             summary: summary,
             charts: charts,
             tables: tables
@@ -248,6 +300,33 @@ public enum ReportBuilder {
             details.append("clinician not recorded")
         }
         return details
+    }
+
+    /// The chart's bands and threshold lines of a task's numeric rules, in `unit`.
+    static func bands(_ rules: [AlertRule], unit: HealthUnit) -> (bands: [ChartBuilder.Band], thresholds: [Double]) {
+        var bands: [ChartBuilder.Band] = []
+        var thresholds: [Double] = []
+        for rule in rules {
+            switch rule.condition {
+            case .compare(let op, let value, let ruleUnit):
+                let threshold = ruleUnit.flatMap { $0.convert(value, to: unit) } ?? value
+                thresholds.append(threshold)
+                switch op {
+                case .greaterThan, .greaterThanOrEqual:
+                    bands.append(.init(lower: threshold, upper: .greatestFiniteMagnitude, normal: false))
+                case .lessThan, .lessThanOrEqual:
+                    bands.append(.init(lower: -.greatestFiniteMagnitude, upper: threshold, normal: false))
+                case .equal: break
+                }
+            case .range(let lower, let upper, let inside, let ruleUnit):
+                let low = ruleUnit.flatMap { $0.convert(lower, to: unit) } ?? lower
+                let high = ruleUnit.flatMap { $0.convert(upper, to: unit) } ?? upper
+                thresholds += [low, high]
+                bands.append(.init(lower: low, upper: high, normal: !inside))
+            default: break
+            }
+        }
+        return (bands, thresholds)
     }
 
     /// Samples read from the store at a time.

@@ -26,6 +26,9 @@ public struct ReportData: Sendable, Hashable {
     /// `2026-11-16 – 2026-11-22`.
     public var period: String
     public var generated: String
+    /// What changed over the period, each with its numbers (a weight gain, a low sugar, critical alerts): the
+    /// summary opens with it.
+    public var changes: [String]
     public var summary: [String]
     public var charts: [Chart]
     public var tables: [Table]
@@ -36,6 +39,7 @@ public struct ReportData: Sendable, Hashable {
         patientDetails: [String] = [],
         period: String,
         generated: String,
+        changes: [String] = [],
         summary: [String],
         charts: [Chart],
         tables: [Table]
@@ -45,6 +49,7 @@ public struct ReportData: Sendable, Hashable {
         self.patientDetails = patientDetails
         self.period = period
         self.generated = generated
+        self.changes = changes
         self.summary = summary
         self.charts = charts
         self.tables = tables

@@ -6,6 +6,9 @@ public import Foundation
 /// Evaluates the plan's rules against the store and records the resulting alerts (raise once, withdraw what a
 /// late reading or a correction no longer supports, queue notifications).
 public enum AlertEngine {
+    /// Readings judged at a time.
+    static let pageSize = 5_000
+
     /// Re-evaluates every rule for the whole calendar days (in the bridge's zone) that `[from, to)` touches.
     /// - Parameters:
     ///   - store: the store to read and write.
@@ -18,7 +21,7 @@ public enum AlertEngine {
     ///
     /// The store is read a fixed number of times however many tasks it holds: the task versions once (only the
     /// scoped patient's, only tasks with rules or a linkage), the events of those tasks, the readings of the types
-    /// thresholds judge, and one write for the alerts.
+    /// thresholds judge (page by page), and one write for the alerts.
     @discardableResult
     public static func evaluate(
         store: CareStore,
@@ -43,13 +46,19 @@ public enum AlertEngine {
         // window after it too (handled by callers passing `to` = now).
         let lookback = calendar.date(byAdding: .day, value: -evaluator.lookbackDays, to: start)!
         let events = try await store.events(matching: EventQuery(from: lookback, to: end, taskIDs: taskIDs))
-        // Thresholds of linked tasks judge every reading of the type, not only what completed an event.
-        let readings =
-            evaluator.readingTypes.isEmpty
-            ? [] : try store.samples(matching: SampleQuery(types: evaluator.readingTypes, from: start, to: end))
-        let trips = evaluator.trips(events: events, readings: readings, now: now).filter {
-            $0.occurredAt >= start && $0.occurredAt < end
+        // Thresholds of linked tasks judge every reading of the type, not only what completed an event: read page
+        // by page (each reading trips on its own), so what is held is the trips, not the period's readings.
+        var trips: [AlertTrip] = []
+        if !evaluator.readingTypes.isEmpty {
+            let index = RuleEvaluator.ReadingEvents(evaluator, events: events)
+            var cursor = store.sampleCursor(
+                matching: SampleQuery(types: evaluator.readingTypes, from: start, to: end),
+                pageSize: pageSize
+            )
+            while let page = try cursor.next() { trips += evaluator.readingTrips(page, index: index) }
         }
+        trips += evaluator.eventTrips(events: events, now: now)
+        trips = trips.filter { $0.occurredAt >= start && $0.occurredAt < end }
         return try await store.reconcileAlerts(trips, taskIDs: taskIDs, from: start, to: end, now: now)
     }
 }

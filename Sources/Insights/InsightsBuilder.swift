@@ -1,5 +1,5 @@
 import BridgeCore
-public import CarePlan
+import CarePlan
 public import CareStore
 public import Foundation
 
@@ -22,9 +22,29 @@ public enum InsightsBuilder {
         let previous = try await store.events(matching: EventQuery(from: previousFrom, to: from))
             .filter { $0.start >= previousFrom }
         let alerts = try await store.alerts(from: from, to: to)
-        let types = Set(tasks.compactMap { readingLinkage($0.task)?.type })
-        let readings =
-            types.isEmpty ? [] : try store.samples(matching: SampleQuery(types: types, from: previousFrom, to: to))
+        // The readings of linked tasks, page by page into per-day and per-period figures: what is held is a few
+        // numbers per task and day, not the readings of both periods.
+        let linked = tasks.map(\.task).compactMap { task in readingLinkage(task).map { (task, $0) } }
+        var readings: [String: ReadingSummary] = [:]
+        if !linked.isEmpty {
+            var cursor = store.sampleCursor(
+                matching: SampleQuery(types: Set(linked.map(\.1.type)), from: previousFrom, to: to),
+                pageSize: 5_000
+            )
+            while let page = try cursor.next() {
+                for (task, linkage) in linked {
+                    let taskZone = task.schedule.timeZonePolicy.zone(bridge: zone)
+                    for stored in page {
+                        guard let measured = measurement(stored, linkage: linkage, zone: taskZone) else { continue }
+                        readings[task.id, default: ReadingSummary()].add(
+                            measured,
+                            current: measured.at >= from && measured.at < to,
+                            previous: measured.at >= previousFrom && measured.at < from
+                        )
+                    }
+                }
+            }
+        }
         return report(
             tasks: tasks.map(\.task),
             events: events,
@@ -50,12 +70,13 @@ public enum InsightsBuilder {
     /// The values of a linked assessment (except a `sum`) are every reading of its type in the period, in the
     /// task's unit, whether an event's aggregation kept it or not, and readings outside every window too: the
     /// range shown is the true range of what was measured. Other tasks' values are their events' values.
-    /// - Parameter readings: the samples of the linked types in `[previousFrom, to)` (of the report's patient).
-    public static func report(
+    /// - Parameter readings: the readings of the linked tasks in `[previousFrom, to)` (of the report's patient),
+    ///   summed up per task.
+    static func report(
         tasks: [CareTask],
         events: [CareEvent],
         previous: [CareEvent],
-        readings: [StoredSample] = [],
+        readings: [String: ReadingSummary] = [:],
         alerts: [Alert],
         from: Date,
         to: Date,
@@ -85,16 +106,14 @@ public enum InsightsBuilder {
                     sums[day] = (sum.0 + measured.reduce(0) { $0 + $1.value }, sum.1 + measured.count)
                 }
             }
-            let linkage = readingLinkage(task)
-            let measured = linkage.map { measurements(readings, linkage: $0, task: task, zone: zone) }
+            let measured = readingLinkage(task).map { _ in readings[task.id] ?? ReadingSummary() }
             if let measured {
                 sums = [:]
-                for reading in measured where reading.at >= from && reading.at < to {
-                    let sum = sums[reading.day] ?? (0, 0)
-                    sums[reading.day] = (sum.0 + reading.value, sum.1 + 1)
-                    if let index = perDay.firstIndex(where: { $0.day == reading.day }) {
-                        perDay[index].low = min(perDay[index].low ?? reading.value, reading.value)
-                        perDay[index].high = max(perDay[index].high ?? reading.value, reading.value)
+                for (day, figures) in measured.days {
+                    sums[day] = (figures.sum, figures.count)
+                    if let index = perDay.firstIndex(where: { $0.day == day }) {
+                        perDay[index].low = figures.low
+                        perDay[index].high = figures.high
                     }
                 }
             }
@@ -110,10 +129,8 @@ public enum InsightsBuilder {
                 answer: task.answer,
                 completion: completion(own),
                 previousCompletion: completion(before),
-                values: measured.map { values($0.filter { $0.at >= from && $0.at < to }) }
-                    ?? (numeric ? values(own) : nil),
-                previousValues: measured.map { values($0.filter { $0.at >= previousFrom && $0.at < from }) }
-                    ?? (numeric ? values(before) : nil),
+                values: measured.map { $0.current.values } ?? (numeric ? values(own) : nil),
+                previousValues: measured.map { $0.previous.values } ?? (numeric ? values(before) : nil),
                 days: perDay,
                 openAlerts: openAlerts
             )
@@ -166,36 +183,16 @@ public enum InsightsBuilder {
         return summary(values.map { ($0.value, $0.text, $0.measuredAt) })
     }
 
-    /// One reading of a linked type in the task's unit, with its calendar day in the task's zone.
-    struct Measurement {
-        var value: Double
-        var at: Date
-        var day: String
-    }
-
-    /// The live, usable readings of `linkage`'s type in its unit, oldest first; LO/HI readings (bounds, not
-    /// measurements) are left out, as they are from event values.
-    static func measurements(
-        _ readings: [StoredSample],
-        linkage: SampleLinkage,
-        task: CareTask,
-        zone: TimeZone
-    ) -> [Measurement] {
-        let taskZone = task.schedule.timeZonePolicy.zone(bridge: zone)
-        return readings.compactMap { stored -> Measurement? in
-            let sample = stored.sample
-            guard sample.type == linkage.type, sample.comparator == nil, !sample.isQuarantined,
-                stored.inboxReason == nil, stored.deletedDate == nil,
-                let value = sample.unit.convert(sample.value, to: linkage.unit)
-            else { return nil }
-            let day = String(Timestamp.format(sample.start, in: taskZone).prefix(10))
-            return Measurement(value: value, at: sample.start, day: day)
-        }
-        .sorted { $0.at < $1.at }
-    }
-
-    static func values(_ measurements: [Measurement]) -> TaskInsight.Values? {
-        summary(measurements.map { ($0.value, nil, $0.at) })
+    /// A reading of `linkage`'s type in its unit with its calendar day in `zone` (the task's), if it is live and
+    /// usable; LO/HI readings (bounds, not measurements) are left out, as they are from event values.
+    static func measurement(_ stored: StoredSample, linkage: SampleLinkage, zone: TimeZone) -> ReadingSummary.Reading? {
+        let sample = stored.sample
+        guard sample.type == linkage.type, sample.comparator == nil, !sample.isQuarantined,
+            stored.inboxReason == nil, stored.deletedDate == nil,
+            let value = sample.unit.convert(sample.value, to: linkage.unit)
+        else { return nil }
+        let day = String(Timestamp.format(sample.start, in: zone).prefix(10))
+        return ReadingSummary.Reading(value: value, at: sample.start, day: day)
     }
 
     /// Count, mean, range and latest of values in time order; nil without values.

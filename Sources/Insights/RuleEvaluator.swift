@@ -110,15 +110,30 @@ public struct RuleEvaluator: Sendable {
     /// for every version that judges readings of its type, belongs to the sample's patient and is in force at
     /// its time; in the version's unit, naming the event it fed, else the event whose window it falls in, if any.
     public func observations(readings: [StoredSample], events: [CareEvent]) -> [Observation] {
-        guard !readingVersions.isEmpty else { return [] }
+        observations(readings: readings, index: ReadingEvents(self, events: events))
+    }
+
+    /// Which event each reading fed or fell in, by version: built once from the events, then used for every page
+    /// of readings (``readingTrips(_:index:)``).
+    public struct ReadingEvents: Sendable {
         var fed: [UUID: [UUID: String]] = [:]
         var windows: [UUID: [CareEvent]] = [:]
-        for event in events where versions[event.key.taskVersion].flatMap(Self.judgesReadings) != nil {
-            windows[event.key.taskVersion, default: []].append(event)
-            for value in event.outcome?.values ?? [] {
-                if let sampleID = value.sampleID { fed[event.key.taskVersion, default: [:]][sampleID] = event.id }
+
+        public init(_ evaluator: RuleEvaluator, events: [CareEvent]) {
+            for event in events
+            where evaluator.versions[event.key.taskVersion].flatMap(RuleEvaluator.judgesReadings) != nil {
+                windows[event.key.taskVersion, default: []].append(event)
+                for value in event.outcome?.values ?? [] {
+                    if let sampleID = value.sampleID { fed[event.key.taskVersion, default: [:]][sampleID] = event.id }
+                }
             }
         }
+    }
+
+    func observations(readings: [StoredSample], index: ReadingEvents) -> [Observation] {
+        guard !readingVersions.isEmpty else { return [] }
+        let fed = index.fed
+        let windows = index.windows
         var result: [Observation] = []
         for reading in readings where reading.inboxReason == nil && reading.deletedDate == nil {
             let sample = reading.sample
@@ -161,10 +176,16 @@ public struct RuleEvaluator: Sendable {
         now: Date,
         outOfRange: Set<UUID> = []
     ) -> [AlertTrip] {
-        let judged = observations(readings: readings, events: events)
-        let observations = observations(events, outOfRange: outOfRange)
+        var trips = readingTrips(readings, index: ReadingEvents(self, events: events))
+        trips += eventTrips(events: events, now: now, outOfRange: outOfRange)
+        return trips
+    }
+
+    /// The trips of readings alone (thresholds and out-of-range results of the tasks that judge every reading):
+    /// each reading trips on its own, so a period's readings can be judged page by page.
+    public func readingTrips(_ readings: [StoredSample], index: ReadingEvents) -> [AlertTrip] {
         var trips: [AlertTrip] = []
-        for observation in judged {
+        for observation in observations(readings: readings, index: index) {
             guard let stored = versions[observation.taskVersion] else { continue }
             if observation.isOutOfRange {
                 trips.append(outOfRangeTrip(observation, stored))
@@ -174,6 +195,13 @@ public struct RuleEvaluator: Sendable {
                 if let trip = thresholdTrip(rule, observation, stored) { trips.append(trip) }
             }
         }
+        return trips
+    }
+
+    /// The trips of events' values (thresholds of tasks that do not judge readings, trends) and of adherence.
+    public func eventTrips(events: [CareEvent], now: Date, outOfRange: Set<UUID> = []) -> [AlertTrip] {
+        let observations = observations(events, outOfRange: outOfRange)
+        var trips: [AlertTrip] = []
         for observation in observations {
             guard let stored = versions[observation.taskVersion] else { continue }
             // The readings of this version were judged above, each one; its event values are only aggregates.

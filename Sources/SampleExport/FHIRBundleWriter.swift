@@ -706,22 +706,3 @@ struct DeviceReference {
     var reference: String
     var display: String?
 }
-
-/// What makes a systolic and a diastolic sample halves of one reading.
-struct PairKey: Hashable {
-    var kind: SampleSource.Kind
-    var device: String?
-    var characteristic: String?
-    var start: Date
-    var end: Date
-    var payload: [UInt8]
-
-    init(_ sample: QuantitySample) {
-        kind = sample.source.kind
-        device = sample.source.device?.key
-        characteristic = sample.source.characteristic?.description
-        start = sample.start
-        end = sample.end
-        payload = sample.rawPayload
-    }
-}

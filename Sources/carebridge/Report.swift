@@ -11,10 +11,14 @@ struct Report: AsyncParsableCommand {
         abstract: "Write the care report for the care team: HTML or PDF.",
         discussion: """
             The report covers --from/--to (default: the last 7 days, today included): the patient and the period \
-            in the page header; a summary; the grouped bar chart of an intervention's daily completion beside an \
-            assessment's daily value; line charts of the linked measurements with the rules' thresholds as \
-            bands; tables of adherence per intervention, every reading (flags; quarantined and out-of-range \
-            readings marked), answers and notes, the period's alerts, and the devices.
+            in the page header; a summary that opens with what changed (a weight gain, a low blood sugar, a \
+            high blood pressure, critical alerts, adherence that dropped, each with its numbers); the grouped \
+            bar chart of an intervention's daily completion beside an assessment's daily value; line charts of \
+            the linked measurements with the rules' thresholds as bands, blood pressure as systolic and \
+            diastolic in one chart; tables of adherence per intervention, the readings per day (blood pressure \
+            as pairs, 164/98), the flagged readings one by one (quarantined and out-of-range readings marked), \
+            answers and notes, the period's alerts, and the devices. --readings lists every reading instead of \
+            the per-day table.
 
             --format html: one self-contained file (inline CSS and SVG, no scripts, nothing fetched), readable \
             on a phone and printable. --format pdf: written by CareBridge itself (standard fonts, vector charts, \
@@ -32,6 +36,7 @@ struct Report: AsyncParsableCommand {
 
             Examples:
               carebridge report --format html --out week.html
+              carebridge report --format pdf --readings --out week-readings.pdf
               carebridge report --from 2026-11-01 --to 2026-11-30 --format pdf --page \\
                   letter --out november.pdf
 
@@ -63,6 +68,9 @@ struct Report: AsyncParsableCommand {
     )
     var shareWith: [String] = []
 
+    @Flag(name: .long, help: "List every reading one by one instead of the table of readings per day.")
+    var readings = false
+
     func validate() throws {
         guard PDFReport.PageSize(rawValue: page.lowercased()) != nil else {
             throw ValidationError("--page must be a4 or letter")
@@ -92,7 +100,13 @@ struct Report: AsyncParsableCommand {
             }
             if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
             try await AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
-            data = try await ReportBuilder.build(store: store, from: from, to: to, patient: header)
+            data = try await ReportBuilder.build(
+                store: store,
+                from: from,
+                to: to,
+                patient: header,
+                individualReadings: readings
+            )
         } catch {
             throw StoreExit.fail(error)
         }

@@ -128,7 +128,12 @@ import Testing
         #expect(mode == 0o600)
         let html = directory.appendingPathComponent("out/report.html").path
         #expect(try await run(["report", "--format", "html", "--out", html, "--patient", "Jo Example"]).status == 0)
-        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("Patient: Jo Example"))
+        let daily = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(daily.contains("Patient: Jo Example") && daily.contains("<h2>Readings per day</h2>"))
+        // --readings: every reading one by one instead of a row per day.
+        #expect(try await run(["report", "--format", "html", "--readings", "--out", html]).status == 0)
+        let every = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(every.contains("<h2>Readings</h2>") && !every.contains("Readings per day"))
         // The store is never overwritten by a report; a missing directory is a clear error.
         let onStore = try await run(["report", "--format", "pdf", "--out", storePath])
         #expect(onStore.status == 73)

@@ -23,12 +23,13 @@ import Testing
         scratch = try ScratchDirectory("report-")
     }
 
-    static func week(_ fixture: F) async throws -> ReportData {
+    static func week(_ fixture: F, individualReadings: Bool = false) async throws -> ReportData {
         try await ReportBuilder.build(
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),
-            generatedAt: F.time(2026, 11, 23, 12)
+            generatedAt: F.time(2026, 11, 23, 12),
+            individualReadings: individualReadings
         )
     }
 
@@ -62,7 +63,7 @@ import Testing
         let text = try await ExternalTool.run("pdftotext", ["-layout", pdf, "-"]).stdout
         for expected in [
             "Patient: the person using this bridge", "2026-11-16 – 2026-11-22", "Medication vs Back pain",
-            "Adherence per intervention", "Readings", "Answers and notes", "Alerts", "Devices",
+            "Adherence per intervention", "Readings per day", "Answers and notes", "Alerts", "Devices",
             "Body mass: +3.4 kg within 3 days (74.1 -> 77.5 kg)", "out of tablets", "Page 1 of",
         ] {
             #expect(text.contains(expected), "PDF text lacks \(expected)")
@@ -124,7 +125,7 @@ import Testing
                 quarantineReason: "implausible body mass"
             ),
         ])
-        let report = try await Self.week(fixture)
+        let report = try await Self.week(fixture, individualReadings: true)
         let readings = try #require(report.tables.first { $0.title == "Readings" })
         let marked = Set(readings.marked.map { $0[0] })
         #expect(marked.count == 2)

@@ -166,7 +166,8 @@ import Testing
             from: AlertFixture.time(2026, 11, 16),
             to: AlertFixture.time(2026, 11, 23),
             patient: "Anna Łukasiewicz",
-            generatedAt: AlertFixture.time(2026, 11, 23, 12)
+            generatedAt: AlertFixture.time(2026, 11, 23, 12),
+            individualReadings: true
         )
         #expect(
             report.patientDetails == [

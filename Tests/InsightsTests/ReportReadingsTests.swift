@@ -46,7 +46,8 @@ import Testing
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),
-            generatedAt: F.time(2026, 11, 23, 12)
+            generatedAt: F.time(2026, 11, 23, 12),
+            individualReadings: true
         )
         return try #require(report.tables.first { $0.title == "Readings" })
     }
@@ -177,7 +178,8 @@ import Testing
             store: fixture.store,
             from: F.time(2026, 11, 16),
             to: F.time(2026, 11, 23),
-            generatedAt: F.time(2026, 11, 23, 12)
+            generatedAt: F.time(2026, 11, 23, 12),
+            individualReadings: true
         )
         let pdf = fixture.directory.appendingPathComponent("units.pdf")
         try Data(PDFReport.render(report, pageSize: .a4)).write(to: pdf)
