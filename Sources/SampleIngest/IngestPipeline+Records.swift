@@ -41,8 +41,9 @@ extension IngestPipeline {
 
     // MARK: - Multi-packet values
 
-    /// Keeps the first packet of a split value until its continuation arrives, then returns the merged value
-    /// (the characteristic's own ``MultiPacketPayload/merge(_:_:)``); a single-packet value passes through.
+    /// Keeps the first packets of a split value until its last one arrives, then returns the merged value
+    /// (the characteristic's own ``MultiPacketPayload/merge(_:_:)`` and ``MultiPacketPayload/complete(_:)``); a
+    /// single-packet value passes through.
     func multiPacket(
         _ bytes: [UInt8],
         packets: any MultiPacketPayload.Type,
@@ -68,11 +69,17 @@ extension IngestPipeline {
                 state.session.firstPacket = (bytes, time)
                 return nil
             }
-            return bytes
+            return packets.complete(bytes)
         }
         state.session.firstPacket = nil
         do {
-            return try packets.merge(first.bytes, bytes)
+            let merged = try packets.merge(first.bytes, bytes)
+            // A value of more than two packets (GHS segments) waits for the rest, timed from its first packet.
+            if packets.continues(merged) {
+                state.session.firstPacket = (merged, first.time)
+                return nil
+            }
+            return packets.complete(merged)
         } catch {
             output.issues.append(
                 PipelineIssue(
