@@ -247,7 +247,15 @@ public struct IngestPipeline {
         case .measurement(let type, let packets):
             var bytes = value.bytes
             if let packets {
-                guard let merged = multiPacket(bytes, packets: packets, time: time, state: &state, output: &output)
+                guard
+                    let merged = multiPacket(
+                        bytes,
+                        on: value.characteristic,
+                        packets: packets,
+                        time: time,
+                        state: &state,
+                        output: &output
+                    )
                 else { return }
                 bytes = merged
             }

@@ -6,8 +6,9 @@ Elapsed Time Service (183F).
 
 Observations are IEEE 11073-10206 numeric observations built from the GHS 1.0 field layout: SpO2
 (MDC_PULS_OXIM_SAT_O2 150456, %) and pulse rate (MDC_PULS_OXIM_PULS_RATE 149530, bpm), each with an Elapsed Time
-stamp (UTC, 1 s resolution). Every value goes out behind a Segmentation Header; stored ones are split into
-segments of --segment octets so the collector has to join them (rolling counter per connection).
+stamp (UTC, 1 s resolution). Every value goes out behind a Segmentation Header, split into
+segments of --segment octets so the collector has to join them (a rolling counter per characteristic; live and
+stored segments interleave while the bridge downloads).
 
 On the first visit, once the collector writes Start Send Live Observations (01), it notifies --live pairs of
 live observations (SpO2 95 + i % 3 %, pulse 70 + i bpm, one second apart in their stamps). It holds --records
@@ -50,7 +51,7 @@ def numeric(code, unit, value, moment):
 def main():
     args = gattsim.arguments(__doc__, options)
     sim = gattsim.Simulator(args, 'CB GHS Oximeter', service_uuids=['1840'])
-    state = {'downloads': 0, 'deleted': 0, 'counter': 0, 'live': False, 'records': []}
+    state = {'downloads': 0, 'deleted': 0, 'counters': {}, 'live': False, 'records': []}
     now = datetime.datetime.utcnow().replace(microsecond=0)
     for number in range(1, args.records + 1):
         moment = now - datetime.timedelta(hours=args.records + 1 - number)
@@ -64,14 +65,15 @@ def main():
     ghs.add('2BF3', ['read'], bytes([0x00, 0x02]) + struct.pack('<II', SPO2, PULSE))
     sim.service('183F').add('2BF2', ['read'], elapsed_time(now))
 
-    def segments(value):
-        """The value behind Segmentation Headers: first/last bits and the rolling counter."""
+    def segments(characteristic, value):
+        """The value behind Segmentation Headers: first/last bits and the characteristic's rolling counter."""
         parts = [value[i:i + args.segment] for i in range(0, len(value), args.segment)]
         out = []
         for index, part in enumerate(parts):
             header = (0x01 if index == 0 else 0) | (0x02 if index == len(parts) - 1 else 0)
-            out.append(bytes([header | state['counter'] << 2]) + part)
-            state['counter'] = (state['counter'] + 1) % 64
+            counter = state['counters'].get(characteristic.short, 0)
+            out.append(bytes([header | counter << 2]) + part)
+            state['counters'][characteristic.short] = (counter + 1) % 64
         return out
 
     def send_queue(queue, done=None):
@@ -109,7 +111,7 @@ def main():
             queue.append((racp, bytes([0x06, 0x00, op, 0x01])))
         elif op == 0x01:
             for _, value in records:
-                queue += [(stored, segment) for segment in segments(value)]
+                queue += [(stored, segment) for segment in segments(stored, value)]
             queue.append((racp, bytes([0x06, 0x00, op, 0x01 if records else 0x06])))
             sim.log(f'sending records {[number for number, _ in records]}')
             send_queue(queue, downloaded)
@@ -137,7 +139,7 @@ def main():
         for i in range(args.live):
             moment = start + datetime.timedelta(seconds=i)
             for value in (numeric(SPO2, PERCENT, 95 + i % 3, moment), numeric(PULSE, BPM, 70 + i, moment)):
-                for segment in segments(value):
+                for segment in segments(live, value):
                     live.send(segment)
             yield sim.sleep(0.2)
         sim.mark('live')
