@@ -95,10 +95,16 @@ public protocol SampleProducing: GATTPayload {
     /// Measurement flags bit 4, ``SampleAnnotating``): its samples wait for it. Nil, the default, when none
     /// follows.
     var followingContextSequence: UInt16? { get }
+
+    /// Values of this payload that give no sample although they are not special values: an MDC code or unit a
+    /// GHS observation carries that CareBridge does not map. The pipeline reports each as a warning, so such a
+    /// value is never dropped in silence. Empty, the default, for the fixed-layout characteristics.
+    var unmappedValues: [String] { get }
 }
 
 extension SampleProducing {
     public var followingContextSequence: UInt16? { nil }
+    public var unmappedValues: [String] { [] }
 
     /// This payload's samples, in a new array.
     public func samples(in context: consuming SampleContext) -> [SampleDraft] {

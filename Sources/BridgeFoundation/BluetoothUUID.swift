@@ -101,6 +101,10 @@ extension BluetoothUUID {
     public static let weightScaleService = BluetoothUUID(0x181D)
     public static let pulseOximeterService = BluetoothUUID(0x1822)
     public static let currentTimeService = BluetoothUUID(0x1805)
+    /// Generic Health Sensor (GHS 1.0, adopted 2023-06-13). The adopted number, from Bluetooth Assigned Numbers
+    /// (as generated into trouble-host's `service::GENERIC_HEALTH_SENSOR` and Realtek's `ghss_gatt_svc.h`);
+    /// draft-era examples (Philips' GHS demo peripheral) still advertise the provisional 0x7F44.
+    public static let genericHealthSensorService = BluetoothUUID(0x1840)
 
     // Characteristics
     public static let dateTime = BluetoothUUID(0x2A08)
@@ -130,4 +134,16 @@ extension BluetoothUUID {
     public static let bodyCompositionMeasurement = BluetoothUUID(0x2A9C)
     public static let weightMeasurement = BluetoothUUID(0x2A9D)
     public static let weightScaleFeature = BluetoothUUID(0x2A9E)
+    /// User Data Service: User Index (GHS reads it for the Patient field's user).
+    public static let userIndex = BluetoothUUID(0x2A9A)
+
+    // Generic Health Sensor 1.0 and Elapsed Time Service 1.0, adopted numbers from Bluetooth Assigned Numbers
+    // (characteristic_uuids.yaml; checked against trouble-host's generated `characteristic` constants and
+    // Realtek's GHSS server header). Draft-era examples carry provisional 0x7Fxx numbers instead.
+    public static let liveHealthObservations = BluetoothUUID(0x2B8B)
+    public static let storedHealthObservations = BluetoothUUID(0x2BDD)
+    public static let observationScheduleChanged = BluetoothUUID(0x2BF1)
+    public static let currentElapsedTime = BluetoothUUID(0x2BF2)
+    public static let healthSensorFeatures = BluetoothUUID(0x2BF3)
+    public static let ghsControlPoint = BluetoothUUID(0x2BF4)
 }

@@ -2,6 +2,13 @@
 public protocol DeviceClockReading: GATTPayload {
     /// The device's wall-clock time, without a zone.
     var deviceClock: DateTime { get }
+    /// True when ``deviceClock`` is UTC rather than the device's local wall-clock time (an Elapsed Time with
+    /// its UTC flag); false, the default, for Date Time and Current Time.
+    var deviceClockIsUTC: Bool { get }
+}
+
+extension DeviceClockReading {
+    public var deviceClockIsUTC: Bool { false }
 }
 
 extension CurrentTime: DeviceClockReading {

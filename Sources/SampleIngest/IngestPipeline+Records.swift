@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import DeviceProfiles
 import DeviceSessions
 import Foundation
@@ -41,17 +42,20 @@ extension IngestPipeline {
 
     // MARK: - Multi-packet values
 
-    /// Keeps the first packet of a split value until its continuation arrives, then returns the merged value
-    /// (the characteristic's own ``MultiPacketPayload/merge(_:_:)``); a single-packet value passes through.
+    /// Keeps the first packets of a split value until its last one arrives, then returns the merged value
+    /// (the characteristic's own ``MultiPacketPayload/merge(_:_:)`` and ``MultiPacketPayload/complete(_:)``); a
+    /// single-packet value passes through.
     func multiPacket(
         _ bytes: [UInt8],
+        on characteristic: BluetoothUUID,
         packets: any MultiPacketPayload.Type,
         time: Date,
         state: inout DeviceState,
         output: inout Output
     ) -> [UInt8]? {
         let address = state.identity.key
-        if let first = state.session.firstPacket, time.timeIntervalSince(first.time) > configuration.multiPacketTimeout
+        if let first = state.session.firstPacket[characteristic],
+            time.timeIntervalSince(first.time) > configuration.multiPacketTimeout
         {
             output.issues.append(
                 PipelineIssue(
@@ -61,18 +65,24 @@ extension IngestPipeline {
                     message: "dropped a multi-packet value whose continuation never came"
                 )
             )
-            state.session.firstPacket = nil
+            state.session.firstPacket[characteristic] = nil
         }
-        guard let first = state.session.firstPacket else {
+        guard let first = state.session.firstPacket[characteristic] else {
             if packets.continues(bytes) {
-                state.session.firstPacket = (bytes, time)
+                state.session.firstPacket[characteristic] = (bytes, time)
                 return nil
             }
-            return bytes
+            return packets.complete(bytes)
         }
-        state.session.firstPacket = nil
+        state.session.firstPacket[characteristic] = nil
         do {
-            return try packets.merge(first.bytes, bytes)
+            let merged = try packets.merge(first.bytes, bytes)
+            // A value of more than two packets (GHS segments) waits for the rest, timed from its first packet.
+            if packets.continues(merged) {
+                state.session.firstPacket[characteristic] = (merged, first.time)
+                return nil
+            }
+            return packets.complete(merged)
         } catch {
             output.issues.append(
                 PipelineIssue(

@@ -88,12 +88,12 @@ extension IngestPipeline {
         }
         var session = state.session
         state.session = Session()
-        if session.firstPacket != nil {
+        for first in session.firstPacket.values.sorted(by: { $0.time < $1.time }) {
             output.issues.append(
                 PipelineIssue(
                     severity: .warning,
                     device: state.identity.key,
-                    time: session.firstPacket!.time,
+                    time: first.time,
                     message: "dropped a multi-packet value whose continuation never came"
                 )
             )

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import DeviceProfiles
 import DeviceSessions
 import Foundation
@@ -20,7 +21,8 @@ extension IngestPipeline {
     struct Session {
         var pending: [PendingSample] = []
         var lastIntermediate: Date?
-        var firstPacket: (bytes: [UInt8], time: Date)?
+        /// Per characteristic: GHS sends live and stored observations at once, each split into its own segments.
+        var firstPacket: [BluetoothUUID: (bytes: [UInt8], time: Date)] = [:]
         var awaitingContext: [(sequence: UInt16, samples: [PendingSample])] = []
         /// The last advertised value per Service Data UUID / Manufacturer Data company (repeats are collapsed).
         var lastServiceData: [String: [UInt8]] = [:]

@@ -247,7 +247,15 @@ public struct IngestPipeline {
         case .measurement(let type, let packets):
             var bytes = value.bytes
             if let packets {
-                guard let merged = multiPacket(bytes, packets: packets, time: time, state: &state, output: &output)
+                guard
+                    let merged = multiPacket(
+                        bytes,
+                        on: value.characteristic,
+                        packets: packets,
+                        time: time,
+                        state: &state,
+                        output: &output
+                    )
                 else { return }
                 bytes = merged
             }
@@ -275,7 +283,7 @@ public struct IngestPipeline {
             decoded(value.bytes, as: type)?.apply(to: &state.identity)
         case .clock(let type):
             guard let reading = decoded(value.bytes, as: type) else { return }
-            let zone = profile.quirks.deviceTimeIsUTC ? Self.utc : configuration.timeZone
+            let zone = profile.quirks.deviceTimeIsUTC || reading.deviceClockIsUTC ? Self.utc : configuration.timeZone
             guard let device = reading.deviceClock.date(in: zone) else {
                 bad("\(type.name): not a usable device time")
                 return
@@ -329,6 +337,16 @@ public struct IngestPipeline {
                     time: time,
                     message: "\(type(of: payload).name): \(noValue.field) is \(noValue.value) "
                         + "(\(noValue.reason)); no value for it"
+                )
+            )
+        }
+        for unmapped in payload.unmappedValues {
+            output.issues.append(
+                PipelineIssue(
+                    severity: .warning,
+                    device: address,
+                    time: time,
+                    message: "\(type(of: payload).name): \(unmapped)"
                 )
             )
         }

@@ -20,6 +20,9 @@ private let sampleSeeds: [String: [[UInt8]]] = [
     "body-composition-measurement": [hex("00 06 E0 00 88 13 B0 36")],
     "temperature-measurement": [hex("06 6D 01 00 FF E8 07 03 0F 07 1E 00 06")],
     "heart-rate-measurement": [hex("16 48 40 03"), hex("19 48 00 10 00 40 03 00 04")],
+    // GHS 1.0 §3 layout: SpO2 96 % with an Elapsed Time stamp; a stored record 1 of SpO2 97 %.
+    "live-health-observations": [hex("03 01 1800 0300 b84b0200 00 d82692320000 00 00 2002 60000000")],
+    "stored-health-observations": [hex("03 01000000 01 1800 0300 b84b0200 00 fc1390320000 00 00 2002 61000000")],
     "blood-pressure-measurement": [hex("1E 78 00 50 00 5D 00 E8 07 03 0F 07 1E 00 40 00 01 04 00")],
     "mi-scale-v1": [hex("20 A4 38 E8 07 03 0F 07 1E 00"), hex("21 A4 38 E8 07 03 0F 07 1E 00")],
     "mi-body-composition-scale-2": [

@@ -111,6 +111,10 @@ let fuzzSeeds: [String: [[UInt8]]] = [
     ],
     "intermediate-cuff-pressure": [hex("00 78 00 FF 07 FF 07")],
     "mi-scale-v1": [hex("20 A4 38 E8 07 03 0F 07 1E 00")],
+    "live-health-observations": [HealthObservationTests.liveSpO2, HealthObservationTests.liveBloodPressure],
+    "stored-health-observations": [HealthObservationTests.storedSpO2],
+    "current-elapsed-time": [hex("02 d82692320000 01 00")],
+    "health-sensor-features": [hex("00 02 b84b0200 1a480200")],
     "mi-body-composition-scale-2": [hex("00 22 E8 07 03 0F 07 1E 00 F4 01 A4 38")],
 ]
 

@@ -160,6 +160,33 @@ struct RealBlueZTests {
         #expect(log.contains("downloading 3 of 3 records") && log.contains("downloading 2 of 2 records"), "progress")
     }
 
+    @Test func ghsOximeterStoresLiveObservationsInOrderAndItsStoredOnesOnce() async throws {
+        let result = try await RealBlueZ.scenario("ghs-oximeter")
+        check(result)
+        let samples = try result.samples()
+        // Live: SpO2 95 + i % 3 and pulse 70 + i, in the order sent; each keeps its MDC code.
+        let live = samples.filter { $0.characteristic == "2B8B" }
+        #expect(values(live, "oxygenSaturation") == [95, 96, 97], "\(result.diagnostics)")
+        #expect(values(live, "heartRate") == [70, 71, 72])
+        #expect(live.filter { $0.type == "oxygenSaturation" }.allSatisfy { $0.metadata["mdc.code"] == "150456" })
+        #expect(live.filter { $0.type == "heartRate" }.allSatisfy { $0.metadata["mdc.code"] == "149530" })
+        // Stored: records 1-4 (segmented on the wire), downloaded twice, stored once.
+        let stored = samples.filter { $0.characteristic == "2BDD" }
+        #expect(values(stored, "oxygenSaturation") == [97, 97])
+        #expect(values(stored, "heartRate") == [71, 71])
+        #expect(stored.compactMap { $0.metadata["ghs.recordNumber"] }.sorted() == ["1", "2", "3", "4"])
+        #expect(samples.count == 10, "the second download stores nothing new")
+        // Start Send Live Observations on the GHS Control Point; RACP: number of records and all of them, twice.
+        // Never 02 (delete).
+        let writes = result.sent(by: "ghs").filter { $0.kind == "write" }.map { "\($0.characteristic) \($0.value)" }
+        #expect(writes.filter { $0.hasPrefix("2A52") } == ["2A52 0401", "2A52 0101", "2A52 0401", "2A52 0101"])
+        #expect(writes.contains("2BF4 01"))
+        let ghs = result.text("ghs.log")
+        #expect(ghs.contains("records kept: 4, deleted: 0"))
+        #expect(!ghs.contains("RACP 02"))
+        #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 2)
+    }
+
     @Test func udsScaleRegistersConsentsAndGivesOnlyThatUsersMeasurements() async throws {
         let result = try await RealBlueZ.scenario("uds-scale")
         check(result)

@@ -217,6 +217,20 @@ scenario_glucose_meter() {
     stop_bridge
 }
 
+# A Generic Health Sensor pulse oximeter (GHS 1.0): live SpO2/pulse observations after Start Send Live
+# Observations, then its four stored observations (segmented) through RACP; the second visit downloads them again
+# and stores nothing new; nothing is deleted.
+scenario_ghs_oximeter() {
+    simulator ghs ghs_oximeter.py --adapter hci1 --live 3 --records 4 --segment 12
+    step "the GHS oximeter advertises" wait_log "$dir/ghs.log" "advertising as" 90
+    run_bridge
+    step "live observations sent" wait_log "$dir/ghs.log" "MARK live" 120
+    step "first download complete" wait_log "$dir/ghs.log" "MARK download-1" 120
+    step "10 samples stored" wait_stored 10 60
+    step "second download complete" wait_log "$dir/ghs.log" "MARK done" 180
+    stop_bridge
+}
+
 # A multi-user scale with the User Data Service: the user chose consent code 1234 (`carebridge devices consent`,
 # no slot); the first visit registers a new user (the scale gives the next free index), consents and gets that
 # user's weigh-in and body composition; the second visit consents with the kept index directly.
