@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "CareUploads",
             dependencies: [
-                "BridgeCore", "BridgeFoundation", "CareStore", "MQTTBridge",
+                "BridgeCore", "BridgeFoundation", "CareStore", "MQTTBridge", "SampleExport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -41,6 +41,8 @@ public final class FHIRBundleWriter {
         public var timestamp: Date?
         /// How many records a lone systolic or diastolic waits for its partner.
         public var pairingWindow: Int
+        /// The gateway (CareBridge) every device reading names as its PHD IG `gatewayDevice`.
+        public var gateway: FHIRGateway
 
         public init(
             bundleType: BundleType = .collection,
@@ -48,8 +50,10 @@ public final class FHIRBundleWriter {
             timeZone: TimeZone = .current,
             timestamp: Date? = nil,
             pairingWindow: Int = 16,
-            patient: FHIRPatient? = nil
+            patient: FHIRPatient? = nil,
+            gateway: FHIRGateway = .unnamed
         ) {
+            self.gateway = gateway
             self.bundleType = bundleType
             self.subject = subject
             self.patient = patient
@@ -70,13 +74,16 @@ public final class FHIRBundleWriter {
 
     public let options: Options
     private let sink: ExportSink
-    private var formatter: ZoneFormatter
+    var formatter: ZoneFormatter
     private var summary = ExportSummary()
     private var started = false
     private var entries = 0
     private var finished = false
     /// Devices already written: key → reference (`urn:uuid:…`) and display name.
     private var writtenDevices: [String: DeviceReference] = [:]
+    private var gatewayWritten = false
+    /// Coincident time stamps already written (their keys).
+    private var writtenCoincident: Set<String> = []
     private var pending: [(key: PairKey, record: ExportRecord, serial: Int)] = []
     private var serial = 0
     /// `code` JSON by primary code and text: the same few concepts repeat for every Observation.
@@ -371,17 +378,21 @@ public final class FHIRBundleWriter {
             return
         }
         try writePatientIfNeeded()
-        let device = try writeDeviceIfNeeded(sample.source)
+        let device = try writeDeviceIfNeeded(sample.source, firstType: sample.type)
+        let mdc = PHDCoding.code(of: sample)
+        let phd = try phdContext(sample, device: device, mdc: mdc)
         let id = UUIDText.lowercase(sample.id)
         var resource = observationHead(
             profile: coding.profile,
             manual: sample.source.kind == .manual,
             retracted: record.retracted,
             identifier: id,
-            codings: quantity.codings,
+            codings: quantity.codings + (phd != nil ? mdc.map { [$0] } ?? [] : []),
             text: sample.type.title,
             start: sample.start,
-            end: sample.end
+            end: sample.end,
+            phd: phd,
+            phdProfile: PHDCoding.numericProfile
         )
         if let comparator = sample.comparator, unbounded {
             // Beyond a limit the device did not give: no number at all, the direction in the absent reason.
@@ -406,8 +417,8 @@ public final class FHIRBundleWriter {
             type: "Observation",
             fullUrl: "urn:uuid:" + id,
             resource: resource,
-            identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id,
+            identifierSystem: phd?.identifier != nil ? PHDCoding.identifierSystem : Self.sampleIdentifierSystem,
+            identifier: phd?.identifier ?? id,
             update: record.retracted
         )
         summary.exported += 1
@@ -440,25 +451,30 @@ public final class FHIRBundleWriter {
             return
         }
         try writePatientIfNeeded()
-        let device = try writeDeviceIfNeeded(high.source)
+        let device = try writeDeviceIfNeeded(high.source, firstType: high.type)
+        let phd = try phdContext(high, device: device, mdc: PHDCoding.bloodPressure)
         let id = UUIDText.lowercase(SHA256.uuid(for: "bp-panel|\(high.idempotencyKey)|\(low.idempotencyKey)"))
         var resource = observationHead(
             profile: VitalSignCoding.bloodPressureProfile,
             manual: high.source.kind == .manual || low.source.kind == .manual,
             retracted: false,
             identifier: id,
-            codings: [VitalSignCoding.bloodPressurePanel],
+            codings: [VitalSignCoding.bloodPressurePanel] + (phd != nil ? [PHDCoding.bloodPressure] : []),
             text: "blood pressure",
             start: high.start,
-            end: high.end
+            end: high.end,
+            phd: phd,
+            phdProfile: PHDCoding.compoundNumericProfile
         )
         resource += ",\"component\":["
-        for (index, (coding, value)) in [(VitalSignCoding.systolic, highValue), (VitalSignCoding.diastolic, lowValue)]
-            .enumerated()
-        {
+        let parts = [
+            (VitalSignCoding.systolic, PHDCoding.systolic, highValue),
+            (VitalSignCoding.diastolic, PHDCoding.diastolic, lowValue),
+        ]
+        for (index, (coding, mdc, value)) in parts.enumerated() {
             if index > 0 { resource += "," }
             resource += "{\"code\":"
-            Self.appendCodeableConcept([coding], text: nil, to: &resource)
+            Self.appendCodeableConcept(phd != nil ? [coding, mdc] : [coding], text: nil, to: &resource)
             resource += ",\"valueQuantity\":"
             Self.appendQuantity(value, .millimetreOfMercury, to: &resource)
             resource += "}"
@@ -471,8 +487,8 @@ public final class FHIRBundleWriter {
             type: "Observation",
             fullUrl: "urn:uuid:" + id,
             resource: resource,
-            identifierSystem: Self.sampleIdentifierSystem,
-            identifier: id
+            identifierSystem: phd?.identifier != nil ? PHDCoding.identifierSystem : Self.sampleIdentifierSystem,
+            identifier: phd?.identifier ?? id
         )
         summary.exported += 2
     }
@@ -486,20 +502,44 @@ public final class FHIRBundleWriter {
         codings: [FHIRCoding],
         text: String,
         start: Date,
-        end: Date
+        end: Date,
+        phd: PHDContext? = nil,
+        phdProfile: String = PHDCoding.numericProfile
     ) -> String {
-        var out = "{\"resourceType\":\"Observation\",\"meta\":{\"profile\":[\"\(profile)\"]"
-        out.reserveCapacity(900)
+        var out = "{\"resourceType\":\"Observation\",\"meta\":{\"profile\":[\"\(profile)\""
+        out.reserveCapacity(1400)
+        if phd != nil { out += ",\"" + phdProfile + "\"" }
+        out += "]"
         if manual {
             out += ",\"tag\":[{\"system\":\"\(Self.readingSourceSystem)\",\"code\":\"patient-reported\","
             out += "\"display\":\"Reported by the patient\"}]"
         }
-        out += "},\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
-        out += identifier
-        out += retracted ? "\"}],\"status\":\"entered-in-error\"" : "\"}],\"status\":\"final\""
+        out += "}"
+        if let phd {
+            out += ",\"extension\":[{\"url\":\"\(PHDCoding.gatewayExtension)\",\"valueReference\":{\"reference\":\""
+            out += phd.gateway + "\"}}"
+            if let coincident = phd.coincident {
+                out += ",{\"url\":\"\(PHDCoding.coincidentTimeStampExtension)\",\"valueReference\":{\"reference\":\""
+                out += coincident + "\"}}"
+            }
+            out += "]"
+        }
+        out += ",\"identifier\":[{\"system\":\"\(Self.sampleIdentifierSystem)\",\"value\":\""
+        out += identifier + "\"}"
+        if let value = phd?.identifier {
+            out += ",{\"system\":\"\(PHDCoding.identifierSystem)\",\"value\":"
+            JSONValue.writeString(value, into: &out)
+            out += "}"
+        }
+        out += retracted ? "],\"status\":\"entered-in-error\"" : "],\"status\":\"final\""
         out += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
-        out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}],\"code\":"
-        let conceptKey = codings.first.map { $0.code + "|" + text } ?? text
+        out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}"
+        if phd != nil {
+            out += ",{\"coding\":[{\"system\":\"\(PHDCoding.categorySystem)\",\"code\":\"phd\","
+            out += "\"display\":\"PHD generated Observation\"}]}"
+        }
+        out += "],\"code\":"
+        let conceptKey = codings.map(\.code).joined(separator: ",") + "|" + text
         if let concept = concepts[conceptKey] {
             out += concept
         } else {
@@ -633,71 +673,81 @@ public final class FHIRBundleWriter {
 
     // MARK: - Devices
 
-    /// Writes the Device for `source` the first time it appears. Returns its fullUrl UUID and a display name.
-    private func writeDeviceIfNeeded(_ source: SampleSource) throws -> DeviceReference? {
+    /// Writes the Device for `source` the first time it appears (after the gateway, the first time a device
+    /// appears). Returns its fullUrl UUID and a display name.
+    private func writeDeviceIfNeeded(_ source: SampleSource, firstType: QuantityType) throws -> DeviceReference? {
         guard source.kind == .device, let identity = source.device else { return nil }
         let key = identity.key
         if let known = writtenDevices[key] { return known }
+        try writeGatewayIfNeeded()
         let device = DeviceReference(
             reference: "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "device|\(key)")),
-            display: identity.name ?? identity.model
+            display: identity.name ?? identity.model,
+            identity: identity
         )
         writtenDevices[key] = device
         try writeEntry(
             type: "Device",
             fullUrl: device.reference,
-            resource: Self.deviceResource(identity),
+            resource: Self.deviceResource(identity, firstType: firstType),
             identifierSystem: Self.deviceIdentifierSystem,
             identifier: key
         )
         return device
     }
 
-    static func deviceResource(_ identity: DeviceIdentity) -> String {
-        var out = "{\"resourceType\":\"Device\",\"identifier\":[{\"system\":\"\(deviceIdentifierSystem)\",\"value\":"
-        JSONValue.writeString(identity.key, into: &out)
-        out += "}]"
-        if let manufacturer = identity.manufacturer {
-            out += ",\"manufacturer\":"
-            JSONValue.writeString(manufacturer, into: &out)
+    /// The gateway's `fullUrl`.
+    var gatewayReference: String {
+        "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "gateway|" + options.gateway.systemID))
+    }
+
+    private func writeGatewayIfNeeded() throws {
+        guard !gatewayWritten else { return }
+        gatewayWritten = true
+        try writeEntry(
+            type: "Device",
+            fullUrl: gatewayReference,
+            resource: Self.gatewayResource(options.gateway),
+            identifierSystem: PHDCoding.systemIDSystem,
+            identifier: options.gateway.systemID
+        )
+    }
+
+    /// Writes the coincident time stamp of `sample`'s session the first time it is needed; returns its fullUrl.
+    private func writeCoincidentTimeStampIfNeeded(_ sample: QuantitySample, device: DeviceReference) throws -> String? {
+        guard let (key, gateway, deviceClock) = Self.coincidentKey(sample, deviceKey: device.identity.key) else {
+            return nil
         }
-        if let serial = identity.serial {
-            out += ",\"serialNumber\":"
-            JSONValue.writeString(serial, into: &out)
-        }
-        let names = [(identity.name, "user-friendly-name"), (identity.model, "model-name")].compactMap { name, type in
-            name.map { ($0, type) }
-        }
-        if !names.isEmpty {
-            out += ",\"deviceName\":["
-            for (index, (name, type)) in names.enumerated() {
-                if index > 0 { out += "," }
-                out += "{\"name\":"
-                JSONValue.writeString(name, into: &out)
-                out += ",\"type\":\"\(type)\"}"
-            }
-            out += "]"
-        }
-        if let model = identity.model {
-            out += ",\"modelNumber\":"
-            JSONValue.writeString(model, into: &out)
-        }
-        let versions = [
-            ("firmware", identity.firmware), ("hardware", identity.hardware), ("software", identity.software),
-        ]
-        .compactMap { kind, value in value.map { (kind, $0) } }
-        if !versions.isEmpty {
-            out += ",\"version\":["
-            for (index, (kind, value)) in versions.enumerated() {
-                if index > 0 { out += "," }
-                out += "{\"type\":{\"text\":\"\(kind)\"},\"value\":"
-                JSONValue.writeString(value, into: &out)
-                out += "}"
-            }
-            out += "]"
-        }
-        out += "}"
-        return out
+        let reference = "urn:uuid:" + UUIDText.lowercase(SHA256.uuid(for: "coincident|" + key))
+        guard writtenCoincident.insert(key).inserted else { return reference }
+        try writeEntry(
+            type: "Observation",
+            fullUrl: reference,
+            resource: coincidentResource(
+                key: key,
+                gateway: gateway,
+                device: deviceClock,
+                phd: device.reference,
+                phg: gatewayReference
+            ),
+            identifierSystem: Self.coincidentTimeStampIdentifierSystem,
+            identifier: key
+        )
+        return reference
+    }
+
+    /// What makes an Observation of `sample` a PHD Observation (nil for a manual reading): the MDC code, the
+    /// guide's identifier, the coincident time stamp.
+    private func phdContext(_ sample: QuantitySample, device: DeviceReference?, mdc: FHIRCoding?) throws -> PHDContext?
+    {
+        guard let device else { return nil }
+        let coincident = try writeCoincidentTimeStampIfNeeded(sample, device: device)
+        return PHDContext(
+            device: device,
+            gateway: gatewayReference,
+            coincident: coincident,
+            identifier: mdc.flatMap { phdIdentifier(sample, identity: device.identity, mdcCode: $0.code) }
+        )
     }
 }
 
@@ -705,4 +755,14 @@ public final class FHIRBundleWriter {
 struct DeviceReference {
     var reference: String
     var display: String?
+    var identity: DeviceIdentity
+}
+
+/// The PHD IG parts of a device reading's Observation: its device and gateway, its coincident time stamp, and the
+/// guide's conditional-create identifier (nil when the device gave no time stamp).
+struct PHDContext {
+    var device: DeviceReference
+    var gateway: String
+    var coincident: String?
+    var identifier: String?
 }

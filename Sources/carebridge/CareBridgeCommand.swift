@@ -24,7 +24,7 @@ struct CareBridgeCommand: AsyncParsableCommand {
             Uncomplete.self, Replay.self, Recording.self, Export.self, Adapters.self, Scan.self, Run.self, Record.self,
             SystemdUnit.self, Outbox.self, Alerts.self, InsightsCommand.self, Report.self, Devices.self,
             Import.self, Patients.self, Contacts.self, Shared.self, Profile.self, Store.self, Users.self, Serve.self,
-            Hub.self, Sync.self, Nightscout.self,
+            Hub.self, Sync.self, Nightscout.self, FHIR.self,
         ]
     )
 

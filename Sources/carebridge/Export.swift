@@ -13,7 +13,9 @@ struct Export: AsyncParsableCommand {
             of millions of samples needs little memory.
 
             fhir: a Bundle of vital-signs Observations (LOINC codes, UCUM units, one Device per source device, \
-            systolic and diastolic as one blood-pressure panel). --bundle transaction makes every entry a \
+            systolic and diastolic as one blood-pressure panel) in the shape of HL7's Personal Health Device IG \
+            2.0: device readings also carry their MDC code, the gateway (this machine as a PhgDevice), the \
+            guide's identifier and a coincident time stamp (docs/fhir.md). --bundle transaction makes every entry a \
             conditional create (POST with ifNoneExist on its identifier), so posting the same export to a FHIR \
             server twice creates nothing new. Types without a LOINC code (RR intervals, impedance, …) are left \
             out and counted in the summary. A LO/HI reading has valueQuantity.comparator and interpretation \
@@ -139,7 +141,8 @@ struct Export: AsyncParsableCommand {
                 bundleType: bundle == .transaction ? .transaction : .collection,
                 subject: subject,
                 timestamp: Date(),
-                patient: patient
+                patient: patient,
+                gateway: GatewayIdentity.current()
             ),
             timeZone: zone,
             sink: { try sink.append($0) }

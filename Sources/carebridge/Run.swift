@@ -183,7 +183,34 @@ struct Run: AsyncParsableCommand {
     )
     var nightscoutPatient: String?
 
+    @Option(
+        name: .customLong("fhir-server"),
+        help: ArgumentHelp(
+            "Send readings to this FHIR server's base as they are stored (docs/fhir.md).",
+            valueName: "url"
+        )
+    )
+    var fhirServer: String?
+
+    @Option(
+        name: .customLong("fhir-token-file"),
+        help: ArgumentHelp(
+            "A file holding --fhir-server's bearer token (default: the systemd credential fhir-token).",
+            valueName: "file"
+        )
+    )
+    var fhirTokenFile: String?
+
+    @Option(
+        name: .customLong("fhir-ca-file"),
+        help: ArgumentHelp("PEM certificates to trust for --fhir-server's HTTPS.", valueName: "file")
+    )
+    var fhirCAFile: String?
+
     func validate() throws {
+        if fhirServer == nil, fhirTokenFile != nil || fhirCAFile != nil {
+            throw ValidationError("--fhir-token-file and --fhir-ca-file need --fhir-server")
+        }
         if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
         if (nightscout == nil) != (nightscoutSecretFile == nil) {
             throw ValidationError("--nightscout and --nightscout-secret-file go together")
@@ -301,6 +328,26 @@ struct Run: AsyncParsableCommand {
                     caFile: nightscoutCAFile,
                     patient: nightscoutPatient,
                     options: ("--nightscout", "--nightscout-secret-file"),
+                    zone: zone,
+                    drainTimeout: .seconds(10),
+                    logger: logger
+                )
+            )
+        }
+        if let fhirServer {
+            // Queueing is on before the first sample is stored; the server gets the stored history, too.
+            services.append(
+                try await FHIR.outbox(
+                    store: store,
+                    server: fhirServer,
+                    tokenFile: try FHIR.tokenFile(
+                        fhirTokenFile,
+                        option: "--fhir-token-file",
+                        environment: ProcessInfo.processInfo.environment
+                    ),
+                    caFile: fhirCAFile,
+                    subject: nil,
+                    options: ("--fhir-server", "--fhir-token-file"),
                     zone: zone,
                     drainTimeout: .seconds(10),
                     logger: logger

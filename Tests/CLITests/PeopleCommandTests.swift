@@ -127,8 +127,9 @@ import Testing
         #expect(patient["resourceType"] as? String == "Patient")
         #expect((patient["identifier"] as? [[String: Any]])?.contains { $0["value"] as? String == "B-2" } == true)
         let reference = entries.first?["fullUrl"] as? String
+        // The readings, not the coincident time stamps (their subject is the device, as the PHD IG wants).
         let observations = entries.compactMap { $0["resource"] as? [String: Any] }
-            .filter { $0["resourceType"] as? String == "Observation" }
+            .filter { $0["resourceType"] as? String == "Observation" && $0["valueDateTime"] == nil }
         #expect(observations.count == 2)
         #expect(observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == reference })
         let empty = try await run(["export", "--format", "fhir", "--patient", "alice"])

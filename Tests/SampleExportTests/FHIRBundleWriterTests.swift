@@ -29,7 +29,9 @@ import Testing
         let coding = try #require(((observation["code"] as? [String: Any])?["coding"] as? [[String: Any]])?.first)
         #expect(coding["system"] as? String == "http://loinc.org")
         let meta = try #require(observation["meta"] as? [String: Any])
-        #expect(meta["profile"] as? [String] == ["http://hl7.org/fhir/StructureDefinition/" + expected.profile])
+        let profiles = try #require(meta["profile"] as? [String])
+        #expect(profiles.first == "http://hl7.org/fhir/StructureDefinition/" + expected.profile)
+        #expect(profiles.dropFirst() == [PHDCoding.numericProfile])
         let quantity = try #require(observation["valueQuantity"] as? [String: Any])
         #expect(quantity["unit"] as? String == expected.unit)
         #expect(quantity["code"] as? String == expected.unit)
@@ -76,7 +78,9 @@ import Testing
         #expect(panels.count == 1)
         #expect(panel["valueQuantity"] == nil)
         #expect(
-            (panel["meta"] as? [String: Any])?["profile"] as? [String] == ["http://hl7.org/fhir/StructureDefinition/bp"]
+            (panel["meta"] as? [String: Any])?["profile"] as? [String] == [
+                "http://hl7.org/fhir/StructureDefinition/bp", PHDCoding.compoundNumericProfile,
+            ]
         )
         let components = try #require(panel["component"] as? [[String: Any]])
         #expect(components.map(Parsed.codes) == [["8480-6"], ["8462-4"]])
@@ -147,9 +151,10 @@ import Testing
         let (text, summary) = try Fixtures.fhir(records)
         let entries = try Parsed.entries(text)
         let kinds = entries.map { ($0["resource"] as? [String: Any])?["resourceType"] as? String }
-        #expect(kinds == ["Device", "Observation", "Device", "Observation", "Observation", "Observation"])
-        #expect(summary.resources == 6)
-        let devices = try Parsed.resources(text, type: "Device")
+        // The gateway first, then each device before its first reading.
+        #expect(kinds == ["Device", "Device", "Observation", "Device", "Observation", "Observation", "Observation"])
+        #expect(summary.resources == 7)
+        let devices = try Parsed.readingDevices(text)
         let cuffDevice = devices[0]
         #expect(cuffDevice["manufacturer"] as? String == "A&D \"Medical\"")
         #expect(cuffDevice["modelNumber"] as? String == "UA-651BLE")
@@ -162,16 +167,21 @@ import Testing
         )
         let versions = try #require(cuffDevice["version"] as? [[String: Any]])
         #expect(versions.map { $0["value"] as? String } == ["1.2.3", "rev B"])
-        #expect(versions.map { ($0["type"] as? [String: String])?["text"] } == ["firmware", "hardware"])
-        let identifier = try #require((cuffDevice["identifier"] as? [[String: String]])?.first)
-        #expect(identifier == ["system": "urn:carebridge:device", "value": "A4:C1:38:00:00:01"])
+        #expect(
+            versions.map { ($0["type"] as? [String: Any])?["text"] as? String } == [
+                "Firmware revision", "Hardware revision",
+            ]
+        )
+        let identifier = try #require((cuffDevice["identifier"] as? [[String: Any]])?.first)
+        #expect(identifier["system"] as? String == "urn:carebridge:device")
+        #expect(identifier["value"] as? String == "A4:C1:38:00:00:01")
         // Observations point at their own device's fullUrl, a UUID derived from the device key.
         let cuffURL = "urn:uuid:" + SHA256.uuid(for: "device|A4:C1:38:00:00:01").uuidString.lowercased()
-        #expect(entries[0]["fullUrl"] as? String == cuffURL)
+        #expect(entries[1]["fullUrl"] as? String == cuffURL)
         let references = try Parsed.resources(text, type: "Observation").map {
             ($0["device"] as? [String: Any])?["reference"] as? String
         }
-        #expect(references == [cuffURL, entries[2]["fullUrl"] as? String, cuffURL, entries[2]["fullUrl"] as? String])
+        #expect(references == [cuffURL, entries[3]["fullUrl"] as? String, cuffURL, entries[3]["fullUrl"] as? String])
     }
 
     @Test func identifiesObservationsBySampleId() throws {
@@ -199,6 +209,10 @@ import Testing
         let requests = try Parsed.entries(text).map { $0["request"] as? [String: String] }
         #expect(
             requests == [
+                [
+                    "method": "POST", "url": "Device",
+                    "ifNoneExist": "identifier=\(PHDCoding.systemIDSystem)|\(FHIRGateway.unnamed.systemID)",
+                ],
                 [
                     "method": "POST", "url": "Device",
                     "ifNoneExist": "identifier=urn:carebridge:device|A4:C1:38:00:00:01",
@@ -230,7 +244,7 @@ import Testing
         let odd = DeviceIdentity(name: "Cuff & Co #1")
         let sample = Fixtures.sample(.heartRate, 60, source: Fixtures.device(odd))
         let (text, _) = try Fixtures.fhir([ExportRecord(sample: sample)], options: .init(bundleType: .transaction))
-        let device = try #require(try Parsed.entries(text).first?["request"] as? [String: String])
+        let device = try #require(try Parsed.entries(text)[1]["request"] as? [String: String])
         #expect(device["ifNoneExist"] == "identifier=urn:carebridge:device|Cuff%20%26%20Co%20%231")
     }
 
@@ -248,7 +262,7 @@ import Testing
         #expect(observations[0]["device"] == nil)
         #expect((observations[0]["performer"] as? [[String: String]])?.first?["reference"] == "Patient/p1")
         #expect(observations[1]["performer"] == nil)
-        #expect(try Parsed.resources(text, type: "Device").count == 1)
+        #expect(try Parsed.readingDevices(text).count == 1)
     }
 
     @Test func skipsTypesWithoutCodeAndCountsThem() throws {
@@ -279,8 +293,8 @@ import Testing
         for (offset, value) in [70.0, 70.1, 70.2].enumerated() {
             try writer.write(ExportRecord(sample: Fixtures.sample(.bodyMass, value, payload: [UInt8(offset)])))
         }
-        // The header, the device and three observations are out before finish().
-        #expect(collector.chunks.count == 5)
+        // The header, the gateway, the device and three observations are out before finish().
+        #expect(collector.chunks.count == 6)
         #expect(collector.text.contains("70.2"))
         _ = try writer.finish()
         #expect(throws: ExportError.self) { try writer.write(ExportRecord(sample: Fixtures.sample(.bodyMass, 1))) }

@@ -1,5 +1,6 @@
 import BridgeCore
 import Foundation
+import GATTDecoding
 import SampleExport
 import Testing
 
@@ -35,6 +36,22 @@ struct FHIRValidationTests {
         )
         records.append(
             ExportRecord(sample: Fixtures.sample(.bloodGlucose, 99.0858, transmitted: (0.0055, .molePerLitre)))
+        )
+        // A device time stamp and a corrected clock: a coincident time stamp Observation and a PHD identifier.
+        records.append(
+            ExportRecord(
+                sample: QuantitySample(
+                    type: .bodyTemperature,
+                    value: 36.9,
+                    unit: .celsius,
+                    start: Fixtures.morning,
+                    source: cuff,
+                    deviceTime: DateTime(year: 2026, month: 11, day: 20, hours: 7, minutes: 29, seconds: 0),
+                    receivedAt: Fixtures.morning.addingTimeInterval(5),
+                    clockOffset: 60,
+                    rawPayload: [7, 7]
+                )
+            )
         )
         records.append(
             ExportRecord(
@@ -122,8 +139,12 @@ struct FHIRValidationTests {
             }
             let reference = try #require(entries.first?["fullUrl"] as? String)
             references.insert(reference)
+            // (A coincident time stamp's subject is the device, as the PHD IG wants.)
             let observations = entries.compactMap { $0["resource"] as? [String: Any] }
                 .filter { $0["resourceType"] as? String == "Observation" }
+                .filter {
+                    (($0["meta"] as? [String: Any])?["profile"] as? [String]) != [PHDCoding.coincidentTimeStampProfile]
+                }
             #expect(!observations.isEmpty)
             #expect(
                 observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == reference }
@@ -139,8 +160,8 @@ struct FHIRValidationTests {
             #expect(report["type"] as? String == "collection")
             #expect(report["entries"] as? Int == summary.resources)
             let types = report["resourceTypes"] as? [String: Int]
-            #expect(types?["Device"] == 2)
-            #expect(types?["Observation"] == summary.resources - 2)
+            #expect(types?["Device"] == 3)  // the gateway and two devices
+            #expect(types?["Observation"] == summary.resources - 3)
         }
         #expect((try report(r4))["validator"] as? String == "fhir.resources 5.1.0 (FHIR 4.0.1)")
     }

@@ -117,8 +117,24 @@ enum Parsed {
         }
     }
 
+    /// The codes of `resource.code` other than its MDC codes (the vital-signs codes; ``mdcCodes(_:)`` the others).
     static func codes(_ resource: [String: Any]) -> [String] {
         let code = resource["code"] as? [String: Any]
-        return (code?["coding"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        return (code?["coding"] as? [[String: Any]] ?? []).filter { $0["system"] as? String != PHDCoding.mdcSystem }
+            .compactMap { $0["code"] as? String }
+    }
+
+    /// The MDC codes of `resource.code`.
+    static func mdcCodes(_ resource: [String: Any]) -> [String] {
+        let code = resource["code"] as? [String: Any]
+        return (code?["coding"] as? [[String: Any]] ?? []).filter { $0["system"] as? String == PHDCoding.mdcSystem }
+            .compactMap { $0["code"] as? String }
+    }
+
+    /// The Devices of the reading devices (PhdDevice), not the gateway.
+    static func readingDevices(_ text: String) throws -> [[String: Any]] {
+        try resources(text, type: "Device").filter {
+            ((($0["meta"] as? [String: Any])?["profile"] as? [String]) ?? []).contains(PHDCoding.deviceProfile)
+        }
     }
 }
