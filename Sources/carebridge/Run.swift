@@ -248,7 +248,7 @@ struct Run: AsyncParsableCommand {
         }
 
         // One broker connection for samples and alerts; first in the group, so it is shut down last.
-        let connection = try mqtt.makeConnection(logger: logger)
+        let connection = try mqtt.makeConnection(publisher: .bridge, logger: logger)
         let publisher = connection.map { mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: logger) }
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
