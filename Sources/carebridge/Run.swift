@@ -253,6 +253,18 @@ struct Run: AsyncParsableCommand {
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
         var services: [any Service] = (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? [])
+        // The care plan in Home Assistant: task sensors, intervention buttons, the day's adherence.
+        if let connection {
+            services.append(
+                PlanStatePublisher(
+                    store: store,
+                    connection: connection,
+                    discovery: mqtt.discovery,
+                    zone: zone,
+                    logger: logger
+                )
+            )
+        }
         services += try await alertServices(store: store, connection: connection, zone: zone, logger: logger)
         if let hub, let hubTokenFile {
             // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
