@@ -5,10 +5,11 @@ import NIOCore
 public import ServiceLifecycle
 
 /// The one MQTT connection of a process, shared by every channel that publishes to the broker (sample states,
-/// alert sensors): one client id, and the availability topic owned by the connection itself, announced `online`
-/// (retained) on every connect and turned `offline` by its last will when the process dies, or by ``stop()`` when
-/// it ends cleanly. What Home Assistant shows as the bridge's availability is the state of the connection every
-/// message goes through.
+/// alert sensors): one client id, and the publisher's availability topic owned by the connection itself, announced
+/// `online` (retained, with the publisher's connectivity sensor) on every connect and turned `offline` by its last
+/// will when the process dies, or by ``stop()`` when it ends cleanly. What Home Assistant shows as a publisher's
+/// availability is the state of the connection every message goes through. A one-off command's connection has no
+/// availability topic and announces nothing of the kind.
 ///
 /// Retained announcements (Home Assistant discovery configs) go through ``announce(_:)``: published once, and
 /// again after every reconnect, as a broker without persistence forgets retained messages when it restarts.
@@ -64,10 +65,10 @@ public actor BrokerConnection: Service {
         await stop()
     }
 
-    /// Stops: announces `offline` (retained) when connected, unless told not to, and disconnects cleanly (the
-    /// broker drops the will); every publish still waiting fails, and what it carried stays in its outbox.
-    /// - Parameter announcingOffline: false for a one-off command that is not the bridge Home Assistant watches.
-    public func stop(announcingOffline: Bool = true) async {
+    /// Stops: announces `offline` (retained) when connected and the connection has an availability topic, and
+    /// disconnects cleanly (the broker drops the will); every publish still waiting fails, and what it carried stays
+    /// in its outbox.
+    public func stop() async {
         stopped = true
         connectTask?.cancel()
         await connectTask?.value
@@ -78,8 +79,7 @@ public actor BrokerConnection: Service {
         waiters = [:]
         guard let session else { return }
         self.session = nil
-        if announcingOffline, await session.isConnected {
-            let topic = configuration.availabilityTopic
+        if let topic = configuration.availabilityTopic, await session.isConnected {
             let clock = clock
             // QoS 1 so that it is stored like the will would be; bounded, the broker may be gone meanwhile.
             await withTaskGroup(of: Void.self) { group in
@@ -208,15 +208,26 @@ public actor BrokerConnection: Service {
         }
     }
 
-    /// Publishes `online` (retained) and, after a reconnect, every announcement again.
+    /// Publishes `online` (retained) and the publisher's connectivity sensor when the connection has an availability
+    /// topic and, after a reconnect, every announcement again.
     func announceOnline(on session: MQTTSession, again: Bool) async {
         do {
-            try await session.publish(
-                topic: configuration.availabilityTopic,
-                payload: HomeAssistantDiscovery.availablePayload,
-                qos: .atLeastOnce,
-                retain: true
-            )
+            if let topic = configuration.availabilityTopic {
+                try await session.publish(
+                    topic: topic,
+                    payload: HomeAssistantDiscovery.availablePayload,
+                    qos: .atLeastOnce,
+                    retain: true
+                )
+            }
+            if let config = configuration.publisherConfig {
+                try await session.publish(
+                    topic: config.topic,
+                    payload: config.payload.serialized(),
+                    qos: .atLeastOnce,
+                    retain: config.retain
+                )
+            }
             guard again else { return }
             for message in announced.values.sorted(by: { $0.topic < $1.topic }) {
                 try await session.publish(

@@ -35,11 +35,12 @@ extension HomeAssistantDiscovery {
 
     /// The retained discovery config of one rule's binary sensor at
     /// `<discoveryPrefix>/binary_sensor/carebridge_alert_<key>/config`: device class `problem`, on while the rule
-    /// has an open alert, the latest alert as its attributes, every rule under one `CareBridge alerts` device.
+    /// has an open alert, the latest alert as its attributes, every rule under one `CareBridge alerts` device; available
+    /// while the bridge or `alerts deliver` runs (either publisher's availability, not a one-off replay's).
     public func alertConfig(task: String, rule: String) -> Message {
         let key = Self.alertKey(task: task, rule: rule)
         let base = alertTopic(task: task, rule: rule)
-        let config: JSONValue = .object([
+        var config: JSONObject = [
             "name": .string("\(task) \(rule)"),
             "unique_id": .string("carebridge_alert_\(key)"),
             "device_class": .string("problem"),
@@ -47,16 +48,17 @@ extension HomeAssistantDiscovery {
             "json_attributes_topic": .string("\(base)/attributes"),
             "payload_on": .string("ON"),
             "payload_off": .string("OFF"),
-            "availability_topic": .string(availabilityTopic),
             "device": .object([
                 "identifiers": .array([.string("carebridge_alerts")]),
                 "name": .string("CareBridge alerts"),
                 "manufacturer": .string("CareBridge"),
             ]),
-        ])
+        ]
+        // An open alert is only kept true while something delivers its changes: the bridge or `alerts deliver`.
+        for member in availability([.bridge, .alerts]).members { config[member.key] = member.value }
         return Message(
             topic: "\(discoveryPrefix)/binary_sensor/carebridge_alert_\(key)/config",
-            payload: config,
+            payload: .object(config),
             retain: true
         )
     }

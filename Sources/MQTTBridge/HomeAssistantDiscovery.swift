@@ -9,7 +9,9 @@ public import Foundation
 /// - config: `<discoveryPrefix>/sensor/<node>/<object>/config`, node `carebridge_<device>`, object `<type>`;
 /// - state: `<topicPrefix>/<device>/<type>`, a JSON object whose `id` is the sample id, so consumers can drop
 ///   repeats of an at-least-once delivery;
-/// - availability: `<topicPrefix>/status` with `online`/`offline` (the bridge's MQTT last will).
+/// - availability: per publisher (``Publisher``), `<topicPrefix>/status` for the bridge with `online`/`offline` (its MQTT
+///   last will); sample sensors have none: a reading stays true when the bridge stops, and the publisher's
+///   connectivity sensor says whether it runs.
 ///
 /// `<device>` is the device key (address, serial or name) reduced to `[a-z0-9_-]`, as Home Assistant wants
 /// for node and object ids and so that it is one safe topic level.
@@ -50,7 +52,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     // MARK: - Topics
 
-    /// Where the bridge announces `online` and its last will says `offline`.
+    /// Where the bridge (`run`) announces `online` and its last will says `offline`.
     public var availabilityTopic: String { "\(topicPrefix)/status" }
 
     /// `carebridge/<device>/<type>` for a device (nil: manually entered samples); `carebridge/<patient>/<device>/
@@ -117,9 +119,6 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         // The state carries the exact converted value (120.009852128 mmHg from 16.0 kPa); Home Assistant shows
         // it at the resolution such readings have.
         config["suggested_display_precision"] = .int(Self.displayPrecision(type))
-        config["availability_topic"] = .string(availabilityTopic)
-        config["payload_available"] = .string(Self.availablePayload)
-        config["payload_not_available"] = .string(Self.notAvailablePayload)
         config["device"] = .object(deviceBlock(device, patient: patient))
         var origin: JSONObject = ["name": .string("CareBridge")]
         if let bridgeVersion { origin["sw_version"] = .string(bridgeVersion) }
@@ -131,7 +130,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         )
     }
 
-    /// The state message for one sample: not retained, carrying the sample id, value, unit and times; for a
+    /// The state message for one sample: retained, so that Home Assistant reads it even when it subscribes to a new
+    /// sensor's topic after the message went by (it does so about 0.1 s after it reads the config) or starts later;
+    /// carrying the sample id, value, unit and times; for a
     /// LO/HI sample also `comparator` (`<`/`>`) and `interpretation` (`LO`/`HI`), its value being the device's
     /// limit or null; the device's status flags as `status`.
     ///
@@ -167,13 +168,12 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         return Message(
             topic: stateTopic(device: sample.source.device, type: sample.type, patient: patient),
             payload: .object(state),
-            retain: false
+            retain: true
         )
     }
 
-    /// The device block shared by every entity of one device.
     /// The retraction of a sample that was published and then deleted (a mistyped reading, a wrong device
-    /// value): on the sample's state topic, not retained, `{"id", "type", "status": "entered-in-error",
+    /// value): on the sample's state topic, retained (so the retained state is never a deleted reading), `{"id", "type", "status": "entered-in-error",
     /// "retracted": true, "value": null, "deleted_at"}` (FHIR's status for the same correction).
     public func retraction(
         for sample: QuantitySample,
@@ -192,10 +192,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
                 "start": .string(Timestamp.format(sample.start, in: zone)),
                 "deleted_at": .string(Timestamp.format(deletedAt, in: zone)),
             ]),
-            retain: false
+            retain: true
         )
     }
 
+    /// The device block shared by every entity of one device.
     func deviceBlock(_ device: DeviceIdentity?, patient: PatientTag? = nil) -> JSONObject {
         var block: JSONObject = ["identifiers": .array([.string(Self.nodeID(device, patient: patient))])]
         let whose = patient.map { " (\($0.name))" } ?? ""

@@ -273,12 +273,15 @@ package final class MosquittoSubscriber: Sendable {
 
     /// Starts `mosquitto_sub -t TOPIC -C COUNT` and returns once the broker has sent it its SUBACK, so anything
     /// published afterwards reaches it.
+    /// - Parameter liveOnly: skip (and do not count) the retained messages the broker hands a new subscriber
+    ///   (`-R`): only what is published afterwards.
     package init(
         broker: MosquittoBroker,
         topic: String = "#",
         count: Int,
         qos: Int = 1,
-        timeoutSeconds: Int = 30
+        timeoutSeconds: Int = 30,
+        liveOnly: Bool = false
     ) async throws {
         self.broker = broker
         self.count = count
@@ -287,10 +290,11 @@ package final class MosquittoSubscriber: Sendable {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: MosquittoBroker.subscriberPath!)
-        process.arguments = [
-            "-h", "127.0.0.1", "-p", "\(broker.port)", "-i", clientID, "-q", "\(qos)", "-t", topic,
-            "-C", "\(count)", "-W", "\(timeoutSeconds)", "-F", "%t|%r|%q|%p",
-        ]
+        process.arguments =
+            [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-i", clientID, "-q", "\(qos)", "-t", topic,
+                "-C", "\(count)", "-W", "\(timeoutSeconds)", "-F", "%t|%r|%q|%p",
+            ] + (liveOnly ? ["-R"] : [])
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -155,7 +155,8 @@ struct AlertsDeliver: AsyncParsableCommand {
             try broker.connection(
                 url: $0,
                 option: "--mqtt",
-                availabilityTopic: discovery.availabilityTopic,
+                publisher: .alerts,
+                discovery: discovery,
                 clientID: "carebridge-alerts-\(getpid())",
                 logger: logger
             )
@@ -204,8 +205,8 @@ struct AlertsDeliver: AsyncParsableCommand {
             }
             pending += max(left, 0)
         }
-        // A one-off delivery is not the bridge Home Assistant watches: it leaves the availability as it is.
-        await connection?.stop(announcingOffline: false)
+        // The alert publisher's availability turns `offline`: nothing keeps the alert sensors up to date now.
+        await connection?.stop()
         let failures = (try? await store.alertDeliveryFailures()) ?? []
         for failure in failures where failure.failedAt >= started.addingTimeInterval(-1) {
             Output.error(

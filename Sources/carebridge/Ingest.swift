@@ -151,7 +151,7 @@ struct Ingest: AsyncParsableCommand {
         }
         let store = try replacingStore ?? storeOptions.open(zone: zone)
         // With --mqtt, queueing is on before the reading is stored; it is delivered before the command ends.
-        let publisher = try mqtt.makeConnection(logger: CLILogging.logger).map {
+        let publisher = try mqtt.makeConnection(publisher: nil, logger: CLILogging.logger).map {
             mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: CLILogging.logger)
         }
         if let publisher { try await mqtt.start(publisher) }

@@ -139,12 +139,14 @@ struct MQTTBrokerOptions: ParsableArguments {
         return tls
     }
 
-    /// The process's broker connection for `url` (not started), with the password and TLS settings above.
+    /// The process's broker connection for `url` (not started), with the password and TLS settings above; it owns
+    /// `publisher`'s availability (nil: a one-off command, which announces none).
     /// - Throws: `ValidationError` naming `option` for a bad URL; exits 66 for an unreadable password or TLS file.
     func connection(
         url: String,
         option: String,
-        availabilityTopic: String,
+        publisher: HomeAssistantDiscovery.Publisher?,
+        discovery: HomeAssistantDiscovery,
         clientID: String,
         reconnectDelay: Duration = .milliseconds(250),
         logger: Logger
@@ -153,7 +155,7 @@ struct MQTTBrokerOptions: ParsableArguments {
         do {
             configuration = try BrokerConnection.Configuration(
                 brokerURL: url,
-                availabilityTopic: availabilityTopic,
+                availabilityTopic: publisher.map(discovery.availabilityTopic(for:)),
                 clientID: clientID,
                 reconnectDelay: reconnectDelay,
                 password: try password(url: url)
@@ -161,6 +163,7 @@ struct MQTTBrokerOptions: ParsableArguments {
         } catch let error as MQTTClientError {
             throw ValidationError("\(option): \(error)")
         }
+        configuration.publisherConfig = publisher.map(discovery.publisherConfig)
         if configuration.session.tls != nil {
             configuration.session.tls = try tls(redactedURL: MQTTSession.Configuration.redacted(url: url))
         }

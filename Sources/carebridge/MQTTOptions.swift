@@ -94,12 +94,15 @@ struct MQTTOptions: ParsableArguments {
 
     /// The process's one broker connection for `--mqtt`, shared by samples and alerts, not started; nil without
     /// `--mqtt`.
-    func makeConnection(logger: Logger) throws -> BrokerConnection? {
+    /// - Parameter publisher: `.bridge` for the daemon, whose connection owns the bridge's availability; nil for a
+    ///   one-off command (`replay`, `ingest`), which leaves availability as the publishers set it.
+    func makeConnection(publisher: HomeAssistantDiscovery.Publisher?, logger: Logger) throws -> BrokerConnection? {
         guard let url else { return nil }
         return try broker.connection(
             url: url,
             option: "--mqtt",
-            availabilityTopic: discovery.availabilityTopic,
+            publisher: publisher,
+            discovery: discovery,
             clientID: "carebridge-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))",
             reconnectDelay: .milliseconds(Int64((retry * 1000).rounded())),
             logger: logger
@@ -149,14 +152,14 @@ struct MQTTOptions: ParsableArguments {
     }
 
     /// A one-off delivery by a command that is not the daemon (`ingest --mqtt`): connects, drains the outbox for
-    /// up to --mqtt-wait, disconnects leaving the availability as the daemon set it, and reports.
+    /// up to --mqtt-wait, disconnects (its connection announces no availability), and reports.
     /// - Returns: how many entries are still pending.
     func deliverOnce(_ publisher: OutboxService<SampleStateChannel>) async -> Int {
         let connection = publisher.channel.connection
         await connection.start()
         let pending = await publisher.drain(timeout: publisher.drainTimeout, progress: Self.drainProgress())
         await publisher.stop()
-        await connection.stop(announcingOffline: false)
+        await connection.stop()
         return await report(publisher, pending: max(pending, 0))
     }
 

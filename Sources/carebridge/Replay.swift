@@ -135,7 +135,7 @@ struct Replay: AsyncParsableCommand {
             }
         }
 
-        let connection = try mqtt.makeConnection(logger: logger)
+        let connection = try mqtt.makeConnection(publisher: nil, logger: logger)
         let publisher = connection.map { mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: logger) }
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }

@@ -291,11 +291,23 @@ struct Run: AsyncParsableCommand {
         }
 
         // One broker connection for samples and alerts; first in the group, so it is shut down last.
-        let connection = try mqtt.makeConnection(logger: logger)
+        let connection = try mqtt.makeConnection(publisher: .bridge, logger: logger)
         let publisher = connection.map { mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: logger) }
         // Queueing is on before the first sample is stored.
         if let publisher { try await mqtt.start(publisher) }
         var services: [any Service] = (connection.map { [$0] } ?? []) + (publisher.map { [$0] } ?? [])
+        // The care plan in Home Assistant: task sensors, intervention buttons, the day's adherence.
+        if let connection {
+            services.append(
+                PlanStatePublisher(
+                    store: store,
+                    connection: connection,
+                    discovery: mqtt.discovery,
+                    zone: zone,
+                    logger: logger
+                )
+            )
+        }
         services += try await alertServices(
             store: store,
             webhookURL: webhookURL,

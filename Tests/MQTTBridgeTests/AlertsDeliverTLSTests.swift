@@ -19,16 +19,8 @@ struct AlertsDeliverTLSTests {
         ]}
         """
 
-    @Test func alertsAreDeliveredOverTLSWithThePasswordFromAFileAndAWrongOneIsRefusedUnshown() async throws {
-        let scratch = try ScratchDirectory("mqtt-bridge-")
-        let authority = try TestCertificateAuthority()
-        let server = try authority.issueServer(named: "broker", dnsNames: ["localhost"])
-        let broker = try MosquittoBroker(
-            allowAnonymous: false,
-            users: ["bridge": "alert-s3cret"],
-            tls: .init(certificate: server.certificate, key: server.key)
-        )
-        try broker.start()
+    /// A store with ``plan`` and a pain answer of 8, which opened alert 1 (rule `high`).
+    static func storeWithOpenAlert(in scratch: ScratchDirectory) async throws -> String {
         let store = scratch.path("store.sqlite")
         let plan = scratch.path("plan.json")
         try Self.plan.write(toFile: plan, atomically: true, encoding: .utf8)
@@ -40,6 +32,20 @@ struct AlertsDeliverTLSTests {
             directory: scratch.url
         )
         #expect(answered.stdout.contains("alert 1 (critical)"), "\(answered.stdout)\(answered.stderr)")
+        return store
+    }
+
+    @Test func alertsAreDeliveredOverTLSWithThePasswordFromAFileAndAWrongOneIsRefusedUnshown() async throws {
+        let scratch = try ScratchDirectory("mqtt-bridge-")
+        let authority = try TestCertificateAuthority()
+        let server = try authority.issueServer(named: "broker", dnsNames: ["localhost"])
+        let broker = try MosquittoBroker(
+            allowAnonymous: false,
+            users: ["bridge": "alert-s3cret"],
+            tls: .init(certificate: server.certificate, key: server.key)
+        )
+        try broker.start()
+        let store = try await Self.storeWithOpenAlert(in: scratch)
 
         let url = "mqtts://bridge@localhost:\(broker.tlsPort!)"
         let wrong = scratch.path("wrong-password")

@@ -99,7 +99,7 @@ struct SafetyMQTTTests {
         #expect(deleted.status == 0, "\(deleted.stderr)")
 
         // Replaying again stores nothing new; the publisher delivers what the outbox holds: the retraction.
-        let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
+        let states = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1, liveOnly: true)
         let second = try await BridgeProcess.run(arguments, directory: scratch.url)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("MQTT: 0 sample message(s) delivered, 1 retraction(s) of deleted samples"))
@@ -109,6 +109,9 @@ struct SafetyMQTTTests {
         #expect(payload["status"] as? String == "entered-in-error")
         #expect(payload["retracted"] as? Bool == true)
         #expect(payload["value"] is NSNull)
+        // Retained in place of the deleted reading (delivered live without the flag).
         #expect(messages.first?.retained == false)
+        let late = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
+        #expect(try jsonObject(try #require(try await late.messages().first).payload)["retracted"] as? Bool == true)
     }
 }
