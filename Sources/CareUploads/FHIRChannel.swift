@@ -79,8 +79,12 @@ public actor FHIRChannel: SampleBatchChannel {
     }
 
     /// Starts queueing for the server: every sample stored from now on, and the first time also every stored one.
-    public nonisolated func enable() async throws(CareStoreError) {
-        try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
+    public func enable() async throws(CareStoreError) {
+        try await store.enableOutbox(
+            channel: Self.storeChannel,
+            includingStored: true,
+            sampleTypes: Set(QuantityType.allCases.filter { VitalSignCoding.of($0) != nil })
+        )
     }
 
     // MARK: - OutboxChannel
@@ -90,10 +94,6 @@ public actor FHIRChannel: SampleBatchChannel {
         case .sampleAdded, .sampleDeleted: true
         case .eventUpdated, .taskListChanged: false
         }
-    }
-
-    public func deliverDue() async -> OutboxPass {
-        await deliverBatches()
     }
 
     // MARK: - SampleBatchChannel
@@ -114,7 +114,8 @@ public actor FHIRChannel: SampleBatchChannel {
             return nil
         } catch {
             failures += 1
-            refusal = error.isRefusal ? error.description : nil
+            // Only an answer changes what is known about the token (a cancelled or failed connection does not).
+            if error.status != nil { refusal = error.isRefusal ? error.description : nil }
             lastRetryAfter = error.retryAfter
             return error.description
         }

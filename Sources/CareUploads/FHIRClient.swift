@@ -7,17 +7,8 @@ import NIOCore
 /// of an error or a log. HTTPS by default (the system's trust roots, or a CA file's); plain `http://` only to this
 /// machine.
 public struct FHIRClient: Sendable {
-    /// Why a Bundle did not land: the server's answer or the connection's failure. Never holds the token.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// The HTTP status, nil when there was no answer.
-        public var status: UInt?
-        /// The server's `Retry-After`, when it gave one.
-        public var retryAfter: Duration?
-        public var description: String
-
-        /// The server refused the token (401, 403): retrying does not help until the token is fixed.
-        public var isRefusal: Bool { status == 401 || status == 403 }
-    }
+    /// Why an upload did not land (the receiver's answer or the connection's failure; never the credential).
+    public typealias Failure = UploadFailure
 
     /// `host:port` of the server, for messages.
     public var server: String { endpoint.target }

@@ -10,17 +10,8 @@ import NIOCore
 /// part of an error or a log. HTTPS by default (the system's trust roots, or a CA file's); plain `http://` only to
 /// this machine (a site on the same box).
 public struct NightscoutClient: Sendable {
-    /// Why an upload did not land: the site's answer or the connection's failure. Never holds the secret.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// The HTTP status, nil when there was no answer.
-        public var status: UInt?
-        /// The site's `Retry-After`, when it gave one.
-        public var retryAfter: Duration?
-        public var description: String
-
-        /// The site refused the secret (401, 403): retrying does not help until the secret is fixed.
-        public var isRefusal: Bool { status == 401 || status == 403 }
-    }
+    /// Why an upload did not land (the receiver's answer or the connection's failure; never the credential).
+    public typealias Failure = UploadFailure
 
     /// `host:port` of the site, for messages.
     public var site: String { endpoint.target }

@@ -10,6 +10,11 @@ import SampleExport
 struct FHIR: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send readings to a FHIR server (HL7 Personal Health Device IG 2.0).",
+        discussion: """
+            Examples:
+              carebridge fhir push --server https://fhir.example/r4 \\
+                --token-file /etc/carebridge/fhir.token
+            """,
         subcommands: [FHIRPush.self]
     )
 
@@ -63,12 +68,6 @@ struct FHIR: AsyncParsableCommand {
             patient: store.patientScope,
             logger: logger
         )
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
-        return OutboxService(
-            channel: channel,
-            changes: store.changes(),
-            drainTimeout: drainTimeout,
-            logger: logger
-        )
+        return try await UploadPush.outbox(channel, store: store, drainTimeout: drainTimeout, logger: logger)
     }
 }

@@ -24,8 +24,9 @@ struct FHIRPush: AsyncParsableCommand {
             status 75 when something is still waiting then; 77 when the server refused the token (nothing is \
             removed). See docs/fhir.md.
 
-            Example:
-              carebridge fhir push --server https://fhir.example/r4 --token-file /etc/carebridge/fhir.token
+            Examples:
+              carebridge fhir push --server https://fhir.example/r4 \\
+                --token-file /etc/carebridge/fhir.token
 
             \(StoreExit.help)
             """
@@ -81,47 +82,11 @@ struct FHIRPush: AsyncParsableCommand {
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger
         )
-        let channel = outbox.channel
-        // Drains until done or --timeout, unless the server refuses the token: then retrying cannot help.
-        let left = await withTaskGroup(of: Int?.self) { group in
-            group.addTask { await outbox.drain(timeout: .seconds(push.timeout)) { _ in } }
-            group.addTask {
-                while !Task.isCancelled {
-                    if await channel.refusal != nil { return nil }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-                return nil
-            }
-            let first: Int?? = await group.next()
-            group.cancelAll()
-            if case .some(.some(let pending)) = first { return pending }
-            let drained: Int?? = await group.next()
-            if case .some(.some(let pending)) = drained { return pending }
-            return -1
-        }
-        await outbox.stop()
-        let sent = await channel.sent
-        let skipped = await channel.skipped
-        let refusal = await channel.refusal
-        if push.json {
-            var object: JSONObject = ["sent": .int(sent), "skipped": .int(skipped), "pending": .int(left)]
-            if let refusal { object["refused"] = .string(refusal) }
-            print(JSONValue.object(object).serialized())
-        } else {
-            print(
-                "sent \(sent) reading\(sent == 1 ? "" : "s") to the FHIR server; \(skipped) other entr"
-                    + "\(skipped == 1 ? "y" : "ies") skipped; \(max(left, 0)) waiting"
-            )
-        }
-        if let refusal {
-            Output.error("\(refusal); \(max(left, 0)) entr\(left == 1 ? "y stays" : "ies stay") queued")
-            throw ExitCode(77)
-        }
-        if left != 0 {
-            Output.error(
-                "\(left) entr\(left == 1 ? "y is" : "ies are") still waiting for the FHIR server; push again later"
-            )
-            throw ExitCode(75)
-        }
+        try await UploadPush.drain(
+            outbox,
+            receiver: "the FHIR server",
+            items: { "\($0) reading\($0 == 1 ? "" : "s")" },
+            options: push
+        )
     }
 }

@@ -12,8 +12,8 @@ struct HubAlertsAcknowledge: AsyncParsableCommand {
             withdraws it, or it trips again on another reading, before the acknowledgement arrives, the bridge \
             refuses it and says so (`hub status`: REFUSED): the bridge owns an alert's raising and withdrawal.
 
-            Example:
-              carebridge hub alerts acknowledge --database postgres://carehub@db.internal/carehub \\
+            Examples:
+              carebridge hub alerts acknowledge --database postgres://hub@db/hub \\
                 --bridge home-17 12 --by "Nurse Kim"
             """
     )

@@ -17,8 +17,9 @@ struct HubPlanApply: AsyncParsableCommand {
             patient put on the hub before. The hub owns plans: a change made on a bridge is replaced by the next \
             plan from the hub.
 
-            Example:
-              carebridge hub plan apply --database postgres://carehub@db.internal/carehub --patient ann plan.json
+            Examples:
+              carebridge hub plan apply --database postgres://hub@db/hub \\
+                --patient ann plan.json
             """
     )
 

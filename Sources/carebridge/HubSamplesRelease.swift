@@ -11,6 +11,11 @@ struct HubSamplesRelease: AsyncParsableCommand {
             The reading is named by its id on the bridge (`carebridge samples --quarantined`). The bridge releases \
             it as `carebridge samples release` does, with this reason and person, or refuses it (not quarantined, \
             not this patient's) and says so (`hub status`: REFUSED).
+
+            Examples:
+              carebridge hub samples release --database postgres://hub@db/hub \\
+                --bridge home-17 --patient ann --reason "checked: right" \\
+                --by "Nurse Kim" 3f2a9c1e-0b7d-4c55-9a51-6f0e2d1c8b44
             """
     )
 

@@ -50,13 +50,15 @@ extension HomeAssistantTests {
         func state(_ entity: String) async throws -> String? {
             try await home.state(entity)?["state"] as? String
         }
-        try await waitUntil("Home Assistant shows the walk due with its button", timeout: .seconds(120)) {
-            let (sensor, button) = (
-                try await state("sensor.carebridge_plan_walk"), try await state("button.carebridge_plan_walk_complete")
+        // Each entity's config and state arrive on their own; Home Assistant shows each when it has read it.
+        try await waitUntil("Home Assistant shows the walk due with its button, adherence 0 %", timeout: .seconds(120))
+        {
+            let (sensor, button, adherence) = (
+                try await state("sensor.carebridge_plan_walk"), try await state("button.carebridge_plan_walk_complete"),
+                try await state("sensor.carebridge_plan_adherence")
             )
-            return sensor == "due" && button != nil && button != "unavailable"
+            return sensor == "due" && button != nil && button != "unavailable" && Double(adherence ?? "") == 0
         }
-        #expect(Double(try await state("sensor.carebridge_plan_adherence") ?? "") == 0)
 
         try await home.callService("button", "press", data: ["entity_id": "button.carebridge_plan_walk_complete"])
         try await waitUntil("the press reaches the bridge") { await publisher.commands.count == 1 }
