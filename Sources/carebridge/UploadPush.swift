@@ -5,7 +5,7 @@ import Logging
 import MQTTBridge
 import Synchronization
 
-/// What every upload command (`sync push`, `nightscout push`) and `run`'s uploads share: the channel's outbox
+/// What the upload commands (`nightscout push`, `fhir push`) and `run`'s uploads share: the channel's outbox
 /// service with queueing enabled, and one drain that reports and exits the same way for every receiver.
 enum UploadPush {
     /// The outbox service delivering `channel`, its queueing enabled first (before `run` stores a sample).
@@ -23,7 +23,7 @@ enum UploadPush {
     /// Drains `outbox` once: until nothing waits, `--timeout` passed, or the receiver refused the credential.
     /// Prints what was sent (or `--json`), reports the waiting count on standard error as it changes.
     /// - Parameters:
-    ///   - receiver: the receiver as a sentence names it (`the hub`, `Nightscout`).
+    ///   - receiver: the receiver as a sentence names it (`Nightscout`, `the FHIR server`).
     ///   - items: what the channel's items are called, for a count (`"3 glucose readings"`).
     /// - Throws: `ExitCode(77)` when the receiver refused the credential, `ExitCode(75)` when something waits.
     static func drain<Channel: SampleBatchChannel>(
