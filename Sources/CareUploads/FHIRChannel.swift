@@ -38,18 +38,15 @@ public actor FHIRChannel: SampleBatchChannel {
     public nonisolated let patient: String?
     /// The Bundle's subject, gateway and zone.
     public nonisolated let options: FHIRBundleWriter.Options
-    public var backoff = OutboxBackoff()
-    /// The longest a server's `Retry-After` is honoured.
-    public var maximumRetryAfter: Duration = .seconds(3600)
     public nonisolated let store: CareStore
     let logger: Logger
-    var failures = 0
-    var lastRetryAfter: Duration?
+    /// The last attempts' failures, `Retry-After` and refusal.
+    public var attempts = UploadAttempts()
     /// Readings the server confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
-    /// The last failure when the server refused the token (cleared by a confirmed post).
-    public private(set) var refusal: String?
+    /// The last failure when the server refused the token (cleared by the server's next other answer).
+    public var refusal: String? { attempts.refusal }
 
     /// - Parameters:
     ///   - store: the bridge's store.
@@ -108,15 +105,10 @@ public actor FHIRChannel: SampleBatchChannel {
         do {
             try await client.post(bundle: bundle)
             logger.debug("bundle confirmed", metadata: ["fhir.readings": "\(records.count)"])
-            failures = 0
-            refusal = nil
-            lastRetryAfter = nil
+            attempts.succeeded()
             return nil
         } catch {
-            failures += 1
-            // Only an answer changes what is known about the token (a cancelled or failed connection does not).
-            if error.status != nil { refusal = error.isRefusal ? error.description : nil }
-            lastRetryAfter = error.retryAfter
+            attempts.failed(error)
             return error.description
         }
     }
@@ -143,9 +135,6 @@ public actor FHIRChannel: SampleBatchChannel {
         return ExportRecord(sample: stored.sample, retracted: stored.deletedDate != nil, patient: stored.patientID)
     }
 
-    /// The server's `Retry-After` (at most ``maximumRetryAfter``), else the back-off.
-    public func retryDelay() -> Duration {
-        if let retryAfter = lastRetryAfter { return min(retryAfter, maximumRetryAfter) }
-        return backoff.delay(afterFailures: failures)
-    }
+    /// The server's `Retry-After` (at most ``UploadAttempts/maximumRetryAfter``), else the back-off.
+    public func retryDelay() -> Duration { attempts.retryDelay() }
 }

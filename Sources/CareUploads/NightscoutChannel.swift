@@ -30,21 +30,16 @@ public actor NightscoutChannel: SampleBatchChannel {
     public nonisolated let client: NightscoutClient
     /// Only this patient's readings go to the site (a Nightscout site is one person's); nil: every patient's.
     public nonisolated let patient: String?
-    public var backoff = OutboxBackoff()
-    /// The longest a site's `Retry-After` is honoured.
-    public var maximumRetryAfter: Duration = .seconds(3600)
     public nonisolated let store: CareStore
     let zone: TimeZone
     let logger: Logger
-    /// Failed uploads in a row (the back-off's exponent).
-    var failures = 0
-    /// The `Retry-After` of the last failed upload.
-    var lastRetryAfter: Duration?
+    /// The last attempts' failures, `Retry-After` and refusal.
+    public var attempts = UploadAttempts()
     /// Readings the site confirmed, and entries dropped without sending, since the channel was made.
     public private(set) var sent = 0
     public private(set) var skipped = 0
     /// The last failure when the site refused the secret (cleared by the site's next other answer).
-    public private(set) var refusal: String?
+    public var refusal: String? { attempts.refusal }
 
     /// - Parameters:
     ///   - store: the bridge's store.
@@ -83,15 +78,10 @@ public actor NightscoutChannel: SampleBatchChannel {
         do {
             try await client.upload(entries)
             logger.debug("entries confirmed", metadata: ["nightscout.entries": "\(entries.count)"])
-            failures = 0
-            refusal = nil
-            lastRetryAfter = nil
+            attempts.succeeded()
             return nil
         } catch {
-            failures += 1
-            // Only an answer changes what is known about the secret (a cancelled or failed connection does not).
-            if error.status != nil { refusal = error.isRefusal ? error.description : nil }
-            lastRetryAfter = error.retryAfter
+            attempts.failed(error)
             return error.description
         }
     }
@@ -109,9 +99,6 @@ public actor NightscoutChannel: SampleBatchChannel {
         return NightscoutEntry(stored, zone: zone)
     }
 
-    /// The site's `Retry-After` (at most ``maximumRetryAfter``), else the back-off.
-    public func retryDelay() -> Duration {
-        if let retryAfter = lastRetryAfter { return min(retryAfter, maximumRetryAfter) }
-        return backoff.delay(afterFailures: failures)
-    }
+    /// The site's `Retry-After` (at most ``UploadAttempts/maximumRetryAfter``), else the back-off.
+    public func retryDelay() -> Duration { attempts.retryDelay() }
 }
