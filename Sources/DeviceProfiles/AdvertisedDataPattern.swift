@@ -1,6 +1,7 @@
 public import BridgeCore
 public import BridgeFoundation
-public import FrameDecoding
+public import DeviceSessions
+import FrameDecoding
 import GATTDecoding
 
 /// One `manufacturerData` or `serviceDataPatterns` entry of a profile's `match`: the advertisement carries a value

@@ -28,7 +28,7 @@ extension SessionScript {
             captures = []
             for entry in try object["captures"]?.array() ?? [] {
                 let capture = try entry.object(
-                    allowing: ["characteristic", "variable", "at", "keep"],
+                    allowing: ["characteristic", "variable", "at", "keep", "when"],
                     ignoringPrefix: "_"
                 )
                 let keepText = try capture["keep"]?.string() ?? "last"
@@ -44,18 +44,23 @@ extension SessionScript {
                         characteristic: uuid,
                         capture: try parser.wrap(at) { () throws(SessionScriptError) in
                             try SessionCapture(variable: variable, spec: spec, keep: keep)
-                        }
+                        },
+                        when: try Self.valuePattern(capture["when"])
                     )
                 )
             }
             if let progressReader = object["progress"] {
-                let members = try progressReader.object(allowing: ["total", "count"], ignoringPrefix: "_")
+                let members = try progressReader.object(allowing: ["total", "count", "when"], ignoringPrefix: "_")
                 let total = try members.required("total")
                 let name = try total.string()
                 guard SessionCondition(definedTest: name) != nil else {
                     throw total.error("'\(name)' is not a variable name")
                 }
-                progress = Progress(total: name, characteristic: try parser.uuid(members.required("count")))
+                progress = Progress(
+                    total: name,
+                    characteristic: try parser.uuid(members.required("count")),
+                    when: try Self.valuePattern(members["when"])
+                )
             }
             persist = []
             for entry in try object["persist"]?.array() ?? [] {
@@ -68,6 +73,12 @@ extension SessionScript {
         } catch {
             throw DeviceProfileError(field: error.path.description, message: error.message)
         }
+    }
+
+    /// A capture's or progress's `when`: an object with a ``ValuePattern``'s keys; every value when absent.
+    private static func valuePattern(_ reader: JSONReader?) throws(JSONReadError) -> ValuePattern {
+        guard let reader else { return ValuePattern() }
+        return try ValuePattern(members: reader.object(allowing: ValuePattern.keys, ignoringPrefix: "_"))
     }
 }
 

@@ -154,11 +154,12 @@ public struct SessionMachine: Sendable {
         if script.controlPoint(value.characteristic)?.endsRecordReport(value.bytes) == true {
             actions.append(.download(.ended))
         }
-        for rule in script.captures where rule.characteristic == value.characteristic {
+        for rule in script.captures where rule.characteristic == value.characteristic && rule.when.matches(value.bytes)
+        {
             rule.capture.apply(to: &variables, from: value.bytes)
         }
         if let progress = script.progress, progress.characteristic == value.characteristic,
-            let total = variables[progress.total]?.integer
+            progress.when.matches(value.bytes), let total = variables[progress.total]?.integer
         {
             counted += 1
             actions.append(.progress(done: counted, total: total))

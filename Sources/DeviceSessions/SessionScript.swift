@@ -23,10 +23,13 @@ public struct SessionScript: Sendable, Hashable {
     public struct Progress: Sendable, Hashable {
         public var total: String
         public var characteristic: BluetoothUUID
+        /// Only values that pass are counted (a record's first segment, not each of its segments).
+        public var when: ValuePattern
 
-        public init(total: String, characteristic: BluetoothUUID) {
+        public init(total: String, characteristic: BluetoothUUID, when: ValuePattern = ValuePattern()) {
             self.total = total
             self.characteristic = characteristic
+            self.when = when
         }
     }
 
@@ -38,14 +41,18 @@ public struct SessionScript: Sendable, Hashable {
 
     public var isEmpty: Bool { steps.isEmpty }
 
-    /// A capture bound to a characteristic.
+    /// A capture bound to a characteristic, applied to its values that pass `when` (by default every value): a
+    /// GHS record number is read from a record's first segment only (`when`: prefix 01, mask 01), since the
+    /// segments after it carry other bytes at that offset.
     public struct CharacteristicCapture: Sendable, Hashable {
         public var characteristic: BluetoothUUID
         public var capture: SessionCapture
+        public var when: ValuePattern
 
-        public init(characteristic: BluetoothUUID, capture: SessionCapture) {
+        public init(characteristic: BluetoothUUID, capture: SessionCapture, when: ValuePattern = ValuePattern()) {
             self.characteristic = characteristic
             self.capture = capture
+            self.when = when
         }
     }
 

@@ -1,5 +1,6 @@
 import BridgeCore
 public import BridgeFoundation
+import DeviceSessions
 
 /// The `frames` of one characteristic, Service Data or Manufacturer Data entry: a value is decoded by the first
 /// frame whose `select` holds; a value none selects is only logged.

@@ -104,6 +104,8 @@ public enum SimulatedSession {
         public var persisted: [String: SessionValue?]
         public var failure: String?
         public var end: Date
+        /// Each download progress report, as [done, total].
+        public var progress: [[Int]] = []
     }
 
     /// - Parameters:
@@ -160,7 +162,9 @@ public enum SimulatedSession {
                 outcome.persisted = persist
             case .failed(let reason):
                 outcome.failure = reason
-            case .progress, .download:
+            case .progress(let done, let total):
+                outcome.progress.append([done, total])
+            case .download:
                 break
             }
             if machine.status != .running, pending.isEmpty { break }

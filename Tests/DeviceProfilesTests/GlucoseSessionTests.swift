@@ -234,6 +234,14 @@ import Testing
                 #"{"steps": [], "captures": [{"characteristic": "2A52", "variable": "v", "at": "u16"}]}"#,
                 "session.captures[0].at"
             ),
+            (
+                #"{"steps": [], "captures": [{"characteristic": "2A52", "variable": "v", "at": "u8@1", "when": {"prefix": "0G"}}]}"#,
+                "session.captures[0].when.prefix"
+            ),
+            (
+                #"{"steps": [], "progress": {"total": "n", "count": "2A52", "when": {"first": "01"}}}"#,
+                "session.progress.when.first"
+            ),
         ]
     )
     func badSessions(session: String, field: String) {

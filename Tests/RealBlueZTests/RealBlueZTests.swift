@@ -170,19 +170,23 @@ struct RealBlueZTests {
         #expect(values(live, "heartRate") == [70, 71, 72])
         #expect(live.filter { $0.type == "oxygenSaturation" }.allSatisfy { $0.metadata["mdc.code"] == "150456" })
         #expect(live.filter { $0.type == "heartRate" }.allSatisfy { $0.metadata["mdc.code"] == "149530" })
-        // Stored: records 1-4 (segmented on the wire), downloaded twice, stored once.
+        // Stored: records 1-4 (segmented on the wire) on the first visit, record 5 (taken in between) on the second.
         let stored = samples.filter { $0.characteristic == "2BDD" }
-        #expect(values(stored, "oxygenSaturation") == [97, 97])
+        #expect(values(stored, "oxygenSaturation") == [97, 97, 97])
         #expect(values(stored, "heartRate") == [71, 71])
-        #expect(stored.compactMap { $0.metadata["ghs.recordNumber"] }.sorted() == ["1", "2", "3", "4"])
-        #expect(samples.count == 10, "the second download stores nothing new")
-        // Start Send Live Observations on the GHS Control Point; RACP: number of records and all of them, twice.
-        // Never 02 (delete).
+        #expect(stored.compactMap { $0.metadata["ghs.recordNumber"] }.sorted() == ["1", "2", "3", "4", "5"])
+        #expect(samples.count == 11, "the second visit stores only the new record")
+        // Start Send Live Observations on the GHS Control Point. RACP: number of records and all of them; then the
+        // last record (the reset probe), the number of records >= 5 and those records. Never 02 (delete).
         let writes = result.sent(by: "ghs").filter { $0.kind == "write" }.map { "\($0.characteristic) \($0.value)" }
-        #expect(writes.filter { $0.hasPrefix("2A52") } == ["2A52 0401", "2A52 0101", "2A52 0401", "2A52 0101"])
+        #expect(
+            writes.filter { $0.hasPrefix("2A52") } == [
+                "2A52 0401", "2A52 0101", "2A52 0106", "2A52 04030105000000", "2A52 01030105000000",
+            ]
+        )
         #expect(writes.contains("2BF4 01"))
         let ghs = result.text("ghs.log")
-        #expect(ghs.contains("records kept: 4, deleted: 0"))
+        #expect(ghs.contains("records kept: 5, deleted: 0"))
         #expect(!ghs.contains("RACP 02"))
         #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 2)
     }

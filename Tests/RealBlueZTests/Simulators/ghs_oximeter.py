@@ -12,10 +12,12 @@ stored segments interleave while the bridge downloads).
 
 On the first visit, once the collector writes Start Send Live Observations (01), it notifies --live pairs of
 live observations (SpO2 95 + i % 3 %, pulse 70 + i bpm, one second apart in their stamps). It holds --records
-stored records (record numbers 1…N, SpO2 97 and pulse 71 alternating, an hour apart). RACP: number of records
-(04 01, a uint32 count) and report all (01 01); delete (02) is logged as `deleted` and performed (a test checks it
-never happens). Every request is logged as `RACP <hex>`. After the first download it drops the link and
-advertises again; after the second download it marks `done`.
+stored records (record numbers 1…N, SpO2 97 and pulse 71 alternating, an hour apart). RACP: number of records and
+report stored records with the operators all (01), greater than or equal to (03, filter type 01: a uint32 record
+number) and last record (06); counts are uint32. Delete (02) is logged as `deleted` and performed (a test checks it
+never happens). Every request is logged as `RACP <hex>`. After the first download it drops the link, takes one
+more measurement (record N+1) and advertises again; after the second download (all or >=, not the last-record
+probe) it marks `done`.
 """
 import datetime
 import struct
@@ -53,10 +55,13 @@ def main():
     sim = gattsim.Simulator(args, 'CB GHS Oximeter', service_uuids=['1840'])
     state = {'downloads': 0, 'deleted': 0, 'counters': {}, 'live': False, 'records': []}
     now = datetime.datetime.utcnow().replace(microsecond=0)
-    for number in range(1, args.records + 1):
-        moment = now - datetime.timedelta(hours=args.records + 1 - number)
+
+    def store(number, moment):
         code, unit, value = (SPO2, PERCENT, 97) if number % 2 else (PULSE, BPM, 71)
         state['records'].append((number, struct.pack('<I', number) + numeric(code, unit, value, moment)))
+
+    for number in range(1, args.records + 1):
+        store(number, now - datetime.timedelta(hours=args.records + 1 - number))
 
     ghs = sim.service('1840')
     live = ghs.add('2B8B', ['notify'])
@@ -92,7 +97,14 @@ def main():
         sim.log(f'RACP {data.hex()}')
         op = data[0] if data else 0
         operator = data[1] if len(data) > 1 else 0
-        records = list(state['records']) if operator == 0x01 else None
+        records = None
+        if operator == 0x01 and len(data) == 2:
+            records = list(state['records'])
+        elif operator == 0x06 and len(data) == 2:
+            records = state['records'][-1:]
+        elif operator == 0x03 and len(data) == 7 and data[2] == 0x01:
+            start = int.from_bytes(data[3:7], 'little')
+            records = [record for record in state['records'] if record[0] >= start]
         queue = []
 
         def downloaded():
@@ -114,7 +126,7 @@ def main():
                 queue += [(stored, segment) for segment in segments(stored, value)]
             queue.append((racp, bytes([0x06, 0x00, op, 0x01 if records else 0x06])))
             sim.log(f'sending records {[number for number, _ in records]}')
-            send_queue(queue, downloaded)
+            send_queue(queue, downloaded if operator in (0x01, 0x03) else None)
             return
         else:
             queue.append((racp, bytes([0x06, 0x00, op, 0x02])))
@@ -148,6 +160,7 @@ def main():
         yield sim.sleep(1)
         sim.disappear()
         yield sim.wait_disconnected()
+        store(args.records + 1, datetime.datetime.utcnow().replace(microsecond=0))
         yield sim.sleep(1)
         yield sim.start_advertising()
         yield sim.until(lambda: state['downloads'] >= 2, 180, 'a second download')

@@ -218,8 +218,8 @@ scenario_glucose_meter() {
 }
 
 # A Generic Health Sensor pulse oximeter (GHS 1.0): live SpO2/pulse observations after Start Send Live
-# Observations, then its four stored observations (segmented) through RACP; the second visit downloads them again
-# and stores nothing new; nothing is deleted.
+# Observations, then its four stored observations (segmented) through RACP; the second visit asks only for records
+# after the last one stored (RACP >= record number) and stores the one taken in between; nothing is deleted.
 scenario_ghs_oximeter() {
     simulator ghs ghs_oximeter.py --adapter hci1 --live 3 --records 4 --segment 12
     step "the GHS oximeter advertises" wait_log "$dir/ghs.log" "advertising as" 90
@@ -228,6 +228,7 @@ scenario_ghs_oximeter() {
     step "first download complete" wait_log "$dir/ghs.log" "MARK download-1" 120
     step "10 samples stored" wait_stored 10 60
     step "second download complete" wait_log "$dir/ghs.log" "MARK done" 180
+    step "11 samples stored" wait_stored 11 60
     stop_bridge
 }
 

@@ -1,6 +1,4 @@
-import BridgeCore
 public import BridgeFoundation
-public import DeviceSessions
 
 /// A test on the bytes of a value: a ``BytePattern`` prefix (`??` any byte) at an offset, an optional mask ANDed
 /// with the bytes before comparing, and bounds on the length. The `select` of a frame and the
