@@ -72,7 +72,7 @@ import Testing
     @Test func theShippedProfilesLoadWithTheirMemoryMaps() throws {
         let ids = [
             "omron-hem-7150t", "omron-hem-7155t", "omron-hem-7342t", "omron-hem-7361t", "omron-hem-7322t",
-            "omron-hem-7600t", "omron-hem-7530t",
+            "omron-hem-7600t", "omron-hem-7530t", "omron-hem-7280t", "omron-hem-7144t2",
         ]
         for id in ids {
             let profile = try #require(Self.catalog.profile(id: id), "\(id)")
