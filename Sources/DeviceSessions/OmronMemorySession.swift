@@ -50,7 +50,7 @@ public struct OmronMemorySession: Sendable {
     private var attempts = 0
     private var timer: Int?
     private var writes: Set<Int> = []
-    private var assembler = OmronPacketAssembler()
+    private var assembler: OmronPacketAssembler
     /// The slot the next record goes to, per user, from the index pointers.
     private var next: [Int?] = []
     /// Record bytes read this session, by user and slot.
@@ -59,6 +59,7 @@ public struct OmronMemorySession: Sendable {
     public init(map: OmronMemoryMap, variables: SessionVariables) {
         self.map = map
         self.variables = variables
+        assembler = OmronPacketAssembler(channels: map.channels.rx.count)
         next = Array(repeating: nil, count: map.users.count)
         read = Array(repeating: [:], count: map.users.count)
     }

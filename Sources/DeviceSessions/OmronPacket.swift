@@ -106,12 +106,18 @@ public enum OmronPacketError: Error, Sendable, Hashable, CustomStringConvertible
 /// needs are there, the packet is complete.
 public struct OmronPacketAssembler: Sendable, Hashable {
     private var pieces: [Int: [UInt8]] = [:]
+    /// A device with one receive channel (HEM-7380T1's FE4A service) sends a packet's pieces one after another on
+    /// it, rather than piece n on channel n.
+    private let sequential: Bool
 
-    public init() {}
+    /// - Parameter channels: how many receive channels the device has.
+    public init(channels: Int = 4) {
+        sequential = channels == 1
+    }
 
     /// Adds the piece of `channel`; returns the packet once it is complete (and starts over).
     public mutating func add(_ piece: [UInt8], channel: Int) -> [UInt8]? {
-        pieces[channel] = piece
+        pieces[sequential ? pieces.count : channel] = piece
         guard let first = pieces[0], let length = first.first else { return nil }
         let needed = (Int(length) + OmronPacket.pieceSize - 1) / OmronPacket.pieceSize
         var packet: [UInt8] = []

@@ -11,12 +11,13 @@ public struct OmronRecordReader: StreamedRecordReader {
     public static let decoderIdentifier = "omron-memory-map"
 
     public let map: OmronMemoryMap
-    private var assembler = OmronPacketAssembler()
+    private var assembler: OmronPacketAssembler
 
     public var identifier: String { Self.decoderIdentifier }
 
     public init(map: OmronMemoryMap) {
         self.map = map
+        assembler = OmronPacketAssembler(channels: map.channels.rx.count)
     }
 
     public func reads(_ characteristic: BluetoothUUID) -> Bool {

@@ -91,7 +91,12 @@ public struct OmronMemoryDevice: Sendable {
             response = OmronPacket.command(type | 0x8000, address: address, count: 0, data: [0x01])
         }
         return OmronPacket.pieces(response).enumerated().map { index, piece in
-            CharacteristicValue(characteristic: map.channels.rx[index], bytes: piece, delivery: .notification)
+            // Piece n on receive channel n; a device with one receive channel sends them all on it, in order.
+            CharacteristicValue(
+                characteristic: map.channels.rx[index % map.channels.rx.count],
+                bytes: piece,
+                delivery: .notification
+            )
         }
     }
 }

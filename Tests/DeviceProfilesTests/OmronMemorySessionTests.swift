@@ -84,6 +84,38 @@ import Testing
         }
     }
 
+    @Test func aOneChannelCuffIsReadWithoutAnUnlockItsPiecesJoinedInOrder() throws {
+        let profile = Self.profile("omron-hem-7380t1")
+        let map = try #require(profile.omron)
+        #expect(map.channels.unlock == nil && map.unlockKey == nil, "bonded by the operating system only")
+        #expect(profile.connectionPlan.subscribe.count == 1, "one receive channel")
+        let run = Self.run(profile, Self.device(profile, records: 3, user: 1))
+        #expect(run.outcome.failure == nil)
+        #expect(run.reads.count == 200, "no index pointers: every slot of both users, one 16-byte record per read")
+        #expect(
+            !run.outcome.events.contains { event in
+                guard case .written(let write) = event.kind else { return false }
+                return write.characteristic == BluetoothUUID("b305b680-aee7-11e1-a730-0002a5d5c51b")
+            }
+        )
+        // Each read answer is two pieces on the one receive channel, joined in the order they came.
+        var reader = OmronRecordReader(map: map)
+        var records = 0
+        for event in run.outcome.events {
+            guard case .value(let value) = event.kind else { continue }
+            let context = SampleContext(
+                receivedAt: Self.start,
+                timeZone: Self.utc,
+                source: SampleSource(kind: .device, characteristic: value.characteristic),
+                payload: value.bytes
+            )
+            let read = reader.read(value, context: context)
+            #expect(read.problems.isEmpty, "\(read.problems)")
+            records += read.records
+        }
+        #expect(records == 3, "user 2's three records; the 197 empty slots give nothing")
+    }
+
     @Test func firstContactReadsEverySlotOfEveryUserAndKeepsACursorPerUser() throws {
         let profile = Self.profile("omron-hem-7361t")
         let run = Self.run(profile, Self.device(profile, records: 5))

@@ -76,6 +76,16 @@ import Testing
         #expect(assembler.add(OmronPacket.end, channel: 0) == OmronPacket.end)
     }
 
+    @Test func piecesOnADevicesOneReceiveChannelAreJoinedInTheOrderTheyCame() {
+        let packet = OmronResponse.readPacket(address: 0x01C4, data: Array(0..<40))
+        let pieces = OmronPacket.pieces(packet)
+        var assembler = OmronPacketAssembler(channels: 1)
+        #expect(assembler.add(pieces[0], channel: 0) == nil)
+        #expect(assembler.add(pieces[1], channel: 0) == nil)
+        #expect(assembler.add(pieces[2], channel: 0) == packet)
+        #expect(assembler.add(OmronPacket.end, channel: 0) == OmronPacket.end, "and it starts over")
+    }
+
     @Test func publishedLittleEndianRecordsReadAsTheirSourceDecodedThem() throws {
         // hass-omron tests/test_record_parsers.py (HEM-7142T2): 126/88 mmHg, 84 bpm, 2026-06-17 19:35:30.
         let record = try #require(try Self.littleEndianLayout.read(Self.hex("6558541a331ade1800004c00ba00 0000")))
