@@ -145,7 +145,11 @@ struct Export: AsyncParsableCommand {
                 gateway: GatewayIdentity.current()
             ),
             timeZone: zone,
-            sink: { try sink.append($0) }
+            // Device names and notes are the devices' text: on a terminal, escape sequences in them are shown,
+            // not run.
+            sink: { [onTerminal = out == nil && Output.isTerminal] in
+                try sink.append(onTerminal ? TerminalText.sanitizeKeepingLineBreaks($0) : $0)
+            }
         )
         let summary: ExportSummary
         do {
