@@ -133,6 +133,7 @@ struct Export: AsyncParsableCommand {
                 Output.error(error.message)
                 throw ExitCode(Self.cannotCreate)
             }
+            Output.noteRemovedPartials(sink.removedStale, of: out)
         } else {
             sink = FileSink(handle: .standardOutput, name: "standard output")
         }

@@ -119,6 +119,7 @@ struct Report: AsyncParsableCommand {
             }
         do {
             let file = try SafeOutputFile(path: out, inputs: [storeOptions.path], removingStale: true)
+            Output.noteRemovedPartials(file.removedStale, of: out)
             do {
                 try file.write(bytes)
                 try file.commit()
