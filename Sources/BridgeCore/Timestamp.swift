@@ -81,8 +81,15 @@ public enum Timestamp {
     }
 
     /// `2023-12-25T14:30:45+01:00` for a known UTC offset (seconds east of UTC).
+    ///
+    /// An instant whose local time would leave the supported years (9999-12-31T23:59:59Z east of UTC is in
+    /// year 10000, which four-digit ISO-8601 and FHIR cannot hold; 1900-01-01T00:00Z west of it in 1899, which
+    /// would not read back) is written in UTC: the same instant, with offset +00:00.
     public static func format(_ date: Date, offsetSeconds: Int, alwaysMilliseconds: Bool = false) -> String {
-        let milliseconds = clampedMilliseconds(date) + Int64(offsetSeconds) * 1000
+        let utc = clampedMilliseconds(date)
+        let local = utc + Int64(offsetSeconds) * 1000
+        let offsetSeconds = supportedInstants.contains(Double(local) / 1000) ? offsetSeconds : 0
+        let milliseconds = utc + Int64(offsetSeconds) * 1000
         var days = milliseconds / 86_400_000
         var millisOfDay = milliseconds % 86_400_000
         if millisOfDay < 0 {

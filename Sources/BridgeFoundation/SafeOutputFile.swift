@@ -33,6 +33,9 @@ public final class SafeOutputFile {
     /// The open descriptor of ``writingPath`` (for `fdopen` or `FileHandle`); closed by commit or discard.
     public let descriptor: Int32
     public let mode: mode_t
+    /// The `.partial` files of a killed writer of this destination that opening it removed (with
+    /// `removingStale`), for the command to say so.
+    public private(set) var removedStale: [String] = []
     private let direct: Bool
     private var finished = false
 
@@ -77,11 +80,12 @@ public final class SafeOutputFile {
             self.descriptor = descriptor
             self.writingPath = path
             self.direct = true
+            self.removedStale = []
             return
         }
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        if removingStale { Self.removeStalePartials(of: name, in: directory) }
+        let removed = removingStale ? Self.removeStalePartials(of: name, in: directory) : []
         var template = ((directory.isEmpty ? "" : directory + "/") + name + ".XXXXXX.partial").utf8CString
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
         guard descriptor >= 0 else {
@@ -92,6 +96,7 @@ public final class SafeOutputFile {
         self.descriptor = descriptor
         self.writingPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         self.direct = false
+        self.removedStale = removed
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fchmod(descriptor, mode)
         // Held until the process ends: a later run tells this file from a dead writer's by it.
@@ -99,9 +104,11 @@ public final class SafeOutputFile {
     }
 
     /// Removes `NAME.XXXXXX.partial` files of `name` in `directory` whose writer is gone: nobody holds their lock.
-    static func removeStalePartials(of name: String, in directory: String) {
+    /// - Returns: the paths removed.
+    static func removeStalePartials(of name: String, in directory: String) -> [String] {
         let folder = directory.isEmpty ? "." : directory
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var removed: [String] = []
         for entry in entries where entry.hasPrefix(name + ".") && entry.hasSuffix(".partial") {
             guard entry.utf8.count == name.utf8.count + ".XXXXXX.partial".utf8.count else { continue }
             let candidate = folder + "/" + entry
@@ -109,12 +116,13 @@ public final class SafeOutputFile {
             guard descriptor >= 0 else { continue }
             var status = stat()
             if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == getuid(),
-                flock(descriptor, LOCK_EX | LOCK_NB) == 0
+                flock(descriptor, LOCK_EX | LOCK_NB) == 0, unlink(candidate) == 0
             {
-                unlink(candidate)
+                removed.append(candidate)
             }
             close(descriptor)
         }
+        return removed.sorted()
     }
 
     deinit {

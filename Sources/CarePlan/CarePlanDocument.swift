@@ -162,11 +162,17 @@ private struct PlanReader {
             plan = PatientPlan(id: id, title: try string(fields, "title", at) ?? id, patientID: patient?.id ?? "")
         }
         var contacts: [CareContact] = []
+        // Ids seen, by where: a linear search per contact made a long contact list quadratic.
+        var seenContacts: [String: Int] = [:]
         for (index, item) in (try array(object, "contacts", "") ?? []).enumerated() {
             let contact = try self.contact(item, "contacts[\(index)]", planID: plan?.id ?? "")
-            if contacts.contains(where: { $0.id == contact.id }) {
-                throw fail("contacts[\(index)].id", "duplicate contact id \"\(contact.id)\"")
+            if let first = seenContacts[contact.id] {
+                throw fail(
+                    "contacts[\(index)].id",
+                    "duplicate contact id \"\(contact.id)\" (also contacts[\(first)].id)"
+                )
             }
+            seenContacts[contact.id] = index
             contacts.append(contact)
         }
         guard

@@ -13,6 +13,8 @@ public final class FileSink: TextOutputStream {
     public let name: String
     /// Bytes handed to the file so far (flushed or not).
     public private(set) var byteCount = 0
+    /// The `.partial` files a killed export to the same path left, removed when this sink opened it.
+    public var removedStale: [String] { file?.removedStale ?? [] }
 
     /// Writes to an open handle (e.g. `FileHandle.standardOutput`); the handle is not closed.
     public init(handle: FileHandle, name: String, capacity: Int = 1 << 16) {

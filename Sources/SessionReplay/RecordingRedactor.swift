@@ -11,10 +11,11 @@ import GATTDecoding
 /// without separators (`C47C8D6A3E10`, for addresses the recording uses), and inside payload bytes (in either byte
 /// order: some devices put their address in manufacturer data). Advertised names become `Device 1`, `Device 2`,
 /// … unless names are kept — in the `name` field and wherever else they appear (notes, errors, disconnect
-/// reasons, header values, unreadable lines). Header keys that name the machine or person (`host`, `hostname`,
-/// `user`, `username`, `login`) become `redacted`. Payloads are otherwise kept (a replay must decode them);
+/// reasons, header values, unreadable lines) and as the value of the GATT Device Name (2A00) the device was read
+/// for. Header keys that name the machine, the person or the capture file (`host`, `hostname`, `user`,
+/// `username`, `login`, `capture`) become `redacted`. Payloads are otherwise kept (a replay must decode them);
 /// with ``redactDeviceInformation`` the identifying Device Information values (Serial Number String, System ID)
-/// are replaced too.
+/// are replaced too, and the serial numbers wherever else their text appears (notes, errors).
 public struct RecordingRedactor {
     public var keepNames: Bool
     /// Also replace Serial Number String (2A25) and System ID (2A23) values, which identify one device.
@@ -28,8 +29,10 @@ public struct RecordingRedactor {
     /// Names long enough to replace inside free text (≥ 3 characters), longest first.
     private var textNames: [String] = []
     private var serials: [String: String] = [:]
+    /// Serial numbers as text (≥ 3 characters) → their replacement, for free text.
+    private var textSerials: [String: String] = [:]
 
-    static let identifyingHeaderKeys: Set<String> = ["host", "hostname", "user", "username", "login"]
+    static let identifyingHeaderKeys: Set<String> = ["host", "hostname", "user", "username", "login", "capture"]
     static let minimumTextNameLength = 3
 
     public init(keepNames: Bool = false, redactDeviceInformation: Bool = false) {
@@ -125,6 +128,17 @@ public struct RecordingRedactor {
                     _ = replacement(forName: name)
                 }
                 if case .string(let device) = object["device"] { _ = replaceAddresses(in: device) }
+                // The Device Name read over GATT is the advertised name by another way; a serial read from the
+                // Device Information may be typed into a note.
+                if let (characteristic, text) = Self.readText(object) {
+                    if !keepNames, characteristic == Self.deviceName, !text.isEmpty { _ = replacement(forName: text) }
+                    if redactDeviceInformation, characteristic == Self.serialNumber,
+                        case .string(let value) = object["value"]
+                    {
+                        let replacement = serialReplacement(for: value)
+                        if text.count >= Self.minimumTextNameLength { textSerials[text] = replacement }
+                    }
+                }
             }
             _ = replaceAddresses(in: String(decoding: bytes, as: UTF8.self))
             return true
@@ -167,6 +181,17 @@ public struct RecordingRedactor {
     }
 
     private static let hexFields: Set<String> = ["value", "serviceData", "manufacturerData"]
+    static let deviceName = BluetoothUUID(0x2A00)
+    static let serialNumber = BluetoothUUID(0x2A25)
+
+    /// The characteristic of a value line and its value as UTF-8 text (up to a terminating NUL).
+    static func readText(_ object: JSONObject) -> (BluetoothUUID, String)? {
+        guard case .string(let value) = object["value"],
+            let characteristic = object["characteristic"]?.stringValue.flatMap(BluetoothUUID.init),
+            let bytes = try? Hex.bytes(value)
+        else { return nil }
+        return (characteristic, String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+    }
 
     private mutating func redactLine(
         _ bytes: UnsafeBufferPointer<UInt8>,
@@ -189,6 +214,11 @@ public struct RecordingRedactor {
                 for member in devices.members { renamed[replaceAddresses(in: member.key)] = member.value }
                 object["sessionVariables"] = .object(renamed)
             }
+        }
+        if !keepNames, let (characteristic, text) = Self.readText(object), characteristic == Self.deviceName,
+            let known = names[text]
+        {
+            object["value"] = .string(Hex.string(Array(known.utf8)))
         }
         if redactDeviceInformation, case .string(let value) = object["value"],
             let characteristic = object["characteristic"]?.stringValue.flatMap(BluetoothUUID.init)
@@ -231,6 +261,9 @@ public struct RecordingRedactor {
     /// Free text: addresses in any spelling, then known names.
     private mutating func redactText(_ text: String) -> String {
         var result = replaceAddresses(in: text)
+        for (serial, replacement) in textSerials where result.contains(serial) {
+            result = result.replacingOccurrences(of: serial, with: replacement)
+        }
         guard !keepNames else { return result }
         for name in textNames where result.contains(name) {
             result = result.replacingOccurrences(of: name, with: names[name]!)

@@ -34,7 +34,8 @@ package struct BTSnoopCaptureBuilder {
     package static let unixEpochStamp: UInt64 = 719_540 * 86_400_000_000
 
     package static func stamp(_ date: Date) -> UInt64 {
-        unixEpochStamp + UInt64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Signed: a capture may be stamped before 1970 (an unset clock).
+        UInt64(bitPattern: Int64(unixEpochStamp) + Int64((date.timeIntervalSince1970 * 1_000_000).rounded()))
     }
 
     package mutating func record(_ data: [UInt8], flags: UInt32, after seconds: Double = 0.01, drops: UInt32 = 0) {

@@ -6,9 +6,11 @@ import CareStore
 import Foundation
 import GATTDecoding
 import SampleIngest
+import SessionReplay
+import TestSupport
 
-/// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n: a linear path takes about
-/// 4× as long at 4n, a quadratic one about 16×.
+/// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n (or three sizes): a linear
+/// path takes about as many times as long as n grows, a quadratic one that squared.
 let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that used to be quadratic") {
     func row(_ label: String, _ sizes: [Int], _ body: (Int) throws -> Void) async rethrows {
         var times: [Double] = []
@@ -18,7 +20,8 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
             times.append(best)
         }
         let figures = zip(sizes, times).map { String(format: "n=%d %.3f s", $0, $1) }.joined(separator: ", ")
-        print("\(label): \(figures); ×\(String(format: "%.1f", times.last! / max(times.first!, 1e-9))) for ×4 n")
+        let growth = String(format: "%.1f", times.last! / max(times.first!, 1e-9))
+        print("\(label): \(figures); ×\(growth) for ×\(sizes.last! / sizes.first!) n")
     }
 
     // One Heart Rate notification with n RR intervals: decode, normalise, every sample's id.
@@ -113,6 +116,36 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
             tables: [ReportData.Table(title: "Notes", headers: ["Day", "Note"], rows: [["2026-11-17", word]])]
         )
         precondition(PDFReport.render(report).count > count)
+    }
+
+    // A plan file with n contacts: parsed (duplicate ids checked) and stored (issue #31: 100k took 84 s).
+    try await row("plan file with n contacts (parse + store)", [3_000, 10_000, 30_000]) { count in
+        let directory = try benchmarkDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CareStore(
+            path: directory.appendingPathComponent("s.sqlite").path,
+            bridgeZone: berlin,
+            logger: quietLogger
+        )
+        let contacts = (0..<count).map { index in
+            #"{"id": "c\#(index)", "name": "Contact \#(index)", "category": "careTeam", "emails": ["c\#(index)@example.org"]}"#
+        }
+        let text =
+            #"{"patient": {"id": "p", "name": "P"}, "plan": {"id": "plan", "title": "Plan"}, "contacts": ["#
+            + contacts.joined(separator: ",") + "]}"
+        let plan = try CarePlanDocument.parse(Data(text.utf8), path: "contacts.json", bridgeZone: berlin)
+        try store.applyPlan(plan)
+        let stored = try store.contacts().count
+        precondition(stored == count)
+    }
+
+    // A btsnoop capture of n records (HCI events the importer reads and leaves out): parse + import.
+    try await row("import btsnoop, capture of n records (parse + import)", [100_000, 300_000, 1_000_000]) { count in
+        var capture = BTSnoopCaptureBuilder(format: .h4, start: Date(timeIntervalSince1970: 1_795_158_000))
+        for _ in 0..<count { capture.event(0x0E, [0x01, 0x00, 0x00, 0x00]) }
+        let file = try BTSnoopFile(bytes: capture.bytes)
+        let result = BTSnoopImporter().importCapture(file)
+        precondition(result.statistics.packets == count)
     }
 
     // A replay into a store with n heart-rate-linked tasks: peak memory (each size in its own process).

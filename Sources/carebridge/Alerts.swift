@@ -88,7 +88,7 @@ struct AlertsList: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let minimum = try Self.severity(severity)
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let now = Date()
         let alerts: [Alert]
         var names: [String: String] = [:]
@@ -99,8 +99,9 @@ struct AlertsList: AsyncParsableCommand {
                 if patients.count > 1 { names = Dictionary(patients.map { ($0.id, $0.name) }) { first, _ in first } }
             }
             if days > 0 {
-                try await AlertEngine.evaluate(
+                try await AlertRefresh.evaluate(
                     store: store,
+                    path: storeOptions.path,
                     from: now.addingTimeInterval(-Double(days) * 86_400),
                     now: now
                 )

@@ -133,6 +133,7 @@ struct Export: AsyncParsableCommand {
                 Output.error(error.message)
                 throw ExitCode(Self.cannotCreate)
             }
+            Output.noteRemovedPartials(sink.removedStale, of: out)
         } else {
             sink = FileSink(handle: .standardOutput, name: "standard output")
         }
@@ -145,7 +146,11 @@ struct Export: AsyncParsableCommand {
                 gateway: GatewayIdentity.current()
             ),
             timeZone: zone,
-            sink: { try sink.append($0) }
+            // Device names and notes are the devices' text: on a terminal, escape sequences in them are shown,
+            // not run.
+            sink: { [onTerminal = out == nil && Output.isTerminal] in
+                try sink.append(onTerminal ? TerminalText.sanitizeKeepingLineBreaks($0) : $0)
+            }
         )
         let summary: ExportSummary
         do {

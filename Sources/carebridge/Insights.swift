@@ -45,10 +45,10 @@ struct InsightsCommand: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let (from, to) = try period.resolve(zone: zone)
-        let store = try storeOptions.open(zone: zone)
+        let store = try storeOptions.open(zone: zone, mode: .existing)
         let report: InsightsReport
         do {
-            try await AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
+            try await AlertRefresh.evaluate(store: store, path: storeOptions.path, from: from, to: min(to, Date()))
             report = try await InsightsBuilder.build(store: store, from: from, to: to)
         } catch {
             throw StoreExit.fail(error)

@@ -13,4 +13,13 @@ enum Output {
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("carebridge: " + TerminalText.sanitize(message) + "\n").utf8))
     }
+
+    /// Says which unfinished `.partial` files of a killed earlier run writing `path` were removed.
+    static func noteRemovedPartials(_ removed: [String], of path: String) {
+        guard !removed.isEmpty else { return }
+        error(
+            "note: removed \(removed.count) unfinished file(s) a killed earlier run writing \(path) left: "
+                + removed.joined(separator: ", ")
+        )
+    }
 }

@@ -40,6 +40,9 @@ struct ProfileScaffoldCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the profile here (default: standard output).", valueName: "file"))
     var out: String?
 
+    @Option(name: .long, help: FileMode.help)
+    var mode: FileMode = .private
+
     @Option(name: .long, help: ArgumentHelp("The profile id (default: the recording's file name).", valueName: "id"))
     var id: String?
 
@@ -78,7 +81,7 @@ struct ProfileScaffoldCommand: ParsableCommand {
         if let out {
             let existed = FileManager.default.fileExists(atPath: out)
             do {
-                let file = try SafeOutputFile(path: out, mode: 0o644, inputs: [recording])
+                let file = try SafeOutputFile(path: out, mode: mode.bits, inputs: [recording])
                 try file.write(text)
                 try file.commit()
             } catch {

@@ -84,9 +84,11 @@ struct Report: AsyncParsableCommand {
         var header = storeOptions.patient
         var options = storeOptions
         options.patient = nil
-        let unscoped = try options.open(zone: zone, patients: .any)
+        // Read-only for a user who may only read the store, unless the report is to be recorded as shared.
+        let mode: CareStore.OpenMode = shareWith.isEmpty ? .existing : .create
+        let unscoped = try options.open(zone: zone, mode: mode, patients: .any)
         if (try? await unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
-        let store = try options.open(zone: zone)
+        let store = try options.open(zone: zone, mode: mode)
         let data: ReportData
         do throws(CareStoreError) {
             // Checked before anything is written: a mistyped contact is not found after the report exists.
@@ -99,7 +101,7 @@ struct Report: AsyncParsableCommand {
                 )
             }
             if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
-            try await AlertEngine.evaluate(store: store, from: from, to: min(to, Date()))
+            try await AlertRefresh.evaluate(store: store, path: storeOptions.path, from: from, to: min(to, Date()))
             data = try await ReportBuilder.build(
                 store: store,
                 from: from,
@@ -117,6 +119,7 @@ struct Report: AsyncParsableCommand {
             }
         do {
             let file = try SafeOutputFile(path: out, inputs: [storeOptions.path], removingStale: true)
+            Output.noteRemovedPartials(file.removedStale, of: out)
             do {
                 try file.write(bytes)
                 try file.commit()

@@ -27,7 +27,10 @@ struct StoreVacuum: ParsableCommand {
             hours of measurement time, each one transaction that writes the aggregates and deletes the samples \
             they replace, so an interrupted vacuum leaves a consistent store and loses nothing that is not \
             aggregated; running it again continues, and on a vacuumed store it changes nothing. Then it runs \
-            SQLite's VACUUM and truncates the write-ahead log (only when something was deleted).
+            SQLite's VACUUM and truncates the write-ahead log (only when something was deleted). VACUUM needs \
+            about the store's size free beside it and again in the temporary directory (SQLITE_TMPDIR, TMPDIR, \
+            else /var/tmp): a vacuum that would not fit is refused before anything is deleted, saying how much \
+            to free and where (exit 74).
 
             JSON (--json): {"dryRun", "asOf", "steps": [{"type", "keepRawDays", "aggregateMinutes", "horizon", \
             "samples", "aggregates"}], "deleted", "fileBytesBefore", "fileBytesAfter"}.
@@ -115,6 +118,12 @@ struct StoreVacuum: ParsableCommand {
             }
             return
         }
+        // Before anything is deleted: a vacuum whose compaction cannot fit would stop at the same point every
+        // time it is run again.
+        if let shortage = CompactionSpace.measure(path: storeOptions.path).shortageMessage(bytes: StoreStats.bytes) {
+            Output.error("store vacuum: \(shortage); nothing was changed")
+            throw ExitCode(StoreExit.storeUnavailable)
+        }
         if !yes {
             guard Output.isTerminal, isatty(STDIN_FILENO) != 0 else {
                 Output.error(
@@ -144,6 +153,7 @@ struct StoreVacuum: ParsableCommand {
             }
         } catch {
             if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            guard !error.isDiskFull else { throw Self.diskFull(error, path: storeOptions.path) }
             Output.error("vacuum stopped; what was committed before is consistent, run it again to continue")
             throw StoreExit.fail(error)
         }
@@ -154,6 +164,7 @@ struct StoreVacuum: ParsableCommand {
             do {
                 sizes = try store.compactFile(path: storeOptions.path)
             } catch {
+                guard !error.isDiskFull else { throw Self.diskFull(error, path: storeOptions.path) }
                 throw StoreExit.fail(error)
             }
         }
@@ -169,6 +180,20 @@ struct StoreVacuum: ParsableCommand {
         if let sizes {
             print("store file: \(StoreStats.bytes(sizes.before)) → \(StoreStats.bytes(sizes.after))")
         }
+    }
+
+    /// A disk that filled up while the vacuum ran (another writer, a log): says how much room it needs and where,
+    /// rather than "run it again", which would stop at the same point.
+    static func diskFull(_ error: CareStoreError, path: String) -> ExitCode {
+        let space = CompactionSpace.measure(path: path)
+        let needs = space.places.map { "\(StoreStats.bytes($0.needed)) free in \($0.directory)" }
+        Output.error(
+            "store vacuum stopped: the disk is full (\(error.message)). What was committed before is consistent; "
+                + "it needs about \(needs.joined(separator: " and ")) to finish (SQLite's VACUUM copies the store, "
+                + "\(StoreStats.bytes(space.storeBytes)), into its temporary directory and back through the "
+                + "write-ahead log): free space there, or set TMPDIR to a disk with room for the copy, and run it again"
+        )
+        return ExitCode(StoreExit.storeUnavailable)
     }
 
     static func json(

@@ -24,6 +24,27 @@ enum TerminalText {
         return result
     }
 
+    /// Like ``sanitize(_:)`` for a whole document shown on a terminal (an export): line breaks (LF, CRLF) are
+    /// kept; a lone carriage return is still escaped (it would overwrite the line).
+    static func sanitizeKeepingLineBreaks(_ text: String) -> String {
+        // By scalar: CRLF is one Character in Swift, so splitting by Character would not see it.
+        let scalars = Array(text.unicodeScalars)
+        var result = ""
+        var line = String.UnicodeScalarView()
+        for (index, scalar) in scalars.enumerated() {
+            let lineBreak =
+                scalar == "\n" || (scalar == "\r" && index + 1 < scalars.count && scalars[index + 1] == "\n")
+            guard lineBreak else {
+                line.append(scalar)
+                continue
+            }
+            result += sanitize(String(line))
+            result.unicodeScalars.append(scalar)
+            line = String.UnicodeScalarView()
+        }
+        return result + sanitize(String(line))
+    }
+
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true

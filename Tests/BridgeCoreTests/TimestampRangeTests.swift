@@ -41,6 +41,29 @@ import Testing
         #expect(try Timestamp.parse("2024-02-29", in: berlin) == Date(timeIntervalSince1970: 1_709_161_200))
     }
 
+    /// The last second of 9999 shown east of UTC would be year 10000 (FHIR and four-digit ISO-8601 cannot hold
+    /// it); the first of 1900 shown west of UTC would be 1899 (which does not read back). Both are written in UTC,
+    /// and every form reads back as the same instant.
+    @Test(arguments: [
+        ("9999-12-31T23:59:59Z", "Asia/Tokyo", "9999-12-31T23:59:59+00:00"),
+        ("9999-12-31T23:59:59Z", "Pacific/Kiritimati", "9999-12-31T23:59:59+00:00"),
+        ("9999-12-31T14:00:00Z", "Asia/Tokyo", "9999-12-31T23:00:00+09:00"),
+        ("9999-12-31T23:59:59Z", "America/New_York", "9999-12-31T18:59:59-05:00"),
+        ("1900-01-01T00:00:00Z", "America/New_York", "1900-01-01T00:00:00+00:00"),
+        ("1900-01-01T00:00:00Z", "Asia/Tokyo", "1900-01-01T09:00:00+09:00"),
+    ])
+    func anInstantAtTheEdgeOfTheRangeIsWrittenInUTCRatherThanOutsideIt(
+        instant: String,
+        zone: String,
+        expected: String
+    ) throws {
+        let utc = TimeZone(identifier: "UTC")!
+        let date = try Timestamp.parse(instant, in: utc)
+        let text = Timestamp.format(date, in: TimeZone(identifier: zone)!)
+        #expect(text == expected)
+        #expect(try Timestamp.parse(text, in: utc) == date)
+    }
+
     @Test func foundationsLenientCalendarIsNotReachable() {
         #expect(Timestamp.date(year: 2026, month: 2, day: 31, in: berlin) == nil)
         #expect(Timestamp.date(year: 1500, month: 1, day: 1, in: berlin) == nil)

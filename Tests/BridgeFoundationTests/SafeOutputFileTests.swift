@@ -143,6 +143,7 @@ struct SafeOutputFileTests {
         let live = try SafeOutputFile(path: target)
         let livePartial = (live.writingPath as NSString).lastPathComponent
         let output = try SafeOutputFile(path: target, removingStale: true)
+        #expect(output.removedStale == [path("export.csv.Ab12Cd.partial")], "what was removed, for the command to say")
         try output.write("a\r\n")
         try output.commit()
         #expect(

@@ -127,4 +127,30 @@ import Testing
         }
         #expect(result.stdout.contains(#"\u{1B}[2J"#), "\(result.stdout)")
     }
+    /// A device identifier with escape sequences reaches a CSV export shown on a terminal (a pseudo-terminal from
+    /// util-linux's `script`) only as visible `\u{1B}` text; into a pipe or a file the CSV stays byte-exact.
+    @Test func aCSVExportOnATerminalShowsDeviceEscapesInsteadOfRunningThem() async throws {
+        let recording = directory.appendingPathComponent("escape-device.jsonl").path
+        let device = #"\u001b[2Jdev\u009b31m"#
+        let lines = [
+            #"{"format": "carebridge-recording", "version": 1, "recordedAt": "2026-11-20T07:58:00+01:00"}"#,
+            #"{"t": 0.1, "kind": "advertisement", "device": "\#(device)", "name": "HRM", "serviceUUIDs": ["180D"]}"#,
+            #"{"t": 0.5, "kind": "connected", "device": "\#(device)"}"#,
+            #"{"t": 1, "kind": "notification", "device": "\#(device)", "characteristic": "2A37", "value": "0048"}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
+        #expect(try await run(["replay", "--store", storePath, recording]).status == 0)
+        let piped = try await CarebridgeProcess.run(["export", "--format", "csv", "--store", storePath])
+        #expect(piped.stdout.contains(",\u{1B}[2Jdev\u{9B}31m,"), "\(piped.stdout)")
+        let command = [CarebridgeProcess.executable.path, "export", "--format", "csv", "--store", storePath]
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let shown = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/script"),
+            ["--quiet", "--return", "--command", command, "/dev/null"]
+        )
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(!shown.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B })
+        #expect(shown.standardOutput.contains(#",\u{1B}[2Jdev\u{9B}31m,"#), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("heartRate,72.0,/min"))
+    }
 }

@@ -26,6 +26,26 @@ import Testing
         try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
+    @Test("an export removes the .partial file a killed export to the same --out left, and says so")
+    func aKilledExportsPartialFileIsRemovedByTheNextSayingSo() async throws {
+        let store = path("store.sqlite")
+        let ingest = try await CarebridgeProcess.run(["ingest", "--store", store, "bodyMass", "72", "kg"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        // What kill -9 during `export --out export.csv` leaves.
+        let stale = path("export.csv.Ab12Cd.partial")
+        #expect(FileManager.default.createFile(atPath: stale, contents: Data("id,type\r\n01".utf8)))
+        let out = path("export.csv")
+        let result = try await CarebridgeProcess.run(["export", "--store", store, "--format", "csv", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "note: removed 1 unfinished file(s) a killed earlier run writing \(out) left: \(stale)"
+            )
+        )
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains("bodyMass,72"))
+    }
+
     @Test("recording redact --out naming the input is refused and the recording is left intact")
     func redactOntoItselfIsRefused() async throws {
         let input = try copyOfRecording()

@@ -119,6 +119,9 @@ import Testing
         let result = try await CarebridgeProcess.run(["profile", "scaffold", recording, "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: out, encoding: .utf8)
+        // It holds the recorded payloads: readable by its owner only, unless --mode says otherwise.
+        let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
         #expect(text.contains(#""link": "broadcast""#))
         #expect(text.contains(#""uuid": "181B""#))
         #expect(text.contains(#""prefix": "02""#))

@@ -35,6 +35,15 @@ import Testing
         return store
     }
 
+    /// A store the other user may read but not write (its directory too, when that user is us); the caller
+    /// makes the directory writable again.
+    func makeReadOnlyStore() async throws -> String {
+        let store = try await makeStore()
+        chmod(store, 0o644)
+        if !Self.isRoot { chmod(directory.path, 0o555) }
+        return store
+    }
+
     @Test(
         "a read command on a mistyped --store says there is no store and creates nothing",
         arguments: [
@@ -51,9 +60,7 @@ import Testing
 
     @Test("a store this user may only read is listed and exported; writing to it is refused naming the owner")
     func readOnlyStore() async throws {
-        let store = try await makeStore()
-        chmod(store, 0o644)
-        if !Self.isRoot { chmod(directory.path, 0o555) }
+        let store = try await makeReadOnlyStore()
         defer { chmod(directory.path, 0o755) }
         let samples = try await runAsOther(["samples", "--store", store, "--json"])
         #expect(samples.status == 0, "\(samples.stderr)")
@@ -67,6 +74,28 @@ import Testing
         #expect(ingest.stderr.contains("cannot write store \(store)"), "\(ingest.stderr)")
         if Self.isRoot { #expect(ingest.stderr.contains("belongs to root"), "\(ingest.stderr)") }
         #expect(ingest.stderr.contains("sudo -u"), "\(ingest.stderr)")
+    }
+
+    @Test("a store this user may only read gives insights, alerts and a report, its alerts as last evaluated")
+    func readOnlyStoreShowsInsightsAlertsAndAReport() async throws {
+        let store = try await makeReadOnlyStore()
+        defer { chmod(directory.path, 0o755) }
+        let commands = [
+            ["insights", "--from", "2026-11-14", "--to", "2026-11-21"], ["alerts", "--days", "30"],
+            ["report", "--format", "html", "--out", "/dev/null", "--from", "2026-11-14", "--to", "2026-11-21"],
+        ]
+        for command in commands {
+            let result = try await runAsOther(command + ["--store", store])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("\(store) is read-only for you: alerts are shown as last evaluated"))
+            #expect(!result.stderr.contains("cannot write store"), "\(command): \(result.stderr)")
+        }
+        // Recording that the report was shared writes: refused, naming the owner.
+        let shared = try await runAsOther([
+            "report", "--format", "html", "--out", "/dev/null", "--share-with", "gp", "--store", store,
+        ])
+        #expect(shared.status == 74, "\(shared.stderr)")
+        #expect(shared.stderr.contains("cannot write store \(store)"), "\(shared.stderr)")
     }
 
     @Test("a store of another user that this user cannot read names the owner and what to do")

@@ -288,6 +288,13 @@ import Testing
             fragment: "duplicate task id \"a\" (also tasks[0].id)"
         ),
         BadPlan(
+            name: "duplicate contact ids",
+            json:
+                #"{"patient": {"id": "p", "name": "P"}, "contacts": [{"id": "gp", "name": "GP", "category": "careTeam"}, {"id": "nurse", "name": "N", "category": "careTeam"}, {"id": "gp", "name": "G2", "category": "personal"}]}"#,
+            location: "contacts[2].id",
+            fragment: "duplicate contact id \"gp\" (also contacts[0].id)"
+        ),
+        BadPlan(
             name: "duplicate JSON key",
             json: "{\"tasks\": [], \"tasks\": []}",
             location: "line 1, column 15",

@@ -250,6 +250,26 @@ import Testing
         #expect(file.records[0].time == BTSnoopImporterTests.start.addingTimeInterval(0.25))
     }
 
+    /// A capture time outside 1900…9999 (an unset clock, a corrupt stamp) is refused with the record's position,
+    /// not clamped into the range: a clamped time would put the capture's readings on another day.
+    @Test(arguments: [-2_300_000_000.0, -60_000_000_000, 253_402_300_800, 300_000_000_000])
+    func aCaptureTimeOutsideTheSupportedYearsIsRefusedNotClamped(secondsFrom1970: Double) {
+        var capture = BTSnoopCaptureBuilder(format: .h4, start: BTSnoopImporterTests.start)
+        capture.record([0x04, 0x0E, 0x00], flags: 3, after: 0.25)
+        capture.record(
+            [0x04, 0x0E, 0x00],
+            flags: 3,
+            after: secondsFrom1970 - BTSnoopImporterTests.start.timeIntervalSince1970
+        )
+        #expect {
+            try BTSnoopFile(bytes: capture.bytes)
+        } throws: { error in
+            guard let error = error as? BTSnoopError else { return false }
+            return error.code == .timeOutOfRange && error.message.contains("record 2 has timestamp")
+                && error.message.contains("outside 1900-01-01 through 9999-12-31") && error.offset == 16 + 27 + 16
+        }
+    }
+
     @Test func aFileThatIsNotACaptureSaysWhatItStartsWith() {
         let bytes = Array("{\"format\": \"carebridge-recording\"}".utf8)
         #expect {

@@ -22,6 +22,10 @@ public struct CareStore: Sendable {
     /// and routing by the device registry (``recordSamples(_:recordedAt:)``).
     public internal(set) var patientScope: String?
 
+    /// Whether the store was opened read-only (``OpenMode/existing`` on a file this user may only read): reads
+    /// work, writes fail.
+    public var isReadOnly: Bool { databaseWriter.configuration.readonly }
+
     /// How long a writer waits for another process's transaction before giving up (seconds).
     public static let busyTimeout: TimeInterval = 60
 
@@ -130,7 +134,7 @@ public struct CareStore: Sendable {
     /// A read-only connection. SQLite reads a WAL store read-only only when its `-shm` file exists or can be
     /// created; in a directory this user may not write, with no `-wal` file (so no writer is active), the file
     /// is opened as immutable instead.
-    private static func openReadOnly(_ path: String, configuration: Configuration) throws -> DatabaseQueue {
+    static func openReadOnly(_ path: String, configuration: Configuration) throws -> DatabaseQueue {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }

@@ -1,4 +1,5 @@
 public import Foundation
+import GRDB
 
 /// A store operation that failed: what (``code``), a sentence for people (``message``), and the task, version,
 /// occurrence and date involved where there is one.
@@ -90,4 +91,11 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension CareStoreError {
+    /// Whether SQLite gave up because the disk (or the temporary directory) is full (`SQLITE_FULL`).
+    public var isDiskFull: Bool {
+        (cause as? DatabaseError)?.resultCode == .SQLITE_FULL
+    }
 }

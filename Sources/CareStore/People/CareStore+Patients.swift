@@ -145,23 +145,40 @@ extension CareStore {
     /// Adds a contact to a plan, or versions it.
     @discardableResult
     public func saveContact(_ contact: CareContact, at now: Date = Date()) throws(CareStoreError) -> PeopleSaveResult {
-        guard !contact.id.isEmpty, !contact.name.isEmpty else {
+        try saveContacts([contact], at: now)[0]
+    }
+
+    /// Adds or versions contacts in one transaction (a plan file's contact list): the live plans are read once,
+    /// so a long list costs the same per contact at its end as at its start.
+    /// - Returns: what happened to each, in order.
+    @discardableResult
+    public func saveContacts(
+        _ contacts: [CareContact],
+        at now: Date = Date()
+    ) throws(CareStoreError)
+        -> [PeopleSaveResult]
+    {
+        for contact in contacts where contact.id.isEmpty || contact.name.isEmpty {
             throw CareStoreError(.invalidPatient, "a contact needs an id and a name")
         }
+        guard !contacts.isEmpty else { return [] }
         return try write { db in
-            guard try Self.livePlans(db).contains(where: { $0.id == contact.planID }) else {
-                throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
+            let plans = Set(try Self.livePlans(db).map(\.id))
+            return try contacts.map { contact in
+                guard plans.contains(contact.planID) else {
+                    throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
+                }
+                let newest = try ContactRecord.filter(Column("id") == contact.id)
+                    .order(Column("versionNumber").desc).fetchOne(db)
+                guard let newest else {
+                    try ContactRecord(contact, versionNumber: 1, previous: nil, now: now).insert(db)
+                    return .added
+                }
+                if newest.deletedDate == nil, newest.contact == contact { return .unchanged }
+                try ContactRecord(contact, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
+                    .insert(db)
+                return .updated
             }
-            let versions = try ContactRecord.filter(Column("id") == contact.id).order(Column("versionNumber"))
-                .fetchAll(db)
-            guard let newest = versions.last else {
-                try ContactRecord(contact, versionNumber: 1, previous: nil, now: now).insert(db)
-                return .added
-            }
-            if newest.deletedDate == nil, newest.contact == contact { return .unchanged }
-            try ContactRecord(contact, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
-                .insert(db)
-            return .updated
         }
     }
 

@@ -39,13 +39,15 @@ extension CareStore {
         let scopeForTasks = scope
         let contactPlanID: String? =
             if let planID { planID } else { try read { db in try Self.defaultPlan(db, patientID: scopeForTasks) } }
+        var contacts: [CareContact] = []
         for var contact in plan.contacts {
             guard let contactPlan = contactPlanID else {
                 throw CareStoreError(.patientRequired, "contact '\(contact.id)': no plan to add it to; give --patient")
             }
             contact.planID = contactPlan
-            try saveContact(contact, at: now)
+            contacts.append(contact)
         }
+        try saveContacts(contacts, at: now)
         let report = try write { db -> PlanApplyReport in
             var report = PlanApplyReport()
             if let retention = plan.retention { try Self.setRetentionPolicy(db, retention, at: now) }

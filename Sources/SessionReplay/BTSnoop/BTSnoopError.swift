@@ -9,6 +9,9 @@ public struct BTSnoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupportedDatalink
         /// The header or a record header ends before its fixed fields do.
         case truncated
+        /// A record's timestamp is outside the years CareBridge stores (1900…9999): a corrupt capture or a
+        /// capturing clock that was never set.
+        case timeOutOfRange
     }
 
     public var code: Code

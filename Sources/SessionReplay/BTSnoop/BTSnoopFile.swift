@@ -1,3 +1,4 @@
+import BridgeCore
 public import Foundation
 
 /// A btsnoop capture: the file format of Android's HCI snoop log (`btsnoop_hci.log`) and of `btmon -w`.
@@ -55,7 +56,8 @@ public struct BTSnoopFile: Sendable {
     public let truncatedTail: BTSnoopError?
 
     /// Parses a whole capture.
-    /// - Throws: ``BTSnoopError`` when the header is not a btsnoop version 1 header with a datalink read here.
+    /// - Throws: ``BTSnoopError`` when the header is not a btsnoop version 1 header with a datalink read here,
+    ///   or a record's time is outside the supported years.
     public init(bytes: [UInt8]) throws(BTSnoopError) {
         let magic: [UInt8] = Array("btsnoop".utf8) + [0]
         guard bytes.count >= 16 else {
@@ -117,11 +119,22 @@ public struct BTSnoopFile: Sendable {
                 break
             }
             let micros = stamp &- Self.epochOffset
+            let time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
+            // Refused, not clamped: a shifted time would put every reading of the capture on another day.
+            guard Timestamp.isSupported(time) else {
+                throw BTSnoopError(
+                    code: .timeOutOfRange,
+                    message: "record \(records.count + 1) has timestamp \(stamp) (\(Double(micros) / 1e6) s from "
+                        + "1970), outside \(Timestamp.supportedRangeDescription): the capture is corrupt or its "
+                        + "clock was not set; nothing was imported",
+                    offset: offset + 16
+                )
+            }
             records.append(
                 Record(
                     index: records.count,
                     offset: offset,
-                    time: Date(timeIntervalSince1970: Double(micros) / 1_000_000),
+                    time: time,
                     flags: flags,
                     drops: drops,
                     originalLength: original,
