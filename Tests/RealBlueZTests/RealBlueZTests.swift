@@ -220,6 +220,24 @@ struct RealBlueZTests {
         #expect(try event(result, "weigh-in")?.values.map { ($0 * 100).rounded() / 100 } == [81.35])
     }
 
+    @Test func omronOneChannelMemoryCuffIsReadWholeWithoutAnUnlockAndNeverWritten() async throws {
+        let result = try await RealBlueZ.scenario("omron-memory-cuff")
+        check(result)
+        let samples = try result.samples()
+        // Three readings of user 1 and one of user 2, in time order, each from its record's own time.
+        #expect(values(samples, "bloodPressureSystolic") == [128, 131, 140, 125], "\(result.diagnostics)")
+        #expect(values(samples, "bloodPressureDiastolic") == [82, 85, 90, 80])
+        #expect(values(samples, "heartRate") == [66, 70, 75, 64])
+        #expect(samples.count == 12)
+        let users = samples.filter { $0.type == "bloodPressureSystolic" }.sorted { $0.start < $1.start }
+        #expect(users.map { $0.metadata["userID"] } == ["1", "1", "2", "1"])
+        // Every slot of both areas read (no index pointers), answers joined from one channel; never a write.
+        let cuff = result.text("cuff.log")
+        #expect(cuff.contains("reads: 200, writes: 0"), "\(cuff)")
+        #expect(!cuff.contains("WRITE"))
+        #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 1)
+    }
+
     @Test func omronCuffGetsItsCurrentTimeWrittenBackThenSendsItsReadings() async throws {
         let result = try await RealBlueZ.scenario("omron-cuff")
         check(result)

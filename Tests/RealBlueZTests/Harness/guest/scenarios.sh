@@ -264,6 +264,18 @@ scenario_omron_cuff() {
     stop_bridge
 }
 
+# An Omron memory-map cuff of the one-channel FE4A family (HEM-7380T1): bonded by the system, no unlock; the bridge
+# reads every slot of both user areas (answers in pieces on one channel) and never writes the cuff's memory.
+scenario_omron_memory_cuff() {
+    simulator cuff omron_memory_cuff.py --adapter hci1
+    step "the cuff advertises" wait_log "$dir/cuff.log" "advertising as" 90
+    run_bridge
+    step "bonded" wait_log "$dir/cuff.log" "bonded" 120
+    step "transmission ended" wait_log "$dir/cuff.log" "MARK done" 240
+    step "12 samples stored" wait_stored 12 60
+    stop_bridge
+}
+
 # bluetoothd restarts in the middle of a session: the strap pauses after 12 notifications, bluetoothd is
 # restarted, the strap registers again with the new one, the bridge reconnects and gets the other 18.
 scenario_bluetoothd_restart() {
