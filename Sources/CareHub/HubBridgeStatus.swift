@@ -19,6 +19,10 @@ public struct HubBridgeStatus: Sendable, Hashable {
     /// Changes from the hub for its patients it has not dealt with yet (by its last sync), and those it refused.
     public var changesWaiting: Int = 0
     public var changesRefused: Int = 0
+    /// Of its samples, those it retracted (deleted or replaced on the bridge; the hub keeps them, marked).
+    public var retracted: Int = 0
+    /// Devices it reported facts for (per patient; `hub status --json` lists them as `devices`).
+    public var devices: Int = 0
 
     /// The status as JSON, times in ISO 8601 (UTC).
     public var json: JSONValue {
@@ -31,6 +35,7 @@ public struct HubBridgeStatus: Sendable, Hashable {
             "samples": .int(samples), "outcomes": .int(outcomes), "alerts": .int(alerts),
             "lastSampleSequence": lastSampleSequence.map { .int(Int($0)) } ?? .null,
             "changesWaiting": .int(changesWaiting), "changesRefused": .int(changesRefused),
+            "retracted": .int(retracted),
         ])
     }
 }

@@ -18,6 +18,9 @@
 ///   quarantine decisions, each for a patient (and an acknowledgement or a decision for one bridge);
 ///   `hub_change_result`: what each bridge did with each (applied, or refused and why); `hub_bridge.change_cursor`:
 ///   the last change the bridge said it dealt with.
+/// - `hub_retraction` (`v5-retractions-devices`): samples the bridge deleted or replaced after they went up, each
+///   once; `hub_sample.retracted_at` marks the sample (it is never deleted). `hub_device`: each device's newest
+///   facts per bridge and patient (address, name, model, serial, firmware, battery, last seen).
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -43,7 +46,8 @@ public enum HubSchema {
                 """,
             ]
         ),
-        ("v1-received", SyncMessage.Kind.allCases.flatMap(HubSchema.receivedTable)),
+        // The kinds of v1, named: a kind added later gets its table in its own migration.
+        ("v1-received", [SyncMessage.Kind.sample, .outcome, .alert].flatMap(HubSchema.receivedTable)),
         (
             "v2-outcome-changes",
             [
@@ -83,6 +87,18 @@ public enum HubSchema {
                 )
                 """,
                 "ALTER TABLE hub_bridge ADD COLUMN change_cursor bigint",
+            ]
+        ),
+        (
+            "v5-retractions-devices",
+            HubSchema.receivedTable(.retraction) + [
+                "ALTER TABLE hub_sample ADD COLUMN retracted_at timestamptz",
+                """
+                CREATE TABLE hub_device (
+                    \(HubSchema.messageColumns),
+                    PRIMARY KEY (bridge_id, patient_id, id)
+                )
+                """,
             ]
         ),
     ]

@@ -167,10 +167,12 @@ public struct HubStore: Sendable {
                 for kind in SyncMessage.Kind.allCases {
                     // Oldest first, so `arrival` follows the bridge's order; an id once (its newest state), since one
                     // statement cannot update a row twice.
+                    // (A device's facts are per patient: one device may serve two.)
                     var newest: [String: SyncMessage] = [:]
                     for message in batch.messages where message.kind == kind {
-                        if newest[message.id].map({ $0.sequence < message.sequence }) ?? true {
-                            newest[message.id] = message
+                        let key = kind == .device ? "\(message.patient)\u{0}\(message.id)" : message.id
+                        if newest[key].map({ $0.sequence < message.sequence }) ?? true {
+                            newest[key] = message
                         }
                     }
                     let messages = newest.values.sorted { $0.sequence < $1.sequence }
@@ -186,7 +188,7 @@ public struct HubStore: Sendable {
                             FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
                                 WITH ORDINALITY AS m (id, sequence, patient, body, position)
                             ORDER BY m.position
-                            \(kind == .outcome ? Self.newerOutcome : "ON CONFLICT DO NOTHING")
+                            \(Self.conflict(of: kind))
                             """
                     )
                     query.binds.append(bridge.id, context: .default)
@@ -214,6 +216,18 @@ public struct HubStore: Sendable {
                             logger: logger
                         ).decode(Int64.self).collected().first.map(Int.init) ?? 0
                 }
+                let retractable = batch.messages.filter { [.sample, .retraction].contains($0.kind) }.map(\.id)
+                if !retractable.isEmpty {
+                    // A retraction marks its sample (whichever arrived first); nothing is deleted.
+                    try await connection.query(
+                        """
+                        UPDATE hub_sample s SET retracted_at = r.received_at FROM hub_retraction r
+                        WHERE s.bridge_id = \(bridge.id) AND s.id = ANY(\(retractable)) AND s.retracted_at IS NULL
+                            AND r.bridge_id = s.bridge_id AND r.id = s.id
+                        """,
+                        logger: logger
+                    )
+                }
                 try await connection.query(
                     """
                     UPDATE hub_bridge SET last_contact = now(), backlog = coalesce(\(batch.pending), backlog)
@@ -239,12 +253,26 @@ public struct HubStore: Sendable {
         return receipt
     }
 
-    /// An outcome's newer state replaces the held one; the same or an older one changes nothing.
-    static let newerOutcome = """
-        ON CONFLICT (bridge_id, id) DO UPDATE SET bridge_sequence = excluded.bridge_sequence,
-            patient_id = excluded.patient_id, body = excluded.body, received_at = now()
-        WHERE hub_outcome.bridge_sequence < excluded.bridge_sequence
-        """
+    /// What a message the hub holds already does: an outcome's newer state replaces the held one (the same or an
+    /// older one changes nothing), a device's newer facts replace the held ones, a sample, an alert change or a
+    /// retraction is kept as first received.
+    static func conflict(of kind: SyncMessage.Kind) -> String {
+        switch kind {
+        case .outcome:
+            """
+            ON CONFLICT (bridge_id, id) DO UPDATE SET bridge_sequence = excluded.bridge_sequence,
+                patient_id = excluded.patient_id, body = excluded.body, received_at = now()
+            WHERE hub_outcome.bridge_sequence < excluded.bridge_sequence
+            """
+        case .device:
+            """
+            ON CONFLICT (bridge_id, patient_id, id) DO UPDATE SET bridge_sequence = excluded.bridge_sequence,
+                body = excluded.body, received_at = now()
+            WHERE hub_device.bridge_sequence <= excluded.bridge_sequence
+            """
+        case .sample, .alert, .retraction: "ON CONFLICT DO NOTHING"
+        }
+    }
 
     // MARK: - Status
 
@@ -263,16 +291,22 @@ public struct HubStore: Sendable {
                     (SELECT count(*) FROM hub_change c WHERE c.sequence > coalesce(b.change_cursor, 0)
                         AND (c.bridge_id IS NULL OR c.bridge_id = b.id)
                         AND c.patient_id IN (SELECT patient_id FROM hub_enrolment WHERE bridge_id = b.id)),
-                    (SELECT count(*) FROM hub_change_result WHERE bridge_id = b.id AND refused IS NOT NULL)
+                    (SELECT count(*) FROM hub_change_result WHERE bridge_id = b.id AND refused IS NOT NULL),
+                    (SELECT count(*) FROM hub_sample WHERE bridge_id = b.id AND retracted_at IS NOT NULL),
+                    (SELECT count(*) FROM hub_device WHERE bridge_id = b.id)
                 FROM hub_bridge b ORDER BY b.name
                 """,
                 logger: logger
             )
             var list: [HubBridgeStatus] = []
             for try await (
-                name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last, waiting, refused
+                name, patients, enrolled, contact, backlog, samples, outcomes, alerts, last, waiting, refused,
+                retracted, devices
             )
-                in rows.decode((String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?, Int64, Int64).self)
+                in rows.decode(
+                    (String, [String], Date, Date?, Int64?, Int64, Int64, Int64, Int64?, Int64, Int64, Int64, Int64)
+                        .self
+                )
             {
                 list.append(
                     HubBridgeStatus(
@@ -286,7 +320,9 @@ public struct HubStore: Sendable {
                         alerts: Int(alerts),
                         lastSampleSequence: last,
                         changesWaiting: Int(waiting),
-                        changesRefused: Int(refused)
+                        changesRefused: Int(refused),
+                        retracted: Int(retracted),
+                        devices: Int(devices)
                     )
                 )
             }

@@ -20,9 +20,14 @@ public import MQTTBridge
 /// newest state wins by its sequence). A failed push is retried after a back-off (1 s doubling up to
 /// ``maximumRetry``).
 ///
-/// Not sent: quarantined samples (until released, which queues them again), deleted samples (retractions are
-/// not part of the protocol yet), readings in the unassigned inbox (assigning one queues it again), and outcomes
-/// and alerts of a store without patients (the hub files everything under a patient).
+/// A sample deleted or replaced after it went up is queued again at its deletion and goes up as its retraction
+/// (the hub marks the sample, never deletes it). Each pass that talks to the hub also carries each patient's
+/// devices whose facts (address, name, model, serial, firmware, battery, last reading) differ from those the hub
+/// last confirmed (all of them after a restart: the hub keeps the newest).
+///
+/// Not sent: quarantined samples (until released, which queues them again), samples deleted before they went up,
+/// readings in the unassigned inbox (assigning one queues it again), and outcomes and alerts of a store without
+/// patients (the hub files everything under a patient).
 public actor HubSyncChannel: OutboxChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
@@ -53,6 +58,10 @@ public actor HubSyncChannel: OutboxChannel {
     /// The hub said it has more changes than its last answer carried.
     var morePending = false
     let now: @Sendable () -> ContinuousClock.Instant
+    /// The wall clock device facts are stamped with (their sequence at the hub).
+    let wallClock: @Sendable () -> Date
+    /// The device facts the hub confirmed, by patient and device key.
+    var confirmedFacts: [String: JSONValue] = [:]
 
     /// - Parameters:
     ///   - store: the bridge's store.
@@ -61,15 +70,18 @@ public actor HubSyncChannel: OutboxChannel {
     ///   - batchSize: entries per batch.
     ///   - logger: batches (debug), refusals (through the service's warning), changes from the hub.
     ///   - now: the clock of ``pullInterval``.
+    ///   - wallClock: the time device facts are read at.
     public init(
         store: CareStore,
         client: HubClient,
         zone: TimeZone,
         batchSize: Int = 256,
         logger: Logger,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.now = now
+        self.wallClock = wallClock
         self.store = store
         self.client = client
         self.zone = zone
@@ -122,6 +134,7 @@ public actor HubSyncChannel: OutboxChannel {
 
     public func deliverDue() async -> OutboxPass {
         var delivered = 0
+        var devicesChecked = false
         while !Task.isCancelled {
             let entries: [OutboxEntry]
             var alerts: [AlertDelivery] = []
@@ -142,7 +155,13 @@ public actor HubSyncChannel: OutboxChannel {
                 return OutboxPass(delivered: delivered, failure: "the outbox cannot be read: \(error.message)")
             }
             if entries.isEmpty && alerts.isEmpty && results.isEmpty && !pullDue { break }
-            let messages = entries.compactMap(message) + alerts.compactMap(message)
+            let queued = entries.compactMap(message) + alerts.compactMap(message)
+            var devices: [SyncMessage] = []
+            if !devicesChecked, !queued.isEmpty || !results.isEmpty || pullDue {
+                devicesChecked = true
+                devices = Array(await changedDeviceFacts().prefix(SyncBatch.maximumCount - queued.count))
+            }
+            let messages = queued + devices
             var changes: [HubChange] = []
             if !messages.isEmpty || !results.isEmpty || pullDue {
                 do {
@@ -171,8 +190,9 @@ public actor HubSyncChannel: OutboxChannel {
                 }
             }
             failures = 0
-            sent += messages.count
-            skipped += entries.count + alerts.count - messages.count
+            sent += queued.count
+            skipped += entries.count + alerts.count - queued.count
+            for device in devices { confirmedFacts[Self.factsKey(device)] = device.body }
             delivered += entries.count + alerts.count
             do {
                 try await store.removeOutboxEntries(entries.map(\.sequence), channel: Self.storeChannel)
@@ -208,9 +228,23 @@ public actor HubSyncChannel: OutboxChannel {
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
     func message(_ entry: OutboxEntry) -> SyncMessage? {
         if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
-        guard let stored = entry.sample, !stored.sample.isQuarantined, stored.deletedDate == nil,
-            let patient = stored.patientID, !stored.isUnassigned
+        guard let stored = entry.sample, !stored.sample.isQuarantined, let patient = stored.patientID,
+            !stored.isUnassigned
         else { return nil }
+        if let deleted = stored.deletedDate {
+            // Queued at its deletion, so it went up before (an entry still waiting keeps its place and is dropped
+            // here: the hub never had the sample).
+            guard entry.enqueuedAt >= deleted else { return nil }
+            return SyncMessage(
+                kind: .retraction,
+                id: stored.id.uuidString.lowercased(),
+                sequence: entry.sequence,
+                patient: patient,
+                body: .object([
+                    "deletedAt": .string(Timestamp.format(deleted, in: zone)), "sample": stored.sample.json(in: zone),
+                ])
+            )
+        }
         return SyncMessage(
             kind: .sample,
             id: stored.id.uuidString.lowercased(),

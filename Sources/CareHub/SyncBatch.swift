@@ -93,9 +93,12 @@ public struct SyncBatch: Sendable, Equatable {
     }
 
     /// What the hub answers for this batch, the same however often it is sent: how many messages it carried and
-    /// the highest sequence among them.
+    /// the highest outbox sequence among them (device facts carry a time instead).
     public var receipt: SyncReceipt {
-        SyncReceipt(received: messages.count, lastSequence: messages.map(\.sequence).max())
+        SyncReceipt(
+            received: messages.count,
+            lastSequence: messages.filter(\.kind.isQueued).map(\.sequence).max()
+        )
     }
 }
 

@@ -1,16 +1,23 @@
 public import BridgeFoundation
 
-/// One message of a sync batch: a sample, an outcome or an alert change a bridge stored, with CareBridge's own id.
+/// One message of a sync batch: a sample, an outcome or an alert change a bridge stored, a sample's retraction, or
+/// what the bridge knows about a device of a patient, with CareBridge's own id.
 ///
 /// On the wire (JSON): `{"kind": "sample", "id": "…", "sequence": 17, "patient": "alice", "body": {…}}`. The id
-/// makes the message idempotent at the hub; `sequence` is the bridge's outbox sequence (its order on the bridge);
-/// `body` is the record as CareBridge writes it (a sample as `QuantitySample.json(in:)`).
+/// makes the message idempotent at the hub; `sequence` is the bridge's outbox sequence (its order on the bridge),
+/// for device facts the time the bridge read them (milliseconds since 1970: a later reading replaces an earlier
+/// one); `body` is the record as CareBridge writes it (a sample as `QuantitySample.json(in:)`).
 public struct SyncMessage: Sendable, Equatable {
     /// What a message carries; each kind has its own table at the hub.
     public enum Kind: String, Sendable, CaseIterable {
         case sample
         case outcome
         case alert
+        /// A sample deleted or replaced on the bridge after it went up: the id is the sample's.
+        case retraction
+        /// A device's facts for one patient (address, name, model, serial, firmware, battery, last seen): the id
+        /// is the device's key; the newest facts replace the held ones.
+        case device
 
         /// The hub's table of this kind (a fixed name: never built from input).
         var table: String {
@@ -18,12 +25,18 @@ public struct SyncMessage: Sendable, Equatable {
             case .sample: "hub_sample"
             case .outcome: "hub_outcome"
             case .alert: "hub_alert"
+            case .retraction: "hub_retraction"
+            case .device: "hub_device"
             }
         }
+
+        /// Whether the message stands for an entry of the bridge's outbox (its sequence is the outbox's).
+        var isQueued: Bool { self != .device }
     }
 
     public var kind: Kind
-    /// CareBridge's id: a sample's UUID (lowercase), an outcome's id, an alert's `id/change`.
+    /// CareBridge's id: a sample's UUID (lowercase, also of its retraction), an outcome's id, an alert's
+    /// `id/change/delivery`, a device's key.
     public var id: String
     /// The bridge's order: its outbox sequence.
     public var sequence: Int64
@@ -61,7 +74,10 @@ public struct SyncMessage: Sendable, Equatable {
             return value
         }
         guard let kind = Kind(rawValue: try text("kind")) else {
-            throw HubError(.malformed, "message \(index) has an unknown kind (sample, outcome or alert)")
+            throw HubError(
+                .malformed,
+                "message \(index) has an unknown kind (sample, outcome, alert, retraction or device)"
+            )
         }
         guard case .int(let sequence)? = object["sequence"], sequence >= 0 else {
             throw HubError(.malformed, "message \(index) has no sequence (a whole number, 0 or more)")

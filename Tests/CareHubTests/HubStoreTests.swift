@@ -28,6 +28,7 @@ import Testing
                 #expect(
                     try await store.migrate() == [
                         "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog", "v4-changes",
+                        "v5-retractions-devices",
                     ]
                 )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")
@@ -113,6 +114,95 @@ import Testing
             }
             #expect(changes == ["t/1 3 recorded", "t/1 4 recorded", "t/1 5 undone", "t/2 2 removed", "t/2 6 recorded"])
             #expect(try await store.status().first?.outcomes == 2)
+        }
+    }
+
+    func retraction(_ id: String, _ sequence: Int64) -> SyncMessage {
+        SyncMessage(
+            kind: .retraction,
+            id: id,
+            sequence: sequence,
+            patient: "ann",
+            body: .object(["deletedAt": .string("2026-11-20T09:00:00+01:00")])
+        )
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aRetractionMarksItsSampleOnceAndDeletesNothing() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann"]))
+            let bridge = try #require(try await store.bridge(token: token))
+            _ = try await store.receive(SyncBatch(messages: [sample("a", 1), sample("b", 2)]), from: bridge)
+            let retracted = SyncBatch(messages: [retraction("a", 3)])
+            let first = try await store.receive(retracted, from: bridge)
+            #expect(try await store.receive(retracted, from: bridge) == first, "sent again: the same answer")
+            // A retraction of a sample the hub never had is kept, and marks the sample should it arrive later.
+            _ = try await store.receive(SyncBatch(messages: [retraction("c", 4)]), from: bridge)
+            _ = try await store.receive(SyncBatch(messages: [sample("c", 5)]), from: bridge)
+            var marked: [String] = []
+            let rows = try await store.client.query(
+                "SELECT id, retracted_at IS NOT NULL FROM hub_sample ORDER BY id"
+            )
+            for try await (id, isRetracted) in rows.decode((String, Bool).self) {
+                marked.append("\(id) \(isRetracted ? "retracted" : "live")")
+            }
+            #expect(marked == ["a retracted", "b live", "c retracted"], "every sample kept, the retracted marked")
+            var retractions = 0
+            for try await count in try await store.client.query("SELECT count(*) FROM hub_retraction").decode(
+                Int64.self
+            ) {
+                retractions = Int(count)
+            }
+            #expect(retractions == 2, "each retraction once")
+            let status = try #require(try await store.status().first)
+            #expect((status.samples, status.retracted) == (3, 2))
+        }
+    }
+
+    func device(_ key: String, at sequence: Int64, patient: String = "ann", battery: Int) -> SyncMessage {
+        SyncMessage(
+            kind: .device,
+            id: key,
+            sequence: sequence,
+            patient: patient,
+            body: HubDevice.body(
+                identity: ["address": key, "model": "WS-100", "serial": "SN0042", "firmware": "1.4.2"],
+                battery: (battery, "2026-11-20T07:00:00+01:00"),
+                lastSeen: "2026-11-20T07:58:01+01:00"
+            )
+        )
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aDevicesNewestFactsReplaceTheHeldOnesPerPatient() async throws {
+        try await withStore { store in
+            let token = try #require(try await store.enrol(bridge: "home-1", patients: ["ann", "ben"]))
+            let bridge = try #require(try await store.bridge(token: token))
+            let scale = "02:00:00:00:00:01"
+            let receipt = try await store.receive(
+                SyncBatch(messages: [sample("a", 1), device(scale, at: 1_000, battery: 80)]),
+                from: bridge
+            )
+            #expect(receipt.lastSequence == 1, "the outbox's sequence, not the facts' time")
+            _ = try await store.receive(SyncBatch(messages: [device(scale, at: 3_000, battery: 70)]), from: bridge)
+            // Facts read earlier arriving late do not go back; the same device shared with ben is his own row.
+            _ = try await store.receive(
+                SyncBatch(messages: [
+                    device(scale, at: 2_000, battery: 90), device(scale, at: 2_000, patient: "ben", battery: 60),
+                ]),
+                from: bridge
+            )
+            let devices = try await store.devices()
+            #expect(devices.map(\.patient) == ["ann", "ben"])
+            #expect(devices.map(\.battery) == [70, 60])
+            let ann = try #require(devices.first)
+            #expect(
+                (ann.bridge, ann.key, ann.model, ann.serial, ann.firmware) == (
+                    "home-1", scale, "WS-100", "SN0042", "1.4.2"
+                )
+            )
+            #expect(ann.lastSeen == "2026-11-20T07:58:01+01:00")
+            #expect(try await store.status().first?.devices == 2)
         }
     }
 
