@@ -43,27 +43,27 @@ public struct QuantitySample: Sendable, Hashable {
         quarantineReason: String? = nil,
         id: UUID? = nil
     ) {
-        self.init(
-            SampleDraft(
-                type: type,
-                value: value,
-                unit: unit,
-                start: start,
-                end: end,
-                transmittedValue: transmittedValue,
-                transmittedUnit: transmittedUnit,
+        var draft = SampleDraft(
+            type: type,
+            value: value,
+            unit: unit,
+            start: start,
+            transmittedValue: transmittedValue ?? value,
+            transmittedUnit: transmittedUnit ?? unit,
+            provenance: SampleProvenance.make(
                 source: source,
-                deviceTime: deviceTime,
-                receivedAt: receivedAt,
-                clockOffset: clockOffset,
-                rawPayload: rawPayload,
-                index: index,
-                metadata: metadata,
-                comparator: comparator,
-                quarantineReason: quarantineReason
+                payload: PayloadBytes(rawPayload),
+                receivedAt: receivedAt ?? start,
+                metadata: metadata
             ),
-            id: id
+            deviceTime: deviceTime,
+            index: index
         )
+        draft.end = end ?? start
+        draft.clockOffset = clockOffset
+        draft.comparator = comparator
+        draft.quarantineReason = quarantineReason
+        self.init(draft, id: id)
     }
 
     /// This sample's fields, to make another sample from.

@@ -4,7 +4,8 @@ public import GATTDecoding
 
 /// A sample while it is being made: what a decoder produces (``SampleContext/sample(_:value:unit:deviceTime:index:start:)``)
 /// and the pipeline settles (the device identity, a corrected clock, the safety stage). Every field may change and
-/// there is no id yet: ``QuantitySample/init(_:id:)`` derives it once from the settled fields.
+/// there is no id yet: ``QuantitySample/init(_:id:)`` derives it once from the settled fields. A draft of fields given one
+/// by one is a sample's ``QuantitySample/draft`` (`QuantitySample(type: …, id: id).draft` makes no id).
 public struct SampleDraft: Sendable, Hashable {
     public var type: QuantityType
     /// Value in ``unit`` (always `type.canonicalUnit` for samples CareBridge makes).
@@ -50,48 +51,6 @@ public struct SampleDraft: Sendable, Hashable {
     /// Why the sample is quarantined (implausible value, a status flag saying the value is invalid), nil for a
     /// sample that may complete events and be exported. A quarantined sample is kept, never used.
     public var quarantineReason: String?
-
-    /// Every field given; `end`, the transmitted value and unit and the receive time default to `start`,
-    /// `value` and `unit`.
-    public init(
-        type: QuantityType,
-        value: Double,
-        unit: HealthUnit,
-        start: Date,
-        end: Date? = nil,
-        transmittedValue: Double? = nil,
-        transmittedUnit: HealthUnit? = nil,
-        source: SampleSource,
-        deviceTime: DateTime? = nil,
-        receivedAt: Date? = nil,
-        clockOffset: Double? = nil,
-        rawPayload: [UInt8] = [],
-        index: Int = 0,
-        metadata: [String: String] = [:],
-        comparator: ValueComparator? = nil,
-        quarantineReason: String? = nil
-    ) {
-        self.init(
-            type: type,
-            value: value,
-            unit: unit,
-            start: start,
-            transmittedValue: transmittedValue ?? value,
-            transmittedUnit: transmittedUnit ?? unit,
-            provenance: SampleProvenance.make(
-                source: source,
-                payload: PayloadBytes(rawPayload),
-                receivedAt: receivedAt ?? start,
-                metadata: metadata
-            ),
-            deviceTime: deviceTime,
-            index: index
-        )
-        self.end = end ?? start
-        self.clockOffset = clockOffset
-        self.comparator = comparator
-        self.quarantineReason = quarantineReason
-    }
 
     /// The sample is quarantined (see ``QuantitySample/isQuarantined``).
     public var isQuarantined: Bool { quarantineReason != nil }

@@ -69,7 +69,7 @@ extension MQTTSession {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(MQTTPacketDecoder()),
                         MessageToByteHandler(MQTTPacketEncoder()),
-                        InboundPacketForwarder(continuation: continuation),
+                        InboundStreamForwarder(continuation: continuation),
                     ])
                 }
             }

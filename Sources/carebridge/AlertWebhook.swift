@@ -24,10 +24,8 @@ struct AlertWebhook {
     /// Where the URL was read from when not from the command line.
     private func source(_ environment: [String: String]) -> (path: String, what: String)? {
         if let file { return (file, options.file) }
-        if argument == nil, let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            FileManager.default.fileExists(atPath: directory + "/" + Self.credentialName)
-        {
-            return (directory + "/" + Self.credentialName, "the systemd credential \(Self.credentialName)")
+        if argument == nil, let path = SecretFile.credential(Self.credentialName, environment: environment) {
+            return (path, "the systemd credential \(Self.credentialName)")
         }
         return nil
     }
@@ -49,16 +47,8 @@ struct AlertWebhook {
             }
             return argument
         } else if let source = source(environment) {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: source.path))
-            } catch {
-                Output.error(
-                    "cannot read the webhook URL from \(source.what) \(source.path): \(error.localizedDescription)"
-                )
-                throw ExitCode(StoreExit.noInput)
-            }
-            let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            let text = try SecretFile.read(source.path, what: source.what, secret: "webhook URL")
+            let lines = text.split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard lines.count == 1 else {
                 throw ValidationError("\(source.what) \(source.path): expected the webhook URL on one line")

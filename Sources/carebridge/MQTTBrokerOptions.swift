@@ -91,14 +91,7 @@ struct MQTTBrokerOptions: ParsableArguments {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> String? {
         func firstLine(_ path: String, what: String) throws -> String {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                Output.error("cannot read the MQTT password from \(what) \(path): \(error.localizedDescription)")
-                throw ExitCode(StoreExit.noInput)
-            }
-            let text = String(decoding: data, as: UTF8.self)
+            let text = try SecretFile.read(path, what: what, secret: "MQTT password")
             return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
         }
@@ -108,9 +101,8 @@ struct MQTTBrokerOptions: ParsableArguments {
             return password
         }
         if let value = environment[Self.passwordVariable], !value.isEmpty { return value }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + Self.credentialName
-            if FileManager.default.fileExists(atPath: path) { return try firstLine(path, what: "systemd credential") }
+        if let path = SecretFile.credential(Self.credentialName, environment: environment) {
+            return try firstLine(path, what: "systemd credential")
         }
         if MQTTSession.Configuration.hasPassword(url: url) {
             Output.error(

@@ -133,22 +133,12 @@ struct SMTPOptions: ParsableArguments {
         var source: (path: String, what: String)?
         if let credentialsFile {
             source = (credentialsFile, "--smtp-credentials-file")
-        } else if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            FileManager.default.fileExists(atPath: directory + "/" + Self.credentialName)
-        {
-            source = (directory + "/" + Self.credentialName, "systemd credential")
+        } else if let path = SecretFile.credential(Self.credentialName, environment: environment) {
+            source = (path, "systemd credential")
         }
         guard let source else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: source.path))
-        } catch {
-            Output.error(
-                "cannot read the SMTP credentials from \(source.what) \(source.path): \(error.localizedDescription)"
-            )
-            throw ExitCode(StoreExit.noInput)
-        }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let text = try SecretFile.read(source.path, what: source.what, secret: "SMTP credentials")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\r")) }
         guard lines.count >= 2, !lines[0].isEmpty, !lines[1].isEmpty else {
             Output.error(

@@ -36,7 +36,7 @@ import Testing
     /// The store's initialiser, the payload copied from raw bytes (as a blob column is read).
     private static func storedSample(_ payload: [UInt8]) -> QuantitySample {
         payload.withUnsafeBytes { bytes in
-            var draft = SampleDraft(
+            var draft = QuantitySample(
                 type: .heartRate,
                 value: 72,
                 unit: .perMinute,
@@ -52,7 +52,7 @@ import Testing
                 metadata: [:],
                 comparator: nil,
                 quarantineReason: nil
-            )
+            ).draft
             draft.replacePayload(copying: bytes)
             return QuantitySample(draft)
         }

@@ -1,3 +1,4 @@
+import MQTTClient
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -30,7 +31,7 @@ struct SMTPExchange {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(SMTPReplyDecoder()),
-                        SMTPReplyForwarder(continuation: continuation),
+                        InboundStreamForwarder(continuation: continuation),
                     ])
                 }
             }

@@ -298,7 +298,8 @@ struct SampleRowReader {
             start: sqlite3_column_blob(handle, 8),
             count: Int(sqlite3_column_bytes(handle, 8))
         )
-        var draft = SampleDraft(
+        // The fields through the sample's initialiser (given the id, it derives none), then the payload copied in.
+        var draft = QuantitySample(
             type: type,
             value: value,
             unit: series.unit,
@@ -313,8 +314,9 @@ struct SampleRowReader {
             index: series.sampleIndex,
             metadata: meta,
             comparator: series.comparator,
-            quarantineReason: detail.quarantineReason
-        )
+            quarantineReason: detail.quarantineReason,
+            id: id
+        ).draft
         draft.replacePayload(copying: payload)
         let sample = QuantitySample(draft, id: id)
         var notes = notes(route: routeID)
