@@ -51,6 +51,8 @@ struct TaskVersions: Sendable {
     /// Where each task's versions are in ``all``: looking a task up is a dictionary read, not a scan of every
     /// version (re-applying a plan of n tasks was O(n²)).
     let ranges: [String: Range<Int>]
+    /// The keys of the tasks of each name (one per patient at most): a name is a dictionary read too.
+    let keysByName: [String: [String]]
 
     /// - Parameters:
     ///   - patient: only the tasks of this patient's plans (all when nil).
@@ -109,14 +111,15 @@ struct TaskVersions: Sendable {
                 linked[linkage.type, default: []].append(version)
             }
         }
-        return TaskVersions(all: all, linkedByType: linked, ranges: ranges)
+        var keysByName: [String: [String]] = [:]
+        for (key, range) in ranges { keysByName[all[range.upperBound - 1].name, default: []].append(key) }
+        return TaskVersions(all: all, linkedByType: linked, ranges: ranges, keysByName: keysByName)
     }
 
     /// The keys of the tasks named `name` (one per patient at most), each with its patient.
     func keys(named name: String) -> [(key: String, patient: String?)] {
-        ranges.compactMap { key, range in
-            let newest = all[range.upperBound - 1]
-            return newest.name == name ? (key, newest.patient) : nil
+        (keysByName[name] ?? []).compactMap { key in
+            ranges[key].map { (key, all[$0.upperBound - 1].patient) }
         }
         .sorted { NaturalOrder.precedes($0.patient ?? "", $1.patient ?? "") }
     }
