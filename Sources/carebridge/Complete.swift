@@ -64,7 +64,7 @@ struct Complete: AsyncParsableCommand {
         let result: CompletionResult
         do {
             result = try await store.complete(
-                taskID: selection.task,
+                taskID: try await store.taskKey(for: selection.task),
                 occurrence: selection.occurrence,
                 at: at,
                 entry: Completion(answer: answer, note: note, notDoneReason: notDone, allowFuture: force),

@@ -4,7 +4,7 @@ import Foundation
 
 /// The arguments `complete` and `uncomplete` share: TASK [--at TIME] [--occurrence N].
 struct EventSelection: ParsableArguments {
-    @Argument(help: "The task id, e.g. medication.")
+    @Argument(help: "The task id in the patient's plan, e.g. medication (with several patients, give --patient).")
     var task: String
 
     @Option(name: .long, help: "When it was done, and which event (the one containing this time). Default now.")
@@ -23,6 +23,6 @@ struct EventSelection: ParsableArguments {
         let window =
             event.isAllDay
             ? String(start.prefix(10)) + " all day" : start + "–" + TimeArguments.short(event.end, zone: zone).suffix(5)
-        return "\(event.taskID) #\(event.occurrence) (\(window))"
+        return "\(event.taskName) #\(event.occurrence) (\(window))"
     }
 }

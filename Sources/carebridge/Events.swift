@@ -55,12 +55,15 @@ struct Events: AsyncParsableCommand {
         let store = try storeOptions.open(zone: zone, mode: .existing)
         var unknown: [String] = []
         var known: [String] = []
+        var keys: [String] = []
         do {
             if !task.isEmpty {
+                // What was typed names a task within the patient; the store keys it store-wide.
+                keys = try await store.taskKeys(for: task)
                 let ids = try await store.taskIDs()
-                unknown = task.filter { !ids.contains($0) }
+                unknown = zip(task, keys).filter { !ids.contains($0.1) }.map(\.0)
             }
-            if !unknown.isEmpty { known = try await store.tasks().map(\.id).sorted() }
+            if !unknown.isEmpty { known = Set(try await store.tasks().map(\.name)).sorted() }
         } catch {
             throw StoreExit.fail(error)
         }
@@ -74,7 +77,7 @@ struct Events: AsyncParsableCommand {
         }
         let events: [CareEvent]
         do {
-            events = try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(task)))
+            events = try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(keys)))
         } catch {
             throw StoreExit.fail(error)
         }
@@ -92,7 +95,7 @@ struct Events: AsyncParsableCommand {
                     return .object(object)
                 }
                 var object: JSONObject = [
-                    "task": .string(event.taskID),
+                    "task": .string(Self.label(event, store)),
                     "occurrence": .int(event.occurrence),
                     "start": .string(Timestamp.format(event.start, in: zone)),
                     "end": .string(Timestamp.format(event.end, in: zone)),
@@ -101,6 +104,7 @@ struct Events: AsyncParsableCommand {
                 ]
                 if let note = event.outcome?.note { object["note"] = .string(note) }
                 if let reason = event.outcome?.notDoneReason { object["notDone"] = .string(reason) }
+                if event.taskName != event.taskID { object["key"] = .string(event.taskID) }
                 return .object(object)
             }
             print(JSONValue.array(array).serialized(pretty: Output.isTerminal))
@@ -125,7 +129,7 @@ struct Events: AsyncParsableCommand {
             table.append([
                 start,
                 end,
-                event.taskID,
+                Self.label(event, store),
                 event.title,
                 String(event.occurrence),
                 event.isCompleted ? "yes" : (event.progress > 0 ? "\(Int(event.progress * 100))%" : "no"),
@@ -133,6 +137,12 @@ struct Events: AsyncParsableCommand {
             ])
         }
         print(table.render())
+    }
+
+    /// The task as the listing names it: its name within one patient's listing, else its store-wide key
+    /// (`bp@bed-2` where several patients have a `bp`).
+    static func label(_ event: CareEvent, _ store: CareStore) -> String {
+        store.patientScope != nil ? event.taskName : event.taskID
     }
 
     /// The START and END cells: an all-day event as its date in the task's own zone (the day it was planned

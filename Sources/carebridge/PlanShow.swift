@@ -39,7 +39,7 @@ struct PlanShow: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             struct Document: Encodable { var tasks: [CareTask] }
-            let data = try encoder.encode(Document(tasks: tasks.map(\.task)))
+            let data = try encoder.encode(Document(tasks: tasks.map(\.planTask)))
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -48,7 +48,7 @@ struct PlanShow: AsyncParsableCommand {
             return
         }
         for (index, stored) in tasks.enumerated() {
-            let task = stored.task
+            let task = stored.planTask
             if index > 0 { print("") }
             print("\(task.id): \(task.title) (\(task.kind.rawValue), version \(stored.versionNumber))")
             if let instructions = task.instructions { print("  instructions: \(instructions)") }

@@ -35,7 +35,7 @@ struct Tasks: AsyncParsableCommand {
         if json {
             let array = tasks.map { stored -> JSONValue in
                 var object: JSONObject = [
-                    "id": .string(stored.id),
+                    "id": .string(store.patientScope != nil ? stored.name : stored.id),
                     "title": .string(stored.task.title),
                     "kind": .string(stored.task.kind.rawValue),
                     "version": .string(stored.version.uuidString.lowercased()),
@@ -44,6 +44,7 @@ struct Tasks: AsyncParsableCommand {
                     "timeZone": .string(stored.task.schedule.timeZonePolicy.description),
                     "schedule": .string(TaskDescription.schedule(stored.task.schedule)),
                 ]
+                if stored.name != stored.id { object["key"] = .string(stored.id) }
                 if let linkage = stored.task.linkage {
                     object["linkage"] = .object([
                         "type": .string(linkage.type.rawValue), "unit": .string(linkage.unit.rawValue),
@@ -66,7 +67,8 @@ struct Tasks: AsyncParsableCommand {
                     "\($0.type.rawValue) \($0.aggregation.rawValue) (\($0.unit.displaySymbol))"
                 } ?? "—"
             table.append([
-                stored.id, stored.task.kind.rawValue, String(stored.versionNumber),
+                store.patientScope != nil ? stored.name : stored.id, stored.task.kind.rawValue,
+                String(stored.versionNumber),
                 TimeArguments.short(stored.effectiveDate, zone: zone), stored.task.schedule.timeZonePolicy.description,
                 linkage, stored.task.title,
             ])

@@ -95,7 +95,7 @@ struct Today: AsyncParsableCommand {
             for (event, state) in row.events {
                 let (start, end) = Events.window(event, zone: zone)
                 let when = event.isAllDay ? "all day" : "\(start.suffix(5))–\(end.suffix(5))"
-                table.append([state.rawValue, when, event.taskID, event.title])
+                table.append([state.rawValue, when, event.taskName, event.title])
             }
             print(
                 table.render().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
@@ -131,7 +131,7 @@ struct Today: AsyncParsableCommand {
             "events": .array(
                 row.events.map { event, state in
                     .object([
-                        "task": .string(event.taskID), "title": .string(event.title),
+                        "task": .string(event.taskName), "title": .string(event.title),
                         "occurrence": .int(event.occurrence),
                         "start": .string(Timestamp.format(event.start, in: zone)),
                         "end": .string(Timestamp.format(event.end, in: zone)),

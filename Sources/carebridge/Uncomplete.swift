@@ -25,7 +25,11 @@ struct Uncomplete: AsyncParsableCommand {
         let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
         let store = try storeOptions.open(zone: zone)
         do {
-            let event = try await store.uncomplete(taskID: selection.task, occurrence: selection.occurrence, at: at)
+            let event = try await store.uncomplete(
+                taskID: try await store.taskKey(for: selection.task),
+                occurrence: selection.occurrence,
+                at: at
+            )
             print("not done: \(EventSelection.describe(event, zone: zone))")
             await AlertReport.evaluate(store, from: event.start)
         } catch {

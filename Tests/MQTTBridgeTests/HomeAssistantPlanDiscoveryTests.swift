@@ -1,3 +1,4 @@
+import CarePlan
 import MQTTBridge
 import Testing
 
@@ -21,5 +22,20 @@ import Testing
             discovery.adherenceConfig(patient: anna).topic
                 == "homeassistant/sensor/carebridge_plan_adherence_anna/config"
         )
+    }
+
+    /// One protocol for a ward: the first patient's task keeps its plain key (existing entities stay), a later
+    /// patient's task of the same id is keyed `id@patient` and gets its own sensor, button and topics.
+    @Test func aTaskIDSeveralPatientsShareGetsOneSensorPerPatientAndTheFirstKeepsItsIds() {
+        let discovery = HomeAssistantDiscovery()
+        let schedule = Schedule.daily(hour: 8, start: WallClockTime(year: 2026, month: 11, day: 1))
+        let first = CareTask(id: "medication", title: "Take medication", kind: .intervention, schedule: schedule)
+        var second = first
+        second.id = "medication@bed-2"
+        #expect(discovery.taskConfig(first).topic == "homeassistant/sensor/carebridge_plan_medication/config")
+        #expect(discovery.taskConfig(second).topic == "homeassistant/sensor/carebridge_plan_medication_bed-2/config")
+        #expect(discovery.planTopic(task: first.id) == "carebridge/plan/medication")
+        #expect(discovery.planTopic(task: second.id) == "carebridge/plan/medication_bed-2")
+        #expect(discovery.buttonConfig(first, token: "t").topic != discovery.buttonConfig(second, token: "t").topic)
     }
 }

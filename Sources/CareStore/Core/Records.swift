@@ -42,6 +42,9 @@ struct TaskRecord: StoreRecord, Sendable {
     var deletedDate: Date?
     /// The plan the task belongs to (since `"v8-people"`; NULL in a store without patients).
     var carePlanID: String?
+    /// The id the plan file gave the task, unique per patient (since `"v22-task-names"`); ``id`` is the store-wide
+    /// key, the same as the name unless another patient used the name first.
+    var name: String?
 }
 
 /// One sample of the layout before `"v10-compact-samples"` (table `sample` joined with `device`, ``init(row:)``),

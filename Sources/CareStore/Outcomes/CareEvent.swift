@@ -77,6 +77,8 @@ final class EventTaskInfo: Sendable, Hashable {
     /// Per schedule element: its text and target values.
     let elements: [(text: String?, targetValues: [TargetValue])]
     let answer: AnswerFormat?
+    /// The task's name in its patient's plan (nil: the same as the key).
+    let name: String?
 
     init(
         title: String,
@@ -84,8 +86,10 @@ final class EventTaskInfo: Sendable, Hashable {
         impactsAdherence: Bool,
         timeZone: TimeZone,
         elements: [(text: String?, targetValues: [TargetValue])],
-        answer: AnswerFormat? = nil
+        answer: AnswerFormat? = nil,
+        name: String? = nil
     ) {
+        self.name = name
         self.answer = answer
         self.title = title
         self.kind = kind
@@ -184,6 +188,9 @@ public struct CareEvent: Sendable, Hashable, Identifiable {
     /// The stable event id, `<taskVersionUUID>#<occurrence>`.
     public var id: String { key.description }
     public var taskID: String { key.taskID }
+    /// The task's id in its patient's plan: the same as ``taskID`` (the store-wide key) unless another patient
+    /// used it first (`bp` for the key `bp@bed-2`).
+    public var taskName: String { info.name ?? key.taskID }
     public var occurrence: Int { key.occurrence }
 
     /// Progress toward completion, 0…1 (CareKit's strategies). Without target values: 1 when the outcome has a

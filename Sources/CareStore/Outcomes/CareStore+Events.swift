@@ -498,7 +498,8 @@ extension CareStore {
             impactsAdherence: task.impactsAdherence,
             timeZone: task.schedule.timeZonePolicy.zone(bridge: zone),
             elements: task.schedule.elements.map { ($0.text, $0.targetValues) },
-            answer: task.answer
+            answer: task.answer,
+            name: version.name == task.id ? nil : version.name
         )
         return scheduled.map { event in
             CareEvent(

@@ -115,6 +115,7 @@ enum Schema {
         OutcomeOutboxSchema.register(in: &migrator)
         OutboxChannelTypesSchema.register(in: &migrator)
         HubChangeSchema.register(in: &migrator)
+        TaskNameSchema.register(in: &migrator)
         return migrator
     }
 }

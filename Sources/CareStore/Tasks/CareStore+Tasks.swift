@@ -61,32 +61,42 @@ extension CareStore {
                     "the store has \(patientCount) patients: say whose plan this is with --patient ID or a \"patient\" in the file"
                 )
             }
+            let targetPatient = try targetPlan.flatMap { try Self.planPatient(db, planID: $0) }
+            var chains: [String: (key: String, chain: [TaskVersion])] = [:]
             for task in plan.tasks {
-                if let existing = versions.versions(of: task.id).last?.record.carePlanID, existing != targetPlan {
-                    throw CareStoreError(
-                        .invalidPatient,
-                        "task '\(task.id)' belongs to plan '\(existing)', not '\(targetPlan ?? "none")': task ids are "
-                            + "unique in the store; give this patient's task another id",
-                        taskID: task.id
-                    )
-                }
+                chains[task.id] = try Self.chainForPlan(
+                    db,
+                    name: task.id,
+                    versions: versions,
+                    plan: targetPlan,
+                    patient: targetPatient
+                )
             }
             for task in plan.tasks {
-                let chain = versions.versions(of: task.id)
-                if let newest = chain.last, newest.record.deletedDate == nil, Self.sameContent(newest.task, task) {
+                guard let (key, chain) = chains[task.id] else { continue }
+                if let newest = chain.last, newest.record.deletedDate == nil, Self.sameContent(newest, task) {
                     report.unchanged.append(task.id)
                     continue
                 }
                 added.append(
-                    try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now, planID: targetPlan)
+                    try Self.insertVersion(
+                        db,
+                        task: task,
+                        key: key,
+                        chain: chain,
+                        zone: zone,
+                        now: now,
+                        planID: targetPlan
+                    )
                 )
                 if chain.isEmpty { report.added.append(task.id) } else { report.updated.append(task.id) }
+                if key != task.id { report.keys[task.id] = key }
             }
             report.eventsUpdated = try Self.deriveFromStoredSamples(db, versions: added, zone: zone, now: now).count
             return report
         }
         if !report.added.isEmpty || !report.updated.isEmpty {
-            broadcaster.publish([.taskListChanged(taskIDs: report.added + report.updated)])
+            broadcaster.publish([.taskListChanged(taskIDs: (report.added + report.updated).map { report.key(of: $0) })])
             logger.info(
                 "applied care plan",
                 metadata: ["tasks.added": "\(report.added.count)", "tasks.updated": "\(report.updated.count)"]
@@ -103,18 +113,35 @@ extension CareStore {
         let scope = patientScope
         let stored = try write { db -> StoredTask in
             let planID = try Self.defaultPlan(db, patientID: scope)
-            guard try TaskRecord.filter(Column("id") == task.id).fetchCount(db) == 0 else {
+            let patient = try planID.flatMap { try Self.planPatient(db, planID: $0) }
+            let versions = try TaskVersions.load(db)
+            let (key, chain) = try Self.chainForPlan(
+                db,
+                name: task.id,
+                versions: versions,
+                plan: planID,
+                patient: patient
+            )
+            guard chain.isEmpty else {
                 throw CareStoreError(
                     .taskExists,
                     "task '\(task.id)' already exists; update it instead",
                     taskID: task.id
                 )
             }
-            let uuid = try Self.insertVersion(db, task: task, chain: [], zone: zone, now: now, planID: planID)
+            let uuid = try Self.insertVersion(
+                db,
+                task: task,
+                key: key,
+                chain: [],
+                zone: zone,
+                now: now,
+                planID: planID
+            )
             _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
             return try Self.storedTask(db, uuid: uuid)
         }
-        broadcaster.publish([.taskListChanged(taskIDs: [task.id])])
+        broadcaster.publish([.taskListChanged(taskIDs: [stored.task.id])])
         return stored
     }
 
@@ -138,7 +165,9 @@ extension CareStore {
                     version: newest.uuid
                 )
             }
-            let uuid = try Self.insertVersion(db, task: task, chain: chain, zone: zone, now: now)
+            var named = task
+            named.id = newest.name
+            let uuid = try Self.insertVersion(db, task: named, key: task.id, chain: chain, zone: zone, now: now)
             _ = try Self.deriveFromStoredSamples(db, versions: [uuid], zone: zone, now: now)
             return try Self.storedTask(db, uuid: uuid)
         }
@@ -168,6 +197,45 @@ extension CareStore {
             try record.insert(db)
         }
         broadcaster.publish([.taskListChanged(taskIDs: [id])])
+    }
+
+    /// The store key of the task a person named: by its name among the scoped patient's tasks (every patient's when
+    /// unscoped), else by its key (`bp@bed-2`). A name no task has comes back as it is, so the store's own
+    /// "no task" errors name it.
+    /// - Throws: ``CareStoreError`` `.patientRequired` when the store is not scoped and several patients have a
+    ///   task of this name; the message lists them.
+    public func taskKey(for name: String) async throws(CareStoreError) -> String {
+        let scope = patientScope
+        return try await read { db in try Self.taskKey(db, for: name, patient: scope) }
+    }
+
+    /// ``taskKey(for:)`` for several names.
+    public func taskKeys(for names: some Sequence<String>) async throws(CareStoreError) -> [String] {
+        let scope = patientScope
+        let names = Array(names)
+        return try await read { db in try names.map { name in try Self.taskKey(db, for: name, patient: scope) } }
+    }
+
+    static func taskKey(_ db: Database, for name: String, patient scope: String?) throws -> String {
+        let versions = try TaskVersions.load(db)
+        let named = versions.keys(named: name).filter { scope == nil || $0.patient == scope }
+        if named.count == 1 { return named[0].key }
+        if named.count > 1 {
+            let patients = named.map { $0.patient ?? "none" }.joined(separator: ", ")
+            throw CareStoreError(
+                .patientRequired,
+                "task '\(name)' exists for \(named.count) patients (\(patients)): say whose with --patient ID",
+                taskID: name
+            )
+        }
+        if let scope, let owner = versions.versions(of: name).last?.patient, owner != scope {
+            throw CareStoreError(
+                .taskNotFound,
+                "task '\(name)' is patient '\(owner)'s, not '\(scope)'s",
+                taskID: name
+            )
+        }
+        return name
     }
 
     /// The newest version of every task that is not deleted, by id.
@@ -228,19 +296,22 @@ extension CareStore {
 
     // MARK: - Internals
 
-    /// Content equality, ignoring the effective date (re-applying the same plan is a no-op).
-    static func sameContent(_ a: CareTask, _ b: CareTask) -> Bool {
-        var a = a
-        var b = b
+    /// Whether the plan file's `task` says what the stored version says, ignoring the effective date and the key
+    /// (re-applying the same plan is a no-op).
+    static func sameContent(_ stored: TaskVersion, _ task: CareTask) -> Bool {
+        var a = stored.task
+        a.id = stored.name
+        var b = task
         a.effectiveDate = nil
         b.effectiveDate = nil
         return a == b
     }
 
-    /// Checks the versioning guard and inserts the next version of `task`.
+    /// Checks the versioning guard and inserts the next version of `task` (`task.id` is its name) under `key`.
     static func insertVersion(
         _ db: Database,
         task: CareTask,
+        key: String,
         chain: [TaskVersion],
         zone: TimeZone,
         now: Date,
@@ -261,7 +332,7 @@ extension CareStore {
                     SELECT taskUUID, occurrence, eventStart FROM outcome
                     WHERE taskID = ? ORDER BY eventStart DESC LIMIT 1
                     """,
-                arguments: [task.id]
+                arguments: [key]
             )
         {
             let latest = Date(timeIntervalSince1970: row["eventStart"])
@@ -293,10 +364,58 @@ extension CareStore {
             effective: effective,
             created: now,
             deleted: nil,
-            carePlanID: previous?.record.carePlanID ?? planID
+            carePlanID: previous?.record.carePlanID ?? planID,
+            key: key
         )
         try record.insert(db)
         return uuid
+    }
+
+    /// The patient of a plan (its newest version), nil for an unknown plan.
+    static func planPatient(_ db: Database, planID: String) throws -> String? {
+        try String.fetchOne(
+            db,
+            sql: "SELECT patientID FROM carePlan WHERE id = ? ORDER BY versionNumber DESC LIMIT 1",
+            arguments: [planID]
+        )
+    }
+
+    /// The key and the versions of the task `name` of `plan`: its existing chain, or an empty one under a new key
+    /// (the name, unless another patient's task holds it: then `NAME@PATIENT`).
+    /// - Throws: ``CareStoreError`` `.invalidPatient` when another plan of the same patient (or a store-wide task
+    ///   without a plan) uses the name: names are unique per patient.
+    static func chainForPlan(
+        _ db: Database,
+        name: String,
+        versions: TaskVersions,
+        plan: String?,
+        patient: String?
+    ) throws -> (key: String, chain: [TaskVersion]) {
+        let named = versions.keys(named: name)
+        for (key, owner) in named {
+            let chain = versions.versions(of: key)
+            let existingPlan = chain.last?.record.carePlanID
+            if existingPlan == plan { return (key, chain) }
+            if owner == patient || owner == nil || patient == nil {
+                throw CareStoreError(
+                    .invalidPatient,
+                    "task '\(name)' belongs to plan '\(existingPlan ?? "none")', not '\(plan ?? "none")': a patient's "
+                        + "task ids are unique across their plans; give this task another id",
+                    taskID: name
+                )
+            }
+        }
+        guard versions.ranges[name] != nil, let patient else { return (name, []) }
+        let key = "\(name)@\(patient)"
+        guard versions.ranges[key] == nil else {
+            throw CareStoreError(
+                .invalidPatient,
+                "task '\(name)' of patient '\(patient)': its key '\(key)' is another task's id; give this task "
+                    + "another id",
+                taskID: name
+            )
+        }
+        return (key, [])
     }
 
     /// Derives outcomes of newly added linked versions from samples already stored in their regions.
@@ -366,7 +485,8 @@ extension TaskVersion {
             effectiveDate: record.effectiveDate,
             createdDate: record.createdDate,
             deletedDate: record.deletedDate,
-            patientID: patient
+            patientID: patient,
+            name: name
         )
     }
 }

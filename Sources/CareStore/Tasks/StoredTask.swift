@@ -19,12 +19,22 @@ public struct StoredTask: Sendable, Hashable {
     /// When the store first saw that patient (its first version's creation), where known
     /// (``CareStore/ruleTaskVersions(linkedTo:)`` fills it in).
     public var patientSince: Date? = nil
+    /// The id the plan file gave the task, unique per patient. ``id`` (`task.id`) is the store-wide key: the same
+    /// as the name unless another patient used the name first (then `NAME@PATIENT`).
+    public var name: String = ""
 
     /// From when the version's facts count for adherence: when it was applied (created), or when the store
     /// first saw its patient, whichever is later. Time before it was not under this plan.
     public var appliedSince: Date { max(createdDate, patientSince ?? createdDate) }
 
     public var id: String { task.id }
+
+    /// The task as its plan file says it: `id` is the name (what `plan show --json` prints and `plan apply` reads).
+    public var planTask: CareTask {
+        var task = task
+        task.id = name.isEmpty ? task.id : name
+        return task
+    }
 }
 
 /// What applying a plan did, by task id.
@@ -37,6 +47,11 @@ public struct PlanApplyReport: Sendable, Hashable {
     public var unchanged: [String] = []
     /// Events whose outcome was derived from samples already in the store.
     public var eventsUpdated: Int = 0
+    /// The store key of each added or updated task whose key is not its name (`bp` → `bp@bed-2`).
+    public var keys: [String: String] = [:]
 
     public init() {}
+
+    /// The store key of the plan's task `name`.
+    public func key(of name: String) -> String { keys[name] ?? name }
 }

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import CarePlan
 import Foundation
 import GRDB
@@ -18,6 +19,8 @@ struct TaskVersion: Sendable {
     let until: Date?
     /// The patient whose plan the task belongs to (nil in a store without patients).
     var patient: String? = nil
+    /// The id the plan file gave the task (unique per patient); `record.id` is the store-wide key.
+    var name: String { record.name ?? record.id }
     var isTombstone: Bool { record.deletedDate != nil }
     var isShadowed: Bool { until.map { $0 <= effective } ?? false }
 
@@ -48,6 +51,8 @@ struct TaskVersions: Sendable {
     /// Where each task's versions are in ``all``: looking a task up is a dictionary read, not a scan of every
     /// version (re-applying a plan of n tasks was O(n²)).
     let ranges: [String: Range<Int>]
+    /// The keys of the tasks of each name (one per patient at most): a name is a dictionary read too.
+    let keysByName: [String: [String]]
 
     /// - Parameters:
     ///   - patient: only the tasks of this patient's plans (all when nil).
@@ -106,10 +111,20 @@ struct TaskVersions: Sendable {
                 linked[linkage.type, default: []].append(version)
             }
         }
-        return TaskVersions(all: all, linkedByType: linked, ranges: ranges)
+        var keysByName: [String: [String]] = [:]
+        for (key, range) in ranges { keysByName[all[range.upperBound - 1].name, default: []].append(key) }
+        return TaskVersions(all: all, linkedByType: linked, ranges: ranges, keysByName: keysByName)
     }
 
-    /// The versions of one task, oldest first.
+    /// The keys of the tasks named `name` (one per patient at most), each with its patient.
+    func keys(named name: String) -> [(key: String, patient: String?)] {
+        (keysByName[name] ?? []).compactMap { key in
+            ranges[key].map { (key, all[$0.upperBound - 1].patient) }
+        }
+        .sorted { NaturalOrder.precedes($0.patient ?? "", $1.patient ?? "") }
+    }
+
+    /// The versions of one task (by key), oldest first.
     func versions(of taskID: String) -> [TaskVersion] { ranges[taskID].map { Array(all[$0]) } ?? [] }
 
     /// The version of `taskID` in force at `instant` (nil before the first version or after a deletion).
@@ -228,13 +243,14 @@ extension TaskRecord {
         effective: Date,
         created: Date,
         deleted: Date?,
-        carePlanID: String? = nil
+        carePlanID: String? = nil,
+        key: String? = nil
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         self.init(
             uuid: uuid.uuidString.lowercased(),
-            id: task.id,
+            id: key ?? task.id,
             versionNumber: versionNumber,
             previousVersionUUID: previous,
             title: task.title,
@@ -253,7 +269,8 @@ extension TaskRecord {
             effectiveDate: effective,
             createdDate: created,
             deletedDate: deleted,
-            carePlanID: carePlanID
+            carePlanID: carePlanID,
+            name: task.id
         )
     }
 }
