@@ -206,8 +206,9 @@ extension DeviceProfile {
         if let reader = try root.optionalObject("quirks") {
             try reader.allow([
                 "clockUnreliable", "broadcastRepeats", "pairingRequired", "setDeviceClock", "deviceTimeIsUTC",
-                "finalRepeats",
+                "finalRepeats", "broadcastStream",
             ])
+            quirks.broadcastStream = try reader.optionalBool("broadcastStream") ?? false
             quirks.finalRepeats = try reader.optionalBool("finalRepeats") ?? false
             quirks.deviceTimeIsUTC = try reader.optionalBool("deviceTimeIsUTC") ?? false
             quirks.clockUnreliable = try reader.optionalBool("clockUnreliable") ?? false

@@ -165,6 +165,10 @@ public struct DeviceProfile: Sendable, Hashable {
         /// intermediate frame (nor a value no frame selects) between them and at most `weighInGap` seconds after it, is a repeat and stores
         /// nothing.
         public var finalRepeats = false
+        /// A broadcast sensor that advertises a new reading whenever its value changes (a worn thermometer,
+        /// `broadcastStream`): identical advertisements are still collapsed, but every changed value stores its
+        /// samples instead of one sample per quantity per weigh-in.
+        public var broadcastStream = false
 
         public init(
             clockUnreliable: Bool = false,

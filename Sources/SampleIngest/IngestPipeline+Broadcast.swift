@@ -66,7 +66,8 @@ extension IngestPipeline {
 
     /// One advertised value of a broadcast device (Service Data or Manufacturer Data): repeats are collapsed, a
     /// gap longer than the profile's `weighInGap` ends the weigh-in, and a value without samples (unstable, load
-    /// removed) ends a weigh-in that gave its samples; each quantity is stored once per weigh-in.
+    /// removed) ends a weigh-in that gave its samples; each quantity is stored once per weigh-in (with the
+    /// `broadcastStream` quirk, every changed value stores its samples).
     /// - Parameter decode: the value's samples, nil when it was refused (the issue is already reported).
     func broadcast(
         _ bytes: [UInt8],
@@ -96,6 +97,11 @@ extension IngestPipeline {
             return
         }
         guard let samples = decode(self, &state, &output) else { return }
+        if state.profile?.quirks.broadcastStream == true {
+            // A continuous sensor: each changed value is a new reading.
+            accept(samples, live: true, state: &state, output: &output)
+            return
+        }
         if samples.isEmpty {
             // Unstable or load removed: a weigh-in that already gave its samples is over.
             if !state.session.emittedTypes.isEmpty { endSession(&state, output: &output) }

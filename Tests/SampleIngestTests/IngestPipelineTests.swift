@@ -43,6 +43,15 @@ import Testing
             send(t, .value(CharacteristicValue(characteristic: characteristic, bytes: bytes, delivery: delivery)))
         }
 
+        /// When the next `advertise` is sent, in seconds from the start.
+        var clock = 0.0
+
+        /// Sends an advertisement at `clock`, then moves it on by 0.3 s (a broadcast device's advertising rate).
+        mutating func advertise(_ advertisement: Advertisement) {
+            send(clock, .advertisement(advertisement))
+            clock += 0.3
+        }
+
         mutating func finish() {
             pipeline.finish(samples: &samples, issues: &issues)
         }
@@ -229,28 +238,43 @@ import Testing
 
     @Test func broadcastWeighInGivesOneSamplePerQuantity() {
         var run = Run()
-        var t = 0.0
-        func advert(_ advertisement: Advertisement) {
-            run.send(t, .advertisement(advertisement))
-            t += 0.3
-        }
-        for weight: UInt16 in [6000, 12000, 14400] { advert(Self.mi(0x00, weight: weight)) }  // unstable
-        for _ in 0..<4 { advert(Self.mi(0x20)) }  // stabilised, repeated
-        for _ in 0..<3 { advert(Self.mi(0x22, impedance: 500)) }  // impedance valid, repeated
+        for weight: UInt16 in [6000, 12000, 14400] { run.advertise(Self.mi(0x00, weight: weight)) }  // unstable
+        for _ in 0..<4 { run.advertise(Self.mi(0x20)) }  // stabilised, repeated
+        for _ in 0..<3 { run.advertise(Self.mi(0x22, impedance: 500)) }  // impedance valid, repeated
         #expect(run.samples.isEmpty, "weigh-in still open")
-        advert(Self.mi(0xA2, impedance: 500))  // load removed: ends the weigh-in
+        run.advertise(Self.mi(0xA2, impedance: 500))  // load removed: ends the weigh-in
         #expect(run.samples.map(\.type) == [.bodyMass, .bodyImpedance])
-        for _ in 0..<3 { advert(Self.mi(0xA2, impedance: 500)) }
+        for _ in 0..<3 { run.advertise(Self.mi(0xA2, impedance: 500)) }
         run.finish()
         #expect(run.samples.count == 2)
         #expect(run.issues.isEmpty)
 
         // A second weigh-in after a quiet gap gives its own samples.
-        t += 120
-        advert(Self.mi(0x20, weight: 14600, second: 40))
+        run.clock += 120
+        run.advertise(Self.mi(0x20, weight: 14600, second: 40))
         run.finish()
         #expect(run.samples.count == 3)
         #expect(run.samples.last?.value == 73)
+    }
+
+    /// An MMC-W505 MiBeacon advertisement (the published frame's layout) with its counter and temperature.
+    static func thermometer(counter: UInt8, centidegrees: UInt16) -> Advertisement {
+        let bytes: [UInt8] =
+            [0x70, 0x22, 0x91, 0x03, counter, 0xDB, 0xAB, 0x53, 0x18, 0x24, 0xD0, 0x09, 0x0A, 0x00, 0x02]
+            + [UInt8(centidegrees & 0xFF), UInt8(centidegrees >> 8)]
+        return Advertisement(serviceData: [BluetoothUUID(0xFE95): bytes])
+    }
+
+    @Test func broadcastStreamStoresEveryChangedReadingOnce() {
+        var run = Run()
+        for _ in 0..<3 { run.advertise(Self.thermometer(counter: 15, centidegrees: 3445)) }  // one reading, repeated
+        #expect(run.samples.map(\.value) == [34.45])
+        for _ in 0..<3 { run.advertise(Self.thermometer(counter: 16, centidegrees: 3450)) }
+        run.advertise(Self.thermometer(counter: 17, centidegrees: 3445))  // the same temperature again is a new reading
+        run.finish()
+        #expect(run.samples.map(\.type) == [.bodyTemperature, .bodyTemperature, .bodyTemperature])
+        #expect(run.samples.map(\.value) == [34.45, 34.5, 34.45])
+        #expect(run.issues.isEmpty)
     }
 
     @Test func multiPacketBodyCompositionIsMergedBeforeDecoding() throws {
