@@ -139,6 +139,7 @@ struct SMTPOptions: ParsableArguments {
             source = (directory + "/" + Self.credentialName, "systemd credential")
         }
         guard let source else { return nil }
+        if credentialsFile != nil { SecretFile.warnIfShared(source.path, option: "--smtp-credentials-file") }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: source.path))
