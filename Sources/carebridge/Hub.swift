@@ -44,6 +44,7 @@ struct HubDatabaseOptions: ParsableArguments {
 
     /// The database's address and password, or a usage error.
     func resolved() throws -> HubDatabase {
+        if let passwordFile { SecretFile.warnIfShared(passwordFile, option: "--database-password-file") }
         do {
             return try HubDatabase(url: database, passwordFile: passwordFile)
         } catch {

@@ -137,6 +137,7 @@ struct SMTPOptions: ParsableArguments {
             source = (path, "systemd credential")
         }
         guard let source else { return nil }
+        if credentialsFile != nil { SecretFile.warnIfShared(source.path, option: "--smtp-credentials-file") }
         let text = try SecretFile.read(source.path, what: source.what, secret: "SMTP credentials")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\r")) }

@@ -85,6 +85,41 @@ import Testing
         }
     }
 
+    /// The SMTP credentials and the hub database's password file warn like the MQTT one (the relay is not
+    /// reached: nothing is pending; the database URL is refused after the warning, without waiting for a server).
+    @Test(arguments: ["smtp", "hub"])
+    func otherSecretFilesOthersCanReadAreUsedWithAWarning(kind: String) async throws {
+        let dir = scratch.url
+        let file = dir.appendingPathComponent("secret-\(kind)").path
+        try "carebridge\nhunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("\(kind).sqlite").path
+        let (arguments, option) =
+            kind == "smtp"
+            ? (
+                [
+                    "alerts", "deliver", "--store", store, "--smtp", "smtp://127.0.0.1:1", "--smtp-from",
+                    "bridge@example.org", "--smtp-credentials-file", file,
+                ], "--smtp-credentials-file"
+            )
+            : (
+                [
+                    "hub", "status", "--database", "http://not-a-database", "--database-password-file",
+                    file,
+                ],
+                "--database-password-file"
+            )
+        if kind == "smtp" {
+            #expect(try await CarebridgeProcess.run(["ingest", "--store", store, "bodyMass", "72", "kg"]).status == 0)
+        }
+        for mode in [0o644, 0o600] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+            let result = try await CarebridgeProcess.run(arguments)
+            let warned = result.stderr.contains("\(option) \(file) can be read by other users (mode 644)")
+            #expect(warned == (mode == 0o644), "mode \(String(mode, radix: 8)): \(result.stderr)")
+            #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
+        }
+    }
+
     @Test func systemdUnitAcceptsArgumentsThatStartWithDashesAndQuotesEachWord() async throws {
         let result = try await CarebridgeProcess.run([
             "systemd-unit", "--arguments", #"--store "/var/lib/care bridge/50%.sqlite" --plan /etc/cb/$plan.json"#,
