@@ -53,23 +53,15 @@ struct Events: AsyncParsableCommand {
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         try TimeArguments.checkOrder(start, end, from: from, to: to)
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        var unknown: [String] = []
-        var known: [String] = []
+        let unknown: String?
         do {
-            if !task.isEmpty {
-                let ids = try await store.taskIDs()
-                unknown = task.filter { !ids.contains($0) }
-            }
-            if !unknown.isEmpty { known = try await store.tasks().map(\.id).sorted() }
+            let ids = task.isEmpty ? [] : try await store.taskIDs()
+            unknown = task.first { !ids.contains($0) }
         } catch {
             throw StoreExit.fail(error)
         }
-        if let first = unknown.first {
-            let hint = CommandSuggestion.closest(to: first, in: known).map { "did you mean '\($0)'? " } ?? ""
-            Output.error(
-                "no task '\(first)' in the plan; \(hint)tasks: "
-                    + (known.isEmpty ? "none (apply a plan first)" : known.joined(separator: ", "))
-            )
+        if let unknown {
+            Output.error(await UnknownName.task(unknown, in: store))
             throw ExitCode(StoreExit.notFound)
         }
         let events: [CareEvent]
