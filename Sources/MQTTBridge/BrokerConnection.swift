@@ -185,7 +185,7 @@ public actor BrokerConnection: Service {
                 if attempt == 0 || attempt % 10 == 0 {
                     logger.warning(
                         "MQTT broker unreachable; messages stay queued in their outbox",
-                        metadata: ["error": "\(error)", "retry.in": "\(delay)"]
+                        metadata: ["error": "\(error.message)", "retry.in": "\(delay)"]
                     )
                 }
                 attempt += 1

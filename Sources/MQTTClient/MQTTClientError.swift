@@ -1,6 +1,6 @@
 /// Why an ``MQTTSession`` operation failed: a code to switch on, a message for people, the underlying cause,
 /// and where it was raised.
-public struct MQTTClientError: Error, Sendable, CustomStringConvertible {
+public struct MQTTClientError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Code: Sendable, Hashable {
         /// The TCP connection could not be opened or broke during the handshake.
         case connectionFailed
@@ -64,7 +64,11 @@ public struct MQTTClientError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String {
+    /// The message, in words: it ends up in warnings people read (the journal, a terminal).
+    public var description: String { message }
+
+    /// The code, the message, the underlying cause and where the error was raised, for a debugger or a bug report.
+    public var debugDescription: String {
         var text = "MQTT \(code): \(message)"
         if let cause { text += " (cause: \(cause))" }
         return text + " [\(file):\(line)]"

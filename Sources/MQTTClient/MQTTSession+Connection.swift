@@ -42,7 +42,10 @@ extension MQTTSession {
                 }
                 attempt += 1
                 if case .closed = state { return }
-                logger.warning("reconnect failed", metadata: ["mqtt.attempt": "\(attempt)", "mqtt.error": "\(error)"])
+                logger.warning(
+                    "reconnect failed",
+                    metadata: ["mqtt.attempt": "\(attempt)", "mqtt.error": "\(error.message)"]
+                )
                 eventContinuation.yield(.reconnectFailed(attempt: attempt, reason: error.message))
             }
         }
@@ -80,7 +83,8 @@ extension MQTTSession {
             continuation.finish()
             throw MQTTClientError(
                 .connectionFailed,
-                "cannot connect to \(configuration.host):\(configuration.port)",
+                "cannot connect to \(configuration.host) port \(configuration.port): "
+                    + ConnectFailureReason.describe(error),
                 cause: error
             )
         }
@@ -150,7 +154,7 @@ extension MQTTSession {
         do {
             while let packet = try await iterator.next() { handle(packet, on: channel) }
         } catch {
-            reason = "\(error)"
+            reason = ConnectFailureReason.describe(error)
         }
         channel.close(promise: nil)
         didLoseConnection(channel, reason: reason)

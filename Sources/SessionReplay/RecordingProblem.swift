@@ -1,7 +1,7 @@
-/// A place in a recording: `file:line`.
+/// A place in a recording: `file:line`, or just `file` for a problem with the whole file.
 public struct RecordingLocation: Sendable, Hashable, CustomStringConvertible {
     public var file: String
-    /// 1-based line number.
+    /// 1-based line number; 0 when the problem is with the whole file (cannot open, cannot write).
     public var line: Int
 
     public init(file: String, line: Int) {
@@ -9,7 +9,8 @@ public struct RecordingLocation: Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "\(file):\(line)" }
+    /// `file:line`; a line that is not known (0) is left out rather than shown as `:0`.
+    public var description: String { line > 0 ? "\(file):\(line)" : file }
 }
 
 /// A line of a recording that could not be used; it is skipped and reported.

@@ -69,6 +69,8 @@ struct AlertsList: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    @OptionGroup var color: ColorOption
+
     func validate() throws {
         _ = try AlertsList.severity(severity)
         try NumericOption.check(days, "--days", in: 0...NumericOption.hundredYearsOfDays)
@@ -123,6 +125,7 @@ struct AlertsList: AsyncParsableCommand {
             return
         }
         let byPatient = !names.isEmpty
+        let painted = color.enabled()
         var table = Table(
             ["ID", "WHEN", "SEVERITY"] + (byPatient ? ["PATIENT"] : []) + ["TASK/RULE", "STATE", "MESSAGE"]
         )
@@ -136,7 +139,8 @@ struct AlertsList: AsyncParsableCommand {
                     + (byPatient ? [patient] : []) + [
                         "\(alert.trip.taskID)/\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)",
                         alert.state, alert.trip.message,
-                    ]
+                    ],
+                colors: painted ? [nil, nil, TerminalColor.severity(alert.trip.severity)] : []
             )
         }
         print(table.render())

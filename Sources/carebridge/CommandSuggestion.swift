@@ -1,39 +1,8 @@
 import ArgumentParser
+import BridgeFoundation
 
-/// "Did you mean": the closest of a set of names to a mistyped one.
+/// "Did you mean" for a mistyped subcommand (``NameSuggestion`` scores the names).
 enum CommandSuggestion {
-    /// The name in `names` closest to `typed` (edit distance at most a third of its length, at least 1, or
-    /// `typed` a prefix of exactly one name); nil when none is close.
-    static func closest(to typed: String, in names: [String]) -> String? {
-        let key = typed.lowercased()
-        let prefixed = names.filter { $0.lowercased().hasPrefix(key) }
-        if key.count >= 2, prefixed.count == 1 { return prefixed[0] }
-        let limit = max(1, key.count / 3)
-        let scored = names.map { ($0, distance(key, $0.lowercased())) }.filter { $0.1 <= limit }
-        return scored.min { $0.1 < $1.1 }?.0
-    }
-
-    /// Levenshtein distance with adjacent transpositions counted as one edit (`evnets` → `events`).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return table[a.count][b.count]
-    }
-
     /// For arguments that failed to parse: the first word that is not a subcommand where one was expected,
     /// with the command it was given to and the closest subcommand name.
     static func unknownSubcommand(
@@ -53,7 +22,7 @@ enum CommandSuggestion {
                 stack.append(next)
                 continue
             }
-            return (stack, argument, closest(to: argument, in: subcommands.map(name(of:))))
+            return (stack, argument, NameSuggestion.closest(to: argument, in: subcommands.map(name(of:))))
         }
         return nil
     }

@@ -71,7 +71,7 @@ struct Complete: AsyncParsableCommand {
                 now: now
             )
         } catch {
-            throw StoreExit.fail(error)
+            throw await UnknownName.fail(error, in: store)
         }
         let event = result.event
         let described = EventSelection.describe(event, zone: zone)

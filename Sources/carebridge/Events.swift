@@ -53,26 +53,20 @@ struct Events: AsyncParsableCommand {
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         try TimeArguments.checkOrder(start, end, from: from, to: to)
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        var unknown: [String] = []
-        var known: [String] = []
+        var unknown: String?
         var keys: [String] = []
         do {
             if !task.isEmpty {
                 // What was typed names a task within the patient; the store keys it store-wide.
                 keys = try await store.taskKeys(for: task)
                 let ids = try await store.taskIDs()
-                unknown = zip(task, keys).filter { !ids.contains($0.1) }.map(\.0)
+                unknown = zip(task, keys).first { !ids.contains($0.1) }?.0
             }
-            if !unknown.isEmpty { known = Set(try await store.tasks().map(\.name)).sorted() }
         } catch {
             throw StoreExit.fail(error)
         }
-        if let first = unknown.first {
-            let hint = CommandSuggestion.closest(to: first, in: known).map { "did you mean '\($0)'? " } ?? ""
-            Output.error(
-                "no task '\(first)' in the plan; \(hint)tasks: "
-                    + (known.isEmpty ? "none (apply a plan first)" : known.joined(separator: ", "))
-            )
+        if let unknown {
+            Output.error(await UnknownName.task(unknown, in: store))
             throw ExitCode(StoreExit.notFound)
         }
         let events: [CareEvent]

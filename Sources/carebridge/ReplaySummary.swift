@@ -49,7 +49,7 @@ struct ReplaySummary {
                 list.map { problem in
                     .object([
                         "file": problem.location.map { .string($0.file) } ?? .null,
-                        "line": problem.location.map { .int($0.line) } ?? .null,
+                        "line": problem.location.flatMap { $0.line > 0 ? .int($0.line) : nil } ?? .null,
                         "device": problem.device.map(JSONValue.string) ?? .null,
                         "message": .string(problem.message),
                     ])

@@ -14,6 +14,7 @@ import MQTTBridge
 import SampleIngest
 import ServiceLifecycle
 import SessionReplay
+import Synchronization
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -254,7 +255,12 @@ struct Run: AsyncParsableCommand {
 
         let webConfiguration = try http.map { try web.configuration(listen: $0, option: "--http") }
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
+        // A run that fails before the bridge came up and stored a reading leaves no new empty store behind.
+        let fresh = FreshStoreFiles(storePath: storeOptions.path)
+        let notifier = ServiceNotifier(logger: logger)
         let store = try storeOptions.open(zone: zone, patients: .any)
+        var failed = true
+        defer { if failed, !notifier.becameReady { fresh.removeIfNothingStored(in: store) } }
         if let document {
             do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
         }
@@ -265,7 +271,6 @@ struct Run: AsyncParsableCommand {
         configuration.timeZone = zone
         // Profile sessions (a glucose meter's download cursor, a scale's consent) keep their variables here.
         configuration.sessionMemory = StoreSessionMemory(store: store)
-        let notifier = ServiceNotifier(logger: logger)
         let live = BlueZTransport(configuration: configuration, policy: catalog, logger: logger) { notifier.status($0) }
         let shutdown = live.shutdown
 
@@ -406,6 +411,7 @@ struct Run: AsyncParsableCommand {
             recorder?.close()
             throw StoreExit.fail(error)
         }
+        failed = false
         recorder?.close()
         if let publisher { _ = await mqtt.report(publisher) }  // what is left waits in the outbox for the next run
         logger.info(
@@ -464,12 +470,17 @@ struct Run: AsyncParsableCommand {
 /// Turns transport status into sd_notify messages (no-ops outside systemd) and log lines.
 final class ServiceNotifier: Sendable {
     let logger: Logger
+    private let ready = Atomic<Bool>(false)
+
+    /// Whether the transport came up (discovering on an adapter) at least once.
+    var becameReady: Bool { ready.load(ordering: .relaxed) }
 
     init(logger: Logger) { self.logger = logger }
 
     func status(_ status: BlueZStatus) {
         switch status {
         case .ready(let adapter):
+            ready.store(true, ordering: .relaxed)
             ServiceManager.notify("READY=1\nSTATUS=discovering on \(adapter)")
         case .alive:
             ServiceManager.notify("WATCHDOG=1")

@@ -101,6 +101,16 @@ struct SystemdUnit: ParsableCommand {
         var description: String
     }
 
+    /// The README installed next to `executable`: `PREFIX/share/doc/carebridge/README.md` for `PREFIX/bin/…`
+    /// (`/usr` for the Debian package, `/usr/local` for `install` by hand), else under /usr/local.
+    static func documentation(executable: String) -> String {
+        let directory = (executable as NSString).deletingLastPathComponent
+        let prefix =
+            (directory as NSString).lastPathComponent == "bin"
+            ? (directory as NSString).deletingLastPathComponent : "/usr/local"
+        return (prefix == "/" ? "" : prefix) + "/share/doc/carebridge/README.md"
+    }
+
     static func unit(
         executable: String,
         arguments: String,
@@ -159,7 +169,7 @@ struct SystemdUnit: ParsableCommand {
         return """
             [Unit]
             Description=CareBridge: Bluetooth LE health devices into the care plan
-            Documentation=man:carebridge(1) file:/usr/local/share/doc/carebridge/README.md
+            Documentation=man:carebridge(1) file:\(documentation(executable: executable))
             Requires=bluetooth.service
             After=bluetooth.service
 

@@ -8,13 +8,22 @@ import Foundation
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
+    /// Per row, the colour of each cell (none, or fewer than the cells: the rest plain).
+    var colors: [[TerminalColor?]] = []
 
     init(_ headers: [String]) {
         self.headers = headers
     }
 
     /// Adds a row; cells are sanitised for the terminal (they carry device names and Device Information strings).
-    mutating func append(_ row: [String]) { rows.append(row.map(TerminalText.sanitize)) }
+    mutating func append(_ row: [String]) { append(row, colors: []) }
+
+    /// Adds a row whose cells are shown in `colors` (``ColorOption`` decides whether to pass any); widths are
+    /// measured without the colour sequences.
+    mutating func append(_ row: [String], colors: [TerminalColor?]) {
+        rows.append(row.map(TerminalText.sanitize))
+        self.colors.append(colors)
+    }
 
     /// The width to fit: `COLUMNS` when set, 80 on a terminal, unlimited when piped.
     static var screenWidth: Int? {
@@ -56,12 +65,13 @@ struct Table {
                 used = needed
             }
         }
-        func line(_ cells: [String]) -> String {
+        func line(_ cells: [String], colors: [TerminalColor?] = []) -> String {
             var text = ""
             let shown = Array(cells.prefix(kept))
             for (index, cell) in shown.enumerated() {
                 let last = index == shown.count - 1
-                text += last ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+                let painted = (index < colors.count ? colors[index] : nil)?.paint(cell) ?? cell
+                text += last ? painted : painted + String(repeating: " ", count: widths[index] - cell.count + 2)
             }
             return text
         }
@@ -73,7 +83,9 @@ struct Table {
             return parts.isEmpty ? [] : ["    " + parts.joined(separator: "  ")]
         }
         var lines = header ? [line(headers)] : []
-        for row in rows { lines += [line(row)] + overflow(row) }
+        for (index, row) in rows.enumerated() {
+            lines += [line(row, colors: index < colors.count ? colors[index] : [])] + overflow(row)
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -40,6 +40,8 @@ struct Today: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
+    @OptionGroup var color: ColorOption
+
     /// One patient's day.
     struct Row {
         var patient: Patient?
@@ -82,6 +84,7 @@ struct Today: AsyncParsableCommand {
             print(JSONValue.array(rows.map { Self.json($0, zone: zone) }).serialized(pretty: Output.isTerminal))
             return
         }
+        let painted = color.enabled()
         let shown = TimeArguments.short(dayStart, zone: zone).prefix(10)
         print("\(shown), seen at \(TimeArguments.short(now, zone: zone)) (\(zone.identifier))")
         for row in rows {
@@ -95,7 +98,10 @@ struct Today: AsyncParsableCommand {
             for (event, state) in row.events {
                 let (start, end) = Events.window(event, zone: zone)
                 let when = event.isAllDay ? "all day" : "\(start.suffix(5))–\(end.suffix(5))"
-                table.append([state.rawValue, when, event.taskName, event.title])
+                table.append(
+                    [state.rawValue, when, event.taskName, event.title],
+                    colors: painted ? [TerminalColor.state(state)] : []
+                )
             }
             print(
                 table.render().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }

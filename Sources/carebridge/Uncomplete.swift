@@ -33,7 +33,7 @@ struct Uncomplete: AsyncParsableCommand {
             print("not done: \(EventSelection.describe(event, zone: zone))")
             await AlertReport.evaluate(store, from: event.start)
         } catch {
-            throw StoreExit.fail(error)
+            throw await UnknownName.fail(error, in: store)
         }
     }
 }

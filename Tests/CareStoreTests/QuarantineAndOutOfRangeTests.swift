@@ -229,6 +229,20 @@ import Testing
         #expect(try fixture.store.samples(matching: SampleQuery()).count == 2)
     }
 
+    @Test func aReadingOfAnotherTypeDoesNotReplaceOneNamingBothTypes() async throws {
+        let fixture = try F()
+        let at = F.berlinTime(2026, 11, 10, 7, 30)
+        let weight = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
+        try await fixture.store.recordSample(weight)
+        let fever = try ManualReading.sample(type: .bodyTemperature, value: 37.2, unit: "°C", at: at, receivedAt: at)
+        let error = #expect(throws: CareStoreError.self) {
+            try fixture.store.replaceManualSample(id: weight.id, with: fever)
+        }
+        #expect(error?.code == .invalidSample)
+        #expect(error?.message.contains("bodyMass") == true && error?.message.contains("bodyTemperature") == true)
+        #expect(try fixture.store.samples(matching: SampleQuery()).map(\.id) == [weight.id])
+    }
+
     @Test func deletingAnUnpublishedSampleQueuesNoRetraction() async throws {
         let fixture = try F()
         try await fixture.store.enableOutbox()

@@ -28,7 +28,7 @@ extension CareStore {
             guard ids.contains(requested) else {
                 throw CareStoreError(
                     .patientNotFound,
-                    "no patient '\(requested)' in the store; "
+                    "no patient '\(requested)' in the store; \(NameSuggestion.didYouMean(requested, in: ids))"
                         + (ids.isEmpty
                             ? "it has none (add one with `carebridge patients add`)"
                             : "patients: \(ids.joined(separator: ", "))")

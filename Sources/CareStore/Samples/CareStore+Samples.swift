@@ -184,7 +184,7 @@ extension CareStore {
     ///   - replacement: the corrected reading (source `manual`).
     /// - Returns: what storing the replacement did.
     /// - Throws: ``CareStoreError`` `.sampleNotFound` when no live manual sample has this id, `.invalidSample`
-    ///   for a replacement that is not manual or is the same reading.
+    ///   for a replacement that is not manual, is the same reading, or is of another type (naming both).
     @discardableResult
     public func replaceManualSample(
         id: UUID,
@@ -212,6 +212,15 @@ extension CareStore {
                     .sampleNotFound,
                     "sample \(id.uuidString.lowercased()) came from a device: only manual readings are replaced "
                         + "(delete it with `carebridge samples delete`)"
+                )
+            }
+            guard stored.sample.type == replacement.type else {
+                let oldID = id.uuidString.lowercased()
+                throw CareStoreError(
+                    .invalidSample,
+                    "sample \(oldID) is a \(stored.sample.type.rawValue) reading, not a "
+                        + "\(replacement.type.rawValue) one: a correction keeps the type; to record another type "
+                        + "instead, delete it (`carebridge samples delete \(oldID)`) and ingest the new reading"
                 )
             }
             try SampleTable.markDeleted(db, row, at: recordedAt)
