@@ -1,16 +1,10 @@
 import Foundation
-import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// `Fixtures/fhir_server.py` on the system python3: a local FHIR server that processes transaction Bundles
+/// `Fixtures/fhir_server.py` (a ``TestReceiver``): a local FHIR server that processes transaction Bundles
 /// (conditional creates, conditional updates, bearer token), records what it stores and every request, and answers
-/// scripted 5xx/429 for outages. Stopped and started again it keeps what it stored.
-final class FHIRTestServer: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
+/// scripted 5xx/429 for outages; with a SMART client registered, also a token endpoint that verifies the client's
+/// signed JWT (SMART Backend Services). Stopped and started again it keeps what it stored.
+final class FHIRTestServer: Sendable {
     /// One stored resource.
     struct Stored {
         var type: String
@@ -18,62 +12,43 @@ final class FHIRTestServer: @unchecked Sendable {
         var resource: [String: Any]
     }
 
-    let port: Int
-    let directory: URL
-    let tokenFile: String
-    private var child: ChildProcess?
-
-    init(directory: URL, tokenFile: String) throws {
-        self.port = try MosquittoBroker.freeLoopbackPort()
-        self.directory = directory
-        self.tokenFile = tokenFile
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// A SMART Backend Services client the server knows.
+    struct SMARTClient {
+        var id: String
+        /// The PEM file of the client's public key.
+        var publicKeyFile: String
     }
 
-    deinit { stop() }
-
+    let receiver: TestReceiver
+    var port: Int { receiver.port }
     var url: String { "http://127.0.0.1:\(port)/fhir" }
+    /// The token endpoint (with a SMART client).
+    var tokenURL: String { "http://127.0.0.1:\(port)/auth/token" }
+
+    /// - Parameters:
+    ///   - tokenFile: a file whose first line is a bearer token the server accepts.
+    ///   - smart: the SMART client whose signed JWTs its token endpoint accepts.
+    ///   - tokenLifetime: seconds an access token of the token endpoint lives.
+    init(directory: URL, tokenFile: String?, smart: SMARTClient? = nil, tokenLifetime: Int = 300) throws {
+        var arguments = ["--token-lifetime", "\(tokenLifetime)"]
+        if let tokenFile { arguments += ["--token-file", tokenFile] }
+        if let smart { arguments += ["--smart-client-id", smart.id, "--smart-public-key", smart.publicKeyFile] }
+        receiver = try TestReceiver(script: "fhir_server.py", arguments: arguments, directory: directory)
+    }
 
     /// Starts it (again) and waits until it listens.
-    func start() async throws {
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent("ready"))
-        let script = PackageRoot.url.appendingPathComponent("Tests/CareUploadsTests/Fixtures/fhir_server.py")
-        let child = try ChildProcess(
-            URL(fileURLWithPath: NightscoutReceiver.python),
-            [script.path, "--dir", directory.path, "--port", "\(port)", "--token-file", tokenFile]
-        )
-        self.child = child
-        let ready = directory.appendingPathComponent("ready").path
-        try await waitUntil("the FHIR test server listens") {
-            if !child.isRunning {
-                throw Failure(description: "the FHIR test server exited: \(child.wait().standardError)")
-            }
-            return FileManager.default.fileExists(atPath: ready)
-        }
-    }
+    func start() async throws { try await receiver.start() }
 
     /// Takes it down (connections refused until ``start()``).
-    func stop() {
-        guard let child else { return }
-        self.child = nil
-        child.send(SIGKILL)
-        _ = child.wait()
-    }
+    func stop() { receiver.stop() }
 
-    /// Answers the next requests with these statuses (`"503"`, `"429 1"` for a Retry-After of 1 s), in order.
-    func script(_ answers: [String]) throws {
-        try answers.map { $0 + "\n" }.joined().write(
-            to: directory.appendingPathComponent("script"),
-            atomically: true,
-            encoding: .utf8
-        )
-    }
+    /// Answers the next requests with these (`"503"`, `"429 1"` for a Retry-After of 1 s, `"lost"`, `"expire"`),
+    /// in order.
+    func script(_ answers: [String]) throws { try receiver.script(answers) }
 
     /// Every stored resource, in creation order.
     func resources() throws -> [Stored] {
-        let file = directory.appendingPathComponent("resources.json")
-        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
-        let list = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]] ?? []
+        let list = try receiver.json("resources.json", empty: []) as? [[String: Any]] ?? []
         return list.compactMap { item in
             guard let type = item["type"] as? String, let id = item["id"] as? String,
                 let resource = item["resource"] as? [String: Any]
@@ -82,12 +57,19 @@ final class FHIRTestServer: @unchecked Sendable {
         }
     }
 
-    /// The statuses of every request so far, in order.
+    /// The statuses of every Bundle post so far, in order.
     func requestStatuses() throws -> [Int] {
-        let file = directory.appendingPathComponent("requests.jsonl")
-        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
-        return try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap {
-            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["status"] as? Int
+        try statuses("requests.jsonl")
+    }
+
+    /// The statuses of every token request so far, in order.
+    func tokenStatuses() throws -> [Int] {
+        try statuses("tokens.jsonl")
+    }
+
+    private func statuses(_ name: String) throws -> [Int] {
+        try receiver.jsonLines(name).compactMap {
+            (try JSONSerialization.jsonObject(with: $0) as? [String: Any])?["status"] as? Int
         }
     }
 }
