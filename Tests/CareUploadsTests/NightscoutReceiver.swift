@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `Fixtures/nightscout_receiver.py` (a ``TestReceiver``): a local Nightscout site implementing the API v1 entries
 /// contract (api-secret check, upsert by time and type, GET), with scripted answers for outages.

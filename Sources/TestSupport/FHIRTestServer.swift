@@ -1,35 +1,40 @@
-import Foundation
+package import Foundation
 
-/// `Fixtures/fhir_server.py` (a ``TestReceiver``): a local FHIR server that processes transaction Bundles
+/// `Tests/CareUploadsTests/Fixtures/fhir_server.py` (a ``TestReceiver``): a local FHIR server that processes transaction Bundles
 /// (conditional creates, conditional updates, bearer token), records what it stores and every request, and answers
 /// scripted 5xx/429 for outages; with a SMART client registered, also a token endpoint that verifies the client's
 /// signed JWT (SMART Backend Services). Stopped and started again it keeps what it stored.
-final class FHIRTestServer: Sendable {
+package final class FHIRTestServer: Sendable {
     /// One stored resource.
-    struct Stored {
-        var type: String
-        var id: String
-        var resource: [String: Any]
+    package struct Stored {
+        package var type: String
+        package var id: String
+        package var resource: [String: Any]
     }
 
     /// A SMART Backend Services client the server knows.
-    struct SMARTClient {
-        var id: String
+    package struct SMARTClient {
+        package var id: String
         /// The PEM file of the client's public key.
-        var publicKeyFile: String
+        package var publicKeyFile: String
+
+        package init(id: String, publicKeyFile: String) {
+            self.id = id
+            self.publicKeyFile = publicKeyFile
+        }
     }
 
-    let receiver: TestReceiver
-    var port: Int { receiver.port }
-    var url: String { "http://127.0.0.1:\(port)/fhir" }
+    package let receiver: TestReceiver
+    package var port: Int { receiver.port }
+    package var url: String { "http://127.0.0.1:\(port)/fhir" }
     /// The token endpoint (with a SMART client).
-    var tokenURL: String { "http://127.0.0.1:\(port)/auth/token" }
+    package var tokenURL: String { "http://127.0.0.1:\(port)/auth/token" }
 
     /// - Parameters:
     ///   - tokenFile: a file whose first line is a bearer token the server accepts.
     ///   - smart: the SMART client whose signed JWTs its token endpoint accepts.
     ///   - tokenLifetime: seconds an access token of the token endpoint lives.
-    init(directory: URL, tokenFile: String?, smart: SMARTClient? = nil, tokenLifetime: Int = 300) throws {
+    package init(directory: URL, tokenFile: String?, smart: SMARTClient? = nil, tokenLifetime: Int = 300) throws {
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         if let tokenFile { arguments += ["--token-file", tokenFile] }
         if let smart { arguments += ["--smart-client-id", smart.id, "--smart-public-key", smart.publicKeyFile] }
@@ -37,17 +42,17 @@ final class FHIRTestServer: Sendable {
     }
 
     /// Starts it (again) and waits until it listens.
-    func start() async throws { try await receiver.start() }
+    package func start() async throws { try await receiver.start() }
 
     /// Takes it down (connections refused until ``start()``).
-    func stop() { receiver.stop() }
+    package func stop() { receiver.stop() }
 
     /// Answers the next requests with these (`"503"`, `"429 1"` for a Retry-After of 1 s, `"lost"`, `"expire"`),
     /// in order.
-    func script(_ answers: [String]) throws { try receiver.script(answers) }
+    package func script(_ answers: [String]) throws { try receiver.script(answers) }
 
     /// Every stored resource, in creation order.
-    func resources() throws -> [Stored] {
+    package func resources() throws -> [Stored] {
         let list = try receiver.json("resources.json", empty: []) as? [[String: Any]] ?? []
         return list.compactMap { item in
             guard let type = item["type"] as? String, let id = item["id"] as? String,
@@ -58,12 +63,12 @@ final class FHIRTestServer: Sendable {
     }
 
     /// The statuses of every Bundle post so far, in order.
-    func requestStatuses() throws -> [Int] {
+    package func requestStatuses() throws -> [Int] {
         try statuses("requests.jsonl")
     }
 
     /// The statuses of every token request so far, in order.
-    func tokenStatuses() throws -> [Int] {
+    package func tokenStatuses() throws -> [Int] {
         try statuses("tokens.jsonl")
     }
 

@@ -1,5 +1,4 @@
-import Foundation
-import TestSupport
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -9,25 +8,25 @@ import Glibc
 /// `test_receiver.py`) on the system python3: started on a free loopback port with a directory of its own, waited
 /// for until it writes `ready`, scripted through its `script` file, its requests read from `requests.jsonl`.
 /// Stopped and started again it keeps its directory (and what a receiver stores there).
-final class TestReceiver: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
+package final class TestReceiver: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible { package var description: String }
 
-    static let python = "/usr/bin/python3"
+    package static let python = "/usr/bin/python3"
     /// Whether the receivers can run; always under `CI=true`, where a missing python3 fails the tests instead.
-    static var testsEnabled: Bool {
+    package static var testsEnabled: Bool {
         FileManager.default.isExecutableFile(atPath: python) || ProcessInfo.processInfo.environment["CI"] == "true"
     }
 
     /// `fhir_server.py`, `nightscout_receiver.py`.
-    let script: String
+    package let script: String
     /// Its options besides `--dir` and `--port`.
-    let arguments: [String]
-    let port: Int
-    let directory: URL
+    package let arguments: [String]
+    package let port: Int
+    package let directory: URL
     private var child: ChildProcess?
 
     /// A receiver running `Fixtures/<script> arguments…` on `port` (a free loopback port when nil); not started.
-    init(script: String, arguments: [String], directory: URL, port: Int? = nil) throws {
+    package init(script: String, arguments: [String], directory: URL, port: Int? = nil) throws {
         self.script = script
         self.arguments = arguments
         self.port = try port ?? MosquittoBroker.freeLoopbackPort()
@@ -38,7 +37,7 @@ final class TestReceiver: @unchecked Sendable {
     deinit { stop() }
 
     /// Starts it (again) and waits until it listens.
-    func start() async throws {
+    package func start() async throws {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("ready"))
         let path = PackageRoot.url.appendingPathComponent("Tests/CareUploadsTests/Fixtures/\(script)").path
         let child = try ChildProcess(
@@ -56,7 +55,7 @@ final class TestReceiver: @unchecked Sendable {
     }
 
     /// Takes it down (connections refused until ``start()``).
-    func stop() {
+    package func stop() {
         guard let child else { return }
         self.child = nil
         child.send(SIGKILL)
@@ -65,7 +64,7 @@ final class TestReceiver: @unchecked Sendable {
 
     /// Answers the next requests with these (`"503"`, `"429 1"` for a Retry-After of 1 s, or a word the receiver
     /// knows), in order.
-    func script(_ answers: [String]) throws {
+    package func script(_ answers: [String]) throws {
         try answers.map { $0 + "\n" }.joined().write(
             to: directory.appendingPathComponent("script"),
             atomically: true,
@@ -74,14 +73,14 @@ final class TestReceiver: @unchecked Sendable {
     }
 
     /// The JSON file `name` the receiver wrote, or `empty` when it wrote none yet.
-    func json(_ name: String, empty: Any) throws -> Any {
+    package func json(_ name: String, empty: Any) throws -> Any {
         let file = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: file.path) else { return empty }
         return try JSONSerialization.jsonObject(with: Data(contentsOf: file))
     }
 
     /// The lines of the JSON Lines file `name` (`requests.jsonl`), in order; none when it wrote none yet.
-    func jsonLines(_ name: String) throws -> [Data] {
+    package func jsonLines(_ name: String) throws -> [Data] {
         let file = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         return try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map { Data($0.utf8) }
