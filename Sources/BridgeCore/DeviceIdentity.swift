@@ -8,6 +8,8 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
     public var firmware: String?
     public var hardware: String?
     public var software: String?
+    /// The IEEE EUI-64 of the Device Information System ID (0x2A23), `00-1B-DC-FF-FE-12-34-56` (OUI first).
+    public var systemID: String?
     /// Id of the Devices/ profile that claimed the device.
     public var profile: String?
 
@@ -20,7 +22,8 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
         firmware: String? = nil,
         hardware: String? = nil,
         software: String? = nil,
-        profile: String? = nil
+        profile: String? = nil,
+        systemID: String? = nil
     ) {
         self.address = address
         self.name = name
@@ -31,6 +34,7 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
         self.hardware = hardware
         self.software = software
         self.profile = profile
+        self.systemID = systemID
     }
 
     /// The most stable handle for this device: address, else serial, else name.

@@ -39,3 +39,9 @@ extension HardwareRevisionString: DeviceIdentityString {
 extension SoftwareRevisionString: DeviceIdentityString {
     public static var identityField: WritableKeyPath<DeviceIdentity, String?> { \.software }
 }
+
+extension SystemID: DeviceIdentityString {
+    public static var identityField: WritableKeyPath<DeviceIdentity, String?> { \.systemID }
+    /// The EUI-64 (``SystemID/eui64``).
+    public var value: String { eui64 }
+}

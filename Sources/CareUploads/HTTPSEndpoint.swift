@@ -136,13 +136,45 @@ public struct HTTPSEndpoint: Sendable {
         timeout: Duration,
         answerLimit: Int = 1 << 20
     ) async throws(Failure) -> Response {
+        try await send(
+            .POST,
+            body: (body, contentType),
+            to: url,
+            headers: headers,
+            timeout: timeout,
+            answerLimit: answerLimit
+        )
+    }
+
+    /// Gets `url` (an address under the endpoint; the endpoint itself when nil) and reads the answer.
+    /// - Returns: the answer, whatever its status.
+    /// - Throws: ``Failure`` (no status) when there is no answer: `cannot get from host:port: <error>`.
+    public func get(
+        _ url: String? = nil,
+        headers: [(String, String)] = [],
+        timeout: Duration,
+        answerLimit: Int = 1 << 20
+    ) async throws(Failure) -> Response {
+        try await send(.GET, body: nil, to: url, headers: headers, timeout: timeout, answerLimit: answerLimit)
+    }
+
+    private func send(
+        _ method: HTTPMethod,
+        body: (text: String, contentType: String)?,
+        to url: String?,
+        headers: [(String, String)],
+        timeout: Duration,
+        answerLimit: Int
+    ) async throws(Failure) -> Response {
         var request = HTTPClientRequest(url: url ?? self.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: contentType)
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: body.contentType)
+            request.body = .bytes(ByteBuffer(string: body.text))
+        }
         request.headers.add(name: "User-Agent", value: "carebridge")
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(string: body))
         let client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
@@ -159,7 +191,7 @@ public struct HTTPSEndpoint: Sendable {
             )
         } catch {
             try? await client.shutdown()
-            throw Failure(description: "cannot post to \(target): \(error)")
+            throw Failure(description: "cannot \(method == .GET ? "get from" : "post to") \(target): \(error)")
         }
         try? await client.shutdown()
         return response

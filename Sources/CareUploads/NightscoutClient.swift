@@ -1,7 +1,6 @@
 import BridgeFoundation
 import Crypto
 import Foundation
-import NIOCore
 
 /// Posts glucose entries to one Nightscout site's API v1 (`POST /api/v1/entries`) with the site's API secret.
 ///
@@ -39,11 +38,7 @@ public struct NightscoutClient: Sendable {
         } catch {
             throw Failure(description: "the Nightscout address: \(error)")
         }
-        guard let text = try? String(contentsOfFile: secretFile, encoding: .utf8),
-            let line = text.split(separator: "\n").first?.trimmingCharacters(in: .whitespaces), !line.isEmpty
-        else {
-            throw Failure(description: "cannot read an API secret from \(secretFile)")
-        }
+        let line = try CredentialFile.firstLine(of: secretFile, what: "an API secret")
         secretDigest = Self.digest(line)
         self.timeout = timeout
     }
@@ -57,34 +52,13 @@ public struct NightscoutClient: Sendable {
     /// - Throws: ``Failure`` with the site's status (401/403: the secret; 429/503 with its `Retry-After`), or the
     ///   connection's error.
     public func upload(_ entries: [NightscoutEntry]) async throws(Failure) {
-        let body = JSONValue.array(entries.map(\.json)).serialized()
-        let response: HTTPSEndpoint.Response
-        do {
-            response = try await endpoint.post(
-                body,
-                headers: [("api-secret", secretDigest), ("Accept", "application/json")],
-                timeout: timeout,
-                answerLimit: 4 << 20
-            )
-        } catch {
-            throw Failure(description: "Nightscout: \(error)")
-        }
-        let status = response.status
-        guard (200..<300).contains(status) else {
-            let reason: String
-            switch status {
-            case 401, 403:
-                reason = "the site refused the API secret; check the secret file (the site's API_SECRET)"
-            case 429: reason = "too many requests"
-            default:
-                let text = String(buffer: response.body).prefix(200)
-                reason = text.isEmpty ? "no reason given" : String(text)
-            }
-            throw Failure(
-                status: status,
-                retryAfter: response.retryAfter,
-                description: "Nightscout at \(site) answered HTTP \(status): \(reason)"
-            )
-        }
+        _ = try await endpoint.upload(
+            JSONValue.array(entries.map(\.json)).serialized(),
+            headers: [("api-secret", secretDigest), ("Accept", "application/json")],
+            timeout: timeout,
+            answerLimit: 4 << 20,
+            receiver: "Nightscout",
+            refusal: "the site refused the API secret; check the secret file (the site's API_SECRET)"
+        )
     }
 }

@@ -31,6 +31,14 @@ public struct SystemID: GATTPayload, Hashable {
         return octets.map { Hex.string([$0]).uppercased() }.joined(separator: ":")
     }
 
+    /// The IEEE EUI-64 the characteristic carries, as the PHD IG writes a System Id: eight octets in hex, the OUI
+    /// first, separated by dashes (`00-1B-DC-12-34-56-78-9A`).
+    public var eui64: String {
+        let oui = Self.bigEndianOctets(UInt64(organizationallyUniqueIdentifier), 3)
+        return (oui + Self.bigEndianOctets(manufacturerIdentifier, 5)).map { Hex.string([$0]).uppercased() }
+            .joined(separator: "-")
+    }
+
     public var fields: JSONObject {
         [
             "manufacturerIdentifier": .int(Int(manufacturerIdentifier)),

@@ -46,8 +46,9 @@ extension FHIRBundleWriter {
             + ",\"system\":\"\(PHDCoding.systemIDSystem)\",\"value\":\"" + eui64 + "\"}"
     }
 
-    /// A reading device as a PhdDevice: CareBridge's own identifier (what the bundle matches it by) and, when the
-    /// address is a Bluetooth EUI-48, the guide's BTMAC identifier; manufacturer and model (`unknown` when the
+    /// A reading device as a PhdDevice: CareBridge's own identifier (what the bundle matches it by), the guide's
+    /// System Id (1..1: the EUI-64 of the device's Device Information System ID, else all zeros as the profile says
+    /// for a device that gives none) and, when the address is a Bluetooth EUI-48, the guide's BTMAC identifier; manufacturer and model (`unknown` when the
     /// device never said: both are 1..1 in the profile); serial; names; type MDC_MOC_VMS_MDS_SIMP; the
     /// specialization of the first reading's type; firmware, hardware and software versions in MDC version types
     /// (the profile wants at least one: `unknown` software when the device gave none).
@@ -55,7 +56,7 @@ extension FHIRBundleWriter {
         var out = "{\"resourceType\":\"Device\",\"meta\":{\"profile\":[\"\(PHDCoding.deviceProfile)\"]}"
         out += ",\"identifier\":[{\"system\":\"\(deviceIdentifierSystem)\",\"value\":"
         JSONValue.writeString(identity.key, into: &out)
-        out += "}"
+        out += "}," + systemIDIdentifier(identity.systemID.flatMap(PHDCoding.eui64) ?? PHDCoding.unknownSystemID)
         if let address = identity.address, let eui48 = PHDCoding.eui48(address) {
             out += ",{\"type\":{\"coding\":[{\"system\":\"\(PHDCoding.deviceIdentifierTypeSystem)\","
             out += "\"code\":\"BTMAC\"}]},\"system\":\"\(PHDCoding.bluetoothAddressSystem)\",\"value\":\""

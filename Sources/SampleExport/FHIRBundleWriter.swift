@@ -382,6 +382,8 @@ public final class FHIRBundleWriter {
         let mdc = PHDCoding.code(of: sample)
         let phd = try phdContext(sample, device: device, mdc: mdc)
         let id = UUIDText.lowercase(sample.id)
+        let flags = SampleScreening.flags(of: sample)
+        let status = phd != nil ? PHDMeasurementStatus(flags: flags) : nil
         var resource = observationHead(
             profile: coding.profile,
             manual: sample.source.kind == .manual,
@@ -392,7 +394,8 @@ public final class FHIRBundleWriter {
             start: sample.start,
             end: sample.end,
             phd: phd,
-            phdProfile: PHDCoding.numericProfile
+            phdProfile: PHDCoding.numericProfile,
+            status: status
         )
         if let comparator = sample.comparator, unbounded {
             // Beyond a limit the device did not give: no number at all, the direction in the absent reason.
@@ -405,11 +408,15 @@ public final class FHIRBundleWriter {
             resource += ",\"valueQuantity\":"
             Self.appendQuantity(quantity.value, quantity.unit, comparator: sample.comparator, to: &resource)
         }
-        Self.appendInterpretation(sample.comparator, to: &resource)
+        Self.appendInterpretation(
+            sample.comparator,
+            measurementStatus: status?.interpretationCodes ?? [],
+            to: &resource
+        )
         if let aggregate = record.aggregate {
             appendAggregate(aggregate, unit: sample.unit.rawValue, to: &resource)
         } else {
-            Self.appendStatusNote(SampleScreening.flags(of: sample), to: &resource)
+            Self.appendStatusNote(flags, to: &resource)
         }
         appendDevice(device, to: &resource)
         resource += "}"
@@ -504,7 +511,8 @@ public final class FHIRBundleWriter {
         start: Date,
         end: Date,
         phd: PHDContext? = nil,
-        phdProfile: String = PHDCoding.numericProfile
+        phdProfile: String = PHDCoding.numericProfile,
+        status: PHDMeasurementStatus? = nil
     ) -> String {
         var out = "{\"resourceType\":\"Observation\",\"meta\":{\"profile\":[\"\(profile)\""
         out.reserveCapacity(1400)
@@ -513,6 +521,9 @@ public final class FHIRBundleWriter {
         if manual {
             out += ",\"tag\":[{\"system\":\"\(Self.readingSourceSystem)\",\"code\":\"patient-reported\","
             out += "\"display\":\"Reported by the patient\"}]"
+        }
+        if status?.isTestData == true {
+            out += ",\"security\":[{\"system\":\"\(PHDMeasurementStatus.testSecuritySystem)\",\"code\":\"HTEST\"}]"
         }
         out += "}"
         if let phd {
@@ -531,7 +542,10 @@ public final class FHIRBundleWriter {
             JSONValue.writeString(value, into: &out)
             out += "}"
         }
-        out += retracted ? "],\"status\":\"entered-in-error\"" : "],\"status\":\"final\""
+        out +=
+            retracted
+            ? "],\"status\":\"entered-in-error\""
+            : status?.isPreliminary == true ? "],\"status\":\"preliminary\"" : "],\"status\":\"final\""
         out += ",\"category\":[{\"coding\":[{\"system\":\"\(VitalSignCoding.categorySystem)\","
         out += "\"code\":\"vital-signs\",\"display\":\"Vital Signs\"}],\"text\":\"Vital Signs\"}"
         if phd != nil {
@@ -599,15 +613,30 @@ public final class FHIRBundleWriter {
     static let interpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
 
     /// `interpretation` `<` / `>` for a LO/HI sample; nothing otherwise.
-    static func appendInterpretation(_ comparator: ValueComparator?, to out: inout String) {
-        guard let comparator else { return }
-        out += ",\"interpretation\":[{\"coding\":[{\"system\":\"\(interpretationSystem)\",\"code\":"
-        JSONText.appendString(comparator.rawValue, to: &out)
-        out += ",\"display\":"
-        JSONText.appendString(comparator.interpretationDisplay, to: &out)
-        out += "}],\"text\":"
-        JSONText.appendString(comparator.label, to: &out)
-        out += "}]"
+    static func appendInterpretation(
+        _ comparator: ValueComparator?,
+        measurementStatus: [String] = [],
+        to out: inout String
+    ) {
+        guard comparator != nil || !measurementStatus.isEmpty else { return }
+        out += ",\"interpretation\":["
+        if let comparator {
+            out += "{\"coding\":[{\"system\":\"\(interpretationSystem)\",\"code\":"
+            JSONText.appendString(comparator.rawValue, to: &out)
+            out += ",\"display\":"
+            JSONText.appendString(comparator.interpretationDisplay, to: &out)
+            out += "}],\"text\":"
+            JSONText.appendString(comparator.label, to: &out)
+            out += "}"
+        }
+        // PhdBaseObservation interpretation.coding[MsmtStatusInterpretation]: one measurement-status coding each.
+        for (index, code) in measurementStatus.enumerated() {
+            if index > 0 || comparator != nil { out += "," }
+            out += "{\"coding\":[{\"system\":\"\(PHDMeasurementStatus.system)\",\"code\":"
+            JSONText.appendString(code, to: &out)
+            out += "}]}"
+        }
+        out += "]"
     }
 
     /// The device's status flags as a note (`device status: irregular pulse, body movement`).

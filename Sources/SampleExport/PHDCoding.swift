@@ -118,4 +118,15 @@ public enum PHDCoding {
         guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
         return parts.map { $0.uppercased() }.joined(separator: "-")
     }
+
+    /// The System Id of a device that reports none: the PhdDevice profile's all zeros.
+    public static let unknownSystemID = "00-00-00-00-00-00-00-00"
+
+    /// An EUI-64 as the guide writes a System Id (`FE-ED-AB-EE-DE-AD-77-C3`: eight hex octets, upper case, dashes),
+    /// or nil when `text` is not eight octets (dashes or colons).
+    public static func eui64(_ text: String) -> String? {
+        let parts = text.split(omittingEmptySubsequences: false) { $0 == "-" || $0 == ":" }
+        guard parts.count == 8, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+        return parts.map { $0.uppercased() }.joined(separator: "-")
+    }
 }

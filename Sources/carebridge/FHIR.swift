@@ -20,40 +20,124 @@ struct FHIR: AsyncParsableCommand {
 
     /// The systemd credential holding the bearer token when no token file is given.
     static let credentialName = "fhir-token"
+    /// The systemd credential holding the SMART client's private key when no key file is given.
+    static let smartKeyCredentialName = "fhir-smart-key"
 
-    /// The token file: `tokenFile`, else the systemd credential `fhir-token` ($CREDENTIALS_DIRECTORY).
-    /// - Throws: `ValidationError` when there is neither.
-    static func tokenFile(_ tokenFile: String?, option: String, environment: [String: String]) throws -> String {
-        if let tokenFile { return tokenFile }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            FileManager.default.fileExists(atPath: directory + "/" + credentialName)
-        {
-            return directory + "/" + credentialName
+    /// How the push authenticates, as the options gave it.
+    enum Credential {
+        /// A bearer token's file.
+        case tokenFile(String)
+        /// SMART Backend Services: the client id, its private key's file, the token endpoint (nil: discovered).
+        case smart(clientID: String, keyFile: String, tokenURL: String?)
+
+        var file: String {
+            switch self {
+            case .tokenFile(let file): file
+            case .smart(_, let keyFile, _): keyFile
+            }
         }
-        throw ValidationError("\(option) is needed (or the systemd credential \(credentialName))")
+    }
+
+    /// The option names of a command's credential options (`fhir push`'s or `run`'s).
+    struct CredentialOptions {
+        var server: String
+        var tokenFile: String
+        var smartClientID: String
+        var smartKeyFile: String
+        var smartTokenURL: String
+    }
+
+    /// The credential the options give: SMART with a client id (its key from the key file, else the systemd
+    /// credential `fhir-smart-key`), else the token file (else the systemd credential `fhir-token`).
+    /// - Throws: `ValidationError` when a file is missing, or for a token file beside a SMART client.
+    static func credential(
+        tokenFile: String?,
+        smartClientID: String?,
+        smartKeyFile: String?,
+        smartTokenURL: String?,
+        options: CredentialOptions,
+        environment: [String: String]
+    ) throws -> Credential {
+        guard let smartClientID else {
+            if smartKeyFile != nil || smartTokenURL != nil {
+                throw ValidationError(
+                    "\(options.smartKeyFile) and \(options.smartTokenURL) need \(options.smartClientID)"
+                )
+            }
+            return .tokenFile(
+                try file(tokenFile, credential: credentialName, option: options.tokenFile, environment: environment)
+            )
+        }
+        if tokenFile != nil {
+            throw ValidationError("\(options.tokenFile) or \(options.smartClientID), not both")
+        }
+        return .smart(
+            clientID: smartClientID,
+            keyFile: try file(
+                smartKeyFile,
+                credential: smartKeyCredentialName,
+                option: options.smartKeyFile,
+                environment: environment
+            ),
+            tokenURL: smartTokenURL
+        )
+    }
+
+    /// `given`, else the systemd credential `credential` ($CREDENTIALS_DIRECTORY).
+    /// - Throws: `ValidationError` when there is neither.
+    static func file(
+        _ given: String?,
+        credential: String,
+        option: String,
+        environment: [String: String]
+    ) throws -> String {
+        if let given { return given }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
+            FileManager.default.fileExists(atPath: directory + "/" + credential)
+        {
+            return directory + "/" + credential
+        }
+        throw ValidationError("\(option) is needed (or the systemd credential \(credential))")
     }
 
     /// The FHIR channel's outbox service over `store`, queueing enabled (the first time with every stored
-    /// sample). Warns when the token file can be read by other users.
+    /// sample). Warns when the token or key file can be read by other users.
     /// - Throws: `ValidationError` naming the options for a bad address or file; a store failure as its exit.
     static func outbox(
         store: CareStore,
         server: String,
-        tokenFile: String,
+        credential: Credential,
         caFile: String?,
         subject: String?,
-        options: (server: String, tokenFile: String),
+        options: CredentialOptions,
         zone: TimeZone,
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<FHIRChannel> {
         let client: FHIRClient
-        do {
-            client = try FHIRClient(url: server, tokenFile: tokenFile, caFile: caFile)
-        } catch {
-            throw ValidationError("\(options.server) / \(options.tokenFile): \(error)")
+        switch credential {
+        case .tokenFile(let tokenFile):
+            do {
+                client = try FHIRClient(url: server, tokenFile: tokenFile, caFile: caFile)
+            } catch {
+                throw ValidationError("\(options.server) / \(options.tokenFile): \(error)")
+            }
+            SecretFile.warnIfShared(tokenFile, option: options.tokenFile)
+        case .smart(let clientID, let keyFile, let tokenURL):
+            do {
+                let smart = try await SMARTBackendAuthorization(
+                    clientID: clientID,
+                    keyFile: keyFile,
+                    serverURL: server,
+                    tokenURL: tokenURL,
+                    caFile: caFile
+                )
+                client = try FHIRClient(url: server, authorization: .smart(smart), caFile: caFile)
+            } catch {
+                throw ValidationError("\(options.server) / \(options.smartKeyFile): \(error)")
+            }
+            SecretFile.warnIfShared(keyFile, option: options.smartKeyFile)
         }
-        SecretFile.warnIfShared(tokenFile, option: options.tokenFile)
         let patient = try Export.fhirPatient(store)
         let channel = FHIRChannel(
             store: store,

@@ -24,9 +24,14 @@ struct FHIRPush: AsyncParsableCommand {
             status 75 when something is still waiting then; 77 when the server refused the token (nothing is \
             removed). See docs/fhir.md.
 
+            With SMART Backend Services (--smart-client-id), each token comes from the server's token endpoint \
+            for a JWT signed with --smart-key-file (ES384 or RS384), kept until it expires.
+
             Examples:
               carebridge fhir push --server https://fhir.example/r4 \\
                 --token-file /etc/carebridge/fhir.token
+              carebridge fhir push --server https://fhir.example/r4 \\
+                --smart-client-id carebridge-7 --smart-key-file /etc/carebridge/fhir.pem
 
             \(StoreExit.help)
             """
@@ -48,6 +53,33 @@ struct FHIRPush: AsyncParsableCommand {
     var tokenFile: String?
 
     @Option(
+        name: .customLong("smart-client-id"),
+        help: ArgumentHelp(
+            "SMART Backend Services: the client id the server registered (instead of --token-file).",
+            valueName: "id"
+        )
+    )
+    var smartClientID: String?
+
+    @Option(
+        name: .customLong("smart-key-file"),
+        help: ArgumentHelp(
+            "The SMART client's PEM private key, P-384 or RSA (default: the systemd credential fhir-smart-key).",
+            valueName: "file"
+        )
+    )
+    var smartKeyFile: String?
+
+    @Option(
+        name: .customLong("smart-token-url"),
+        help: ArgumentHelp(
+            "The SMART token endpoint (default: from the server's .well-known/smart-configuration).",
+            valueName: "url"
+        )
+    )
+    var smartTokenURL: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "FHIR subject of every Observation, e.g. Patient/123 (default: the store's patient).",
@@ -57,6 +89,14 @@ struct FHIRPush: AsyncParsableCommand {
     var subject: String?
 
     @OptionGroup var push: UploadPushOptions
+
+    static let credentialOptions = FHIR.CredentialOptions(
+        server: "--server",
+        tokenFile: "--token-file",
+        smartClientID: "--smart-client-id",
+        smartKeyFile: "--smart-key-file",
+        smartTokenURL: "--smart-token-url"
+    )
 
     func validate() throws {
         if let subject, let problem = FHIRReference.problem(withSubject: subject) {
@@ -70,14 +110,17 @@ struct FHIRPush: AsyncParsableCommand {
         let outbox = try await FHIR.outbox(
             store: store,
             server: server,
-            tokenFile: try FHIR.tokenFile(
-                tokenFile,
-                option: "--token-file",
+            credential: try FHIR.credential(
+                tokenFile: tokenFile,
+                smartClientID: smartClientID,
+                smartKeyFile: smartKeyFile,
+                smartTokenURL: smartTokenURL,
+                options: Self.credentialOptions,
                 environment: ProcessInfo.processInfo.environment
             ),
             caFile: push.caFile,
             subject: subject,
-            options: ("--server", "--token-file"),
+            options: Self.credentialOptions,
             zone: zone,
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger

@@ -208,9 +208,41 @@ struct Run: AsyncParsableCommand {
     )
     var fhirCAFile: String?
 
+    @Option(
+        name: .customLong("fhir-smart-client-id"),
+        help: ArgumentHelp("--fhir-server's SMART Backend Services client id (docs/fhir.md).", valueName: "id")
+    )
+    var fhirSmartClientID: String?
+
+    @Option(
+        name: .customLong("fhir-smart-key-file"),
+        help: ArgumentHelp(
+            "The SMART client's PEM private key (default: the systemd credential fhir-smart-key).",
+            valueName: "file"
+        )
+    )
+    var fhirSmartKeyFile: String?
+
+    @Option(
+        name: .customLong("fhir-smart-token-url"),
+        help: ArgumentHelp("The SMART token endpoint (default: discovered).", valueName: "url")
+    )
+    var fhirSmartTokenURL: String?
+
+    static let fhirCredentialOptions = FHIR.CredentialOptions(
+        server: "--fhir-server",
+        tokenFile: "--fhir-token-file",
+        smartClientID: "--fhir-smart-client-id",
+        smartKeyFile: "--fhir-smart-key-file",
+        smartTokenURL: "--fhir-smart-token-url"
+    )
+
     func validate() throws {
-        if fhirServer == nil, fhirTokenFile != nil || fhirCAFile != nil {
-            throw ValidationError("--fhir-token-file and --fhir-ca-file need --fhir-server")
+        if fhirServer == nil,
+            fhirTokenFile != nil || fhirCAFile != nil || fhirSmartClientID != nil || fhirSmartKeyFile != nil
+                || fhirSmartTokenURL != nil
+        {
+            throw ValidationError("--fhir-token-file, --fhir-ca-file and --fhir-smart-… need --fhir-server")
         }
         if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
         if (nightscout == nil) != (nightscoutSecretFile == nil) {
@@ -357,14 +389,17 @@ struct Run: AsyncParsableCommand {
                 try await FHIR.outbox(
                     store: store,
                     server: fhirServer,
-                    tokenFile: try FHIR.tokenFile(
-                        fhirTokenFile,
-                        option: "--fhir-token-file",
+                    credential: try FHIR.credential(
+                        tokenFile: fhirTokenFile,
+                        smartClientID: fhirSmartClientID,
+                        smartKeyFile: fhirSmartKeyFile,
+                        smartTokenURL: fhirSmartTokenURL,
+                        options: Self.fhirCredentialOptions,
                         environment: ProcessInfo.processInfo.environment
                     ),
                     caFile: fhirCAFile,
                     subject: nil,
-                    options: ("--fhir-server", "--fhir-token-file"),
+                    options: Self.fhirCredentialOptions,
                     zone: zone,
                     drainTimeout: .seconds(10),
                     logger: logger

@@ -211,6 +211,56 @@ extension FakeBlueZSuites {
             #expect(try await Self.storedKeys(replayStore) == (try await Self.storedKeys(store)))
         }
 
+        /// `run --fhir-server`: each reading the bridge stores while it runs reaches the FHIR server through the
+        /// outbox, in the PHD IG shape (the upload tests' local FHIR server), without a duplicate; the token stays out
+        /// of the bridge's output.
+        @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
+        func runSendsEachStoredReadingToTheFHIRServer() async throws {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            let store = Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let tokenFile = directory.appendingPathComponent("fhir.token").path
+            try Data("run-fhir-token-5d1e\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
+            let server = try FHIRTestServer(directory: directory.appendingPathComponent("server"), tokenFile: tokenFile)
+            try await server.start()
+            defer { server.stop() }
+
+            let bridge = try await Self.startBridge(
+                fake,
+                store: store,
+                extra: ["--fhir-server", server.url, "--fhir-token-file", tokenFile]
+            )
+            let weighIn = "weight-scale-morning-weigh-in.jsonl"
+            try await fake.play(FakeBlueZ.recordings.appendingPathComponent(weighIn))
+            let expected = try Self.keys(fromGolden: weighIn)
+            try await Self.settle(fake) { try await Self.storedKeys(store).count >= expected.count }
+            // Body weight (LOINC 29463-7) arrives while the bridge runs.
+            try await waitUntil(
+                "the FHIR server has the weigh-in",
+                timeout: .seconds(120),
+                interval: .milliseconds(250)
+            ) {
+                try server.resources().contains {
+                    $0.type == "Observation" && "\($0.resource["code"] ?? "")".contains("29463-7")
+                }
+            }
+            #expect(await bridge.terminate() == 0, "\(bridge.stderr)")
+            let resources = try server.resources()
+            #expect(resources.contains { $0.type == "Device" && "\($0.resource["meta"] ?? "")".contains("PhdDevice") })
+            let identifiers = resources.compactMap { stored in
+                (stored.resource["identifier"] as? [[String: Any]])?.first.map { "\(stored.type) \($0["value"] ?? "")" }
+            }
+            #expect(Set(identifiers).count == identifiers.count, "nothing twice: \(identifiers)")
+            #expect(try server.requestStatuses().allSatisfy { $0 == 200 })
+            #expect(!bridge.stdout.contains("run-fhir-token-5d1e") && !bridge.stderr.contains("run-fhir-token-5d1e"))
+        }
+
         /// `run --http`: the care app is one more service of the bridge, answers while the radio works, shows the
         /// weigh-in the bridge stored, and stops with the rest on SIGTERM.
         @Test func runServesTheCareAppBesideTheRadioAndStopsWithIt() async throws {

@@ -22,21 +22,9 @@ import Glibc
         chmod(tokenFile, 0o600)
     }
 
-    struct Run: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "→ \(status)\n\(stdout)\n\(stderr)" }
-    }
+    typealias Run = CarebridgeRun
 
-    func carebridge(_ arguments: [String]) async throws -> Run {
-        let output = try await ChildProcess.run(
-            PackageRoot.carebridgeExecutable,
-            arguments,
-            environment: ["TZ": "Europe/Berlin"]
-        )
-        return Run(status: output.status, stdout: output.standardOutput, stderr: output.standardError)
-    }
+    func carebridge(_ arguments: [String]) async throws -> Run { try await CarebridgeRun.run(arguments) }
 
     /// A store with a blood-pressure session, a glucose meter's two downloads and a scale's stored burst.
     func makeStore(_ name: String) async throws -> String {
@@ -58,9 +46,7 @@ import Glibc
         ])
     }
 
-    func summary(_ run: Run) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
-    }
+    func summary(_ run: Run) throws -> [String: Any] { try run.summary() }
 
     /// Each stored resource's first identifier (`system|value`): what makes it the same resource.
     func identities(_ server: FHIRTestServer) throws -> [String] {
@@ -70,7 +56,7 @@ import Glibc
         }
     }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func eachResourceArrivesOnceHoweverOftenItIsPushed() async throws {
         let store = try await makeStore("store.sqlite")
         let lostAnswer = scratch.path("lost-answer.sqlite")
@@ -121,7 +107,7 @@ import Glibc
         #expect(!first.stdout.contains(Self.token) && !first.stderr.contains(Self.token))
     }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func anOutageA503AndA429WithRetryAfterLoseAndDuplicateNothing() async throws {
         let store = try await makeStore("store.sqlite")
         let reference = try await makeStore("reference.sqlite")
@@ -152,7 +138,7 @@ import Glibc
         #expect(try identities(server) == expected)
     }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func aRefusedTokenIsReportedAndNothingLeavesTheOutbox() async throws {
         let store = try await makeStore("store.sqlite")
         let server = try FHIRTestServer(directory: scratch.url("server"), tokenFile: tokenFile)

@@ -22,22 +22,9 @@ import Glibc
         chmod(secretFile, 0o600)
     }
 
-    /// A finished `carebridge` run: its status and both outputs, printed whole when an expectation fails.
-    struct Run: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "→ \(status)\n\(stdout)\n\(stderr)" }
-    }
+    typealias Run = CarebridgeRun
 
-    func carebridge(_ arguments: [String]) async throws -> Run {
-        let output = try await ChildProcess.run(
-            PackageRoot.carebridgeExecutable,
-            arguments,
-            environment: ["TZ": "Europe/Berlin"]
-        )
-        return Run(status: output.status, stdout: output.standardOutput, stderr: output.standardError)
-    }
+    func carebridge(_ arguments: [String]) async throws -> Run { try await CarebridgeRun.run(arguments) }
 
     /// A store with the glucose meter's two downloads, a blood-pressure session (not glucose) and a typed reading
     /// in mmol/L. Returns the ids of its glucose readings.
@@ -73,11 +60,9 @@ import Glibc
         ])
     }
 
-    func summary(_ run: Run) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
-    }
+    func summary(_ run: Run) throws -> [String: Any] { try run.summary() }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func eachGlucoseReadingArrivesOnceLoMarkedAndPushingAgainDuplicatesNothing() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         #expect(glucose.count >= 6, "the downloads and the typed reading: \(glucose)")
@@ -130,7 +115,7 @@ import Glibc
         #expect(try receiver.entries().count == glucose.count, "upserted by time and type, not added")
     }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func anOutageA503AndA429WithRetryAfterLoseNothingAndKeepTheOrder() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         let (reference, _) = try await makeStore("reference.sqlite")
@@ -162,7 +147,7 @@ import Glibc
         #expect(Set(try site.entries().compactMap { $0["identifier"] as? String }) == glucose)
     }
 
-    @Test(.enabled(if: NightscoutReceiver.testsEnabled, "no /usr/bin/python3"))
+    @Test(.enabled(if: TestReceiver.testsEnabled, "no /usr/bin/python3"))
     func aWrongSecretIsReportedAsARefusalAndNothingLeavesTheOutbox() async throws {
         let (store, glucose) = try await makeStore("store.sqlite")
         let site = try NightscoutReceiver(directory: scratch.url("site"), secretFile: secretFile)

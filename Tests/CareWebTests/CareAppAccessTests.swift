@@ -13,6 +13,7 @@ import Testing
     static let patientRoutes: [(method: HTTPRequest.Method, path: String)] = [
         (.get, "/patients/bob/today"), (.get, "/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/live"),
         (.post, "/patients/bob/today/record"), (.get, "/api/patients/bob/today"),
+        (.get, "/api/patients/bob/calendar.ics"),
         (.get, "/api/patients/bob/today?day=2026-11-20"), (.get, "/patients/bob/insights"),
         (.get, "/patients/bob/insights?from=2026-11-16"), (.post, "/patients/bob/alerts/1/acknowledge"),
         (.get, "/patients/bob/connect"), (.post, "/patients/bob/connect/share"), (.get, "/patients/bob/report"),

@@ -101,6 +101,12 @@ import Testing
         )
     }
 
+    /// The EUI-64 the PHD IG's System Id carries: the OUI's three octets, then the manufacturer identifier's five,
+    /// most significant first.
+    @Test func isTheEUI64WithTheOUIFirst() throws {
+        #expect(try SystemID.decode(payload).eui64 == "00-1B-DC-05-04-03-02-01")
+    }
+
     @Test func largestValuesDecode() throws {
         let value = try SystemID.decode([UInt8](repeating: 0xFF, count: 8))
         #expect(value.manufacturerIdentifier == 0xFF_FFFF_FFFF)

@@ -205,6 +205,93 @@ import Testing
         #expect(Self.mdc((cuff["specialization"] as? [[String: Any]])?.first?["systemType"]) == ["528391"])
     }
 
+    /// PhdDevice: identifier[systemIdIdentifier] 1..1, typed ContinuaDeviceIdentifiers#SYSID, system the EUI-64
+    /// OID, value the System-Id "as an 8-byte HEX string where each byte is separated by dashes"; a device that
+    /// gives none "set to all zeros". Here: the cuff read its Device Information System ID, the scale did not.
+    @Test func everyPhdDeviceHasOneSystemIdAllZerosWhenTheDeviceGaveNone() throws {
+        var identity = Fixtures.cuff
+        identity.systemID = try SystemID.decode([0x01, 0x02, 0x03, 0x04, 0x05, 0xDC, 0x1B, 0x00]).eui64
+        let sample = QuantitySample(
+            type: .bloodPressureSystolic,
+            value: 121,
+            unit: .millimetreOfMercury,
+            start: Fixtures.morning,
+            source: Fixtures.device(identity)
+        )
+        let records = [
+            ExportRecord(sample: sample),
+            ExportRecord(
+                sample: Fixtures.sample(.bodyMass, 72.3, source: Fixtures.device(Fixtures.scale, uuid: 0x2A9D))
+            ),
+        ]
+        let (text, _) = try Fixtures.fhir(records, options: .init(timeZone: Fixtures.berlin, patient: Self.patient))
+        let devices = try Parsed.readingDevices(text)
+        #expect(devices.count == 2)
+        var values: [String] = []
+        for device in devices {
+            let systemIDs = (device["identifier"] as? [[String: Any]] ?? []).filter {
+                Self.codings($0["type"]).first?["code"] as? String == "SYSID"
+            }
+            #expect(systemIDs.count == 1, "\(device)")
+            #expect(systemIDs.first?["system"] as? String == PHDCoding.systemIDSystem)
+            #expect(
+                Self.codings(systemIDs.first?["type"]).first?["system"] as? String
+                    == PHDCoding.deviceIdentifierTypeSystem
+            )
+            values += systemIDs.compactMap { $0["value"] as? String }
+        }
+        #expect(values.sorted() == ["00-00-00-00-00-00-00-00", "00-1B-DC-05-04-03-02-01"])
+    }
+
+    /// PhdBaseObservation "Measurement Status" (BaseObservationProfile.md): questionable(1) → interpretation
+    /// measurement-status#questionable; early-indication(9) → #early-indication and status `preliminary` (status:
+    /// "final unless … preliminary"); test-data(4) → meta.security v3-ActReason#HTEST; threshold bits 14/15 →
+    /// #in-alarm/#alarm-inhibited. A reading without status flags stays `final` with no interpretation.
+    @Test(arguments: [
+        ("questionable", ["questionable"], "final", false),
+        ("early estimate, test data", ["early-indication"], "preliminary", true),
+        ("threshold error, thresholding disabled", ["in-alarm", "alarm-inhibited"], "final", false),
+        ("validated data", ["validated-data"], "final", false),
+        ("", [], "final", false),
+    ])
+    func measurementStatusBecomesInterpretationStatusAndSecurity(
+        flags: String,
+        interpretations: [String],
+        status: String,
+        test: Bool
+    ) throws {
+        let sample = QuantitySample(
+            type: .bodyTemperature,
+            value: 37.2,
+            unit: .celsius,
+            start: Fixtures.morning,
+            source: Fixtures.device(Fixtures.cuff, uuid: 0x2A1C),
+            metadata: flags.isEmpty ? [:] : ["measurementStatus": flags]
+        )
+        let (text, _) = try Fixtures.fhir(
+            [ExportRecord(sample: sample)],
+            options: .init(timeZone: Fixtures.berlin, patient: Self.patient)
+        )
+        let observation = try #require(
+            try Parsed.resources(text, type: "Observation").first {
+                Self.profiles($0).contains(PHDCoding.numericProfile)
+            }
+        )
+        #expect(observation["status"] as? String == status)
+        let codings = (observation["interpretation"] as? [[String: Any]] ?? []).flatMap { Self.codings($0) }
+        #expect(
+            codings.allSatisfy {
+                $0["system"] as? String == "http://hl7.org/fhir/uv/pocd/CodeSystem/measurement-status"
+            }
+        )
+        #expect(codings.compactMap { $0["code"] as? String } == interpretations)
+        let security = ((observation["meta"] as? [String: Any])?["security"] as? [[String: Any]]) ?? []
+        #expect(
+            security.map { "\($0["system"] ?? "")#\($0["code"] ?? "")" }
+                == (test ? ["http://terminology.hl7.org/CodeSystem/v3-ActReason#HTEST"] : [])
+        )
+    }
+
     /// PhgDevice: identifier[systemIdIdentifier] typed SYSID, system the EUI-64 OID, value eight hex bytes with
     /// dashes; type.coding[MDCType] = MDC#531981; specialization[MDCType] 1..*; version[MDCType] 1..*.
     @Test func theGatewayIsAPhgDeviceWithAnEUI64() throws {

@@ -28,8 +28,12 @@ public struct SessionMiddleware: RouterMiddleware {
                 limit: app.configuration.sessionLimit
             )
         }
+        let calendar = request.method == .get && request.uri.path.hasSuffix(".ics")
         var response: Response
         do {
+            if calendar, context.session == nil, let authorization = request.headers[.authorization] {
+                context.session = try await basicSession(authorization, context: context)
+            }
             response = try await next(request, context)
         } catch let error as WebError {
             response = app.errorPage(error, request: request, context: context)
@@ -41,6 +45,9 @@ public struct SessionMiddleware: RouterMiddleware {
                 context: context
             )
         }
+        if calendar, response.status == .unauthorized {
+            response.headers[.wwwAuthenticate] = "Basic realm=\"CareBridge\", charset=\"UTF-8\""
+        }
         if response.headers[.contentSecurityPolicy] == nil {
             response.headers[.contentSecurityPolicy] =
                 "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
@@ -49,6 +56,34 @@ public struct SessionMiddleware: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
+    }
+}
+
+extension SessionMiddleware {
+    /// A session for one calendar request signed in with HTTP Basic (a calendar app cannot keep a cookie): the care
+    /// app's user name and password, checked and throttled as the sign-in form's are. Nothing is stored.
+    /// - Throws: ``WebError`` 401 for a wrong or malformed one, 429 while throttled.
+    func basicSession(_ authorization: String, context: WebContext) async throws -> AppSession {
+        guard authorization.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
+        else {
+            throw WebError(.unauthorized, "Sign in with the care app's user name and password.")
+        }
+        let username = String(pair[..<colon])
+        switch try await app.checkPassword(
+            username: username,
+            password: String(pair[pair.index(after: colon)...]),
+            address: context.clientAddress
+        ) {
+        case .user(let user):
+            let now = app.now()
+            return AppSession(tokenHash: Data(), user: user, csrfToken: "", createdDate: now, expiresDate: now)
+        case .throttled:
+            throw WebError(.tooManyRequests, "Too many wrong passwords; try again later.")
+        case .wrong:
+            throw WebError(.unauthorized, "The user name or the password is wrong.")
+        }
     }
 }
 

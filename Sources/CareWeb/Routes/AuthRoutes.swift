@@ -2,7 +2,6 @@ import CareStore
 import Foundation
 import Hummingbird
 import Logging
-import NIOPosix
 
 /// Sign in and out. The sign-in form carries a token that must equal its cookie's (no session exists yet to hold
 /// one); failed attempts are throttled per name and per address; a password is checked off the event loops.
@@ -10,9 +9,6 @@ struct AuthRoutes {
     let app: CareWebApp
 
     static let loginCookie = "cb_login"
-
-    /// Checked when a name does not exist, so that an unknown name takes as long as a wrong password.
-    private static let decoyHash = PasswordHasher(cost: 4).hash("not a password of anyone")
 
     func add(to router: Router<WebContext>) {
         router.get("login") { request, context -> Response in
@@ -65,8 +61,10 @@ struct AuthRoutes {
         }
         let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = form.fields["password"] ?? ""
-        let now = app.now()
-        if let wait = app.throttle.retryAfter(user: username, address: context.clientAddress, now: now) {
+        let user: CareUser
+        switch try await app.checkPassword(username: username, password: password, address: context.clientAddress) {
+        case .user(let match): user = match
+        case .throttled(let wait):
             let minutes = Int((wait / 60).rounded(.up))
             var response = loginPage(
                 next: next,
@@ -77,14 +75,7 @@ struct AuthRoutes {
             )
             response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
             return response
-        }
-        let credentials = try await app.store.credentials(userID: username)
-        let hasher = app.hasher
-        let hash = credentials?.passwordHash ?? Self.decoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { hasher.verify(password, hash: hash) }
-        guard let user = credentials?.user, matches else {
-            app.throttle.recordFailure(user: username, address: context.clientAddress, now: now)
-            app.logger.notice("care app: failed sign-in for '\(username)' from \(context.clientAddress)")
+        case .wrong:
             return loginPage(
                 next: next,
                 context: context,
@@ -93,7 +84,7 @@ struct AuthRoutes {
                 status: .unauthorized
             )
         }
-        app.throttle.recordSuccess(user: username)
+        let now = app.now()
         let sessionToken = SessionToken.make()
         try await app.store.startSession(
             userID: user.id,

@@ -67,9 +67,9 @@ public struct CareWebApp: Sendable {
         PatientScreensRoutes(app: self).add(to: patient)
         ReadingsRoutes(app: self).add(to: patient)
         DevicesRoutes(app: self).add(to: patient)
-        TodayRoutes(app: self).addAPI(
-            to: signedIn.group("api/patients/:patient").add(middleware: PatientAccessMiddleware())
-        )
+        let patientAPI = signedIn.group("api/patients/:patient").add(middleware: PatientAccessMiddleware())
+        TodayRoutes(app: self).addAPI(to: patientAPI)
+        CalendarRoutes(app: self).addAPI(to: patientAPI)
         return router
     }
 
