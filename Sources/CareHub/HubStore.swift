@@ -339,30 +339,41 @@ public struct HubStore: Sendable {
     /// `message`.
     ///
     /// While PostgreSQL is down the driver's pool holds a request until it gives up on connecting (a minute);
-    /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting.
+    /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting. The answer does not
+    /// wait for `body` to wind down: `body` is cancelled and left to finish on its own (a lease the pool still holds
+    /// after a PostgreSQL restart can outlive its cancellation), so no request, and no graceful stop, hangs on it.
     func database<Result: Sendable>(
         _ message: String,
         within limit: Duration? = nil,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws(HubError) -> Result {
         let deadline = limit ?? self.deadline
-        do {
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask { try await body() }
-                group.addTask { [deadline] in
-                    try await Task.sleep(for: deadline)
-                    return nil
+        let answer = FirstAnswer<Swift.Result<Result, any Error>>()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Swift.Result<Result, any Error>?, Never>) in
+                answer.wait(continuation)
+                let work = Task {
+                    do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
                 }
-                defer { group.cancelAll() }
-                guard case let value?? = try await group.next() else {
-                    throw HubError(.database, "\(message): PostgreSQL did not answer within \(deadline)")
+                answer.onGiven { work.cancel() }
+                Task { [deadline] in
+                    try? await Task.sleep(for: deadline)
+                    answer.give(nil)
                 }
-                return value
             }
-        } catch let error as HubError {
+        } onCancel: {
+            answer.give(.failure(CancellationError()))
+        }
+        switch outcome {
+        case .success(let value)?:
+            return value
+        case .failure(let error as HubError)?:
             throw error
-        } catch {
+        case .failure(let error)?:
             throw HubError(.database, message, cause: error)
+        case nil:
+            throw HubError(.database, "\(message): PostgreSQL did not answer within \(deadline)")
         }
     }
 }
