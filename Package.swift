@@ -80,10 +80,16 @@ let package = Package(
         // scripted steps (captures, conditions, byte templates), checksums and byte patterns, stored-record
         // readers, vendor epochs and Omron's memory-map protocol.
         .target(name: "DeviceSessions", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
-        // The frame language of device profiles: byte patterns, frames of fields, their samples (pure; no I/O).
+        // The frame language of device profiles: byte patterns, frames of fields, their samples, and the MiBeacon envelope
+        // (pure; no I/O).
+        // AES-CCM (encrypted MiBeacon advertisements) is built on _CryptoExtras' single-block AES.
         .target(
             name: "FrameDecoding",
-            dependencies: ["BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding"]
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // Devices/ profiles: model, loader, and the catalogue that claims devices (ConnectionPolicy).
         .target(
