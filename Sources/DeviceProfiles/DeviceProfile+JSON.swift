@@ -136,15 +136,24 @@ extension DeviceProfile {
 
         serviceData = []
         for reader in try root.objects("serviceData") {
-            try reader.allow(["uuid", "decoder", "frames"])
+            try reader.allow(["uuid", "decoder", "frames", "envelope"])
             let uuid = try reader.uuid("uuid")
+            var envelope: ServiceData.Envelope?
+            if let name = try reader.optionalString("envelope") {
+                guard let known = ServiceData.Envelope(rawValue: name) else {
+                    let names = ServiceData.Envelope.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw reader.problem("envelope", "unknown envelope '\(name)' (known: \(names))")
+                }
+                envelope = known
+            }
             if let frames = try reader.frames() {
                 if reader.object["decoder"] != nil {
                     throw reader.problem("decoder", "give frames or a decoder, not both")
                 }
-                serviceData.append(ServiceData(uuid: uuid, decoder: nil, frames: frames))
+                serviceData.append(ServiceData(uuid: uuid, decoder: nil, frames: frames, envelope: envelope))
                 continue
             }
+            if envelope != nil { throw reader.problem("envelope", "an envelope is read by frames: give frames") }
             guard reader.object["decoder"] != nil else {
                 throw reader.problem("decoder", "missing (give a decoder or frames)")
             }

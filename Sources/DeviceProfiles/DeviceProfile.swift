@@ -117,22 +117,38 @@ public struct DeviceProfile: Sendable, Hashable {
         public var decoder: (any SampleProducing.Type)?
         /// The profile's own frames that read the Service Data (`frames`).
         public var frames: FrameSet?
+        /// The container the frames read through (`envelope`): nil when they read the value itself.
+        public var envelope: Envelope?
 
-        public init(uuid: BluetoothUUID, decoder: (any SampleProducing.Type)?, frames: FrameSet? = nil) {
+        /// A container format of advertised values: the frames read what is inside it.
+        public enum Envelope: String, Sendable, Hashable, CaseIterable {
+            /// Xiaomi MiBeacon (``MiBeacon``): the frames read each object (id u16le, length, data), decrypted
+            /// with the device's bind key when the advertisement is encrypted.
+            case miBeacon = "mibeacon"
+        }
+
+        public init(
+            uuid: BluetoothUUID,
+            decoder: (any SampleProducing.Type)?,
+            frames: FrameSet? = nil,
+            envelope: Envelope? = nil
+        ) {
             self.uuid = uuid
             self.decoder = decoder
             self.frames = frames
+            self.envelope = envelope
         }
 
         public static func == (lhs: ServiceData, rhs: ServiceData) -> Bool {
             lhs.uuid == rhs.uuid && lhs.decoder.map(ObjectIdentifier.init) == rhs.decoder.map(ObjectIdentifier.init)
-                && lhs.frames == rhs.frames
+                && lhs.frames == rhs.frames && lhs.envelope == rhs.envelope
         }
 
         public func hash(into hasher: inout Hasher) {
             hasher.combine(uuid)
             hasher.combine(decoder.map(ObjectIdentifier.init))
             hasher.combine(frames)
+            hasher.combine(envelope)
         }
     }
 

@@ -60,6 +60,11 @@ public struct ProfileFixture: Sendable, Hashable {
     /// Texts each of which must appear in one of the pipeline's warnings: why a value was refused (a checksum that
     /// does not hold), so a fixture that expects nothing stored also says for which reason.
     public var warnings: [String]
+    /// The device's address in the synthetic recording (`address`; default a fixed local address): an encrypted
+    /// advertisement's nonce may be made from it.
+    public var address: String?
+    /// The bind key the fixture's device is given (`bindKey`, 32 hex digits): published test keys only.
+    public var bindKey: [UInt8]?
 
     public init(
         name: String,
@@ -87,10 +92,16 @@ public struct ProfileFixture: Sendable, Hashable {
 
     public init(json reader: JSONReader) throws(JSONReadError) {
         let members = try reader.object(
-            allowing: ["name", "origin", "advertisement", "values", "expect", "warnings"],
+            allowing: ["name", "origin", "advertisement", "values", "expect", "warnings", "address", "bindKey"],
             ignoringPrefix: "_"
         )
         name = try members.required("name").string()
+        address = try members["address"]?.string()
+        if let key = members["bindKey"] {
+            let bytes = try Self.hex(key)
+            guard bytes.count == 16 else { throw key.error("a bind key has 16 bytes, not \(bytes.count)") }
+            bindKey = bytes
+        }
         origin = try members["origin"]?.string()
         if let ad = members["advertisement"] {
             advertisement = try Self.advertisement(ad)

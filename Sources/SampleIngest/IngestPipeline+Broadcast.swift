@@ -24,6 +24,17 @@ extension IngestPipeline {
             state: &state,
             output: &output
         ) { pipeline, state, output in
+            if let frames = format.frames, let envelope = format.envelope {
+                return pipeline.envelopeSamples(
+                    bytes,
+                    envelope: envelope,
+                    frames: frames,
+                    source: format.uuid,
+                    time: time,
+                    state: &state,
+                    output: &output
+                )
+            }
             if let frames = format.frames {
                 return pipeline.frameSamples(
                     bytes,

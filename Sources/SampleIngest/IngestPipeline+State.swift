@@ -52,6 +52,8 @@ extension IngestPipeline {
         /// Measurement values that came as stored records in answer to a report-records request.
         var downloadedRecords = 0
         var reportedUnclaimed = false
+        /// Why the device's envelopes could not be opened, each said once (not per advertisement).
+        var reportedEnvelopeFailures: Set<String> = []
         /// The profile's reader of records spread over several values (a memory-map download), per connection.
         var recordReader: (any StreamedRecordReader)?
     }

@@ -17,6 +17,8 @@ public struct PipelineConfiguration: Sendable {
     /// The plausibility table every device sample is screened against (a profile's `plausibility` overrides
     /// rows of it for its device).
     public var plausibility: PlausibilityTable = .standard
+    /// The bind keys of devices whose advertisements are encrypted (a profile's `envelope`), by address.
+    public var bindKeys = BindKeys()
 
     public init(
         timeZone: TimeZone,

@@ -68,10 +68,12 @@ public enum ProfileFixtureRunner {
         let sink = SampleCollector()
         // Only this profile decodes, so a fixture tests the profile's frames even where another profile would
         // claim the device first (that is the advertisement check's business).
+        var configuration = PipelineConfiguration(timeZone: zone)
+        if let key = fixture.bindKey { configuration.bindKeys = BindKeys([fixture.address ?? address: key]) }
         let report = try await PipelineRunner.replay(
             transport,
             catalog: DeviceCatalog(profiles: [profile]),
-            configuration: PipelineConfiguration(timeZone: zone),
+            configuration: configuration,
             sink: sink,
             logger: logger
         )
@@ -132,7 +134,7 @@ public enum ProfileFixtureRunner {
         )
         var time = recordedAt
         func event(_ kind: TransportEvent.Kind) throws {
-            try writer.write(TransportEvent(time: time, device: address, kind: kind))
+            try writer.write(TransportEvent(time: time, device: fixture.address ?? address, kind: kind))
             time.addTimeInterval(1)
         }
         // A fixture advertisement the profile does not match is already a difference; the values still run.

@@ -404,6 +404,28 @@ import Testing
             expected: "medisana-78b2"
         ),
         Fixture(
+            label: "Xiaomi S400 encrypted MiBeacon (product 0x3BD5, published advertisement)",
+            advertisement: Advertisement(
+                serviceData: [
+                    BluetoothUUID(0xFE95): [
+                        0x48, 0x59, 0xD5, 0x3B, 0x0A, 0xBC, 0x07, 0x8F, 0xF2, 0x34, 0x8C, 0x84, 0x41, 0x38, 0xE9, 0x30,
+                        0x22, 0x00, 0x00, 0x00, 0x9E, 0x53, 0x85, 0x99,
+                    ]
+                ]
+            ),
+            expected: "xiaomi-s400"
+        ),
+        Fixture(
+            label: "Xiaomi S200 encrypted MiBeacon (product 0x4C04)",
+            advertisement: Advertisement(serviceData: [BluetoothUUID(0xFE95): [0x48, 0x59, 0x04, 0x4C, 0x01]]),
+            expected: "xiaomi-s200"
+        ),
+        Fixture(
+            label: "another MiBeacon product (a thermometer-hygrometer, 0x055B) is not claimed",
+            advertisement: Advertisement(serviceData: [BluetoothUUID(0xFE95): [0x58, 0x58, 0x5B, 0x05, 0x01]]),
+            expected: nil
+        ),
+        Fixture(
             label: "Vitafit VT-701",
             advertisement: Advertisement(name: "Vitafit", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
             expected: "vitafit-vt701"
