@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// A Xiaomi MiBeacon advertisement (Service Data FE95): its header and its objects, decrypted with the device's
 /// bind key when the frame is encrypted (MiBeacon v4/v5, AES-CCM).
 ///
@@ -130,16 +132,7 @@ public struct MiBeacon: Sendable, Hashable {
 
     /// The six bytes of `8C:D0:B2:F6:BE:EF` (also with `-` or no separators), most significant first.
     static func address(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != ":" && $0 != "-" }
-        guard digits.count == 12 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
+        guard let bytes = try? Hex.bytes(text), bytes.count == 6 else { return nil }
         return bytes
     }
 }

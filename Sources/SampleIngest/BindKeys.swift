@@ -1,3 +1,5 @@
+import BridgeFoundation
+
 /// The bind keys of devices that encrypt their advertisements (Xiaomi MiBeacon v4/v5), per Bluetooth address.
 ///
 /// The user keeps them in a file, one device a line: its address and its 16-byte key as 32 hex digits,
@@ -68,15 +70,7 @@ public struct BindKeys: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func key(_ text: Substring) -> [UInt8]? {
-        guard text.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
+        guard text.count == 32, let bytes = try? Hex.bytes(String(text)), bytes.count == 16 else { return nil }
         return bytes
     }
 }

@@ -53,6 +53,7 @@ struct Replay: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var bindKeyOptions: BindKeysOptions
     @OptionGroup var mqtt: MQTTOptions
 
     @Option(name: .long, help: ArgumentHelp("A care plan to apply before replaying.", valueName: "file"))
@@ -94,7 +95,8 @@ struct Replay: AsyncParsableCommand {
         let speed = ReplaySpeed(speed)!
         let loaded = DeviceProfileLoader.loadDefault(required: devices.map { URL(fileURLWithPath: $0) })
         for problem in loaded.problems { Output.error("warning: device profile \(problem)") }
-        let configuration = PipelineConfiguration(timeZone: zone)
+        var configuration = PipelineConfiguration(timeZone: zone)
+        configuration.bindKeys = try bindKeyOptions.load(logger: logger)
 
         @Sendable func open(_ file: String, speed: ReplaySpeed) throws -> ReplayTransport<ContinuousClock> {
             do {

@@ -57,6 +57,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var bluez: BlueZOptions
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var bindKeyOptions: BindKeysOptions
     @OptionGroup var mqtt: MQTTOptions
 
     @Option(name: .long, help: ArgumentHelp("A care plan to apply before starting.", valueName: "file"))
@@ -419,6 +420,8 @@ struct Run: AsyncParsableCommand {
             services += try await WebOptions.services(store: store, configuration: webConfiguration, logger: logger)
         }
 
+        var pipelineConfiguration = PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance)
+        pipelineConfiguration.bindKeys = try bindKeyOptions.load(logger: logger)
         let bridge = Bridge(
             source: .live(transport) { reason in
                 if reason == .shutdown {
@@ -428,7 +431,7 @@ struct Run: AsyncParsableCommand {
                 shutdown.request()
             },
             catalog: catalog,
-            configuration: PipelineConfiguration(timeZone: zone, clockSkewTolerance: clockSkewTolerance),
+            configuration: pipelineConfiguration,
             store: store,
             services: services,
             duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) },

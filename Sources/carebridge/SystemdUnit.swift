@@ -74,6 +74,16 @@ struct SystemdUnit: ParsableCommand {
     )
     var webhookCredential: String?
 
+    @Option(
+        name: .customLong("bind-keys-credential"),
+        help: ArgumentHelp(
+            "A root-readable file with the bind keys of encrypted broadcast devices (Xiaomi S400/S200), loaded with "
+                + "LoadCredential=bind-keys:FILE.",
+            valueName: "file"
+        )
+    )
+    var bindKeysCredential: String?
+
     func validate() throws {
         do {
             _ = try unit()
@@ -92,7 +102,8 @@ struct SystemdUnit: ParsableCommand {
             arguments: arguments,
             mqttCredential: mqttCredential,
             smtpCredential: smtpCredential,
-            webhookCredential: webhookCredential
+            webhookCredential: webhookCredential,
+            bindKeysCredential: bindKeysCredential
         )
     }
 
@@ -116,7 +127,8 @@ struct SystemdUnit: ParsableCommand {
         arguments: String,
         mqttCredential: String? = nil,
         smtpCredential: String? = nil,
-        webhookCredential: String? = nil
+        webhookCredential: String? = nil,
+        bindKeysCredential: String? = nil
     ) throws(UnitError) -> String {
         let words = try split(arguments)
         /// The value of `option` in `words[index]` (`--option=VALUE` or the word after `--option`).
@@ -150,6 +162,7 @@ struct SystemdUnit: ParsableCommand {
             ("--mqtt-credential", MQTTOptions.credentialName, mqttCredential),
             ("--smtp-credential", SMTPOptions.credentialName, smtpCredential),
             ("--webhook-credential", AlertWebhook.credentialName, webhookCredential),
+            ("--bind-keys-credential", BindKeysOptions.credentialName, bindKeysCredential),
         ]
         for case (let option, let name, let path?) in credentials {
             guard path.hasPrefix("/") else {
