@@ -109,17 +109,39 @@ public enum ProfileFixtureRunner {
             }
             guard let frames else { continue }
             let label = "value \(index + 1) (\(value.source))"
-            do {
-                guard let (frame, decoded) = try frames.decode(value.bytes) else {
-                    lines.append("\(label): no frame selects it")
+            var parts = [(label: label, bytes: value.bytes)]
+            if case .serviceData(let uuid) = value.source, profile.serviceDataFormat(uuid)?.envelope == .miBeacon {
+                // The frames read the envelope's objects, as the pipeline hands them over.
+                do {
+                    let beacon = try MiBeacon(
+                        value.bytes,
+                        address: fixture.address ?? address,
+                        bindKey: fixture.bindKey
+                    )
+                    parts = beacon.objects.map {
+                        (
+                            "\(label) object 0x\(Hex.string([UInt8($0.id >> 8), UInt8($0.id & 0xFF)]).uppercased())",
+                            $0.bytes
+                        )
+                    }
+                } catch {
+                    lines.append("\(label): MiBeacon \(error.description)")
                     continue
                 }
-                lines.append(
-                    "\(label): frame \(frame.name)\(decoded.isFinal ? "" : " (intermediate)") "
-                        + JSONValue.object(decoded.json).serialized()
-                )
-            } catch {
-                lines.append("\(label): refused: \(error.description)")
+            }
+            for part in parts {
+                do {
+                    guard let (frame, decoded) = try frames.decode(part.bytes) else {
+                        lines.append("\(part.label): no frame selects it")
+                        continue
+                    }
+                    lines.append(
+                        "\(part.label): frame \(frame.name)\(decoded.isFinal ? "" : " (intermediate)") "
+                            + JSONValue.object(decoded.json).serialized()
+                    )
+                } catch {
+                    lines.append("\(part.label): refused: \(error.description)")
+                }
             }
         }
         return lines

@@ -296,4 +296,17 @@ import Testing
         }
         #expect(count >= 6)
     }
+
+    @Test func theTraceOfAnEncryptedAdvertisementShowsItsDecryptedObjectsFrame() async throws {
+        let loaded = DeviceProfileLoader.load(directories: [PackageRoot.devices])
+        let profile = try #require(loaded.catalog.profiles.first { $0.id == "xiaomi-s400" })
+        let published = try #require(profile.fixtures.first)
+        let result = try await ProfileFixtureRunner.run(published, of: profile, catalog: loaded.catalog)
+        #expect(result.trace.first?.contains("object 0x6E16: frame weighIn") == true, "\(result.trace)")
+        #expect(result.trace.first?.contains("\"mass\": 69.9") == true, "\(result.trace)")
+        var keyless = published
+        keyless.bindKey = nil
+        let refused = try await ProfileFixtureRunner.run(keyless, of: profile, catalog: loaded.catalog)
+        #expect(refused.trace.first?.contains("no bind key") == true, "\(refused.trace)")
+    }
 }
