@@ -261,6 +261,39 @@ extension FakeBlueZSuites.BlueZTransportTests {
 }
 
 extension FakeBlueZSuites.BlueZTransportTests {
+    @Test func aBondRenewedEverySessionIsRemovedWhenTheSessionEndsAndAKeptOneIsNot() async throws {
+        for renewal in BondRenewal.allCases {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            try await fake.addAdapter()
+            try await fake.addPeripheral(Self.scale, Self.scaleSpec)
+            var plan = TestPolicy.weightScale
+            plan.requiresPairing = true
+            plan.bondRenewal = renewal
+            let (transport, collector) = transport(fake, policy: TestPolicy(gatt: [.weightScaleService: plan]))
+            collector.start(transport)
+            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            try await fake.advertise(Self.scale, Self.scaleAdvert)
+            #expect(
+                try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } }
+            )
+            await collector.shutDown(transport)
+            let journal = try await fake.journal()
+            let pair = try #require(journal.firstIndex(of: "Pair \(Self.scale)"))
+            let removals = journal.indices.filter { journal[$0].hasPrefix("RemoveDevice") }
+            switch renewal {
+            case .once:
+                #expect(removals.isEmpty, "a kept bond is never removed: \(journal)")
+            case .everySession:
+                #expect(removals.count == 1, "\(journal)")
+                let disconnect = try #require(journal.firstIndex(of: "Disconnect \(Self.scale) local"))
+                #expect(pair < disconnect && disconnect < removals[0], "paired, used, then removed: \(journal)")
+            }
+        }
+    }
+}
+
+extension FakeBlueZSuites.BlueZTransportTests {
     @Test func adapterRemovedPausesAndItsReturnResumes() async throws {
         let fake = try await FakeBlueZ()
         defer { fake.stop() }

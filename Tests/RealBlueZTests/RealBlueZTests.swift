@@ -238,6 +238,26 @@ struct RealBlueZTests {
         #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 1)
     }
 
+    @Test func omronClassicMemoryCuffIsUnlockedAndReadOverItsFourChannelsAndNeverWritten() async throws {
+        let result = try await RealBlueZ.scenario("omron-classic-cuff")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bloodPressureSystolic") == [128, 131, 140, 125], "\(result.diagnostics)")
+        #expect(values(samples, "bloodPressureDiastolic") == [82, 85, 90, 80])
+        #expect(values(samples, "heartRate") == [66, 70, 75, 64])
+        #expect(samples.count == 12)
+        let users = samples.filter { $0.type == "bloodPressureSystolic" }.sorted { $0.start < $1.start }
+        #expect(users.map { $0.metadata["userID"] } == ["1", "1", "2", "1"])
+        // Unlocked with the stored key; first contact: the index block and every slot of both areas, the pieces
+        // of each answer joined across the four receive channels; never a write, never a key programmed.
+        let cuff = result.text("cuff.log")
+        #expect(cuff.contains("unlocked"), "\(cuff)")
+        #expect(cuff.contains("reads: 201, writes: 0"), "\(cuff)")
+        #expect(!cuff.contains("WRITE"))
+        #expect(!cuff.contains("locked: ignored"))
+        #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 1)
+    }
+
     @Test func omronCuffGetsItsCurrentTimeWrittenBackThenSendsItsReadings() async throws {
         let result = try await RealBlueZ.scenario("omron-cuff")
         check(result)
