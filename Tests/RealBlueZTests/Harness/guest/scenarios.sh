@@ -280,7 +280,7 @@ scenario_omron_memory_cuff() {
 # its unlock characteristic, commands in pieces over four transmit and answers over four receive characteristics;
 # on first contact the bridge reads the index block and every slot of both user areas, and never writes the memory.
 scenario_omron_classic_cuff() {
-    simulator cuff omron_classic_cuff.py --adapter hci1
+    simulator cuff omron_memory_cuff.py --adapter hci1 --family classic
     step "the cuff advertises" wait_log "$dir/cuff.log" "advertising as" 90
     run_bridge
     step "bonded" wait_log "$dir/cuff.log" "bonded" 120
