@@ -241,6 +241,12 @@ extension BlueZClient {
     func bondIfRequired(_ address: String, path: String, plan: ConnectionPlan) async throws(AttemptFailure) {
         let device = mirror.properties(path, BlueZ.device)
         guard plan.requiresPairing, device?["Paired"]?.bool != true, device?["Bonded"]?.bool != true else { return }
+        if plan.bondRenewal == .everySession {
+            logger.info(
+                "pairing for this session only: the device forgets its bond when the session ends",
+                metadata: ["device": "\(address)", "profile": "\(plan.profile)"]
+            )
+        }
         do {
             try await pair(path, address: address)
         } catch {
@@ -343,9 +349,13 @@ extension BlueZClient {
         endSession(address: address, reason: reason)
     }
 
-    /// Forgets a session (never `RemoveDevice`: that would delete a bond) and emits `disconnected`.
+    /// Forgets a session and emits `disconnected`. Never `RemoveDevice` (that deletes the bond), except for a
+    /// profile whose devices forget their bond after each session (`bondRenewal == .everySession`).
     func endSession(address: String, reason: String) {
         guard let session = sessions.removeValue(forKey: address) else { return }
+        if session.plan.requiresPairing, session.plan.bondRenewal == .everySession {
+            spawn { await $0.removeBond(session.path, address: address, profile: session.plan.profile) }
+        }
         for timer in session.timers { tasks[timer]?.cancel() }
         if let machine = session.machine, machine.status == .running {
             logger.warning(
@@ -364,6 +374,24 @@ extension BlueZClient {
     }
 
     // MARK: - Pairing
+
+    /// Removes a device whose bond is renewed every session, so the next connection pairs afresh instead of
+    /// offering the device a key it no longer holds (a failed security request it answers by hanging up).
+    func removeBond(_ path: String, address: String, profile: String) async {
+        guard let adapterPath, bluezPresent else { return }
+        logger.info(
+            "removing the bond after the session: this device forgets its side, the next connection pairs again",
+            metadata: ["device": "\(address)", "profile": "\(profile)"]
+        )
+        do {
+            _ = try await call(adapterPath, BlueZ.adapter, "RemoveDevice", [.objectPath(path)], timeout: .seconds(5))
+        } catch {
+            logger.warning(
+                "removing the bond failed: the next connection may offer a key the device has forgotten",
+                metadata: ["device": "\(address)", "error": "\(error)"]
+            )
+        }
+    }
 
     func pair(_ path: String, address: String) async throws(TransportError) {
         let agent = try await ensureAgent()

@@ -231,6 +231,9 @@ actor BlueZClient {
                     _ = try? await call(session.path, BlueZ.device, "Disconnect", timeout: .seconds(3))
                     emit(address, .disconnected(reason: "local"))
                 }
+                if session.plan.requiresPairing, session.plan.bondRenewal == .everySession {
+                    await removeBond(session.path, address: address, profile: session.plan.profile)
+                }
             }
             sessions.removeAll()
             if discovering, let adapterPath {

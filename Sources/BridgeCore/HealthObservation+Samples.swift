@@ -37,7 +37,13 @@ extension HealthObservation {
         var metadata = ["measurement": "ghs", "ghs.class": classType.name]
         if let record { metadata["ghs.recordNumber"] = String(record) }
         if let observationID { metadata["ghs.observationID"] = String(observationID) }
-        if let patient { metadata["ghs.patient"] = String(patient) }
+        if let patient {
+            // The Patient field is the User Data Service user index: the sample belongs to that user of the
+            // sensor (people routing, as for a scale's user slot); 0xFF, UDS's unknown user, routes nowhere and is
+            // kept in the inbox, as is a user index no one owns.
+            metadata["ghs.patient"] = String(patient)
+            metadata.merge(UserMetadata.metadata(for: patient)) { _, user in user }
+        }
         if let measurementStatus, !measurementStatus.isEmpty {
             metadata["measurementStatus"] = measurementStatus.names.joined(separator: ", ")
         }

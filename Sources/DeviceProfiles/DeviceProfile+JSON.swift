@@ -36,7 +36,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures", "omron",
+            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures", "omron", "bonding",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -224,6 +224,19 @@ extension DeviceProfile {
             quirks.broadcastRepeats = try reader.optionalBool("broadcastRepeats") ?? false
             quirks.pairingRequired = try reader.optionalBool("pairingRequired") ?? false
             quirks.setDeviceClock = try reader.optionalBool("setDeviceClock") ?? false
+        }
+
+        if let text = try root.optionalString("bonding") {
+            guard let renewal = BondRenewal(rawValue: text) else {
+                throw DeviceProfileError(
+                    field: "bonding",
+                    message: "'\(text)' is not a bonding policy (once, everySession)"
+                )
+            }
+            guard quirks.pairingRequired else {
+                throw DeviceProfileError(field: "bonding", message: "a bonding policy needs quirks.pairingRequired")
+            }
+            bonding = renewal
         }
 
         tuning = Tuning()

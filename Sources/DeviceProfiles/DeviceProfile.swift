@@ -36,6 +36,9 @@ public struct DeviceProfile: Sendable, Hashable {
     public var session = SessionScript()
     /// The Omron memory-map download (`omron` in the profile): its session step and the reader of its records.
     public var omron: OmronMemoryMap?
+    /// How long the device keeps a bond (`bonding`: `once` or `everySession`); nil when the profile says nothing,
+    /// which for a profile that requires pairing means `once`.
+    public var bonding: BondRenewal?
 
     public init(
         id: String,
@@ -244,6 +247,7 @@ extension DeviceProfile {
                 + (omron?.subscriptions ?? []),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
+            bondRenewal: bonding ?? .once,
             setsDeviceClock: quirks.setDeviceClock,
             session: session
         )

@@ -11,6 +11,7 @@ extension OmronMemoryMap {
             let object = try reader.object(
                 allowing: [
                     "model", "users", "recordSize", "blockSize", "layout", "indexPointers", "channels", "unlockKey",
+                    "unlock",
                     "timeout", "retries",
                 ],
                 ignoringPrefix: "_"
@@ -110,6 +111,16 @@ extension OmronMemoryMap {
                 }
                     ?? 3
             )
+            if let modeReader = object["unlock"] {
+                let text = try modeReader.string()
+                guard let mode = UnlockMode(rawValue: text) else {
+                    throw modeReader.error("'\(text)' is not an unlock mode (key, token)")
+                }
+                guard channels.unlock != nil else {
+                    throw modeReader.error("an unlock mode needs channels.unlock (the characteristic it is written to)")
+                }
+                unlockMode = mode
+            }
         } catch {
             throw DeviceProfileError(field: error.path.description, message: error.message)
         }

@@ -21,6 +21,8 @@ public struct ConnectionPlan: Sendable, Hashable {
     public var readOnce: [BluetoothUUID]
     /// The device must be bonded before its characteristics can be used.
     public var requiresPairing: Bool
+    /// Whether a bond is kept between sessions or renewed for each one (meaningful with `requiresPairing`).
+    public var bondRenewal: BondRenewal
     /// Write Current Time (0x2A2B) after connecting, if the user enabled it.
     public var setsDeviceClock: Bool
     /// The profile's session steps, run after subscribing (empty: the device sends on its own).
@@ -32,6 +34,7 @@ public struct ConnectionPlan: Sendable, Hashable {
         subscribe: [BluetoothUUID] = [],
         readOnce: [BluetoothUUID] = [],
         requiresPairing: Bool = false,
+        bondRenewal: BondRenewal = .once,
         setsDeviceClock: Bool = false,
         session: SessionScript = SessionScript()
     ) {
@@ -40,6 +43,7 @@ public struct ConnectionPlan: Sendable, Hashable {
         self.subscribe = subscribe
         self.readOnce = readOnce
         self.requiresPairing = requiresPairing
+        self.bondRenewal = bondRenewal
         self.setsDeviceClock = setsDeviceClock
         self.session = session
     }

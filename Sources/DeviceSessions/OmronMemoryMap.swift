@@ -62,6 +62,26 @@ public struct OmronMemoryMap: Sendable, Hashable {
         }
     }
 
+    /// How a device is unlocked on its unlock characteristic (when it has one).
+    public enum UnlockMode: String, Sendable, Hashable, CaseIterable {
+        /// `01` + the 16-byte key the device was paired with; the answer is `81 00`.
+        case key
+        /// The stateless token handshake of the FE4A cuffs: `11` + 4 bytes of the collector's choice + 15 zero
+        /// bytes; the device answers `91 00` and echoes the 4 bytes. Not a stored secret.
+        case token
+    }
+
+    /// The 4 bytes the bridge offers in a token unlock (`CBRG`): the device echoes whatever it is sent.
+    public static let unlockToken: [UInt8] = [0x43, 0x42, 0x52, 0x47]
+
+    /// The bytes written to the unlock characteristic, and the prefix of the answer that accepts them.
+    public func unlockExchange(key: [UInt8]) -> (write: [UInt8], accepted: [UInt8]) {
+        switch unlockMode {
+        case .key: ([0x01] + key, [0x81, 0x00])
+        case .token: ([0x11] + Self.unlockToken + Array(repeating: 0, count: 15), [0x91, 0x00] + Self.unlockToken)
+        }
+    }
+
     /// The vendor service's characteristics.
     public struct Channels: Sendable, Hashable {
         /// Written with command packets, 16 bytes per channel.
@@ -104,6 +124,8 @@ public struct OmronMemoryMap: Sendable, Hashable {
     public var channels: Channels
     /// The 16-byte key written to unlock the device, unless the device's session variable `omronKey` holds one.
     public var unlockKey: [UInt8]?
+    /// How the unlock characteristic is used: with the stored key, or the stateless token handshake.
+    public var unlockMode: UnlockMode = .key
     /// Seconds to wait for a response before the request is sent again.
     public var timeout: Double
     /// How often a request is sent again before the session fails.

@@ -142,7 +142,7 @@ public struct OmronMemorySession: Sendable {
                     if case .bytes(let bytes) = value { return bytes }
                     return nil
                 } ?? map.unlockKey ?? []
-            write(unlock, [0x01] + key)
+            write(unlock, map.unlockExchange(key: key).write)
         default:
             let packet: [UInt8] =
                 switch request {
@@ -175,10 +175,14 @@ public struct OmronMemorySession: Sendable {
     private mutating func receive(_ value: CharacteristicValue, ids: inout Int) -> [SessionAction] {
         guard let request = current else { return [] }
         if value.characteristic == map.channels.unlock, request == .unlock {
-            guard value.bytes.starts(with: [0x81, 0x00]) else {
+            guard value.bytes.starts(with: map.unlockExchange(key: []).accepted) else {
+                let answer = OmronPacketError.hex(value.bytes)
                 return fail(
-                    "the device refused the unlock key (answer \(OmronPacketError.hex(value.bytes))): pair it in its "
-                        + "pairing mode with the key the profile or the variable omronKey gives"
+                    map.unlockMode == .token
+                        ? "the device refused the token unlock (answer \(answer)): remove its bond and pair it again "
+                            + "in its pairing mode"
+                        : "the device refused the unlock key (answer \(answer)): pair it in its pairing mode with the "
+                            + "key the profile or the variable omronKey gives"
                 )
             }
             return sendNext(ids: &ids)

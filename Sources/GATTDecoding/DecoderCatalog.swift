@@ -28,6 +28,7 @@ public enum DecoderCatalog {
         LiveHealthObservations.self,
         StoredHealthObservations.self,
         HealthSensorFeatures.self,
+        ObservationScheduleChanged.self,
         ElapsedTime.self,
         BatteryLevel.self,
         ManufacturerNameString.self,

@@ -300,8 +300,14 @@ public struct IngestPipeline {
             }
             output.batteries.append(BatteryReading(device: state.identity, level: percent, at: time))
         case .info(let decoder):
-            guard decoded(value.bytes, as: decoder.type) != nil else { return }
-            logger.debug("value", metadata: ["device.address": "\(address)", "decoder": "\(decoder.identifier)"])
+            guard let reading = decoded(value.bytes, as: decoder.type) else { return }
+            logger.debug(
+                "value",
+                metadata: [
+                    "device.address": "\(address)", "decoder": "\(decoder.identifier)",
+                    "fields": "\(JSONValue.object(reading.fields).serialized())",
+                ]
+            )
         case .frames(let frames, let frameLength):
             framedValue(value, frames: frames, frameLength: frameLength, time: time, state: &state, output: &output)
         case .written:

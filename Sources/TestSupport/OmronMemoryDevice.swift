@@ -53,15 +53,18 @@ public struct OmronMemoryDevice: Sendable {
     public mutating func answer(_ characteristic: BluetoothUUID, _ bytes: [UInt8]) -> [CharacteristicValue] {
         if characteristic == map.channels.unlock {
             guard let code = bytes.first else { return [] }
-            let accepted = code == 0x01 && Array(bytes.dropFirst()) == key
-            if accepted { unlocked = true }
-            return [
-                CharacteristicValue(
-                    characteristic: characteristic,
-                    bytes: accepted ? [0x81, 0x00] : [0x81, 0x0F],
-                    delivery: .notification
-                )
-            ]
+            let answer: [UInt8]
+            switch code {
+            case 0x11 where bytes.count == 20:
+                // The token handshake: any 4 bytes, echoed (hass-omron's reading of the FE4A cuffs).
+                unlocked = true
+                answer = [0x91, 0x00] + bytes[1..<5]
+            default:
+                let accepted = code == 0x01 && Array(bytes.dropFirst()) == key
+                if accepted { unlocked = true }
+                answer = accepted ? [0x81, 0x00] : [0x81, 0x0F]
+            }
+            return [CharacteristicValue(characteristic: characteristic, bytes: answer, delivery: .notification)]
         }
         guard let channel = map.channels.tx.firstIndex(of: characteristic) else { return [] }
         if channel == 0 { pending = [] }

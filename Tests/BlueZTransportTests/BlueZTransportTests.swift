@@ -230,18 +230,26 @@ extension FakeBlueZSuites {
 }
 
 extension FakeBlueZSuites.BlueZTransportTests {
-    @Test func bondingProfileRegistersTheAgentAndPairsBeforeSubscribing() async throws {
-        let fake = try await FakeBlueZ()
-        defer { fake.stop() }
+    /// The scale on the fake with a profile that requires a bond (kept or renewed every session), advertising
+    /// until the transport has subscribed; the caller shuts the transport down.
+    func pairedScale(_ fake: FakeBlueZ, renewal: BondRenewal = .once) async throws -> (BlueZTransport, EventCollector) {
         try await fake.addAdapter()
         try await fake.addPeripheral(Self.scale, Self.scaleSpec)
         var plan = TestPolicy.weightScale
         plan.requiresPairing = true
+        plan.bondRenewal = renewal
         let (transport, collector) = transport(fake, policy: TestPolicy(gatt: [.weightScaleService: plan]))
         collector.start(transport)
         #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
         try await fake.advertise(Self.scale, Self.scaleAdvert)
         #expect(try await FakeBlueZ.eventually { try await fake.journal().contains { $0.hasPrefix("StartNotify") } })
+        return (transport, collector)
+    }
+
+    @Test func bondingProfileRegistersTheAgentAndPairsBeforeSubscribing() async throws {
+        let fake = try await FakeBlueZ()
+        defer { fake.stop() }
+        let (transport, collector) = try await pairedScale(fake)
         let journal = try await fake.journal()
         let pair = try #require(journal.firstIndex(of: "Pair \(Self.scale)"))
         let startNotify = try #require(journal.firstIndex { $0.hasPrefix("StartNotify") })
@@ -257,6 +265,28 @@ extension FakeBlueZSuites.BlueZTransportTests {
         )
         #expect("\(registered.arguments)".contains("/org/carebridge/agent"))
         await collector.shutDown(transport)
+    }
+}
+
+extension FakeBlueZSuites.BlueZTransportTests {
+    @Test func aBondRenewedEverySessionIsRemovedWhenTheSessionEndsAndAKeptOneIsNot() async throws {
+        for renewal in BondRenewal.allCases {
+            let fake = try await FakeBlueZ()
+            defer { fake.stop() }
+            let (transport, collector) = try await pairedScale(fake, renewal: renewal)
+            await collector.shutDown(transport)
+            let journal = try await fake.journal()
+            let pair = try #require(journal.firstIndex(of: "Pair \(Self.scale)"))
+            let removals = journal.indices.filter { journal[$0].hasPrefix("RemoveDevice") }
+            switch renewal {
+            case .once:
+                #expect(removals.isEmpty, "a kept bond is never removed: \(journal)")
+            case .everySession:
+                #expect(removals.count == 1, "\(journal)")
+                let disconnect = try #require(journal.firstIndex(of: "Disconnect \(Self.scale) local"))
+                #expect(pair < disconnect && disconnect < removals[0], "paired, used, then removed: \(journal)")
+            }
+        }
     }
 }
 

@@ -51,6 +51,23 @@ import Testing
         #expect(try LiveHealthObservations.decode(liveSpO2).unmappedValues.isEmpty)
     }
 
+    @Test(
+        "the Patient field names the UDS user the sample belongs to; 0xFF is the unknown user, kept",
+        arguments: [
+            ("02", "2"), ("ff", "unknown"),
+        ]
+    )
+    func thePatientFieldBecomesTheSamplesUser(patient: String, user: String) throws {
+        // Flags 0x0023: type, time stamp, Patient (length 25).
+        let value = hex("03 01 1900 2300 b84b0200 00 d82692320000 00 00 \(patient) 2002 60000000")
+        let result = try samples(LiveHealthObservations.self, value)
+        let sample = try #require(result.first, "an observation of any user gives its sample")
+        #expect(result.count == 1 && sample.value == 96)
+        #expect(sample.metadata["userID"] == user)
+        #expect(sample.metadata["ghs.patient"] == String(Int(patient, radix: 16)!))
+        #expect(try samples(LiveHealthObservations.self, liveSpO2).first?.metadata["userID"] == nil)
+    }
+
     @Test func storedObservationsKeepTheirRecordNumber() throws {
         let stored = hex("03 01000000 01 1800 0300 b84b0200 00 fc1390320000 00 00 2002 61000000")
         let sample = try #require(try samples(StoredHealthObservations.self, stored).first)

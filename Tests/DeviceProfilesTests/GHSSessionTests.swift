@@ -119,6 +119,39 @@ import Testing
         return (outcome, records)
     }
 
+    @Test func aUserWithAConsentCodeIsSelectedOnTheUserControlPointBeforeAnythingElse() {
+        let userControlPoint = BluetoothUUID(0x2A9F)
+        var sensor = Sensor(records: [1])
+        var consents: [[UInt8]] = []
+        let outcome = SimulatedSession.run(
+            Self.profile.session,
+            variables: ["consentCode": .integer(1234), "userIndex": .integer(2)],
+            device: "02:00:00:00:00:41",
+            start: Date(timeIntervalSince1970: 1_795_519_815),
+            timeZone: TimeZone(identifier: "UTC")!
+        ) { uuid, bytes in
+            guard uuid == userControlPoint else { return sensor.answer(uuid, bytes) }
+            consents.append(bytes)
+            return [CharacteristicValue(characteristic: uuid, bytes: [0x20, 0x02, 0x01], delivery: .indication)]
+        }
+        #expect(outcome.failure == nil)
+        #expect(consents == [[0x02, 0x02, 0xD2, 0x04]], "consent: user index 2, code 1234 as uint16")
+        let firstWrite = outcome.events.first { if case .written = $0.kind { true } else { false } }
+        if case .written(let write) = firstWrite?.kind { #expect(write.characteristic == userControlPoint) }
+        #expect(sensor.written == [[0x04, 0x01], [0x01, 0x01]], "then the download as for a single-user sensor")
+
+        // Without a consent code nothing is written to the User Control Point.
+        var single = Sensor(records: [1])
+        let (plain, _) = Self.run(&single, variables: [:])
+        #expect(plain.failure == nil)
+        #expect(
+            !plain.events.contains { event in
+                if case .written(let write) = event.kind { return write.characteristic == userControlPoint }
+                return false
+            }
+        )
+    }
+
     @Test func firstContactCountsThenDownloadsEverythingAndKeepsTheHighestRecordNumber() {
         var sensor = Sensor(records: [1, 2, 3])
         let (outcome, records) = Self.run(&sensor, variables: [:])

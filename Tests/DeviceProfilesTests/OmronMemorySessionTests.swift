@@ -116,6 +116,23 @@ import Testing
         #expect(records == 3, "user 2's three records; the 197 empty slots give nothing")
     }
 
+    @Test func aTokenUnlockOffersFourBytesAndReadsAfterTheirEcho() throws {
+        let profile = Self.profile("omron-hem-7142t2")
+        let map = try #require(profile.omron)
+        #expect(map.unlockMode == .token && map.channels.tx.count == 1 && map.channels.unlock != nil)
+        var device = OmronMemoryDevice(map: map, key: [])
+        device.measure(user: 0, record: try Hex.bytes("6558541a331ade1800004c00ba00"))
+        let run = Self.run(profile, device)
+        #expect(run.outcome.failure == nil)
+        let unlocks = run.outcome.events.compactMap { event -> [UInt8]? in
+            guard case .written(let write) = event.kind, write.characteristic == map.channels.unlock else { return nil }
+            return write.bytes
+        }
+        #expect(unlocks == [[0x11, 0x43, 0x42, 0x52, 0x47] + Array(repeating: 0, count: 15)])
+        #expect(run.reads.map(\.1).reduce(0, +) == 14 * 14, "every slot, three 14-byte records per read at most")
+        #expect(run.reads.allSatisfy { $0.1 <= 44 })
+    }
+
     @Test func firstContactReadsEverySlotOfEveryUserAndKeepsACursorPerUser() throws {
         let profile = Self.profile("omron-hem-7361t")
         let run = Self.run(profile, Self.device(profile, records: 5))

@@ -25,7 +25,7 @@ enum RealBlueZ {
     static let scenarios: [String] = {
         let all = [
             "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
-            "glucose-meter", "ghs-oximeter", "uds-scale", "omron-cuff", "omron-memory-cuff",
+            "glucose-meter", "ghs-oximeter", "uds-scale", "omron-cuff", "omron-memory-cuff", "omron-classic-cuff",
             "bluetoothd-restart", "record-replay", "scan", "latency",
         ]
         guard let named = ProcessInfo.processInfo.environment["CAREBRIDGE_REAL_BLUEZ_SCENARIOS"] else { return all }

@@ -188,6 +188,10 @@ struct RealBlueZTests {
         let ghs = result.text("ghs.log")
         #expect(ghs.contains("records kept: 5, deleted: 0"))
         #expect(!ghs.contains("RACP 02"))
+        // The bridge subscribed to Observation Schedule Changed, so the schedule the sensor indicated reached it;
+        // a single-user sensor gets no User Data Service consent.
+        #expect(ghs.contains("subscribed 2BF1") && ghs.contains("schedule indicated"), "\(ghs)")
+        #expect(!writes.contains { $0.hasPrefix("2A9F") })
         #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 2)
     }
 
@@ -220,22 +224,40 @@ struct RealBlueZTests {
         #expect(try event(result, "weigh-in")?.values.map { ($0 * 100).rounded() / 100 } == [81.35])
     }
 
-    @Test func omronOneChannelMemoryCuffIsReadWholeWithoutAnUnlockAndNeverWritten() async throws {
-        let result = try await RealBlueZ.scenario("omron-memory-cuff")
+    /// What both memory-map cuff scenarios hold: three readings of user 1 and one of user 2, in time order, each
+    /// from its record's own time; `reads` read commands answered; never a write; one completed session.
+    func checkOmronMemoryCuff(_ result: ScenarioResult, reads: Int) throws {
         check(result)
         let samples = try result.samples()
-        // Three readings of user 1 and one of user 2, in time order, each from its record's own time.
         #expect(values(samples, "bloodPressureSystolic") == [128, 131, 140, 125], "\(result.diagnostics)")
         #expect(values(samples, "bloodPressureDiastolic") == [82, 85, 90, 80])
         #expect(values(samples, "heartRate") == [66, 70, 75, 64])
         #expect(samples.count == 12)
         let users = samples.filter { $0.type == "bloodPressureSystolic" }.sorted { $0.start < $1.start }
         #expect(users.map { $0.metadata["userID"] } == ["1", "1", "2", "1"])
-        // Every slot of both areas read (no index pointers), answers joined from one channel; never a write.
         let cuff = result.text("cuff.log")
-        #expect(cuff.contains("reads: 200, writes: 0"), "\(cuff)")
+        #expect(cuff.contains("reads: \(reads), writes: 0"), "\(cuff)")
         #expect(!cuff.contains("WRITE"))
         #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 1)
+    }
+
+    @Test func omronOneChannelMemoryCuffIsReadWholeWithoutAnUnlockNeverWrittenAndItsBondRemoved() async throws {
+        let result = try await RealBlueZ.scenario("omron-memory-cuff")
+        // Every slot of both areas read (no index pointers), answers joined from one channel.
+        try checkOmronMemoryCuff(result, reads: 200)
+        // The HEM-7380T1's family forgets its bond after a session: the bridge drops its own.
+        #expect(result.text("bridge.log").contains("removing the bond after the session"))
+    }
+
+    @Test func omronClassicMemoryCuffIsUnlockedAndReadOverItsFourChannelsAndNeverWritten() async throws {
+        let result = try await RealBlueZ.scenario("omron-classic-cuff")
+        // Unlocked with the stored key; first contact: the index block and every slot of both areas, the pieces
+        // of each answer joined across the four receive channels; never a key programmed; the bond is kept.
+        try checkOmronMemoryCuff(result, reads: 201)
+        let cuff = result.text("cuff.log")
+        #expect(cuff.contains("unlocked"), "\(cuff)")
+        #expect(!cuff.contains("locked: ignored"))
+        #expect(!result.text("bridge.log").contains("removing the bond"))
     }
 
     @Test func omronCuffGetsItsCurrentTimeWrittenBackThenSendsItsReadings() async throws {

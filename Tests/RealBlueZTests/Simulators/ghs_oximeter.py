@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Generic Health Sensor pulse oximeter (GHS 1.0, adopted UUIDs): Live Health Observations (2B8B, notify),
 Stored Health Observations (2BDD, notify), Health Sensor Features (2BF3, read), Record Access Control Point
-(2A52, write + indicate), GHS Control Point (2BF4, write + indicate), and Current Elapsed Time (2BF2, read) in an
-Elapsed Time Service (183F).
+(2A52, write + indicate), GHS Control Point (2BF4, write + indicate), Observation Schedule Changed (2BF1,
+indicate: once, when live observations start, SpO2 every second: observation type, measurement period and update
+interval, uint32 and two FLOATs), and Current Elapsed Time (2BF2, read) in an Elapsed Time Service (183F).
 
 Observations are IEEE 11073-10206 numeric observations built from the GHS 1.0 field layout: SpO2
 (MDC_PULS_OXIM_SAT_O2 150456, %) and pulse rate (MDC_PULS_OXIM_PULS_RATE 149530, bpm), each with an Elapsed Time
@@ -68,6 +69,7 @@ def main():
     stored = ghs.add('2BDD', ['notify'])
     # Health Sensor Features: features 00, two supported observation types.
     ghs.add('2BF3', ['read'], bytes([0x00, 0x02]) + struct.pack('<II', SPO2, PULSE))
+    schedule = ghs.add('2BF1', ['indicate'])
     sim.service('183F').add('2BF2', ['read'], elapsed_time(now))
 
     def segments(characteristic, value):
@@ -148,6 +150,9 @@ def main():
         yield sim.wait_subscribed(live)
         yield sim.until(lambda: state['live'], 120, 'Start Send Live Observations')
         start = datetime.datetime.utcnow().replace(microsecond=0)
+        # The schedule the live observations follow: SpO2, measured over 1 s, one per second (FLOAT 1 = 0x00000001).
+        schedule.send(struct.pack('<III', SPO2, 1, 1))
+        sim.log('schedule indicated')
         for i in range(args.live):
             moment = start + datetime.timedelta(seconds=i)
             for value in (numeric(SPO2, PERCENT, 95 + i % 3, moment), numeric(PULSE, BPM, 70 + i, moment)):

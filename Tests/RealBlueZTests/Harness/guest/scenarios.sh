@@ -276,6 +276,20 @@ scenario_omron_memory_cuff() {
     stop_bridge
 }
 
+# An Omron memory-map cuff of the classic multi-channel family (HEM-7361T): bonded, unlocked with the stored key on
+# its unlock characteristic, commands in pieces over four transmit and answers over four receive characteristics;
+# on first contact the bridge reads the index block and every slot of both user areas, and never writes the memory.
+scenario_omron_classic_cuff() {
+    simulator cuff omron_memory_cuff.py --adapter hci1 --family classic
+    step "the cuff advertises" wait_log "$dir/cuff.log" "advertising as" 90
+    run_bridge
+    step "bonded" wait_log "$dir/cuff.log" "bonded" 120
+    step "unlocked" wait_log "$dir/cuff.log" "unlocked" 120
+    step "transmission ended" wait_log "$dir/cuff.log" "MARK done" 240
+    step "12 samples stored" wait_stored 12 60
+    stop_bridge
+}
+
 # bluetoothd restarts in the middle of a session: the strap pauses after 12 notifications, bluetoothd is
 # restarted, the strap registers again with the new one, the bridge reconnects and gets the other 18.
 scenario_bluetoothd_restart() {
