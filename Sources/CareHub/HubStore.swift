@@ -75,7 +75,8 @@ public struct HubStore: Sendable {
 
     // MARK: - Enrolment
 
-    /// Enrols a bridge for `patients`, or enrols an enrolled bridge for more patients.
+    /// Enrols a bridge for `patients`, or enrols an enrolled bridge for more patients (which then gets their plans
+    /// put on the hub before, even those its cursor is past: ``queuePlans(of:for:on:)``).
     ///
     /// A bridge has one credential at a time: a token, or a client certificate. Issuing either replaces the
     /// other and any earlier one of its kind, which stop working at once.
@@ -147,13 +148,14 @@ public struct HubStore: Sendable {
                     )
                     issued = token
                 }
-                try await connection.query(
+                let added = try await connection.query(
                     """
                     INSERT INTO hub_enrolment (bridge_id, patient_id) SELECT \(id!), unnest(\(patients)::text[])
-                    ON CONFLICT DO NOTHING
+                    ON CONFLICT DO NOTHING RETURNING patient_id
                     """,
                     logger: logger
-                )
+                ).decode(String.self).collected()
+                try await queuePlans(of: added, for: id!, on: connection)
                 return issued
             }
         }
