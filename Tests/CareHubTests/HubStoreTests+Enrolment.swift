@@ -1,5 +1,6 @@
 import BridgeFoundation
 import CareHub
+import TestSupport
 import Testing
 
 extension HubStoreTests {
