@@ -23,8 +23,8 @@ struct HubEnrol: AsyncParsableCommand {
                   --bridge home-17 --patient alice --patient bob > home-17.token
               carebridge hub enrol --database postgres://carehub@db.internal/carehub \\
                   --bridge home-17 --patient alice --csr home-17.csr \\
-                  --client-ca-cert /etc/carebridge/clients-ca.pem --client-ca-key /etc/carebridge/clients-ca.key \\
-                  > home-17.pem
+                  --client-ca-cert /etc/carebridge/clients-ca.pem \\
+                  --client-ca-key /etc/carebridge/clients-ca.key > home-17.pem
             """
     )
 

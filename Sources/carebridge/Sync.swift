@@ -17,7 +17,8 @@ struct Sync: AsyncParsableCommand {
               carebridge sync certificate-request --bridge home-17 \\
                   --key /etc/carebridge/hub-client.key --csr home-17.csr
               carebridge sync push --hub https://hub.example.org:8443 \\
-                  --client-cert /etc/carebridge/hub-client.pem --client-key /etc/carebridge/hub-client.key
+                  --client-cert /etc/carebridge/hub-client.pem \\
+                  --client-key /etc/carebridge/hub-client.key
             """,
         subcommands: [SyncPush.self, SyncCertificateRequest.self]
     )
