@@ -21,6 +21,8 @@
 /// - `hub_retraction` (`v5-retractions-devices`): samples the bridge deleted or replaced after they went up, each
 ///   once; `hub_sample.retracted_at` marks the sample (it is never deleted). `hub_device`: each device's newest
 ///   facts per bridge and patient (address, name, model, serial, firmware, battery, last seen).
+/// - `hub_bridge.certificate_hash` (`v6-client-certificates`): the SHA-256 of the bridge's client certificate when
+///   its credential is one (`token_hash` is then NULL: a bridge has one credential at a time).
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -99,6 +101,13 @@ public enum HubSchema {
                     PRIMARY KEY (bridge_id, patient_id, id)
                 )
                 """,
+            ]
+        ),
+        (
+            "v6-client-certificates",
+            [
+                "ALTER TABLE hub_bridge ALTER COLUMN token_hash DROP NOT NULL",
+                "ALTER TABLE hub_bridge ADD COLUMN certificate_hash text UNIQUE",
             ]
         ),
     ]

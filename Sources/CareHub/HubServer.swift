@@ -7,10 +7,10 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 
-/// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's bearer token, `GET /health` and `GET /metrics`
-/// (``HubMetrics``).
+/// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's client certificate or bearer token, `GET
+/// /health` and `GET /metrics` (``HubMetrics``).
 ///
-/// A batch is parsed, its bridge found by the token's hash, and handed to ``HubStore/receive(_:from:)``, which
+/// A batch is parsed, its bridge found by its certificate's fingerprint or its token's hash, and handed to ``HubStore/receive(_:from:)``, which
 /// owns the rules. Answers are JSON: 200 `{"received", "lastSequence"}`; 400 (malformed), 401 (no or unknown
 /// token), 403 (a patient the bridge is not enrolled for; nothing stored), 503 (the database is unreachable: the
 /// bridge retries), each with `{"error": reason}`. Logs name the bridge and patients, never the token.
@@ -31,8 +31,8 @@ public struct HubServer: Sendable {
     }
 
     /// The router: the sync endpoint, the health check and the metrics (Prometheus text), every answer counted.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<HubRequestContext> {
+        let router = Router(context: HubRequestContext.self)
         router.add(middleware: HubRequestMetrics(metrics: metrics))
         router.get("health") { _, _ in response(.ok, ["status": .string("ok")]) }
         router.get("metrics") { _, _ in await scrape() }
@@ -56,16 +56,9 @@ public struct HubServer: Sendable {
         )
     }
 
-    func sync(_ request: Request, context: BasicRequestContext) async -> Response {
+    func sync(_ request: Request, context: HubRequestContext) async -> Response {
         do throws(HubError) {
-            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-                case let token = HubToken(text: String(header.dropFirst("Bearer ".count))), !token.text.isEmpty
-            else {
-                throw HubError(.unauthenticated, "no bearer token (Authorization: Bearer <the bridge's token>)")
-            }
-            guard let bridge = try await store.bridge(token: token) else {
-                throw HubError(.unauthenticated, "the token belongs to no enrolled bridge")
-            }
+            let bridge = try await authenticate(request, context: context)
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: Self.maximumBody)
@@ -93,6 +86,35 @@ public struct HubServer: Sendable {
             }
             return response(Self.status(of: error.code), ["error": .string(error.message)])
         }
+    }
+
+    /// The bridge a request comes from: by the client certificate the TLS handshake checked (`--client-ca`),
+    /// else by its bearer token.
+    /// - Throws: ``HubError`` `.unauthenticated` when neither names an enrolled bridge: a certificate a later
+    ///   enrolment of its bridge replaced is refused like one never enrolled.
+    func authenticate(_ request: Request, context: HubRequestContext) async throws(HubError) -> HubBridge {
+        if let fingerprint = await context.clientCertificateFingerprint() {
+            guard let bridge = try await store.bridge(certificateFingerprint: fingerprint) else {
+                throw HubError(
+                    .unauthenticated,
+                    "the client certificate (SHA-256 \(fingerprint.prefix(16))…) belongs to no enrolled bridge: "
+                        + "it was replaced by a later enrolment, or never enrolled"
+                )
+            }
+            return bridge
+        }
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            case let token = HubToken(text: String(header.dropFirst("Bearer ".count))), !token.text.isEmpty
+        else {
+            throw HubError(
+                .unauthenticated,
+                "no client certificate and no bearer token (Authorization: Bearer <the bridge's token>)"
+            )
+        }
+        guard let bridge = try await store.bridge(token: token) else {
+            throw HubError(.unauthenticated, "the token belongs to no enrolled bridge")
+        }
+        return bridge
     }
 
     /// `GET /metrics`: the per-bridge gauges read from the database now, then every metric as Prometheus text

@@ -174,6 +174,32 @@ extension HubStore {
         }
     }
 
+    /// Queues again, for one bridge, the plans put on the hub for `patients` before its cursor (in the enrolment's
+    /// transaction, when the bridge is newly enrolled for them): a bridge that synced for other patients already
+    /// would otherwise never get them. Copies for the bridge alone, in the plans' order, under ``changeLock``;
+    /// plans after its cursor it gets anyway, so only those up to the cursor are copied.
+    func queuePlans(of patients: [String], for bridge: Int64, on connection: PostgresConnection) async throws {
+        guard !patients.isEmpty else { return }
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.changeLock))", logger: logger)
+        let copied = try await connection.query(
+            """
+            INSERT INTO hub_change (kind, patient_id, bridge_id, body, created_by)
+            SELECT kind, patient_id, \(bridge), body, created_by FROM hub_change
+            WHERE kind = \(HubChange.Kind.plan.rawValue) AND bridge_id IS NULL AND patient_id = ANY(\(patients))
+                AND sequence <= (SELECT coalesce(change_cursor, 0) FROM hub_bridge WHERE id = \(bridge))
+            ORDER BY sequence
+            RETURNING sequence
+            """,
+            logger: logger
+        ).decode(Int64.self).collected()
+        if !copied.isEmpty {
+            logger.info(
+                "plans queued for a newly enrolled patient",
+                metadata: ["patients": "\(patients.sorted())", "changes": "\(copied)"]
+            )
+        }
+    }
+
     // MARK: - Sync
 
     /// Stores what a bridge did with changes (once per change) and its cursor; in the batch's transaction.

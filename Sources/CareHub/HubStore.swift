@@ -12,11 +12,19 @@ public struct HubStore: Sendable {
     public let client: PostgresClient
     /// How long one operation may wait for PostgreSQL before it fails as `.database`.
     public var deadline: Duration
+    /// The clock the deadline runs on.
+    let clock: any Clock<Duration>
     let logger: Logger
 
-    public init(client: PostgresClient, deadline: Duration = .seconds(10), logger: Logger) {
+    public init(
+        client: PostgresClient,
+        deadline: Duration = .seconds(10),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
         self.client = client
         self.deadline = deadline
+        self.clock = clock
         self.logger = logger
     }
 
@@ -67,19 +75,29 @@ public struct HubStore: Sendable {
 
     // MARK: - Enrolment
 
-    /// Enrols a bridge for `patients`, or enrols an enrolled bridge for more patients.
+    /// Enrols a bridge for `patients`, or enrols an enrolled bridge for more patients (which then gets their plans
+    /// put on the hub before, even those its cursor is past: ``queuePlans(of:for:on:)``).
+    ///
+    /// A bridge has one credential at a time: a token, or a client certificate. Issuing either replaces the
+    /// other and any earlier one of its kind, which stop working at once.
     /// - Parameters:
     ///   - name: the bridge's name (letters, digits, `-`, `_`, `.`).
     ///   - patients: the patient ids it may write for.
-    ///   - newToken: issue a new token for an enrolled bridge (its old one stops working).
-    /// - Returns: the bridge's token when one was issued (a new bridge, or `newToken`); only its hash is kept.
+    ///   - newToken: issue a new token for an enrolled bridge (its old token or certificate stops working).
+    ///   - certificate: the bridge's credential becomes this client certificate (its fingerprint is kept).
+    /// - Returns: the bridge's token when one was issued (a new bridge without `certificate`, or `newToken`); only
+    ///   its hash is kept.
     public func enrol(
         bridge name: String,
         patients: [String],
-        newToken: Bool = false
+        newToken: Bool = false,
+        certificate: HubClientCertificate? = nil
     ) async throws(HubError)
         -> HubToken?
     {
+        guard !(newToken && certificate != nil) else {
+            throw HubError(.invalid, "a bridge has a token or a certificate: not both")
+        }
         guard !name.isEmpty, name.utf8.count <= 100,
             name.unicodeScalars.allSatisfy({
                 CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
@@ -98,7 +116,26 @@ public struct HubStore: Sendable {
                     "SELECT id FROM hub_bridge WHERE name = \(name) FOR UPDATE",
                     logger: logger
                 ).decode(Int64.self).collected().first
-                if id == nil {
+                if let certificate {
+                    // A certificate replaces the token and any earlier certificate.
+                    if id == nil {
+                        id = try await connection.query(
+                            """
+                            INSERT INTO hub_bridge (name, certificate_hash) VALUES (\(name), \(certificate.fingerprint))
+                            RETURNING id
+                            """,
+                            logger: logger
+                        ).decode(Int64.self).collected().first
+                    } else {
+                        try await connection.query(
+                            """
+                            UPDATE hub_bridge SET certificate_hash = \(certificate.fingerprint), token_hash = NULL
+                            WHERE id = \(id!)
+                            """,
+                            logger: logger
+                        )
+                    }
+                } else if id == nil {
                     id = try await connection.query(
                         "INSERT INTO hub_bridge (name, token_hash) VALUES (\(name), \(token.hash)) RETURNING id",
                         logger: logger
@@ -106,18 +143,19 @@ public struct HubStore: Sendable {
                     issued = token
                 } else if newToken {
                     try await connection.query(
-                        "UPDATE hub_bridge SET token_hash = \(token.hash) WHERE id = \(id!)",
+                        "UPDATE hub_bridge SET token_hash = \(token.hash), certificate_hash = NULL WHERE id = \(id!)",
                         logger: logger
                     )
                     issued = token
                 }
-                try await connection.query(
+                let added = try await connection.query(
                     """
                     INSERT INTO hub_enrolment (bridge_id, patient_id) SELECT \(id!), unnest(\(patients)::text[])
-                    ON CONFLICT DO NOTHING
+                    ON CONFLICT DO NOTHING RETURNING patient_id
                     """,
                     logger: logger
-                )
+                ).decode(String.self).collected()
+                try await queuePlans(of: added, for: id!, on: connection)
                 return issued
             }
         }
@@ -125,13 +163,24 @@ public struct HubStore: Sendable {
 
     /// The bridge a token belongs to, or nil.
     public func bridge(token: HubToken) async throws(HubError) -> HubBridge? {
+        try await bridge(where: "token_hash", is: token.hash)
+    }
+
+    /// The bridge a client certificate (by ``HubClientCertificate/fingerprint``) belongs to, or nil: nil too for
+    /// a certificate the bridge's later enrolment replaced.
+    public func bridge(certificateFingerprint fingerprint: String) async throws(HubError) -> HubBridge? {
+        try await bridge(where: "certificate_hash", is: fingerprint)
+    }
+
+    /// The bridge whose credential `column` holds `hash`, with its patients.
+    private func bridge(where column: String, is hash: String) async throws(HubError) -> HubBridge? {
         try await database("cannot look up the bridge") {
             let rows = try await client.query(
                 """
                 SELECT b.id, b.name, coalesce(array_agg(e.patient_id ORDER BY e.patient_id)
                     FILTER (WHERE e.patient_id IS NOT NULL), '{}')
                 FROM hub_bridge b LEFT JOIN hub_enrolment e ON e.bridge_id = b.id
-                WHERE b.token_hash = \(token.hash) GROUP BY b.id
+                WHERE b.\(unescaped: column) = \(hash) GROUP BY b.id
                 """,
                 logger: logger
             )
@@ -339,7 +388,8 @@ public struct HubStore: Sendable {
     /// `message`.
     ///
     /// While PostgreSQL is down the driver's pool holds a request until it gives up on connecting (a minute);
-    /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting. The answer does not
+    /// the deadline answers sooner, so that a bridge hears 503 and backs off instead of waiting (its timer is cancelled
+    /// once an answer is in). The answer does not
     /// wait for `body` to wind down: `body` is cancelled and left to finish on its own (a lease the pool still holds
     /// after a PostgreSQL restart can outlive its cancellation), so no request, and no graceful stop, hangs on it.
     func database<Result: Sendable>(
@@ -357,10 +407,12 @@ public struct HubStore: Sendable {
                     do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
                 }
                 answer.onGiven { work.cancel() }
-                Task { [deadline] in
-                    try? await Task.sleep(for: deadline)
+                let timer = Task { [deadline, clock] in
+                    try? await clock.sleep(for: deadline)
                     answer.give(nil)
                 }
+                // Once answered, the timer stops: it does not sleep on for the rest of its deadline.
+                answer.onGiven { timer.cancel() }
             }
         } onCancel: {
             answer.give(.failure(CancellationError()))

@@ -49,7 +49,8 @@ public actor HubSyncChannel: OutboxChannel {
     /// Changes from the hub applied and refused since the channel was made.
     public private(set) var applied = 0
     public private(set) var refused = 0
-    /// The last failure when the hub did not know the bridge's token (cleared by the hub's next other answer).
+    /// The last failure when the hub refused the bridge's token or certificate (cleared by the hub's next other
+    /// answer).
     public private(set) var refusal: String?
     /// How often the channel asks the hub for changes when it has nothing to send (every batch asks too).
     public var pullInterval: Duration = .seconds(60)
@@ -183,9 +184,11 @@ public actor HubSyncChannel: OutboxChannel {
                     )
                 } catch {
                     failures += 1
-                    // Only an answer changes what is known about the token (a cancelled or failed connection does
-                    // not).
-                    if error.status != nil { refusal = error.status == 401 ? error.description : nil }
+                    // Only an answer changes what is known about the credential (a cancelled or failed connection
+                    // does not; a handshake that refused the client certificate does).
+                    if error.status != nil || error.credentialRefused {
+                        refusal = error.credentialRefused ? error.description : nil
+                    }
                     return OutboxPass(delivered: delivered, failure: error.description, retryAfter: retryDelay())
                 }
             }

@@ -55,9 +55,17 @@ public struct HTTPSEndpoint: Sendable {
     ///   - caFile: with `https://`, the PEM file of the CA the receiver's certificate chains to (nil: the system's
     ///     trust store).
     ///   - plainHTTP: where `http://` may go.
+    ///   - clientCertificate: with `https://`, PEM files of a certificate (chain) and its key the client shows when
+    ///     the receiver asks for one.
     /// - Throws: ``Failure`` for another scheme, a URL without a host, a port outside 1…65535, `http://` to a host
-    ///   `plainHTTP` does not allow, a CA file with `http://`, or a CA file that cannot be read.
-    public init(url: String, caFile: String? = nil, plainHTTP: PlainHTTP = .anyHost) throws(Failure) {
+    ///   `plainHTTP` does not allow, a CA file or client certificate with `http://`, or a CA file, certificate or
+    ///   key that cannot be read (naming the file, never its content).
+    public init(
+        url: String,
+        caFile: String? = nil,
+        plainHTTP: PlainHTTP = .anyHost,
+        clientCertificate: (certificate: String, key: String)? = nil
+    ) throws(Failure) {
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
@@ -80,7 +88,9 @@ public struct HTTPSEndpoint: Sendable {
             self.url = url
         }
         guard secure else {
-            if caFile != nil { throw Failure(description: "a CA file needs an https:// URL") }
+            if caFile != nil || clientCertificate != nil {
+                throw Failure(description: "a CA file or a client certificate needs an https:// URL")
+            }
             if plainHTTP == .loopbackOnly, !Self.isLoopback(host) {
                 throw Failure(
                     description: "http:// only to this machine (localhost, 127.0.0.0/8, ::1); use https:// for \(host)"
@@ -95,6 +105,20 @@ public struct HTTPSEndpoint: Sendable {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
             } catch {
                 throw Failure(description: "cannot read the CA file \(caFile): \(error)")
+            }
+        }
+        if let clientCertificate {
+            do {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(clientCertificate.certificate).map {
+                    .certificate($0)
+                }
+            } catch {
+                throw Failure(description: "cannot read the client certificate \(clientCertificate.certificate)")
+            }
+            do {
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: clientCertificate.key, format: .pem))
+            } catch {
+                throw Failure(description: "cannot read the client key \(clientCertificate.key) (a PEM private key)")
             }
         }
         self.tls = tls

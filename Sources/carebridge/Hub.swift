@@ -10,7 +10,8 @@ struct Hub: AsyncParsableCommand {
         abstract: "Run the hub that bridges sync their readings to (PostgreSQL), enrol bridges, show their status.",
         discussion: """
             The hub keeps what many bridges send in PostgreSQL: each bridge has its own token (printed once by \
-            `hub enrol`; the hub keeps only its hash) and may write only for the patients it is enrolled for. \
+            `hub enrol`; the hub keeps only its hash) or client certificate (`hub enrol --csr`) and may write only \
+            for the patients it is enrolled for. \
             Bridges push with `carebridge sync push` or `carebridge run --hub`. See docs/hub.md.
 
             The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require, \
@@ -23,7 +24,8 @@ struct Hub: AsyncParsableCommand {
               carebridge hub status --database postgres://carebridge@localhost/hub
             """,
         subcommands: [
-            HubServe.self, HubEnrol.self, HubStatus.self, HubPlan.self, HubAlerts.self, HubSamples.self,
+            HubServe.self, HubEnrol.self, HubClientCA.self, HubStatus.self, HubPlan.self, HubAlerts.self,
+            HubSamples.self,
         ]
     )
 }

@@ -16,7 +16,9 @@ struct HubServe: AsyncParsableCommand {
             Migrates the hub's schema, then listens. A batch is stored in one transaction, each message once by \
             its id; a bridge writing for a patient it is not enrolled for gets 403 and nothing is stored. While \
             PostgreSQL is unreachable the hub answers 503 and bridges retry. Logs say which bridge and patients, \
-            never a token or the database password.
+            never a token or the database password. With --client-ca, a bridge may show a client certificate \
+            instead of a token (`hub enrol --csr`): one from another CA or expired fails the TLS handshake, one \
+            replaced by a later enrolment gets 401.
 
             Examples:
               carebridge hub serve --database postgres://carehub@db.internal/carehub \\
@@ -37,8 +39,22 @@ struct HubServe: AsyncParsableCommand {
     )
     var listen = "127.0.0.1:8490"
 
+    @Option(
+        name: .customLong("client-ca"),
+        help: ArgumentHelp(
+            "PEM CA certificate (`hub client-ca`): check the client certificates bridges show (needs --tls-cert).",
+            valueName: "file"
+        )
+    )
+    var clientCA: String?
+
+    func validate() throws {
+        if clientCA != nil, web.tlsCertificate == nil { throw ValidationError("--client-ca needs --tls-cert") }
+    }
+
     func run() async throws {
-        let configuration = try web.configuration(listen: listen, option: "--listen")
+        var configuration = try web.configuration(listen: listen, option: "--listen")
+        configuration.clientCertificateAuthority = clientCA
         let hubDatabase = try database.resolved()
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }

@@ -156,6 +156,18 @@ struct Run: AsyncParsableCommand {
     var hubTokenFile: String?
 
     @Option(
+        name: .customLong("hub-client-cert"),
+        help: ArgumentHelp("The bridge's client certificate for --hub, instead of a token.", valueName: "file")
+    )
+    var hubClientCertificate: String?
+
+    @Option(
+        name: .customLong("hub-client-key"),
+        help: ArgumentHelp("The key of --hub-client-cert.", valueName: "file")
+    )
+    var hubClientKey: String?
+
+    @Option(
         name: .customLong("hub-ca-file"),
         help: ArgumentHelp("PEM certificates to trust for --hub's HTTPS.", valueName: "file")
     )
@@ -238,6 +250,16 @@ struct Run: AsyncParsableCommand {
         smartTokenURL: "--fhir-smart-token-url"
     )
 
+    /// The bridge's credential for --hub: its token file, or its client certificate and key.
+    func hubCredential() throws -> HubClient.Credential {
+        try Sync.credential(
+            tokenFile: hubTokenFile,
+            certificate: hubClientCertificate,
+            key: hubClientKey,
+            options: ("--hub-token-file", "--hub-client-cert", "--hub-client-key")
+        )
+    }
+
     func validate() throws {
         if fhirServer == nil,
             fhirTokenFile != nil || fhirCAFile != nil || fhirSmartClientID != nil || fhirSmartKeyFile != nil
@@ -245,7 +267,11 @@ struct Run: AsyncParsableCommand {
         {
             throw ValidationError("--fhir-token-file, --fhir-ca-file and --fhir-smart-… need --fhir-server")
         }
-        if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
+        if hub != nil {
+            _ = try hubCredential()
+        } else if hubTokenFile != nil || hubClientCertificate != nil || hubClientKey != nil {
+            throw ValidationError("--hub-token-file, --hub-client-cert and --hub-client-key need --hub")
+        }
         if (nightscout == nil) != (nightscoutSecretFile == nil) {
             throw ValidationError("--nightscout and --nightscout-secret-file go together")
         }
@@ -353,15 +379,15 @@ struct Run: AsyncParsableCommand {
             zone: zone,
             logger: logger
         )
-        if let hub, let hubTokenFile {
+        if let hub {
             // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
             services.append(
                 try await Sync.outbox(
                     store: store,
                     hub: hub,
-                    tokenFile: hubTokenFile,
+                    credential: try hubCredential(),
                     caFile: hubCAFile,
-                    options: ("--hub", "--hub-token-file"),
+                    option: "--hub",
                     zone: zone,
                     drainTimeout: .seconds(10),
                     logger: logger

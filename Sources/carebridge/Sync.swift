@@ -14,27 +14,57 @@ struct Sync: AsyncParsableCommand {
             Examples:
               carebridge sync push --hub https://hub.example.org:8443 \\
                   --token-file /etc/carebridge/hub-token
+              carebridge sync certificate-request --bridge home-17 \\
+                  --key /etc/carebridge/hub-client.key --csr home-17.csr
+              carebridge sync push --hub https://hub.example.org:8443 \\
+                  --client-cert /etc/carebridge/hub-client.pem \\
+                  --client-key /etc/carebridge/hub-client.key
             """,
-        subcommands: [SyncPush.self]
+        subcommands: [SyncPush.self, SyncCertificateRequest.self]
     )
+
+    /// The bridge's credential from its options: a token file, or a client certificate and its key (a key other
+    /// users can read is warned about).
+    /// - Parameter options: the options' names as the command spells them (token file, certificate, key).
+    /// - Throws: `ValidationError` unless exactly one of the two is given, the certificate with its key.
+    static func credential(
+        tokenFile: String?,
+        certificate: String?,
+        key: String?,
+        options: (tokenFile: String, certificate: String, key: String)
+    ) throws -> HubClient.Credential {
+        switch (tokenFile, certificate, key) {
+        case (let tokenFile?, nil, nil):
+            return .tokenFile(tokenFile)
+        case (nil, let certificate?, let key?):
+            SecretFile.warnIfShared(key, option: options.key)
+            return .certificate(file: certificate, keyFile: key)
+        case (nil, nil, nil):
+            throw ValidationError("the hub needs \(options.tokenFile), or \(options.certificate) and \(options.key)")
+        case (nil, _, _):
+            throw ValidationError("\(options.certificate) and \(options.key) go together")
+        default:
+            throw ValidationError("\(options.tokenFile) or \(options.certificate): one credential, not both")
+        }
+    }
 
     /// The hub channel's outbox service over `store`, queueing enabled (the first time with every stored sample).
     /// - Throws: `ValidationError` naming the options for a bad address or file; a store failure as its exit.
     static func outbox(
         store: CareStore,
         hub: String,
-        tokenFile: String,
+        credential: HubClient.Credential,
         caFile: String?,
-        options: (hub: String, tokenFile: String),
+        option: String,
         zone: TimeZone,
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<HubSyncChannel> {
         let client: HubClient
         do {
-            client = try HubClient(hub: hub, tokenFile: tokenFile, caFile: caFile)
+            client = try HubClient(hub: hub, credential: credential, caFile: caFile)
         } catch {
-            throw ValidationError("\(options.hub) / \(options.tokenFile): \(error)")
+            throw ValidationError("\(option): \(error)")
         }
         let channel = HubSyncChannel(store: store, client: client, zone: zone, logger: logger)
         do { try await channel.enable() } catch { throw StoreExit.fail(error) }
@@ -60,8 +90,9 @@ struct SyncPush: AsyncParsableCommand {
             once). Each push also brings down what the hub has for this bridge's patients (plans, \
             acknowledgements, quarantine releases: `carebridge hub plan`) and applies it in the hub's order. \
             A failed batch (no connection, HTTP 5xx, or a refusal) is retried with back-off until \
-            --timeout; exit status 75 when something is still waiting then; 77 at once when the hub does not \
-            know the token (nothing is removed).
+            --timeout; exit status 75 when something is still waiting then; 77 at once when the hub refuses the \
+            bridge's token or client certificate (unknown, replaced by a later enrolment, expired, from another \
+            CA; nothing is removed).
 
             Examples:
               carebridge sync push --hub https://hub.example:8443 \\
@@ -81,9 +112,37 @@ struct SyncPush: AsyncParsableCommand {
         name: .customLong("token-file"),
         help: ArgumentHelp("A file holding the bridge's token (from `hub enrol`).", valueName: "file")
     )
-    var tokenFile: String
+    var tokenFile: String?
+
+    @Option(
+        name: .customLong("client-cert"),
+        help: ArgumentHelp(
+            "The bridge's client certificate, PEM (from `hub enrol --csr`), instead of a token.",
+            valueName: "file"
+        )
+    )
+    var clientCertificate: String?
+
+    @Option(
+        name: .customLong("client-key"),
+        help: ArgumentHelp("The key of --client-cert, PEM (from `sync certificate-request`).", valueName: "file")
+    )
+    var clientKey: String?
 
     @OptionGroup var push: UploadPushOptions
+
+    func validate() throws {
+        _ = try credential()
+    }
+
+    func credential() throws -> HubClient.Credential {
+        try Sync.credential(
+            tokenFile: tokenFile,
+            certificate: clientCertificate,
+            key: clientKey,
+            options: ("--token-file", "--client-cert", "--client-key")
+        )
+    }
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
@@ -91,9 +150,9 @@ struct SyncPush: AsyncParsableCommand {
         let outbox = try await Sync.outbox(
             store: store,
             hub: hub,
-            tokenFile: tokenFile,
+            credential: try credential(),
             caFile: push.caFile,
-            options: ("--hub", "--token-file"),
+            option: "--hub",
             zone: zone,
             drainTimeout: .seconds(push.timeout),
             logger: CLILogging.logger

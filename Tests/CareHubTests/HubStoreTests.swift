@@ -28,7 +28,7 @@ import Testing
                 #expect(
                     try await store.migrate() == [
                         "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog", "v4-changes",
-                        "v5-retractions-devices",
+                        "v5-retractions-devices", "v6-client-certificates",
                     ]
                 )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")

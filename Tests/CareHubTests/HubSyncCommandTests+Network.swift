@@ -20,7 +20,7 @@ extension HubSyncCommandTests {
     }
 
     /// Three bridges, each in its own network namespace behind a veth pair with its own address, push over HTTPS
-    /// (a test CA) to a hub in the host's namespace; one bridge's link goes down (a push fails and keeps its
+    /// (a test CA; home-3 with a client certificate, the others with tokens) to a hub in the host's namespace; one bridge's link goes down (a push fails and keeps its
     /// readings) and comes back, another's is down when its push starts and comes up while it retries. Every
     /// reading arrives once, in each bridge's order.
     @Test(.enabled(if: networkTestsEnabled, "needs root and iproute2 (ip netns) and PostgreSQL"))
@@ -60,9 +60,16 @@ extension HubSyncCommandTests {
         let (postgres, passwordFile, database) = try await startPostgres()
         let authority = try TestCertificateAuthority()
         let server = try authority.issueServer(named: "hub", ipAddresses: (1...names.count).map(hubAddress))
+        // home-3 shows a client certificate (its key made in its store's directory), the others their tokens.
+        func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let clientCA = try await carebridge([
+            "hub", "client-ca", "--certificate", file("clients-ca.pem"), "--key", file("clients-ca.key"),
+        ])
+        #expect(clientCA.status == 0, "\(clientCA)")
         let hub = try await ListeningProcess.start(
             ["hub", "serve"] + database + [
                 "--listen", "0.0.0.0:0", "--tls-cert", server.certificate, "--tls-key", server.key,
+                "--client-ca", file("clients-ca.pem"),
             ],
             prefix: "hub listening on ",
             directory: directory
@@ -75,23 +82,38 @@ extension HubSyncCommandTests {
             ])
             #expect(added.status == 0, "\(added)")
             try await ingest(store, count: 3, from: 0)
-            let enrolled = try await carebridge(
-                ["hub", "enrol"] + database + ["--bridge", bridge, "--patient", patient]
+            var enrol = ["hub", "enrol"] + database + ["--bridge", bridge, "--patient", patient]
+            if bridge == "home-3" {
+                let request = try await carebridge([
+                    "sync", "certificate-request", "--bridge", bridge, "--key", file("\(bridge).key"), "--csr",
+                    file("\(bridge).csr"),
+                ])
+                #expect(request.status == 0, "\(request)")
+                enrol += [
+                    "--csr", file("\(bridge).csr"), "--client-ca-cert", file("clients-ca.pem"), "--client-ca-key",
+                    file("clients-ca.key"),
+                ]
+            }
+            let enrolled = try await carebridge(enrol)
+            #expect(enrolled.status == 0, "\(enrolled)")
+            try Data(enrolled.stdout.utf8).write(
+                to: URL(fileURLWithPath: file(bridge == "home-3" ? "\(bridge).pem" : "\(bridge).token"))
             )
-            try Data(enrolled.stdout.utf8).write(to: directory.appendingPathComponent("\(bridge).token"))
         }
         /// `carebridge sync push` inside the bridge's namespace, to the hub's address on its link.
         func push(_ bridge: String, timeout: Int) throws -> ChildProcess {
             let index = names.firstIndex(of: bridge)! + 1
+            let credential =
+                bridge == "home-3"
+                ? ["--client-cert", file("\(bridge).pem"), "--client-key", file("\(bridge).key")]
+                : ["--token-file", file("\(bridge).token")]
             return try ChildProcess(
                 ip,
                 [
                     "netns", "exec", namespace(index), PackageRoot.carebridgeExecutable.path, "sync", "push",
-                    "--hub", "https://\(hubAddress(index)):\(port)", "--token-file",
-                    directory.appendingPathComponent("\(bridge).token").path, "--ca-file", authority.certificate,
-                    "--timeout", "\(timeout)", "--store", directory.appendingPathComponent("\(bridge).sqlite").path,
-                    "--json",
-                ],
+                    "--hub", "https://\(hubAddress(index)):\(port)", "--ca-file", authority.certificate,
+                    "--timeout", "\(timeout)", "--store", file("\(bridge).sqlite"), "--json",
+                ] + credential,
                 environment: ["TZ": "Europe/Berlin"]
             )
         }

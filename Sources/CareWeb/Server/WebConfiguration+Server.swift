@@ -3,7 +3,8 @@ import HummingbirdTLS
 import NIOSSL
 
 extension WebConfiguration {
-    /// HTTP/1.1, over TLS from ``tls``'s PEM files when they are given: the care app's server, and the hub's.
+    /// HTTP/1.1, over TLS from ``tls``'s PEM files when they are given: the care app's server, and the hub's (which
+    /// also checks the client certificates of ``clientCertificateAuthority``).
     /// - Throws: ``WebStartError`` naming the files when they cannot be used.
     public func serverBuilder() throws(WebStartError) -> HTTPServerBuilder {
         guard let tls else { return .http1() }
@@ -12,13 +13,21 @@ extension WebConfiguration {
                 NIOSSLCertificateSource.certificate($0)
             }
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-            return try .tls(
-                .http1(),
-                tlsConfiguration: TLSConfiguration.makeServerConfiguration(
-                    certificateChain: chain,
-                    privateKey: .privateKey(key)
-                )
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain,
+                privateKey: .privateKey(key)
             )
+            if let authority = clientCertificateAuthority {
+                do {
+                    configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority))
+                } catch {
+                    throw WebStartError("cannot use the client CA \(authority): \(error)")
+                }
+                configuration.certificateVerification = .optionalVerification
+            }
+            return try .tls(.http1(), tlsConfiguration: configuration)
+        } catch let error as WebStartError {
+            throw error
         } catch {
             throw WebStartError("cannot use the TLS certificate \(tls.certificate) and key \(tls.key): \(error)")
         }

@@ -7,6 +7,10 @@ public struct WebConfiguration: Sendable {
     public var port: Int
     /// PEM certificate chain and key for HTTPS; both or neither.
     public var tls: (certificate: String, key: String)?
+    /// PEM certificates of the CA whose client certificates the server asks for and checks (the hub's
+    /// `--client-ca`): a client that shows one must show a valid one; one that shows none is let through to
+    /// authenticate otherwise. Needs ``tls``.
+    public var clientCertificateAuthority: String?
     /// A session ends after this long without a request…
     public var idleTimeout: TimeInterval
     /// …and after this long in any case.
