@@ -92,30 +92,24 @@ struct ImportBTSnoop: ParsableCommand {
     }
 
     func run() throws {
-        let bytes: [UInt8]
-        do {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-                Output.error("\(file): no such file")
-                throw ExitCode(66)
-            }
-            guard !isDirectory.boolValue else {
-                Output.error("\(file): is a directory, not a capture")
-                throw ExitCode(66)
-            }
-            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            Output.error("\(file): cannot be read (\(error.localizedDescription))")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+            Output.error("\(file): no such file")
             throw ExitCode(66)
         }
-        let capture: BTSnoopFile
+        guard !isDirectory.boolValue else {
+            Output.error("\(file): is a directory, not a capture")
+            throw ExitCode(66)
+        }
+        // Read a record at a time, twice: first every record's time (a capture with one out of range is refused
+        // before anything is written), then the records themselves, each written as it settles.
+        let reader: BTSnoopReader
+        let timesNeverGoBack: Bool
         do {
-            capture = try BTSnoopFile(bytes: bytes)
+            reader = try BTSnoopReader(path: file)
+            timesNeverGoBack = try reader.timesNeverGoBack()
         } catch {
-            Output.error("\(file): \(error.description)")
-            throw ExitCode(65)
+            throw failure(error)
         }
         let options = try handleOptions()
         for handle in options.handlesWithoutService {
@@ -126,36 +120,44 @@ struct ImportBTSnoop: ParsableCommand {
                     + "(e.g. 0x0020=1808/2A52)"
             )
         }
-        let importer = BTSnoopImporter(options: options)
-        let result = importer.importCapture(capture)
-        let recordedAt = result.events.first?.time ?? capture.records.first?.time ?? Date(timeIntervalSince1970: 0)
+        var stream = BTSnoopImporter.Stream(
+            options: options,
+            datalink: reader.datalink,
+            timesNeverGoBack: timesNeverGoBack
+        )
         var extra: JSONObject = [
             "source": .string("btsnoop"),
             "capture": .string(URL(fileURLWithPath: file).lastPathComponent),
-            "datalink": .int(Int(capture.datalink.rawValue)),
+            "datalink": .int(Int(reader.datalink.rawValue)),
         ]
         if !device.isEmpty { extra["devices"] = .array(device.map { .string($0.uppercased()) }) }
-        let header = RecordingHeader(
-            recordedAt: recordedAt,
+        var recording = ImportedRecording(
+            path: out,
+            input: file,
+            mode: mode.bits,
             timeZone: timeZone.flatMap(TimeZone.init(identifier:)),
             extra: extra
         )
-        if let out {
+        var firstRecordTime: Date?
+        let result: BTSnoopImporter.Result
+        do {
             do {
-                let writer = try RecordingWriter(path: out, header: header, inputs: [file], mode: mode.bits)
-                for event in result.events { try writer.write(event) }
-                try writer.close()
-            } catch {
-                Output.error(error.description)
-                throw ExitCode(73)
+                while let record = try reader.next() {
+                    if firstRecordTime == nil { firstRecordTime = record.time }
+                    try recording.write(stream.add(record))
+                }
+            } catch let error as BTSnoopError {
+                recording.discard()
+                throw failure(error)
             }
-        } else {
-            var text = RecordingWriter.line(for: header) + "\n"
-            for event in result.events {
-                guard let line = RecordingWriter.line(for: event, recordedAt: recordedAt) else { continue }
-                text += line + "\n"
-            }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            result = stream.finish(truncatedTail: reader.truncatedTail)
+            try recording.write(result.events)
+            // The first event's time; with none, the first record's.
+            try recording.close(recordedAt: firstRecordTime ?? Date(timeIntervalSince1970: 0))
+        } catch let error as RecordingError {
+            recording.discard()
+            Output.error(error.description)
+            throw ExitCode(73)
         }
         for warning in result.warnings { Output.error("warning: \(warning)") }
         if timeZone == nil {
@@ -168,9 +170,9 @@ struct ImportBTSnoop: ParsableCommand {
             let summary: JSONObject = [
                 "capture": .string(file),
                 "recording": .string(out ?? "-"),
-                "datalink": .int(Int(capture.datalink.rawValue)),
+                "datalink": .int(Int(reader.datalink.rawValue)),
                 "packets": .int(s.packets),
-                "events": .int(result.events.count),
+                "events": .int(recording.eventCount),
                 "advertisements": .int(s.advertisements),
                 "connections": .int(s.connections),
                 "notifications": .int(s.notifications),
@@ -190,6 +192,12 @@ struct ImportBTSnoop: ParsableCommand {
                     + "\(s.writes) write(s)" + (out.map { " → \($0)" } ?? "")
             )
         }
+    }
+
+    /// The exit for a capture that cannot be read (66) or is not one this reads (65), its error printed.
+    func failure(_ error: BTSnoopError) -> ExitCode {
+        Output.error("\(file): " + (error.code == .unreadable ? error.message : error.description))
+        return ExitCode(error.code == .unreadable ? 66 : 65)
     }
 
     /// `--handle 0x0012=2A9D` (or `0x0012=181D/2A9D`, naming the service) options as importer options.

@@ -12,6 +12,8 @@ public struct BTSnoopError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A record's timestamp is outside the years CareBridge stores (1900…9999): a corrupt capture or a
         /// capturing clock that was never set.
         case timeOutOfRange
+        /// The file cannot be opened or read (``message`` says why).
+        case unreadable
     }
 
     public var code: Code

@@ -55,10 +55,88 @@ public struct BTSnoopFile: Sendable {
     /// are kept.
     public let truncatedTail: BTSnoopError?
 
-    /// Parses a whole capture.
+    /// Parses a whole capture held in memory (``BTSnoopReader`` reads one from a file a record at a time).
     /// - Throws: ``BTSnoopError`` when the header is not a btsnoop version 1 header with a datalink read here,
     ///   or a record's time is outside the supported years.
     public init(bytes: [UInt8]) throws(BTSnoopError) {
+        self.datalink = try Self.datalink(header: Array(bytes.prefix(16)))
+        var records: [Record] = []
+        var offset = 16
+        var tail: BTSnoopError?
+        while offset < bytes.count {
+            guard bytes.count - offset >= 24 else {
+                tail = Self.cutInsideHeader(record: records.count, offset: offset)
+                break
+            }
+            let header = RecordHeader(bytes, at: offset)
+            let start = offset + 24
+            guard header.included <= bytes.count - start else {
+                tail = Self.cutInsideData(
+                    record: records.count,
+                    header: header,
+                    available: bytes.count - start,
+                    offset: offset
+                )
+                break
+            }
+            records.append(
+                Record(
+                    index: records.count,
+                    offset: offset,
+                    time: try header.time(record: records.count, offset: offset),
+                    flags: header.flags,
+                    drops: header.drops,
+                    originalLength: header.original,
+                    data: Array(bytes[start..<(start + header.included)])
+                )
+            )
+            offset = start + header.included
+        }
+        self.records = records
+        self.truncatedTail = tail
+    }
+
+    /// The 24 fixed bytes before each record's data.
+    struct RecordHeader {
+        var original: Int
+        var included: Int
+        var flags: UInt32
+        var drops: UInt32
+        var stamp: Int64
+
+        init(_ bytes: [UInt8], at offset: Int) {
+            original = Int(BTSnoopFile.uint32(bytes, offset))
+            included = Int(BTSnoopFile.uint32(bytes, offset + 4))
+            flags = BTSnoopFile.uint32(bytes, offset + 8)
+            drops = BTSnoopFile.uint32(bytes, offset + 12)
+            stamp = Int64(bitPattern: BTSnoopFile.uint64(bytes, offset + 16))
+        }
+
+        /// The record's time.
+        /// - Parameters:
+        ///   - record: its 0-based index, for the message.
+        ///   - offset: the byte offset of its header, for the error.
+        /// - Throws: ``BTSnoopError/Code/timeOutOfRange`` outside the years CareBridge stores.
+        func time(record: Int, offset: Int) throws(BTSnoopError) -> Date {
+            let micros = stamp &- BTSnoopFile.epochOffset
+            let time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
+            // Refused, not clamped: a shifted time would put every reading of the capture on another day.
+            guard Timestamp.isSupported(time) else {
+                throw BTSnoopError(
+                    code: .timeOutOfRange,
+                    message: "record \(record + 1) has timestamp \(stamp) (\(Double(micros) / 1e6) s from "
+                        + "1970), outside \(Timestamp.supportedRangeDescription): the capture is corrupt or its "
+                        + "clock was not set; nothing was imported",
+                    offset: offset + 16
+                )
+            }
+            return time
+        }
+    }
+
+    /// The datalink of a capture whose file starts with `header` (its first 16 bytes, or all of a shorter file).
+    /// - Throws: ``BTSnoopError`` when it is not a btsnoop version 1 header with a datalink read here.
+    static func datalink(header bytes: [UInt8]) throws(BTSnoopError) -> Datalink {
         let magic: [UInt8] = Array("btsnoop".utf8) + [0]
         guard bytes.count >= 16 else {
             if bytes.count >= 8 && Array(bytes[0..<8]) == magic || bytes.isEmpty {
@@ -90,61 +168,25 @@ public struct BTSnoopFile: Sendable {
                 offset: 12
             )
         }
-        self.datalink = datalink
-        var records: [Record] = []
-        var offset = 16
-        var tail: BTSnoopError?
-        while offset < bytes.count {
-            guard bytes.count - offset >= 24 else {
-                tail = BTSnoopError(
-                    code: .truncated,
-                    message: "record \(records.count + 1) is cut short inside its 24-byte header",
-                    offset: offset
-                )
-                break
-            }
-            let original = Int(Self.uint32(bytes, offset))
-            let included = Int(Self.uint32(bytes, offset + 4))
-            let flags = Self.uint32(bytes, offset + 8)
-            let drops = Self.uint32(bytes, offset + 12)
-            let stamp = Int64(bitPattern: Self.uint64(bytes, offset + 16))
-            let start = offset + 24
-            guard included <= bytes.count - start else {
-                tail = BTSnoopError(
-                    code: .truncated,
-                    message: "record \(records.count + 1) says \(included) bytes but the file ends after "
-                        + "\(bytes.count - start)",
-                    offset: offset
-                )
-                break
-            }
-            let micros = stamp &- Self.epochOffset
-            let time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
-            // Refused, not clamped: a shifted time would put every reading of the capture on another day.
-            guard Timestamp.isSupported(time) else {
-                throw BTSnoopError(
-                    code: .timeOutOfRange,
-                    message: "record \(records.count + 1) has timestamp \(stamp) (\(Double(micros) / 1e6) s from "
-                        + "1970), outside \(Timestamp.supportedRangeDescription): the capture is corrupt or its "
-                        + "clock was not set; nothing was imported",
-                    offset: offset + 16
-                )
-            }
-            records.append(
-                Record(
-                    index: records.count,
-                    offset: offset,
-                    time: time,
-                    flags: flags,
-                    drops: drops,
-                    originalLength: original,
-                    data: Array(bytes[start..<(start + included)])
-                )
-            )
-            offset = start + included
-        }
-        self.records = records
-        self.truncatedTail = tail
+        return datalink
+    }
+
+    /// The end of a capture that stops inside the 24-byte header of record `record` (0-based).
+    static func cutInsideHeader(record: Int, offset: Int) -> BTSnoopError {
+        BTSnoopError(
+            code: .truncated,
+            message: "record \(record + 1) is cut short inside its 24-byte header",
+            offset: offset
+        )
+    }
+
+    /// The end of a capture that stops `available` bytes into the data of record `record` (0-based).
+    static func cutInsideData(record: Int, header: RecordHeader, available: Int, offset: Int) -> BTSnoopError {
+        BTSnoopError(
+            code: .truncated,
+            message: "record \(record + 1) says \(header.included) bytes but the file ends after \(available)",
+            offset: offset
+        )
     }
 
     /// The microsecond timestamp a writer stores for `date` (for building captures).

@@ -87,39 +87,15 @@ public struct BTSnoopImporter {
         self.options = options
     }
 
+    /// Imports a capture held in memory.
     public func importCapture(_ file: BTSnoopFile) -> Result {
-        var state = State(options: options)
-        for record in file.records {
-            state.statistics.packets += 1
-            if record.originalLength > record.data.count { state.statistics.truncatedPackets += 1 }
-            state.statistics.droppedPackets = max(state.statistics.droppedPackets, Int(record.drops))
-            state.handle(HCIPacket(record: record, datalink: file.datalink), at: record.time, record: record.index)
-        }
-        state.finish()
-        if let tail = file.truncatedTail {
-            state.warn("the capture ends inside a record (\(tail)): the records before it were imported")
-        }
-        if state.statistics.truncatedPackets > 0 {
-            state.warn(
-                "\(state.statistics.truncatedPackets) packet(s) were cut short by the capture (a filtered or "
-                    + "snap-length snoop log): values in them may be incomplete; enable the full (unfiltered) HCI "
-                    + "snoop log"
-            )
-        }
-        if state.statistics.droppedPackets > 0 {
-            state.warn("the capturing side dropped \(state.statistics.droppedPackets) packet(s)")
-        }
-        // A read's value is emitted when its last part is known, after events captured in between: put every
-        // event back in capture order (stable, so events of one instant keep their order).
-        let events = state.events.enumerated()
-            .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
-            .map(\.element)
-        return Result(
-            events: events,
-            warnings: state.warnings,
-            statistics: state.statistics,
-            handleMaps: state.maps
-        )
+        let ordered = zip(file.records, file.records.dropFirst()).allSatisfy { $0.time <= $1.time }
+        var stream = Stream(options: options, datalink: file.datalink, timesNeverGoBack: ordered)
+        var events: [TransportEvent] = []
+        for record in file.records { events += stream.add(record) }
+        var result = stream.finish(truncatedTail: file.truncatedTail)
+        result.events = events + result.events
+        return result
     }
 }
 
