@@ -145,38 +145,8 @@ struct Run: AsyncParsableCommand {
     )
     var scannerWatchdog: Double = 90
 
-    @Option(name: .long, help: ArgumentHelp("Send readings to this hub as they are stored.", valueName: "url"))
-    var hub: String?
-
-    @Option(
-        name: .customLong("hub-token-file"),
-        help: ArgumentHelp("The bridge's token for --hub (from `hub enrol`).", valueName: "file")
-    )
-    var hubTokenFile: String?
-
-    @Option(
-        name: .customLong("hub-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --hub's HTTPS.", valueName: "file")
-    )
-    var hubCAFile: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Send glucose readings to this Nightscout site as they are stored.", valueName: "url")
-    )
-    var nightscout: String?
-
-    @Option(
-        name: .customLong("nightscout-secret-file"),
-        help: ArgumentHelp("A file holding the API secret of --nightscout.", valueName: "file")
-    )
-    var nightscoutSecretFile: String?
-
-    @Option(
-        name: .customLong("nightscout-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --nightscout's HTTPS.", valueName: "file")
-    )
-    var nightscoutCAFile: String?
+    @OptionGroup var hub: ReceiverOptions<Sync>
+    @OptionGroup var nightscout: ReceiverOptions<Nightscout>
 
     @Option(
         name: .customLong("nightscout-patient"),
@@ -184,74 +154,29 @@ struct Run: AsyncParsableCommand {
     )
     var nightscoutPatient: String?
 
-    @Option(
-        name: .customLong("fhir-server"),
-        help: ArgumentHelp(
-            "Send readings to this FHIR server's base as they are stored (docs/fhir.md).",
-            valueName: "url"
-        )
-    )
-    var fhirServer: String?
-
-    @Option(
-        name: .customLong("fhir-token-file"),
-        help: ArgumentHelp(
-            "A file holding --fhir-server's bearer token (default: the systemd credential fhir-token).",
-            valueName: "file"
-        )
-    )
-    var fhirTokenFile: String?
-
-    @Option(
-        name: .customLong("fhir-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --fhir-server's HTTPS.", valueName: "file")
-    )
-    var fhirCAFile: String?
-
-    @Option(
-        name: .customLong("fhir-smart-client-id"),
-        help: ArgumentHelp("--fhir-server's SMART Backend Services client id (docs/fhir.md).", valueName: "id")
-    )
-    var fhirSmartClientID: String?
-
-    @Option(
-        name: .customLong("fhir-smart-key-file"),
-        help: ArgumentHelp(
-            "The SMART client's PEM private key (default: the systemd credential fhir-smart-key).",
-            valueName: "file"
-        )
-    )
-    var fhirSmartKeyFile: String?
-
-    @Option(
-        name: .customLong("fhir-smart-token-url"),
-        help: ArgumentHelp("The SMART token endpoint (default: discovered).", valueName: "url")
-    )
-    var fhirSmartTokenURL: String?
+    @OptionGroup var fhir: ReceiverOptions<FHIR>
+    @OptionGroup var fhirSmart: SMARTOptions<FHIR>
 
     static let fhirCredentialOptions = FHIR.CredentialOptions(
         server: "--fhir-server",
         tokenFile: "--fhir-token-file",
-        smartClientID: "--fhir-smart-client-id",
-        smartKeyFile: "--fhir-smart-key-file",
-        smartTokenURL: "--fhir-smart-token-url"
+        smart: FHIR.self
     )
 
     func validate() throws {
-        if fhirServer == nil,
-            fhirTokenFile != nil || fhirCAFile != nil || fhirSmartClientID != nil || fhirSmartKeyFile != nil
-                || fhirSmartTokenURL != nil
-        {
+        if fhir.url == nil, fhir.secretFile != nil || fhir.caFile != nil || fhirSmart.isGiven {
             throw ValidationError("--fhir-token-file, --fhir-ca-file and --fhir-smart-… need --fhir-server")
         }
-        if (hub == nil) != (hubTokenFile == nil) { throw ValidationError("--hub and --hub-token-file go together") }
-        if (nightscout == nil) != (nightscoutSecretFile == nil) {
+        if (hub.url == nil) != (hub.secretFile == nil) {
+            throw ValidationError("--hub and --hub-token-file go together")
+        }
+        if (nightscout.url == nil) != (nightscout.secretFile == nil) {
             throw ValidationError("--nightscout and --nightscout-secret-file go together")
         }
-        if nightscout == nil, nightscoutCAFile != nil || nightscoutPatient != nil {
+        if nightscout.url == nil, nightscout.caFile != nil || nightscoutPatient != nil {
             throw ValidationError("--nightscout-ca-file and --nightscout-patient need --nightscout")
         }
-        if hubCAFile != nil, hub == nil { throw ValidationError("--hub-ca-file needs --hub") }
+        if hub.caFile != nil, hub.url == nil { throw ValidationError("--hub-ca-file needs --hub") }
         if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
         _ = try webhook.url()
         try smtp.check()
@@ -352,14 +277,14 @@ struct Run: AsyncParsableCommand {
             zone: zone,
             logger: logger
         )
-        if let hub, let hubTokenFile {
+        if let url = hub.url, let tokenFile = hub.secretFile {
             // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
             services.append(
                 try await Sync.outbox(
                     store: store,
-                    hub: hub,
-                    tokenFile: hubTokenFile,
-                    caFile: hubCAFile,
+                    hub: url,
+                    tokenFile: tokenFile,
+                    caFile: hub.caFile,
                     options: ("--hub", "--hub-token-file"),
                     zone: zone,
                     drainTimeout: .seconds(10),
@@ -367,14 +292,14 @@ struct Run: AsyncParsableCommand {
                 )
             )
         }
-        if let nightscout, let nightscoutSecretFile {
+        if let url = nightscout.url, let secretFile = nightscout.secretFile {
             // Queueing is on before the first sample is stored; the site gets the stored glucose history, too.
             services.append(
                 try await Nightscout.outbox(
                     store: store,
-                    url: nightscout,
-                    secretFile: nightscoutSecretFile,
-                    caFile: nightscoutCAFile,
+                    url: url,
+                    secretFile: secretFile,
+                    caFile: nightscout.caFile,
                     patient: nightscoutPatient,
                     options: ("--nightscout", "--nightscout-secret-file"),
                     zone: zone,
@@ -383,21 +308,19 @@ struct Run: AsyncParsableCommand {
                 )
             )
         }
-        if let fhirServer {
+        if let server = fhir.url {
             // Queueing is on before the first sample is stored; the server gets the stored history, too.
             services.append(
                 try await FHIR.outbox(
                     store: store,
-                    server: fhirServer,
+                    server: server,
                     credential: try FHIR.credential(
-                        tokenFile: fhirTokenFile,
-                        smartClientID: fhirSmartClientID,
-                        smartKeyFile: fhirSmartKeyFile,
-                        smartTokenURL: fhirSmartTokenURL,
+                        tokenFile: fhir.secretFile,
+                        smart: fhirSmart,
                         options: Self.fhirCredentialOptions,
                         environment: ProcessInfo.processInfo.environment
                     ),
-                    caFile: fhirCAFile,
+                    caFile: fhir.caFile,
                     subject: nil,
                     options: Self.fhirCredentialOptions,
                     zone: zone,
