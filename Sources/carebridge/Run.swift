@@ -219,7 +219,7 @@ struct Run: AsyncParsableCommand {
         var failed = true
         defer { if failed, !notifier.becameReady { fresh.removeIfNothingStored(in: store) } }
         if let document {
-            do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
+            try StoreExit.attempt { try store.applyPlan(document) }
         }
 
         var configuration = bluez.configuration()

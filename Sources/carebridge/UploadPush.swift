@@ -17,7 +17,7 @@ enum UploadPush {
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<Channel> {
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
+        try await StoreExit.attemptAsync { try await channel.enable() }
         return OutboxService(channel: channel, changes: store.changes(), drainTimeout: drainTimeout, logger: logger)
     }
 
