@@ -196,8 +196,7 @@ import Glibc
         let postgres = try PostgresServer(directory: directory)
         try await postgres.start()
         let passwordFile = directory.appendingPathComponent("db-password").path
-        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        chmod(passwordFile, 0o600)
+        try ScratchDirectory.writeSecret("\(postgres.password)\n", to: passwordFile)
         return (postgres, passwordFile, ["--database", postgres.url, "--database-password-file", passwordFile])
     }
 
