@@ -28,7 +28,7 @@ public import MQTTBridge
 /// Not sent: quarantined samples (until released, which queues them again), samples deleted before they went up,
 /// readings in the unassigned inbox (assigning one queues it again), and outcomes and alerts of a store without
 /// patients (the hub files everything under a patient).
-public actor HubSyncChannel: OutboxChannel {
+public actor HubSyncChannel: QueueingOutboxChannel {
     /// The store's outbox channel of the hub.
     public static let storeChannel = "hub"
 

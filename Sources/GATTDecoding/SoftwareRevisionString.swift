@@ -1,24 +1,10 @@
 public import BridgeFoundation
 
 /// Software Revision String (0x2A28) of the Device Information Service: the software revision, as UTF-8 text.
-///
-/// Trailing NUL and whitespace padding is trimmed; invalid UTF-8 is replaced, never rejected.
 /// - SeeAlso: Device Information Service 1.1, GATT Specification Supplement §3.Software Revision String;
 ///   `gatt-reference.md` §11.
-public struct SoftwareRevisionString: GATTPayload, Hashable {
-    public static let identifier = "software-revision-string"
-    public static let name = "Software Revision String"
-    public static let source = PayloadSource.characteristic(.softwareRevisionString)
-
-    private var text: DeviceInformationText
-
-    public init(from reader: inout ByteReader) throws(GATTDecodingError) {
-        text = DeviceInformationText(from: &reader)
-    }
-
-    /// The trimmed text.
-    public var value: String { text.value }
-    /// The bytes as sent.
-    public var raw: [UInt8] { text.raw }
-    public var fields: JSONObject { text.fields }
+public struct SoftwareRevisionString: DeviceInformationString {
+    public static let characteristic = (name: "Software Revision String", uuid: BluetoothUUID.softwareRevisionString)
+    public let text: DeviceInformationText
+    public init(text: DeviceInformationText) { self.text = text }
 }

@@ -8,7 +8,7 @@ public import CareStore
 /// A pass reads the oldest ``batchSize`` entries, sends those that go (``item(for:)``; the others are dropped
 /// without sending), and removes all of them only after the receiver confirmed the batch; a failed send ends the
 /// pass with the entries still queued, to be retried after the channel's ``retryDelay()``.
-public protocol SampleBatchChannel: OutboxChannel, Actor {
+public protocol SampleBatchChannel: QueueingOutboxChannel, Actor {
     /// What one entry is sent as.
     associatedtype Item: Sendable
 
@@ -20,8 +20,6 @@ public protocol SampleBatchChannel: OutboxChannel, Actor {
     /// Why the receiver refused the channel's credential at its last answer (nil: it did not).
     var refusal: String? { get }
 
-    /// Starts queueing for the channel (what it takes from now on, and what it wants of the store's history).
-    func enable() async throws(CareStoreError)
     var store: CareStore { get }
     /// Entries per batch.
     var batchSize: Int { get }

@@ -16,7 +16,7 @@ import MQTTClient
 /// crash or kill loses nothing, the next run on the same store sends what is left. Delivery is at least once: a
 /// message whose PUBACK was lost is sent again, and every state message carries the sample id so consumers can
 /// drop repeats.
-public actor SampleStateChannel: OutboxChannel {
+public actor SampleStateChannel: QueueingOutboxChannel {
     public nonisolated let name = "mqtt samples"
     public nonisolated let discovery: HomeAssistantDiscovery
     public nonisolated let connection: BrokerConnection

@@ -72,8 +72,7 @@ package final class PostgresServer: @unchecked Sendable {
     /// Writes the role's password to `passwordFile` (mode 0600) and returns the `carebridge hub` options that
     /// name the database and that file.
     package func databaseOptions(passwordFile: String) throws -> [String] {
-        try Data("\(password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        chmod(passwordFile, 0o600)
+        try ScratchDirectory.writeSecret("\(password)\n", to: passwordFile)
         return ["--database", url, "--database-password-file", passwordFile]
     }
 

@@ -30,4 +30,18 @@ package final class ScratchDirectory: Sendable {
 
     /// The path of `name` inside the directory; nothing is created.
     package func path(_ name: String) -> String { url(name).path }
+
+    /// Writes `text` into `name` inside the directory with mode 0600, as a secret's file should be.
+    /// - Returns: the file's path.
+    @discardableResult
+    package func writeSecret(_ name: String, _ text: String) throws -> String {
+        try Self.writeSecret(text, to: path(name))
+        return path(name)
+    }
+
+    /// Writes `text` into the file at `path` with mode 0600 (a password, token or API secret for a command).
+    package static func writeSecret(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
 }

@@ -53,12 +53,7 @@ struct Adherence: ParsableCommand {
             kinds.insert(parsed)
         }
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let days: [DailyAdherence]
-        do {
-            days = try store.adherence(from: start, to: end, kinds: kinds)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let days: [DailyAdherence] = try StoreExit.attempt { try store.adherence(from: start, to: end, kinds: kinds) }
         if json {
             let array = days.map { day -> JSONValue in
                 .object([

@@ -34,12 +34,7 @@ struct Contacts: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let contacts: [CareContact]
-        do {
-            contacts = try store.contacts(patientID: store.patientScope)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let contacts: [CareContact] = try StoreExit.attempt { try store.contacts(patientID: store.patientScope) }
         if json {
             let rows = contacts.map { contact -> JSONValue in
                 func list(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }

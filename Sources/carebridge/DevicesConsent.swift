@@ -71,10 +71,8 @@ struct DevicesConsent: AsyncParsableCommand {
             "userIndex": userIndex.map { .integer($0) },
         ]
         if forget { variables = ["consentCode": nil, "userIndex": nil] }
-        do {
+        try await StoreExit.attemptAsync {
             try await store.saveSessionVariables(variables, device: address, profile: profile)
-        } catch {
-            throw StoreExit.fail(error)
         }
         if forget {
             print("forgot the consent code and slot of \(address) (\(profile))")

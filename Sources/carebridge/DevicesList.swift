@@ -30,12 +30,7 @@ struct DevicesList: ParsableCommand {
     func run() throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
-        let variables: [StoredSessionVariable]
-        do {
-            variables = try store.allSessionVariables()
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let variables: [StoredSessionVariable] = try StoreExit.attempt { try store.allSessionVariables() }
         func shown(_ variable: StoredSessionVariable) -> String {
             variable.name == "consentCode" ? "set" : variable.value.description
         }

@@ -69,11 +69,8 @@ struct Events: AsyncParsableCommand {
             Output.error(await UnknownName.task(unknown, in: store))
             throw ExitCode(StoreExit.notFound)
         }
-        let events: [CareEvent]
-        do {
-            events = try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(keys)))
-        } catch {
-            throw StoreExit.fail(error)
+        let events: [CareEvent] = try await StoreExit.attemptAsync {
+            try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(keys)))
         }
         if json {
             let array = events.map { event -> JSONValue in

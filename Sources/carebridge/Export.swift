@@ -241,12 +241,7 @@ struct Export: AsyncParsableCommand {
     /// The Patient resource of the patient the export is for (--patient, or the only one), with its identifiers.
     static func fhirPatient(_ store: CareStore) throws -> FHIRPatient? {
         guard let id = store.patientScope else { return nil }
-        let patient: Patient?
-        do {
-            patient = try store.patient(id: id)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let patient: Patient? = try StoreExit.attempt { try store.patient(id: id) }
         guard let patient else { return nil }
         return FHIRPatient(
             id: patient.id,

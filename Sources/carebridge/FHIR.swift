@@ -45,21 +45,27 @@ struct FHIR: AsyncParsableCommand {
         var smartClientID: String
         var smartKeyFile: String
         var smartTokenURL: String
+
+        init<Names: SMARTOptionNames>(server: String, tokenFile: String, smart: Names.Type) {
+            self.server = server
+            self.tokenFile = tokenFile
+            smartClientID = "--" + SMARTOptions<Names>.clientIDOption
+            smartKeyFile = "--" + SMARTOptions<Names>.keyFileOption
+            smartTokenURL = "--" + SMARTOptions<Names>.tokenURLOption
+        }
     }
 
     /// The credential the options give: SMART with a client id (its key from the key file, else the systemd
     /// credential `fhir-smart-key`), else the token file (else the systemd credential `fhir-token`).
     /// - Throws: `ValidationError` when a file is missing, or for a token file beside a SMART client.
-    static func credential(
+    static func credential<Names>(
         tokenFile: String?,
-        smartClientID: String?,
-        smartKeyFile: String?,
-        smartTokenURL: String?,
+        smart: SMARTOptions<Names>,
         options: CredentialOptions,
         environment: [String: String]
     ) throws -> Credential {
-        guard let smartClientID else {
-            if smartKeyFile != nil || smartTokenURL != nil {
+        guard let smartClientID = smart.clientID else {
+            if smart.keyFile != nil || smart.tokenURL != nil {
                 throw ValidationError(
                     "\(options.smartKeyFile) and \(options.smartTokenURL) need \(options.smartClientID)"
                 )
@@ -74,12 +80,12 @@ struct FHIR: AsyncParsableCommand {
         return .smart(
             clientID: smartClientID,
             keyFile: try file(
-                smartKeyFile,
+                smart.keyFile,
                 credential: smartKeyCredentialName,
                 option: options.smartKeyFile,
                 environment: environment
             ),
-            tokenURL: smartTokenURL
+            tokenURL: smart.tokenURL
         )
     }
 
@@ -91,12 +97,7 @@ struct FHIR: AsyncParsableCommand {
         option: String,
         environment: [String: String]
     ) throws -> String {
-        if let given { return given }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            FileManager.default.fileExists(atPath: directory + "/" + credential)
-        {
-            return directory + "/" + credential
-        }
+        if let path = given ?? SecretFile.credential(credential, environment: environment) { return path }
         throw ValidationError("\(option) is needed (or the systemd credential \(credential))")
     }
 
@@ -117,14 +118,12 @@ struct FHIR: AsyncParsableCommand {
         let client: FHIRClient
         switch credential {
         case .tokenFile(let tokenFile):
-            do {
-                client = try FHIRClient(url: server, tokenFile: tokenFile, caFile: caFile)
-            } catch {
-                throw ValidationError("\(options.server) / \(options.tokenFile): \(error)")
+            client = try await UploadPush.client(options: "\(options.server) / \(options.tokenFile)") {
+                try FHIRClient(url: server, tokenFile: tokenFile, caFile: caFile)
             }
             SecretFile.warnIfShared(tokenFile, option: options.tokenFile)
         case .smart(let clientID, let keyFile, let tokenURL):
-            do {
+            client = try await UploadPush.client(options: "\(options.server) / \(options.smartKeyFile)") {
                 let smart = try await SMARTBackendAuthorization(
                     clientID: clientID,
                     keyFile: keyFile,
@@ -132,9 +131,7 @@ struct FHIR: AsyncParsableCommand {
                     tokenURL: tokenURL,
                     caFile: caFile
                 )
-                client = try FHIRClient(url: server, authorization: .smart(smart), caFile: caFile)
-            } catch {
-                throw ValidationError("\(options.server) / \(options.smartKeyFile): \(error)")
+                return try FHIRClient(url: server, authorization: .smart(smart), caFile: caFile)
             }
             SecretFile.warnIfShared(keyFile, option: options.smartKeyFile)
         }
@@ -154,4 +151,26 @@ struct FHIR: AsyncParsableCommand {
         )
         return try await UploadPush.outbox(channel, store: store, drainTimeout: drainTimeout, logger: logger)
     }
+}
+
+// MARK: - Receiver
+
+extension FHIR: Receiver {
+    static let receiverOption = "fhir-server"
+    static let receiverHelp = "Send readings to this FHIR server's base as they are stored (docs/fhir.md)."
+    static let secretFileOption = "fhir-token-file"
+    static let secretFileHelp =
+        "A file holding --fhir-server's bearer token (default: the systemd credential fhir-token)."
+}
+
+// MARK: - SMARTOptionNames
+
+/// `run`'s SMART options (`--fhir-smart-…`).
+extension FHIR: SMARTOptionNames {
+    static let smartOptions = (
+        prefix: "fhir-smart",
+        clientID: "--fhir-server's SMART Backend Services client id (docs/fhir.md).",
+        keyFile: "The SMART client's PEM private key (default: the systemd credential fhir-smart-key).",
+        tokenURL: "The SMART token endpoint (default: discovered)."
+    )
 }

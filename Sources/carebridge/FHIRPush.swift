@@ -52,32 +52,7 @@ struct FHIRPush: AsyncParsableCommand {
     )
     var tokenFile: String?
 
-    @Option(
-        name: .customLong("smart-client-id"),
-        help: ArgumentHelp(
-            "SMART Backend Services: the client id the server registered (instead of --token-file).",
-            valueName: "id"
-        )
-    )
-    var smartClientID: String?
-
-    @Option(
-        name: .customLong("smart-key-file"),
-        help: ArgumentHelp(
-            "The SMART client's PEM private key, P-384 or RSA (default: the systemd credential fhir-smart-key).",
-            valueName: "file"
-        )
-    )
-    var smartKeyFile: String?
-
-    @Option(
-        name: .customLong("smart-token-url"),
-        help: ArgumentHelp(
-            "The SMART token endpoint (default: from the server's .well-known/smart-configuration).",
-            valueName: "url"
-        )
-    )
-    var smartTokenURL: String?
+    @OptionGroup var smart: SMARTOptions<FHIRPush>
 
     @Option(
         name: .long,
@@ -93,9 +68,7 @@ struct FHIRPush: AsyncParsableCommand {
     static let credentialOptions = FHIR.CredentialOptions(
         server: "--server",
         tokenFile: "--token-file",
-        smartClientID: "--smart-client-id",
-        smartKeyFile: "--smart-key-file",
-        smartTokenURL: "--smart-token-url"
+        smart: FHIRPush.self
     )
 
     func validate() throws {
@@ -112,9 +85,7 @@ struct FHIRPush: AsyncParsableCommand {
             server: server,
             credential: try FHIR.credential(
                 tokenFile: tokenFile,
-                smartClientID: smartClientID,
-                smartKeyFile: smartKeyFile,
-                smartTokenURL: smartTokenURL,
+                smart: smart,
                 options: Self.credentialOptions,
                 environment: ProcessInfo.processInfo.environment
             ),
@@ -132,4 +103,15 @@ struct FHIRPush: AsyncParsableCommand {
             options: push
         )
     }
+}
+
+// MARK: - SMARTOptionNames
+
+extension FHIRPush: SMARTOptionNames {
+    static let smartOptions = (
+        prefix: "smart",
+        clientID: "SMART Backend Services: the client id the server registered (instead of --token-file).",
+        keyFile: "The SMART client's PEM private key, P-384 or RSA (default: the systemd credential fhir-smart-key).",
+        tokenURL: "The SMART token endpoint (default: from the server's .well-known/smart-configuration)."
+    )
 }

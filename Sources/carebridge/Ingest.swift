@@ -92,12 +92,7 @@ struct Ingest: AsyncParsableCommand {
         if let replacing {
             let opened = try storeOptions.open(zone: zone)
             replacingStore = opened
-            let old: StoredSample?
-            do {
-                old = try opened.sample(id: replacing)
-            } catch {
-                throw StoreExit.fail(error)
-            }
+            let old: StoredSample? = try StoreExit.attempt { try opened.sample(id: replacing) }
             guard let old, old.deletedDate == nil else {
                 Output.error(
                     "no live sample \(replacing.uuidString.lowercased()) to replace (see `carebridge samples`)"
@@ -136,7 +131,7 @@ struct Ingest: AsyncParsableCommand {
         }
         if at != nil, replacingStore == nil, !FileManager.default.fileExists(atPath: storeOptions.path) {
             // Refused before a store is created for it (a new store has nothing to re-evaluate).
-            do {
+            try StoreExit.attempt {
                 try CareStore.checkManualReadingTime(
                     measured,
                     types: Set(samples.map(\.type)),
@@ -145,8 +140,6 @@ struct Ingest: AsyncParsableCommand {
                     force: force,
                     versions: []
                 )
-            } catch {
-                throw StoreExit.fail(error)
             }
         }
         let store = try replacingStore ?? storeOptions.open(zone: zone)

@@ -134,10 +134,8 @@ struct MQTTOptions: ParsableArguments {
     /// Turns queueing on, before anything is stored, and starts delivering (connecting in the background); the
     /// bridge then runs the publisher as a service, which drains the outbox for up to --mqtt-wait when it stops.
     func start(_ publisher: OutboxService<SampleStateChannel>) async throws {
-        do {
+        try await StoreExit.attemptAsync {
             try await publisher.channel.enable()
-        } catch {
-            throw StoreExit.fail(error)
         }
         await publisher.start()
     }

@@ -31,11 +31,8 @@ struct Nightscout: AsyncParsableCommand {
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<NightscoutChannel> {
-        let client: NightscoutClient
-        do {
-            client = try NightscoutClient(url: url, secretFile: secretFile, caFile: caFile)
-        } catch {
-            throw ValidationError("\(options.url) / \(options.secretFile): \(error)")
+        let client = try await UploadPush.client(options: "\(options.url) / \(options.secretFile)") {
+            try NightscoutClient(url: url, secretFile: secretFile, caFile: caFile)
         }
         SecretFile.warnIfShared(secretFile, option: options.secretFile)
         return try await UploadPush.outbox(
@@ -45,4 +42,13 @@ struct Nightscout: AsyncParsableCommand {
             logger: logger
         )
     }
+}
+
+// MARK: - Receiver
+
+extension Nightscout: Receiver {
+    static let receiverOption = "nightscout"
+    static let receiverHelp = "Send glucose readings to this Nightscout site as they are stored."
+    static let secretFileOption = "nightscout-secret-file"
+    static let secretFileHelp = "A file holding the API secret of --nightscout."
 }

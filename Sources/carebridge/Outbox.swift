@@ -48,14 +48,10 @@ struct Outbox: ParsableCommand {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         if clear || disable {
-            let dropped: Int
-            do {
-                dropped =
-                    disable
+            let dropped = try StoreExit.attempt {
+                disable
                     ? try store.disableOutbox(channel: CareStore.mqttOutboxChannel)
                     : try store.clearOutbox(channel: CareStore.mqttOutboxChannel)
-            } catch {
-                throw StoreExit.fail(error)
             }
             if json {
                 print(JSONValue.object(["dropped": .int(dropped), "enabled": .bool(!disable)]).serialized())
@@ -66,11 +62,8 @@ struct Outbox: ParsableCommand {
             }
             return
         }
-        let summary: OutboxSummary
-        do {
-            summary = try store.outboxSummary(channel: CareStore.mqttOutboxChannel)
-        } catch {
-            throw StoreExit.fail(error)
+        let summary: OutboxSummary = try StoreExit.attempt {
+            try store.outboxSummary(channel: CareStore.mqttOutboxChannel)
         }
         let discovery = HomeAssistantDiscovery(topicPrefix: topic)
         if json {

@@ -37,12 +37,7 @@ struct PlanApply: ParsableCommand {
         let plan = try PlanFile.load(file, zone: zone, consequence: "nothing applied")
         // A file naming its patient needs no --patient; one that does not goes to --patient or the only patient.
         let store = try storeOptions.open(zone: zone, patients: plan.patient == nil ? .one : .any)
-        let report: PlanApplyReport
-        do {
-            report = try store.applyPlan(plan)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let report: PlanApplyReport = try StoreExit.attempt { try store.applyPlan(plan) }
         if json {
             var object: JSONObject = [
                 "added": .array(report.added.map(JSONValue.string)),

@@ -130,10 +130,8 @@ struct Replay: AsyncParsableCommand {
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
         let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
-            do {
+            try StoreExit.attempt {
                 try store.applyPlan(document)
-            } catch {
-                throw StoreExit.fail(error)
             }
         }
 

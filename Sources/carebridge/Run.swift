@@ -146,14 +146,7 @@ struct Run: AsyncParsableCommand {
     )
     var scannerWatchdog: Double = 90
 
-    @Option(name: .long, help: ArgumentHelp("Send readings to this hub as they are stored.", valueName: "url"))
-    var hub: String?
-
-    @Option(
-        name: .customLong("hub-token-file"),
-        help: ArgumentHelp("The bridge's token for --hub (from `hub enrol`).", valueName: "file")
-    )
-    var hubTokenFile: String?
+    @OptionGroup var hub: ReceiverOptions<Sync>
 
     @Option(
         name: .customLong("hub-client-cert"),
@@ -167,29 +160,7 @@ struct Run: AsyncParsableCommand {
     )
     var hubClientKey: String?
 
-    @Option(
-        name: .customLong("hub-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --hub's HTTPS.", valueName: "file")
-    )
-    var hubCAFile: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Send glucose readings to this Nightscout site as they are stored.", valueName: "url")
-    )
-    var nightscout: String?
-
-    @Option(
-        name: .customLong("nightscout-secret-file"),
-        help: ArgumentHelp("A file holding the API secret of --nightscout.", valueName: "file")
-    )
-    var nightscoutSecretFile: String?
-
-    @Option(
-        name: .customLong("nightscout-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --nightscout's HTTPS.", valueName: "file")
-    )
-    var nightscoutCAFile: String?
+    @OptionGroup var nightscout: ReceiverOptions<Nightscout>
 
     @Option(
         name: .customLong("nightscout-patient"),
@@ -197,63 +168,19 @@ struct Run: AsyncParsableCommand {
     )
     var nightscoutPatient: String?
 
-    @Option(
-        name: .customLong("fhir-server"),
-        help: ArgumentHelp(
-            "Send readings to this FHIR server's base as they are stored (docs/fhir.md).",
-            valueName: "url"
-        )
-    )
-    var fhirServer: String?
-
-    @Option(
-        name: .customLong("fhir-token-file"),
-        help: ArgumentHelp(
-            "A file holding --fhir-server's bearer token (default: the systemd credential fhir-token).",
-            valueName: "file"
-        )
-    )
-    var fhirTokenFile: String?
-
-    @Option(
-        name: .customLong("fhir-ca-file"),
-        help: ArgumentHelp("PEM certificates to trust for --fhir-server's HTTPS.", valueName: "file")
-    )
-    var fhirCAFile: String?
-
-    @Option(
-        name: .customLong("fhir-smart-client-id"),
-        help: ArgumentHelp("--fhir-server's SMART Backend Services client id (docs/fhir.md).", valueName: "id")
-    )
-    var fhirSmartClientID: String?
-
-    @Option(
-        name: .customLong("fhir-smart-key-file"),
-        help: ArgumentHelp(
-            "The SMART client's PEM private key (default: the systemd credential fhir-smart-key).",
-            valueName: "file"
-        )
-    )
-    var fhirSmartKeyFile: String?
-
-    @Option(
-        name: .customLong("fhir-smart-token-url"),
-        help: ArgumentHelp("The SMART token endpoint (default: discovered).", valueName: "url")
-    )
-    var fhirSmartTokenURL: String?
+    @OptionGroup var fhir: ReceiverOptions<FHIR>
+    @OptionGroup var fhirSmart: SMARTOptions<FHIR>
 
     static let fhirCredentialOptions = FHIR.CredentialOptions(
         server: "--fhir-server",
         tokenFile: "--fhir-token-file",
-        smartClientID: "--fhir-smart-client-id",
-        smartKeyFile: "--fhir-smart-key-file",
-        smartTokenURL: "--fhir-smart-token-url"
+        smart: FHIR.self
     )
 
     /// The bridge's credential for --hub: its token file, or its client certificate and key.
     func hubCredential() throws -> HubClient.Credential {
         try Sync.credential(
-            tokenFile: hubTokenFile,
+            tokenFile: hub.secretFile,
             certificate: hubClientCertificate,
             key: hubClientKey,
             options: ("--hub-token-file", "--hub-client-cert", "--hub-client-key")
@@ -261,24 +188,21 @@ struct Run: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if fhirServer == nil,
-            fhirTokenFile != nil || fhirCAFile != nil || fhirSmartClientID != nil || fhirSmartKeyFile != nil
-                || fhirSmartTokenURL != nil
-        {
+        if fhir.url == nil, fhir.secretFile != nil || fhir.caFile != nil || fhirSmart.isGiven {
             throw ValidationError("--fhir-token-file, --fhir-ca-file and --fhir-smart-… need --fhir-server")
         }
-        if hub != nil {
+        if hub.url != nil {
             _ = try hubCredential()
-        } else if hubTokenFile != nil || hubClientCertificate != nil || hubClientKey != nil {
+        } else if hub.secretFile != nil || hubClientCertificate != nil || hubClientKey != nil {
             throw ValidationError("--hub-token-file, --hub-client-cert and --hub-client-key need --hub")
         }
-        if (nightscout == nil) != (nightscoutSecretFile == nil) {
+        if (nightscout.url == nil) != (nightscout.secretFile == nil) {
             throw ValidationError("--nightscout and --nightscout-secret-file go together")
         }
-        if nightscout == nil, nightscoutCAFile != nil || nightscoutPatient != nil {
+        if nightscout.url == nil, nightscout.caFile != nil || nightscoutPatient != nil {
             throw ValidationError("--nightscout-ca-file and --nightscout-patient need --nightscout")
         }
-        if hubCAFile != nil, hub == nil { throw ValidationError("--hub-ca-file needs --hub") }
+        if hub.caFile != nil, hub.url == nil { throw ValidationError("--hub-ca-file needs --hub") }
         if let passkey { try NumericOption.check(Int(passkey), "--passkey", in: 0...999_999) }
         _ = try webhook.url()
         try smtp.check()
@@ -321,7 +245,7 @@ struct Run: AsyncParsableCommand {
         var failed = true
         defer { if failed, !notifier.becameReady { fresh.removeIfNothingStored(in: store) } }
         if let document {
-            do { try store.applyPlan(document) } catch { throw StoreExit.fail(error) }
+            try StoreExit.attempt { try store.applyPlan(document) }
         }
 
         var configuration = bluez.configuration()
@@ -379,14 +303,14 @@ struct Run: AsyncParsableCommand {
             zone: zone,
             logger: logger
         )
-        if let hub {
+        if let url = hub.url {
             // Queueing is on before the first sample is stored; the hub gets what was stored before, too.
             services.append(
                 try await Sync.outbox(
                     store: store,
-                    hub: hub,
+                    hub: url,
                     credential: try hubCredential(),
-                    caFile: hubCAFile,
+                    caFile: hub.caFile,
                     option: "--hub",
                     zone: zone,
                     drainTimeout: .seconds(10),
@@ -394,14 +318,14 @@ struct Run: AsyncParsableCommand {
                 )
             )
         }
-        if let nightscout, let nightscoutSecretFile {
+        if let url = nightscout.url, let secretFile = nightscout.secretFile {
             // Queueing is on before the first sample is stored; the site gets the stored glucose history, too.
             services.append(
                 try await Nightscout.outbox(
                     store: store,
-                    url: nightscout,
-                    secretFile: nightscoutSecretFile,
-                    caFile: nightscoutCAFile,
+                    url: url,
+                    secretFile: secretFile,
+                    caFile: nightscout.caFile,
                     patient: nightscoutPatient,
                     options: ("--nightscout", "--nightscout-secret-file"),
                     zone: zone,
@@ -410,21 +334,19 @@ struct Run: AsyncParsableCommand {
                 )
             )
         }
-        if let fhirServer {
+        if let server = fhir.url {
             // Queueing is on before the first sample is stored; the server gets the stored history, too.
             services.append(
                 try await FHIR.outbox(
                     store: store,
-                    server: fhirServer,
+                    server: server,
                     credential: try FHIR.credential(
-                        tokenFile: fhirTokenFile,
-                        smartClientID: fhirSmartClientID,
-                        smartKeyFile: fhirSmartKeyFile,
-                        smartTokenURL: fhirSmartTokenURL,
+                        tokenFile: fhir.secretFile,
+                        smart: fhirSmart,
                         options: Self.fhirCredentialOptions,
                         environment: ProcessInfo.processInfo.environment
                     ),
-                    caFile: fhirCAFile,
+                    caFile: fhir.caFile,
                     subject: nil,
                     options: Self.fhirCredentialOptions,
                     zone: zone,

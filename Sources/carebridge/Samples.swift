@@ -230,12 +230,7 @@ struct SamplesRelease: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
-        let released: StoredSample?
-        do {
-            released = try store.releaseSample(id: sampleID, reason: reason)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let released: StoredSample? = try StoreExit.attempt { try store.releaseSample(id: sampleID, reason: reason) }
         guard let released else {
             Output.error(
                 "no quarantined sample \(sampleID.uuidString.lowercased()) (list them with `carebridge samples --quarantined`)"

@@ -39,12 +39,7 @@ struct SamplesAssign: ParsableCommand {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
-        let result: InboxAssignment
-        do {
-            result = try store.assignSample(id: sampleID, to: patientID)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let result: InboxAssignment = try StoreExit.attempt { try store.assignSample(id: sampleID, to: patientID) }
         if json {
             print(
                 JSONValue.object([

@@ -84,6 +84,26 @@ enum StoreExit {
         66 file not readable; 74 the store cannot be opened or written.
         """
 
+    /// What `body` returns; a store error it throws is printed and thrown as its exit code (``fail(_:)``).
+    @discardableResult
+    static func attempt<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CareStoreError {
+            throw fail(error)
+        }
+    }
+
+    /// ``attempt(_:)`` for an async `body`.
+    @discardableResult
+    static func attemptAsync<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CareStoreError {
+            throw fail(error)
+        }
+    }
+
     /// Prints a store error and returns the matching exit code.
     static func fail(_ error: CareStoreError) -> ExitCode {
         Output.error(error.message)

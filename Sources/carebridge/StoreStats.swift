@@ -48,12 +48,7 @@ struct StoreStats: ParsableCommand {
         let zone = try global.resolvedTimeZone()
         let now = try asOf.map { try TimeArguments.parse($0, option: "--as-of", zone: zone) } ?? Date()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
-        let stats: StoreStatistics
-        do {
-            stats = try store.statistics(now: now)
-        } catch {
-            throw StoreExit.fail(error)
-        }
+        let stats: StoreStatistics = try StoreExit.attempt { try store.statistics(now: now) }
         if json {
             print(JSONValue.object(Self.json(stats, zone: zone)).serialized(pretty: Output.isTerminal))
             return

@@ -60,17 +60,12 @@ struct Sync: AsyncParsableCommand {
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<HubSyncChannel> {
-        let client: HubClient
-        do {
-            client = try HubClient(hub: hub, credential: credential, caFile: caFile)
-        } catch {
-            throw ValidationError("\(option): \(error)")
+        let client = try await UploadPush.client(options: option) {
+            try HubClient(hub: hub, credential: credential, caFile: caFile)
         }
-        let channel = HubSyncChannel(store: store, client: client, zone: zone, logger: logger)
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
-        return OutboxService(
-            channel: channel,
-            changes: store.changes(),
+        return try await UploadPush.outbox(
+            HubSyncChannel(store: store, client: client, zone: zone, logger: logger),
+            store: store,
             drainTimeout: drainTimeout,
             logger: logger
         )
@@ -192,4 +187,13 @@ struct SyncPush: AsyncParsableCommand {
             throw ExitCode(75)
         }
     }
+}
+
+// MARK: - Receiver
+
+extension Sync: Receiver {
+    static let receiverOption = "hub"
+    static let receiverHelp = "Send readings to this hub as they are stored."
+    static let secretFileOption = "hub-token-file"
+    static let secretFileHelp = "The bridge's token for --hub (from `hub enrol`)."
 }

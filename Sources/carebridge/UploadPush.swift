@@ -5,19 +5,30 @@ import Logging
 import MQTTBridge
 import Synchronization
 
-/// What the upload commands (`nightscout push`, `fhir push`) and `run`'s uploads share: the channel's outbox
-/// service with queueing enabled, and one drain that reports and exits the same way for every receiver.
+/// What the push commands (`sync push`, `nightscout push`, `fhir push`) and `run`'s uploads share: the receiver's
+/// client from the options, the outbox service with queueing enabled, and (for the sample uploads) one drain that
+/// reports and exits the same way for every receiver.
 enum UploadPush {
     /// The outbox service delivering `channel`, its queueing enabled first (before `run` stores a sample).
     /// - Throws: a store failure as its exit.
-    static func outbox<Channel: SampleBatchChannel>(
+    static func outbox<Channel: QueueingOutboxChannel>(
         _ channel: Channel,
         store: CareStore,
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<Channel> {
-        do { try await channel.enable() } catch { throw StoreExit.fail(error) }
+        try await StoreExit.attemptAsync { try await channel.enable() }
         return OutboxService(channel: channel, changes: store.changes(), drainTimeout: drainTimeout, logger: logger)
+    }
+
+    /// What `make` returns: a receiver's client from the command's options.
+    /// - Throws: `ValidationError` naming `options` (`--url / --secret-file: …`) when `make` fails.
+    static func client<Client>(options: String, _ make: () async throws -> Client) async throws -> Client {
+        do {
+            return try await make()
+        } catch {
+            throw ValidationError("\(options): \(error)")
+        }
     }
 
     /// Drains `outbox` once: until nothing waits, `--timeout` passed, or the receiver refused the credential.

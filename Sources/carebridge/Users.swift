@@ -179,12 +179,10 @@ struct UsersAdd: AsyncParsableCommand {
             )
         }
         let password = try Users.readPassword(file: passwordFile)
-        do {
+        try await StoreExit.attemptAsync {
             let user = CareUser(id: id, displayName: name, role: role, patientIDs: patients, timeZone: zone)
             try await store.addUser(user, passwordHash: PasswordHasher().hash(password))
             print("Added \(role.rawValue) \(id) (\(name)), times in \(zone?.identifier ?? "the bridge's zone").")
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }
@@ -211,11 +209,9 @@ struct UsersPasswd: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let password = try Users.readPassword(file: passwordFile)
-        do {
+        try await StoreExit.attemptAsync {
             try await store.setPasswordHash(userID: id, PasswordHasher().hash(password))
             print("Changed the password of \(id); their open sessions have ended.")
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }
@@ -241,13 +237,11 @@ struct UsersLink: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        do {
+        try await StoreExit.attemptAsync {
             try await store.setPatients(userID: id, patients)
             print(
                 patients.isEmpty ? "\(id) now sees no patient." : "\(id) now sees \(patients.joined(separator: ", "))."
             )
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }
@@ -292,11 +286,9 @@ struct UsersSetZone: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let chosen = try zone.map { try Users.zone($0, option: "zone") }
-        do {
+        try await StoreExit.attemptAsync {
             try await store.setTimeZone(userID: id, chosen)
             print("\(id) now sees times in \(chosen?.identifier ?? "the bridge's zone").")
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }
@@ -316,11 +308,9 @@ struct UsersRevoke: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        do {
+        try await StoreExit.attemptAsync {
             let ended = try await store.endSessions(userID: id)
             print("Ended \(ended) session\(ended == 1 ? "" : "s") of \(id).")
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }
@@ -340,11 +330,9 @@ struct UsersRemove: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        do {
+        try await StoreExit.attemptAsync {
             try await store.removeUser(id: id)
             print("Removed \(id); their sessions have ended. Outcomes they recorded keep \(id) as author.")
-        } catch {
-            throw StoreExit.fail(error)
         }
     }
 }

@@ -225,8 +225,7 @@ extension FakeBlueZSuites {
             defer { try? FileManager.default.removeItem(at: directory) }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let tokenFile = directory.appendingPathComponent("fhir.token").path
-            try Data("run-fhir-token-5d1e\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
+            try ScratchDirectory.writeSecret("run-fhir-token-5d1e\n", to: tokenFile)
             let server = try FHIRTestServer(directory: directory.appendingPathComponent("server"), tokenFile: tokenFile)
             try await server.start()
             defer { server.stop() }
@@ -271,8 +270,7 @@ extension FakeBlueZSuites {
             defer { try? FileManager.default.removeItem(atPath: store) }
             let password = store + ".password"
             defer { try? FileManager.default.removeItem(atPath: password) }
-            try Data("admin password 1\n".utf8).write(to: URL(fileURLWithPath: password))
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: password)
+            try ScratchDirectory.writeSecret("admin password 1\n", to: password)
             let added = try await CarebridgeBinary.run([
                 "users", "add", "admin", "--name", "Admin", "--role", "admin", "--password-file", password, "--store",
                 store,

@@ -39,13 +39,10 @@ import Testing
     }
 
     @Test func aURLFromAFileOrTheSystemdCredentialIsUsedAndNeverShown() async throws {
-        let file = scratch.path("webhook-url")
-        try "http://alerts:\(Self.secret)@127.0.0.1:1/hook?token=\(Self.secret)\n".write(
-            toFile: file,
-            atomically: true,
-            encoding: .utf8
+        let file = try scratch.writeSecret(
+            "webhook-url",
+            "http://alerts:\(Self.secret)@127.0.0.1:1/hook?token=\(Self.secret)\n"
         )
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         let fromFile = try await CarebridgeProcess.run([
             "alerts", "deliver", "--webhook-url-file", file, "--wait", "0", "--store", scratch.path("a.sqlite"),
         ])

@@ -18,8 +18,7 @@ import Glibc
 
     init() throws {
         scratch = try ScratchDirectory("carebridge-fhir-")
-        try Data("\(Self.token)\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        chmod(tokenFile, 0o600)
+        try scratch.writeSecret("fhir.token", "\(Self.token)\n")
     }
 
     typealias Run = CarebridgeRun
@@ -143,9 +142,7 @@ import Glibc
         let store = try await makeStore("store.sqlite")
         let server = try FHIRTestServer(directory: scratch.url("server"), tokenFile: tokenFile)
         try await server.start()
-        let wrongFile = scratch.path("wrong.token")
-        try Data("not-the-token-of-this-server\n".utf8).write(to: URL(fileURLWithPath: wrongFile))
-        chmod(wrongFile, 0o600)
+        let wrongFile = try scratch.writeSecret("wrong.token", "not-the-token-of-this-server\n")
 
         let refused = try await push(store, to: server.url, tokenFile: wrongFile)
         #expect(refused.status == 77, "\(refused)")

@@ -18,8 +18,7 @@ import Glibc
 
     init() throws {
         scratch = try ScratchDirectory("carebridge-nightscout-")
-        try Data("\(Self.secret)\n".utf8).write(to: URL(fileURLWithPath: secretFile))
-        chmod(secretFile, 0o600)
+        try scratch.writeSecret("nightscout.secret", "\(Self.secret)\n")
     }
 
     typealias Run = CarebridgeRun
@@ -152,9 +151,7 @@ import Glibc
         let (store, glucose) = try await makeStore("store.sqlite")
         let site = try NightscoutReceiver(directory: scratch.url("site"), secretFile: secretFile)
         try await site.start()
-        let wrongFile = scratch.path("wrong.secret")
-        try Data("not-the-secret-of-this-site\n".utf8).write(to: URL(fileURLWithPath: wrongFile))
-        chmod(wrongFile, 0o600)
+        let wrongFile = try scratch.writeSecret("wrong.secret", "not-the-secret-of-this-site\n")
 
         let refused = try await push(store, to: site.url, secretFile: wrongFile)
         #expect(refused.status == 77, "\(refused)")

@@ -379,8 +379,7 @@ struct BrowserTests {
 
     func addUser(_ id: String, name: String, role: String, sees patients: [String]) async throws {
         let file = passwordFile(id)
-        try Data("\(id)-correct-horse-battery\n".utf8).write(to: URL(fileURLWithPath: file))
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        try ScratchDirectory.writeSecret("\(id)-correct-horse-battery\n", to: file)
         let added = try await carebridge(
             ["users", "add", id, "--name", name, "--role", role, "--password-file", file]
                 + patients.flatMap { ["--sees", $0] }
