@@ -305,7 +305,9 @@ let package = Package(
                 "SampleExport",
                 "TestSupport",
                 "CareWeb",
+                "CareHub",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -327,11 +329,12 @@ let package = Package(
             ],
             exclude: ["Browser"]
         ),
-        // The hub against a real PostgreSQL started by the tests, and bridges pushing to it through the real binary.
+        // The hub against a real PostgreSQL started by the tests, and bridges pushing to it through the real binary;
+        // the hub benchmark's driver (carebridge-bench hub) on a small fleet.
         .testTarget(
             name: "CareHubTests",
             dependencies: [
-                "carebridge", "CareHub", "BridgeFoundation", "TestSupport",
+                "carebridge", "carebridge-bench", "CareHub", "BridgeFoundation", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -248,13 +248,7 @@ public actor HubSyncChannel: QueueingOutboxChannel {
                 ])
             )
         }
-        return SyncMessage(
-            kind: .sample,
-            id: stored.id.uuidString.lowercased(),
-            sequence: entry.sequence,
-            patient: patient,
-            body: stored.sample.json(in: zone)
-        )
+        return .sample(stored.sample, id: stored.id, sequence: entry.sequence, patient: patient, zone: zone)
     }
 
     /// An outcome's state now: `{"task", "taskVersion", "occurrence", "eventStart", "state", "outcome",

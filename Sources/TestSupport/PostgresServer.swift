@@ -37,6 +37,10 @@ package final class PostgresServer: @unchecked Sendable {
     package let user = "carehub"
     /// The role's password (the test writes it to the files the hub reads).
     package let password = "pw-\(UUID().uuidString.prefix(12))"
+    /// Whether the server flushes its write-ahead log to disk (`fsync`, PostgreSQL's default), as a production
+    /// hub does. Off unless set before ``start()``: tests need no durability across a machine crash, and are
+    /// faster without it; the hub benchmark sets it.
+    package var durable = false
     private let bin: String
     private var process: Process?
     private var logHandle: FileHandle?
@@ -100,8 +104,7 @@ package final class PostgresServer: @unchecked Sendable {
         process.arguments =
             Array(command.dropFirst()) + [
                 "-D", dataPath, "-p", "\(port)", "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
-                "-c", "fsync=off",
-            ]
+            ] + (durable ? [] : ["-c", "fsync=off"])
         let log = directory.appendingPathComponent("server.log")
         if !FileManager.default.fileExists(atPath: log.path) {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)

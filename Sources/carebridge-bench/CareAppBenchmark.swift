@@ -37,17 +37,8 @@ let careAppBenchmark = Benchmark(
             + "one, built in " + String(format: "%.1f s", Date().timeIntervalSince(started))
     )
 
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    child.arguments = ["--care-app-child", storePath]
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    try child.run()
+    let (child, base) = try startBenchmarkServer(["--care-app-child", storePath], name: "the care app child")
     defer { child.terminate() }
-    guard let line = pipe.fileHandleForReading.readLine(), line.hasPrefix("http://") else {
-        throw NSError(domain: "carebridge-bench: the care app child did not start", code: 1)
-    }
-    let base = line
     let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
         // Redirects are not followed: the session cookie comes with the sign-in's 303.
@@ -168,25 +159,4 @@ private func load(
     guard !latencies.isEmpty else { return (0, 0, 0, 0, failures) }
     let p = { (q: Double) in latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))] }
     return (latencies.count, Double(latencies.count) / seconds, p(0.5), p(0.99), failures)
-}
-
-/// Resident memory of a process in MB (`VmRSS` of /proc).
-private func rss(of pid: Int32) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-    else { return 0 }
-    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
-}
-
-extension FileHandle {
-    /// One line of what the child prints (its URL).
-    fileprivate func readLine() -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let byte = readData(ofLength: 1)
-            guard let first = byte.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(first)
-        }
-    }
 }

@@ -2,6 +2,11 @@ import BridgeCore
 import Foundation
 import GATTDecoding
 
+// timespec: with CareHub's dependencies in the graph, its members resolve through CoreFoundation's module.
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
 /// Decode + normalise throughput for Weight Measurement with every field and for Heart Rate Measurement with
 /// RR intervals.
 let decodeBenchmark = Benchmark(name: "decode", summary: "decode + normalise payloads per second, one core") {

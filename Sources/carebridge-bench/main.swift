@@ -26,6 +26,7 @@ let benchmarks: [Benchmark] = [
     growthBenchmark,
     routingBenchmark,
     careAppBenchmark,
+    hubBenchmark,
 ]
 
 // Child process of the replay benchmark: `carebridge-bench --replay-child HOURS`.
@@ -40,6 +41,27 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-child
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--care-app-child" {
     try await runCareAppChild(storePath: CommandLine.arguments[2])
     exit(0)
+}
+
+// The hub of the hub benchmark: `carebridge-bench --hub-child DATABASE PASSWORD-FILE [CERT KEY]`.
+if CommandLine.arguments.count >= 4, CommandLine.arguments[1] == "--hub-child" {
+    try await runHubChild(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
+// The hub benchmark with options: `carebridge-bench hub [--bridges 100,300,1000] … [--json]` (HubBenchmarkOptions).
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "hub" {
+    do {
+        let options = try HubBenchmarkOptions(parsing: Array(CommandLine.arguments.dropFirst(2)))
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: debug build; figures are meaningful only with -c release\n".utf8))
+        #endif
+        try await runHubBenchmark(options)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("carebridge-bench hub: \(error)\n".utf8))
+        exit(error is HubBenchmarkOptions.Failure ? 64 : 1)
+    }
 }
 
 // Child process of the store-day benchmark: `carebridge-bench --store-day-child HOURS`.
