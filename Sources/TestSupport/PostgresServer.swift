@@ -1,5 +1,4 @@
-import Foundation
-import TestSupport
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -12,13 +11,17 @@ import Glibc
 /// Debian's binaries are found in `/usr/lib/postgresql/<version>/bin` (the `postgresql` package) or on `PATH`.
 /// PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user (`setpriv`), which owns its
 /// data directory.
-final class PostgresServer: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package final class PostgresServer: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     /// The directory with `initdb`, `postgres`.
-    static let binaries: String? = {
+    package static let binaries: String? = {
         let versions =
             ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .compactMap { Int($0) }.sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
@@ -28,21 +31,21 @@ final class PostgresServer: @unchecked Sendable {
         }
     }()
     /// Run the tests when PostgreSQL is here, and always in CI (where a missing server must fail them).
-    static var testsEnabled: Bool {
+    package static var testsEnabled: Bool {
         binaries != nil || ProcessInfo.processInfo.environment["CI"] == "true"
     }
 
-    let directory: URL
-    let port: Int
-    let user = "carehub"
+    package let directory: URL
+    package let port: Int
+    package let user = "carehub"
     /// The role's password (the test writes it to the files the hub reads).
-    let password = "pw-\(UUID().uuidString.prefix(12))"
+    package let password = "pw-\(UUID().uuidString.prefix(12))"
     private let bin: String
     private var process: Process?
     private var logHandle: FileHandle?
 
     /// Creates the cluster (not started).
-    init(directory: URL) throws {
+    package init(directory: URL) throws {
         guard let bin = Self.binaries else {
             throw Failure(description: "PostgreSQL is not installed (apt-get install -y postgresql)")
         }
@@ -65,9 +68,9 @@ final class PostgresServer: @unchecked Sendable {
         guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.standardError)") }
     }
 
-    var dataPath: String { directory.appendingPathComponent("data").path }
+    package var dataPath: String { directory.appendingPathComponent("data").path }
     /// `postgres://carehub@127.0.0.1:PORT/postgres?sslmode=disable` (no password: the hub reads it from a file).
-    var url: String { "postgres://\(user)@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    package var url: String { "postgres://\(user)@127.0.0.1:\(port)/postgres?sslmode=disable" }
 
     /// As root: `setpriv` to the `postgres` user (which execs, so the process is the server itself).
     private var asServerUser: [String] {
@@ -86,7 +89,7 @@ final class PostgresServer: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it accepts connections (`postmaster.pid` says `ready`).
-    func start() async throws {
+    package func start() async throws {
         let process = Process()
         let command = asServerUser + ["\(bin)/postgres"]
         process.executableURL = URL(fileURLWithPath: command[0])
@@ -118,7 +121,7 @@ final class PostgresServer: @unchecked Sendable {
     }
 
     /// Stops the server (fast shutdown: open connections are cut) and waits for its exit.
-    func stop() async {
+    package func stop() async {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGINT)
         _ = await eventually(timeout: .seconds(60)) { !process.isRunning }
@@ -127,7 +130,7 @@ final class PostgresServer: @unchecked Sendable {
         self.process = nil
     }
 
-    var log: String {
+    package var log: String {
         (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
     }
 
