@@ -21,6 +21,9 @@
 /// - `hub_retraction` (`v5-retractions-devices`): samples the bridge deleted or replaced after they went up, each
 ///   once; `hub_sample.retracted_at` marks the sample (it is never deleted). `hub_device`: each device's newest
 ///   facts per bridge and patient (address, name, model, serial, firmware, battery, last seen).
+/// - `hub_user`, `hub_user_patient`, `hub_session` (`v6-users`): the care team's dashboard: its users (a bcrypt
+///   hash, never a password), the patients each may see, and the signed-in sessions (the SHA-256 of the cookie's
+///   token, hex).
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -97,6 +100,37 @@ public enum HubSchema {
                 CREATE TABLE hub_device (
                     \(HubSchema.messageColumns),
                     PRIMARY KEY (bridge_id, patient_id, id)
+                )
+                """,
+            ]
+        ),
+        (
+            "v6-users",
+            [
+                """
+                CREATE TABLE hub_user (
+                    id text PRIMARY KEY,
+                    display_name text NOT NULL,
+                    role text NOT NULL,
+                    password_hash text NOT NULL,
+                    time_zone text,
+                    created_at timestamptz NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE hub_user_patient (
+                    user_id text NOT NULL REFERENCES hub_user (id) ON DELETE CASCADE,
+                    patient_id text NOT NULL,
+                    PRIMARY KEY (user_id, patient_id)
+                )
+                """,
+                """
+                CREATE TABLE hub_session (
+                    token_hash text PRIMARY KEY,
+                    user_id text NOT NULL REFERENCES hub_user (id) ON DELETE CASCADE,
+                    csrf_token text NOT NULL,
+                    created_at timestamptz NOT NULL,
+                    expires_at timestamptz NOT NULL
                 )
                 """,
             ]

@@ -23,7 +23,7 @@ struct Hub: AsyncParsableCommand {
               carebridge hub status --database postgres://carebridge@localhost/hub
             """,
         subcommands: [
-            HubServe.self, HubEnrol.self, HubStatus.self, HubPlan.self, HubAlerts.self, HubSamples.self,
+            HubServe.self, HubEnrol.self, HubStatus.self, HubPlan.self, HubAlerts.self, HubSamples.self, HubUsers.self,
         ]
     )
 }
