@@ -239,7 +239,12 @@ let package = Package(
         // generator, `eventually`, the synthetic heart-rate session behind a recording and the replay benchmark.
         .target(
             name: "TestSupport",
-            dependencies: ["SessionReplay", "BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding"]
+            dependencies: [
+                "SessionReplay", "BridgeCore", "BridgeFoundation", "DeviceSessions", "GATTDecoding",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // System libraries (C at the edge): sd-bus + sd_notify, libudev, libbluetooth address helpers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -330,12 +335,16 @@ let package = Package(
             exclude: ["Browser"]
         ),
         // The hub against a real PostgreSQL started by the tests, and bridges pushing to it through the real binary;
-        // the hub benchmark's driver (carebridge-bench hub) on a small fleet.
+        // the hub benchmark's driver (carebridge-bench hub) on a small fleet; the care team's overview over both
+        // engines and the hub's dashboard in process.
         .testTarget(
             name: "CareHubTests",
             dependencies: [
-                "carebridge", "carebridge-bench", "CareHub", "BridgeFoundation", "TestSupport",
+                "carebridge", "carebridge-bench", "CareHub", "BridgeFoundation", "TestSupport", "BridgeCore",
+                "CarePlan", "CareStore", "CareWeb", "Insights",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -23,6 +23,9 @@
 ///   facts per bridge and patient (address, name, model, serial, firmware, battery, last seen).
 /// - `hub_bridge.certificate_hash` (`v6-client-certificates`): the SHA-256 of the bridge's client certificate when
 ///   its credential is one (`token_hash` is then NULL: a bridge has one credential at a time).
+/// - `hub_user`, `hub_user_patient`, `hub_session` (`v7-users`): the care team's dashboard: its users (a bcrypt
+///   hash, never a password), the patients each may see, and the signed-in sessions (the SHA-256 of the cookie's
+///   token, hex).
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -108,6 +111,37 @@ public enum HubSchema {
             [
                 "ALTER TABLE hub_bridge ALTER COLUMN token_hash DROP NOT NULL",
                 "ALTER TABLE hub_bridge ADD COLUMN certificate_hash text UNIQUE",
+            ]
+        ),
+        (
+            "v7-users",
+            [
+                """
+                CREATE TABLE hub_user (
+                    id text PRIMARY KEY,
+                    display_name text NOT NULL,
+                    role text NOT NULL,
+                    password_hash text NOT NULL,
+                    time_zone text,
+                    created_at timestamptz NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE hub_user_patient (
+                    user_id text NOT NULL REFERENCES hub_user (id) ON DELETE CASCADE,
+                    patient_id text NOT NULL,
+                    PRIMARY KEY (user_id, patient_id)
+                )
+                """,
+                """
+                CREATE TABLE hub_session (
+                    token_hash text PRIMARY KEY,
+                    user_id text NOT NULL REFERENCES hub_user (id) ON DELETE CASCADE,
+                    csrf_token text NOT NULL,
+                    created_at timestamptz NOT NULL,
+                    expires_at timestamptz NOT NULL
+                )
+                """,
             ]
         ),
     ]

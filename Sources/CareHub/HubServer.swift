@@ -8,7 +8,8 @@ import NIOCore
 public import ServiceLifecycle
 
 /// The hub's HTTP(S) side: `POST /sync/v1/batches` with a bridge's client certificate or bearer token, `GET
-/// /health` and `GET /metrics` (``HubMetrics``).
+/// /health`, `GET /metrics` (``HubMetrics``) and the care team's dashboard (``CareTeamDashboard``: `/login`,
+/// `/overview`).
 ///
 /// A batch is parsed, its bridge found by its certificate's fingerprint or its token's hash, and handed to ``HubStore/receive(_:from:)``, which
 /// owns the rules. Answers are JSON: 200 `{"received", "lastSequence"}`; 400 (malformed), 401 (no or unknown
@@ -18,25 +19,36 @@ public struct HubServer: Sendable {
     public let store: HubStore
     public let configuration: WebConfiguration
     public let metrics: HubMetrics
+    /// The care team's dashboard (sign-in and the overview across every bridge's patients); nil: sync only.
+    public let dashboard: CareTeamDashboard?
     let logger: Logger
 
     /// The largest batch body taken.
     public static let maximumBody = 16 << 20
 
-    public init(store: HubStore, configuration: WebConfiguration, metrics: HubMetrics = HubMetrics(), logger: Logger) {
+    public init(
+        store: HubStore,
+        configuration: WebConfiguration,
+        metrics: HubMetrics = HubMetrics(),
+        dashboard: CareTeamDashboard? = nil,
+        logger: Logger
+    ) {
         self.store = store
         self.configuration = configuration
         self.metrics = metrics
+        self.dashboard = dashboard
         self.logger = logger
     }
 
-    /// The router: the sync endpoint, the health check and the metrics (Prometheus text), every answer counted.
-    public func router() -> Router<HubRequestContext> {
-        let router = Router(context: HubRequestContext.self)
+    /// The router: the sync endpoint, the health check and the metrics (Prometheus text), and the dashboard when
+    /// there is one, every answer counted.
+    public func router() -> Router<WebContext> {
+        let router = Router(context: WebContext.self)
         router.add(middleware: HubRequestMetrics(metrics: metrics))
         router.get("health") { _, _ in response(.ok, ["status": .string("ok")]) }
         router.get("metrics") { _, _ in await scrape() }
         router.post("sync/v1/batches") { request, context in await sync(request, context: context) }
+        dashboard?.add(to: router)
         return router
     }
 
@@ -56,7 +68,7 @@ public struct HubServer: Sendable {
         )
     }
 
-    func sync(_ request: Request, context: HubRequestContext) async -> Response {
+    func sync(_ request: Request, context: WebContext) async -> Response {
         do throws(HubError) {
             let bridge = try await authenticate(request, context: context)
             let body: ByteBuffer
@@ -92,7 +104,7 @@ public struct HubServer: Sendable {
     /// else by its bearer token.
     /// - Throws: ``HubError`` `.unauthenticated` when neither names an enrolled bridge: a certificate a later
     ///   enrolment of its bridge replaced is refused like one never enrolled.
-    func authenticate(_ request: Request, context: HubRequestContext) async throws(HubError) -> HubBridge {
+    func authenticate(_ request: Request, context: WebContext) async throws(HubError) -> HubBridge {
         if let fingerprint = await context.clientCertificateFingerprint() {
             guard let bridge = try await store.bridge(certificateFingerprint: fingerprint) else {
                 throw HubError(

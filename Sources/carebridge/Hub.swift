@@ -25,7 +25,7 @@ struct Hub: AsyncParsableCommand {
             """,
         subcommands: [
             HubServe.self, HubEnrol.self, HubClientCA.self, HubStatus.self, HubPlan.self, HubAlerts.self,
-            HubSamples.self,
+            HubSamples.self, HubUsers.self,
         ]
     )
 }

@@ -11,7 +11,8 @@ import UnixSignals
 struct HubServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Take bridges' batches at POST /sync/v1/batches (HTTPS with --tls-cert and --tls-key).",
+        abstract:
+            "Take bridges' batches at POST /sync/v1/batches and serve the care team's dashboard (HTTPS with --tls-cert and --tls-key).",
         discussion: """
             Migrates the hub's schema, then listens. A batch is stored in one transaction, each message once by \
             its id; a bridge writing for a patient it is not enrolled for gets 403 and nothing is stored. While \
@@ -19,6 +20,9 @@ struct HubServe: AsyncParsableCommand {
             never a token or the database password. With --client-ca, a bridge may show a client certificate \
             instead of a token (`hub enrol --csr`): one from another CA or expired fails the TLS handshake, one \
             replaced by a later enrolment gets 401.
+
+            The same address serves the care team's dashboard (/login, then /overview): every patient a user is \
+            linked to (`carebridge hub users add`), across all bridges, with the latest readings and open alerts.
 
             Examples:
               carebridge hub serve --database postgres://carehub@db.internal/carehub \\
@@ -59,9 +63,17 @@ struct HubServe: AsyncParsableCommand {
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
         let client = PostgresClient(configuration: hubDatabase.configuration, backgroundLogger: logger)
+        let store = HubStore(client: client, logger: logger)
         let server = HubServer(
-            store: HubStore(client: client, logger: logger),
+            store: store,
             configuration: configuration,
+            dashboard: CareTeamDashboard(
+                users: store,
+                overview: store,
+                configuration: configuration,
+                zone: try GlobalOptions.resolvedTimeZone(option: nil),
+                logger: logger
+            ),
             logger: logger
         )
         let services: [any Service]

@@ -134,27 +134,7 @@ struct UsersAdd: AsyncParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-
-    @Argument(help: "The login name (letters, digits, . _ - @).")
-    var id: String
-
-    @Option(name: .long, help: "The name shown to people.")
-    var name: String
-
-    @Option(name: .long, help: "patient, caregiver, clinician or admin.")
-    var role: CareUser.Role
-
-    @Option(
-        name: .customLong("sees"),
-        help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
-    )
-    var patients: [String] = []
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Read the password from this file (- for standard input).", valueName: "file")
-    )
-    var passwordFile: String?
+    @OptionGroup var user: NewUserOptions
 
     @Option(
         name: .long,
@@ -173,16 +153,19 @@ struct UsersAdd: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open(zone: try GlobalOptions.resolvedTimeZone(option: nil), patients: .any)
         let zone = try timeZone.map { try Users.zone($0, option: "--time-zone") }
-        if role != .admin, patients.isEmpty {
-            Output.error(
-                "warning: \(id) is linked to no patient and will see nobody; link with `carebridge users link`"
-            )
-        }
-        let password = try Users.readPassword(file: passwordFile)
+        let password = try user.password()
         try await StoreExit.attemptAsync {
-            let user = CareUser(id: id, displayName: name, role: role, patientIDs: patients, timeZone: zone)
-            try await store.addUser(user, passwordHash: PasswordHasher().hash(password))
-            print("Added \(role.rawValue) \(id) (\(name)), times in \(zone?.identifier ?? "the bridge's zone").")
+            let added = CareUser(
+                id: user.id,
+                displayName: user.name,
+                role: user.role,
+                patientIDs: user.patients,
+                timeZone: zone
+            )
+            try await store.addUser(added, passwordHash: PasswordHasher().hash(password))
+            print(
+                "Added \(user.role.rawValue) \(user.id) (\(user.name)), times in \(zone?.identifier ?? "the bridge's zone")."
+            )
         }
     }
 }

@@ -17,28 +17,7 @@ import Testing
 
     /// Runs `body` with a migrated store on a fresh PostgreSQL, stopped afterwards.
     func withStore(_ body: @Sendable (HubStore) async throws -> Void) async throws {
-        let postgres = try PostgresServer(directory: scratch.url)
-        try await postgres.start()
-        let passwordFile = scratch.url.appendingPathComponent("password").path
-        try Data(postgres.password.utf8).write(to: URL(fileURLWithPath: passwordFile))
-        let database = try HubDatabase(url: postgres.url, passwordFile: passwordFile)
-        do {
-            try await database.withClient(logger: Logger(label: "test")) { client in
-                let store = HubStore(client: client, logger: Logger(label: "test"))
-                #expect(
-                    try await store.migrate() == [
-                        "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog", "v4-changes",
-                        "v5-retractions-devices", "v6-client-certificates",
-                    ]
-                )
-                #expect(try await store.migrate().isEmpty, "a second start applies nothing")
-                try await body(store)
-            }
-        } catch {
-            await postgres.stop()
-            throw error
-        }
-        await postgres.stop()
+        try await HubFixture.withStore(scratch: scratch, body)
     }
 
     func sample(_ id: String, _ sequence: Int64, patient: String = "ann") -> SyncMessage {

@@ -14,7 +14,7 @@ import TestSupport
 /// each role, and the care app over it with a clock the test moves.
 final class CareAppFixture: Sendable {
     static let zone = TimeZone(identifier: "Europe/Berlin")!
-    static let password = "correct horse battery"
+    static let password = Browser.password
     /// Friday 2026-11-27, 09:30 in Berlin (inside the 08:00–10:00 tablet window).
     static let start = Date(timeIntervalSince1970: 1_795_768_200)
 
@@ -84,75 +84,6 @@ final class CareAppFixture: Sendable {
         try await application.test(.router) { client in
             try await body(Browser(client: client))
         }
-    }
-}
-
-/// A client that keeps cookies, as a browser does, and reads CSRF tokens off pages.
-final class Browser: Sendable {
-    let client: any TestClientProtocol
-    private let jar = Mutex<[String: String]>([:])
-
-    init(client: any TestClientProtocol) {
-        self.client = client
-    }
-
-    struct Page {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var text: String
-
-        var location: String? { headers[.location] }
-
-        /// The value of the first `name="csrf"` field.
-        var csrf: String? {
-            guard let range = text.range(of: "name=\"csrf\" value=\"") else { return nil }
-            return String(text[range.upperBound...].prefix { $0 != "\"" })
-        }
-    }
-
-    var cookies: [String: String] { jar.withLock { $0 } }
-
-    func forget(_ name: String) {
-        _ = jar.withLock { $0.removeValue(forKey: name) }
-    }
-
-    func get(_ uri: String) async throws -> Page {
-        try await send(uri, method: .get, body: nil)
-    }
-
-    func post(_ uri: String, _ fields: [String: String]) async throws -> Page {
-        let body = fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)"
-        }.joined(separator: "&")
-        return try await send(uri, method: .post, body: body)
-    }
-
-    /// Signs in as `user`; returns the page the app redirected to.
-    @discardableResult
-    func signIn(_ user: String, password: String = CareAppFixture.password) async throws -> Page {
-        let form = try await get("/login")
-        return try await post("/login", ["csrf": form.csrf ?? "", "username": user, "password": password, "next": "/"])
-    }
-
-    private func send(_ uri: String, method: HTTPRequest.Method, body: String?) async throws -> Page {
-        var headers: HTTPFields = [:]
-        let cookieHeader = jar.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-        if !cookieHeader.isEmpty { headers[.cookie] = cookieHeader }
-        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
-        let response = try await client.execute(
-            uri: uri,
-            method: method,
-            headers: headers,
-            body: body.map { ByteBuffer(string: $0) }
-        )
-        for field in response.headers[values: .setCookie] {
-            let pair = field.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
-            let name = String(pair[0])
-            let value = pair.count > 1 ? String(pair[1]) : ""
-            let expired = field.contains("Max-Age=0")
-            jar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
-        }
-        return Page(status: response.status, headers: response.headers, text: String(buffer: response.body))
     }
 }
 

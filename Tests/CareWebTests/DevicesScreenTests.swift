@@ -4,6 +4,7 @@ import CareStore
 import CareWeb
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// The Devices screen: a patient's devices with their last reading, and the unassigned inbox for the care team

@@ -3,6 +3,7 @@ import CarePlan
 import CareStore
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// The Readings screen: the filter, readings that say what they are (quarantined, LO/HI), typed entry read as

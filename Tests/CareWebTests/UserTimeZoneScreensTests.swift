@@ -4,6 +4,7 @@ import CareStore
 import CareWeb
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// Each user reads times in their own zone: a daughter in New York following her mother's Berlin plan sees the

@@ -2,6 +2,7 @@ import CarePlan
 import CareStore
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// The care app with one protocol for several patients: the same task id in anna's and bob's plans, each

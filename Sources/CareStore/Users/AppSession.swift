@@ -18,4 +18,11 @@ public struct AppSession: Sendable, Hashable {
         self.createdDate = createdDate
         self.expiresDate = expiresDate
     }
+
+    /// The expiry a request moves this session to: `extendTo` (now plus the idle timeout), never past `limit` after
+    /// the session started; nil when that is less than a minute later than now (most requests only read).
+    public func extendedExpiry(to extendTo: Date, limit: TimeInterval) -> Date? {
+        let extended = min(extendTo, createdDate.addingTimeInterval(limit))
+        return extended.timeIntervalSince(expiresDate) >= 60 ? extended : nil
+    }
 }

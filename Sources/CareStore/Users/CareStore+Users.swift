@@ -6,7 +6,7 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.invalidUser` (a bad id, an empty name, a patient that does not exist),
     ///   `.userExists`.
     public func addUser(_ user: CareUser, passwordHash: String, at now: Date = Date()) async throws(CareStoreError) {
-        try Self.checkUser(user)
+        try user.validate()
         try await write { db in
             try Self.checkPatients(db, user.patientIDs)
             guard try !Self.userExists(db, user.id) else {
@@ -137,8 +137,7 @@ extension CareStore {
         guard let found = try await read({ db in try Self.liveSession(db, tokenHash: tokenHash, now: now) }) else {
             return nil
         }
-        let extended = min(extendTo, found.createdDate.addingTimeInterval(limit))
-        guard extended.timeIntervalSince(found.expiresDate) >= 60 else { return found }
+        guard let extended = found.extendedExpiry(to: extendTo, limit: limit) else { return found }
         return try await write { db -> AppSession? in
             guard var session = try Self.liveSession(db, tokenHash: tokenHash, now: now) else { return nil }
             session.expiresDate = max(session.expiresDate, extended)
@@ -187,18 +186,6 @@ extension CareStore {
     }
 
     // MARK: - Helpers
-
-    private static func checkUser(_ user: CareUser) throws(CareStoreError) {
-        guard CareUser.isValidID(user.id) else {
-            throw CareStoreError(
-                .invalidUser,
-                "user id '\(user.id)' is not valid: use 1–64 letters, digits, '.', '_', '-' or '@'"
-            )
-        }
-        guard !user.displayName.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw CareStoreError(.invalidUser, "user '\(user.id)' needs a name (--name)")
-        }
-    }
 
     private static func checkPatients(_ db: Database, _ patientIDs: [String]) throws {
         let known = Set(
@@ -271,3 +258,7 @@ extension CareStore {
         }
     }
 }
+
+// MARK: - CareUserDirectory
+
+extension CareStore: CareUserDirectory {}

@@ -78,6 +78,20 @@ public struct CareUser: Sendable, Hashable, Identifiable {
         role == .clinician || role == .admin || (role == .caregiver && !patientIDs.isEmpty)
     }
 
+    /// Refuses a user no store may keep: a login name that is not valid, an empty display name.
+    /// - Throws: ``CareStoreError`` `.invalidUser` saying which.
+    public func validate() throws(CareStoreError) {
+        guard Self.isValidID(id) else {
+            throw CareStoreError(
+                .invalidUser,
+                "user id '\(id)' is not valid: use 1–64 letters, digits, '.', '_', '-' or '@'"
+            )
+        }
+        guard !displayName.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw CareStoreError(.invalidUser, "user '\(id)' needs a name (--name)")
+        }
+    }
+
     /// Whether `id` is a valid login name.
     public static func isValidID(_ id: String) -> Bool {
         (1...64).contains(id.count)

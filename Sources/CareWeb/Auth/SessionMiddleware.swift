@@ -11,7 +11,11 @@ public struct SessionMiddleware: RouterMiddleware {
 
     static let cookieName = "cb_session"
 
-    let app: CareWebApp
+    let signIn: WebSignIn
+
+    public init(signIn: WebSignIn) {
+        self.signIn = signIn
+    }
 
     public func handle(
         _ request: Request,
@@ -20,13 +24,17 @@ public struct SessionMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookieName]?.value, !token.isEmpty {
-            let now = app.now()
-            context.session = try await app.store.session(
-                tokenHash: SessionToken.hash(token),
-                at: now,
-                extendTo: now.addingTimeInterval(app.configuration.idleTimeout),
-                limit: app.configuration.sessionLimit
-            )
+            let now = signIn.now()
+            do {
+                context.session = try await signIn.users.session(
+                    tokenHash: SessionToken.hash(token),
+                    at: now,
+                    extendTo: now.addingTimeInterval(signIn.configuration.idleTimeout),
+                    limit: signIn.configuration.sessionLimit
+                )
+            } catch {
+                return signIn.storeFailed(error, request: request, context: context)
+            }
         }
         let calendar = request.method == .get && request.uri.path.hasSuffix(".ics")
         var response: Response
@@ -36,14 +44,9 @@ public struct SessionMiddleware: RouterMiddleware {
             }
             response = try await next(request, context)
         } catch let error as WebError {
-            response = app.errorPage(error, request: request, context: context)
-        } catch let error as CareStoreError {
-            context.logger.error("store error: \(error.message)")
-            response = app.errorPage(
-                WebError(.internalServerError, "The care store could not be read; try again in a moment."),
-                request: request,
-                context: context
-            )
+            response = signIn.errorPage(error, request: request, context: context)
+        } catch  where !(error is any HTTPResponseError) {
+            response = signIn.storeFailed(error, request: request, context: context)
         }
         if calendar, response.status == .unauthorized {
             response.headers[.wwwAuthenticate] = "Basic realm=\"CareBridge\", charset=\"UTF-8\""
@@ -71,13 +74,13 @@ extension SessionMiddleware {
             throw WebError(.unauthorized, "Sign in with the care app's user name and password.")
         }
         let username = String(pair[..<colon])
-        switch try await app.checkPassword(
+        switch try await signIn.checkPassword(
             username: username,
             password: String(pair[pair.index(after: colon)...]),
             address: context.clientAddress
         ) {
         case .user(let user):
-            let now = app.now()
+            let now = signIn.now()
             return AppSession(tokenHash: Data(), user: user, csrfToken: "", createdDate: now, expiresDate: now)
         case .throttled:
             throw WebError(.tooManyRequests, "Too many wrong passwords; try again later.")
@@ -90,6 +93,8 @@ extension SessionMiddleware {
 /// Sends a request without a live session to the login page (GET) or refuses it (anything else).
 public struct RequireLoginMiddleware: RouterMiddleware {
     public typealias Context = WebContext
+
+    public init() {}
 
     public func handle(
         _ request: Request,
@@ -110,6 +115,8 @@ public struct RequireLoginMiddleware: RouterMiddleware {
 /// Refuses every route under `/patients/:patient` (and its API twin) to a user not linked to that patient.
 public struct PatientAccessMiddleware: RouterMiddleware {
     public typealias Context = WebContext
+
+    public init() {}
 
     public func handle(
         _ request: Request,

@@ -7,8 +7,10 @@ import Mustache
 /// region for screen readers).
 struct PageRenderer: Sendable {
     private let library: MustacheLibrary
+    let navigation: PageNavigation
 
-    init() {
+    init(navigation: PageNavigation = .bridge) {
+        self.navigation = navigation
         var library = MustacheLibrary()
         for (name, source) in Templates.all {
             do {
@@ -38,6 +40,7 @@ struct PageRenderer: Sendable {
                     "displayName": session.user.displayName, "csrf": session.csrfToken,
                     "showPatients": session.user.role == .clinician || session.user.role == .admin
                         || session.user.patientIDs.count > 1,
+                    "bridge": navigation == .bridge, "hub": navigation == .hub,
                 ] as [String: Any]
         }
         if let live { layout["live"] = live }

@@ -5,6 +5,7 @@ enum Templates {
         "layout": layout, "login": login, "today": today, "patients": patients, "error": error,
         "patientNav": patientNav, "insights": insights, "connect": connect, "readings": readings,
         "readingReview": readingReview, "devices": devices, "setup": setup, "settings": settings,
+        "overview": overview, "overviewPatient": overviewPatient,
     ]
 
     /// The patient's screens, with the current one marked for screen readers.
@@ -94,8 +95,10 @@ enum Templates {
         <a class="brand" href="/">CareBridge</a>
         {{#user}}
         <nav aria-label="Main"><ul>
-        {{#showPatients}}<li><a href="/patients">Patients</a></li>{{/showPatients}}
-        <li><a href="/settings">Settings</a></li>
+        {{#bridge}}{{#showPatients}}<li><a href="/patients">Patients</a></li>
+        <li><a href="/overview">Overview</a></li>{{/showPatients}}
+        <li><a href="/settings">Settings</a></li>{{/bridge}}
+        {{#hub}}<li><a href="/overview">Overview</a></li>{{/hub}}
         </ul></nav>
         <form method="post" action="/logout" class="signout">
         <input type="hidden" name="csrf" value="{{csrf}}">

@@ -6,11 +6,11 @@ import Logging
 /// Sign in and out. The sign-in form carries a token that must equal its cookie's (no session exists yet to hold
 /// one); failed attempts are throttled per name and per address; a password is checked off the event loops.
 struct AuthRoutes {
-    let app: CareWebApp
+    let signIn: WebSignIn
 
     static let loginCookie = "cb_login"
 
-    func add(to router: Router<WebContext>) {
+    func add(to router: some RouterMethods<WebContext>) {
         router.get("login") { request, context -> Response in
             if context.session != nil { return .redirect(to: "/", type: .normal) }
             return loginPage(next: request.uri.queryParameters["next"].map(String.init), context: context)
@@ -18,7 +18,7 @@ struct AuthRoutes {
         router.post("login") { request, context in try await login(request, context: context) }
         router.post("logout") { request, context -> Response in
             let (_, session) = try await FormBody.checked(request, context: context)
-            try await app.store.endSession(tokenHash: session.tokenHash)
+            try await signIn.users.endSession(tokenHash: session.tokenHash)
             var response = Response.redirect(to: "/login", type: .normal)
             response.setCookie(cookie(SessionMiddleware.cookieName, "", maxAge: 0))
             return response
@@ -35,7 +35,7 @@ struct AuthRoutes {
         let token = SessionToken.make()
         var content: [String: Any] = ["loginToken": token, "next": LoginPage.safeNext(next), "username": username]
         if let error { content["error"] = error }
-        var response = app.pages.page(
+        var response = signIn.pages.page(
             title: "Sign in",
             template: "login",
             content: content,
@@ -62,7 +62,7 @@ struct AuthRoutes {
         let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = form.fields["password"] ?? ""
         let user: CareUser
-        switch try await app.checkPassword(username: username, password: password, address: context.clientAddress) {
+        switch try await signIn.checkPassword(username: username, password: password, address: context.clientAddress) {
         case .user(let match): user = match
         case .throttled(let wait):
             let minutes = Int((wait / 60).rounded(.up))
@@ -84,16 +84,16 @@ struct AuthRoutes {
                 status: .unauthorized
             )
         }
-        let now = app.now()
+        let now = signIn.now()
         let sessionToken = SessionToken.make()
-        try await app.store.startSession(
+        try await signIn.users.startSession(
             userID: user.id,
             tokenHash: SessionToken.hash(sessionToken),
             csrfToken: SessionToken.make(),
             at: now,
-            expires: now.addingTimeInterval(app.configuration.idleTimeout)
+            expires: now.addingTimeInterval(signIn.configuration.idleTimeout)
         )
-        app.logger.info("care app: \(user.id) signed in from \(context.clientAddress)")
+        signIn.logger.info("care app: \(user.id) signed in from \(context.clientAddress)")
         var response = Response.redirect(to: LoginPage.safeNext(next), type: .normal)
         response.setCookie(cookie(SessionMiddleware.cookieName, sessionToken, maxAge: nil))
         response.setCookie(cookie(Self.loginCookie, "", maxAge: 0, path: "/login"))
@@ -107,7 +107,7 @@ struct AuthRoutes {
             value: value,
             maxAge: maxAge,
             path: path,
-            secure: app.configuration.isSecure,
+            secure: signIn.configuration.isSecure,
             httpOnly: true,
             sameSite: .strict
         )

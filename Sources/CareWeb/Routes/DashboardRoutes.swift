@@ -85,10 +85,10 @@ struct DashboardRoutes {
             guard let values = byTask[task], let last = values.last else { return nil }
             var text = "\(titles[task] ?? task) \(TodayPage.quantity(last))"
             if last.comparator != nil { text += " (out of range)" }
-            if values.count > 1, let previous = values.dropLast().last, previous.value.isFinite, last.value.isFinite {
-                let change = last.value - previous.value
-                let tolerance = max(abs(previous.value) * 0.01, 0.05)
-                text += change > tolerance ? ", rising" : change < -tolerance ? ", falling" : ", steady"
+            if values.count > 1, let previous = values.dropLast().last,
+                let trend = CareTeamOverview.trend(from: previous.value, to: last.value)
+            {
+                text += ", \(trend)"
             }
             return (text, last.measuredAt)
         }

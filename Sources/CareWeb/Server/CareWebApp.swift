@@ -17,12 +17,13 @@ public struct CareWebApp: Sendable {
     let stamps = LiveStamps()
     /// The patient list's reads, shared until the store changes.
     let patientList: PatientListCache
-    let hasher: PasswordHasher
-    let throttle: LoginThrottle
-    let pages: PageRenderer
+    /// Sign-in, sessions and CSRF over the store's users (shared with the hub's dashboard).
+    let signIn: WebSignIn
     let logger: Logger
     /// The wall clock (injected: tests move it to expire sessions and throttles).
     let now: @Sendable () -> Date
+    var hasher: PasswordHasher { signIn.hasher }
+    var pages: PageRenderer { signIn.pages }
     /// The one-time setup of a store without users (`/setup`); nil when the store has users.
     let setup: SetupGate?
 
@@ -39,9 +40,7 @@ public struct CareWebApp: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        hasher = PasswordHasher(cost: configuration.passwordCost)
-        throttle = LoginThrottle()
-        pages = PageRenderer()
+        signIn = WebSignIn(users: store, configuration: configuration, logger: logger, now: now)
         patientList = PatientListCache(monitor: try store.changeMonitor())
         feed = ChangeFeed(
             monitor: try store.changeMonitor(),
@@ -55,12 +54,12 @@ public struct CareWebApp: Sendable {
     /// live updates and JSON.
     public func router() -> Router<WebContext> {
         let router = Router(context: WebContext.self)
-        router.add(middleware: SessionMiddleware(app: self))
+        signIn.add(to: router)
         AssetRoutes.add(to: router)
-        AuthRoutes(app: self).add(to: router)
         if let setup { SetupRoutes(app: self, gate: setup).add(to: router) }
         let signedIn = router.group().add(middleware: RequireLoginMiddleware())
         DashboardRoutes(app: self).add(to: signedIn)
+        OverviewRoutes(source: store, pages: pages, zone: store.bridgeZone, now: now).add(to: signedIn)
         SettingsRoutes(app: self).add(to: signedIn)
         let patient = signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware())
         TodayRoutes(app: self).add(to: patient)
@@ -106,20 +105,6 @@ public struct CareWebApp: Sendable {
             throw WebError(.notFound, "There is no patient '\(id)'.")
         }
         return patient
-    }
-
-    /// The page for a refused request: HTML for pages, JSON for the API.
-    func errorPage(_ error: WebError, request: Request, context: WebContext) -> Response {
-        if request.uri.path.hasPrefix("/api/") {
-            return JSONBody.response(["error": error.message], status: error.status)
-        }
-        return pages.page(
-            title: "\(error.status.code) \(error.status.reasonPhrase)",
-            template: "error",
-            content: ["message": error.message, "status": "\(error.status.code)", "signedOut": context.session == nil],
-            session: context.session,
-            status: error.status
-        )
     }
 }
 

@@ -1,6 +1,6 @@
 public import CareStore
 public import Hummingbird
-import NIOCore
+public import NIOCore
 
 /// What a request carries through the care app's middleware: the signed-in session, if any, and the client's
 /// address (login throttling).
@@ -10,10 +10,13 @@ public struct WebContext: RequestContext {
     public var session: AppSession?
     /// The peer's IP address, without the port.
     public let clientAddress: String
+    /// The connection the request came on (its TLS handshake may have checked a client certificate).
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        channel = source.channel
     }
 
     /// Forms are small; anything larger is refused before it is read.

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import NIOPosix
 
-extension CareWebApp {
+extension WebSignIn {
     /// What a user name and password came to.
     enum PasswordCheck {
         /// They match this user.
@@ -20,7 +20,7 @@ extension CareWebApp {
     func checkPassword(username: String, password: String, address: String) async throws -> PasswordCheck {
         let now = self.now()
         if let wait = throttle.retryAfter(user: username, address: address, now: now) { return .throttled(wait) }
-        let credentials = try await store.credentials(userID: username)
+        let credentials = try await users.credentials(userID: username)
         let hasher = self.hasher
         let hash = credentials?.passwordHash ?? Self.decoyHash
         let matches = try await NIOThreadPool.singleton.runIfActive { hasher.verify(password, hash: hash) }

@@ -1,0 +1,105 @@
+import CareHub
+import CareStore
+import CareWeb
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import TestSupport
+import Testing
+
+/// The care team's dashboard on the hub, in process over a real PostgreSQL: the care app's sign-in and sessions
+/// on the hub's users, the overview across three bridges' patients, and a user refused a patient they are not
+/// linked to.
+@Suite(.serialized) struct HubDashboardTests {
+    let scratch: ScratchDirectory
+
+    init() throws {
+        scratch = try ScratchDirectory("carebridge-hubweb-")
+    }
+
+    /// Runs `body` with a browser on the hub's router, the ward sent by its three bridges and two users: a nurse
+    /// linked to every patient and a carer linked to Ann only.
+    func withDashboard(_ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
+        let ward = try await CareTeamWard(scratch: scratch)
+        try await HubFixture.withStore(scratch: scratch) { hub in
+            try await ward.send(to: hub)
+            let hash = PasswordHasher(cost: 4).hash(Browser.password)
+            for (id, role, patients) in [
+                ("nurse", CareUser.Role.clinician, ["ann", "ben", "cleo"]), ("carer", .caregiver, ["ann"]),
+            ] {
+                let user = CareUser(id: id, displayName: id.capitalized, role: role, patientIDs: patients)
+                try await hub.addUser(user, passwordHash: hash, at: CareTeamWard.now)
+            }
+            await #expect(throws: HubError.self, "a patient no bridge is enrolled for") {
+                let user = CareUser(id: "x", displayName: "X", role: .clinician, patientIDs: ["zoe"])
+                try await hub.addUser(user, passwordHash: hash, at: CareTeamWard.now)
+            }
+            let configuration = WebConfiguration(passwordCost: 4)
+            let server = HubServer(
+                store: hub,
+                configuration: configuration,
+                dashboard: CareTeamDashboard(
+                    users: hub,
+                    overview: hub,
+                    configuration: configuration,
+                    zone: CareTeamWard.zone,
+                    logger: Logger(label: "test"),
+                    now: { CareTeamWard.now }
+                ),
+                logger: Logger(label: "test")
+            )
+            try await Application(router: server.router()).test(.router) { client in
+                try await body(Browser(client: client))
+            }
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aNurseSignsInAndSeesEveryBridgesPatientsUrgentFirst() async throws {
+        try await withDashboard { browser in
+            let signedOut = try await browser.get("/overview")
+            #expect(signedOut.status == .seeOther)
+            #expect(signedOut.location == "/login?next=/overview")
+            let wrong = try await browser.signIn("nurse", password: "not the password")
+            #expect(wrong.status == .unauthorized)
+            let start = try await browser.signIn("nurse")
+            #expect(start.status == .seeOther)
+            #expect(try await browser.get("/").location == "/overview")
+            let page = try await browser.get("/overview")
+            #expect(page.status == .ok)
+            let order = ["ann", "ben", "cleo"].compactMap { page.text.range(of: "data-patient=\"\($0)\"")?.lowerBound }
+            #expect(order.count == 3 && order == order.sorted(), "Ann (an open alert) first, then by name")
+            for home in ["home-1", "home-2", "home-3"] { #expect(page.text.contains(home)) }
+            #expect(page.text.contains("bodyMass 72.5 kg"))
+            #expect(page.text.contains("heartRate 250 /min (out of range)"))
+            #expect(!page.text.contains("95 kg"), "a deleted reading is retracted")
+            #expect(!page.text.contains("Settings"), "the hub has no settings page")
+            let ben = try await browser.get("/overview/ben")
+            #expect(ben.status == .ok)
+            #expect(ben.text.contains("bodyMass 80.5 kg"))
+            #expect(ben.text.contains("None."), "Ben's alert was withdrawn")
+            let signOut = try await browser.post("/logout", ["csrf": page.csrf ?? ""])
+            #expect(signOut.status == .seeOther)
+            #expect(try await browser.get("/overview").status == .seeOther, "signed out")
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aUserNotLinkedToAPatientCannotSeeThatPatient() async throws {
+        try await withDashboard { browser in
+            try await browser.signIn("carer")
+            let list = try await browser.get("/overview")
+            #expect(list.status == .ok)
+            #expect(list.text.contains("data-patient=\"ann\""))
+            #expect(!list.text.contains("data-patient=\"ben\"") && !list.text.contains("home-2"))
+            #expect(try await browser.get("/overview/ann").status == .ok)
+            for patient in ["ben", "cleo", "nobody"] {
+                let page = try await browser.get("/overview/\(patient)")
+                #expect(page.status == .forbidden, "\(patient)")
+                for secret in ["80.5", "64.2", "home-2", "home-3"] { #expect(!page.text.contains(secret)) }
+            }
+            #expect(try await browser.post("/logout", ["csrf": "forged"]).status == .forbidden, "CSRF")
+        }
+    }
+}
