@@ -1,4 +1,5 @@
 public import CareWeb
+import NIOCore
 import NIOSSL
 
 extension WebContext {

@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeFoundation
+import CoreFoundation
 import Foundation
 import GATTDecoding
 import SampleExport

@@ -84,7 +84,12 @@ struct HubLoadDriver: Sendable {
     private func drive(_ bridge: Bridge) async throws -> (String, [Double], Int, Int) {
         let client: HubClient
         do {
-            client = try HubClient(hub: hub, tokenFile: bridge.tokenFile, caFile: caFile, timeout: .seconds(60))
+            client = try HubClient(
+                hub: hub,
+                credential: .tokenFile(bridge.tokenFile),
+                caFile: caFile,
+                timeout: .seconds(60)
+            )
         } catch {
             throw Failure(description: "bridge \(bridge.day.bridge): \(error)")
         }
