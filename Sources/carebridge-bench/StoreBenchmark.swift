@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeFoundation
 import CarePlan
 import CareStore
+import CoreFoundation
 import Foundation
 import GATTDecoding
 import GRDB

@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeRuntime
 import CarePlan
 import CareStore
+import CoreFoundation
 import DeviceProfiles
 import Foundation
 import GRDB
