@@ -1,6 +1,5 @@
 import BridgeCore
 import BridgeFoundation
-import CoreFoundation
 import Foundation
 import GATTDecoding
 import SampleExport
@@ -94,9 +93,7 @@ func runExport(format: String, count: Int) throws {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let peakMB = Double(usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
-    let cpu =
-        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-        / 1e6
+    let cpu = processCPUSeconds()
     let row = [
         format.padding(toLength: 16, withPad: " ", startingAt: 0),
         String(format: "%8d", count),

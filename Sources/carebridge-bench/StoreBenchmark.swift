@@ -128,10 +128,11 @@ extension SplitMix64 {
     mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
-/// CPU seconds this process has used (user + system): a fair figure when other work shares the machine.
-func processCPUSeconds() -> Double {
+/// CPU seconds this process (or, with `RUSAGE_CHILDREN`, its waited-for children) has used, user + system: a fair
+/// figure when other work shares the machine.
+func processCPUSeconds(of who: __rusage_who = RUSAGE_SELF) -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+    getrusage(who.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }

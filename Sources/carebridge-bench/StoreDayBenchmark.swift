@@ -2,7 +2,6 @@ import BridgeCore
 import BridgeRuntime
 import CarePlan
 import CareStore
-import CoreFoundation
 import DeviceProfiles
 import Foundation
 import GRDB
@@ -172,11 +171,7 @@ func runStoreDayChild(hours: Int) async throws {
     try process.run()
     process.waitUntilExit()
     let aloneSeconds = durationSeconds(clock.now - aloneStart)
-    var children = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &children)
-    let aloneCPU =
-        Double(children.ru_utime.tv_sec + children.ru_stime.tv_sec)
-        + Double(children.ru_utime.tv_usec + children.ru_stime.tv_usec) / 1e6
+    let aloneCPU = processCPUSeconds(of: RUSAGE_CHILDREN)
     guard process.terminationStatus == 0 else {
         FileHandle.standardError.write(Data("carebridge-bench: sqlite3 failed (is it installed?)\n".utf8))
         exit(69)
