@@ -21,7 +21,7 @@ import Testing
         (.get, "/patients/bob/readings?type=bodyMass&from=2026-11-20"), (.post, "/patients/bob/readings"),
         (.get, "/patients/bob/readings/\(sampleID)"), (.post, "/patients/bob/readings/\(sampleID)/release"),
         (.post, "/patients/bob/readings/\(sampleID)/delete"), (.get, "/patients/bob/devices"),
-        (.post, "/patients/bob/inbox/\(sampleID)/assign"),
+        (.post, "/patients/bob/inbox/\(sampleID)/assign"), (.get, "/overview/bob"),
     ]
     /// A sample id in the routes that name one (the refusal comes before the sample is looked up).
     static let sampleID = "0193f0c2-5b1e-7a11-8c3d-2f6e4a9b1c0d"
@@ -49,6 +49,9 @@ import Testing
                 #expect(!page.text.contains("Bob Weber"), "\(route.path) shows Bob's name")
                 #expect(!page.text.contains("tablet-bob") || route.method == .post, "\(route.path) shows Bob's task")
             }
+            let overview = try await browser.get("/overview")
+            #expect(overview.status == .ok)
+            #expect(!overview.text.contains("Bob Weber"), "the overview lists only the patients the user may see")
             let api = try await browser.get("/api/patients/bob/today")
             #expect(api.text == #"{"error":"You are not linked to this patient."}"#)
         }
