@@ -13,7 +13,11 @@ n=10
 for module in virtio_pci 9pnet_virtio 9p; do
     modprobe -d "$kroot" -S "$version" --show-depends "$module"
 done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' | while read -r ko; do
-    cp "$ko" "$work/mods/$n-$(basename "$ko")"
+    # busybox's insmod takes plain .ko files; Debian's 6.12 modules are .ko.xz
+    case "$ko" in
+        *.xz) xz -dc "$ko" > "$work/mods/$n-$(basename "$ko" .xz)" ;;
+        *) cp "$ko" "$work/mods/$n-$(basename "$ko")" ;;
+    esac
     n=$((n + 1))
 done
 cat > "$work/init" <<'INIT'

@@ -451,7 +451,7 @@ class Simulator:
                 manager = dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER)
                 manager.RegisterAgent(self.agent.path, self.agent.capability)
                 manager.RequestDefaultAgent(self.agent.path)
-                self.log(f'agent {self.agent.capability} registered')
+                self.log(f'agent {self.agent.capability} registered (bus name {self.bus.get_unique_name()})')
         except dbus.exceptions.DBusException as error:
             self.registration_error = f'set-up: {error.get_dbus_name()}: {error.get_dbus_message()}'
             self.wake()
@@ -599,7 +599,7 @@ class Simulator:
             self.finish(0)
             return False
         except Exception as error:  # noqa: BLE001 - a failed script ends the simulator with its reason
-            self.log(f'script failed: {error!r}')
+            self.log(f'script failed: {error!r}; {self.bus_state()}')
             self.script = None
             self.finish(1)
             return False
@@ -609,6 +609,26 @@ class Simulator:
     def tick(self):
         self.step()
         return self.script is not None
+
+    def bus_state(self):
+        """What the bus and bluetoothd say of us, for a failed script's last line."""
+        try:
+            name = self.bus.get_unique_name()
+            bus = dbus.Interface(self.bus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'),
+                                 'org.freedesktop.DBus')
+            adverts = self.adapter(PROPERTIES).Get(ADVERTISING_MANAGER, 'ActiveInstances')
+            return (f'bus name {name}: connected {self.bus.get_is_connected()}, owned {bool(bus.NameHasOwner(name))}; '
+                    f'active advertisements on {self.args.adapter}: {int(adverts)}')
+        except dbus.exceptions.DBusException as error:
+            return f'bus state unknown: {error.get_dbus_name()}'
+
+    def lost_bus(self, _connection):
+        """The system bus closed our connection: bluetoothd has dropped our application, advertisement and agent,
+        and nothing we do reaches it any more, so say so and end (seen once in a CI run: the heart-rate strap's
+        connection closed right after its advertisement was registered, and the bridge then heard nothing)."""
+        self.log('lost the D-Bus connection to the system bus; bluetoothd has dropped our registrations')
+        self.status = 3
+        self.loop.quit()
 
     def finish(self, status):
         self.status = status
@@ -622,6 +642,7 @@ class Simulator:
             yield Until(lambda: self.registered, 90, 'the GATT application to be registered')
             yield from script(sim)
 
+        self.bus.call_on_disconnection(self.lost_bus)
         self.watch_bluetoothd()
         self.watch_devices()
         self.register()

@@ -49,7 +49,10 @@ bt_up() {
     # modules on demand at that moment is slow under TCG, and the kernel's HCI_Reset of hci0 then times out
     # (-110) and hci0 never reaches bluetoothd. So load them first and instantiate both templates once.
     modprobe_kroot -a hci_vhci af_alg algif_skcipher algif_hash ecb cmac || { log "modprobe failed"; return 1; }
-    dbus-daemon --system --fork --print-pid >/run/dbus.pid || { log "dbus-daemon failed"; return 1; }
+    # Its own warnings (a client disconnected for breaking a limit, say) on stderr into the results, not to a syslog
+    # the guest does not have; DBUS_DEBUG_OUTPUT keeps stderr open after --fork.
+    DBUS_DEBUG_OUTPUT=1 dbus-daemon --system --fork --print-pid --nosyslog >/run/dbus.pid \
+        2>>"$CAREBRIDGE_OUT/dbus-daemon.log" || { log "dbus-daemon failed"; return 1; }
     /usr/bin/python3 -I -S -c "import socket as s
 for t, n in (('skcipher', 'ecb(aes)'), ('hash', 'cmac(aes)')): s.socket(s.AF_ALG, s.SOCK_SEQPACKET).bind((t, n))"
     local try
