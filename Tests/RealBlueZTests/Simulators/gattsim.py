@@ -449,7 +449,12 @@ class Simulator:
                     self.devices[str(path)] = dict(interfaces[DEVICE])
             if self.agent:
                 manager = dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER)
-                manager.RegisterAgent(self.agent.path, self.agent.capability)
+                try:
+                    manager.RegisterAgent(self.agent.path, self.agent.capability)
+                except dbus.exceptions.DBusException as error:
+                    # registering again (check_registrations) when bluetoothd kept the agent
+                    if error.get_dbus_name() != 'org.bluez.Error.AlreadyExists':
+                        raise
                 manager.RequestDefaultAgent(self.agent.path)
                 self.log(f'agent {self.agent.capability} registered (bus name {self.bus.get_unique_name()})')
         except dbus.exceptions.DBusException as error:
@@ -466,6 +471,9 @@ class Simulator:
             self.wake()
 
         def failed(error):
+            if error.get_dbus_name() == 'org.bluez.Error.AlreadyExists':
+                application_registered()  # registering again (check_registrations) when bluetoothd kept it
+                return
             self.registration_error = f'RegisterApplication: {error}'
             self.wake()
 
@@ -610,6 +618,27 @@ class Simulator:
         self.step()
         return self.script is not None
 
+    def check_registrations(self):
+        """Every few seconds while advertising and unconnected: does bluetoothd still hold our advertisement?
+
+        Under a starved TCG guest, bluetoothd has been seen to drop a simulator's agent, application and
+        advertisement together right after registering them (its log: "Agent :1.N disconnected") while our
+        connection stayed up, so no collector could ever find the device. A real device keeps advertising, so
+        register everything again, and say so."""
+        if not (self.registered and self.advertising and self.want_advertising) or self.connected():
+            return True
+
+        def answered(count):
+            if int(count) == 0 and self.registered and self.advertising and not self.connected():
+                self.log('bluetoothd no longer holds our advertisement; registering again')
+                self.registered = False
+                self.advertising = False
+                self.register()
+
+        self.adapter(PROPERTIES).Get(ADVERTISING_MANAGER, 'ActiveInstances', reply_handler=answered,
+                                     error_handler=lambda error: None, timeout=20)
+        return True
+
     def bus_state(self):
         """What the bus and bluetoothd say of us, for a failed script's last line."""
         try:
@@ -648,6 +677,7 @@ class Simulator:
         self.register()
         self.script = with_registration(self)
         GLib.timeout_add(20, self.tick)
+        GLib.timeout_add_seconds(5, self.check_registrations)
         GLib.idle_add(self.step)
         self.loop.run()
         if self.sent_file:
