@@ -10,7 +10,11 @@ Only python3-dbus and python3-gi (Debian packages) are used.
 """
 import argparse
 import json
+import os
+import re
+import subprocess
 import sys
+import threading
 import time
 
 import dbus
@@ -492,6 +496,8 @@ class Simulator:
         def registered():
             self.advertising = True
             self.log(f'advertising as {self.advert_properties.get("name")!r} on {self.args.adapter} ({self.address})')
+            if os.environ.pop('CAREBRIDGE_SIM_DROP_REGISTRATIONS', None):
+                self.drop_registrations()
             self.wake()
 
         def failed(error):
@@ -619,25 +625,56 @@ class Simulator:
         return self.script is not None
 
     def check_registrations(self):
-        """Every few seconds while advertising and unconnected: does bluetoothd still hold our advertisement?
+        """Every few seconds while advertising and unconnected: does the controller still hold an advertisement?
 
-        Under a starved TCG guest, bluetoothd has been seen to drop a simulator's agent, application and
-        advertisement together right after registering them (its log: "Agent :1.N disconnected") while our
-        connection stayed up, so no collector could ever find the device. A real device keeps advertising, so
-        register everything again, and say so."""
+        Under a starved TCG guest, bluetoothd has been seen to run its "client left the bus" clean-up for a
+        simulator right after registering it (its log: "Agent :1.N disconnected", then the application and the
+        advertisement removed and the controller's advertising instance with them) while the bus still had our
+        name and our connection was up, so no collector could ever find the device. A real device keeps
+        advertising: when the controller (asked through btmgmt, beside bluetoothd) has no instance left, register
+        everything again, and say so."""
         if not (self.registered and self.advertising and self.want_advertising) or self.connected():
             return True
-
-        def answered(count):
-            if int(count) == 0 and self.registered and self.advertising and not self.connected():
-                self.log('bluetoothd no longer holds our advertisement; registering again')
-                self.registered = False
-                self.advertising = False
-                self.register()
-
-        self.adapter(PROPERTIES).Get(ADVERTISING_MANAGER, 'ActiveInstances', reply_handler=answered,
-                                     error_handler=lambda error: None, timeout=20)
+        if self.controller_instances() == 0 and not self.connected():
+            self.log('the controller no longer advertises us (bluetoothd dropped our registrations); '
+                     'registering again')
+            self.registered = False
+            self.advertising = False
+            self.register()
         return True
+
+    def drop_registrations(self):
+        """The fault check_registrations answers, made on purpose to check it by hand (CAREBRIDGE_SIM_DROP_REGISTRATIONS=1
+        in CAREBRIDGE_VM_ENV, once per simulator): bluetoothd forgets our advertisement, application and agent while we
+        still believe them registered."""
+        self.log('dropping our registrations behind our own back (CAREBRIDGE_SIM_DROP_REGISTRATIONS)')
+        self.adapter(ADVERTISING_MANAGER).UnregisterAdvertisement(self.advertisement.path)
+        self.adapter(GATT_MANAGER).UnregisterApplication(self.app.path)
+        if self.agent:
+            dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER).UnregisterAgent(self.agent.path)
+
+    def controller_instances(self):
+        """The advertising instances our controller holds (`btmgmt advinfo`, beside bluetoothd), or None.
+
+        btmgmt quits at the end of its input before the controller answers, and ours is /dev/null: its input is a
+        pipe we keep open until it has answered (or is killed after 20 s)."""
+        try:
+            btmgmt = subprocess.Popen(['btmgmt', '--index', self.args.adapter.removeprefix('hci'), 'advinfo'],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True)
+        except OSError as error:
+            self.log(f'btmgmt advinfo: {error}')
+            return None
+        timer = threading.Timer(20, btmgmt.kill)
+        timer.start()
+        output = btmgmt.stdout.read()
+        btmgmt.wait()
+        timer.cancel()
+        btmgmt.stdin.close()
+        found = re.search(r'Instances list with (\d+) item', output)
+        if not found:
+            self.log(f'btmgmt advinfo answered {btmgmt.returncode}: {output.strip()[-200:]!r}')
+        return int(found.group(1)) if found else None
 
     def bus_state(self):
         """What the bus and bluetoothd say of us, for a failed script's last line."""
@@ -645,9 +682,8 @@ class Simulator:
             name = self.bus.get_unique_name()
             bus = dbus.Interface(self.bus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'),
                                  'org.freedesktop.DBus')
-            adverts = self.adapter(PROPERTIES).Get(ADVERTISING_MANAGER, 'ActiveInstances')
             return (f'bus name {name}: connected {self.bus.get_is_connected()}, owned {bool(bus.NameHasOwner(name))}; '
-                    f'active advertisements on {self.args.adapter}: {int(adverts)}')
+                    f'advertising instances on {self.args.adapter}: {self.controller_instances()}')
         except dbus.exceptions.DBusException as error:
             return f'bus state unknown: {error.get_dbus_name()}'
 
