@@ -452,7 +452,7 @@ class Simulator:
                 if str(path).startswith(self.adapter_path + '/') and DEVICE in interfaces:
                     self.devices[str(path)] = dict(interfaces[DEVICE])
             if self.agent:
-                manager = dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER)
+                manager = self.agent_manager()
                 try:
                     manager.RegisterAgent(self.agent.path, self.agent.capability)
                 except dbus.exceptions.DBusException as error:
@@ -633,6 +633,16 @@ class Simulator:
         name and our connection was up, so no collector could ever find the device. A real device keeps
         advertising: when the controller (asked through btmgmt, beside bluetoothd) has no instance left, register
         everything again, and say so."""
+        if self.agent and self.registered:
+            # bluetoothd answers AlreadyExists while it holds our agent; one it had dropped (the same fault, seen
+            # during a connection too) is registered again and made the default, or pairing asks another agent.
+            def agent_back():
+                self.log('bluetoothd had dropped our agent; registered it again')
+                self.agent_manager().RequestDefaultAgent(self.agent.path, reply_handler=lambda: None,
+                                                         error_handler=lambda error: None)
+
+            self.agent_manager().RegisterAgent(self.agent.path, self.agent.capability, reply_handler=agent_back,
+                                               error_handler=lambda error: None, timeout=20)
         if not (self.registered and self.advertising and self.want_advertising) or self.connected():
             return True
         if self.controller_instances() == 0 and not self.connected():
@@ -651,7 +661,10 @@ class Simulator:
         self.adapter(ADVERTISING_MANAGER).UnregisterAdvertisement(self.advertisement.path)
         self.adapter(GATT_MANAGER).UnregisterApplication(self.app.path)
         if self.agent:
-            dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER).UnregisterAgent(self.agent.path)
+            self.agent_manager().UnregisterAgent(self.agent.path)
+
+    def agent_manager(self):
+        return dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez'), AGENT_MANAGER)
 
     def controller_instances(self):
         """The advertising instances our controller holds (`btmgmt advinfo`, beside bluetoothd), or None.
