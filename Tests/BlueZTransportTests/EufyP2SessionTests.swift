@@ -13,10 +13,6 @@ import Testing
 extension FakeBlueZSuites {
     @Suite
     struct EufyP2SessionTests {
-        static let catalog = DeviceProfileLoader.load(directories: [
-            FakeBlueZ.packageRoot.appendingPathComponent("Devices")
-        ])
-        .catalog
         static let scale = "CF:E6:03:1D:09:F7"
         static let advert = #"{"name": "eufy T9148", "rssi": -50}"#
         static let weights = BluetoothUUID(0xFFF2)
@@ -54,17 +50,7 @@ extension FakeBlueZSuites {
             let fake = try await FakeBlueZ()
             try await fake.addAdapter()
             try await fake.mockCall("AddEufyP2Scale", [.string("hci0"), .string(Self.scale), .string(spec)])
-            var configuration = BlueZConfiguration.testing(fake.address)
-            configuration.sessionTimeScale = 0.05
-            let collector = EventCollector()
-            let transport = BlueZTransport(
-                configuration: configuration,
-                policy: Self.catalog,
-                logger: .test,
-                status: { collector.record($0) }
-            )
-            collector.start(transport)
-            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            let (transport, collector) = await fake.startTransport()
             return Run(fake: fake, transport: transport, collector: collector)
         }
 

@@ -12,10 +12,7 @@ import Testing
 extension FakeBlueZSuites {
     @Suite
     struct FaultTests {
-        static let catalog = DeviceProfileLoader.load(directories: [
-            FakeBlueZ.packageRoot.appendingPathComponent("Devices")
-        ])
-        .catalog
+        static let catalog = FakeBlueZ.catalog
         static let burst = "weight-scale-stored-burst.jsonl"
         static let burstDevice = "02:00:00:00:00:02"
         static let heartRate = "heart-rate-strap-20-minutes.jsonl"
