@@ -34,17 +34,7 @@ extension FakeBlueZSuites {
             _ fake: FakeBlueZ,
             configure: (inout BlueZConfiguration) -> Void = { _ in }
         ) -> (BlueZTransport, EventCollector) {
-            var configuration = BlueZConfiguration.testing(fake.address)
-            configure(&configuration)
-            let collector = EventCollector()
-            let transport = BlueZTransport(
-                configuration: configuration,
-                policy: Self.catalog,
-                logger: .test,
-                status: { collector.record($0) }
-            )
-            collector.start(transport)
-            return (transport, collector)
+            fake.transport(configure: configure)
         }
 
         /// Plays `recording` with `fault` set and checks nothing was lost or duplicated.

@@ -107,12 +107,10 @@ extension FakeBlueZ {
     /// The shipped profiles (`Devices/`), as the daemon loads them.
     static let catalog = DeviceProfileLoader.load(directories: [packageRoot.appendingPathComponent("Devices")]).catalog
 
-    /// Starts a transport on this fake with the shipped profiles and sessions at 1/20 of their timeouts, and waits
-    /// until it is ready on hci0.
-    func startTransport(memory: InMemorySessionMemory? = nil) async -> (BlueZTransport, EventCollector) {
+    /// A transport on this fake with the shipped profiles, its events collected (not yet waited for).
+    func transport(configure: (inout BlueZConfiguration) -> Void = { _ in }) -> (BlueZTransport, EventCollector) {
         var configuration = BlueZConfiguration.testing(address)
-        configuration.sessionMemory = memory
-        configuration.sessionTimeScale = 0.05
+        configure(&configuration)
         let collector = EventCollector()
         let transport = BlueZTransport(
             configuration: configuration,
@@ -121,6 +119,16 @@ extension FakeBlueZ {
             status: { collector.record($0) }
         )
         collector.start(transport)
+        return (transport, collector)
+    }
+
+    /// Starts a transport on this fake with the shipped profiles and sessions at 1/20 of their timeouts, and waits
+    /// until it is ready on hci0.
+    func startTransport(memory: InMemorySessionMemory? = nil) async -> (BlueZTransport, EventCollector) {
+        let (transport, collector) = transport {
+            $0.sessionMemory = memory
+            $0.sessionTimeScale = 0.05
+        }
         #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
         return (transport, collector)
     }
