@@ -81,8 +81,15 @@ let package = Package(
         ),
         // The device-protocol engine (pure; no I/O): connection plans, the session machine that runs a profile's
         // scripted steps (captures, conditions, byte templates), checksums and byte patterns, stored-record
-        // readers, vendor epochs and Omron's memory-map protocol.
-        .target(name: "DeviceSessions", dependencies: ["BridgeCore", "BridgeFoundation", "GATTDecoding"]),
+        // readers, vendor epochs, Omron's memory-map protocol and the Eufy P2 handshake (AES-128-CBC, MD5).
+        .target(
+            name: "DeviceSessions",
+            dependencies: [
+                "BridgeCore", "BridgeFoundation", "GATTDecoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The frame language of device profiles: byte patterns, frames of fields, their samples, and the MiBeacon envelope
         // (pure; no I/O).
         // AES-CCM (encrypted MiBeacon advertisements) is built on _CryptoExtras' single-block AES.

@@ -26,7 +26,12 @@ extension BlueZClient {
         guard linkUp(address), sessions[address]?.machine == nil else { return }
         nextSessionToken += 1
         let token = nextSessionToken
-        var machine = SessionMachine(script: plan.session, variables: variables, timeZone: configuration.timeZone)
+        var machine = SessionMachine(
+            script: plan.session,
+            variables: variables,
+            timeZone: configuration.timeZone,
+            device: address
+        )
         let actions = machine.start(now: configuration.wallClock())
         sessions[address]?.machine = machine
         sessions[address]?.token = token

@@ -91,7 +91,7 @@ extension SessionCondition {
 }
 
 /// Reads session steps, each an object with one verb key (`subscribe`, `read`, `write`, `await`, `delay`,
-/// `repeat`, `if`, `set`).
+/// `repeat`, `if`, `set`, `eufyHandshake`).
 struct SessionScriptParser {
     let known: Set<BluetoothUUID>
 
@@ -150,7 +150,7 @@ struct SessionScriptParser {
         return steps
     }
 
-    static let verbs = ["subscribe", "read", "write", "await", "delay", "repeat", "if", "set"]
+    static let verbs = ["subscribe", "read", "write", "await", "delay", "repeat", "if", "set", "eufyHandshake"]
 
     mutating func step(_ reader: JSONReader) throws(JSONReadError) -> SessionStep {
         let object = try reader.object()
@@ -195,6 +195,17 @@ struct SessionScriptParser {
                     timeout: try seconds(object["timeout"], default: 30) ?? 30,
                     capture: try captures(object["capture"]),
                     optional: try object["optional"]?.bool() ?? false
+                )
+            )
+        case "eufyHandshake":
+            try allow([])
+            let members = try main.object(allowing: ["write", "answers", "timeout", "gap"], ignoringPrefix: "_")
+            return .eufyHandshake(
+                EufyHandshake(
+                    write: try uuid(members.required("write")),
+                    answers: try listed(members.required("answers")),
+                    timeout: try seconds(members["timeout"], default: 10) ?? 10,
+                    gap: try seconds(members["gap"], default: 1) ?? 1
                 )
             )
         case "delay":

@@ -50,6 +50,10 @@ public struct SessionMachine: Sendable {
     public let script: SessionScript
     /// The zone the device clock keeps (times written by templates).
     public let timeZone: TimeZone
+    /// The device's Bluetooth address (a Eufy P2 handshake derives its key from it).
+    public let device: String?
+    /// This session's random id for handshakes that send one (a Eufy P2's client id).
+    public let nonce: String
     public private(set) var variables: SessionVariables
     public private(set) var status: Status = .notStarted
 
@@ -65,8 +69,8 @@ public struct SessionMachine: Sendable {
         case value(SessionStep.Await, timer: Int)
         case delay(timer: Int)
         case pause(timer: Int)
-        /// A compiled procedure (an Omron memory-map download) is running and gets every input.
-        case procedure(OmronMemorySession)
+        /// A compiled procedure (an Omron memory-map download, a Eufy handshake) is running and gets every input.
+        case procedure(SessionProcedure)
     }
 
     private var frames: [Frame] = []
@@ -82,10 +86,20 @@ public struct SessionMachine: Sendable {
     ///   - script: the profile's session.
     ///   - variables: the device's persisted variables (and any others the caller provides).
     ///   - timeZone: the zone device clocks keep.
-    public init(script: SessionScript, variables: SessionVariables = [:], timeZone: TimeZone) {
+    ///   - device: the device's Bluetooth address, for steps that need it.
+    ///   - nonce: a fresh random id for handshakes that send one (fixed in tests).
+    public init(
+        script: SessionScript,
+        variables: SessionVariables = [:],
+        timeZone: TimeZone,
+        device: String? = nil,
+        nonce: String = UUID().uuidString.lowercased()
+    ) {
         self.script = script
         self.variables = variables
         self.timeZone = timeZone
+        self.device = device
+        self.nonce = nonce
     }
 
     /// Starts the first step.
@@ -234,7 +248,7 @@ public struct SessionMachine: Sendable {
 
     /// Hands an input to the running procedure and follows its status.
     private mutating func feed(
-        _ procedure: OmronMemorySession,
+        _ procedure: SessionProcedure,
         _ input: SessionInput,
         now: Date,
         into actions: inout [SessionAction]
@@ -247,22 +261,32 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func settle(
-        _ procedure: OmronMemorySession,
+        _ procedure: SessionProcedure,
         _ produced: [SessionAction],
         now: Date,
         into actions: inout [SessionAction]
     ) {
-        switch procedure.status {
+        switch procedure.outcome {
         case .running:
             waiting = .procedure(procedure)
             actions += produced
         case .finished(let updated):
-            variables = updated
+            if let updated { variables = updated }
             waiting = nil
             advance(now: now, into: &actions)
         case .failed(let reason):
             fail(reason, into: &actions)
         }
+    }
+
+    /// Starts a procedure step; values that came before it are not its answers.
+    private mutating func begin(_ procedure: SessionProcedure, now: Date, into actions: inout [SessionAction]) {
+        var procedure = procedure
+        var ids = nextID
+        let produced = procedure.start(ids: &ids)
+        nextID = ids
+        recent.removeAll()
+        settle(procedure, produced, now: now, into: &actions)
     }
 
     // MARK: - Steps
@@ -355,12 +379,13 @@ public struct SessionMachine: Sendable {
         case .branch(let condition, let then, let otherwise):
             frames.append(Frame(steps: condition.holds(for: variables) ? then : otherwise))
         case .omronMemoryMap(let map):
-            var procedure = OmronMemorySession(map: map, variables: variables)
-            var ids = nextID
-            let produced = procedure.start(ids: &ids)
-            nextID = ids
-            recent.removeAll()
-            settle(procedure, produced, now: now, into: &actions)
+            begin(.omron(OmronMemorySession(map: map, variables: variables)), now: now, into: &actions)
+        case .eufyHandshake(let handshake):
+            begin(
+                .eufy(EufyHandshakeSession(step: handshake, address: device, clientID: nonce)),
+                now: now,
+                into: &actions
+            )
         case .set(let assignments):
             let before = variables
             for (name, assignment) in assignments {

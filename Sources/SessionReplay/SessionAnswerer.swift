@@ -312,7 +312,8 @@ struct SessionAnswerer {
         var machine = SessionMachine(
             script: plan.session,
             variables: (seeds[device] ?? [:]).merging(memory[Self.key(device, plan.profile)] ?? [:]) { $1 },
-            timeZone: timeZone
+            timeZone: timeZone,
+            device: device
         )
         let actions = machine.start(now: time)
         running[device] = Running(machine: machine, profile: plan.profile)

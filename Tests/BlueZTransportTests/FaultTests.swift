@@ -12,10 +12,7 @@ import Testing
 extension FakeBlueZSuites {
     @Suite
     struct FaultTests {
-        static let catalog = DeviceProfileLoader.load(directories: [
-            FakeBlueZ.packageRoot.appendingPathComponent("Devices")
-        ])
-        .catalog
+        static let catalog = FakeBlueZ.catalog
         static let burst = "weight-scale-stored-burst.jsonl"
         static let burstDevice = "02:00:00:00:00:02"
         static let heartRate = "heart-rate-strap-20-minutes.jsonl"
@@ -37,17 +34,7 @@ extension FakeBlueZSuites {
             _ fake: FakeBlueZ,
             configure: (inout BlueZConfiguration) -> Void = { _ in }
         ) -> (BlueZTransport, EventCollector) {
-            var configuration = BlueZConfiguration.testing(fake.address)
-            configure(&configuration)
-            let collector = EventCollector()
-            let transport = BlueZTransport(
-                configuration: configuration,
-                policy: Self.catalog,
-                logger: .test,
-                status: { collector.record($0) }
-            )
-            collector.start(transport)
-            return (transport, collector)
+            fake.transport(configure: configure)
         }
 
         /// Plays `recording` with `fault` set and checks nothing was lost or duplicated.

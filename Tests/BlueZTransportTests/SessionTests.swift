@@ -13,10 +13,6 @@ import Testing
 extension FakeBlueZSuites {
     @Suite
     struct SessionTests {
-        static let catalog = DeviceProfileLoader.load(directories: [
-            FakeBlueZ.packageRoot.appendingPathComponent("Devices")
-        ])
-        .catalog
         static let meter = "C4:7C:8D:6A:3E:20"
         static let advert = #"{"name": "Meter", "rssi": -55, "serviceUUIDs": ["1808"]}"#
         static let racp = BluetoothUUID(0x2A52)
@@ -79,18 +75,7 @@ extension FakeBlueZSuites {
             )
             for (name, value) in faults { try await fake.setFault(name, value) }
             let memory = InMemorySessionMemory()
-            var configuration = BlueZConfiguration.testing(fake.address)
-            configuration.sessionMemory = memory
-            configuration.sessionTimeScale = 0.05
-            let collector = EventCollector()
-            let transport = BlueZTransport(
-                configuration: configuration,
-                policy: Self.catalog,
-                logger: .test,
-                status: { collector.record($0) }
-            )
-            collector.start(transport)
-            #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+            let (transport, collector) = await fake.startTransport(memory: memory)
             return Run(fake: fake, transport: transport, collector: collector, memory: memory)
         }
 

@@ -1,11 +1,13 @@
 import BlueZTransport
 import BridgeCore
 import BridgeFoundation
+import DeviceProfiles
 import DeviceSessions
 import Foundation
 import GATTDecoding
 import Logging
 import Synchronization
+import Testing
 
 /// A policy for tests: devices advertising one of `gatt`'s services get that plan; the rest are broadcast.
 struct TestPolicy: ConnectionPolicy {
@@ -99,4 +101,35 @@ extension Logger {
         logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG"] == "1" ? .trace : .critical
         return logger
     }()
+}
+
+extension FakeBlueZ {
+    /// The shipped profiles (`Devices/`), as the daemon loads them.
+    static let catalog = DeviceProfileLoader.load(directories: [packageRoot.appendingPathComponent("Devices")]).catalog
+
+    /// A transport on this fake with the shipped profiles, its events collected (not yet waited for).
+    func transport(configure: (inout BlueZConfiguration) -> Void = { _ in }) -> (BlueZTransport, EventCollector) {
+        var configuration = BlueZConfiguration.testing(address)
+        configure(&configuration)
+        let collector = EventCollector()
+        let transport = BlueZTransport(
+            configuration: configuration,
+            policy: Self.catalog,
+            logger: .test,
+            status: { collector.record($0) }
+        )
+        collector.start(transport)
+        return (transport, collector)
+    }
+
+    /// Starts a transport on this fake with the shipped profiles and sessions at 1/20 of their timeouts, and waits
+    /// until it is ready on hci0.
+    func startTransport(memory: InMemorySessionMemory? = nil) async -> (BlueZTransport, EventCollector) {
+        let (transport, collector) = transport {
+            $0.sessionMemory = memory
+            $0.sessionTimeScale = 0.05
+        }
+        #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
+        return (transport, collector)
+    }
 }

@@ -333,9 +333,14 @@ import Testing
             expected: "eufy-p1"
         ),
         Fixture(
-            label: "Eufy P2 (T9148, encrypted protocol) is not claimed",
+            label: "Eufy P2 (T9148, AES handshake)",
             advertisement: Advertisement(name: "eufy T9148", serviceUUIDs: [BluetoothUUID(0xFFF0)]),
-            expected: nil
+            expected: "eufy-p2"
+        ),
+        Fixture(
+            label: "Eufy P2 Pro (T9149, AES handshake)",
+            advertisement: Advertisement(name: "eufy T9149"),
+            expected: "eufy-p2"
         ),
         Fixture(
             label: "1byone Health Scale",

@@ -7,6 +7,9 @@
 # Control API on / (interface org.bluez.Mock), in addition to bluez5's AddAdapter/AddDevice/...:
 #   AddAdapter(ss)              adapter with our discovery methods (fault injection, journal)
 #   SetAdapterPowered(sb)       set Powered without a client
+#   AddEufyP2Scale(sss)         adapter, address, JSON {"weighings": [[kg, impedance], ...], "key_address": ADDR,
+#                               "scale_id": text, "c3_status": n, "corrupt_c1": bool}: a Eufy P2 scale that runs the
+#                               C0/C1/C2/C3 AES handshake and only then notifies its weighings on FFF2
 #   AddPeripheral(sss)          adapter, address, JSON {"name":..., "services": {"181D": [["2A9D","indicate"], ...]},
 #                               "reads": {"2A29": "hex"}} — a connectable GATT device
 #   Play(ssd)                   adapter, Recordings/ file, speed (<= 0: as fast as possible): adverts are emitted,
@@ -20,8 +23,14 @@
 #   GetJournal() -> as          every client call and every emission, in order
 #   NotificationTimes() -> ad   wall-clock time of each notification emitted (for the latency benchmark)
 
+import base64
+import functools
+import hashlib
 import json
 import time
+
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 import dbus
 from gi.repository import GLib
@@ -405,6 +414,9 @@ class Peripheral:
         meter = getattr(self, 'meter', None)
         if meter is not None and uuid == full_uuid('2A52'):
             meter.request(bytes(value))
+        scale = getattr(self, 'eufy', None)
+        if scale is not None and uuid == full_uuid('FFF1'):
+            scale.segment(bytes(value))
 
     def start_notify(self, uuid):
         journal(f'StartNotify {self.address} {uuid[4:8]} match={"yes" if client_matches_properties() else "no"}')
@@ -609,6 +621,113 @@ def AddGlucoseMeter(self, adapter, address, records_json):
                                    (full_uuid('2A51'), ['read']), (full_uuid('2A52'), ['write', 'indicate'])])]
     peripheral = Peripheral(adapter, address, 'Meter', layout, {full_uuid('2A51'): bytes([0x00, 0x00])})
     peripheral.meter = GlucoseMeter(peripheral, json.loads(records_json))
+    PERIPHERALS[peripheral.address] = peripheral
+    return peripheral.path
+
+
+class EufyP2Scale:
+    '''A Eufy P2 / P2 Pro scale's side of its handshake (bdr99/eufylife-ble-client, ble-scale-sync eufy-p2.ts),
+    written independently of the bridge's Swift: C0 (the client's id, AES-128-CBC under MD5 of the address, IV 16
+    ASCII '0', base64, 15-byte segments with an XOR) is answered with C1 (the scale's id); C2 must decrypt to
+    "<client id>_<scale id>", then C3 01 00 01 00 and the weighings on FFF2 (a live frame, then the final one).
+
+    `key_address` makes the scale use another address's key (a wrong key from the bridge's side), `corrupt_c1`
+    flips the XOR of its first C1 segment, `c3_status` refuses the C2 with that status.'''
+
+    IV = b'0' * 16
+
+    def __init__(self, peripheral, spec):
+        self.peripheral = peripheral
+        self.spec = spec
+        key_address = spec.get('key_address', peripheral.address)
+        self.key = hashlib.md5(key_address.replace(':', '').upper().encode()).digest()
+        self.scale_id = spec.get('scale_id', 'T9148-SIM-0001')
+        self.segments = {}
+        self.client_id = None
+
+    def encrypt(self, text):
+        padder = padding.PKCS7(128).padder()
+        data = padder.update(text.encode()) + padder.finalize()
+        encryptor = Cipher(algorithms.AES(self.key), modes.CBC(self.IV)).encryptor()
+        return base64.b64encode(encryptor.update(data) + encryptor.finalize())
+
+    def decrypt(self, message):
+        try:
+            decryptor = Cipher(algorithms.AES(self.key), modes.CBC(self.IV)).decryptor()
+            data = decryptor.update(base64.b64decode(message)) + decryptor.finalize()
+            unpadder = padding.PKCS7(128).unpadder()
+            return (unpadder.update(data) + unpadder.finalize()).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    @staticmethod
+    def frames(prefix, message):
+        count = max(1, (len(message) + 14) // 15)
+        out = []
+        for index in range(count):
+            body = bytes([prefix, count, index, len(message)]) + message[index * 15:(index + 1) * 15]
+            out.append(body + bytes([functools.reduce(lambda a, b: a ^ b, body, 0)]))
+        return out
+
+    def answer(self, items):
+        '''Notifies `items` 20 ms apart: bytes go on FFF4, (uuid, bytes) pairs on that characteristic.'''
+        queue = list(items)
+
+        def tick():
+            if queue and self.peripheral.connected:
+                item = queue.pop(0)
+                uuid, data = item if isinstance(item, tuple) else ('FFF4', item)
+                self.peripheral.notify(full_uuid(uuid), data)
+                return bool(queue)
+            return False
+
+        GLib.timeout_add(20, tick)
+
+    def segment(self, frame):
+        if len(frame) < 5 or functools.reduce(lambda a, b: a ^ b, frame[:-1], 0) != frame[-1]:
+            journal(f'eufy bad segment {self.peripheral.address} {frame.hex()}')
+            return
+        prefix, count, index = frame[0], frame[1], frame[2]
+        parts = self.segments.setdefault(prefix, [])
+        if index == 0:
+            parts.clear()
+        parts.append(frame[4:-1])
+        if index + 1 < count:
+            return
+        message = b''.join(parts)
+        parts.clear()
+        text = self.decrypt(message)
+        if prefix == 0xC0:
+            self.client_id = text
+            journal(f'eufy C0 {self.peripheral.address} client={text}')
+            c1 = self.frames(0xC1, self.encrypt(self.scale_id))
+            if self.spec.get('corrupt_c1'):
+                c1[0] = c1[0][:-1] + bytes([c1[0][-1] ^ 0xFF])
+            self.answer(c1)
+        elif prefix == 0xC2:
+            accepted = text is not None and text == f'{self.client_id}_{self.scale_id}'
+            status = int(self.spec.get('c3_status', 0)) if accepted else 1
+            journal(f'eufy C2 {self.peripheral.address} accepted={accepted} status={status}')
+            body = bytes([0xC3, 0x01, 0x00, 0x01, status])
+            frames = [body + bytes([functools.reduce(lambda a, b: a ^ b, body, 0)])]
+            if status == 0:
+                for kg, impedance in self.spec.get('weighings', []):
+                    raw = round(kg * 100)
+                    live = bytearray(16)
+                    live[0], live[6], live[7], live[12] = 0xCF, (raw - 50) & 0xFF, (raw - 50) >> 8, 0x01
+                    final = bytearray(16)
+                    final[0], final[6], final[7] = 0xCF, raw & 0xFF, raw >> 8
+                    final[8], final[9], final[10] = impedance & 0xFF, (impedance >> 8) & 0xFF, impedance >> 16
+                    frames += [('FFF2', bytes(live)), ('FFF2', bytes(final))]
+            self.answer(frames)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sss', out_signature='s')
+def AddEufyP2Scale(self, adapter, address, spec_json):
+    layout = [(full_uuid('FFF0'), [(full_uuid('FFF1'), ['write', 'write-without-response']),
+                                   (full_uuid('FFF2'), ['notify']), (full_uuid('FFF4'), ['notify'])])]
+    peripheral = Peripheral(adapter, address, 'eufy T9148', layout, {})
+    peripheral.eufy = EufyP2Scale(peripheral, json.loads(spec_json))
     PERIPHERALS[peripheral.address] = peripheral
     return peripheral.path
 
