@@ -26,6 +26,10 @@
 /// - `hub_user`, `hub_user_patient`, `hub_session` (`v7-users`): the care team's dashboard: its users (a bcrypt
 ///   hash, never a password), the patients each may see, and the signed-in sessions (the SHA-256 of the cookie's
 ///   token, hex).
+/// - `hub_enrolment.patient_name` (`v8-patient-names`): the patient's name as their bridge last sent it (with
+///   `patient_named_at`); NULL until a bridge sends one (an older bridge never does: the dashboard shows the id).
+/// - `hub_sample_latest` (`v9-overview-index`): the readings no bridge retracted by patient, type and instant
+///   (`hub_instant(start)`), newest first: the overview's newest readings without reading the rest.
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -141,6 +145,30 @@ public enum HubSchema {
                     created_at timestamptz NOT NULL,
                     expires_at timestamptz NOT NULL
                 )
+                """,
+            ]
+        ),
+        (
+            "v8-patient-names",
+            [
+                "ALTER TABLE hub_enrolment ADD COLUMN patient_name text",
+                "ALTER TABLE hub_enrolment ADD COLUMN patient_named_at timestamptz",
+            ]
+        ),
+        (
+            "v9-overview-index",
+            [
+                // A sample's `start` as an instant, the same whatever the session's zone (a start without an
+                // offset reads as UTC), so an index may hold it.
+                """
+                CREATE FUNCTION hub_instant(text) RETURNS timestamptz
+                LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET "TimeZone" = 'UTC'
+                AS $$ SELECT $1::timestamptz $$
+                """,
+                """
+                CREATE INDEX hub_sample_latest ON hub_sample
+                    (patient_id, (body->>'type'), hub_instant(body->>'start') DESC, id DESC)
+                WHERE retracted_at IS NULL
                 """,
             ]
         ),

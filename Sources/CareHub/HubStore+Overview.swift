@@ -8,7 +8,7 @@ import PostgresNIO
 /// The care team's overview across every bridge's patients: the same rows a bridge's store gives, read from what
 /// the bridges sent, so ``CareTeamOverview``'s rules decide what shows on both.
 extension HubStore: CareTeamOverviewSource {
-    /// The enrolled patients (with the bridges they are enrolled on), their samples measured since `since` that no
+    /// The enrolled patients (with the bridges they are enrolled on, and the name a bridge sent last, else the id), their samples measured since `since` that no
     /// bridge retracted, and every alert change received (its `arrival` orders them; an alert is keyed by its bridge
     /// and its number).
     public func overviewRows(patients: Set<String>?, since: Date) async throws(HubError) -> CareTeamOverviewRows {
@@ -17,23 +17,21 @@ extension HubStore: CareTeamOverviewSource {
         return try await database("cannot read the care team's overview") {
             let people = try await client.query(
                 """
-                SELECT e.patient_id, array_agg(DISTINCT b.name ORDER BY b.name)
+                SELECT e.patient_id, array_agg(DISTINCT b.name ORDER BY b.name),
+                    (array_agg(e.patient_name ORDER BY e.patient_named_at DESC)
+                        FILTER (WHERE e.patient_name IS NOT NULL))[1]
                 FROM hub_enrolment e JOIN hub_bridge b ON b.id = e.bridge_id
                 WHERE \(every) OR e.patient_id = ANY(\(wanted))
                 GROUP BY e.patient_id ORDER BY e.patient_id
                 """,
                 logger: logger
-            ).decode((String, [String]).self).collected()
+            ).decode((String, [String], String?).self).collected()
             let enrolled = Set(people.map(\.0))
             let samples = try await client.query(
-                """
-                SELECT s.patient_id, s.id, (s.body->>'start')::timestamptz, s.body::text
-                FROM hub_sample s
-                WHERE s.retracted_at IS NULL AND (s.body->>'start')::timestamptz >= \(since)
-                    AND s.patient_id = ANY(\(enrolled.sorted()))
-                """,
+                Self.newestReadings(of: enrolled.sorted(), since: since),
                 logger: logger
-            ).decode((String, String, Date, String).self).collected()
+            )
+            .decode((String, String, Date, String).self).collected()
             let alerts = try await client.query(
                 """
                 SELECT a.patient_id, b.name, a.arrival, (a.body->'alert'->>'occurredAt')::timestamptz, a.body::text
@@ -43,7 +41,7 @@ extension HubStore: CareTeamOverviewSource {
                 logger: logger
             ).decode((String, String, Int64, Date, String).self).collected()
             return CareTeamOverviewRows(
-                patients: people.map { CareTeamOverviewRows.PatientRow(id: $0.0, name: $0.0, homes: $0.1) },
+                patients: people.map { CareTeamOverviewRows.PatientRow(id: $0.0, name: $0.2 ?? $0.0, homes: $0.1) },
                 readings: samples.compactMap { patient, id, start, text in
                     Self.reading(patient: patient, id: id, start: start, body: text)
                 },
@@ -52,6 +50,34 @@ extension HubStore: CareTeamOverviewSource {
                 }
             )
         }
+    }
+
+    /// The two newest readings of each type per patient measured since `since` that no bridge retracted (all
+    /// ``CareTeamOverview`` reads: the latest and its trend), newest first; ties go to the higher id, as the
+    /// overview breaks them. The types of each patient are found by skipping through `hub_sample_latest`
+    /// (`v9-overview-index`) one type at a time, and each type's two rows are read off the same index: the query
+    /// touches a few index pages per patient and type, however many readings the hub holds
+    /// (`docs/hub-dashboard-queries.md` has the plans).
+    static func newestReadings(of patients: [String], since: Date) -> PostgresQuery {
+        """
+        WITH RECURSIVE kinds (patient_id, type) AS (
+            SELECT p.id, (SELECT min(s.body->>'type') FROM hub_sample s
+                WHERE s.patient_id = p.id AND s.retracted_at IS NULL)
+            FROM unnest(\(patients)::text[]) AS p (id)
+            UNION ALL
+            SELECT k.patient_id, (SELECT min(s.body->>'type') FROM hub_sample s
+                WHERE s.patient_id = k.patient_id AND s.retracted_at IS NULL AND s.body->>'type' > k.type)
+            FROM kinds k WHERE k.type IS NOT NULL
+        )
+        SELECT s.patient_id, s.id, s.measured, s.body::text
+        FROM kinds k CROSS JOIN LATERAL (
+            SELECT s.patient_id, s.id, hub_instant(s.body->>'start') AS measured, s.body FROM hub_sample s
+            WHERE s.patient_id = k.patient_id AND s.body->>'type' = k.type AND s.retracted_at IS NULL
+                AND hub_instant(s.body->>'start') >= \(since)
+                AND jsonb_typeof(s.body->'value') = 'number' AND s.body ? 'unit'
+            ORDER BY hub_instant(s.body->>'start') DESC, s.id DESC LIMIT 2
+        ) s
+        """
     }
 
     /// A sample's body (`samples --json`) as a reading; nil when it has no type, value or unit.

@@ -18,14 +18,7 @@ extension HubStore: CareUserDirectory {
         }
         try await database("cannot add the user '\(user.id)'") {
             try await client.withTransaction(logger: logger) { connection in
-                let known = try await connection.query(
-                    "SELECT DISTINCT patient_id FROM hub_enrolment WHERE patient_id = ANY(\(user.patientIDs))",
-                    logger: logger
-                ).decode(String.self).collected()
-                let unknown = Set(user.patientIDs).subtracting(known).sorted()
-                guard unknown.isEmpty else {
-                    throw HubError(.invalid, "no bridge is enrolled for \(unknown.joined(separator: ", "))")
-                }
+                try await requireEnrolled(user.patientIDs, on: connection)
                 let inserted = try await connection.query(
                     """
                     INSERT INTO hub_user (id, display_name, role, password_hash, time_zone, created_at)
@@ -125,6 +118,113 @@ extension HubStore: CareUserDirectory {
                 "DELETE FROM hub_session WHERE token_hash = \(Self.hex(tokenHash))",
                 logger: logger
             )
+        }
+    }
+}
+
+// MARK: - Managing users (`carebridge hub users`)
+
+extension HubStore {
+    /// Every user of the dashboard with the patients each may see, by id.
+    public func users() async throws(HubError) -> [CareUser] {
+        try await database("cannot read the users") {
+            let ids = try await client.query("SELECT id FROM hub_user ORDER BY id", logger: logger)
+                .decode(String.self).collected()
+            var users: [CareUser] = []
+            for id in ids {
+                if let found = try await user(id) { users.append(found.user) }
+            }
+            return users
+        }
+    }
+
+    /// Links the user to more patients (those linked already stay); returns every patient the user now sees.
+    /// - Throws: ``HubError`` `.invalid` when there is no such user or no bridge is enrolled for a patient;
+    ///   `.database`.
+    @discardableResult
+    public func link(userID: String, to patients: [String]) async throws(HubError) -> [String] {
+        try await changeLinks(of: userID, "cannot link '\(userID)' to \(patients.joined(separator: ", "))") {
+            connection in
+            try await requireEnrolled(patients, on: connection)
+            for patient in Set(patients) {
+                try await connection.query(
+                    """
+                    INSERT INTO hub_user_patient (user_id, patient_id) VALUES (\(userID), \(patient))
+                    ON CONFLICT DO NOTHING
+                    """,
+                    logger: logger
+                )
+            }
+        }
+    }
+
+    /// Unlinks the user from these patients; returns every patient the user still sees.
+    /// - Throws: ``HubError`` `.invalid` when there is no such user or it is not linked to one of them; `.database`.
+    @discardableResult
+    public func unlink(userID: String, from patients: [String]) async throws(HubError) -> [String] {
+        try await changeLinks(of: userID, "cannot unlink '\(userID)' from \(patients.joined(separator: ", "))") {
+            connection in
+            let removed = try await connection.query(
+                """
+                DELETE FROM hub_user_patient WHERE user_id = \(userID) AND patient_id = ANY(\(patients))
+                RETURNING patient_id
+                """,
+                logger: logger
+            ).decode(String.self).collected()
+            let missing = Set(patients).subtracting(removed).sorted()
+            guard missing.isEmpty else {
+                throw HubError(.invalid, "'\(userID)' is not linked to \(missing.joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// Sets the user's password hash (made by the caller) and ends the user's open sessions.
+    /// - Throws: ``HubError`` `.invalid` when there is no such user; `.database`.
+    public func setPasswordHash(userID: String, _ passwordHash: String) async throws(HubError) {
+        try await database("cannot set the password of '\(userID)'") {
+            try await client.withTransaction(logger: logger) { connection in
+                let changed = try await connection.query(
+                    "UPDATE hub_user SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id",
+                    logger: logger
+                ).decode(String.self).collected()
+                guard !changed.isEmpty else { throw HubError(.invalid, "there is no user '\(userID)'") }
+                try await connection.query("DELETE FROM hub_session WHERE user_id = \(userID)", logger: logger)
+            }
+        }
+    }
+
+    /// Runs `change` on the user's links in one transaction, then reads the patients the user sees.
+    private func changeLinks(
+        of userID: String,
+        _ context: String,
+        _ change: @escaping @Sendable (PostgresConnection) async throws -> Void
+    ) async throws(HubError) -> [String] {
+        try await database(context) {
+            try await client.withTransaction(logger: logger) { connection in
+                let exists =
+                    try await connection.query(
+                        "SELECT EXISTS (SELECT 1 FROM hub_user WHERE id = \(userID))",
+                        logger: logger
+                    ).decode(Bool.self).collected().first ?? false
+                guard exists else { throw HubError(.invalid, "there is no user '\(userID)'") }
+                try await change(connection)
+                return try await connection.query(
+                    "SELECT patient_id FROM hub_user_patient WHERE user_id = \(userID) ORDER BY patient_id",
+                    logger: logger
+                ).decode(String.self).collected()
+            }
+        }
+    }
+
+    /// Throws unless some bridge is enrolled for each patient.
+    func requireEnrolled(_ patients: [String], on connection: PostgresConnection) async throws {
+        let known = try await connection.query(
+            "SELECT DISTINCT patient_id FROM hub_enrolment WHERE patient_id = ANY(\(patients))",
+            logger: logger
+        ).decode(String.self).collected()
+        let unknown = Set(patients).subtracting(known).sorted()
+        guard unknown.isEmpty else {
+            throw HubError(.invalid, "no bridge is enrolled for \(unknown.joined(separator: ", "))")
         }
     }
 }

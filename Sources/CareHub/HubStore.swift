@@ -202,7 +202,8 @@ public struct HubStore: Sendable {
     /// transaction; the receipt carries the changes after the bridge's `changesAfter` (docs/hub.md).
     /// - Throws: ``HubError`` `.forbidden` naming the patients the bridge is not enrolled for; `.database`.
     public func receive(_ batch: SyncBatch, from bridge: HubBridge) async throws(HubError) -> SyncReceipt {
-        let foreign = Set(batch.messages.map(\.patient)).subtracting(bridge.patients).sorted()
+        let foreign = Set(batch.messages.map(\.patient)).union(batch.patientNames.keys)
+            .subtracting(bridge.patients).sorted()
         guard foreign.isEmpty else {
             throw HubError(
                 .forbidden,
@@ -284,6 +285,18 @@ public struct HubStore: Sendable {
                     """,
                     logger: logger
                 )
+                if !batch.patientNames.isEmpty {
+                    let named = batch.patientNames.sorted { $0.key < $1.key }
+                    try await connection.query(
+                        """
+                        UPDATE hub_enrolment e SET patient_name = n.name, patient_named_at = now()
+                        FROM unnest(\(named.map(\.key))::text[], \(named.map(\.value))::text[]) AS n (id, name)
+                        WHERE e.bridge_id = \(bridge.id) AND e.patient_id = n.id
+                            AND e.patient_name IS DISTINCT FROM n.name
+                        """,
+                        logger: logger
+                    )
+                }
                 try await record(batch, of: bridge, on: connection)
                 return stored
             }
@@ -422,6 +435,10 @@ public struct HubStore: Sendable {
             return value
         case .failure(let error as HubError)?:
             throw error
+        case .failure(let error as PostgresTransactionError)?:
+            // A refusal from inside a transaction (rolled back) is the refusal, not a database failure.
+            if let refusal = error.closureError as? HubError, error.rollbackError == nil { throw refusal }
+            throw HubError(.database, message, cause: error)
         case .failure(let error)?:
             throw HubError(.database, message, cause: error)
         case nil:

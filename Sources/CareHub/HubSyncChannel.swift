@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeFoundation
+import CarePlan
 public import CareStore
 public import Foundation
 import Insights
@@ -128,6 +129,17 @@ public actor HubSyncChannel: QueueingOutboxChannel {
 
     public func refusedCredential() async -> String? { refusal }
 
+    /// The display names of the patients `messages` are for, as this bridge's store knows them (a patient it
+    /// cannot name goes up by id alone: the hub then shows the id).
+    func names(of messages: [SyncMessage]) async -> [String: String] {
+        let wanted = Set(messages.map(\.patient))
+        guard !wanted.isEmpty, let patients = try? await store.patients() else { return [:] }
+        return Dictionary(
+            patients.filter { wanted.contains($0.id) && !$0.name.isEmpty }.map { ($0.id, $0.name) },
+            uniquingKeysWith: { first, _ in first }
+        )
+    }
+
     /// Whether the next pass asks the hub for changes even with nothing to send.
     var pullDue: Bool {
         morePending || lastPull.map { now() - $0 >= pullInterval } ?? true
@@ -169,7 +181,13 @@ public actor HubSyncChannel: QueueingOutboxChannel {
                     let waiting = await queuedCount()
                     let backlog = waiting < 0 ? nil : max(waiting - entries.count - alerts.count, 0)
                     let receipt = try await client.push(
-                        SyncBatch(messages: messages, pending: backlog, changesAfter: cursor, results: results)
+                        SyncBatch(
+                            messages: messages,
+                            pending: backlog,
+                            changesAfter: cursor,
+                            results: results,
+                            patientNames: await names(of: messages)
+                        )
                     )
                     lastPull = now()
                     refusal = nil

@@ -5,7 +5,9 @@ public import CareStore
 /// "results": [{"change", "kind", "refused"}…]}`, oldest first; `pending` (optional) is how many entries the bridge
 /// still holds after this batch: its backlog, which `carebridge hub status` shows. `changesAfter` (optional) asks
 /// for the hub's changes after the last one the bridge dealt with (the answer carries them); `results` says what
-/// the bridge did with changes it got (applied, or refused and why).
+/// the bridge did with changes it got (applied, or refused and why). `patients` (optional) names the patients of
+/// the batch's messages as the bridge knows them (`{"alice": "Alice Moreau"}`); the dashboard shows a patient no
+/// bridge named by their id.
 public struct SyncBatch: Sendable, Equatable {
     /// The most messages one batch may carry.
     public static let maximumCount = 1000
@@ -17,17 +19,21 @@ public struct SyncBatch: Sendable, Equatable {
     public var changesAfter: Int64?
     /// What the bridge did with changes it got, not yet confirmed by the hub.
     public var results: [HandledHubChange]
+    /// The display names of patients, by id, as the bridge knows them (empty: not said).
+    public var patientNames: [String: String]
 
     public init(
         messages: [SyncMessage],
         pending: Int? = nil,
         changesAfter: Int64? = nil,
-        results: [HandledHubChange] = []
+        results: [HandledHubChange] = [],
+        patientNames: [String: String] = [:]
     ) {
         self.messages = messages
         self.pending = pending
         self.changesAfter = changesAfter
         self.results = results
+        self.patientNames = patientNames
     }
 
     /// The batch as JSON text.
@@ -35,6 +41,11 @@ public struct SyncBatch: Sendable, Equatable {
         var object: JSONObject = ["messages": .array(messages.map(\.json))]
         if let pending { object["pending"] = .int(pending) }
         if let changesAfter { object["changesAfter"] = .int(Int(changesAfter)) }
+        if !patientNames.isEmpty {
+            var names = JSONObject()
+            for (patient, name) in patientNames.sorted(by: { $0.key < $1.key }) { names[patient] = .string(name) }
+            object["patients"] = .object(names)
+        }
         if !results.isEmpty {
             object["results"] = .array(
                 results.map {
@@ -89,7 +100,23 @@ public struct SyncBatch: Sendable, Equatable {
             let refused = object["refused"]?.stringValue.map { String($0.prefix(1000)) }
             results.append(HandledHubChange(sequence: Int64(change), kind: String(kind.prefix(50)), refusal: refused))
         }
-        self.init(messages: messages, pending: pending, changesAfter: after, results: results)
+        var names: [String: String] = [:]
+        if let value = value.objectValue?["patients"] {
+            guard let object = value.objectValue else {
+                throw HubError(.malformed, "the batch's patients is not an object of names by patient id")
+            }
+            for member in object.members {
+                let (patient, name) = (member.key, member.value)
+                guard let text = name.stringValue, !text.isEmpty, text.utf8.count <= 200, !patient.isEmpty else {
+                    throw HubError(
+                        .malformed,
+                        "the batch's name of patient '\(patient.prefix(50))' is no text of 1 to 200 bytes"
+                    )
+                }
+                names[patient] = text
+            }
+        }
+        self.init(messages: messages, pending: pending, changesAfter: after, results: results, patientNames: names)
     }
 
     /// What the hub answers for this batch, the same however often it is sent: how many messages it carried and

@@ -1,4 +1,5 @@
 import CareHub
+import CareStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -13,14 +14,8 @@ struct HubDashboardProbe: Sendable {
         var problems: [String]
     }
 
-    /// Each patient's latest reading of each kind, across every bridge: the overview's "latest readings" column.
-    /// (The dashboard over PostgreSQL is being built beside this benchmark; when its query lands, this one should
-    /// be replaced by a call to it.)
-    static let latestReadings: PostgresQuery = """
-        SELECT DISTINCT ON (patient_id, body->>'type') patient_id, body->>'type', body->>'value', body->>'start'
-        FROM hub_sample WHERE retracted_at IS NULL
-        ORDER BY patient_id, body->>'type', body->>'start' DESC
-        """
+    /// The start of the overview's week: seven days before the fleet's day (2026-11-13 00:00 in Berlin).
+    static let since = Date(timeIntervalSince1970: 1_794_524_400)
 
     let store: HubStore
     let logger: Logger
@@ -39,7 +34,9 @@ struct HubDashboardProbe: Sendable {
             latest.append(
                 seconds(
                     try await clock.measure {
-                        latestRows = try await store.client.query(Self.latestReadings, logger: logger).collect().count
+                        // The care team's overview as `/overview` reads it: every patient's newest readings.
+                        let rows = try await store.overviewRows(patients: nil, since: Self.since)
+                        latestRows = CareTeamOverview(rows: rows).entries.reduce(0) { $0 + $1.latest.count }
                     }
                 )
             )

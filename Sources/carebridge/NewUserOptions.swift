@@ -19,17 +19,13 @@ struct NewUserOptions: ParsableArguments {
     )
     var patients: [String] = []
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Read the password from this file (- for standard input).", valueName: "file")
-    )
-    var passwordFile: String?
+    @OptionGroup var passwordSource: PasswordFileOption
 
     /// Warns about a user who would see nobody, then reads the password (``Users/readPassword(file:)``).
     func password() throws -> String {
         if role != .admin, patients.isEmpty {
             Output.error("warning: \(id) is linked to no patient and will see nobody; link it to a patient")
         }
-        return try Users.readPassword(file: passwordFile)
+        return try passwordSource.read()
     }
 }

@@ -76,6 +76,19 @@ struct Users: AsyncParsableCommand {
         ])
     }
 
+    /// One user as `users list` and `hub users list` print it: id, name, role, patients, zone.
+    static func line(_ user: CareUser, defaultZone: String = "bridge's zone") -> String {
+        let patients = user.role == .admin ? "all patients" : user.patientIDs.joined(separator: ", ")
+        let zone = user.timeZone?.identifier ?? defaultZone
+        return
+            "\(user.id)  \(user.displayName)  \(user.role.rawValue)  \(patients.isEmpty ? "no patients" : patients)  \(zone)"
+    }
+
+    /// What a user sees after a link changed.
+    static func sees(_ id: String, _ patients: [String]) -> String {
+        patients.isEmpty ? "\(id) now sees no patient." : "\(id) now sees \(patients.joined(separator: ", "))."
+    }
+
     /// The zone `name` names, or a usage error saying which option held what.
     static func zone(_ name: String, option: String) throws -> TimeZone {
         do {
@@ -111,13 +124,7 @@ struct UsersList: AsyncParsableCommand {
             } else if users.isEmpty {
                 print("No users. Add one with: carebridge users add NAME --name \"Full Name\" --role admin")
             } else {
-                for user in users {
-                    let patients = user.role == .admin ? "all patients" : user.patientIDs.joined(separator: ", ")
-                    let zone = user.timeZone?.identifier ?? "bridge's zone"
-                    print(
-                        "\(user.id)  \(user.displayName)  \(user.role.rawValue)  \(patients.isEmpty ? "no patients" : patients)  \(zone)"
-                    )
-                }
+                for user in users { print(Users.line(user)) }
             }
         } catch {
             throw StoreExit.fail(error)
@@ -183,15 +190,11 @@ struct UsersPasswd: AsyncParsableCommand {
     @Argument(help: "The login name.")
     var id: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Read the password from this file (- for standard input).", valueName: "file")
-    )
-    var passwordFile: String?
+    @OptionGroup var passwordSource: PasswordFileOption
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        let password = try Users.readPassword(file: passwordFile)
+        let password = try passwordSource.read()
         try await StoreExit.attemptAsync {
             try await store.setPasswordHash(userID: id, PasswordHasher().hash(password))
             print("Changed the password of \(id); their open sessions have ended.")
@@ -209,22 +212,13 @@ struct UsersLink: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The login name.")
-    var id: String
-
-    @Option(
-        name: .customLong("sees"),
-        help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
-    )
-    var patients: [String] = []
+    @OptionGroup var link: UserPatientsOptions
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         try await StoreExit.attemptAsync {
-            try await store.setPatients(userID: id, patients)
-            print(
-                patients.isEmpty ? "\(id) now sees no patient." : "\(id) now sees \(patients.joined(separator: ", "))."
-            )
+            try await store.setPatients(userID: link.id, link.patients)
+            print(Users.sees(link.id, link.patients))
         }
     }
 }

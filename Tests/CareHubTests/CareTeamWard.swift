@@ -49,7 +49,8 @@ struct CareTeamWard {
     }
 
     /// Enrols each home for its patient on the hub and sends it what its bridge holds: every sample (the deleted
-    /// one, then its retraction) and every alert change, as the hub channel's messages carry them.
+    /// one, then its retraction) and every alert change, as the hub channel's messages carry them, with the
+    /// patient's name (except Cleo's bridge, which sends none, as a bridge from before names did).
     func send(to hub: HubStore) async throws {
         var sequence: Int64 = 0
         func next() -> Int64 {
@@ -91,7 +92,9 @@ struct CareTeamWard {
                     )
                 }
             }
-            _ = try await hub.receive(SyncBatch(messages: messages), from: bridge)
+            // Cleo's bridge is an older one that sends no names: the hub shows her id.
+            let names = patient == "cleo" ? [:] : [patient: "\(patient.capitalized) Weber"]
+            _ = try await hub.receive(SyncBatch(messages: messages, patientNames: names), from: bridge)
         }
     }
 

@@ -18,37 +18,9 @@ import Testing
         scratch = try ScratchDirectory("carebridge-hubweb-")
     }
 
-    /// Runs `body` with a browser on the hub's router, the ward sent by its three bridges and two users: a nurse
-    /// linked to every patient and a carer linked to Ann only.
+    /// Runs `body` with a browser on the hub's router (``HubFixture/withDashboard(scratch:_:)``).
     func withDashboard(_ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
-        let ward = try await CareTeamWard(scratch: scratch)
-        try await HubFixture.withStore(scratch: scratch) { hub in
-            try await ward.send(to: hub)
-            let hash = PasswordHasher(cost: 4).hash(Browser.password)
-            for (id, role, patients) in [
-                ("nurse", CareUser.Role.clinician, ["ann", "ben", "cleo"]), ("carer", .caregiver, ["ann"]),
-            ] {
-                let user = CareUser(id: id, displayName: id.capitalized, role: role, patientIDs: patients)
-                try await hub.addUser(user, passwordHash: hash, at: CareTeamWard.now)
-            }
-            await #expect(throws: HubError.self, "a patient no bridge is enrolled for") {
-                let user = CareUser(id: "x", displayName: "X", role: .clinician, patientIDs: ["zoe"])
-                try await hub.addUser(user, passwordHash: hash, at: CareTeamWard.now)
-            }
-            let configuration = WebConfiguration(passwordCost: 4)
-            let server = HubServer(
-                store: hub,
-                configuration: configuration,
-                dashboard: CareTeamDashboard(
-                    users: hub,
-                    overview: hub,
-                    configuration: configuration,
-                    zone: CareTeamWard.zone,
-                    logger: Logger(label: "test"),
-                    now: { CareTeamWard.now }
-                ),
-                logger: Logger(label: "test")
-            )
+        try await HubFixture.withDashboard(scratch: scratch) { server in
             try await Application(router: server.router()).test(.router) { client in
                 try await body(Browser(client: client))
             }
@@ -71,6 +43,9 @@ import Testing
             let order = ["ann", "ben", "cleo"].compactMap { page.text.range(of: "data-patient=\"\($0)\"")?.lowerBound }
             #expect(order.count == 3 && order == order.sorted(), "Ann (an open alert) first, then by name")
             for home in ["home-1", "home-2", "home-3"] { #expect(page.text.contains(home)) }
+            for name in [">Ann Weber<", ">Ben Weber<", ">cleo<"] {
+                #expect(page.text.contains(name), "by the name the bridge sent, else (Cleo's) by id: \(name)")
+            }
             #expect(page.text.contains("bodyMass 72.5 kg"))
             #expect(page.text.contains("heartRate 250 /min (out of range)"))
             #expect(!page.text.contains("95 kg"), "a deleted reading is retracted")

@@ -1,4 +1,5 @@
 import CareHub
+import CareStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -163,6 +164,14 @@ import Glibc
         #expect(list.map { $0["bridge"] as? String } == ["home-1", "home-2", "home-3", "home-4"])
         #expect(list.map { $0["samples"] as? Int } == [5, 5, 5, 0], "\(status.stdout)")
         #expect(list.map { $0["lastContact"] is String } == [true, true, true, false])
+
+        // Each bridge sent its patient's name from its store (`patients add --name`); home-4's was refused.
+        let named = try await HubDatabase(url: postgres.url, passwordFile: passwordFile)
+            .withClient(logger: Logger(label: "test")) { client in
+                try await HubStore(client: client, logger: Logger(label: "test"))
+                    .overviewRows(patients: nil, since: .distantPast).patients.map { "\($0.id)=\($0.name)" }
+            }
+        #expect(named == ["ann=Ann", "ben=Ben", "cat=Cat"], "the names the bridges sent with their batches")
 
         let held = try await heldSamples(postgres: postgres, passwordFile: passwordFile)
         for bridge in ["home-1", "home-2", "home-3"] {

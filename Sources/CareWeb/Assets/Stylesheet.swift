@@ -64,7 +64,7 @@ enum Stylesheet {
         .table-wrap { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); }
-        th a { display: inline-flex; align-items: center; min-height: 44px; }
+        th a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; }
         tr.urgent th { border-left: 6px solid var(--bad); }
         tr.late th { border-left: 6px solid var(--late); }
         .tabs { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .25rem 0 .75rem; }

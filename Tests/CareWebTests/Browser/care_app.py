@@ -178,6 +178,86 @@ class Browser:
     def state(self, task):
         return self.text(f'li[data-task="{task}"] .state')
 
+    # MARK: Keyboard alone
+
+    def keys(self):
+        from selenium.webdriver.common.action_chains import ActionChains
+        return ActionChains(self.driver)
+
+    def focused(self):
+        """The focused element as "id-or-name|value|text"."""
+        return self.js("var e = document.activeElement; return e ? (e.id || e.name || e.tagName) + '|' + "
+                       "(e.getAttribute('value') || '') + '|' + e.textContent.trim().slice(0, 40) : '';")
+
+    def focus_ring(self):
+        """The focused element draws an outline or a shadow (a visible focus indicator)."""
+        return self.js("var e = document.activeElement; if (!e || e === document.body) return false;"
+                       "var s = getComputedStyle(e); return (s.outlineStyle !== 'none' && "
+                       "parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none';")
+
+    def tab_to(self, what, matches, limit=60):
+        """Presses Tab until `matches(focused())`; fails when the element is never reached or shows no focus."""
+        seen = []
+        for _ in range(limit):
+            self.keys().send_keys(Keys.TAB).perform()
+            current = self.focused()
+            seen.append(current)
+            if matches(current):
+                check(self.focus_ring(), f"{what} is focused ({current}) but shows no focus indicator")
+                return
+        raise Failure(f"{limit} presses of Tab never reached {what}; focus went through: {seen}")
+
+    def press_enter(self, what, text=""):
+        """Types `text` and Enter into the focused element and waits for the page that follows."""
+        marker = self.js("return document.body;")
+        self.keys().send_keys(text + Keys.ENTER).perform()
+        self.wait(f"the page after pressing Enter on {what}", lambda _: self.is_stale(marker))
+
+    def sign_in_with_keys(self, user, password, expect_path):
+        """Signs in with Tab, typing and Enter alone, and waits for `expect_path`."""
+        self.get("/login")
+        self.wait("the sign-in form", lambda _: self.text("h1") == "Sign in")
+        self.tab_to("the user name field", lambda f: f.startswith("username|"))
+        self.keys().send_keys(user).perform()
+        self.tab_to("the password field", lambda f: f.startswith("password|"))
+        self.press_enter("the password field", password)
+        self.wait(f"{expect_path} after signing in", lambda _: self.path() == expect_path)
+
+    # MARK: Landmarks
+
+    def landmark_problems(self):
+        """What a screen reader needs to find its way, checked in the page: its language and title, one main
+        landmark holding the one h1, labelled navigation, tables with a caption and header cells, and every link,
+        button and field with a name."""
+        return self.js("""
+            var problems = [];
+            if (!document.documentElement.lang) problems.push('no lang on <html>');
+            if (!document.title.trim()) problems.push('no <title>');
+            var mains = document.querySelectorAll('main, [role=main]');
+            if (mains.length !== 1) problems.push(mains.length + ' main landmarks');
+            var headings = document.querySelectorAll('h1');
+            if (headings.length !== 1) problems.push(headings.length + ' h1 headings');
+            else if (mains.length && !mains[0].contains(headings[0])) problems.push('the h1 is outside main');
+            var navigation = document.querySelectorAll('nav, [role=navigation]');
+            if (!navigation.length) problems.push('no navigation landmark');
+            navigation.forEach(function (n) {
+              if (!n.getAttribute('aria-label') && !n.getAttribute('aria-labelledby'))
+                problems.push('a navigation landmark without a label');
+            });
+            if (!document.querySelector('header, [role=banner]')) problems.push('no banner landmark');
+            document.querySelectorAll('table').forEach(function (t) {
+              if (!t.querySelector('caption') && !t.getAttribute('aria-label')) problems.push('a table without caption');
+              if (!t.querySelector('th[scope=col]')) problems.push('a table without column headers');
+            });
+            document.querySelectorAll('a[href], button').forEach(function (e) {
+              if (!e.textContent.trim() && !e.getAttribute('aria-label')) problems.push(e.outerHTML + ' has no name');
+            });
+            document.querySelectorAll('input:not([type=hidden]), select, textarea').forEach(function (e) {
+              if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label')) problems.push('#' + e.id + ' has no label');
+            });
+            return problems;
+        """)
+
 
 def read_password(path):
     with open(path, encoding="utf-8") as handle:
@@ -509,50 +589,13 @@ def scenario_zone(browser, args):
 def scenario_keyboard(browser, args):
     """Sign-in and Done with the keyboard alone: Tab moves through the controls in order, each visibly focused,
     and Enter signs in and records the dose."""
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.keys import Keys
-
-    password = read_password(args.password_file)
-    keys = ActionChains(browser.driver)
-
-    def focused():
-        return browser.js("var e = document.activeElement; return e ? (e.id || e.name || e.tagName) + '|' + "
-                          "(e.getAttribute('value') || '') + '|' + e.textContent.trim().slice(0, 40) : '';")
-
-    def focus_ring():
-        """The focused element draws an outline or a shadow (a visible focus indicator)."""
-        return browser.js("var e = document.activeElement; if (!e || e === document.body) return false;"
-                          "var s = getComputedStyle(e); return (s.outlineStyle !== 'none' && "
-                          "parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none';")
-
-    def tab_to(what, matches, limit=60):
-        seen = []
-        for _ in range(limit):
-            keys.send_keys(Keys.TAB).perform()
-            current = focused()
-            seen.append(current)
-            if matches(current):
-                check(focus_ring(), f"{what} is focused ({current}) but shows no focus indicator")
-                return
-        raise Failure(f"{limit} presses of Tab never reached {what}; focus went through: {seen}")
-
-    browser.get("/login")
-    browser.wait("the sign-in form", lambda _: browser.text("h1") == "Sign in")
-    tab_to("the user name field", lambda f: f.startswith("username|"))
-    keys.send_keys(args.user).perform()
-    tab_to("the password field", lambda f: f.startswith("password|"))
-    marker = browser.js("return document.body;")
-    keys.send_keys(password + Keys.ENTER).perform()
-    browser.wait("the page after signing in with Enter", lambda _: browser.is_stale(marker))
-    browser.wait(f"{today_path(args)} after signing in", lambda _: browser.path() == today_path(args))
+    browser.sign_in_with_keys(args.user, read_password(args.password_file), today_path(args))
     item = f'li[data-task="{args.task}"]'
     browser.wait_for_text(f"{item} .state", "To do")
-    tab_to(f"the Done button of {args.task}",
-           lambda f: f.startswith("action|done|") and browser.js(
-               f"return document.querySelector('{item}').contains(document.activeElement);"))
-    marker = browser.js("return document.body;")
-    keys.send_keys(Keys.ENTER).perform()
-    browser.wait("the page after pressing Enter on Done", lambda _: browser.is_stale(marker))
+    browser.tab_to(f"the Done button of {args.task}",
+                   lambda f: f.startswith("action|done|") and browser.js(
+                       f"return document.querySelector('{item}').contains(document.activeElement);"))
+    browser.press_enter("Done")
     state = browser.wait_for_text(f"{item} .state", "Done at")
     print(f"keyboard: {state}")
 
@@ -613,12 +656,84 @@ def save_full_page(browser, size, path):
     browser.size(size)
 
 
+# MARK: - The hub's dashboard (/overview)
+
+
+def overview_order(browser):
+    return browser.js("return Array.from(document.querySelectorAll('tr[data-patient]'))"
+                      ".map(function (r) { return r.getAttribute('data-patient'); });")
+
+
+def check_landmarks(browser):
+    problems = browser.landmark_problems()
+    check(not problems, f"{browser.path()} lacks what a screen reader needs: {problems}")
+
+
+def scenario_overview(browser, args):
+    """The care team signs in and lands on the overview: every patient of ORDER in that order (urgent first), each
+    PRESENT text shown; the patient's link opens their page with their name as its heading. Both pages have their
+    landmarks and labels."""
+    browser.get("/overview")
+    browser.wait("the sign-in page (signed out)", lambda _: browser.path() == "/login")
+    browser.sign_in(args.user, read_password(args.password_file), expect_path="/overview")
+    browser.wait_for_text("h1", "Overview")
+    order = overview_order(browser)
+    check(order == args.order.split(","), f"the overview lists {order}, not {args.order}")
+    page = browser.page_text()
+    for expected in args.present:
+        check(expected in page, f"the overview does not show {expected!r}:\n{page}")
+    check_landmarks(browser)
+    urgent = browser.js("return Array.from(document.querySelectorAll('tr.urgent[data-patient]'))"
+                        ".map(function (r) { return r.getAttribute('data-patient'); });")
+    check(urgent and order[:len(urgent)] == urgent, f"urgent patients {urgent} are not first in {order}")
+    browser.submit(f'tr[data-patient="{args.patient}"] a')
+    check(browser.path() == f"/overview/{args.patient}", f"the link opened {browser.path()}")
+    heading = browser.wait_for_text("h1", args.patient_name)
+    check_landmarks(browser)
+    print(f"overview: {order}; {heading}")
+
+
+def scenario_overview_keyboard(browser, args):
+    """The overview with the keyboard alone: sign in with Tab and Enter, Tab to the patient's link (visibly
+    focused), Enter opens their page."""
+    browser.sign_in_with_keys(args.user, read_password(args.password_file), "/overview")
+    target = f"/overview/{args.patient}"
+    browser.tab_to(f"the link to {target}",
+                   lambda _: browser.js("var e = document.activeElement;"
+                                        "return e && e.getAttribute('href') === arguments[0];", target))
+    browser.press_enter(f"the link to {target}")
+    check(browser.path() == target, f"Enter on the link opened {browser.path()}")
+    heading = browser.wait_for_text("h1", args.patient_name)
+    print(f"overview with the keyboard: {heading}")
+
+
+def scenario_overview_forbidden(browser, args):
+    """A user linked to PATIENT sees only them on the overview; every REFUSED patient's page is 403 and shows no
+    SECRET (their readings, homes, names)."""
+    browser.sign_in(args.user, read_password(args.password_file), expect_path="/overview")
+    order = overview_order(browser)
+    check(order == [args.patient], f"the overview of {args.user} lists {order}, not only {args.patient}")
+    page = browser.page_text()
+    for secret in args.secret:
+        check(secret not in page, f"the overview of {args.user} shows {secret!r}")
+    status, _ = browser.fetch_status(f"/overview/{args.patient}")
+    check(status == 200, f"GET /overview/{args.patient} for {args.user}'s own patient: {status}, not 200")
+    for other in args.refused:
+        browser.get(f"/overview/{other}")
+        browser.wait_for_text("h1", "403")
+        status, text = browser.fetch_status(f"/overview/{other}")
+        check(status == 403, f"GET /overview/{other} as {args.user}: {status}, not 403")
+        for secret in args.secret:
+            check(secret not in text, f"/overview/{other}: the refusal shows {secret!r}: {text[:300]}")
+
+
 SCENARIOS = {
     "login": scenario_login, "done-undo": scenario_done_undo, "answer": scenario_answer, "live": scenario_live,
     "forbidden": scenario_forbidden, "revoked": scenario_revoked, "csrf": scenario_csrf,
     "throttle": scenario_throttle, "axe": scenario_axe, "reading-entry": scenario_reading_entry,
     "release": scenario_release, "inbox": scenario_inbox, "keyboard": scenario_keyboard, "reflow": scenario_reflow,
-    "zone": scenario_zone,
+    "zone": scenario_zone, "overview": scenario_overview, "overview-keyboard": scenario_overview_keyboard,
+    "overview-forbidden": scenario_overview_forbidden,
 }
 
 
@@ -653,10 +768,15 @@ def main():
     parser.add_argument("--state", action="append", default=[], metavar="TASK=TEXT",
                         help="axe: the task's event must show TEXT (repeatable)")
     parser.add_argument("--present", action="append", default=[], metavar="SELECTOR",
-                        help="axe: an element the page must show (CSS selector)")
+                        help="axe: an element the page must show (CSS selector); overview: text it must show")
     parser.add_argument("--sizes", default="phone,desktop", help="axe: window sizes (phone, desktop)")
     parser.add_argument("--screenshot-dir", help="axe: save a full-page PNG per size here")
     parser.add_argument("--screenshot-name", default="page", help="axe: the PNGs are NAME-SIZE.png")
+    parser.add_argument("--order", help="overview: the patients' ids in the order listed (comma-separated)")
+    parser.add_argument("--refused", action="append", default=[], metavar="PATIENT",
+                        help="overview-forbidden: a patient whose page must be refused (repeatable)")
+    parser.add_argument("--secret", action="append", default=[], metavar="TEXT",
+                        help="overview-forbidden: text no page of the user may show (repeatable)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds any one wait may take")
     parser.epilog = "After --: the command a scenario runs while the page is open (live, revoked)."
     argv = sys.argv[1:]

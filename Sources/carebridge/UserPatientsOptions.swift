@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// A user and the patients to link, as `users link`, `hub users link` and `hub users unlink` take them.
+struct UserPatientsOptions: ParsableArguments {
+    @Argument(help: "The login name.")
+    var id: String
+
+    @Option(
+        name: .customLong("sees"),
+        help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
+    )
+    var patients: [String] = []
+}
