@@ -45,35 +45,19 @@ enum PLXSampling {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
         if let index = status.pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
-        if spo2.doubleValue != nil {
-            metadata["resolution.oxygenSaturation"] = SampleResolution.text(exponent: spo2.exponent)
-        }
-        if pulseRate.doubleValue != nil {
-            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
-        }
+        metadata["resolution.oxygenSaturation"] = SampleResolution.text(of: spo2)
+        metadata["resolution.heartRate"] = SampleResolution.text(of: pulseRate)
         context.metadata = metadata
         let start = context.start(for: deviceTime)
-        if let value = spo2.doubleValue,
-            let sample = context.sample(
-                .oxygenSaturation,
-                value: value,
-                unit: .percent,
-                deviceTime: deviceTime,
-                start: start
-            )
-        {
-            samples.append(sample)
-        }
-        if let value = pulseRate.doubleValue,
-            let sample = context.sample(
-                .heartRate,
-                value: value,
-                unit: .perMinute,
-                deviceTime: deviceTime,
-                start: start
-            )
-        {
-            samples.append(sample)
+        let quantities: [(QuantityType, SFloat, HealthUnit)] = [
+            (.oxygenSaturation, spo2, .percent), (.heartRate, pulseRate, .perMinute),
+        ]
+        for (type, reading, unit) in quantities {
+            if let value = reading.doubleValue,
+                let sample = context.sample(type, value: value, unit: unit, deviceTime: deviceTime, start: start)
+            {
+                samples.append(sample)
+            }
         }
     }
 }
