@@ -13,39 +13,17 @@ extension BloodPressureMeasurement: SampleProducing {
             let conditions = measurementStatus.conditions
             metadata["measurementStatus"] = conditions.isEmpty ? "none" : conditions.joined(separator: ",")
         }
-        if systolic.doubleValue != nil {
-            metadata["resolution.bloodPressureSystolic"] = SampleResolution.text(exponent: systolic.exponent)
-        }
-        if diastolic.doubleValue != nil {
-            metadata["resolution.bloodPressureDiastolic"] = SampleResolution.text(exponent: diastolic.exponent)
-        }
-        if meanArterialPressure.doubleValue != nil {
-            metadata["resolution.meanArterialPressure"] = SampleResolution.text(
-                exponent: meanArterialPressure.exponent
-            )
-        }
-        if let pulseRate, pulseRate.doubleValue != nil {
-            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
-        }
+        metadata["resolution.bloodPressureSystolic"] = SampleResolution.text(of: systolic)
+        metadata["resolution.bloodPressureDiastolic"] = SampleResolution.text(of: diastolic)
+        metadata["resolution.meanArterialPressure"] = SampleResolution.text(of: meanArterialPressure)
+        metadata["resolution.heartRate"] = pulseRate.flatMap(SampleResolution.text(of:))
         context.metadata = metadata
         let pressureUnit: HealthUnit = isKilopascal ? .kilopascal : .millimetreOfMercury
         let start = context.start(for: timeStamp)  // resolve the device time once
         func add(_ type: QuantityType, _ value: SFloat?, _ unit: HealthUnit) {
-            let comparator = value?.special.flatMap(ValueComparator.init)
-            guard let number = value?.doubleValue ?? comparator.map({ _ in 0 }),
-                var sample = context.sample(
-                    type,
-                    value: number,
-                    unit: unit,
-                    deviceTime: timeStamp,
-                    start: start
-                )
+            guard let value,
+                let sample = context.sample(type, reading: value, unit: unit, deviceTime: timeStamp, start: start)
             else { return }
-            if let comparator {
-                sample.comparator = comparator
-                sample.value = comparator.unboundedValue
-                sample.transmittedValue = comparator.unboundedValue
-            }
             samples.append(sample)
         }
         add(.bloodPressureSystolic, systolic, pressureUnit)

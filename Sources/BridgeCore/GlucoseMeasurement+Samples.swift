@@ -48,9 +48,7 @@ extension GlucoseMeasurement: SampleProducing {
         if sensorStatus != nil {
             metadata["sensorStatus"] = sensorStatusNames.isEmpty ? "none" : sensorStatusNames.joined(separator: ", ")
         }
-        if let concentration, concentration.doubleValue != nil {
-            metadata["resolution.bloodGlucose"] = SampleResolution.text(exponent: concentration.exponent)
-        }
+        metadata["resolution.bloodGlucose"] = concentration.flatMap(SampleResolution.text(of:))
         context.metadata = metadata
         let unit: HealthUnit = isMolePerLitre ? .molePerLitre : .kilogramPerLitre
         let start = context.start(for: userFacingTime)

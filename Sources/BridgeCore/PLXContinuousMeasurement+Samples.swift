@@ -9,9 +9,7 @@ extension PLXContinuousMeasurement: SampleProducing {
         PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
-            measurementStatus: measurementStatus,
-            deviceAndSensorStatus: deviceAndSensorStatus,
-            pulseAmplitudeIndex: pulseAmplitudeIndex,
+            status: status,
             deviceTime: nil,
             kind: "continuous",
             context: context,

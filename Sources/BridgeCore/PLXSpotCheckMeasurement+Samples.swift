@@ -11,9 +11,7 @@ extension PLXSpotCheckMeasurement: SampleProducing {
         PLXSampling.append(
             spo2: spo2,
             pulseRate: pulseRate,
-            measurementStatus: measurementStatus,
-            deviceAndSensorStatus: deviceAndSensorStatus,
-            pulseAmplitudeIndex: pulseAmplitudeIndex,
+            status: status,
             deviceTime: isDeviceClockNotSet ? nil : timeStamp,
             kind: "spot-check",
             context: context,
@@ -32,52 +30,34 @@ enum PLXSampling {
     static func append(
         spo2: SFloat,
         pulseRate: SFloat,
-        measurementStatus: PLXMeasurementStatus?,
-        deviceAndSensorStatus: PLXDeviceAndSensorStatus?,
-        pulseAmplitudeIndex: SFloat?,
+        status: PLXStatusFields,
         deviceTime: DateTime?,
         kind: String,
         context: consuming SampleContext,
         to samples: inout [SampleDraft]
     ) {
-        if let measurementStatus, !measurementStatus.isDisjoint(with: notFinal) { return }
+        if let measurementStatus = status.measurementStatus, !measurementStatus.isDisjoint(with: notFinal) { return }
         var metadata = ["measurement": kind]
-        if let measurementStatus, !measurementStatus.isEmpty {
+        if let measurementStatus = status.measurementStatus, !measurementStatus.isEmpty {
             metadata["measurementStatus"] = measurementStatus.names.joined(separator: ", ")
         }
-        if let deviceAndSensorStatus, !deviceAndSensorStatus.isEmpty {
+        if let deviceAndSensorStatus = status.deviceAndSensorStatus, !deviceAndSensorStatus.isEmpty {
             metadata["deviceAndSensorStatus"] = deviceAndSensorStatus.names.joined(separator: ", ")
         }
-        if let index = pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
-        if spo2.doubleValue != nil {
-            metadata["resolution.oxygenSaturation"] = SampleResolution.text(exponent: spo2.exponent)
-        }
-        if pulseRate.doubleValue != nil {
-            metadata["resolution.heartRate"] = SampleResolution.text(exponent: pulseRate.exponent)
-        }
+        if let index = status.pulseAmplitudeIndex?.doubleValue { metadata["pulseAmplitudeIndex"] = "\(index) %" }
+        metadata["resolution.oxygenSaturation"] = SampleResolution.text(of: spo2)
+        metadata["resolution.heartRate"] = SampleResolution.text(of: pulseRate)
         context.metadata = metadata
         let start = context.start(for: deviceTime)
-        if let value = spo2.doubleValue,
-            let sample = context.sample(
-                .oxygenSaturation,
-                value: value,
-                unit: .percent,
-                deviceTime: deviceTime,
-                start: start
-            )
-        {
-            samples.append(sample)
-        }
-        if let value = pulseRate.doubleValue,
-            let sample = context.sample(
-                .heartRate,
-                value: value,
-                unit: .perMinute,
-                deviceTime: deviceTime,
-                start: start
-            )
-        {
-            samples.append(sample)
+        let quantities: [(QuantityType, SFloat, HealthUnit)] = [
+            (.oxygenSaturation, spo2, .percent), (.heartRate, pulseRate, .perMinute),
+        ]
+        for (type, reading, unit) in quantities {
+            if let value = reading.doubleValue,
+                let sample = context.sample(type, value: value, unit: unit, deviceTime: deviceTime, start: start)
+            {
+                samples.append(sample)
+            }
         }
     }
 }

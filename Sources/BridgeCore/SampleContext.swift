@@ -77,6 +77,29 @@ public struct SampleContext: Sendable {
             index: index
         )
     }
+
+    /// Makes one sample of an IEEE 11073 reading, as ``sample(_:value:unit:deviceTime:index:start:)`` does: its
+    /// finite value, or for −INF/+INF (below/above the device's range) a sample with comparator `<`/`>` and value
+    /// −∞/+∞ (the pipeline puts the profile's `measurementRange` limit there).
+    /// - Returns: nil for NaN, NRes and reserved, or if the unit cannot be converted.
+    public func sample(
+        _ type: QuantityType,
+        reading: some IEEE11073Float,
+        unit: HealthUnit,
+        deviceTime: DateTime? = nil,
+        start: Date? = nil
+    ) -> SampleDraft? {
+        let comparator = reading.special.flatMap(ValueComparator.init)
+        guard let value = reading.doubleValue ?? comparator.map({ _ in 0 }),
+            var sample = sample(type, value: value, unit: unit, deviceTime: deviceTime, start: start)
+        else { return nil }
+        if let comparator {
+            sample.comparator = comparator
+            sample.value = comparator.unboundedValue
+            sample.transmittedValue = comparator.unboundedValue
+        }
+        return sample
+    }
 }
 
 /// A decoded payload that yields quantity samples.

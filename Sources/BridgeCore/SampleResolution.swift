@@ -1,4 +1,5 @@
 import Foundation
+public import GATTDecoding
 
 /// The step a device transmitted a quantity in (SFLOAT/FLOAT exponent, the Weight Scale's 0.005 kg, …), kept with
 /// the sample as a metadata key so that exports present its value at that precision while the stored value stays
@@ -16,6 +17,11 @@ public enum SampleResolution {
     /// `1e<exponent>`: the step of an IEEE 11073 SFLOAT/FLOAT with this exponent.
     public static func text(exponent: Int) -> String {
         (-8...7).contains(exponent) ? sfloatSteps[exponent + 8] : "1e\(exponent)"
+    }
+
+    /// The step of a finite IEEE 11073 reading; nil for a special value, which has none.
+    public static func text(of reading: some IEEE11073Float) -> String? {
+        reading.special == nil ? text(exponent: reading.exponent) : nil
     }
 
     private static let sfloatSteps = (-8...7).map { "1e\($0)" }

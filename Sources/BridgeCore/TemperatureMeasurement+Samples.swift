@@ -7,27 +7,11 @@ extension TemperatureMeasurement: SampleProducing {
     /// puts the profile's `measurementRange` limit there). The measurement site, when the payload names it,
     /// goes into `metadata["temperatureType"]`.
     public func appendSamples(in context: consuming SampleContext, to samples: inout [SampleDraft]) {
-        let comparator = temperature.special.flatMap(ValueComparator.init)
-        guard let value = temperature.doubleValue ?? comparator.map({ _ in 0 }) else { return }
         if let temperatureType { context.metadata["temperatureType"] = temperatureType.description }
-        if temperature.doubleValue != nil {
-            context.metadata["resolution.bodyTemperature"] = SampleResolution.text(
-                exponent: temperature.exponent
-            )
+        context.metadata["resolution.bodyTemperature"] = SampleResolution.text(of: temperature)
+        let unit: HealthUnit = isFahrenheit ? .fahrenheit : .celsius
+        if let sample = context.sample(.bodyTemperature, reading: temperature, unit: unit, deviceTime: timeStamp) {
+            samples.append(sample)
         }
-        guard
-            var sample = context.sample(
-                .bodyTemperature,
-                value: value,
-                unit: isFahrenheit ? .fahrenheit : .celsius,
-                deviceTime: timeStamp
-            )
-        else { return }
-        if let comparator {
-            sample.comparator = comparator
-            sample.value = comparator.unboundedValue
-            sample.transmittedValue = comparator.unboundedValue
-        }
-        samples.append(sample)
     }
 }

@@ -3,53 +3,42 @@ public import BridgeFoundation
 /// Intermediate Cuff Pressure (0x2A36), notified by a blood-pressure monitor while the cuff inflates or
 /// deflates.
 ///
-/// Same layout and flags as Blood Pressure Measurement (0x2A35). The current cuff pressure is in the
-/// Systolic field; the Diastolic and Mean Arterial Pressure fields are unused (the spec says NaN, devices
-/// often send 0) and are shown only as `diastolicUnused` / `meanArterialPressureUnused`. Live progress,
-/// never a final reading: it is never stored as a sample.
+/// Same layout and flags as Blood Pressure Measurement (0x2A35), and read by its decoder: every field of the
+/// ``record`` is a member of this type too. The current cuff pressure is in the Systolic field; the Diastolic and
+/// Mean Arterial Pressure fields are unused (the spec says NaN, devices often send 0) and are shown only as
+/// `diastolicUnused` / `meanArterialPressureUnused`. Live progress, never a final reading: it is never stored as
+/// a sample.
 /// - SeeAlso: Blood Pressure Service 1.0, GATT Specification Supplement §3.Intermediate Cuff Pressure;
 ///   `gatt-reference.md` §8.2.
+@dynamicMemberLookup
 public struct IntermediateCuffPressure: GATTPayload, Hashable {
     public static let identifier = "intermediate-cuff-pressure"
     public static let name = "Intermediate Cuff Pressure"
     public static let source = PayloadSource.characteristic(.intermediateCuffPressure)
 
-    private var layout: BloodPressureMeasurementLayout
+    /// The pressure fields' names in errors and in ``fields``.
+    static let pressureNames = [
+        ("Current Cuff Pressure", "cuffPressure"), ("Diastolic (unused)", "diastolicUnused"),
+        ("Mean Arterial Pressure (unused)", "meanArterialPressureUnused"),
+    ]
+
+    /// The record as sent, in the Blood Pressure Measurement layout.
+    public var record: BloodPressureMeasurement
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
-        layout = try BloodPressureMeasurementLayout(from: &reader, cuffPressure: true)
+        record = try BloodPressureMeasurement(from: &reader, pressureNames: Self.pressureNames)
     }
 
-    public var flags: UInt8 { layout.flags }
-    /// Current cuff pressure in ``pressureUnit`` (sent in the Systolic field).
-    public var cuffPressure: SFloat { layout.first }
+    public subscript<Value>(dynamicMember field: KeyPath<BloodPressureMeasurement, Value>) -> Value {
+        record[keyPath: field]
+    }
+
+    /// Current cuff pressure in ``BloodPressureMeasurement/pressureUnit`` (sent in the Systolic field).
+    public var cuffPressure: SFloat { record.systolic }
     /// The unused Diastolic field, as sent.
-    public var unusedDiastolic: SFloat { layout.second }
+    public var unusedDiastolic: SFloat { record.diastolic }
     /// The unused Mean Arterial Pressure field, as sent.
-    public var unusedMeanArterialPressure: SFloat { layout.third }
-    /// Device wall-clock time; year 0 means unknown.
-    public var timeStamp: DateTime? { layout.timeStamp }
-    /// Pulse rate in beats per minute.
-    public var pulseRate: SFloat? { layout.pulseRate }
-    /// User index; 0xFF means an unknown user.
-    public var userID: UInt8? { layout.userID }
-    public var measurementStatus: BloodPressureMeasurementStatus? { layout.measurementStatus }
-    /// Bit 0: pressures are in kPa (else mmHg).
-    public var isKilopascal: Bool { layout.isKilopascal }
-    /// `mmHg` or `kPa`.
-    public var pressureUnit: String { layout.unit }
-    /// Flag bits reserved for future use that were set (they are ignored).
-    public var reservedFlags: UInt8 { layout.reservedFlags }
+    public var unusedMeanArterialPressure: SFloat { record.meanArterialPressure }
 
-    public var fields: JSONObject {
-        var fields: JSONObject = [
-            "flags": .int(Int(flags)),
-            "cuffPressure": cuffPressure.field,
-            "diastolicUnused": unusedDiastolic.field,
-            "meanArterialPressureUnused": unusedMeanArterialPressure.field,
-            "pressureUnit": .string(pressureUnit),
-        ]
-        layout.appendTrailingFields(to: &fields)
-        return fields
-    }
+    public var fields: JSONObject { record.fields(pressureNames: Self.pressureNames) }
 }

@@ -1,10 +1,8 @@
-public import BridgeFoundation
-
 /// IEEE 11073-20601 32-bit FLOAT: an 8-bit two's-complement exponent over a 24-bit two's-complement mantissa.
 ///
 /// Special values are whole codes with exponent 0; `0x7FFFFFFF` is the finite −1 × 10¹²⁷, not +∞.
 /// - SeeAlso: IEEE 11073-20601, FLOAT-Type; `gatt-reference.md` §2.
-public struct MedFloat: Sendable, Hashable, CustomStringConvertible {
+public struct MedFloat: IEEE11073Float {
     /// The 32-bit code as sent (after little-endian assembly).
     public let rawValue: UInt32
 
@@ -36,19 +34,6 @@ public struct MedFloat: Sendable, Hashable, CustomStringConvertible {
         default: nil
         }
     }
-
-    /// The finite value, or nil for a special value.
-    public var doubleValue: Double? {
-        special == nil ? IEEE11073Special.scaled(mantissa: mantissa, exponent: exponent) : nil
-    }
-
-    /// The value as it appears in decoded fields: a number, or the special value's name.
-    public var field: JSONValue {
-        if let special { return .string(special.rawValue) }
-        return .double(IEEE11073Special.scaled(mantissa: mantissa, exponent: exponent))
-    }
-
-    public var description: String { special?.rawValue ?? "\(mantissa)e\(exponent)" }
 }
 
 extension ByteReader {

@@ -8,6 +8,7 @@ public import BridgeFoundation
 /// the gated fields in bit order.
 /// - SeeAlso: Pulse Oximeter Service 1.0, GATT Specification Supplement §3.PLX Continuous Measurement;
 ///   `gatt-reference.md` §10.
+@dynamicMemberLookup
 public struct PLXContinuousMeasurement: GATTPayload, Hashable {
     public static let identifier = "plx-continuous-measurement"
     public static let name = "PLX Continuous Measurement"
@@ -22,10 +23,8 @@ public struct PLXContinuousMeasurement: GATTPayload, Hashable {
     public var pulseRateFast: SFloat?
     public var spo2Slow: SFloat?
     public var pulseRateSlow: SFloat?
-    public var measurementStatus: PLXMeasurementStatus?
-    public var deviceAndSensorStatus: PLXDeviceAndSensorStatus?
-    /// Pulse Amplitude Index in %.
-    public var pulseAmplitudeIndex: SFloat?
+    /// Measurement Status, Device and Sensor Status and Pulse Amplitude Index, each a member of this type too.
+    public var status: PLXStatusFields
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
         flags = try reader.read(UInt8.self, field: "Flags")
@@ -39,21 +38,15 @@ public struct PLXContinuousMeasurement: GATTPayload, Hashable {
             spo2Slow = try reader.readSFloat(field: "SpO2PR-Slow SpO2")
             pulseRateSlow = try reader.readSFloat(field: "SpO2PR-Slow PR")
         }
-        if flags & 0x04 != 0 {
-            measurementStatus = PLXMeasurementStatus(
-                rawValue: try reader.read(UInt16.self, field: "Measurement Status")
-            )
-        }
-        if flags & 0x08 != 0 {
-            deviceAndSensorStatus = PLXDeviceAndSensorStatus(
-                rawValue: try reader.readUInt24(field: "Device and Sensor Status")
-            )
-        }
-        pulseAmplitudeIndex = flags & 0x10 != 0 ? try reader.readSFloat(field: "Pulse Amplitude Index") : nil
+        status = try PLXStatusFields(from: &reader, flags: flags >> 2)
     }
 
     /// Flag bits reserved for future use that were set (they are ignored).
     public var reservedFlags: UInt8 { flags & 0xE0 }
+
+    public subscript<Value>(dynamicMember field: KeyPath<PLXStatusFields, Value>) -> Value {
+        status[keyPath: field]
+    }
 
     public var fields: JSONObject {
         var fields: JSONObject = [
@@ -71,18 +64,7 @@ public struct PLXContinuousMeasurement: GATTPayload, Hashable {
             fields["spo2Slow"] = spo2Slow.field
             fields["pulseRateSlow"] = pulseRateSlow.field
         }
-        if let measurementStatus {
-            fields["measurementStatus"] = .int(Int(measurementStatus.rawValue))
-            fields["measurementStatusBits"] = measurementStatus.field
-        }
-        if let deviceAndSensorStatus {
-            fields["deviceAndSensorStatus"] = .int(Int(deviceAndSensorStatus.rawValue))
-            fields["deviceAndSensorStatusBits"] = deviceAndSensorStatus.field
-        }
-        if let pulseAmplitudeIndex {
-            fields["pulseAmplitudeIndex"] = pulseAmplitudeIndex.field
-            fields["pulseAmplitudeIndexUnit"] = .string("%")
-        }
+        status.append(to: &fields)
         if reservedFlags != 0 { fields["reservedFlags"] = .int(Int(reservedFlags)) }
         return fields
     }

@@ -7,6 +7,7 @@ public import BridgeFoundation
 /// Fields: SpO2 (SFLOAT %), Pulse Rate (SFLOAT bpm), then the gated fields in bit order.
 /// - SeeAlso: Pulse Oximeter Service 1.0, GATT Specification Supplement §3.PLX Spot-check Measurement;
 ///   `gatt-reference.md` §10.
+@dynamicMemberLookup
 public struct PLXSpotCheckMeasurement: GATTPayload, Hashable {
     public static let identifier = "plx-spot-check-measurement"
     public static let name = "PLX Spot-check Measurement"
@@ -18,33 +19,25 @@ public struct PLXSpotCheckMeasurement: GATTPayload, Hashable {
     /// Pulse rate in beats per minute.
     public var pulseRate: SFloat
     public var timeStamp: DateTime?
-    public var measurementStatus: PLXMeasurementStatus?
-    public var deviceAndSensorStatus: PLXDeviceAndSensorStatus?
-    /// Pulse Amplitude Index in %.
-    public var pulseAmplitudeIndex: SFloat?
+    /// Measurement Status, Device and Sensor Status and Pulse Amplitude Index, each a member of this type too.
+    public var status: PLXStatusFields
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
         flags = try reader.read(UInt8.self, field: "Flags")
         spo2 = try reader.readSFloat(field: "SpO2")
         pulseRate = try reader.readSFloat(field: "Pulse Rate")
         timeStamp = flags & 0x01 != 0 ? try reader.readDateTime() : nil
-        if flags & 0x02 != 0 {
-            measurementStatus = PLXMeasurementStatus(
-                rawValue: try reader.read(UInt16.self, field: "Measurement Status")
-            )
-        }
-        if flags & 0x04 != 0 {
-            deviceAndSensorStatus = PLXDeviceAndSensorStatus(
-                rawValue: try reader.readUInt24(field: "Device and Sensor Status")
-            )
-        }
-        pulseAmplitudeIndex = flags & 0x08 != 0 ? try reader.readSFloat(field: "Pulse Amplitude Index") : nil
+        status = try PLXStatusFields(from: &reader, flags: flags >> 1)
     }
 
     /// Flag bit 4: the device's clock was never set, so ``timeStamp`` means nothing.
     public var isDeviceClockNotSet: Bool { flags & 0x10 != 0 }
     /// Flag bits reserved for future use that were set (they are ignored).
     public var reservedFlags: UInt8 { flags & 0xE0 }
+
+    public subscript<Value>(dynamicMember field: KeyPath<PLXStatusFields, Value>) -> Value {
+        status[keyPath: field]
+    }
 
     public var fields: JSONObject {
         var fields: JSONObject = [
@@ -55,18 +48,7 @@ public struct PLXSpotCheckMeasurement: GATTPayload, Hashable {
             "pulseRateUnit": .string("bpm"),
         ]
         if let timeStamp { fields["timeStamp"] = timeStamp.field }
-        if let measurementStatus {
-            fields["measurementStatus"] = .int(Int(measurementStatus.rawValue))
-            fields["measurementStatusBits"] = measurementStatus.field
-        }
-        if let deviceAndSensorStatus {
-            fields["deviceAndSensorStatus"] = .int(Int(deviceAndSensorStatus.rawValue))
-            fields["deviceAndSensorStatusBits"] = deviceAndSensorStatus.field
-        }
-        if let pulseAmplitudeIndex {
-            fields["pulseAmplitudeIndex"] = pulseAmplitudeIndex.field
-            fields["pulseAmplitudeIndexUnit"] = .string("%")
-        }
+        status.append(to: &fields)
         fields["deviceClockNotSet"] = .bool(isDeviceClockNotSet)
         if reservedFlags != 0 { fields["reservedFlags"] = .int(Int(reservedFlags)) }
         return fields

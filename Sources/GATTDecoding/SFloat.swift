@@ -1,10 +1,8 @@
-public import BridgeFoundation
-
 /// IEEE 11073-20601 16-bit SFLOAT: a 4-bit two's-complement exponent over a 12-bit two's-complement mantissa.
 ///
 /// Special values are whole codes with exponent 0 (so `0xF7FF` is the finite value 204.7, not NaN).
 /// - SeeAlso: IEEE 11073-20601, SFLOAT-Type; `gatt-reference.md` §2.
-public struct SFloat: Sendable, Hashable, CustomStringConvertible {
+public struct SFloat: IEEE11073Float {
     /// The 16-bit code as sent (after little-endian assembly).
     public let rawValue: UInt16
 
@@ -35,19 +33,6 @@ public struct SFloat: Sendable, Hashable, CustomStringConvertible {
         default: nil
         }
     }
-
-    /// The finite value, or nil for a special value.
-    public var doubleValue: Double? {
-        special == nil ? IEEE11073Special.scaled(mantissa: mantissa, exponent: exponent) : nil
-    }
-
-    /// The value as it appears in decoded fields: a number, or the special value's name.
-    public var field: JSONValue {
-        if let special { return .string(special.rawValue) }
-        return .double(IEEE11073Special.scaled(mantissa: mantissa, exponent: exponent))
-    }
-
-    public var description: String { special?.rawValue ?? "\(mantissa)e\(exponent)" }
 }
 
 /// The special values shared by SFLOAT and FLOAT.

@@ -4,7 +4,8 @@ public import BridgeFoundation
 ///
 /// Flags uint8: bit 0 Fahrenheit, bit 1 Time Stamp, bit 2 Temperature Type, bits 3–7 RFU (ignored).
 /// Temperature is an IEEE-11073 FLOAT (NaN when the reading is invalid). The Temperature Type comes either
-/// here (bit 2) or from the static Temperature Type characteristic (0x2A1D), never both.
+/// here (bit 2) or from the static Temperature Type characteristic (0x2A1D), never both. Intermediate
+/// Temperature (0x2A1E) has the same layout and is read by this decoder.
 /// - SeeAlso: Health Thermometer Service 1.0, GATT Specification Supplement §3.Temperature Measurement;
 ///   `gatt-reference.md` §6.1.
 public struct TemperatureMeasurement: GATTPayload, Hashable {
@@ -12,24 +13,37 @@ public struct TemperatureMeasurement: GATTPayload, Hashable {
     public static let name = "Temperature Measurement"
     public static let source = PayloadSource.characteristic(.temperatureMeasurement)
 
-    private var layout: TemperatureMeasurementLayout
+    public var flags: UInt8
+    /// Temperature in ``temperatureUnit``, special values included.
+    public var temperature: MedFloat
+    public var timeStamp: DateTime?
+    /// Measurement site, when the flags say it is present.
+    public var temperatureType: TemperatureType?
 
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
-        layout = try TemperatureMeasurementLayout(from: &reader)
+        flags = try reader.read(UInt8.self, field: "Flags")
+        temperature = try reader.readMedFloat(field: "Temperature")
+        timeStamp = flags & 0x02 != 0 ? try reader.readDateTime() : nil
+        temperatureType =
+            flags & 0x04 != 0 ? TemperatureType(rawValue: try reader.read(UInt8.self, field: "Temperature Type")) : nil
     }
 
-    public var flags: UInt8 { layout.flags }
-    /// Temperature in ``temperatureUnit``, special values included.
-    public var temperature: MedFloat { layout.temperature }
-    public var timeStamp: DateTime? { layout.timeStamp }
-    /// Measurement site, when the flags say it is present.
-    public var temperatureType: TemperatureType? { layout.temperatureType }
     /// Bit 0: the temperature is in °F (else °C).
-    public var isFahrenheit: Bool { layout.isFahrenheit }
+    public var isFahrenheit: Bool { flags & 0x01 != 0 }
     /// `°C` or `°F`.
-    public var temperatureUnit: String { layout.unit }
+    public var temperatureUnit: String { isFahrenheit ? "°F" : "°C" }
     /// Flag bits reserved for future use that were set (they are ignored).
-    public var reservedFlags: UInt8 { layout.reservedFlags }
+    public var reservedFlags: UInt8 { flags & 0xF8 }
 
-    public var fields: JSONObject { layout.fields }
+    public var fields: JSONObject {
+        var fields: JSONObject = [
+            "flags": .int(Int(flags)),
+            "temperature": temperature.field,
+            "temperatureUnit": .string(temperatureUnit),
+        ]
+        if let timeStamp { fields["timeStamp"] = timeStamp.field }
+        if let temperatureType { fields["temperatureType"] = temperatureType.field }
+        if reservedFlags != 0 { fields["reservedFlags"] = .int(Int(reservedFlags)) }
+        return fields
+    }
 }

@@ -1,55 +1,5 @@
 public import BridgeFoundation
 
-/// The layout Blood Pressure Measurement (0x2A35) and Intermediate Cuff Pressure (0x2A36) share.
-///
-/// Flags uint8: bit 0 kPa (else mmHg), bit 1 Time Stamp, bit 2 Pulse Rate, bit 3 User ID, bit 4 Measurement
-/// Status, bits 5–7 RFU (ignored). Fields: three SFLOAT pressures, Time Stamp, Pulse Rate SFLOAT, User ID
-/// uint8, Measurement Status uint16.
-/// - SeeAlso: `gatt-reference.md` §8.1.
-struct BloodPressureMeasurementLayout: Sendable, Hashable {
-    var flags: UInt8
-    var first: SFloat
-    var second: SFloat
-    var third: SFloat
-    var timeStamp: DateTime?
-    var pulseRate: SFloat?
-    var userID: UInt8?
-    var measurementStatus: BloodPressureMeasurementStatus?
-
-    /// `cuffPressure`: name the pressure fields as Intermediate Cuff Pressure does, in errors.
-    init(from reader: inout ByteReader, cuffPressure: Bool) throws(GATTDecodingError) {
-        flags = try reader.read(UInt8.self, field: "Flags")
-        first = try reader.readSFloat(field: cuffPressure ? "Current Cuff Pressure" : "Systolic")
-        second = try reader.readSFloat(field: cuffPressure ? "Diastolic (unused)" : "Diastolic")
-        third = try reader.readSFloat(
-            field: cuffPressure ? "Mean Arterial Pressure (unused)" : "Mean Arterial Pressure"
-        )
-        timeStamp = flags & 0x02 != 0 ? try reader.readDateTime() : nil
-        pulseRate = flags & 0x04 != 0 ? try reader.readSFloat(field: "Pulse Rate") : nil
-        userID = flags & 0x08 != 0 ? try reader.read(UInt8.self, field: "User ID") : nil
-        measurementStatus =
-            flags & 0x10 != 0
-            ? BloodPressureMeasurementStatus(rawValue: try reader.read(UInt16.self, field: "Measurement Status"))
-            : nil
-    }
-
-    var isKilopascal: Bool { flags & 0x01 != 0 }
-    var reservedFlags: UInt8 { flags & 0xE0 }
-    var unit: String { isKilopascal ? "kPa" : "mmHg" }
-
-    /// The fields after the pressures, in spec order.
-    func appendTrailingFields(to fields: inout JSONObject) {
-        if let timeStamp { fields["timeStamp"] = timeStamp.field }
-        if let pulseRate {
-            fields["pulseRate"] = pulseRate.field
-            fields["pulseRateUnit"] = .string("bpm")
-        }
-        if let userID { fields["userID"] = userID == 0xFF ? .string("unknown") : .int(Int(userID)) }
-        if let measurementStatus { fields["measurementStatus"] = .object(measurementStatus.fields) }
-        if reservedFlags != 0 { fields["reservedFlags"] = .int(Int(reservedFlags)) }
-    }
-}
-
 /// Measurement Status of a blood-pressure reading (uint16).
 ///
 /// Bit 0 body movement, bit 1 cuff too loose, bit 2 irregular pulse, bits 3–4 pulse-rate range (0 within,
