@@ -72,11 +72,6 @@ extension CareStore {
     }
 
     /// The live contacts, of one patient's plans or all.
-    public func contacts(patientID: String? = nil) throws(CareStoreError) -> [CareContact] {
-        try read { db in try Self.contacts(db, patientID: patientID) }
-    }
-
-    /// ``contacts(patientID:)`` for the runtime and the care app.
     public func contacts(patientID: String? = nil) async throws(CareStoreError) -> [CareContact] {
         try await read { db in try Self.contacts(db, patientID: patientID) }
     }
