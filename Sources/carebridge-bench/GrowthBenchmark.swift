@@ -12,11 +12,11 @@ import TestSupport
 /// Paths that a crafted or corrupted file could make quadratic, each timed at n and 4n (or three sizes): a linear
 /// path takes about as many times as long as n grows, a quadratic one that squared.
 let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that used to be quadratic") {
-    func row(_ label: String, _ sizes: [Int], _ body: (Int) throws -> Void) async rethrows {
+    func row(_ label: String, _ sizes: [Int], _ body: (Int) async throws -> Void) async rethrows {
         var times: [Double] = []
         for size in sizes {
             var best = Double.infinity
-            for _ in 0..<3 { best = min(best, try await measure { try body(size) }.cpu) }
+            for _ in 0..<3 { best = min(best, try await measure { try await body(size) }.cpu) }
             times.append(best)
         }
         let figures = zip(sizes, times).map { String(format: "n=%d %.3f s", $0, $1) }.joined(separator: ", ")
@@ -135,7 +135,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
             + contacts.joined(separator: ",") + "]}"
         let plan = try CarePlanDocument.parse(Data(text.utf8), path: "contacts.json", bridgeZone: berlin)
         try store.applyPlan(plan)
-        let stored = try store.contacts().count
+        let stored = try await store.contacts().count
         precondition(stored == count)
     }
 

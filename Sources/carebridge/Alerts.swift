@@ -147,7 +147,7 @@ struct AlertsList: AsyncParsableCommand {
     }
 }
 
-struct AlertsAck: ParsableCommand {
+struct AlertsAck: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ack",
         abstract: "Acknowledge alerts (someone has seen them and taken care of them).",
@@ -191,16 +191,16 @@ struct AlertsAck: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let limit = try before.map { try TimeArguments.parse($0, option: "--before", zone: zone) }
         let store = try storeOptions.open(zone: zone, patients: .any)
         let alerts: [Alert]
         do {
             if let limit {
-                alerts = try store.acknowledgeAlerts(before: limit, by: by)
+                alerts = try await store.acknowledgeAlerts(before: limit, by: by)
             } else {
-                alerts = try store.acknowledgeAlerts(ids: ids, by: by)
+                alerts = try await store.acknowledgeAlerts(ids: ids, by: by)
             }
         } catch {
             throw StoreExit.fail(error)

@@ -3,7 +3,7 @@ import BridgeFoundation
 import CarePlan
 import CareStore
 
-struct Contacts: ParsableCommand {
+struct Contacts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List a patient's contacts: the care team and personal contacts (the Connect view).",
         discussion: """
@@ -31,10 +31,12 @@ struct Contacts: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let contacts: [CareContact] = try StoreExit.attempt { try store.contacts(patientID: store.patientScope) }
+        let contacts: [CareContact] = try await StoreExit.attemptAsync {
+            try await store.contacts(patientID: store.patientScope)
+        }
         if json {
             let rows = contacts.map { contact -> JSONValue in
                 func list(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }

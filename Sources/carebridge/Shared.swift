@@ -3,7 +3,7 @@ import BridgeCore
 import BridgeFoundation
 import CareStore
 
-struct Shared: ParsableCommand {
+struct Shared: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The audit list of what was shared with which contact, when and how.",
         discussion: """
@@ -39,15 +39,15 @@ struct Shared: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: record == nil ? .existing : .create, patients: .any)
         do {
             if let record {
-                let entry = try store.recordShare(contactID: record, what: what, channel: channel, detail: detail)
+                let entry = try await store.recordShare(contactID: record, what: what, channel: channel, detail: detail)
                 if !json { print("recorded: \(entry.what) shared with \(entry.contactID) by \(entry.channel)") }
             }
-            let entries = try store.shares()
+            let entries = try await store.shares()
             if json {
                 print(
                     JSONValue.array(

@@ -11,8 +11,7 @@ enum HubFixture {
     static func withStore(scratch: ScratchDirectory, _ body: @Sendable (HubStore) async throws -> Void) async throws {
         let postgres = try PostgresServer(directory: scratch.url)
         try await postgres.start()
-        let passwordFile = scratch.url.appendingPathComponent("password").path
-        try Data(postgres.password.utf8).write(to: URL(fileURLWithPath: passwordFile))
+        let passwordFile = try scratch.writeSecret("password", postgres.password)
         let database = try HubDatabase(url: postgres.url, passwordFile: passwordFile)
         do {
             try await database.withClient(logger: Logger(label: "test")) { client in

@@ -24,11 +24,11 @@ import Testing
 
     static let now = F.berlinTime(2026, 11, 20, 22)
 
-    @Test func scaleAnswersAreCheckedAndStoredWithTheirLabel() throws {
+    @Test func scaleAnswersAreCheckedAndStoredWithTheirLabel() async throws {
         let fixture = try F()
         try fixture.store.addTask(Self.answered("pain", .scale(min: 0, max: 10, step: 1, labels: [10: "worst"])))
         let at = F.berlinTime(2026, 11, 20, 9)
-        let result = try fixture.store.complete(
+        let result = try await fixture.store.complete(
             taskID: "pain",
             occurrence: nil,
             at: at,
@@ -41,8 +41,8 @@ import Testing
         #expect(result.event.outcome?.note == "after the walk")
         #expect(result.event.isCompleted)
         for bad in ["11", "2.5", "-1", "much"] {
-            let error = try #require(throws: CareStoreError.self) {
-                try fixture.store.complete(
+            let error = try await #require(throws: CareStoreError.self) {
+                try await fixture.store.complete(
                     taskID: "pain",
                     occurrence: nil,
                     at: at,
@@ -53,7 +53,7 @@ import Testing
             #expect(error.code == .invalidAnswer && error.message.contains("pain"))
         }
         // A correction replaces the answer and keeps the note.
-        let corrected = try fixture.store.complete(
+        let corrected = try await fixture.store.complete(
             taskID: "pain",
             occurrence: nil,
             at: at,
@@ -63,8 +63,8 @@ import Testing
         #expect(corrected.corrected && corrected.event.outcome?.values.map(\.value) == [3])
         #expect(corrected.event.outcome?.note == "after the walk")
         // Without an answer the task refuses.
-        let missing = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(
+        let missing = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(
                 taskID: "pain",
                 occurrence: nil,
                 at: at.addingTimeInterval(-86_400),
@@ -75,7 +75,7 @@ import Testing
         #expect(missing.code == .invalidAnswer && missing.message.contains("--value"))
     }
 
-    @Test func yesNoChoiceTextDurationAndCount() throws {
+    @Test func yesNoChoiceTextDurationAndCount() async throws {
         let fixture = try F()
         let tasks: [(CareTask, String, Double, String?)] = [
             (Self.answered("nausea", .yesNo), "Yes", 1, "yes"),
@@ -86,7 +86,7 @@ import Testing
         ]
         for (task, input, value, text) in tasks {
             try fixture.store.addTask(task)
-            let result = try fixture.store.complete(
+            let result = try await fixture.store.complete(
                 taskID: task.id,
                 occurrence: nil,
                 at: F.berlinTime(2026, 11, 20, 9),
@@ -96,8 +96,8 @@ import Testing
             #expect(result.event.outcome?.values.map(\.value) == [value], "\(task.id)")
             #expect(result.event.outcome?.values.first?.text == text, "\(task.id)")
         }
-        #expect(throws: CareStoreError.self) {
-            try fixture.store.complete(
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.complete(
                 taskID: "mood",
                 occurrence: nil,
                 at: F.berlinTime(2026, 11, 21, 9),
@@ -105,8 +105,8 @@ import Testing
                 now: Self.now
             )
         }
-        #expect(throws: CareStoreError.self) {
-            try fixture.store.complete(
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.complete(
                 taskID: "falls",
                 occurrence: nil,
                 at: F.berlinTime(2026, 11, 21, 9),
@@ -116,11 +116,11 @@ import Testing
         }
     }
 
-    @Test func notDoneWithAReasonIsNotCompletedAndCanBeUndoneByCompleting() throws {
+    @Test func notDoneWithAReasonIsNotCompletedAndCanBeUndoneByCompleting() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
         let at = F.berlinTime(2026, 11, 20, 8, 30)
-        let skipped = try fixture.store.complete(
+        let skipped = try await fixture.store.complete(
             taskID: "medication",
             occurrence: nil,
             at: at,
@@ -129,7 +129,7 @@ import Testing
         )
         #expect(skipped.event.outcome?.notDoneReason == "felt dizzy")
         #expect(skipped.event.outcome?.values.isEmpty == true && !skipped.event.isCompleted)
-        let done = try fixture.store.complete(
+        let done = try await fixture.store.complete(
             taskID: "medication",
             occurrence: nil,
             at: at,
@@ -138,8 +138,8 @@ import Testing
         )
         #expect(done.corrected && done.event.isCompleted && done.event.outcome?.notDoneReason == nil)
         // An answer to a task without an answer format is refused.
-        let error = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(
+        let error = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(
                 taskID: "medication",
                 occurrence: nil,
                 at: at,
@@ -150,7 +150,7 @@ import Testing
         #expect(error.code == .invalidAnswer)
     }
 
-    @Test func atPicksTheFirstEventNotYetDoneAmongSimultaneousDoses() throws {
+    @Test func atPicksTheFirstEventNotYetDoneAmongSimultaneousDoses() async throws {
         let fixture = try F()
         var task = F.medication()
         task.schedule = Schedule(
@@ -168,7 +168,7 @@ import Testing
         let at = F.berlinTime(2026, 11, 20, 8, 15)
         var occurrences: [Int] = []
         for _ in 0..<4 {
-            let result = try fixture.store.complete(
+            let result = try await fixture.store.complete(
                 taskID: "medication",
                 occurrence: nil,
                 at: at,
@@ -180,7 +180,7 @@ import Testing
         }
         #expect(occurrences == [76, 77, 78, 79])
         // All four done: a fifth completion changes nothing.
-        let fifth = try fixture.store.complete(
+        let fifth = try await fixture.store.complete(
             taskID: "medication",
             occurrence: nil,
             at: at,
@@ -190,12 +190,12 @@ import Testing
         #expect(!fifth.changed && fifth.event.occurrence == 76)
     }
 
-    @Test func futureTimesNeedForce() throws {
+    @Test func futureTimesNeedForce() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
         let now = F.berlinTime(2026, 11, 20, 7, 0)
-        let error = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(
+        let error = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(
                 taskID: "medication",
                 occurrence: nil,
                 at: F.berlinTime(2026, 11, 20, 8, 10),
@@ -204,7 +204,7 @@ import Testing
             )
         }
         #expect(error.code == .futureTime && error.message.contains("--force"))
-        let forced = try fixture.store.complete(
+        let forced = try await fixture.store.complete(
             taskID: "medication",
             occurrence: nil,
             at: F.berlinTime(2026, 11, 20, 8, 10),
@@ -213,7 +213,7 @@ import Testing
         )
         #expect(forced.event.isCompleted)
         // Within five minutes of clock skew is accepted.
-        _ = try fixture.store.complete(
+        _ = try await fixture.store.complete(
             taskID: "medication",
             occurrence: nil,
             at: F.berlinTime(2026, 11, 21, 8, 3),

@@ -53,7 +53,7 @@ import Testing
         #expect(many == few)
     }
 
-    @Test func aContactNamingNoPlanStoresNoneOfTheList() throws {
+    @Test func aContactNamingNoPlanStoresNoneOfTheList() async throws {
         let (store, _) = try Self.store()
         let list =
             Self.contacts(5)
@@ -63,6 +63,6 @@ import Testing
                 return contact
             }
         #expect(throws: CareStoreError.self) { try store.saveContacts(list, at: Self.now) }
-        #expect(try store.contacts().isEmpty)
+        #expect(try await store.contacts().isEmpty)
     }
 }

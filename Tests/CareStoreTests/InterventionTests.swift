@@ -10,7 +10,7 @@ import Testing
     @Test func completesTheEventContainingTheTime() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
-        let event = try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 8, 20))
+        let event = try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 8, 20))
         #expect(event.isCompleted)
         #expect(event.start == F.berlinTime(2026, 11, 10, 8))
         #expect(event.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 8, 20))
@@ -20,16 +20,24 @@ import Testing
         #expect(listed.map(\.isCompleted) == [true])
     }
 
-    @Test func completesByOccurrenceAndUncompletes() throws {
+    @Test func completesByOccurrenceAndUncompletes() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
         // Occurrence 9 is the tenth daily event: 2026-11-10 08:00.
-        let event = try fixture.store.complete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 12))
+        let event = try await fixture.store.complete(
+            taskID: "medication",
+            occurrence: 9,
+            at: F.berlinTime(2026, 11, 10, 12)
+        )
         #expect(event.start == F.berlinTime(2026, 11, 10, 8) && event.isCompleted)
         // Completing again changes nothing.
-        let again = try fixture.store.complete(taskID: "medication", occurrence: 9, at: F.berlinTime(2026, 11, 10, 13))
+        let again = try await fixture.store.complete(
+            taskID: "medication",
+            occurrence: 9,
+            at: F.berlinTime(2026, 11, 10, 13)
+        )
         #expect(again.outcome == event.outcome)
-        let undone = try fixture.store.uncomplete(
+        let undone = try await fixture.store.uncomplete(
             taskID: "medication",
             occurrence: 9,
             at: F.berlinTime(2026, 11, 10, 12)
@@ -37,47 +45,53 @@ import Testing
         #expect(undone.outcome == nil && !undone.isCompleted)
     }
 
-    @Test func beforeTheDaysFirstEventIsAnErrorThatNamesTheDaysEvents() throws {
+    @Test func beforeTheDaysFirstEventIsAnErrorThatNamesTheDaysEvents() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
-        let error = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 7))
+        let error = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 7))
         }
         #expect(error.code == .eventNotFound && error.taskID == "medication")
         #expect(error.message.contains("its events that day: #9 08:00–09:00 (open)"), "\(error.message)")
-        let unknown = try #require(throws: CareStoreError.self) { try fixture.store.complete(taskID: "nope") }
+        let unknown = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(taskID: "nope")
+        }
         #expect(unknown.code == .taskNotFound)
     }
 
-    @Test func aDoseTakenLateCompletesTheDaysOpenEventAtTheTimeItWasTaken() throws {
+    @Test func aDoseTakenLateCompletesTheDaysOpenEventAtTheTimeItWasTaken() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.medication())
-        let late = try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 11, 30))
+        let late = try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 11, 30))
         #expect(late.occurrence == 9 && late.start == F.berlinTime(2026, 11, 10, 8) && late.isCompleted)
         #expect(late.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 11, 30))
         // Done: a second late completion has no open event that day and says what the day holds.
-        let again = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 12))
+        let again = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 12))
         }
         #expect(again.code == .eventNotFound)
         #expect(again.message.contains("no earlier one that day is still open"), "\(again.message)")
         #expect(again.message.contains("#9 08:00–09:00 (recorded)"), "\(again.message)")
         // Not the day before's: a dose missed yesterday is not completed by today's late tick.
-        let yesterday = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 7))
+        let yesterday = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 7))
         }
         #expect(yesterday.code == .eventNotFound)
         // Uncomplete stays strict: outside every window is an error, not the day's event.
-        #expect(throws: CareStoreError.self) {
-            try fixture.store.uncomplete(taskID: "medication", occurrence: nil, at: F.berlinTime(2026, 11, 10, 12))
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.uncomplete(
+                taskID: "medication",
+                occurrence: nil,
+                at: F.berlinTime(2026, 11, 10, 12)
+            )
         }
     }
 
-    @Test func linkedAssessmentsAreCompletedBySamplesNotByHand() throws {
+    @Test func linkedAssessmentsAreCompletedBySamplesNotByHand() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn())
-        let error = try #require(throws: CareStoreError.self) {
-            try fixture.store.complete(taskID: "weigh-in", at: F.berlinTime(2026, 11, 10, 12))
+        let error = try await #require(throws: CareStoreError.self) {
+            try await fixture.store.complete(taskID: "weigh-in", at: F.berlinTime(2026, 11, 10, 12))
         }
         #expect(error.code == .wrongTaskKind)
     }
@@ -97,7 +111,7 @@ import Testing
         let fixture = try F()
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
-        try fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
+        try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
         let days = try fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         #expect(days.map(\.day) == ["2026-11-10", "2026-11-11"])
         #expect(days.map(\.completed) == [1, 1])

@@ -106,7 +106,7 @@ import Testing
             )
         }
         await Self.expectRefusal(poison) {
-            _ = try store.complete(taskID: "weigh-in", at: day, now: day)
+            _ = try await store.complete(taskID: "weigh-in", at: day, now: day)
         }
         await Self.expectRefusal(poison) {
             _ = try await store.recordSample(F.weight(72, at: day), recordedAt: day)

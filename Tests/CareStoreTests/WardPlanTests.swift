@@ -46,7 +46,7 @@ import Testing
         #expect(tasks.map(\.planTask.id) == ["medication", "weigh-in"])
 
         let key = try await bed7.taskKey(for: "medication")
-        let done = try bed7.complete(taskID: key, at: Self.morning, now: Self.morning.addingTimeInterval(60))
+        let done = try await bed7.complete(taskID: key, at: Self.morning, now: Self.morning.addingTimeInterval(60))
         #expect(done.taskID == "medication@bed-7" && done.taskName == "medication" && done.isCompleted)
 
         // A weigh-in filed under bed-5 completes bed-5's linked assessment, nobody else's.
@@ -113,8 +113,8 @@ import Testing
         bobs.id = "medication-bob"
         try before.scoped(to: "alice").applyPlan(Self.ward)
         try before.scoped(to: "bob").applyPlan(CarePlanDocument(tasks: [bobs]))
-        try before.complete(taskID: "medication", at: Self.morning, now: Self.morning)
-        try before.complete(taskID: "medication-bob", at: Self.morning, now: Self.morning)
+        try await before.complete(taskID: "medication", at: Self.morning, now: Self.morning)
+        try await before.complete(taskID: "medication-bob", at: Self.morning, now: Self.morning)
         // Back to the v21 layout, as the release before this one left it.
         try await queue.write { db in
             try db.execute(

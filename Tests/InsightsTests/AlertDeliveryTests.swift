@@ -20,7 +20,7 @@ import Testing
         try fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
-        try fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         return (fixture, try #require(try await fixture.store.alerts().first))
     }

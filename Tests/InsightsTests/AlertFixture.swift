@@ -94,8 +94,8 @@ final class AlertFixture {
         return sample
     }
 
-    func answer(_ task: String, _ value: String, at date: Date) throws {
-        try store.complete(
+    func answer(_ task: String, _ value: String, at date: Date) async throws {
+        try await store.complete(
             taskID: task,
             occurrence: nil,
             at: date,

@@ -23,7 +23,11 @@ import Testing
         #expect(alerts.first?.trip.message == "Medication: 0 of 1 done that day on 2026-11-20")
         #expect(alerts.first?.trip.events.count == 1)
         // Taking that dose leaves nothing to say about 11-20.
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 20, 20, 5), now: F.time(2026, 11, 20, 21))
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 20, 20, 5),
+            now: F.time(2026, 11, 20, 21)
+        )
         let result = try await AlertEngine.evaluate(
             store: fixture.store,
             from: F.time(2026, 11, 20),
@@ -54,8 +58,8 @@ import Testing
             ]),
             at: F.time(2026, 11, 1)
         )
-        try fixture.answer("pain", "9", at: F.time(2026, 11, 10, 9))
-        try fixture.answer("pain", "4", at: F.time(2026, 11, 12, 9))
+        try await fixture.answer("pain", "9", at: F.time(2026, 11, 10, 9))
+        try await fixture.answer("pain", "4", at: F.time(2026, 11, 12, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 13))
         return fixture
     }
@@ -83,8 +87,8 @@ import Testing
         let fixture = try await Self.painHistory()
         let alerts = try await fixture.store.alerts()
         let unknown = (alerts.map(\.id).max() ?? 0) + 100
-        #expect(throws: CareStoreError.self) {
-            try fixture.store.acknowledgeAlerts(ids: [alerts[0].id, unknown], by: "Nurse Kim")
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.acknowledgeAlerts(ids: [alerts[0].id, unknown], by: "Nurse Kim")
         }
         #expect(try await fixture.store.alerts(includeClosed: false).count == 4, "an unknown id acknowledges none")
         let done = try await fixture.store.acknowledgeAlerts(
@@ -99,11 +103,11 @@ import Testing
 
     @Test func aBacklogBeforeADateIsAcknowledgedAndWhatCameAfterStaysOpen() async throws {
         let fixture = try await Self.painHistory()
-        let done = try fixture.store.acknowledgeAlerts(before: F.time(2026, 11, 11), by: "Nurse Kim")
+        let done = try await fixture.store.acknowledgeAlerts(before: F.time(2026, 11, 11), by: "Nurse Kim")
         #expect(done.count == 3 && done.allSatisfy { $0.trip.day == "2026-11-10" && !$0.isOpen })
         let open = try await fixture.store.alerts(includeClosed: false)
         #expect(open.map { "\($0.trip.day) \($0.trip.ruleID)" } == ["2026-11-12 mild"])
-        #expect(try fixture.store.acknowledgeAlerts(before: F.time(2026, 11, 11), by: nil).isEmpty)
+        #expect(try await fixture.store.acknowledgeAlerts(before: F.time(2026, 11, 11), by: nil).isEmpty)
     }
 
     /// A ward's list reads every patient at once; what it reads must be what each patient's own page reads.
@@ -122,9 +126,9 @@ import Testing
             medication.id = "medication-\(id)"
             try fixture.store.scoped(to: id).addTask(medication, at: F.time(2026, 11, 1))
             // ada answers 9 (two alerts), ben 6 (one), cleo 2 (none).
-            try fixture.answer("pain-\(id)", ["9", "6", "2"][index], at: F.time(2026, 11, 10, 9))
+            try await fixture.answer("pain-\(id)", ["9", "6", "2"][index], at: F.time(2026, 11, 10, 9))
         }
-        try fixture.store.complete(
+        try await fixture.store.complete(
             taskID: "medication-ben",
             at: F.time(2026, 11, 10, 8, 30),
             now: F.time(2026, 11, 10, 9)

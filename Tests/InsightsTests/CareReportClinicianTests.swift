@@ -29,7 +29,7 @@ import Testing
             CareTask(id: "dizzy", title: "Dizziness", kind: .assessment, schedule: F.daily(), answer: .yesNo)
         )
         for (day, answer) in [(17, "yes"), (18, "no"), (19, "yes")] {
-            try fixture.answer("dizzy", answer, at: F.time(2026, 11, day, 10))
+            try await fixture.answer("dizzy", answer, at: F.time(2026, 11, day, 10))
         }
         var samples = pressure(164, 98, at: F.time(2026, 11, 17, 7))
         samples += pressure(150, 90, at: F.time(2026, 11, 18, 7))

@@ -63,7 +63,7 @@ struct EmailAlertSenderTests {
             ),
         ]
         for contact in contacts { try store.saveContact(contact) }
-        try fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         return (fixture, try #require(try await store.alerts().first))
     }
@@ -207,7 +207,7 @@ struct EmailAlertSenderTests {
         try fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
-        try fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         let sender = RecordingSender()
         let channel = AlertOutboxChannel(

@@ -39,14 +39,14 @@ import Testing
             at: F.time(2026, 10, 1)
         )
         for day in 9...22 {
-            try fixture.answer("pain", String(day * 7 % 9), at: F.time(2026, 11, day, 9))
-            try fixture.store.complete(
+            try await fixture.answer("pain", String(day * 7 % 9), at: F.time(2026, 11, day, 9))
+            try await fixture.store.complete(
                 taskID: "medication",
                 at: F.time(2026, 11, day, 8, 10),
                 now: F.time(2026, 11, day, 9)
             )
             if day % 3 != 0 {
-                try fixture.store.complete(
+                try await fixture.store.complete(
                     taskID: "medication",
                     at: F.time(2026, 11, day, 20, 10),
                     now: F.time(2026, 11, day, 21)

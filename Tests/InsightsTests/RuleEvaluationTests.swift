@@ -20,7 +20,7 @@ import Testing
                 )
             ])
         )
-        try fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
         let now = F.time(2026, 11, 20, 10)
         let first = try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: now)
         #expect(first.raised.count == 1)
@@ -33,11 +33,11 @@ import Testing
         #expect(again.raised.isEmpty && again.withdrawn.isEmpty)
         #expect(try await fixture.store.alerts().count == 1)
         // A correction to 5 withdraws it; back to 9 raises the same alert again.
-        try fixture.answer("pain", "5", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "5", at: F.time(2026, 11, 20, 9))
         let corrected = try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: now)
         #expect(corrected.withdrawn == [alert.id])
         #expect(try await fixture.store.alert(id: alert.id)?.state == "withdrawn")
-        try fixture.answer("pain", "9", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "9", at: F.time(2026, 11, 20, 9))
         let reraised = try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: now)
         #expect(reraised.raised == [alert.id])
         #expect(try await fixture.store.alert(id: alert.id)?.trip.message == "Back pain 9 on 2026-11-20 (≥ 7)")
@@ -133,9 +133,21 @@ import Testing
         )
         // 11-20: morning dose at 08:30, evening dose missed. 11-21: morning dose taken late (10:30... within its
         // window 08–10? no: completed at 09:59), evening taken.
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 20, 8, 30), now: F.time(2026, 11, 20, 9))
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 21, 9, 59), now: F.time(2026, 11, 21, 10))
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 21, 20, 5), now: F.time(2026, 11, 21, 21))
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 20, 8, 30),
+            now: F.time(2026, 11, 20, 9)
+        )
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 21, 9, 59),
+            now: F.time(2026, 11, 21, 10)
+        )
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 21, 20, 5),
+            now: F.time(2026, 11, 21, 21)
+        )
         // At 11-20 21:00 the day is not over: nothing yet.
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 21))
         #expect(try await fixture.store.alerts().isEmpty)
@@ -145,7 +157,11 @@ import Testing
         #expect(alerts.first?.trip.message == "Medication: 1 of 2 done that day on 2026-11-20")
         #expect(alerts.first?.trip.events.count == 2 && alerts.first?.trip.subject == "day:2026-11-20")
         // Late entry of the evening dose (a correction) withdraws it.
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 20, 20, 10), now: F.time(2026, 11, 22, 2))
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 20, 20, 10),
+            now: F.time(2026, 11, 22, 2)
+        )
         let result = try await AlertEngine.evaluate(
             store: fixture.store,
             from: F.time(2026, 11, 20),
@@ -160,8 +176,16 @@ import Testing
             F.medication([AlertRule(id: "morning", condition: .adherence(fewerThan: 1, by: 9 * 60))]),
             at: F.time(2026, 10, 1)
         )
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 20, 9, 30), now: F.time(2026, 11, 20, 10))
-        try fixture.store.complete(taskID: "medication", at: F.time(2026, 11, 21, 8, 45), now: F.time(2026, 11, 21, 10))
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 20, 9, 30),
+            now: F.time(2026, 11, 20, 10)
+        )
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2026, 11, 21, 8, 45),
+            now: F.time(2026, 11, 21, 10)
+        )
         try await AlertEngine.evaluate(
             store: fixture.store,
             from: F.time(2026, 11, 20),
@@ -179,9 +203,21 @@ import Testing
             at: F.time(2026, 10, 1)
         )
         // 2027-03-28 has 23 hours in Berlin; both doses that day are on time.
-        try fixture.store.complete(taskID: "medication", at: F.time(2027, 3, 28, 8, 30), now: F.time(2027, 3, 28, 9))
-        try fixture.store.complete(taskID: "medication", at: F.time(2027, 3, 28, 20, 30), now: F.time(2027, 3, 28, 21))
-        try fixture.store.complete(taskID: "medication", at: F.time(2027, 3, 29, 8, 30), now: F.time(2027, 3, 29, 9))
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2027, 3, 28, 8, 30),
+            now: F.time(2027, 3, 28, 9)
+        )
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2027, 3, 28, 20, 30),
+            now: F.time(2027, 3, 28, 21)
+        )
+        try await fixture.store.complete(
+            taskID: "medication",
+            at: F.time(2027, 3, 29, 8, 30),
+            now: F.time(2027, 3, 29, 9)
+        )
         try await AlertEngine.evaluate(
             store: fixture.store,
             from: F.time(2027, 3, 28),
@@ -242,7 +278,7 @@ import Testing
         let fixture = try F()
         try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         try fixture.store.addTask(F.pain([AlertRule(id: "high", condition: .compare(.greaterThan, 6, unit: nil))]))
-        try fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
+        try await fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         let alert = try #require(try await fixture.store.alerts().first)
         let acknowledged = try await fixture.store.acknowledgeAlert(
@@ -254,7 +290,7 @@ import Testing
         // Acknowledging twice changes nothing; an unknown id is an error.
         try await fixture.store.acknowledgeAlert(id: alert.id, by: "someone else")
         #expect(try await fixture.store.alert(id: alert.id)?.acknowledgedBy == "Nurse Kim")
-        #expect(throws: CareStoreError.self) { try fixture.store.acknowledgeAlert(id: 999, by: nil) }
+        await #expect(throws: CareStoreError.self) { try await fixture.store.acknowledgeAlert(id: 999, by: nil) }
         let pending = try await fixture.store.pendingAlertDeliveries(
             channel: CareStore.webhookAlertChannel,
             limit: 10,
@@ -268,12 +304,12 @@ import Testing
         let fixture = try F()
         var task = F.pain([AlertRule(id: "high", condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         try fixture.store.addTask(task)
-        try fixture.answer("pain", "7", at: F.time(2026, 11, 10, 9))
+        try await fixture.answer("pain", "7", at: F.time(2026, 11, 10, 9))
         task.alerts = [AlertRule(id: "high", condition: .compare(.greaterThanOrEqual, 8, unit: nil))]
         task.effectiveDate = F.time(2026, 11, 15)
         try fixture.store.updateTask(task)
-        try fixture.answer("pain", "7", at: F.time(2026, 11, 16, 9))
-        try fixture.answer("pain", "8", at: F.time(2026, 11, 17, 9))
+        try await fixture.answer("pain", "7", at: F.time(2026, 11, 16, 9))
+        try await fixture.answer("pain", "8", at: F.time(2026, 11, 17, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 18))
         let alerts = try await fixture.store.alerts()
         #expect(alerts.map { "\($0.trip.day) v\($0.trip.taskVersionNumber)" } == ["2026-11-10 v1", "2026-11-17 v2"])

@@ -225,12 +225,6 @@ extension CareStore {
     /// Records that a person has seen the alert and taken care of it. Acknowledging twice changes nothing.
     /// - Throws: ``CareStoreError`` `.alertNotFound`.
     @discardableResult
-    public func acknowledgeAlert(id: Int64, by person: String?, at now: Date = Date()) throws(CareStoreError) -> Alert {
-        try acknowledgeAlerts(ids: [id], by: person, at: now)[0]
-    }
-
-    /// ``acknowledgeAlert(id:by:at:)`` for the runtime and the care app.
-    @discardableResult
     public func acknowledgeAlert(
         id: Int64,
         by person: String?,
@@ -243,17 +237,6 @@ extension CareStore {
     /// scoped store, another patient's). An alert already acknowledged stays as it was.
     /// - Returns: the alerts, in the order of `ids` (duplicates once).
     /// - Throws: ``CareStoreError`` `.alertNotFound` naming the first id that is not there.
-    @discardableResult
-    public func acknowledgeAlerts(
-        ids: [Int64],
-        by person: String?,
-        at now: Date = Date()
-    ) throws(CareStoreError) -> [Alert] {
-        let scope = patientScope
-        return try write { db in try Self.acknowledge(db, checking: ids, of: scope, by: person, now: now) }
-    }
-
-    /// ``acknowledgeAlerts(ids:by:at:)`` for the runtime and the care app.
     @discardableResult
     public func acknowledgeAlerts(
         ids: [Int64],
@@ -304,9 +287,9 @@ extension CareStore {
         before: Date,
         by person: String?,
         at now: Date = Date()
-    ) throws(CareStoreError) -> [Alert] {
+    ) async throws(CareStoreError) -> [Alert] {
         let scope = patientScope
-        return try write { db in
+        return try await write { db in
             var sql = "SELECT id FROM alert WHERE acknowledgedAt IS NULL AND withdrawnAt IS NULL AND occurredAt < ?"
             var arguments: StatementArguments = [before.timeIntervalSince1970]
             if let scope {

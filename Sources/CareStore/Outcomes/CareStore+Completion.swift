@@ -26,25 +26,6 @@ extension CareStore {
         at: Date,
         entry: Completion,
         now: Date = Date()
-    ) throws(CareStoreError) -> CompletionResult {
-        try checkNotFuture(taskID: taskID, at: at, entry: entry, now: now)
-        let zone = bridgeZone
-        let result = try write { db -> CompletionResult in
-            try Self.record(db, taskID: taskID, occurrence: occurrence, at: at, entry: entry, now: now, zone: zone)
-        }
-        if result.changed { broadcaster.publish([.eventUpdated(result.event.key)]) }
-        return result
-    }
-
-    /// ``complete(taskID:occurrence:at:entry:now:)`` for the runtime and the care app: suspends instead of
-    /// blocking a thread while the store is busy.
-    @discardableResult
-    public func complete(
-        taskID: String,
-        occurrence: Int?,
-        at: Date,
-        entry: Completion,
-        now: Date = Date()
     ) async throws(CareStoreError) -> CompletionResult {
         try checkNotFuture(taskID: taskID, at: at, entry: entry, now: now)
         let zone = bridgeZone

@@ -161,10 +161,8 @@ extension CareStore {
         occurrence: Int? = nil,
         at: Date = Date(),
         now: Date = Date()
-    )
-        throws(CareStoreError) -> CareEvent
-    {
-        try complete(taskID: taskID, occurrence: occurrence, at: at, entry: Completion(), now: now).event
+    ) async throws(CareStoreError) -> CareEvent {
+        try await complete(taskID: taskID, occurrence: occurrence, at: at, entry: Completion(), now: now).event
     }
 
     /// Removes the outcome of a hand-completed event, keeping what it held, who undid it and when in the undo list
@@ -174,31 +172,6 @@ extension CareStore {
     ///   - now: when it was undone.
     /// - Returns: the event, now without outcome.
     /// - Throws: as ``complete(taskID:occurrence:at:now:)``.
-    @discardableResult
-    public func uncomplete(
-        taskID: String,
-        occurrence: Int? = nil,
-        at: Date = Date(),
-        author: String? = nil,
-        now: Date = Date()
-    ) throws(CareStoreError) -> CareEvent {
-        let zone = bridgeZone
-        let (event, changed) = try write { db in
-            try Self.removeOutcome(
-                db,
-                taskID: taskID,
-                occurrence: occurrence,
-                at: at,
-                author: author,
-                now: now,
-                zone: zone
-            )
-        }
-        if changed { broadcaster.publish([.eventUpdated(event.key)]) }
-        return event
-    }
-
-    /// ``uncomplete(taskID:occurrence:at:author:now:)`` for the runtime and the care app.
     @discardableResult
     public func uncomplete(
         taskID: String,

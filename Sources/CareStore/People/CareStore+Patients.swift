@@ -72,11 +72,6 @@ extension CareStore {
     }
 
     /// The live contacts, of one patient's plans or all.
-    public func contacts(patientID: String? = nil) throws(CareStoreError) -> [CareContact] {
-        try read { db in try Self.contacts(db, patientID: patientID) }
-    }
-
-    /// ``contacts(patientID:)`` for the runtime and the care app.
     public func contacts(patientID: String? = nil) async throws(CareStoreError) -> [CareContact] {
         try await read { db in try Self.contacts(db, patientID: patientID) }
     }
@@ -103,20 +98,7 @@ extension CareStore {
         if let problem = patient.validationProblem(asOf: now) { throw CareStoreError(.invalidPatient, problem) }
         return try write { db -> PeopleSaveResult in
             let live = try Self.livePatients(db)
-            let versions = try PatientRecord.filter(Column("id") == patient.id).order(Column("versionNumber"))
-                .fetchAll(db)
-            var result = PeopleSaveResult.added
-            if let newest = versions.last {
-                if newest.deletedDate == nil, newest.patient == patient {
-                    result = .unchanged
-                } else {
-                    try PatientRecord(patient, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
-                        .insert(db)
-                    result = .updated
-                }
-            } else {
-                try PatientRecord(patient, versionNumber: 1, previous: nil, now: now).insert(db)
-            }
+            let result = try PatientRecord.saveVersion(db, patient, id: patient.id, now: now)
             var plan = plan ?? PatientPlan(id: patient.id, title: "Care plan of \(patient.name)", patientID: patient.id)
             plan.patientID = patient.id
             let hasPlan = try Self.livePlans(db).contains { $0.patientID == patient.id }
@@ -168,16 +150,7 @@ extension CareStore {
                 guard plans.contains(contact.planID) else {
                     throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
                 }
-                let newest = try ContactRecord.filter(Column("id") == contact.id)
-                    .order(Column("versionNumber").desc).fetchOne(db)
-                guard let newest else {
-                    try ContactRecord(contact, versionNumber: 1, previous: nil, now: now).insert(db)
-                    return .added
-                }
-                if newest.deletedDate == nil, newest.contact == contact { return .unchanged }
-                try ContactRecord(contact, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now)
-                    .insert(db)
-                return .updated
+                return try ContactRecord.saveVersion(db, contact, id: contact.id, now: now)
             }
         }
     }
@@ -199,20 +172,14 @@ extension CareStore {
         guard !plan.id.isEmpty, !plan.title.isEmpty else {
             throw CareStoreError(.invalidPatient, "a plan needs an id and a title")
         }
-        let versions = try CarePlanRecord.filter(Column("id") == plan.id).order(Column("versionNumber")).fetchAll(db)
-        guard let newest = versions.last else {
-            try CarePlanRecord(plan, versionNumber: 1, previous: nil, now: now).insert(db)
-            return .added
+        return try CarePlanRecord.saveVersion(db, plan, id: plan.id, now: now) { newest in
+            guard newest.patientID == plan.patientID else {
+                throw CareStoreError(
+                    .invalidPatient,
+                    "plan '\(plan.id)' belongs to patient '\(newest.patientID)', not '\(plan.patientID)'"
+                )
+            }
         }
-        if newest.deletedDate == nil, newest.plan == plan { return .unchanged }
-        guard newest.patientID == plan.patientID else {
-            throw CareStoreError(
-                .invalidPatient,
-                "plan '\(plan.id)' belongs to patient '\(newest.patientID)', not '\(plan.patientID)'"
-            )
-        }
-        try CarePlanRecord(plan, versionNumber: newest.versionNumber + 1, previous: newest.uuid, now: now).insert(db)
-        return .updated
     }
 
     /// Moves what belongs to the implicit patient (tasks without a plan, samples without a patient outside the

@@ -41,19 +41,6 @@ extension CareStore {
         channel: String,
         detail: String? = nil,
         at now: Date = Date()
-    ) throws(CareStoreError) -> ShareRecord {
-        let entry = ShareRecord(id: 0, contactID: contactID, what: what, channel: channel, detail: detail, at: now)
-        return try write { db in try Self.recordShare(db, entry) }
-    }
-
-    /// ``recordShare(contactID:what:channel:detail:at:)`` for the runtime and the care app.
-    @discardableResult
-    public func recordShare(
-        contactID: String,
-        what: String,
-        channel: String,
-        detail: String? = nil,
-        at now: Date = Date()
     ) async throws(CareStoreError) -> ShareRecord {
         let entry = ShareRecord(id: 0, contactID: contactID, what: what, channel: channel, detail: detail, at: now)
         return try await write { db in try Self.recordShare(db, entry) }
@@ -85,12 +72,6 @@ extension CareStore {
     }
 
     /// The sharing audit list, oldest first (of the scoped patient, or all).
-    public func shares() throws(CareStoreError) -> [ShareRecord] {
-        let scope = patientScope
-        return try read { db in try Self.shares(db, of: scope) }
-    }
-
-    /// ``shares()`` for the runtime and the care app.
     public func shares() async throws(CareStoreError) -> [ShareRecord] {
         let scope = patientScope
         return try await read { db in try Self.shares(db, of: scope) }

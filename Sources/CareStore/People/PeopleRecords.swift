@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// One patient version (table `patient`).
-struct PatientRecord: StoreRecord, Sendable {
+struct PatientRecord: PeopleVersionRecord, Sendable {
     static let databaseTableName = "patient"
     var uuid: String
     var id: String
@@ -46,10 +46,12 @@ struct PatientRecord: StoreRecord, Sendable {
             identifiers: PeopleJSON.decode([PatientIdentifier].self, identifiers) ?? []
         )
     }
+
+    var value: Patient? { patient }
 }
 
 /// One care-plan version (table `carePlan`).
-struct CarePlanRecord: StoreRecord, Sendable {
+struct CarePlanRecord: PeopleVersionRecord, Sendable {
     static let databaseTableName = "carePlan"
     var uuid: String
     var id: String
@@ -74,10 +76,11 @@ struct CarePlanRecord: StoreRecord, Sendable {
     }
 
     var plan: PatientPlan { PatientPlan(id: id, title: title, patientID: patientID) }
+    var value: PatientPlan? { plan }
 }
 
 /// One contact version (table `contact`).
-struct ContactRecord: StoreRecord, Sendable {
+struct ContactRecord: PeopleVersionRecord, Sendable {
     static let databaseTableName = "contact"
     var uuid: String
     var id: String
@@ -103,6 +106,7 @@ struct ContactRecord: StoreRecord, Sendable {
     }
 
     var contact: CareContact? { PeopleJSON.decode(CareContact.self, content) }
+    var value: CareContact? { contact }
 }
 
 /// JSON columns of the people tables: sorted keys, so equal content is equal text.
