@@ -65,8 +65,8 @@ public struct SessionMachine: Sendable {
         case value(SessionStep.Await, timer: Int)
         case delay(timer: Int)
         case pause(timer: Int)
-        /// A compiled procedure (an Omron memory-map download) is running and gets every input.
-        case procedure(OmronMemorySession)
+        /// A compiled procedure (an Omron memory-map or a Viatom file download) is running and gets every input.
+        case procedure(any SessionProcedure)
     }
 
     private var frames: [Frame] = []
@@ -234,7 +234,7 @@ public struct SessionMachine: Sendable {
 
     /// Hands an input to the running procedure and follows its status.
     private mutating func feed(
-        _ procedure: OmronMemorySession,
+        _ procedure: any SessionProcedure,
         _ input: SessionInput,
         now: Date,
         into actions: inout [SessionAction]
@@ -247,7 +247,7 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func settle(
-        _ procedure: OmronMemorySession,
+        _ procedure: any SessionProcedure,
         _ produced: [SessionAction],
         now: Date,
         into actions: inout [SessionAction]
@@ -263,6 +263,19 @@ public struct SessionMachine: Sendable {
         case .failed(let reason):
             fail(reason, into: &actions)
         }
+    }
+
+    private mutating func startProcedure(
+        _ procedure: some SessionProcedure,
+        now: Date,
+        into actions: inout [SessionAction]
+    ) {
+        var procedure = procedure
+        var ids = nextID
+        let produced = procedure.start(ids: &ids)
+        nextID = ids
+        recent.removeAll()
+        settle(procedure, produced, now: now, into: &actions)
     }
 
     // MARK: - Steps
@@ -355,12 +368,9 @@ public struct SessionMachine: Sendable {
         case .branch(let condition, let then, let otherwise):
             frames.append(Frame(steps: condition.holds(for: variables) ? then : otherwise))
         case .omronMemoryMap(let map):
-            var procedure = OmronMemorySession(map: map, variables: variables)
-            var ids = nextID
-            let produced = procedure.start(ids: &ids)
-            nextID = ids
-            recent.removeAll()
-            settle(procedure, produced, now: now, into: &actions)
+            startProcedure(OmronMemorySession(map: map, variables: variables), now: now, into: &actions)
+        case .viatomFiles(let download):
+            startProcedure(ViatomFileSession(download: download, variables: variables), now: now, into: &actions)
         case .set(let assignments):
             let before = variables
             for (name, assignment) in assignments {

@@ -70,6 +70,7 @@ public struct SessionScript: Sendable, Hashable {
                 case .omronMemoryMap(let map):
                     uuids.formUnion(map.channels.tx)
                     if let unlock = map.channels.unlock { uuids.insert(unlock) }
+                case .viatomFiles(let download): uuids.insert(download.write)
                 default: break
                 }
             }
@@ -97,6 +98,7 @@ public struct SessionScript: Sendable, Hashable {
                 case .omronMemoryMap(let map):
                     uuids.formUnion(map.channels.tx + map.channels.rx)
                     if let unlock = map.channels.unlock { uuids.insert(unlock) }
+                case .viatomFiles(let download): uuids.formUnion([download.write, download.notify])
                 case .delay, .set: break
                 }
             }
@@ -122,6 +124,8 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
     case set([String: Assignment])
     /// Download an Omron memory map (``OmronMemorySession``): the profile's `omron` section.
     case omronMemoryMap(OmronMemoryMap)
+    /// Download a Viatom oximeter's recordings (``ViatomFileSession``): the profile's `viatom` section.
+    case viatomFiles(ViatomDownload)
 
     public enum Assignment: Sendable, Hashable {
         case value(SessionValue)
@@ -221,6 +225,7 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
         case .branch(let condition, _, _): "if \(condition)"
         case .set(let assignments): "set \(assignments.keys.sorted().joined(separator: ", "))"
         case .omronMemoryMap(let map): "omron memory map \(map.model)"
+        case .viatomFiles(let download): "viatom files \(download.model)"
         }
     }
 }
