@@ -36,7 +36,7 @@ extension DeviceProfile {
         let root = try ProfileReader(value, path: JSONPath())
         try root.allow([
             "id", "name", "match", "link", "characteristics", "serviceData", "quirks", "tuning", "notes",
-            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures", "omron", "bonding",
+            "measurementRange", "plausibility", "session", "manufacturerData", "fixtures", "omron", "viatom", "bonding",
         ])
         id = try root.string("id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -207,7 +207,10 @@ extension DeviceProfile {
         if let value = root.object["omron"] {
             omron = try OmronMemoryMap(profileJSON: JSONReader(value, path: JSONPath().appending("omron")))
         }
-        if linkMode == .gatt, characteristics.isEmpty, omron == nil {
+        if let value = root.object["viatom"] {
+            viatom = try ViatomDownload(profileJSON: JSONReader(value, path: JSONPath().appending("viatom")))
+        }
+        if linkMode == .gatt, characteristics.isEmpty, omron == nil, viatom == nil {
             throw DeviceProfileError(field: "characteristics", message: "a gatt profile needs at least one entry")
         }
 
@@ -259,6 +262,13 @@ extension DeviceProfile {
             // The download runs after the profile's own steps; its cursor is kept with the other variables.
             session.steps.append(.omronMemoryMap(omron))
             session.persist += omron.persistedVariables.filter { !session.persist.contains($0) }
+        }
+        if let viatom {
+            // The file download runs after the profile's own steps; the files it read are kept between sessions.
+            session.steps.append(.viatomFiles(viatom))
+            if !session.persist.contains(ViatomDownload.cursorVariable) {
+                session.persist.append(ViatomDownload.cursorVariable)
+            }
         }
         if let member = root.members["fixtures"] {
             fixtures = try root.mapped { () throws(JSONReadError) in try ProfileFixture.list(json: member) }

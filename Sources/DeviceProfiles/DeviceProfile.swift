@@ -36,6 +36,8 @@ public struct DeviceProfile: Sendable, Hashable {
     public var session = SessionScript()
     /// The Omron memory-map download (`omron` in the profile): its session step and the reader of its records.
     public var omron: OmronMemoryMap?
+    /// The Viatom file download (`viatom` in the profile): its session step and the reader of its files.
+    public var viatom: ViatomDownload?
     /// How long the device keeps a bond (`bonding`: `once` or `everySession`); nil when the profile says nothing,
     /// which for a profile that requires pairing means `once`.
     public var bonding: BondRenewal?
@@ -244,7 +246,7 @@ extension DeviceProfile {
             profile: id,
             linkMode: linkMode,
             subscribe: characteristics.filter { $0.use == .notify || $0.use == .indicate }.map(\.uuid)
-                + (omron?.subscriptions ?? []),
+                + (omron?.subscriptions ?? []) + (viatom.map { [$0.notify] } ?? []),
             readOnce: characteristics.filter { $0.use == .read }.map(\.uuid),
             requiresPairing: quirks.pairingRequired,
             bondRenewal: bonding ?? .once,
@@ -253,10 +255,11 @@ extension DeviceProfile {
         )
     }
 
-    /// A reader of the records that arrive spread over several values (the `omron` memory map), made fresh for
-    /// each device; nil for profiles whose values each decode on their own.
+    /// A reader of the records that arrive spread over several values (the `omron` memory map, the `viatom`
+    /// files), made fresh for each device; nil for profiles whose values each decode on their own.
     public func makeRecordReader() -> (any StreamedRecordReader)? {
-        omron.map { OmronRecordReader(map: $0) }
+        if let omron { return OmronRecordReader(map: omron) }
+        return viatom.map { ViatomRecordReader(download: $0) }
     }
 
     /// Every decoder identifier the profile names (entries read by frames name none).

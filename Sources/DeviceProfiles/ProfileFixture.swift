@@ -9,10 +9,14 @@ public struct ProfileFixture: Sendable, Hashable {
         case characteristic(BluetoothUUID)
         case serviceData(BluetoothUUID)
         case manufacturerData(UInt16)
+        /// A request the bridge wrote (`written`): for a protocol whose responses do not say what they answer, the
+        /// record reader sees it as in a session.
+        case written(BluetoothUUID)
 
         public var description: String {
             switch self {
             case .characteristic(let uuid): "characteristic \(uuid)"
+            case .written(let uuid): "written \(uuid)"
             case .serviceData(let uuid): "serviceData \(uuid)"
             case .manufacturerData(let company): "manufacturerData \(AdvertisedDataPattern.Key.hex(company))"
             }
@@ -109,12 +113,12 @@ public struct ProfileFixture: Sendable, Hashable {
         values = []
         for element in try members.required("values").array() {
             let value = try element.object(
-                allowing: ["characteristic", "serviceData", "manufacturerData", "hex"],
+                allowing: ["characteristic", "serviceData", "manufacturerData", "written", "hex"],
                 ignoringPrefix: "_"
             )
-            let sources = ["characteristic", "serviceData", "manufacturerData"].filter { value[$0] != nil }
+            let sources = ["characteristic", "serviceData", "manufacturerData", "written"].filter { value[$0] != nil }
             guard sources.count == 1, let key = sources.first, let sourceReader = value[key] else {
-                throw element.error("give exactly one of characteristic, serviceData, manufacturerData")
+                throw element.error("give exactly one of characteristic, serviceData, manufacturerData, written")
             }
             let source: Source
             switch key {
@@ -124,7 +128,11 @@ public struct ProfileFixture: Sendable, Hashable {
                 guard let uuid = BluetoothUUID(text) else {
                     throw sourceReader.error("'\(text)' is not a Bluetooth UUID")
                 }
-                source = key == "characteristic" ? .characteristic(uuid) : .serviceData(uuid)
+                switch key {
+                case "characteristic": source = .characteristic(uuid)
+                case "written": source = .written(uuid)
+                default: source = .serviceData(uuid)
+                }
             }
             values.append(Value(source: source, bytes: try Self.hex(try value.required("hex"))))
         }

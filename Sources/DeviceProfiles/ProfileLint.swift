@@ -125,6 +125,8 @@ public enum ProfileLint {
             profile.characteristic(uuid).map { $0.use != .write } ?? (profile.makeRecordReader()?.reads(uuid) ?? false)
         case .serviceData(let uuid): profile.serviceDataFormat(uuid) != nil
         case .manufacturerData(let company): profile.manufacturerDataFormat(company) != nil
+        case .written(let uuid):
+            profile.session.writtenCharacteristics.contains(uuid) || profile.characteristic(uuid)?.use == .write
         }
     }
 }

@@ -13,12 +13,8 @@ import GATTDecoding
 /// the whole ring is read again, and the store drops what it already has. Without a cursor, or for a model whose
 /// pointers are unknown, every slot is read. Variables change only when every step finished, so a download that
 /// breaks off is repeated next time; records already received were stored as they came.
-public struct OmronMemorySession: Sendable {
-    public enum Status: Sendable, Hashable {
-        case running
-        case finished(SessionVariables)
-        case failed(String)
-    }
+public struct OmronMemorySession: SessionProcedure {
+    public typealias Status = SessionProcedureStatus
 
     enum Request: Sendable, Hashable {
         case unlock

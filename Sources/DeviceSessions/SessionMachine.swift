@@ -69,8 +69,9 @@ public struct SessionMachine: Sendable {
         case value(SessionStep.Await, timer: Int)
         case delay(timer: Int)
         case pause(timer: Int)
-        /// A compiled procedure (an Omron memory-map download, a Eufy handshake) is running and gets every input.
-        case procedure(SessionProcedure)
+        /// A compiled procedure (an Omron memory-map or a Viatom file download, a Eufy handshake) is running and gets
+        /// every input.
+        case procedure(any SessionProcedure)
     }
 
     private var frames: [Frame] = []
@@ -248,7 +249,7 @@ public struct SessionMachine: Sendable {
 
     /// Hands an input to the running procedure and follows its status.
     private mutating func feed(
-        _ procedure: SessionProcedure,
+        _ procedure: any SessionProcedure,
         _ input: SessionInput,
         now: Date,
         into actions: inout [SessionAction]
@@ -261,7 +262,7 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func settle(
-        _ procedure: SessionProcedure,
+        _ procedure: any SessionProcedure,
         _ produced: [SessionAction],
         now: Date,
         into actions: inout [SessionAction]
@@ -279,8 +280,11 @@ public struct SessionMachine: Sendable {
         }
     }
 
-    /// Starts a procedure step; values that came before it are not its answers.
-    private mutating func begin(_ procedure: SessionProcedure, now: Date, into actions: inout [SessionAction]) {
+    private mutating func startProcedure(
+        _ procedure: some SessionProcedure,
+        now: Date,
+        into actions: inout [SessionAction]
+    ) {
         var procedure = procedure
         var ids = nextID
         let produced = procedure.start(ids: &ids)
@@ -379,13 +383,18 @@ public struct SessionMachine: Sendable {
         case .branch(let condition, let then, let otherwise):
             frames.append(Frame(steps: condition.holds(for: variables) ? then : otherwise))
         case .omronMemoryMap(let map):
-            begin(.omron(OmronMemorySession(map: map, variables: variables)), now: now, into: &actions)
+            startProcedure(OmronMemorySession(map: map, variables: variables), now: now, into: &actions)
         case .eufyHandshake(let handshake):
-            begin(
-                .eufy(EufyHandshakeSession(step: handshake, address: device, clientID: nonce)),
+            startProcedure(
+                EufyHandshakeProcedure(
+                    session: EufyHandshakeSession(step: handshake, address: device, clientID: nonce),
+                    variables: variables
+                ),
                 now: now,
                 into: &actions
             )
+        case .viatomFiles(let download):
+            startProcedure(ViatomFileSession(download: download, variables: variables), now: now, into: &actions)
         case .set(let assignments):
             let before = variables
             for (name, assignment) in assignments {

@@ -1,65 +1,23 @@
-import BridgeCore
+public import BridgeCore
 
-/// A compiled procedure a ``SessionMachine`` step hands every input to until it ends: an Omron memory-map download
-/// or a Eufy P2 handshake.
-enum SessionProcedure: Sendable {
-    case omron(OmronMemorySession)
-    case eufy(EufyHandshakeSession)
+/// A compiled conversation a ``SessionMachine`` step hands every input to until it finishes: a vendor download
+/// too stateful for the step language (an Omron memory map, a Viatom file download).
+///
+/// Pure like the machine: inputs in, actions out, no I/O and no clock. `ids` is the machine's action-id counter,
+/// so the procedure's writes and timers never collide with the steps' own.
+public protocol SessionProcedure: Sendable {
+    var status: SessionProcedureStatus { get }
+    /// The request being waited on, for messages.
+    var currentStep: String { get }
+    /// Sends the first request.
+    mutating func start(ids: inout Int) -> [SessionAction]
+    mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction]
+}
 
-    enum Outcome: Sendable, Hashable {
-        case running
-        /// The procedure ended; its variables replace the session's when it changed them.
-        case finished(SessionVariables?)
-        case failed(String)
-    }
-
-    var outcome: Outcome {
-        switch self {
-        case .omron(let session):
-            switch session.status {
-            case .running: .running
-            case .finished(let variables): .finished(variables)
-            case .failed(let reason): .failed(reason)
-            }
-        case .eufy(let session):
-            switch session.status {
-            case .running: .running
-            case .finished: .finished(nil)
-            case .failed(let reason): .failed(reason)
-            }
-        }
-    }
-
-    var currentStep: String {
-        switch self {
-        case .omron(let session): session.currentStep
-        case .eufy(let session): session.currentStep
-        }
-    }
-
-    mutating func start(ids: inout Int) -> [SessionAction] {
-        switch self {
-        case .omron(var session):
-            let actions = session.start(ids: &ids)
-            self = .omron(session)
-            return actions
-        case .eufy(var session):
-            let actions = session.start(ids: &ids)
-            self = .eufy(session)
-            return actions
-        }
-    }
-
-    mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction] {
-        switch self {
-        case .omron(var session):
-            let actions = session.handle(input, ids: &ids)
-            self = .omron(session)
-            return actions
-        case .eufy(var session):
-            let actions = session.handle(input, ids: &ids)
-            self = .eufy(session)
-            return actions
-        }
-    }
+/// Where a ``SessionProcedure`` stands.
+public enum SessionProcedureStatus: Sendable, Hashable {
+    case running
+    /// Done: the session variables as the procedure leaves them (its cursor moved).
+    case finished(SessionVariables)
+    case failed(String)
 }

@@ -71,6 +71,7 @@ public struct SessionScript: Sendable, Hashable {
                     uuids.formUnion(map.channels.tx)
                     if let unlock = map.channels.unlock { uuids.insert(unlock) }
                 case .eufyHandshake(let handshake): uuids.insert(handshake.write)
+                case .viatomFiles(let download): uuids.insert(download.write)
                 default: break
                 }
             }
@@ -99,6 +100,7 @@ public struct SessionScript: Sendable, Hashable {
                     uuids.formUnion(map.channels.tx + map.channels.rx)
                     if let unlock = map.channels.unlock { uuids.insert(unlock) }
                 case .eufyHandshake(let handshake): uuids.formUnion([handshake.write, handshake.answers])
+                case .viatomFiles(let download): uuids.formUnion([download.write, download.notify])
                 case .delay, .set: break
                 }
             }
@@ -126,6 +128,8 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
     case omronMemoryMap(OmronMemoryMap)
     /// Authenticate to a Eufy P2 / P2 Pro scale (``EufyHandshakeSession``): the profile's `eufyHandshake` step.
     case eufyHandshake(EufyHandshake)
+    /// Download a Viatom oximeter's recordings (``ViatomFileSession``): the profile's `viatom` section.
+    case viatomFiles(ViatomDownload)
 
     public enum Assignment: Sendable, Hashable {
         case value(SessionValue)
@@ -226,6 +230,7 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
         case .set(let assignments): "set \(assignments.keys.sorted().joined(separator: ", "))"
         case .omronMemoryMap(let map): "omron memory map \(map.model)"
         case .eufyHandshake(let handshake): "eufy handshake on \(handshake.write) / \(handshake.answers)"
+        case .viatomFiles(let download): "viatom files \(download.model)"
         }
     }
 }

@@ -34,8 +34,16 @@ extension IngestPipeline {
         // Records read out of the device's memory are stored records it downloaded.
         state.downloadedRecords += read.records
         let address = state.identity.address ?? state.identity.key
+        if let clock = read.deviceClock, let device = clock.date(in: context.timeZone) {
+            // The device said what its clock shows: the session's samples are corrected by the difference, as
+            // for a Current Time read.
+            state.session.measuredClockOffset = time.timeIntervalSince(device).rounded()
+        }
         for problem in read.problems {
             output.issues.append(PipelineIssue(severity: .badEvent, device: address, time: time, message: problem))
+        }
+        for warning in read.warnings {
+            output.issues.append(PipelineIssue(severity: .warning, device: address, time: time, message: warning))
         }
         accept(read.samples, live: false, state: &state, output: &output)
     }

@@ -163,7 +163,12 @@ public struct IngestPipeline {
         case .value(let value):
             characteristicValue(value, time: event.time, state: &state, output: &output)
         case .written(let write):
-            // What the bridge asked the device (a session step); the answers arrive as values.
+            // What the bridge asked the device (a session step); the answers arrive as values. A record reader
+            // whose responses do not say what they answer keeps the request.
+            if var reader = state.recordReader, reader.reads(write.characteristic) {
+                reader.wrote(write)
+                state.recordReader = reader
+            }
             logger.debug(
                 "wrote",
                 metadata: ["device.address": "\(event.device)", "characteristic": "\(write.characteristic)"]

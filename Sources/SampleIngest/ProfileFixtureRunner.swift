@@ -106,6 +106,7 @@ public enum ProfileFixtureRunner {
             case .characteristic(let uuid): frames = profile.characteristic(uuid)?.frames
             case .serviceData(let uuid): frames = profile.serviceDataFormat(uuid)?.frames
             case .manufacturerData(let company): frames = profile.manufacturerDataFormat(company)?.frames
+            case .written: frames = nil
             }
             guard let frames else { continue }
             let label = "value \(index + 1) (\(value.source))"
@@ -175,6 +176,9 @@ public enum ProfileFixtureRunner {
                         .value(CharacteristicValue(characteristic: uuid, bytes: value.bytes, delivery: .notification))
                     )
                     continue
+                case .written(let uuid):
+                    try event(.written(CharacteristicWrite(characteristic: uuid, bytes: value.bytes)))
+                    continue
                 }
                 try event(.advertisement(advertisement))
             }
@@ -195,6 +199,8 @@ public enum ProfileFixtureRunner {
                     var advertisement = base
                     advertisement.manufacturerData[company] = value.bytes
                     try event(.advertisement(advertisement))
+                case .written(let uuid):
+                    try event(.written(CharacteristicWrite(characteristic: uuid, bytes: value.bytes)))
                 }
             }
             try event(.disconnected(reason: "remote"))

@@ -417,6 +417,9 @@ class Peripheral:
         scale = getattr(self, 'eufy', None)
         if scale is not None and uuid == full_uuid('FFF1'):
             scale.segment(bytes(value))
+        ring = getattr(self, 'ring', None)
+        if ring is not None and uuid == VIATOM_WRITE:
+            ring.request(bytes(value))
 
     def start_notify(self, uuid):
         journal(f'StartNotify {self.address} {uuid[4:8]} match={"yes" if client_matches_properties() else "no"}')
@@ -730,6 +733,106 @@ def AddEufyP2Scale(self, adapter, address, spec_json):
     peripheral.eufy = EufyP2Scale(peripheral, json.loads(spec_json))
     PERIPHERALS[peripheral.address] = peripheral
     return peripheral.path
+
+
+VIATOM_SERVICE = '14839ac4-7d7e-415c-9a42-167340cf2339'
+VIATOM_WRITE = '8b00ace7-eb0b-49b0-bbe9-9aee0a26e1a3'
+VIATOM_NOTIFY = '0734594a-a8e7-4b1a-a6b1-cd5243059a57'
+
+
+def viatom_crc8(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+    return crc
+
+
+class ViatomRing:
+    '''A Wellue O2Ring on its vendor service, as MackeyStingray/o2r (e8ad57f9) documents the protocol: `AA` requests
+    (command, its complement, block, length, data, CRC-8) answered by `55` responses in 20-byte notifications:
+    information (0x14, JSON with FileList and CurTIME), file open (0x03, the size), read (0x04, one block of
+    `block_size` bytes), close (0x05), live values (0x17). It has no command that deletes; every request is
+    journalled as `Viatom <address> <command hex> <block>`.
+
+    Faults: `viatom_corrupt` = N flips a bit of the N-th answer (once); `viatom_drop_after_reads` = N drops the link
+    after the N-th file-read answer (once).'''
+
+    def __init__(self, peripheral, files, block_size):
+        self.peripheral = peripheral
+        self.files = files  # [{'name': str, 'hex': str}]
+        self.block_size = block_size
+        self.open = None
+        self.answers = 0
+        self.reads = 0
+        self.dropped = False
+
+    def request(self, request):
+        if len(request) < 8 or request[0] != 0xAA or request[1] ^ request[2] != 0xFF:
+            return
+        command, block = request[1], request[3] | request[4] << 8
+        length = request[5] | request[6] << 8
+        data = request[7:7 + length]
+        journal(f'Viatom {self.peripheral.address} {command:02x} {block}')
+        status, reply = 0, b''
+        if command == 0x14:
+            names = ','.join(f['name'] for f in self.files)
+            text = '{"Model":"1652","CurTIME":"2026-11-28,07:00:00","FileList":"%s,"}' % names
+            reply = text.encode() + bytes(4)
+        elif command == 0x03:
+            name = data.split(b'\0')[0].decode()
+            found = [f for f in self.files if f['name'] == name]
+            if found:
+                self.open = bytes.fromhex(found[0]['hex'])
+                reply = len(self.open).to_bytes(4, 'little')
+            else:
+                status, reply = 1, bytes([0x09, 0, 0, 0])
+        elif command == 0x04:
+            self.reads += 1
+            content = self.open or b''
+            reply = content[block * self.block_size:(block + 1) * self.block_size]
+        elif command == 0x05:
+            self.open = None
+        elif command == 0x17:
+            reply = bytes([98, 61, 0, 0, 0, 0, 0, 80, 0, 2, 10, 1, 0])
+        else:
+            status, reply = 1, bytes([0x0B, 0, 0, 0])
+        packet = bytearray([0x55, status, status ^ 0xFF, 0, 0, len(reply) & 0xFF, len(reply) >> 8]) + reply
+        packet.append(viatom_crc8(packet))
+        self.answers += 1
+        if self.answers == int(FAULTS.get('viatom_corrupt', 0)) and len(packet) > 8:
+            packet[7] ^= 0x01
+        pieces = [bytes(packet[i:i + 20]) for i in range(0, len(packet), 20)]
+        drop = (command == 0x04 and not self.dropped
+                and self.reads == int(FAULTS.get('viatom_drop_after_reads', 0)))
+
+        def tick():
+            if not self.peripheral.connected:
+                return False
+            if pieces:
+                self.peripheral.notify(VIATOM_NOTIFY, pieces.pop(0))
+                return True
+            if drop:
+                self.dropped = True
+                self.peripheral.disconnect('remote')
+            return False
+
+        GLib.timeout_add(5, tick)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='sssu', out_signature='s')
+def AddViatomRing(self, adapter, address, files_json, block_size):
+    layout = [(VIATOM_SERVICE, [(VIATOM_WRITE, ['write', 'write-without-response']), (VIATOM_NOTIFY, ['notify'])])]
+    peripheral = Peripheral(adapter, address, 'O2Ring 2345', layout, {})
+    peripheral.ring = ViatomRing(peripheral, json.loads(files_json), block_size)
+    PERIPHERALS[peripheral.address] = peripheral
+    return peripheral.path
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
+def AddViatomFiles(self, address, files_json):
+    PERIPHERALS[address.upper()].ring.files.extend(json.loads(files_json))
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='ss', out_signature='')
