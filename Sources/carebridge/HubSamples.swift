@@ -9,9 +9,11 @@ struct HubSamples: AsyncParsableCommand {
             Examples:
               carebridge hub samples list --database postgres://hub@db/hub --patient ann
               carebridge hub samples release --database postgres://hub@db/hub \\
-                --bridge home-17 --patient ann SAMPLE-ID --reason "checked" --by "Nurse Kim"
+                --bridge home-17 --patient ann --reason "checked" \\
+                --by "Nurse Kim" SAMPLE-ID
               carebridge hub samples reject --database postgres://hub@db/hub \\
-                --bridge home-17 --patient ann SAMPLE-ID --reason "a parcel on the scale" --by "Nurse Kim"
+                --bridge home-17 --patient ann --reason "a parcel on the scale" \\
+                --by "Nurse Kim" SAMPLE-ID
             """,
         subcommands: [HubSamplesList.self, HubSamplesRelease.self, HubSamplesReject.self]
     )
