@@ -10,7 +10,7 @@ public import BridgeFoundation
 /// |---|---|---|
 /// | `plan` | `{"file": the plan file's text, "by"}` | parses it as `carebridge plan apply` does and applies it for `patient` |
 /// | `acknowledgement` | `{"alert": id, "occurredAt", "by", "at"}` | acknowledges the alert if it is still open as the nurse saw it |
-/// | `quarantine` | `{"sample": uuid, "decision": "release", "reason", "by"}` | releases the quarantined reading |
+/// | `quarantine` | `{"sample": uuid, "decision": "release" or "reject", "reason", "by"}` | releases or deletes the quarantined reading, once |
 public struct HubChange: Sendable, Equatable {
     /// What a change carries.
     public enum Kind: String, Sendable, CaseIterable {

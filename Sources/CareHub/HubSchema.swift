@@ -172,6 +172,17 @@ public enum HubSchema {
                 """,
             ]
         ),
+        (
+            "v10-quarantine",
+            HubSchema.receivedTable(.quarantined) + [
+                // The care team's decision at the hub, at most one per reading (docs/hub.md, "Authority").
+                "ALTER TABLE hub_quarantine ADD COLUMN decision text",
+                "ALTER TABLE hub_quarantine ADD COLUMN decision_reason text",
+                "ALTER TABLE hub_quarantine ADD COLUMN decided_by text",
+                "ALTER TABLE hub_quarantine ADD COLUMN decided_at timestamptz",
+                "ALTER TABLE hub_quarantine ADD COLUMN decision_change bigint REFERENCES hub_change (sequence)",
+            ]
+        ),
     ]
 
     /// The columns every table of received messages has.

@@ -1,6 +1,6 @@
 import BridgeFoundation
 import CareStore
-public import Foundation
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -110,47 +110,6 @@ extension HubStore {
         return (sequence, patient)
     }
 
-    /// Releases a reading a bridge holds in quarantine (a decision the care team takes at the hub); the decision
-    /// goes down to that bridge.
-    /// - Returns: the change's sequence.
-    /// - Throws: ``HubError`` `.invalid` when the bridge is unknown or not enrolled for the patient; `.database`.
-    public func releaseSample(
-        bridge name: String,
-        patient: String,
-        sample: UUID,
-        reason: String,
-        by person: String
-    ) async throws(HubError) -> Int64 {
-        let ids = try await database("cannot read bridge \(name)") {
-            try await client.query(
-                """
-                SELECT b.id FROM hub_bridge b JOIN hub_enrolment e ON e.bridge_id = b.id
-                WHERE b.name = \(name) AND e.patient_id = \(patient)
-                """,
-                logger: logger
-            ).decode(Int64.self).collected()
-        }
-        guard let bridgeID = ids.first else {
-            throw HubError(.invalid, "no bridge \(name) enrolled for patient \(patient) (see `carebridge hub status`)")
-        }
-        let sequence = try await addChange(
-            .quarantine,
-            patient: patient,
-            bridge: bridgeID,
-            body: [
-                "sample": .string(sample.uuidString.lowercased()), "decision": .string("release"),
-                "reason": .string(reason),
-                "by": .string(person),
-            ],
-            by: person
-        )
-        logger.info(
-            "quarantine release on the hub",
-            metadata: ["bridge": "\(name)", "patient": "\(patient)", "change": "\(sequence)"]
-        )
-        return sequence
-    }
-
     /// Inserts a change under ``changeLock``.
     func addChange(
         _ kind: HubChange.Kind,
@@ -159,19 +118,31 @@ extension HubStore {
         body: JSONObject,
         by person: String?
     ) async throws(HubError) -> Int64 {
-        let text = JSONValue.object(body).serialized()
-        return try await database("cannot store the \(kind.rawValue) change for patient \(patient)") {
+        try await database("cannot store the \(kind.rawValue) change for patient \(patient)") {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.changeLock))", logger: logger)
-                return try await connection.query(
-                    """
-                    INSERT INTO hub_change (kind, patient_id, bridge_id, body, created_by)
-                    VALUES (\(kind.rawValue), \(patient), \(bridge), \(text)::jsonb, \(person)) RETURNING sequence
-                    """,
-                    logger: logger
-                ).decode(Int64.self).collected().first ?? 0
+                try await insertChange(kind, patient: patient, bridge: bridge, body: body, by: person, on: connection)
             }
         }
+    }
+
+    /// Inserts a change in the caller's transaction, taking ``changeLock`` (held to its end).
+    func insertChange(
+        _ kind: HubChange.Kind,
+        patient: String,
+        bridge: Int64?,
+        body: JSONObject,
+        by person: String?,
+        on connection: PostgresConnection
+    ) async throws -> Int64 {
+        let text = JSONValue.object(body).serialized()
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.changeLock))", logger: logger)
+        return try await connection.query(
+            """
+            INSERT INTO hub_change (kind, patient_id, bridge_id, body, created_by)
+            VALUES (\(kind.rawValue), \(patient), \(bridge), \(text)::jsonb, \(person)) RETURNING sequence
+            """,
+            logger: logger
+        ).decode(Int64.self).collected().first ?? 0
     }
 
     /// Queues again, for one bridge, the plans put on the hub for `patients` before its cursor (in the enrolment's

@@ -32,22 +32,13 @@ extension HubStore: CareTeamOverviewSource {
                 logger: logger
             )
             .decode((String, String, Date, String).self).collected()
-            let alerts = try await client.query(
-                """
-                SELECT a.patient_id, b.name, a.arrival, (a.body->'alert'->>'occurredAt')::timestamptz, a.body::text
-                FROM hub_alert a JOIN hub_bridge b ON b.id = a.bridge_id
-                WHERE a.patient_id = ANY(\(enrolled.sorted()))
-                """,
-                logger: logger
-            ).decode((String, String, Int64, Date, String).self).collected()
+            let alerts = try await alertRows(of: enrolled.sorted())
             return CareTeamOverviewRows(
                 patients: people.map { CareTeamOverviewRows.PatientRow(id: $0.0, name: $0.2 ?? $0.0, homes: $0.1) },
                 readings: samples.compactMap { patient, id, start, text in
                     Self.reading(patient: patient, id: id, start: start, body: text)
                 },
-                alerts: alerts.compactMap { patient, bridge, arrival, occurred, text in
-                    Self.alert(patient: patient, bridge: bridge, arrival: arrival, occurredAt: occurred, body: text)
-                }
+                alerts: alerts
             )
         }
     }
@@ -78,6 +69,26 @@ extension HubStore: CareTeamOverviewSource {
             ORDER BY hub_instant(s.body->>'start') DESC, s.id DESC LIMIT 2
         ) s
         """
+    }
+
+    /// Every alert change received for `patients`, as the states of their alerts (keyed by bridge and number,
+    /// ordered by arrival).
+    func alertRows(of patients: [String]) async throws -> [CareTeamOverviewRows.AlertRow] {
+        try await client.query(
+            """
+            SELECT a.patient_id, b.name, a.arrival, (a.body->'alert'->>'occurredAt')::timestamptz, a.body::text
+            FROM hub_alert a JOIN hub_bridge b ON b.id = a.bridge_id
+            WHERE a.patient_id = ANY(\(patients))
+            """,
+            logger: logger
+        ).decode((String, String, Int64, Date, String).self).collected().compactMap {
+            patient,
+            bridge,
+            arrival,
+            occurred,
+            text in
+            Self.alert(patient: patient, bridge: bridge, arrival: arrival, occurredAt: occurred, body: text)
+        }
     }
 
     /// A sample's body (`samples --json`) as a reading; nil when it has no type, value or unit.

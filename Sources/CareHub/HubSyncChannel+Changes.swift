@@ -9,8 +9,8 @@ extension HubSyncChannel {
     /// Applies one change from the hub to the bridge's store (docs/hub.md, "What comes down").
     ///
     /// Every kind is idempotent, so a change applied again after a crash (before it was recorded) changes nothing:
-    /// a plan already applied leaves its tasks unchanged, an acknowledged alert stays as it is, a released reading
-    /// is not quarantined any more.
+    /// a plan already applied leaves its tasks unchanged, an acknowledged alert stays as it is, a decision on a
+    /// quarantined reading is recorded in the transaction that applies it.
     /// - Returns: what became of it (applied, or refused with the reason); nil when the store failed and the change
     ///   must be tried again.
     func apply(_ change: HubChange) async -> HandledHubChange? {
@@ -24,7 +24,7 @@ extension HubSyncChannel {
                 switch change.kind {
                 case .plan: try applyPlan(body, for: change)
                 case .acknowledgement: try await acknowledge(body, for: change)
-                case .quarantine: try release(body, for: change)
+                case .quarantine: try decide(body, for: change)
                 }
         } catch {
             if error.code == .database {
@@ -93,18 +93,21 @@ extension HubSyncChannel {
         return nil
     }
 
-    /// A quarantine decision: the reading is released with the care team's reason.
-    func release(_ body: JSONObject, for change: HubChange) throws(CareStoreError) -> String? {
-        guard body["decision"]?.stringValue == "release", let text = body["sample"]?.stringValue,
-            let id = UUID(uuidString: text)
-        else { return "the decision is not a release of a reading" }
-        let reason = body["reason"]?.stringValue ?? "released at the hub"
-        let released = try store.scoped(to: change.patient).releaseSample(
-            id: id,
-            reason: reason,
-            by: body["by"]?.stringValue
+    /// A quarantine decision: the reading is released or rejected with the care team's reason, once (the store
+    /// records the change in the transaction that applies it); a reading the bridge decided on first keeps the
+    /// bridge's decision.
+    func decide(_ body: JSONObject, for change: HubChange) throws(CareStoreError) -> String? {
+        guard let verdict = body["decision"]?.stringValue.flatMap(QuarantineDecision.Verdict.init(rawValue:)),
+            let text = body["sample"]?.stringValue, let id = UUID(uuidString: text)
+        else { return "the decision is not a release or a rejection of a reading" }
+        let decision = QuarantineDecision(
+            sequence: change.sequence,
+            sample: id,
+            patient: change.patient,
+            verdict: verdict,
+            reason: body["reason"]?.stringValue ?? "decided at the hub",
+            author: body["by"]?.stringValue
         )
-        return released == nil
-            ? "no quarantined reading \(text) of patient \(change.patient) on this bridge (released already?)" : nil
+        return try store.applyQuarantineDecision(decision).refusal
     }
 }

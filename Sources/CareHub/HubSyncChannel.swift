@@ -22,12 +22,14 @@ public import MQTTBridge
 /// ``maximumRetry``).
 ///
 /// A sample deleted or replaced after it went up is queued again at its deletion and goes up as its retraction
-/// (the hub marks the sample, never deletes it). Each pass that talks to the hub also carries each patient's
+/// (the hub marks the sample, never deletes it). A quarantined sample goes up as `quarantined`, which the hub holds
+/// apart from the record for the care team to decide on; released, it goes up again as a sample, and deleted
+/// (rejected) as its retraction. Each pass that talks to the hub also carries each patient's
 /// devices whose facts (address, name, model, serial, firmware, battery, last reading) differ from those the hub
 /// last confirmed (all of them after a restart: the hub keeps the newest).
 ///
-/// Not sent: quarantined samples (until released, which queues them again), samples deleted before they went up,
-/// readings in the unassigned inbox (assigning one queues it again), and outcomes and alerts of a store without
+/// Not sent: samples deleted before they went up, the quarantine of a sample released before it went up (it goes
+/// up as released), readings in the unassigned inbox (assigning one queues it again), and outcomes and alerts of a store without
 /// patients (the hub files everything under a patient).
 public actor HubSyncChannel: QueueingOutboxChannel {
     /// The store's outbox channel of the hub.
@@ -249,9 +251,7 @@ public actor HubSyncChannel: QueueingOutboxChannel {
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
     func message(_ entry: OutboxEntry) -> SyncMessage? {
         if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
-        guard let stored = entry.sample, !stored.sample.isQuarantined, let patient = stored.patientID,
-            !stored.isUnassigned
-        else { return nil }
+        guard let stored = entry.sample, let patient = stored.patientID, !stored.isUnassigned else { return nil }
         if let deleted = stored.deletedDate {
             // Queued at its deletion, so it went up before (an entry still waiting keeps its place and is dropped
             // here: the hub never had the sample).
@@ -264,6 +264,16 @@ public actor HubSyncChannel: QueueingOutboxChannel {
                 body: .object([
                     "deletedAt": .string(Timestamp.format(deleted, in: zone)), "sample": stored.sample.json(in: zone),
                 ])
+            )
+        }
+        if stored.sample.isQuarantined {
+            // Held apart at the hub for the care team to decide on; a release queues it again as a sample.
+            return SyncMessage(
+                kind: .quarantined,
+                id: stored.id.uuidString.lowercased(),
+                sequence: entry.sequence,
+                patient: patient,
+                body: stored.sample.json(in: zone)
             )
         }
         return .sample(stored.sample, id: stored.id, sequence: entry.sequence, patient: patient, zone: zone)

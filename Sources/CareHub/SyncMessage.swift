@@ -1,7 +1,7 @@
 public import BridgeFoundation
 
-/// One message of a sync batch: a sample, an outcome or an alert change a bridge stored, a sample's retraction, or
-/// what the bridge knows about a device of a patient, with CareBridge's own id.
+/// One message of a sync batch: a sample, an outcome or an alert change a bridge stored, a sample's retraction, a
+/// sample it holds in quarantine, or what the bridge knows about a device of a patient, with CareBridge's own id.
 ///
 /// On the wire (JSON): `{"kind": "sample", "id": "…", "sequence": 17, "patient": "alice", "body": {…}}`. The id
 /// makes the message idempotent at the hub; `sequence` is the bridge's outbox sequence (its order on the bridge),
@@ -18,6 +18,9 @@ public struct SyncMessage: Sendable, Equatable {
         /// A device's facts for one patient (address, name, model, serial, firmware, battery, last seen): the id
         /// is the device's key; the newest facts replace the held ones.
         case device
+        /// A sample the bridge holds in quarantine (an implausible value, a status saying it is invalid): the id is
+        /// the sample's. The hub holds it apart from the record until the care team (or the bridge) decides.
+        case quarantined
 
         /// The hub's table of this kind (a fixed name: never built from input).
         var table: String {
@@ -27,6 +30,7 @@ public struct SyncMessage: Sendable, Equatable {
             case .alert: "hub_alert"
             case .retraction: "hub_retraction"
             case .device: "hub_device"
+            case .quarantined: "hub_quarantine"
             }
         }
 
@@ -76,7 +80,7 @@ public struct SyncMessage: Sendable, Equatable {
         guard let kind = Kind(rawValue: try text("kind")) else {
             throw HubError(
                 .malformed,
-                "message \(index) has an unknown kind (sample, outcome, alert, retraction or device)"
+                "message \(index) has an unknown kind (sample, outcome, alert, retraction, device or quarantined)"
             )
         }
         guard case .int(let sequence)? = object["sequence"], sequence >= 0 else {

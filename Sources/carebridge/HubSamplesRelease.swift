@@ -1,6 +1,5 @@
 import ArgumentParser
-import CareHub
-import Foundation
+import CareStore
 
 /// `carebridge hub samples release --bridge B --patient P SAMPLE --reason R --by NAME`.
 struct HubSamplesRelease: AsyncParsableCommand {
@@ -8,9 +7,11 @@ struct HubSamplesRelease: AsyncParsableCommand {
         commandName: "release",
         abstract: "Release a bridge's quarantined reading; the bridge releases it at its next sync and sends it up.",
         discussion: """
-            The reading is named by its id on the bridge (`carebridge samples --quarantined`). The bridge releases \
-            it as `carebridge samples release` does, with this reason and person, or refuses it (not quarantined, \
-            not this patient's) and says so (`hub status`: REFUSED).
+            The reading is one its bridge sent in quarantine (`carebridge hub samples list`). The bridge releases \
+            it as `carebridge samples release` does, with this reason and person, once; if it was released or \
+            deleted on the bridge before the decision arrived, the bridge's decision stands and the hub's is \
+            refused (`hub status`: REFUSED; `hub samples list` says why). A reading is decided once at the hub: a \
+            second decision, or one on a reading the bridge has decided on, exits 64.
 
             Examples:
               carebridge hub samples release --database postgres://hub@db/hub \\
@@ -19,35 +20,7 @@ struct HubSamplesRelease: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var database: HubDatabaseOptions
+    @OptionGroup var decision: HubSampleDecisionOptions
 
-    @Option(name: .long, help: ArgumentHelp("The bridge holding it.", valueName: "name"))
-    var bridge: String
-
-    @Option(name: .long, help: ArgumentHelp("Its patient.", valueName: "id"))
-    var patient: String
-
-    @Option(name: .long, help: ArgumentHelp("Why it is released.", valueName: "text"))
-    var reason: String
-
-    @Option(name: .long, help: ArgumentHelp("Who decided.", valueName: "name"))
-    var by: String
-
-    @Argument(help: "The reading's id (a UUID).")
-    var sample: String
-
-    func validate() throws {
-        guard UUID(uuidString: sample) != nil else {
-            throw ValidationError("'\(sample)' is not a reading's id (a UUID)")
-        }
-        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason is empty") }
-    }
-
-    func run() async throws {
-        let id = UUID(uuidString: sample)!
-        let sequence = try await database.withStore(logger: CLILogging.logger) { store in
-            try await store.releaseSample(bridge: bridge, patient: patient, sample: id, reason: reason, by: by)
-        }
-        print("release of \(sample) on \(bridge) put on the hub (change \(sequence))")
-    }
+    func run() async throws { try await decision.decide(.release) }
 }

@@ -111,7 +111,7 @@ enum StoreExit {
         case .taskNotFound, .taskDeleted, .eventNotFound, .alertNotFound, .sampleNotFound, .patientNotFound,
             .userNotFound:
             return ExitCode(notFound)
-        case .wrongTaskKind, .futureTime, .pastTime, .patientRequired: return ExitCode(usage)
+        case .wrongTaskKind, .futureTime, .pastTime, .patientRequired, .invalidQuery: return ExitCode(usage)
         case .versionWouldShadowOutcomes, .taskExists, .invalidTask, .invalidSample, .invalidAnswer, .invalidPatient,
             .userExists, .invalidUser:
             return ExitCode(invalidData)

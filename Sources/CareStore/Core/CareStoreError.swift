@@ -49,6 +49,8 @@ public struct CareStoreError: Error, Sendable, CustomStringConvertible {
         case userExists
         /// User content that cannot be stored (an empty or unusual id, a patient that does not exist).
         case invalidUser
+        /// A query the store cannot answer as asked (days that are not `yyyy-MM-dd`).
+        case invalidQuery
         /// A value stored in the database could not be read back (corrupt row, unknown enum).
         case corruptRow
         /// SQLite reported an error; ``cause`` holds GRDB's `DatabaseError`.

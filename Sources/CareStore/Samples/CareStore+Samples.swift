@@ -147,33 +147,46 @@ extension CareStore {
     ) throws(CareStoreError) -> Bool {
         let zone = bridgeZone
         let scope = patientScope
-        let result = try write { db -> [StoreChange]? in
-            var reader = try SampleRowReader(db)
-            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
-                scope == nil || row.stored.patientID == scope
-            else { return nil }
-            let stored = row.stored
-            try SampleTable.markDeleted(db, row, at: date)
-            try SampleReview(sampleID: id, action: .delete, reason: reason, author: author, reviewedAt: date).insert(db)
-            if stored.sample.quarantineReason == nil {
-                try Self.enqueueRetraction(db, id: id, type: stored.sample.type, at: date)
-            }
-            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            if stored.inboxReason == nil {
-                _ = matcher.add(
-                    stored.sample,
-                    id: id,
-                    recordedAt: stored.recordedAt,
-                    patient: stored.patientID,
-                    forceFullDerivation: true
-                )
-            }
-            let updated = try matcher.apply(db, now: date)
-            return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
+        let result = try write { db in
+            try Self.deleteSample(db, id: id, at: date, reason: reason, by: author, zone: zone, scope: scope)
         }
         guard let result else { return false }
         broadcaster.publish(result)
         return true
+    }
+
+    /// ``deleteSample(id:at:reason:by:)`` in the caller's transaction; nil when no live sample of `scope` has
+    /// this id. A deleted reading is queued for every outbox channel: one that sent it sends its retraction
+    /// (a quarantined one only the hub had, which learns the reading was rejected).
+    static func deleteSample(
+        _ db: Database,
+        id: UUID,
+        at date: Date,
+        reason: String?,
+        by author: String?,
+        zone: TimeZone,
+        scope: String?
+    ) throws -> [StoreChange]? {
+        var reader = try SampleRowReader(db)
+        guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
+            scope == nil || row.stored.patientID == scope
+        else { return nil }
+        let stored = row.stored
+        try SampleTable.markDeleted(db, row, at: date)
+        try SampleReview(sampleID: id, action: .delete, reason: reason, author: author, reviewedAt: date).insert(db)
+        try Self.enqueueRetraction(db, id: id, type: stored.sample.type, at: date)
+        var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+        if stored.inboxReason == nil {
+            _ = matcher.add(
+                stored.sample,
+                id: id,
+                recordedAt: stored.recordedAt,
+                patient: stored.patientID,
+                forceFullDerivation: true
+            )
+        }
+        let updated = try matcher.apply(db, now: date)
+        return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
     }
 
     /// Replaces a reading typed in by hand (a typo): the old one becomes a tombstone, the new one is stored, and
@@ -316,39 +329,53 @@ extension CareStore {
         }
         let zone = bridgeZone
         let scope = patientScope
-        let result = try write { db -> (StoredSample, [StoreChange])? in
-            var reader = try SampleRowReader(db)
-            guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
-                let quarantineReason = row.stored.sample.quarantineReason, scope == nil || row.stored.patientID == scope
-            else { return nil }
-            let note = "\(reason) (quarantined: \(quarantineReason))"
-            try SampleTable.release(db, row, note: note)
-            try SampleReview(sampleID: id, action: .release, reason: reason, author: author, reviewedAt: date)
-                .insert(db)
-            try OutboxChannelTypesSchema.enqueue(db, id: id, type: row.stored.sample.type, at: date)
-            var stored = row.stored
-            stored.sample.quarantineReason = nil
-            stored.releaseReason = note
-            var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-            if stored.inboxReason == nil {
-                _ = matcher.add(
-                    stored.sample,
-                    id: id,
-                    recordedAt: stored.recordedAt,
-                    patient: stored.patientID,
-                    forceFullDerivation: true
-                )
-            }
-            let updated = try matcher.apply(db, now: date)
-            return (
-                stored,
-                [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
-                    + updated.map(StoreChange.eventUpdated)
-            )
+        let result = try write { db in
+            try Self.releaseSample(db, id: id, reason: reason, at: date, by: author, zone: zone, scope: scope)
         }
         guard let result else { return nil }
         broadcaster.publish(result.1)
         return result.0
+    }
+
+    /// ``releaseSample(id:reason:at:by:)`` in the caller's transaction (`reason` trimmed, not empty); nil when no
+    /// live quarantined sample of `scope` has this id.
+    static func releaseSample(
+        _ db: Database,
+        id: UUID,
+        reason: String,
+        at date: Date,
+        by author: String?,
+        zone: TimeZone,
+        scope: String?
+    ) throws -> (StoredSample, [StoreChange])? {
+        var reader = try SampleRowReader(db)
+        guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil,
+            let quarantineReason = row.stored.sample.quarantineReason, scope == nil || row.stored.patientID == scope
+        else { return nil }
+        let note = "\(reason) (quarantined: \(quarantineReason))"
+        try SampleTable.release(db, row, note: note)
+        try SampleReview(sampleID: id, action: .release, reason: reason, author: author, reviewedAt: date)
+            .insert(db)
+        try OutboxChannelTypesSchema.enqueue(db, id: id, type: row.stored.sample.type, at: date)
+        var stored = row.stored
+        stored.sample.quarantineReason = nil
+        stored.releaseReason = note
+        var matcher = try SampleMatcher(db: db, bridgeZone: zone)
+        if stored.inboxReason == nil {
+            _ = matcher.add(
+                stored.sample,
+                id: id,
+                recordedAt: stored.recordedAt,
+                patient: stored.patientID,
+                forceFullDerivation: true
+            )
+        }
+        let updated = try matcher.apply(db, now: date)
+        return (
+            stored,
+            [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
+                + updated.map(StoreChange.eventUpdated)
+        )
     }
 
     /// How many live samples are in quarantine.

@@ -116,6 +116,7 @@ enum Schema {
         OutboxChannelTypesSchema.register(in: &migrator)
         HubChangeSchema.register(in: &migrator)
         TaskNameSchema.register(in: &migrator)
+        HubQuarantineSchema.register(in: &migrator)
         return migrator
     }
 }

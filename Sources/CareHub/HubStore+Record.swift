@@ -1,0 +1,83 @@
+import BridgeFoundation
+public import CareStore
+import Foundation
+import PostgresNIO
+
+// MARK: - CareRecordSource
+
+/// A patient's record across every bridge that sent for the patient: the same rows a bridge's store gives, read
+/// from what the bridges sent, each fact on the day its bridge wrote it down.
+extension HubStore: CareRecordSource {
+    /// The patient's samples no bridge retracted, measured on `days` (and apart, those its bridge holds in
+    /// quarantine and has not decided on), the recorded outcomes of events on them and
+    /// every alert change received. A day is read off the time as the bridge wrote it
+    /// (``CareRecordRows/day(ofStamp:)``), never from PostgreSQL's or the hub's zone.
+    public func recordRows(patient: String, days: ClosedRange<String>) async throws(HubError) -> CareRecordRows {
+        guard CareRecordRows.day(ofStamp: days.lowerBound) == days.lowerBound,
+            CareRecordRows.day(ofStamp: days.upperBound) == days.upperBound
+        else {
+            throw HubError(.invalid, "days \(days) are not yyyy-MM-dd")
+        }
+        let (first, last) = (days.lowerBound, days.upperBound)
+        return try await database("cannot read the record of patient \(patient)") {
+            let samples = try await client.query(
+                """
+                SELECT s.id, (s.body->>'start')::timestamptz, s.body->>'start', s.body::text FROM hub_sample s
+                WHERE s.patient_id = \(patient) AND s.retracted_at IS NULL
+                    AND left(s.body->>'start', 10) BETWEEN \(first) AND \(last)
+                """,
+                logger: logger
+            ).decode((String, Date, String, String).self).collected()
+            // Held apart: in quarantine, and neither released (a sample) nor deleted (a retraction) by its bridge.
+            let quarantined = try await client.query(
+                """
+                SELECT q.id, (q.body->>'start')::timestamptz, q.body->>'start', q.body::text FROM hub_quarantine q
+                WHERE q.patient_id = \(patient) AND left(q.body->>'start', 10) BETWEEN \(first) AND \(last)
+                    AND NOT EXISTS (SELECT 1 FROM hub_sample s WHERE s.bridge_id = q.bridge_id AND s.id = q.id)
+                    AND NOT EXISTS (SELECT 1 FROM hub_retraction r WHERE r.bridge_id = q.bridge_id AND r.id = q.id)
+                """,
+                logger: logger
+            ).decode((String, Date, String, String).self).collected()
+            let outcomes = try await client.query(
+                """
+                SELECT o.body::text FROM hub_outcome o
+                WHERE o.patient_id = \(patient) AND o.body->>'state' = 'recorded'
+                    AND left(o.body->>'eventStart', 10) BETWEEN \(first) AND \(last)
+                """,
+                logger: logger
+            ).decode(String.self).collected()
+            let reading = { (row: (String, Date, String, String)) -> CareRecordRows.Reading? in
+                let (id, start, stamp, text) = row
+                guard let day = CareRecordRows.day(ofStamp: stamp),
+                    let reading = Self.reading(patient: patient, id: id, start: start, body: text)
+                else { return nil }
+                let reason = (try? JSONValue.parse(Array(text.utf8)))?.objectValue?["quarantine"]?.stringValue
+                return CareRecordRows.Reading(reading: reading, day: day, quarantine: reason)
+            }
+            return CareRecordRows(
+                readings: samples.compactMap(reading),
+                quarantined: quarantined.compactMap(reading),
+                outcomes: outcomes.compactMap { Self.outcome(body: $0) },
+                alerts: try await alertRows(of: [patient])
+            )
+        }
+    }
+
+    /// An outcome message's body (`task`, `taskVersion`, `occurrence`, `eventStart`, `outcome`) as a recorded
+    /// outcome; nil when it lacks one of them.
+    static func outcome(body: String) -> CareRecordRows.Outcome? {
+        guard let object = (try? JSONValue.parse(Array(body.utf8)))?.objectValue,
+            let task = object["task"]?.stringValue, let version = object["taskVersion"]?.stringValue,
+            case .int(let occurrence)? = object["occurrence"],
+            let day = object["eventStart"]?.stringValue.flatMap(CareRecordRows.day(ofStamp:))
+        else { return nil }
+        let values = object["outcome"]?.objectValue?["values"]?.arrayValue ?? []
+        return CareRecordRows.Outcome(
+            taskID: task,
+            taskVersion: version,
+            occurrence: occurrence,
+            day: day,
+            values: values.map { $0.objectValue?["value"]?.doubleValue }
+        )
+    }
+}
