@@ -267,12 +267,12 @@ public struct SessionMachine: Sendable {
         now: Date,
         into actions: inout [SessionAction]
     ) {
-        switch procedure.outcome {
+        switch procedure.status {
         case .running:
             waiting = .procedure(procedure)
             actions += produced
         case .finished(let updated):
-            if let updated { variables = updated }
+            variables = updated
             waiting = nil
             advance(now: now, into: &actions)
         case .failed(let reason):
