@@ -175,6 +175,19 @@ extension CareStore {
         try SampleTable.markDeleted(db, row, at: date)
         try SampleReview(sampleID: id, action: .delete, reason: reason, author: author, reviewedAt: date).insert(db)
         try Self.enqueueRetraction(db, id: id, type: stored.sample.type, at: date)
+        let updated = try rederiveEvents(db, of: stored, id: id, zone: zone, at: date)
+        return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
+    }
+
+    /// Derives again the events a deleted or released sample fed (a sample in the inbox fed none): what
+    /// `deleteSample` and `releaseSample` both do after changing the row.
+    private static func rederiveEvents(
+        _ db: Database,
+        of stored: StoredSample,
+        id: UUID,
+        zone: TimeZone,
+        at date: Date
+    ) throws -> [EventKey] {
         var matcher = try SampleMatcher(db: db, bridgeZone: zone)
         if stored.inboxReason == nil {
             _ = matcher.add(
@@ -185,8 +198,7 @@ extension CareStore {
                 forceFullDerivation: true
             )
         }
-        let updated = try matcher.apply(db, now: date)
-        return [.sampleDeleted(id: id)] + updated.map(StoreChange.eventUpdated)
+        return try matcher.apply(db, now: date)
     }
 
     /// Replaces a reading typed in by hand (a typo): the old one becomes a tombstone, the new one is stored, and
@@ -360,17 +372,7 @@ extension CareStore {
         var stored = row.stored
         stored.sample.quarantineReason = nil
         stored.releaseReason = note
-        var matcher = try SampleMatcher(db: db, bridgeZone: zone)
-        if stored.inboxReason == nil {
-            _ = matcher.add(
-                stored.sample,
-                id: id,
-                recordedAt: stored.recordedAt,
-                patient: stored.patientID,
-                forceFullDerivation: true
-            )
-        }
-        let updated = try matcher.apply(db, now: date)
+        let updated = try rederiveEvents(db, of: stored, id: id, zone: zone, at: date)
         return (
             stored,
             [.sampleAdded(id: id, type: stored.sample.type, start: stored.sample.start)]
