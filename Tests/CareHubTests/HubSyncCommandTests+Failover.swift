@@ -31,13 +31,7 @@ extension HubSyncCommandTests {
             }
         }
 
-        let store = directory.appendingPathComponent("home-1.sqlite").path
-        let tokenFile = directory.appendingPathComponent("home-1.token").path
-        try await succeeding(["patients", "add", "ann", "--name", "Ann", "--store", store])
-        // A 20-minute heart-rate session: well over a thousand readings, several batches.
-        let recording = PackageRoot.url.appendingPathComponent("Recordings/heart-rate-strap-20-minutes.jsonl").path
-        try await succeeding(["replay", recording, "--store", store])
-        try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
+        let (store, tokenFile) = try await heartRateBridge(database: database)
         let listen = "127.0.0.1:\(try MosquittoBroker.freeLoopbackPort())"
         func serve(_ database: [String]) async throws -> ListeningProcess {
             try await ListeningProcess.start(
@@ -47,17 +41,7 @@ extension HubSyncCommandTests {
             )
         }
         var hub = try await serve(database)
-        let url = hub.url
-        let startPush: @Sendable () throws -> ChildProcess = {
-            try ChildProcess(
-                PackageRoot.carebridgeExecutable,
-                [
-                    "sync", "push", "--hub", url, "--token-file", tokenFile, "--timeout", "600", "--store", store,
-                    "--json",
-                ],
-                environment: ["TZ": "Europe/Berlin"]
-            )
-        }
+        let startPush = Self.pushStarter(hub: hub.url, tokenFile: tokenFile, store: store)
         // The session's readings reach the hub (committed on both servers).
         let first = try await startPush().wait()
         #expect(first.status == 0, "\(first.standardError)")
@@ -84,14 +68,11 @@ extension HubSyncCommandTests {
         #expect(second.standardOutput.contains(#""sent": 3"#), "\(second.standardOutput)")
 
         // On the new primary: every reading once, in the bridge's order, nothing the old primary had taken lost.
-        let local = try await carebridge(["samples", "--json", "--store", store])
-        let ids = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [[String: Any]])
-            .compactMap { $0["id"] as? String }
-        let rows = try await heldSamples(postgres: replica, passwordFile: passwordFile)
-        #expect(rows.count == readings + 3)
-        #expect(rows.count == ids.count && Set(rows.map(\.id)) == Set(ids), "each reading once")
-        #expect(Set(rows.map(\.id)).count == rows.count, "no reading twice")
-        #expect(rows.map(\.sequence) == rows.map(\.sequence).sorted(), "arrival order is the bridge's order")
+        try await expectEachReadingOnceInOrder(
+            store: store,
+            held: try await heldSamples(postgres: replica, passwordFile: passwordFile),
+            count: readings + 3
+        )
         let last = try await hub.stop()
         #expect(last.exited && last.status == 0, "\(hub.stderr)")
         await replica.stop()
