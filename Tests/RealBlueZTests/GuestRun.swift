@@ -172,15 +172,10 @@ struct GuestRun: Sendable {
         scenarios: [String],
         into directory: URL,
         retryingAPanic: Bool
-    ) async throws
-        -> GuestRun
-    {
+    ) async throws -> GuestRun {
+        let script = RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path
         let run = try await boot(
-            [
-                "/bin/bash", RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path,
-                RealBlueZ.carebridge.path,
-            ]
-                + scenarios,
+            ["/bin/bash", script, RealBlueZ.carebridge.path] + scenarios,
             budget: Self.budget(scenarios: scenarios.count),
             environment: [
                 "CAREBRIDGE_VM_ENV": (ProcessInfo.processInfo.environment["CAREBRIDGE_VM_ENV"].map { $0 + " " } ?? "")
