@@ -404,7 +404,7 @@ let package = Package(
         // The real bluetoothd 5.66 in a QEMU guest with emulated controllers and simulated devices (one boot).
         .testTarget(
             name: "RealBlueZTests",
-            dependencies: ["carebridge"],
+            dependencies: ["carebridge", "TestSupport"],
             exclude: ["Harness", "Simulators", "Fixtures"]
         ),
         .testTarget(

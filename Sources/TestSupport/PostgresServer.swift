@@ -6,7 +6,7 @@ import Glibc
 
 /// A real PostgreSQL for one test: `initdb` into a scratch directory (a password-protected role), `postgres`
 /// listening on a free loopback port and on a Unix socket in that directory, stopped (and startable again on the
-/// same port and data) by the test.
+/// same port and data) by the test; or a streaming replica of another (`pg_basebackup -R`), promoted by the test.
 ///
 /// Shared by the hub's tests and the bridge's end-to-end test of `run --hub`. Debian's binaries are found in `/usr/lib/postgresql/<version>/bin` (the `postgresql` package) or on `PATH`.
 /// PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user (`setpriv`), which owns its
@@ -35,12 +35,14 @@ package final class PostgresServer: @unchecked Sendable {
     package let directory: URL
     package let port: Int
     package let user = "carehub"
-    /// The role's password (the test writes it to the files the hub reads).
-    package let password = "pw-\(UUID().uuidString.prefix(12))"
+    /// The role's password (the test writes it to the files the hub reads); a replica's is its primary's.
+    package let password: String
     /// Whether the server flushes its write-ahead log to disk (`fsync`, PostgreSQL's default), as a production
     /// hub does. Off unless set before ``start()``: tests need no durability across a machine crash, and are
     /// faster without it; the hub benchmark sets it.
     package var durable = false
+    /// More server settings for ``start()`` (`-c name=value`), e.g. `synchronous_standby_names`.
+    package var settings: [String: String] = [:]
     private let bin: String
     private var process: Process?
     private var logHandle: FileHandle?
@@ -52,6 +54,7 @@ package final class PostgresServer: @unchecked Sendable {
         }
         self.bin = bin
         self.directory = directory.appendingPathComponent("pg")
+        password = "pw-\(UUID().uuidString.prefix(12))"
         port = try MosquittoBroker.freeLoopbackPort()
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         let passwordFile = self.directory.appendingPathComponent("initdb-password")
@@ -67,6 +70,55 @@ package final class PostgresServer: @unchecked Sendable {
             ]
         )
         guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.standardError)") }
+    }
+
+    /// Creates a streaming replica of the running `primary` (not started): `pg_basebackup -R` over the primary's
+    /// replication connection, with the role's password in a pass file (mode 0600), never on a command line. Started,
+    /// it is a hot standby until ``promote()``.
+    package init(replicaOf primary: PostgresServer, directory: URL) throws {
+        bin = primary.bin
+        self.directory = directory.appendingPathComponent("pg")
+        password = primary.password
+        port = try MosquittoBroker.freeLoopbackPort()
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        try handOver(self.directory.path)
+        let passFile = self.directory.appendingPathComponent("pgpass").path
+        try ScratchDirectory.writeSecret("127.0.0.1:\(primary.port):*:\(user):\(password)\n", to: passFile)
+        try handOver(passFile)
+        let command = asServerUser + ["\(bin)/pg_basebackup"]
+        let backup = try ChildProcess.run(
+            URL(fileURLWithPath: command[0]),
+            Array(command.dropFirst()) + [
+                "-h", "127.0.0.1", "-p", "\(primary.port)", "-U", user, "-D", dataPath, "-R", "-X", "stream",
+                "--no-sync", "-d", "passfile=\(passFile)",
+            ],
+            environment: ["PGPASSFILE": passFile]
+        )
+        guard backup.status == 0 else {
+            throw Failure(description: "pg_basebackup failed: \(backup.standardError)")
+        }
+    }
+
+    /// Promotes a started replica to a primary (`pg_ctl promote`, which waits until it accepts writes).
+    package func promote() async throws {
+        let command = asServerUser + ["\(bin)/pg_ctl"]
+        let promoted = try await ChildProcess.run(
+            URL(fileURLWithPath: command[0]),
+            Array(command.dropFirst()) + ["promote", "-w", "-t", "300", "-D", dataPath]
+        )
+        guard promoted.status == 0 else {
+            throw Failure(description: "pg_ctl promote failed: \(promoted.standardOutput)\(promoted.standardError)")
+        }
+    }
+
+    /// Kills the server as a crash or a power cut would (SIGKILL to the postmaster; its backends notice and end)
+    /// and waits for its exit. Its data is never started again here.
+    package func kill9() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? logHandle?.close()
+        self.process = nil
     }
 
     package var dataPath: String { directory.appendingPathComponent("data").path }
@@ -96,7 +148,8 @@ package final class PostgresServer: @unchecked Sendable {
         }
     }
 
-    /// Starts the server and waits until it accepts connections (`postmaster.pid` says `ready`).
+    /// Starts the server and waits until it accepts connections (`postmaster.pid` says `ready`, or `standby` for a
+    /// replica).
     package func start() async throws {
         let process = Process()
         let command = asServerUser + ["\(bin)/postgres"]
@@ -105,6 +158,7 @@ package final class PostgresServer: @unchecked Sendable {
             Array(command.dropFirst()) + [
                 "-D", dataPath, "-p", "\(port)", "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
             ] + (durable ? [] : ["-c", "fsync=off"])
+            + settings.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }
         let log = directory.appendingPathComponent("server.log")
         if !FileManager.default.fileExists(atPath: log.path) {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -123,7 +177,7 @@ package final class PostgresServer: @unchecked Sendable {
                 throw Failure(description: "postgres exited: \(self.log)")
             }
             let lines = ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").split(separator: "\n")
-            return lines.count >= 8 && lines[7].trimmingCharacters(in: .whitespaces) == "ready"
+            return lines.count >= 8 && ["ready", "standby"].contains(lines[7].trimmingCharacters(in: .whitespaces))
         }
     }
 

@@ -44,6 +44,24 @@ struct HubDatabaseOptions: ParsableArguments {
     )
     var passwordFile: String?
 
+    @Option(
+        name: .customLong("database-timeout"),
+        help: ArgumentHelp(
+            "Seconds one database operation may take before it fails (a bridge hears 503 and retries).",
+            valueName: "seconds"
+        )
+    )
+    var timeout: Int = 10
+
+    /// The store over a running client, with this deadline for each operation.
+    func store(_ client: PostgresClient, logger: Logger) -> HubStore {
+        HubStore(client: client, deadline: .seconds(timeout), logger: logger)
+    }
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--database-timeout must be at least 1 second") }
+    }
+
     /// The database's address and password, or a usage error.
     func resolved() throws -> HubDatabase {
         if let passwordFile { SecretFile.warnIfShared(passwordFile, option: "--database-password-file") }
@@ -62,7 +80,7 @@ struct HubDatabaseOptions: ParsableArguments {
         let database = try resolved()
         do {
             return try await database.withClient(logger: logger) { client in
-                let store = HubStore(client: client, logger: logger)
+                let store = store(client, logger: logger)
                 try await store.migrate()
                 return try await body(store)
             }

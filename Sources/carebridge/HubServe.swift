@@ -63,7 +63,7 @@ struct HubServe: AsyncParsableCommand {
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
         let client = PostgresClient(configuration: hubDatabase.configuration, backgroundLogger: logger)
-        let store = HubStore(client: client, logger: logger)
+        let store = database.store(client, logger: logger)
         let server = HubServer(
             store: store,
             configuration: configuration,

@@ -13,13 +13,7 @@ extension HubSyncCommandTests {
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func aHubKilledAndPostgresRestartedWithABatchInFlightLoseAndRepeatNothing() async throws {
         let (postgres, passwordFile, database) = try await startPostgres()
-        let store = directory.appendingPathComponent("home-1.sqlite").path
-        let tokenFile = directory.appendingPathComponent("home-1.token").path
-        try await succeeding(["patients", "add", "ann", "--name", "Ann", "--store", store])
-        // A 20-minute heart-rate session: well over a thousand readings, several batches.
-        let recording = PackageRoot.url.appendingPathComponent("Recordings/heart-rate-strap-20-minutes.jsonl").path
-        try await succeeding(["replay", recording, "--store", store])
-        try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
+        let (store, tokenFile) = try await heartRateBridge(database: database)
         let listen = "127.0.0.1:\(try MosquittoBroker.freeLoopbackPort())"
         func serve() async throws -> ListeningProcess {
             try await ListeningProcess.start(
@@ -29,17 +23,7 @@ extension HubSyncCommandTests {
             )
         }
         var hub = try await serve()
-        let url = hub.url
-        let startPush: @Sendable () throws -> ChildProcess = {
-            try ChildProcess(
-                PackageRoot.carebridgeExecutable,
-                [
-                    "sync", "push", "--hub", url, "--token-file", tokenFile, "--timeout", "600", "--store", store,
-                    "--json",
-                ],
-                environment: ["TZ": "Europe/Berlin"]
-            )
-        }
+        let startPush = Self.pushStarter(hub: hub.url, tokenFile: tokenFile, store: store)
         let hubDatabase = try HubDatabase(url: postgres.url, passwordFile: passwordFile)
 
         // The hub killed while its first batch waits on the lock: nothing of that batch is committed; the push
@@ -70,17 +54,52 @@ extension HubSyncCommandTests {
         #expect(second.standardOutput.contains(#""sent": 3"#), "\(second.standardOutput)")
 
         // Every reading once, in the bridge's order.
-        let local = try await carebridge(["samples", "--json", "--store", store])
-        let ids = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [[String: Any]])
-            .compactMap { $0["id"] as? String }
-        let rows = try await heldSamples(postgres: postgres, passwordFile: passwordFile)
-        #expect(rows.count == readings + 3)
-        #expect(rows.count == ids.count && Set(rows.map(\.id)) == Set(ids), "each reading once")
-        #expect(Set(rows.map(\.id)).count == rows.count, "no reading twice")
-        #expect(rows.map(\.sequence) == rows.map(\.sequence).sorted(), "arrival order is the bridge's order")
+        try await expectEachReadingOnceInOrder(
+            store: store,
+            held: try await heldSamples(postgres: postgres, passwordFile: passwordFile),
+            count: readings + 3
+        )
         let stopped = try await hub.stop()
         #expect(stopped.exited && stopped.status == 0, "\(hub.stderr)")
         await postgres.stop()
+    }
+
+    /// Bridge home-1's store with patient ann and a 20-minute heart-rate session (well over a thousand readings,
+    /// several batches), enrolled at the hub.
+    /// - Returns: the store's path and the bridge's token file.
+    func heartRateBridge(database: [String]) async throws -> (store: String, tokenFile: String) {
+        let store = directory.appendingPathComponent("home-1.sqlite").path
+        let tokenFile = directory.appendingPathComponent("home-1.token").path
+        try await succeeding(["patients", "add", "ann", "--name", "Ann", "--store", store])
+        let recording = PackageRoot.url.appendingPathComponent("Recordings/heart-rate-strap-20-minutes.jsonl").path
+        try await succeeding(["replay", recording, "--store", store])
+        try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
+        return (store, tokenFile)
+    }
+
+    /// Starts `carebridge sync push` of `store` to `hub` (600 s to get everything through).
+    static func pushStarter(hub: String, tokenFile: String, store: String) -> @Sendable () throws -> ChildProcess {
+        {
+            try ChildProcess(
+                PackageRoot.carebridgeExecutable,
+                [
+                    "sync", "push", "--hub", hub, "--token-file", tokenFile, "--timeout", "600", "--store", store,
+                    "--json",
+                ],
+                environment: ["TZ": "Europe/Berlin"]
+            )
+        }
+    }
+
+    /// The hub holds `count` readings: each of the bridge's store once, arrived in the bridge's order.
+    func expectEachReadingOnceInOrder(store: String, held rows: [HeldSample], count: Int) async throws {
+        let local = try await carebridge(["samples", "--json", "--store", store])
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [[String: Any]])
+            .compactMap { $0["id"] as? String }
+        #expect(rows.count == count)
+        #expect(rows.count == ids.count && Set(rows.map(\.id)) == Set(ids), "each reading once")
+        #expect(Set(rows.map(\.id)).count == rows.count, "no reading twice")
+        #expect(rows.map(\.sequence) == rows.map(\.sequence).sorted(), "arrival order is the bridge's order")
     }
 
     /// Takes a lock on the hub's samples, starts `push` and runs `body` once a batch of it waits for the lock: the

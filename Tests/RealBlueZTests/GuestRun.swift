@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real-bluetoothd tier: one QEMU guest boot with Debian's kernel, two-plus emulated LE controllers (btvirt),
@@ -119,7 +120,8 @@ struct GuestRun: Sendable {
     /// kernel oops has a budget of its own, for the scenarios it runs.
     static func budget(scenarios: Int) -> Int { bootBudget + (scenarioBudget + scenarioSlack) * (scenarios + 1) }
 
-    static func boot(scenarios: [String]) async throws -> GuestRun {
+    /// Checks the tools and runs `Harness/setup.sh` (the kernel cache; instant once it is ready).
+    static func prepare() async throws {
         guard RealBlueZ.missingTools.isEmpty else {
             throw SetupError(
                 description: "the real-bluetoothd tier needs \(RealBlueZ.missingTools.joined(separator: ", ")): "
@@ -131,17 +133,21 @@ struct GuestRun: Sendable {
         guard setup.status == 0 else {
             throw SetupError(description: "Tests/RealBlueZTests/Harness/setup.sh failed:\n\(setup.output)")
         }
+    }
+
+    /// A fresh results share for one boot.
+    static func resultsDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "carebridge-real-bluez-\(UUID().uuidString)"
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var run = try await bootOnce(scenarios: scenarios, into: directory)
-        // Under TCG on a loaded host the guest kernel can panic before any scenario runs (its timer check fails);
-        // that boot is tried once more, and said, never hidden.
-        if run.status == 125, run.console.contains("Kernel panic") {
-            print("real-bluez: the guest kernel panicked while booting; booting once more")
-            run = try await bootOnce(scenarios: scenarios, into: directory)
-        }
+        return directory
+    }
+
+    static func boot(scenarios: [String]) async throws -> GuestRun {
+        try await prepare()
+        let directory = try resultsDirectory()
+        var run = try await bootOnce(scenarios: scenarios, into: directory, retryingAPanic: true)
         // A kernel oops during a scenario leaves that boot's Bluetooth stack broken: the guest stops and names the
         // scenarios still to run (the failed one again) in reboot.txt. They run in a fresh boot into the same
         // results share, at most ``freshBoots`` times; each boot's console is kept after the one before.
@@ -151,7 +157,7 @@ struct GuestRun: Sendable {
             try FileManager.default.removeItem(at: reboot)
             let remaining = rest.split(whereSeparator: \.isWhitespace).map(String.init)
             print("real-bluez: the guest kernel oopsed; booting a fresh guest for \(remaining.joined(separator: " "))")
-            let next = try await bootOnce(scenarios: remaining, into: directory)
+            let next = try await bootOnce(scenarios: remaining, into: directory, retryingAPanic: false)
             run = GuestRun(
                 directory: directory,
                 status: next.status,
@@ -162,31 +168,68 @@ struct GuestRun: Sendable {
         return run
     }
 
-    private static func bootOnce(scenarios: [String], into directory: URL) async throws -> GuestRun {
-        let started = ContinuousClock.now
-        let budget = Self.budget(scenarios: scenarios.count)
-        let result = try await run(
-            RealBlueZ.harness.appendingPathComponent("run-vm.sh").path,
-            [
-                directory.path, "/bin/bash", RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path,
-                RealBlueZ.carebridge.path,
-            ] + scenarios,
+    private static func bootOnce(
+        scenarios: [String],
+        into directory: URL,
+        retryingAPanic: Bool
+    ) async throws -> GuestRun {
+        let script = RealBlueZ.harness.appendingPathComponent("guest/scenarios.sh").path
+        let run = try await boot(
+            ["/bin/bash", script, RealBlueZ.carebridge.path] + scenarios,
+            budget: Self.budget(scenarios: scenarios.count),
             environment: [
-                "CAREBRIDGE_VM_TIMEOUT": "\(budget)",
                 "CAREBRIDGE_VM_ENV": (ProcessInfo.processInfo.environment["CAREBRIDGE_VM_ENV"].map { $0 + " " } ?? "")
-                    + "CAREBRIDGE_SCENARIO_BUDGET=\(Self.scenarioBudget)",
+                    + "CAREBRIDGE_SCENARIO_BUDGET=\(Self.scenarioBudget)"
             ],
-            timeout: Double(budget + 60)
+            into: directory,
+            retryingAPanic: retryingAPanic
         )
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
-            "real-bluez: one guest boot, \(scenarios.count) scenarios, \(Int(seconds)) s (results in \(directory.path))"
+            "real-bluez: one guest boot, \(scenarios.count) scenarios, \(Int(run.seconds)) s (results in \(directory.path))"
         )
         // A scenario run again after bluetoothd crashed under it (Harness/guest/scenarios.sh) is said, never hidden.
         if let retried = try? String(contentsOf: directory.appendingPathComponent("retried.txt"), encoding: .utf8) {
             print("real-bluez: \(retried.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
+        return run
+    }
+
+    /// One guest at a time in this test process: the tier's boot and `HubNetworkFaultTests`' would otherwise share
+    /// two cores, and the tier's emulated devices miss each other's calls under such load.
+    static let guests = ChildProcessSlots(limit: 1)
+
+    /// One guest boot (`Harness/run-vm.sh`) running `command` (a guest script and its arguments, host paths) with
+    /// `budget` seconds before QEMU is killed, its results share `directory`. Under TCG on a loaded host the guest
+    /// kernel can panic before the command runs (its timer check fails); with `retryingAPanic` that boot is tried
+    /// once more, and said, never hidden.
+    static func boot(
+        _ command: [String],
+        budget: Int,
+        environment: [String: String] = [:],
+        into directory: URL,
+        retryingAPanic: Bool = true
+    ) async throws -> GuestRun {
+        await guests.acquire()
+        let started = ContinuousClock.now
+        var result = (status: Int32(0), output: "")
+        for attempt in 1...(retryingAPanic ? 2 : 1) {
+            if attempt > 1 { print("real-bluez: the guest kernel panicked while booting; booting once more") }
+            do {
+                result = try await run(
+                    RealBlueZ.harness.appendingPathComponent("run-vm.sh").path,
+                    [directory.path] + command,
+                    environment: environment.merging(["CAREBRIDGE_VM_TIMEOUT": "\(budget)"]) { $1 },
+                    timeout: Double(budget + 60)
+                )
+            } catch {
+                await guests.release()
+                throw error
+            }
+            guard result.status == 125, result.output.contains("Kernel panic") else { break }
+        }
+        await guests.release()
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return GuestRun(directory: directory, status: result.status, console: result.output, seconds: seconds)
     }
 
