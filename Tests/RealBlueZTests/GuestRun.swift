@@ -26,6 +26,7 @@ enum RealBlueZ {
         let all = [
             "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
             "glucose-meter", "ghs-oximeter", "uds-scale", "omron-cuff", "omron-memory-cuff", "omron-classic-cuff",
+            "eufy-scale", "eufy-refused", "o2ring",
             "bluetoothd-restart", "record-replay", "scan", "latency",
         ]
         guard let named = ProcessInfo.processInfo.environment["CAREBRIDGE_REAL_BLUEZ_SCENARIOS"] else { return all }
