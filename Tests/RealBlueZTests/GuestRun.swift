@@ -6,7 +6,8 @@ import Testing
 /// `Harness/guest/scenarios.sh` in sequence with the built `carebridge` on hci0. The tests check each scenario's
 /// results, copied to a share on the host.
 ///
-/// Needs qemu-system-x86, bluez, bluez-test-tools, busybox-static, kmod, cpio, python3-dbus and python3-gi
+/// Needs qemu-system-x86, bluez, bluez-test-tools, busybox-static, kmod, cpio, python3-dbus, python3-gi and
+/// python3-cryptography (the Eufy scale's AES)
 /// (`.ci/run` installs them) and the kernel cache `Harness/setup.sh` prepares. Without them the tests are skipped
 /// locally; with `CI=true` they fail instead.
 enum RealBlueZ {
@@ -51,7 +52,9 @@ enum RealBlueZ {
         var missing = tools.filter { _, paths in
             !paths.contains { FileManager.default.isExecutableFile(atPath: $0) }
         }.map(\.0)
-        if missing.isEmpty, !python(canImport: "dbus, gi") { missing.append("python3-dbus and python3-gi") }
+        if missing.isEmpty, !python(canImport: "dbus, gi, cryptography") {
+            missing.append("python3-dbus, python3-gi and python3-cryptography")
+        }
         return missing
     }()
 
@@ -125,7 +128,7 @@ struct GuestRun: Sendable {
             throw SetupError(
                 description: "the real-bluetoothd tier needs \(RealBlueZ.missingTools.joined(separator: ", ")): "
                     + "apt-get install qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio dbus "
-                    + "python3-dbus python3-gi (see docs/development.md, Tests without a radio)"
+                    + "python3-dbus python3-gi python3-cryptography (see docs/development.md, Tests without a radio)"
             )
         }
         let setup = try await run(RealBlueZ.harness.appendingPathComponent("setup.sh").path, [], timeout: 600)
