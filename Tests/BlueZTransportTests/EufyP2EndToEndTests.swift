@@ -38,9 +38,10 @@ extension FakeBlueZSuites {
 
         @Test func anAuthenticatedWeighingIsStoredOnce() async throws {
             let (stored, log) = try await run(#"{"weighings": [[80.0, 500]]}"#) { _, store in
-                try await BridgeEndToEndTests.storedKeys(store).count >= 2
+                try await BridgeEndToEndTests.storedKeys(store).count >= 1
             }
-            #expect(stored.map(\.type).sorted() == ["bodyImpedance", "bodyMass"], "\(stored)")
+            // The weight alone: bytes 8-10 are no usable impedance (ble-scale-sync issue #289).
+            #expect(stored.map(\.type) == ["bodyMass"], "\(stored)")
             #expect(stored.contains { $0.type == "bodyMass" && Double($0.value) == 80 }, "\(stored)")
             #expect(!log.contains("eufy handshake:"), "\(log)")
         }

@@ -59,7 +59,7 @@ extension FakeBlueZSuites {
             defer { run.fake.stop() }
             #expect(try await run.advertise { run.collector.values(Self.weights).count >= 2 })
             let values = run.collector.values(Self.weights)
-            #expect(values.last == [0xCF, 0, 0, 0, 0, 0, 0x40, 0x1F, 0xF4, 0x01, 0, 0, 0, 0, 0, 0])
+            #expect(values.last == [0xCF, 0x0E, 0, 0xCF, 0, 0, 0x40, 0x1F, 0xF4, 0x01, 0, 0, 0, 0, 0, 0x65])
             let journal = try await run.fake.journal()
             let c0 = journal.first { $0.hasPrefix("eufy C0 \(Self.scale) client=") }
             #expect(c0.map { $0.split(separator: "=").last?.count } == 15, "the scale decrypted a 15-character id")

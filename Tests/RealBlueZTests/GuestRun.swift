@@ -7,7 +7,8 @@ import Testing
 /// `Harness/guest/scenarios.sh` in sequence with the built `carebridge` on hci0. The tests check each scenario's
 /// results, copied to a share on the host.
 ///
-/// Needs qemu-system-x86, bluez, bluez-test-tools, busybox-static, kmod, cpio, python3-dbus and python3-gi
+/// Needs qemu-system-x86, bluez, bluez-test-tools, busybox-static, kmod, cpio, python3-dbus, python3-gi and
+/// python3-cryptography (the Eufy scale's AES)
 /// (`.ci/run` installs them) and the kernel cache `Harness/setup.sh` prepares. Without them the tests are skipped
 /// locally; with `CI=true` they fail instead.
 enum RealBlueZ {
@@ -27,6 +28,7 @@ enum RealBlueZ {
         let all = [
             "heart-rate", "weight-scale", "passkey", "thermometer", "blood-pressure", "pulse-oximeter", "mi-scale",
             "glucose-meter", "ghs-oximeter", "uds-scale", "omron-cuff", "omron-memory-cuff", "omron-classic-cuff",
+            "eufy-scale", "eufy-refused", "o2ring",
             "bluetoothd-restart", "record-replay", "scan", "latency",
         ]
         guard let named = ProcessInfo.processInfo.environment["CAREBRIDGE_REAL_BLUEZ_SCENARIOS"] else { return all }
@@ -51,7 +53,9 @@ enum RealBlueZ {
         var missing = tools.filter { _, paths in
             !paths.contains { FileManager.default.isExecutableFile(atPath: $0) }
         }.map(\.0)
-        if missing.isEmpty, !python(canImport: "dbus, gi") { missing.append("python3-dbus and python3-gi") }
+        if missing.isEmpty, !python(canImport: "dbus, gi, cryptography") {
+            missing.append("python3-dbus, python3-gi and python3-cryptography")
+        }
         return missing
     }()
 
@@ -126,7 +130,7 @@ struct GuestRun: Sendable {
             throw SetupError(
                 description: "the real-bluetoothd tier needs \(RealBlueZ.missingTools.joined(separator: ", ")): "
                     + "apt-get install qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio dbus "
-                    + "python3-dbus python3-gi (see docs/development.md, Tests without a radio)"
+                    + "python3-dbus python3-gi python3-cryptography (see docs/development.md, Tests without a radio)"
             )
         }
         let setup = try await run(RealBlueZ.harness.appendingPathComponent("setup.sh").path, [], timeout: 600)

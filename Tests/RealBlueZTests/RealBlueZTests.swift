@@ -4,16 +4,17 @@ import Testing
 /// `carebridge` against the real bluetoothd 5.66 in a QEMU guest, one scenario per test (all from one boot, see
 /// `GuestRun`): the exact samples each simulated device sent, none lost or duplicated, in order; the plan's events
 /// completed; reconnects, a bluetoothd restart, bonding, session steps (RACP download, UDS registration and
-/// consent, the Current Time handshake), record and replay, scan and a clean SIGTERM.
+/// consent, the Current Time handshake, the Eufy P2 login, Viatom file downloads), record and replay, scan and a
+/// clean SIGTERM.
 @Suite(
     .serialized,
     .enabled(
         if: RealBlueZ.enabled,
         "needs qemu-system-x86, bluez, bluez-test-tools, busybox-static (see docs/development.md)"
     ),
-    // Above the guest's own budget (GuestRun.budget: 92 min for 14 scenarios, plus a fresh boot's after a kernel
+    // Above the guest's own budget (GuestRun.budget: 128 min for 20 scenarios, plus a fresh boot's after a kernel
     // oops), so that a scenario over its budget fails its own test instead of the time limit failing them all.
-    .timeLimit(.minutes(115))
+    .timeLimit(.minutes(140))
 )
 struct RealBlueZTests {
     /// The common checks: every wait of the scenario succeeded and the bridge stopped cleanly on SIGTERM (0).
@@ -290,6 +291,83 @@ struct RealBlueZTests {
         let systolic = samples.filter { $0.type == "bloodPressureSystolic" }
         #expect(systolic.compactMap(\.deviceTime).sorted() == readingTimes.sorted())
         #expect(try event(result, "blood-pressure")?.values == [128])
+    }
+
+    @Test func eufyP2ScaleLogsInWithItsAESHandshakeOnEveryVisitAndOnlyFinalWeighingsAreStored() async throws {
+        let result = try await RealBlueZ.scenario("eufy-scale")
+        check(result)
+        let samples = try result.samples()
+        #expect(values(samples, "bodyMass") == [80.00, 80.35], "\(result.diagnostics)")
+        // The first final frame has bytes 8-10 set (F4 01 00): no usable impedance (ble-scale-sync issue #289).
+        #expect(values(samples, "bodyImpedance").isEmpty)
+        #expect(samples.count == 2, "the live frames are never stored")
+        // Each visit: a C0 of two segments and a C2 of three on FFF1 (a fresh random id each time, so the two
+        // logins differ), the scale's C1 and C3 on FFF4, then four frames on FFF2 of which the last is final.
+        let writes = result.sent(by: "scale").filter { $0.kind == "write" && $0.characteristic == "FFF1" }.map(\.value)
+        #expect(writes.map { String($0.prefix(2)) } == ["c0", "c0", "c2", "c2", "c2", "c0", "c0", "c2", "c2", "c2"])
+        #expect(Set(writes).count == writes.count, "\(writes)")
+        #expect(result.sent(by: "scale").filter { $0.characteristic == "FFF2" }.count == 8)
+        let scale = result.text("scale.log")
+        #expect(scale.components(separatedBy: "C2 accepted").count - 1 == 2, "\(scale)")
+        #expect(!scale.contains("bad segment") && !scale.contains("C2 refused"))
+        let log = result.text("bridge.log")
+        #expect(!log.contains("eufy handshake:"), "\(result.diagnostics)")
+        #expect(log.components(separatedBy: "device session established").count - 1 == 2)
+        #expect(try event(result, "weigh-in")?.values == [80])
+    }
+
+    @Test func eufyP2ScaleWhoseLoginAnswersAreCorruptedOrUnderAnotherKeyStoresNothingAndTheBridgeSaysWhy() async throws
+    {
+        let result = try await RealBlueZ.scenario("eufy-refused")
+        check(result)
+        #expect(try result.samples().isEmpty, "\(result.diagnostics)")
+        let log = result.text("bridge.log")
+        #expect(log.contains("eufy handshake: C1 segment 0: XOR checksum is"), "\(result.diagnostics)")
+        #expect(log.contains("eufy handshake: the scale's C1 does not decrypt with the key derived from its address"))
+        // The bridge never answered a C1 it refused with a C2, and the scale sent no weight.
+        let sent = result.sent(by: "scale")
+        #expect(sent.filter { $0.kind == "write" }.allSatisfy { $0.value.hasPrefix("c0") }, "\(sent.map(\.value))")
+        #expect(!sent.contains { $0.characteristic == "FFF2" })
+        #expect(result.text("scale.log").components(separatedBy: "login refused by the collector").count - 1 == 2)
+    }
+
+    @Test func o2RingNightAndNapAreStoredOnceEachAndASecondVisitStoresNothingNew() async throws {
+        let result = try await RealBlueZ.scenario("o2ring")
+        check(result)
+        let samples = try result.samples()
+        // What the ring's files hold, as the ring itself lists it: an SpO2 and a pulse rate per valid record, at
+        // the record's own time; a finger-out pulse rate (FF) gives no pulse rate, flagged records and impossible
+        // SpO2 values give nothing.
+        let expected = result.text("ring.expect.jsonl").split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+        #expect(expected.count > 400, "\(result.diagnostics)")
+        let recorded = samples.filter { $0.deviceTime != nil }
+        func stored(_ type: String) -> [String] {
+            recorded.filter { $0.type == type }.map { "\($0.deviceTime ?? "") \(Int($0.rounded(0)))" }.sorted()
+        }
+        let spo2 = expected.map { "\($0["time"] as? String ?? "") \($0["spo2"] as? Int ?? -1)" }.sorted()
+        let pulse = expected.compactMap { row in
+            (row["pulse"] as? Int).map { "\(row["time"] as? String ?? "") \($0)" }
+        }.sorted()
+        #expect(pulse.count < spo2.count, "the ring's files hold finger-out pulse rates")
+        #expect(stored("oxygenSaturation") == spo2, "\(result.diagnostics)")
+        #expect(stored("heartRate") == pulse)
+        // The first visit's live value (98 %, 61 bpm); the second visit, finger out and no new file, adds nothing.
+        let live = samples.filter { $0.deviceTime == nil }
+        #expect(values(live, "oxygenSaturation") == [98], "\(live.map { "\($0.type) \($0.value)" })")
+        #expect(values(live, "heartRate") == [61])
+        #expect(samples.count == spo2.count + pulse.count + 2)
+        // Both files opened once, on the first visit; nothing but information, open, read, close and live requests.
+        let ring = result.text("ring.log")
+        #expect(ring.contains("unexpected: 0"), "\(ring)")
+        let opened = try #require(ring.split(separator: "\n").last { $0.contains("opened: [") })
+        #expect(opened.components(separatedBy: "', '").count == 2, "\(opened)")
+        let commands = result.sent(by: "ring").filter { $0.kind == "write" }.map { String($0.value.prefix(4)) }
+        #expect(Set(commands).isSubset(of: ["aa14", "aa03", "aa04", "aa05", "aa17"]), "\(Set(commands))")
+        #expect(commands.filter { $0 == "aa03" }.count == 2, "each file opened once: \(commands)")
+        #expect(commands.filter { $0 == "aa14" }.count == 2 && commands.filter { $0 == "aa17" }.count == 2)
+        #expect(result.text("bridge.log").components(separatedBy: "device session completed").count - 1 == 2)
     }
 
     // MARK: - The daemon, recordings, scanning

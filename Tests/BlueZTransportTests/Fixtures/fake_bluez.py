@@ -716,11 +716,15 @@ class EufyP2Scale:
             if status == 0:
                 for kg, impedance in self.spec.get('weighings', []):
                     raw = round(kg * 100)
+                    # Shaped like a T9149's frames in ble-scale-sync issue #289: CF 0E 00 CF, the weight at 6, bytes
+                    # 8-10 (no usable impedance), byte 12 = 01 while live, byte 15 the XOR of bytes 2-14.
                     live = bytearray(16)
-                    live[0], live[6], live[7], live[12] = 0xCF, (raw - 50) & 0xFF, (raw - 50) >> 8, 0x01
+                    live[0:4], live[6], live[7], live[12] = b'\xcf\x0e\x00\xcf', (raw - 50) & 0xFF, (raw - 50) >> 8, 0x01
                     final = bytearray(16)
-                    final[0], final[6], final[7] = 0xCF, raw & 0xFF, raw >> 8
+                    final[0:4], final[6], final[7] = b'\xcf\x0e\x00\xcf', raw & 0xFF, raw >> 8
                     final[8], final[9], final[10] = impedance & 0xFF, (impedance >> 8) & 0xFF, impedance >> 16
+                    for frame in (live, final):
+                        frame[15] = functools.reduce(lambda a, b: a ^ b, frame[2:15], 0)
                     frames += [('FFF2', bytes(live)), ('FFF2', bytes(final))]
             self.answer(frames)
 

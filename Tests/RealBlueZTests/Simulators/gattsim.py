@@ -563,6 +563,11 @@ class Simulator:
         self.stop_advertising()
         self.drop_link()
 
+    def leave(self):
+        """The device goes away and waits until the link is down (`yield from sim.leave()`)."""
+        self.disappear()
+        yield self.wait_disconnected()
+
     # -- script primitives (yield them)
 
     def sleep(self, seconds):

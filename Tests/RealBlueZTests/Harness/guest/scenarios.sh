@@ -48,6 +48,8 @@ simulator() {
 # log_has FILE PATTERN
 log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
 wait_log() { wait_for "$3" log_has "$1" "$2"; }
+# log_count_at_least FILE PATTERN N: PATTERN is on at least N lines of FILE
+log_count_at_least() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
 # the bridge logs every store transaction at debug level: samples.inserted=N
 stored() { grep -o 'samples.inserted=[0-9]*' "$dir/bridge.log" 2>/dev/null | awk -F= '{ s += $2 } END { print s + 0 }'; }
 stored_at_least() { [ "$(stored)" -ge "$1" ]; }
@@ -287,6 +289,48 @@ scenario_omron_classic_cuff() {
     step "unlocked" wait_log "$dir/cuff.log" "unlocked" 120
     step "transmission ended" wait_log "$dir/cuff.log" "MARK done" 240
     step "12 samples stored" wait_stored 12 60
+    stop_bridge
+}
+
+# A Eufy P2 scale (T9148): on each of two visits the bridge logs in with the AES handshake (C0-C3, the key from the
+# scale's address) and the scale sends a weighing (live frames, then the final one, shaped like a T9149's published
+# frames); only the final weights are stored, never bytes 8-10 as an impedance.
+scenario_eufy_scale() {
+    simulator scale eufy_scale.py --adapter hci1 --weighings 80.00:500,80.35:0
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    run_bridge
+    step "first visit: logged in and weighed" wait_log "$dir/scale.log" "MARK visit-1" 280
+    step "second visit: logged in and weighed" wait_log "$dir/scale.log" "MARK done" 180
+    step "2 samples stored" wait_stored 2 60
+    stop_bridge
+}
+
+# The same scale failing its login twice: its first C1 has a broken XOR, then it answers under another address's
+# key. The bridge refuses both answers, says why and stores nothing; the scale sends no weight.
+scenario_eufy_refused() {
+    simulator scale eufy_scale.py --adapter hci1 --faults corrupt-c1,wrong-key --weighings ""
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    run_bridge
+    step "first login refused" wait_log "$dir/scale.log" "MARK visit-1" 280
+    step "second login refused" wait_log "$dir/scale.log" "MARK done" 180
+    step "the bridge said why" wait_log "$dir/bridge.log" "does not decrypt with the key" 60
+    stop_bridge
+}
+
+# A Wellue O2Ring with a night's and a nap's recording: the first visit reads both files (blocks over the vendor
+# service, answers in 20-byte pieces) and a live value; the second visit finds nothing new to read and the finger
+# out, so stores nothing. Nothing is ever written but read requests.
+scenario_o2ring() {
+    simulator ring viatom_ring.py --adapter hci1 --expect "$dir/ring.expect.jsonl"
+    step "the ring advertises" wait_log "$dir/ring.log" "advertising as" 90
+    run_bridge
+    step "first visit: both files and a live value read" wait_log "$dir/ring.log" "MARK visit-1" 280
+    # An SpO2 per expected reading, a pulse rate where it is not null, and the live value's two.
+    local first
+    first=$(($(wc -l <"$dir/ring.expect.jsonl") * 2 - $(grep -c '"pulse": null' "$dir/ring.expect.jsonl") + 2))
+    step "$first samples stored" wait_stored "$first" 90
+    step "second visit done" wait_log "$dir/ring.log" "MARK done" 240
+    step "the second session completed" wait_for 60 log_count_at_least "$dir/bridge.log" "device session completed" 2
     stop_bridge
 }
 
