@@ -77,6 +77,10 @@ import Testing
             #expect(list.text.contains("Bob Weber") && !list.text.contains("Anna Weber"))
             #expect(try await browser.get("/patients/anna/today").status == .forbidden)
             #expect(try await browser.get("/patients/bob/today").status == .ok)
+            // The overview's record of a day is the bridge's too, from its own store.
+            let record = try await browser.get("/overview/bob/record?day=2026-11-27")
+            #expect(record.status == .ok && record.text.contains("Bob Weber"))
+            #expect(try await browser.get("/overview/anna/record").status == .forbidden)
         }
         try await fixture.test { browser in
             try await browser.signIn("admin")
