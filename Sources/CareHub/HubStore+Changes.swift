@@ -1,6 +1,6 @@
 import BridgeFoundation
 import CareStore
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
 
@@ -55,12 +55,21 @@ extension HubStore {
     /// bridge has already withdrawn or had acknowledged is refused here. If the bridge withdraws it (or it trips
     /// again on another reading) before the acknowledgement arrives, the bridge refuses it and says so; the
     /// withdrawal stands (docs/hub.md, "Authority").
+    /// - Parameters:
+    ///   - name: the bridge that raised the alert.
+    ///   - id: the alert's id in that bridge's store.
+    ///   - person: who acknowledges it.
+    ///   - expected: the patient the alert must be of (the dashboard's page); nil: any.
+    ///   - now: when (the bridge records it as the acknowledgement's time).
     /// - Returns: the change's sequence and the alert's patient.
-    /// - Throws: ``HubError`` `.invalid` for an unknown or closed alert; `.database`.
+    /// - Throws: ``HubError`` `.invalid` for an unknown or closed alert, or one of another patient than
+    ///   `expected`; `.database`.
     public func acknowledgeAlert(
         bridge name: String,
         alert id: Int,
-        by person: String
+        by person: String,
+        patient expected: String? = nil,
+        at now: Date = Date()
     ) async throws(HubError) -> (sequence: Int64, patient: String) {
         let rows = try await database("cannot read alert \(id) of bridge \(name)") {
             try await client.query(
@@ -72,7 +81,7 @@ extension HubStore {
                 logger: logger
             ).decode((Int64, String, String).self).collected()
         }
-        guard let (bridgeID, patient, text) = rows.first,
+        guard let (bridgeID, patient, text) = rows.first, expected == nil || expected == patient,
             let body = try? JSONValue.parse(Array(text.utf8)).objectValue, let alert = body["alert"]?.objectValue
         else {
             throw HubError(.invalid, "bridge \(name) has sent no alert \(id) (see `carebridge hub alerts`)")
@@ -99,7 +108,7 @@ extension HubStore {
             bridge: bridgeID,
             body: [
                 "alert": .int(id), "occurredAt": alert["occurredAt"] ?? .null, "by": .string(person),
-                "at": .string(ISO8601DateFormatter().string(from: Date())),
+                "at": .string(ISO8601DateFormatter().string(from: now)),
             ],
             by: person
         )

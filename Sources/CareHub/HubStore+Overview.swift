@@ -104,7 +104,8 @@ extension HubStore: CareTeamOverviewSource {
             value: value,
             unit: unit,
             start: start,
-            comparator: object["comparator"]?.stringValue
+            comparator: object["comparator"]?.stringValue,
+            flags: object["statusFlags"]?.arrayValue?.compactMap(\.stringValue) ?? []
         )
     }
 

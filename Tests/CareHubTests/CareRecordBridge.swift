@@ -56,7 +56,9 @@ struct CareRecordBridge {
         _ unit: String,
         at wallTime: String,
         source: SampleSource.Kind = .manual,
-        quarantine: String? = nil
+        quarantine: String? = nil,
+        comparator: ValueComparator? = nil,
+        metadata: [String: String] = [:]
     ) async throws -> QuantitySample {
         let sample = QuantitySample(
             type: type,
@@ -64,6 +66,8 @@ struct CareRecordBridge {
             unit: HealthUnit(rawValue: unit),
             start: try Timestamp.parse(wallTime, in: Self.zone),
             source: SampleSource(kind: source),
+            metadata: metadata,
+            comparator: comparator,
             quarantineReason: quarantine
         )
         _ = try await store.scoped(to: Self.patient).recordSample(sample, recordedAt: Self.now)

@@ -239,4 +239,45 @@ import Testing
             )
         }
     }
+
+    @Test(
+        .enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"),
+        arguments: Engine.allCases
+    )
+    func aFlaggedReadingAndOnesBeyondTheMetersRangeKeepTheirMarks(engine: Engine) async throws {
+        try await withSession(engine) { session in
+            let bridge = session.bridge
+            let moved = try await bridge.record(
+                .bloodPressureSystolic,
+                128,
+                "mm[Hg]",
+                at: "2026-11-27T07:00",
+                source: .device,
+                metadata: ["measurementStatus": "body movement detected, irregular pulse detected"]
+            )
+            let low = try await bridge.record(
+                .bloodGlucose,
+                1.1,
+                "mmol/L",
+                at: "2026-11-27T07:10",
+                source: .device,
+                comparator: .lessThan
+            )
+            let high = try await bridge.record(
+                .bloodGlucose,
+                33.3,
+                "mmol/L",
+                at: "2026-11-27T07:20",
+                source: .device,
+                comparator: .greaterThan
+            )
+            let rows = try await session.record("2026-11-27"..."2026-11-27")
+            #expect(Self.ids(rows.readings) == [moved, low, high].map(Self.id))
+            #expect(
+                rows.readings.map(\.reading.flags) == [["body movement detected", "irregular pulse detected"], [], []]
+            )
+            #expect(rows.readings.map(\.reading.comparator) == [nil, "<", ">"])
+            #expect(rows.readings.map(\.reading.value) == [128, 1.1, 33.3])
+        }
+    }
 }

@@ -40,20 +40,24 @@ struct HubBrowserTests {
         }
     }
 
-    @Test func theOverviewAndAPatientAreReachedWithTheKeyboardAlone() async throws {
+    /// The overview, a patient, their record and the day before, and an alert acknowledged: Tab and Enter alone.
+    @Test func theOverviewAPatientsRecordAndAcknowledgingAreReachedWithTheKeyboardAlone() async throws {
         try await withDashboard { url in
             try await scenario(
                 "overview-keyboard",
                 url,
                 as: "nurse",
-                ["--patient", "ben", "--patient-name", "Ben Weber"]
+                ["--patient", "ann", "--patient-name", "Ann Weber", "--record-day", "2026-11-26"]
             )
         }
     }
 
-    @Test func theOverviewAndAPatientHaveNoSeriousAccessibilityViolationsAtEverySize() async throws {
+    @Test func theOverviewAPatientAndTheirRecordHaveNoSeriousAccessibilityViolationsAtEverySize() async throws {
         try await withDashboard { url in
-            for (path, present) in [("/overview", "tr.urgent[data-patient=ann]"), ("/overview/ann", "p[data-alert]")] {
+            for (path, present) in [
+                ("/overview", "tr.urgent[data-patient=ann]"), ("/overview/ann", "li[data-alert]"),
+                ("/overview/ann/record", "table.readings"),
+            ] {
                 try await scenario(
                     "axe",
                     url,
@@ -65,9 +69,9 @@ struct HubBrowserTests {
     }
 
     /// At a phone's width and at 200 % and 400 % zoom nothing scrolls sideways and every target is 44 px.
-    @Test func theOverviewAndAPatientReflowAtAPhonesWidth() async throws {
+    @Test func theOverviewAPatientAndTheirRecordReflowAtAPhonesWidth() async throws {
         try await withDashboard { url in
-            for path in ["/overview", "/overview/ann"] {
+            for path in ["/overview", "/overview/ann", "/overview/ann/record"] {
                 try await scenario("reflow", url, as: "nurse", ["--path", path])
             }
         }

@@ -31,21 +31,26 @@ extension HubFixture {
                 let user = CareUser(id: "x", displayName: "X", role: .clinician, patientIDs: ["zoe"])
                 try await hub.addUser(user, passwordHash: hash, at: CareTeamWard.now)
             }
-            let configuration = WebConfiguration(passwordCost: 4)
-            let server = HubServer(
-                store: hub,
-                configuration: configuration,
-                dashboard: CareTeamDashboard(
-                    users: hub,
-                    overview: hub,
-                    configuration: configuration,
-                    zone: CareTeamWard.zone,
-                    logger: Logger(label: "test"),
-                    now: { CareTeamWard.now }
-                ),
-                logger: Logger(label: "test")
-            )
+            let server = dashboardServer(hub, zone: CareTeamWard.zone, now: CareTeamWard.now)
             try await body(server)
         }
+    }
+
+    /// The hub's server (sync and dashboard) over `hub`, its clock fixed at `now`, times shown in `zone`.
+    static func dashboardServer(_ hub: HubStore, zone: TimeZone, now: Date) -> HubServer {
+        let configuration = WebConfiguration(passwordCost: 4)
+        return HubServer(
+            store: hub,
+            configuration: configuration,
+            dashboard: CareTeamDashboard(
+                users: hub,
+                overview: hub,
+                configuration: configuration,
+                zone: zone,
+                logger: Logger(label: "test"),
+                now: { now }
+            ),
+            logger: Logger(label: "test")
+        )
     }
 }

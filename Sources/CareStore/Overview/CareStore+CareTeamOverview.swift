@@ -51,7 +51,8 @@ extension CareStore: CareTeamOverviewSource {
             value: sample.value,
             unit: sample.unit.rawValue,
             start: sample.start,
-            comparator: sample.comparator?.rawValue
+            comparator: sample.comparator?.rawValue,
+            flags: SampleScreening.flags(of: sample)
         )
     }
 

@@ -32,6 +32,8 @@ public struct CareTeamOverviewRows: Sendable, Hashable {
         public var start: Date
         /// `<` or `>` when the device said the value is beyond what it measures (nil: a plain value).
         public var comparator: String?
+        /// The device's status flags on the reading (``SampleScreening/flags(of:)``: `cuff too loose`), in its order.
+        public var flags: [String]
 
         public init(
             patientID: String,
@@ -40,7 +42,8 @@ public struct CareTeamOverviewRows: Sendable, Hashable {
             value: Double,
             unit: String,
             start: Date,
-            comparator: String? = nil
+            comparator: String? = nil,
+            flags: [String] = []
         ) {
             self.patientID = patientID
             self.sampleID = sampleID
@@ -49,6 +52,7 @@ public struct CareTeamOverviewRows: Sendable, Hashable {
             self.unit = unit
             self.start = start
             self.comparator = comparator
+            self.flags = flags
         }
     }
 

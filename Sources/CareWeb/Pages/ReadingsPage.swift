@@ -36,6 +36,7 @@ struct ReadingsPage {
                 ["value": type.rawValue, "label": type.title.capitalizedFirst, "selected": type == self.type]
             },
             "quarantinedOnly": quarantinedOnly, "hasRows": !listed.isEmpty,
+            "tableCaption": "Readings of \(patient.name), oldest first",
             "rows": Self.rows(Array(listed), reviews: reviews, user: user, shown: self.shown),
             "entryTypes": Self.entryTypes.map { value, label -> [String: Any] in
                 ["value": value, "label": label, "selected": value == (entry["type"] ?? "bodyMass")]

@@ -24,14 +24,64 @@ extension Templates {
         {{^hasRows}}<p>No patients are linked to your account. Ask an admin to link you.</p>{{/hasRows}}
         """
 
-    /// One patient of the overview: the latest readings and the open alerts.
+    /// One patient of the overview: the open alerts (each acknowledged here), the latest readings, and the way to
+    /// the patient's record day by day.
     static let overviewPatient = """
         <h1>{{name}} <span class="sub">{{homes}}</span></h1>
-        <h2>Open alerts</h2>
-        {{#alertList}}<p class="alert {{severity}}" data-alert>{{message}} ({{at}})</p>{{/alertList}}
-        {{^alertList}}<p>None.</p>{{/alertList}}
-        <h2>Latest readings</h2>
+        {{> overviewPatientNav}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{> alertList}}
+        <section aria-labelledby="latest-heading">
+        <h2 id="latest-heading">Latest readings</h2>
         <ul class="readings">{{#readings}}<li>{{text}} ({{at}})</li>{{/readings}}</ul>
         {{^readings}}<p>No reading in the last week.</p>{{/readings}}
+        </section>
+        """
+
+    /// The overview's pages of one patient, the current one marked for screen readers.
+    static let overviewPatientNav = """
+        <nav class="tabs" aria-label="{{name}}">
+        <a href="/overview/{{id}}"{{#onSummary}} aria-current="page"{{/onSummary}}>Alerts and latest</a>
+        <a href="/overview/{{id}}/record"{{#onRecord}} aria-current="page"{{/onRecord}}>Record by day</a>
+        </nav>
+        """
+
+    /// One day of a patient's record: the readings measured that day (flagged and LO/HI ones marked), those held
+    /// in quarantine apart, and the recorded outcomes of the day's events by task version.
+    static let overviewRecord = """
+        <h1>{{name}} <span class="sub">{{dayLabel}}</span></h1>
+        {{> overviewPatientNav}}
+        <nav class="days" aria-label="Days">
+        <a href="/overview/{{id}}/record?day={{previousDay}}">Previous day<span class="visually-hidden">: {{previousLabel}}</span></a>
+        {{#nextDay}}<a href="/overview/{{id}}/record?day={{nextDay}}">Next day<span class="visually-hidden">: {{nextLabel}}</span></a>{{/nextDay}}
+        </nav>
+        <form method="get" action="/overview/{{id}}/record" class="filter" aria-label="Which day">
+        <div><label for="record-day">Day</label><input id="record-day" name="day" type="date" value="{{day}}"></div>
+        <button type="submit">Show the day</button>
+        </form>
+        <section aria-labelledby="readings-heading">
+        <h2 id="readings-heading">Readings</h2>
+        {{#usable}}{{#hasRows}}{{> readingTable}}{{/hasRows}}{{^hasRows}}<p>No readings on this day.</p>{{/hasRows}}{{/usable}}
+        </section>
+        <section aria-labelledby="quarantine-heading">
+        <h2 id="quarantine-heading">Held in quarantine</h2>
+        {{#held}}{{#hasRows}}<p class="text">Kept apart and not used until the care team releases them.</p>{{> readingTable}}{{/hasRows}}{{^hasRows}}<p>None on this day.</p>{{/hasRows}}{{/held}}
+        </section>
+        <section aria-labelledby="outcomes-heading">
+        <h2 id="outcomes-heading">Recorded outcomes</h2>
+        {{#hasOutcomes}}
+        <div class="table-wrap">
+        <table class="outcomes">
+        <caption class="visually-hidden">Outcomes of {{name}} on {{dayLabel}}, by task</caption>
+        <thead><tr><th scope="col">Task</th><th scope="col">Version</th><th scope="col">Event</th><th scope="col">Outcome</th></tr></thead>
+        <tbody>
+        {{#outcomes}}<tr><th scope="row">{{task}}</th><td>{{version}}</td><td>{{occurrence}}</td><td>{{outcome}}</td></tr>{{/outcomes}}
+        </tbody>
+        </table>
+        </div>
+        {{/hasOutcomes}}
+        {{^hasOutcomes}}<p>No outcome recorded on this day.</p>{{/hasOutcomes}}
+        </section>
         """
 }

@@ -1,4 +1,24 @@
 extension Templates {
+    /// The readings table (`rows`, each as ``ReadingsPage`` renders a reading, with `tableCaption`): the bridge's
+    /// Readings screen and a patient's record on the overview (the bridge's and the hub's) show readings in it.
+    static let readingTable = """
+        <div class="table-wrap">
+        <table class="readings">
+        <caption class="visually-hidden">{{tableCaption}}</caption>
+        <thead><tr><th scope="col">Measured</th><th scope="col">Reading</th><th scope="col">Source and notes</th></tr></thead>
+        <tbody>
+        {{#rows}}
+        <tr id="reading-{{id}}" class="{{statusClass}}">
+        <td>{{when}}</td>
+        <th scope="row"><span class="type">{{type}}</span> <span class="value">{{value}}</span></th>
+        <td>{{#source}}<p>{{source}}</p>{{/source}}{{#notes}}<p>{{.}}</p>{{/notes}}{{#canReview}}<a href="/patients/{{patientID}}/readings/{{id}}">Release or delete…<span class="visually-hidden"> {{type}} {{value}}, {{when}}</span></a>{{/canReview}}</td>
+        </tr>
+        {{/rows}}
+        </tbody>
+        </table>
+        </div>
+        """
+
     /// Readings: the filter (a GET form: works without JavaScript), the table, and the entry form.
     static let readings = """
         <h1>{{patientName}} <span class="sub">Readings, {{periodLabel}}</span></h1>
@@ -17,23 +37,7 @@ extension Templates {
         <section data-live-region aria-labelledby="readings-heading">
         <h2 id="readings-heading">Readings</h2>
         {{#truncated}}<p class="flag">{{truncated}}</p>{{/truncated}}
-        {{#hasRows}}
-        <div class="table-wrap">
-        <table class="readings">
-        <caption class="visually-hidden">Readings of {{patientName}}, oldest first</caption>
-        <thead><tr><th scope="col">Measured</th><th scope="col">Reading</th><th scope="col">Source and notes</th></tr></thead>
-        <tbody>
-        {{#rows}}
-        <tr id="reading-{{id}}" class="{{statusClass}}">
-        <td>{{when}}</td>
-        <th scope="row"><span class="type">{{type}}</span> <span class="value">{{value}}</span></th>
-        <td><p>{{source}}</p>{{#notes}}<p>{{.}}</p>{{/notes}}{{#canReview}}<a href="/patients/{{patientID}}/readings/{{id}}">Release or delete…<span class="visually-hidden"> {{type}} {{value}}, {{when}}</span></a>{{/canReview}}</td>
-        </tr>
-        {{/rows}}
-        </tbody>
-        </table>
-        </div>
-        {{/hasRows}}
+        {{#hasRows}}{{> readingTable}}{{/hasRows}}
         {{^hasRows}}<p>No readings in this period.</p>{{/hasRows}}
         </section>
         <section aria-labelledby="entry-heading">

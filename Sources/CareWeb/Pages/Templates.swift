@@ -5,7 +5,8 @@ enum Templates {
         "layout": layout, "login": login, "today": today, "patients": patients, "error": error,
         "patientNav": patientNav, "insights": insights, "connect": connect, "readings": readings,
         "readingReview": readingReview, "devices": devices, "setup": setup, "settings": settings,
-        "overview": overview, "overviewPatient": overviewPatient,
+        "overview": overview, "overviewPatient": overviewPatient, "overviewRecord": overviewRecord,
+        "overviewPatientNav": overviewPatientNav, "alertList": alertList, "readingTable": readingTable,
     ]
 
     /// The patient's screens, with the current one marked for screen readers.
@@ -21,18 +22,18 @@ enum Templates {
         {{#zoneNote}}<p class="text zone-note">{{zoneNote}} <a href="/settings">Change your zone</a></p>{{/zoneNote}}
         """
 
-    static let insights = """
-        <h1>{{patientName}} <span class="sub">Insights, {{period}}</span></h1>
-        {{> patientNav}}
+    /// A patient's open alerts (`alerts`, `hasAlerts`), each with its Acknowledge form (`acknowledgeAction`, and
+    /// the alert's `key` when the action does not name it): Insights on a bridge, a patient on the overview.
+    static let alertList = """
         <section aria-labelledby="alerts-heading">
         <h2 id="alerts-heading">Open alerts</h2>
         {{#hasAlerts}}
         <ul class="alerts">
         {{#alerts}}
-        <li class="alert {{severity}}">
+        <li class="alert {{severity}}" data-alert>
         <p><strong>{{severityLabel}}</strong>: {{message}} <span class="when">({{when}})</span></p>
-        <form method="post" action="/patients/{{patientID}}/alerts/{{id}}/acknowledge" class="act">
-        <input type="hidden" name="csrf" value="{{csrf}}">
+        <form method="post" action="{{acknowledgeAction}}" class="act">
+        <input type="hidden" name="csrf" value="{{csrf}}">{{#key}}<input type="hidden" name="alert" value="{{key}}">{{/key}}
         <button type="submit">Acknowledge<span class="visually-hidden">: {{message}}</span></button>
         </form>
         </li>
@@ -41,6 +42,12 @@ enum Templates {
         {{/hasAlerts}}
         {{^hasAlerts}}<p>No open alerts.</p>{{/hasAlerts}}
         </section>
+        """
+
+    static let insights = """
+        <h1>{{patientName}} <span class="sub">Insights, {{period}}</span></h1>
+        {{> patientNav}}
+        {{> alertList}}
         <section aria-labelledby="summary-heading">
         <h2 id="summary-heading">This week</h2>
         <ul>{{#summary}}<li>{{.}}</li>{{/summary}}</ul>

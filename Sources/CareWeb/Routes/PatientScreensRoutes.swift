@@ -49,6 +49,7 @@ struct PatientScreensRoutes {
             "alerts": alerts.map { alert -> [String: Any] in
                 [
                     "id": "\(alert.id)", "severity": alert.trip.severity.rawValue,
+                    "acknowledgeAction": "/patients/\(patient.id)/alerts/\(alert.id)/acknowledge",
                     "severityLabel": alert.trip.severity.rawValue.capitalized, "message": alert.trip.message,
                     "when": shown.longDateTime(alert.trip.occurredAt),
                 ]

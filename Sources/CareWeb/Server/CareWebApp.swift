@@ -59,7 +59,7 @@ public struct CareWebApp: Sendable {
         if let setup { SetupRoutes(app: self, gate: setup).add(to: router) }
         let signedIn = router.group().add(middleware: RequireLoginMiddleware())
         DashboardRoutes(app: self).add(to: signedIn)
-        OverviewRoutes(source: store, pages: pages, zone: store.bridgeZone, now: now).add(to: signedIn)
+        OverviewRoutes(source: store, pages: pages, zone: store.bridgeZone, now: now, logger: logger).add(to: signedIn)
         SettingsRoutes(app: self).add(to: signedIn)
         let patient = signedIn.group("patients/:patient").add(middleware: PatientAccessMiddleware())
         TodayRoutes(app: self).add(to: patient)

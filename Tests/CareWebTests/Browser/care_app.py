@@ -207,6 +207,12 @@ class Browser:
                 return
         raise Failure(f"{limit} presses of Tab never reached {what}; focus went through: {seen}")
 
+    def tab_to_link(self, href):
+        """Presses Tab until the link to `href` is focused (and shows it)."""
+        self.tab_to(f"the link to {href}",
+                    lambda _: self.js("var e = document.activeElement;"
+                                      "return e && e.getAttribute('href') === arguments[0];", href))
+
     def press_enter(self, what, text=""):
         """Types `text` and Enter into the focused element and waits for the page that follows."""
         marker = self.js("return document.body;")
@@ -698,12 +704,26 @@ def scenario_overview_keyboard(browser, args):
     focused), Enter opens their page."""
     browser.sign_in_with_keys(args.user, read_password(args.password_file), "/overview")
     target = f"/overview/{args.patient}"
-    browser.tab_to(f"the link to {target}",
-                   lambda _: browser.js("var e = document.activeElement;"
-                                        "return e && e.getAttribute('href') === arguments[0];", target))
+    browser.tab_to_link(target)
     browser.press_enter(f"the link to {target}")
     check(browser.path() == target, f"Enter on the link opened {browser.path()}")
     heading = browser.wait_for_text("h1", args.patient_name)
+    if args.record_day:
+        # The patient's record by day, the day before, then an open alert acknowledged: Tab and Enter alone.
+        record = f"/overview/{args.patient}/record"
+        browser.tab_to_link(record)
+        browser.press_enter(f"the link to {record}")
+        check(browser.path() == record, f"Enter on the record's link opened {browser.path()}")
+        browser.wait("the day's readings", lambda _: browser.js("return !!document.querySelector('table.readings');"))
+        browser.tab_to("the previous day's link", lambda f: "Previous day" in f)
+        browser.press_enter("the previous day's link")
+        day = browser.js("return new URL(location.href).searchParams.get('day');")
+        check(day == args.record_day, f"the previous day is {day}, not {args.record_day}")
+        browser.get(target)
+        browser.tab_to("an Acknowledge button", lambda f: "Acknowledge" in f)
+        browser.press_enter("the Acknowledge button")
+        notice = browser.wait_for_text("p.notice", "Acknowledgement sent")
+        heading += f"; {notice}"
     print(f"overview with the keyboard: {heading}")
 
 
@@ -755,6 +775,8 @@ def main():
     parser.add_argument("--password-file", help="the user's password (first line)")
     parser.add_argument("--patient", help="the user's patient (Today is /patients/PATIENT/today)")
     parser.add_argument("--patient-name", help="the patient's name, shown on Today")
+    parser.add_argument("--record-day", help="overview-keyboard: also open the record, go to this day (the day "
+                        "before today) and acknowledge an alert")
     parser.add_argument("--other", help="a patient the user is not linked to")
     parser.add_argument("--other-name", help="that patient's name, which no refusal may show")
     parser.add_argument("--task", help="the task whose event the scenario works on")
