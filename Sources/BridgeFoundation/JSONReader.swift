@@ -83,6 +83,13 @@ public struct JSONReader: Sendable {
         return number
     }
 
+    /// An array of whole numbers, as a set (a field's `absent` values).
+    public func integers() throws(JSONReadError) -> Set<Int> {
+        var values: Set<Int> = []
+        for element in try array() { values.insert(try element.integer()) }
+        return values
+    }
+
     /// The elements, each with its path.
     public func array() throws(JSONReadError) -> [JSONReader] {
         guard case .array(let values) = value else { throw error("expected an array, got \(kind)") }

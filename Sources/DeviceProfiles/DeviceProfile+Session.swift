@@ -18,7 +18,10 @@ extension SessionScript {
     {
         self.init()
         do throws(JSONReadError) {
-            let object = try reader.object(allowing: ["steps", "captures", "persist", "progress"], ignoringPrefix: "_")
+            let object = try reader.object(
+                allowing: ["steps", "captures", "persist", "persistPer", "progress"],
+                ignoringPrefix: "_"
+            )
             var parser = SessionScriptParser(known: Set(characteristics.map(\.uuid)))
             controlPoints = characteristics.compactMap { characteristic in
                 guard case .controlPoint(let message) = characteristic.reading else { return nil }
@@ -69,6 +72,13 @@ extension SessionScript {
                     throw entry.error("'\(name)' is not a variable name")
                 }
                 persist.append(name)
+            }
+            if let perReader = object["persistPer"] {
+                let name = try perReader.string()
+                guard SessionCondition(definedTest: name) != nil else {
+                    throw perReader.error("'\(name)' is not a variable name")
+                }
+                persistPer = name
             }
         } catch {
             throw DeviceProfileError(field: error.path.description, message: error.message)

@@ -130,7 +130,10 @@ extension OmronMemoryMap {
         let object = try reader.object(allowing: ["fields", "samples", "flags"], ignoringPrefix: "_")
         var fields: [OmronRecordLayout.Field] = []
         for entry in try object.required("fields").array() {
-            let field = try entry.object(allowing: ["name", "at", "type", "bits", "add", "max"], ignoringPrefix: "_")
+            let field = try entry.object(
+                allowing: ["name", "at", "type", "bits", "add", "max", "scale", "absent"],
+                ignoringPrefix: "_"
+            )
             let typeText = try field.required("type").string()
             guard let kind = OmronRecordLayout.Field.Kind(rawValue: typeText) else {
                 let known = OmronRecordLayout.Field.Kind.allCases.map(\.rawValue).joined(separator: ", ")
@@ -156,7 +159,9 @@ extension OmronMemoryMap {
                     kind: kind,
                     bits: bits,
                     add: try field["add"]?.integer(in: ValueLimits.addend) ?? 0,
-                    max: try field["max"]?.integer()
+                    max: try field["max"]?.integer(),
+                    scale: try Self.scale(field["scale"]),
+                    absent: try field["absent"]?.integers() ?? []
                 )
             )
         }
@@ -191,6 +196,14 @@ extension OmronMemoryMap {
         let layout = OmronRecordLayout(fields: fields, samples: samples, flags: flags)
         if let problem = layout.problem { throw reader.error(problem) }
         return layout
+    }
+
+    /// A field's `scale`: a finite number other than 0 (1 without one).
+    static func scale(_ reader: JSONReader?) throws(JSONReadError) -> Double {
+        guard let reader else { return 1 }
+        let scale = try reader.number(magnitudeAtMost: ValueLimits.magnitude)
+        guard scale != 0 else { throw reader.error("a scale of 0 makes every value 0") }
+        return scale
     }
 
     /// A whole number in `range`: an integer, or hex text (`"0x02AC"`).

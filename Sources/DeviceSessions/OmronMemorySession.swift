@@ -77,15 +77,14 @@ public struct OmronMemorySession: SessionProcedure {
 
     public mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction] {
         guard status == .running else { return [] }
+        switch Self.writeOrLink(input, writes: &writes, during: current?.description) {
+        case .handled: return []
+        case .failed(let reason): return fail(reason)
+        case .notHandled: break
+        }
         switch input {
         case .value(let value):
             return receive(value, ids: &ids)
-        case .completed(let id):
-            writes.remove(id)
-            return []
-        case .failed(let id, let message):
-            guard writes.contains(id) else { return [] }
-            return fail("\(current?.description ?? "write"): \(message)")
         case .timer(let id):
             guard id == timer, let request = current else { return [] }
             guard attempts <= map.retries else {
@@ -95,8 +94,8 @@ public struct OmronMemorySession: SessionProcedure {
             }
             assembler.reset()
             return send(request, ids: &ids)
-        case .disconnected:
-            return fail("the link went down at the \(current?.description ?? "end")")
+        case .completed, .failed, .disconnected:
+            return []
         }
     }
 

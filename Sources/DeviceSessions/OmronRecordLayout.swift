@@ -30,14 +30,29 @@ public struct OmronRecordLayout: Sendable, Hashable {
         public var add: Int
         /// The value is limited to this (some cuffs store seconds up to 63).
         public var max: Int?
+        /// A sample's value is the field's value × `scale` (the HBF scales store weight in 50 g, fat in 0.1 %).
+        public var scale: Double
+        /// Values meaning "not measured": a sample made from the field is then left out.
+        public var absent: Set<Int>
 
-        public init(name: String, at: Int, kind: Kind, bits: ClosedRange<Int>? = nil, add: Int = 0, max: Int? = nil) {
+        public init(
+            name: String,
+            at: Int,
+            kind: Kind,
+            bits: ClosedRange<Int>? = nil,
+            add: Int = 0,
+            max: Int? = nil,
+            scale: Double = 1,
+            absent: Set<Int> = []
+        ) {
             self.name = name
             self.at = at
             self.kind = kind
             self.bits = bits
             self.add = add
             self.max = max
+            self.scale = scale
+            self.absent = absent
         }
 
         /// The field's value in `record`, nil when the record is too short (or `add` overflows: the loader bounds
@@ -92,6 +107,14 @@ public struct OmronRecordLayout: Sendable, Hashable {
         self.fields = fields
         self.samples = samples
         self.flags = flags
+    }
+
+    /// The value of `sample` in `record`, scaled; nil when its field is missing or holds an `absent` value.
+    public func value(of sample: Sample, in record: OmronRecord) -> Double? {
+        guard let raw = record.values[sample.field] else { return nil }
+        guard let field = fields.first(where: { $0.name == sample.field }) else { return Double(raw) }
+        if field.absent.contains(raw) { return nil }
+        return ScaledValue.of(Double(raw), scale: field.scale)
     }
 
     /// The fields a record's time is read from.

@@ -93,10 +93,10 @@ public struct OmronRecordReader: StreamedRecordReader {
         context.metadata = metadata
         let start = context.start(for: record.time)
         for sample in map.layout.samples {
-            guard let value = record.values[sample.field],
+            guard let value = map.layout.value(of: sample, in: record),
                 let made = context.sample(
                     sample.type,
-                    value: Double(value),
+                    value: value,
                     unit: sample.unit,
                     deviceTime: record.time,
                     start: start

@@ -97,6 +97,11 @@ public struct SessionMachine: Sendable {
         nonce: String = UUID().uuidString.lowercased()
     ) {
         self.script = script
+        var variables = variables
+        if script.persistPer != nil {
+            // This user's own saved values (none yet: none, not another user's).
+            for name in script.persist { variables[name] = variables[script.persistedName(name, in: variables)] }
+        }
         self.variables = variables
         self.timeZone = timeZone
         self.device = device
@@ -313,7 +318,9 @@ public struct SessionMachine: Sendable {
             guard let top = frames.indices.last else {
                 status = .finished
                 var persisted: [String: SessionValue?] = [:]
-                for name in script.persist { persisted[name] = .some(variables[name]) }
+                for name in script.persist {
+                    persisted[script.persistedName(name, in: variables)] = .some(variables[name])
+                }
                 actions.append(.finished(persist: persisted))
                 return
             }

@@ -21,3 +21,39 @@ public enum SessionProcedureStatus: Sendable, Hashable {
     case finished(SessionVariables)
     case failed(String)
 }
+
+/// What a request-and-answer procedure makes of an input about its writes or the link
+/// (``SessionProcedure/writeOrLink(_:writes:during:)``).
+public enum SessionProcedureLinkInput: Sendable, Hashable {
+    /// A value or a timer: the procedure's own to handle.
+    case notHandled
+    /// Nothing more to do (one of its writes completed, or another step's write failed).
+    case handled
+    /// The procedure fails with this reason: one of its writes failed, or the link went down.
+    case failed(String)
+}
+
+extension SessionProcedure {
+    /// The inputs every request-and-answer procedure (the Omron memory map, the Viatom files) handles alike: a write
+    /// of its own that completed is forgotten, one that failed fails the procedure naming the request, and the link
+    /// going down fails it naming the request it was waiting on. `writes` holds the ids of its writes not yet
+    /// completed; `request` describes the request being waited on (nil: none, at the end).
+    public static func writeOrLink(
+        _ input: SessionInput,
+        writes: inout Set<Int>,
+        during request: String?
+    ) -> SessionProcedureLinkInput {
+        switch input {
+        case .completed(let id):
+            writes.remove(id)
+            return .handled
+        case .failed(let id, let message):
+            guard writes.contains(id) else { return .handled }
+            return .failed("\(request ?? "write"): \(message)")
+        case .disconnected:
+            return .failed("the link went down at the \(request ?? "end")")
+        case .value, .timer:
+            return .notHandled
+        }
+    }
+}

@@ -13,12 +13,22 @@ public struct SessionScript: Sendable, Hashable {
     public var captures: [CharacteristicCapture]
     /// Variables saved at the end of a session that completed, and loaded at the start of the next.
     public var persist: [String]
+    /// When set (`userIndex`), the persisted variables are kept per value of this variable: a session of user 2
+    /// loads and saves `lastRecord@2`, so two users of one device each have their own download cursor. Without a
+    /// value (a single-user device) the plain names are used.
+    public var persistPer: String?
     /// Download progress: values of `characteristic` counted against the number in `total` (set by a capture,
     /// e.g. a RACP number-of-records response), reported as ``SessionAction/progress(done:total:)``.
     public var progress: Progress?
     /// The profile's control points (``ControlPoint``): a write to one that requests stored records starts a
     /// download, its final response ends it.
     public var controlPoints: [ControlPoint] = []
+
+    /// The name `variable` is persisted under, given the session's `variables` (``persistPer``).
+    public func persistedName(_ variable: String, in variables: SessionVariables) -> String {
+        guard let key = persistPer, let value = variables[key] else { return variable }
+        return "\(variable)@\(value.description)"
+    }
 
     public struct Progress: Sendable, Hashable {
         public var total: String

@@ -72,21 +72,20 @@ public struct ViatomFileSession: SessionProcedure {
 
     public mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction] {
         guard status == .running else { return [] }
+        switch Self.writeOrLink(input, writes: &writes, during: current?.description) {
+        case .handled: return []
+        case .failed(let reason): return fail(reason)
+        case .notHandled: break
+        }
         switch input {
         case .value(let value):
             guard value.characteristic == download.notify, let bytes = assembler.add(value.bytes) else { return [] }
             return receive(bytes, ids: &ids)
-        case .completed(let id):
-            writes.remove(id)
-            return []
-        case .failed(let id, let message):
-            guard writes.contains(id) else { return [] }
-            return fail("\(current?.description ?? "write"): \(message)")
         case .timer(let id):
             guard id == timer, let request = current else { return [] }
             return retry(request, because: "no answer within \(SessionMachine.seconds(download.timeout))", ids: &ids)
-        case .disconnected:
-            return fail("the link went down at the \(current?.description ?? "end")")
+        case .completed, .failed, .disconnected:
+            return []
         }
     }
 

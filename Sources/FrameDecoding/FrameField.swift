@@ -122,10 +122,7 @@ public struct FrameField: Sendable, Hashable {
     }
 
     static func integers(_ reader: JSONReader?) throws(JSONReadError) -> Set<Int> {
-        guard let reader else { return [] }
-        var values: Set<Int> = []
-        for element in try reader.array() { values.insert(try element.integer()) }
-        return values
+        try reader?.integers() ?? []
     }
 
     /// Bytes this field reads.
@@ -274,7 +271,7 @@ public struct FrameField: Sendable, Hashable {
     /// is then refused, not the samples of other values.
     /// - Throws: ``FrameDecodingError`` naming the field, the raw value, the scale and the offset.
     func scaledNumber(_ raw: Double, frame: String) throws(FrameDecodingError) -> Double {
-        let value = Self.scaled(raw, scale, offset)
+        let value = ScaledValue.of(raw, scale: scale, offset: offset)
         guard value.isFinite else {
             throw FrameDecodingError(
                 frame: frame,
@@ -282,14 +279,6 @@ public struct FrameField: Sendable, Hashable {
             )
         }
         return value
-    }
-
-    /// raw × scale + offset without binary noise in the last digits (7235 × 0.01 is 72.35, not 72.35000000000001).
-    static func scaled(_ raw: Double, _ scale: Double, _ offset: Double) -> Double {
-        let value = raw * scale + offset
-        guard value.isFinite else { return value }
-        guard abs(value) < 1e6 else { return value }
-        return (value * 1e9).rounded() / 1e9
     }
 
     /// The field for a raw value listed in `absent` or `outOfRange`, nil for an ordinary value.

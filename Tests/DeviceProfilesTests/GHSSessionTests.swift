@@ -224,6 +224,54 @@ import Testing
         #expect(outcome.persisted.isEmpty, "a failed session saves nothing, so records 4 and 5 are asked for again")
     }
 
+    @Test func eachUserOfAMultiUserSensorKeepsItsOwnCursor() {
+        let userControlPoint = BluetoothUUID(0x2A9F)
+        // One sensor, two UDS users; record numbers run across the device (user 1: 1, 2, 5; user 2: 3, 4).
+        var byUser: [UInt8: [UInt32]] = [1: [1, 2, 5], 2: [3, 4]]
+        var kept: SessionVariables = [:]
+        func visit(user: UInt8) -> (outcome: SimulatedSession.Outcome, sensor: Sensor) {
+            var sensor = Sensor(records: [])
+            var variables = kept
+            variables["consentCode"] = .integer(1234)
+            variables["userIndex"] = .integer(Int(user))
+            let outcome = SimulatedSession.run(
+                Self.profile.session,
+                variables: variables,
+                device: "02:00:00:00:00:42",
+                start: Date(timeIntervalSince1970: 1_795_519_815),
+                timeZone: TimeZone(identifier: "UTC")!
+            ) { uuid, bytes in
+                guard uuid == userControlPoint else { return sensor.answer(uuid, bytes) }
+                // After consent the RACP serves that user's records only.
+                sensor.records = byUser[bytes[1]] ?? []
+                return [CharacteristicValue(characteristic: uuid, bytes: [0x20, 0x02, 0x01], delivery: .indication)]
+            }
+            for (name, value) in outcome.persisted { kept[name] = value }
+            return (outcome, sensor)
+        }
+
+        let first = visit(user: 1)
+        #expect(first.outcome.failure == nil)
+        #expect(first.outcome.persisted == ["lastRecord@1": .integer(5)])
+        let second = visit(user: 2)
+        #expect(
+            second.sensor.written == [[0x04, 0x01], [0x01, 0x01]],
+            "user 2's first contact reads all of user 2's records, not from user 1's cursor"
+        )
+        #expect(second.outcome.persisted == ["lastRecord@2": .integer(4)])
+        byUser[1]?.append(6)
+        let third = visit(user: 1)
+        #expect(
+            third.sensor.written == [
+                [0x01, 0x06], [0x04, 0x03, 0x01, 0x06, 0x00, 0x00, 0x00], [0x01, 0x03, 0x01, 0x06, 0x00, 0x00, 0x00],
+            ],
+            "user 1 asks only for what came after its own record 5 (user 2's cursor 4 would ask for 5 again)"
+        )
+        #expect(kept["lastRecord@1"] == .integer(6))
+        #expect(kept["lastRecord@2"] == .integer(4))
+        #expect(kept["lastRecord"] == nil, "no device-wide cursor once users are selected")
+    }
+
     @Test func neverDeletesStoredRecords() {
         for variables: SessionVariables in [[:], ["lastRecord": .integer(2)], ["lastRecord": .integer(9)]] {
             var sensor = Sensor(records: [1, 2, 3])

@@ -69,6 +69,26 @@ import Testing
         return device
     }
 
+    /// What the pipeline's record reader makes of a run's received values, all together.
+    static func records(of run: Run, map: OmronMemoryMap) -> StreamedRecords {
+        var reader = OmronRecordReader(map: map)
+        var all = StreamedRecords()
+        for event in run.outcome.events {
+            guard case .value(let value) = event.kind else { continue }
+            let context = SampleContext(
+                receivedAt: start,
+                timeZone: utc,
+                source: SampleSource(kind: .device, characteristic: value.characteristic),
+                payload: value.bytes
+            )
+            let read = reader.read(value, context: context)
+            all.samples += read.samples
+            all.records += read.records
+            all.problems += read.problems
+        }
+        return all
+    }
+
     @Test func theShippedProfilesLoadWithTheirMemoryMaps() throws {
         let ids = [
             "omron-hem-7150t", "omron-hem-7155t", "omron-hem-7342t", "omron-hem-7361t", "omron-hem-7322t",
@@ -99,21 +119,9 @@ import Testing
             }
         )
         // Each read answer is two pieces on the one receive channel, joined in the order they came.
-        var reader = OmronRecordReader(map: map)
-        var records = 0
-        for event in run.outcome.events {
-            guard case .value(let value) = event.kind else { continue }
-            let context = SampleContext(
-                receivedAt: Self.start,
-                timeZone: Self.utc,
-                source: SampleSource(kind: .device, characteristic: value.characteristic),
-                payload: value.bytes
-            )
-            let read = reader.read(value, context: context)
-            #expect(read.problems.isEmpty, "\(read.problems)")
-            records += read.records
-        }
-        #expect(records == 3, "user 2's three records; the 197 empty slots give nothing")
+        let read = Self.records(of: run, map: map)
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        #expect(read.records == 3, "user 2's three records; the 197 empty slots give nothing")
     }
 
     @Test func aTokenUnlockOffersFourBytesAndReadsAfterTheirEcho() throws {
@@ -233,6 +241,38 @@ import Testing
         #expect(failed.outcome.persisted.isEmpty)
     }
 
+    /// openScale's HBF test record (pull request #1463, assembled from Omron's field description): 72.40 kg, 23.5 %
+    /// fat, BMI 23.7, 1520 kcal, 2024-03-17 07:45:12; `extra` zero bytes make the 48-byte record of the HBF-702T.
+    static func hbfRecord(extra: Int = 0) throws -> [UInt8] {
+        try Hex.bytes("00003ac85f024e183b6d223389cc0000 00000000000000000000 5a80 00000000")
+            + Array(repeating: 0, count: extra)
+    }
+
+    @Test(arguments: [("omron-hbf-222t", 32), ("omron-hbf-702t", 48)])
+    func anHBFScaleIsReadWholeAndItsRecordGivesWeightFatBMIAndBMRForItsUserSlot(id: String, size: Int) throws {
+        let profile = Self.profile(id)
+        let map = try #require(profile.omron)
+        #expect(map.users.count == 4 && map.users.allSatisfy { $0.count == 30 } && map.recordSize == size)
+        var device = OmronMemoryDevice(map: map, key: Self.key)
+        device.measure(user: 2, record: try Self.hbfRecord(extra: size - 32))
+        let run = Self.run(profile, device)
+        #expect(run.outcome.failure == nil)
+        #expect(run.reads.count == 120, "no index pointers: all 4 users × 30 slots, one record per read")
+        #expect(run.reads.allSatisfy { $0.1 == size })
+        let read = Self.records(of: run, map: map)
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        let samples = read.samples
+        let values = Dictionary(uniqueKeysWithValues: samples.map { ($0.type, $0.value) })
+        #expect(
+            values == [.bodyMass: 72.4, .bodyFatPercentage: 23.5, .bodyMassIndex: 23.7, .basalEnergyBurned: 1520],
+            "weight in 50 g, fat and BMI in tenths, BMR in kcal; the 119 empty slots give nothing"
+        )
+        #expect(samples.allSatisfy { $0.metadata["userID"] == "3" })
+        #expect(
+            samples.first?.deviceTime == DateTime(year: 2024, month: 3, day: 17, hours: 7, minutes: 45, seconds: 12)
+        )
+    }
+
     @Test func bigEndianModelsReadSeveralRecordsPerBlock() throws {
         let profile = Self.profile("omron-hem-7322t")
         var device = OmronMemoryDevice(map: profile.omron!, key: Self.key)
@@ -326,6 +366,16 @@ import Testing
             try DeviceProfile(json: Self.map("", layout: badBits))
         } throws: { error in
             (error as? DeviceProfileError)?.field == "omron.layout.fields[0].bits"
+        }
+        let zeroScale = Self.layout.replacingOccurrences(
+            of: #""at": 0, "type": "u8""#,
+            with: #""at": 0, "type": "u8", "scale": 0"#
+        )
+        #expect {
+            try DeviceProfile(json: Self.map("", layout: zeroScale))
+        } throws: { error in
+            (error as? DeviceProfileError)?.description
+                == "omron.layout.fields[0].scale: a scale of 0 makes every value 0"
         }
         let badUnit = Self.layout.replacingOccurrences(of: #""unit": "mmHg""#, with: #""unit": "kg""#)
         #expect {

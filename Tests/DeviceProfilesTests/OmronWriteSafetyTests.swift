@@ -71,6 +71,17 @@ import Testing
         #expect(Self.omronProfiles.count > Self.memoryMapProfiles.count)
     }
 
+    @Test func theHBFScalesAreHeldToTheCuffsRules() throws {
+        // The scales' vendor app resets the unread counters and writes the clock (01 C0), and openScale programs a key
+        // (02, then 00 + key): the memory-map sessions below check that neither is ever sent to them either.
+        for id in ["omron-hbf-222t", "omron-hbf-702t"] {
+            #expect(Self.memoryMapProfiles.contains(id), "\(id) is checked as a memory-map profile")
+            let map = try #require(Self.catalog.profile(id: id)?.omron)
+            #expect(map.channels == .classic && map.unlockMode == .key)
+            #expect(map.indexPointers == nil, "no write pointers are read: every read stays inside a user's ring")
+        }
+    }
+
     @Test(
         "a memory-map session only starts, reads inside the rings and index block, and ends; first contact, a later one, a wrong key",
         arguments: memoryMapProfiles
@@ -114,7 +125,7 @@ import Testing
                 if write.characteristic == map.channels.unlock {
                     #expect(
                         [0x01, 0x11].contains(write.bytes.first),
-                        "\(id): unlock \(Hex.string(write.bytes)) is neither 01 + key nor the 11 token (02 would program a key)"
+                        "\(id): unlock \(Hex.string(write.bytes)) is neither 01 + key nor the 11 token (02 would program a key, 00 store one)"
                     )
                 }
             }
