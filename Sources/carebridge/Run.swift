@@ -434,7 +434,7 @@ struct Run: AsyncParsableCommand {
                 if smtp.url != nil { Output.error("warning: --smtp: the care plan has no alert rules") }
                 return []
             }
-            let channels = try AlertChannels(
+            let channels = try await AlertChannels(
                 store: store,
                 webhook: webhookURL,
                 webhookCAFile: alertWebhookCAFile,

@@ -276,7 +276,7 @@ import Testing
 
     @Test func acknowledgingKeepsTheAlertAndQueuesNotifications() async throws {
         let fixture = try F()
-        try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
+        try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         try fixture.store.addTask(F.pain([AlertRule(id: "high", condition: .compare(.greaterThan, 6, unit: nil))]))
         try await fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
