@@ -317,7 +317,7 @@ import Testing
         #expect(pending.count == 205)
         #expect(pending.last?.sampleID == sample.id)
         // Disabling the last channel removes the trigger; enabling it again brings it back.
-        try store.disableOutbox()
+        try await store.disableOutbox()
         let later = try ManualReading.sample(
             type: .bodyMass,
             value: 71.8,

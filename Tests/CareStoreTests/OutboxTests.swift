@@ -22,7 +22,7 @@ import Testing
         let fixture = try StoreFixture()
         try await fixture.store.recordSamples(Self.weights(3))
         #expect(try await fixture.store.outboxCount() == 0)
-        #expect(try fixture.store.outboxSummary().isEnabled == false)
+        #expect(try await fixture.store.outboxSummary().isEnabled == false)
     }
 
     @Test func queuesEachNewSampleOnceInStoringOrder() async throws {
@@ -150,7 +150,7 @@ import Testing
         }
         try await fixture.store.recordSamples(weights, recordedAt: Self.morning.addingTimeInterval(10))
         try await fixture.store.recordSamples([temperature], recordedAt: Self.morning.addingTimeInterval(20))
-        let summary = try fixture.store.outboxSummary()
+        let summary = try await fixture.store.outboxSummary()
         #expect(summary.isEnabled)
         #expect(summary.count == 4)
         #expect(summary.oldestEnqueuedAt == Self.morning.addingTimeInterval(10))
@@ -164,13 +164,13 @@ import Testing
         let fixture = try StoreFixture()
         try await fixture.store.enableOutbox()
         try await fixture.store.recordSamples(Self.weights(2))
-        #expect(try fixture.store.clearOutbox() == 2)
+        #expect(try await fixture.store.clearOutbox() == 2)
         try await fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(86_400)))
         #expect(try await fixture.store.outboxCount() == 1)
-        #expect(try fixture.store.disableOutbox() == 1)
+        #expect(try await fixture.store.disableOutbox() == 1)
         try await fixture.store.recordSamples(Self.weights(1, from: Self.morning.addingTimeInterval(2 * 86_400)))
         #expect(try await fixture.store.outboxCount() == 0)
-        #expect(try fixture.store.outboxSummary().isEnabled == false)
+        #expect(try await fixture.store.outboxSummary().isEnabled == false)
     }
 }
 
