@@ -48,7 +48,7 @@ struct Outbox: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         if clear || disable {
-            let dropped = try await StoreExit.attemptAsync {
+            let dropped = try await StoreExit.attempt {
                 disable
                     ? try await store.disableOutbox(channel: CareStore.mqttOutboxChannel)
                     : try await store.clearOutbox(channel: CareStore.mqttOutboxChannel)
@@ -62,7 +62,7 @@ struct Outbox: AsyncParsableCommand {
             }
             return
         }
-        let summary: OutboxSummary = try await StoreExit.attemptAsync {
+        let summary: OutboxSummary = try await StoreExit.attempt {
             try await store.outboxSummary(channel: CareStore.mqttOutboxChannel)
         }
         let discovery = HomeAssistantDiscovery(topicPrefix: topic)

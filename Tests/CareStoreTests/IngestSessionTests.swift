@@ -122,7 +122,7 @@ import Testing
         try store.savePatient(Patient(id: "dave", name: "Dave"))
         try store.assignDevice("AA:00:00:00:00:03", to: "dave")
         #expect(try await store.recordSamples([weight(90, 4, device: "AA:00:00:00:00:03")]).unassigned == 0)
-        let owners = try store.samples(matching: SampleQuery()).sorted { $0.sample.start < $1.sample.start }
+        let owners = try await store.samples(matching: SampleQuery()).sorted { $0.sample.start < $1.sample.start }
             .map(\.patientID)
         #expect(owners == ["alice", "bob", "alice", "carol", "dave"])
     }
@@ -170,7 +170,7 @@ import Testing
             }
             if index == 5 {
                 let id = batches[1].samples[1].id
-                for store in [kept, fresh] { try store.deleteSample(id: id, at: Self.minute(4)) }
+                for store in [kept, fresh] { try await store.deleteSample(id: id, at: Self.minute(4)) }
             }
             try await kept.recordSamples(batch.samples, recordedAt: batch.recordedAt)
             let once = try CareStore(writer: freshQueue, bridgeZone: StoreFixture.berlin, logger: .quiet)

@@ -69,7 +69,7 @@ import Testing
         #expect(report.inserted == 1 && report.unassigned == 0 && report.eventsUpdated == 1)
         #expect(try await Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
         #expect(try fixture.store.resolvePatient(nil) == "alice")
-        let stored = try fixture.store.samples(matching: SampleQuery())
+        let stored = try await fixture.store.samples(matching: SampleQuery())
         #expect(stored.map(\.patientID) == ["alice"] && stored.map(\.routedBy) == ["only patient"])
     }
 
@@ -81,7 +81,7 @@ import Testing
         #expect(try fixture.store.resolvePatient(nil) == nil)
         try fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
         #expect(try await fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
-        #expect(try fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
+        #expect(try await fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
         // Still completed: adoption changes no outcome.
         #expect(try await Self.values(fixture.store, task: "weigh-in", patient: "carol") == [70.2])
     }
@@ -121,19 +121,19 @@ import Testing
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [61.8])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1])
 
-        let inbox = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let inbox = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(inbox.count == 1)
         let waiting = try #require(inbox.first)
         #expect(waiting.sample == unowned)  // every field, device time and payload kept
         #expect(waiting.inboxReason?.contains("user slot 3") == true)
         #expect(try store.unassignedCount() == 1)
         // The inbox is no patient's data.
-        #expect(try store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
+        #expect(try await store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
 
         let filed = try store.assignSample(id: waiting.id, to: "bob")
         #expect(filed.samples == [waiting.id] && filed.eventsUpdated == 1)
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
-        let moved = try #require(try store.sample(id: waiting.id))
+        let moved = try #require(try await store.sample(id: waiting.id))
         #expect(moved.patientID == "bob" && moved.inboxReason == nil && moved.sample.start == unowned.start)
         #expect(moved.routedBy?.hasPrefix("assigned") == true)
         #expect(try store.unassignedCount() == 0)
@@ -158,7 +158,7 @@ import Testing
             Self.weight(84.0, device: scale, at: first.addingTimeInterval(600)),
         ])
         #expect(firstReport.unassigned == 2)
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.allSatisfy { $0.inboxReason?.contains("no recent weight") == true })
         try store.assignSample(id: waiting[0].id, to: "alice")
         try store.assignSample(id: waiting[1].id, to: "bob")
@@ -173,10 +173,10 @@ import Testing
         #expect(report.inserted == 4 && report.unassigned == 1)
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [62.6])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.9])
-        let fat = try store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
+        let fat = try await store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
         #expect(fat.map(\.patientID) == ["alice"])
         #expect(fat.first?.routedBy?.contains("weight band") == true)
-        let guest = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let guest = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(guest.map(\.sample.value) == [73.0])
         #expect(guest.first?.inboxReason?.contains("outside every band") == true)
     }
@@ -195,7 +195,7 @@ import Testing
         )
         let report = try await store.recordSamples([Self.weight(70.5, device: scale, at: Self.day)])
         #expect(report.unassigned == 1)
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("fits several patients") == true)
     }
 
@@ -246,9 +246,9 @@ import Testing
         #expect(report.inserted == 4 && report.unassigned == 1 && report.eventsUpdated == 3)
         for (index, bed) in beds.enumerated() {
             #expect(try await Self.values(store, task: "bp-\(bed)", patient: bed) == [Double(120 + 10 * index)])
-            #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
+            await #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
         }
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("CUFF-9 has no owner") == true)
         // Re-assigning a cuff says whose it was.
         #expect(try store.assignDevice("cuff-1", to: "bed-2") == "bed-1")

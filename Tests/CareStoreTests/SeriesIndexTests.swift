@@ -64,7 +64,7 @@ import Testing
         let bobs = (300..<1_000).map { Self.heartRate($0) }
         try await store.recordSamples(bobs)
         // Bob's newest is deleted: his page shows the one before it.
-        #expect(try store.deleteSample(id: bobs[bobs.count - 1].id))
+        #expect(try await store.deleteSample(id: bobs[bobs.count - 1].id))
 
         let alice = try await store.devices(of: "alice", since: Self.morning)
         #expect(alice.count == 1)

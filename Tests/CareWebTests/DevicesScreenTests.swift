@@ -101,7 +101,7 @@ import Testing
             #expect(try await browser.get("/patients/anna/devices").text.contains("The inbox is empty."))
             #expect(try await browser.post("/patients/anna" + path, ["csrf": csrf]).status == .notFound)
         }
-        #expect(try fixture.store.sample(id: sample.id)?.patientID == "anna")
+        #expect(try await fixture.store.sample(id: sample.id)?.patientID == "anna")
         let review = try #require(try await fixture.store.sampleReviews(of: [sample.id])[sample.id]?.first)
         #expect(review.action == .assign && review.author == "carol" && review.reason == "anna")
         // The weigh-in completed Anna's event.

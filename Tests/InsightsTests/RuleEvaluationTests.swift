@@ -112,7 +112,7 @@ import Testing
         #expect(result.raised.count == 1)
         #expect(try await fixture.store.alerts().first?.trip.day == "2026-11-12")
         // Deleting the late reading (it was someone else's) withdraws the alert.
-        try fixture.store.deleteSample(id: late.id)
+        try await fixture.store.deleteSample(id: late.id)
         let after = try await AlertEngine.evaluate(
             store: fixture.store,
             from: late.start,

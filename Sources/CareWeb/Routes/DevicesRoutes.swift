@@ -44,7 +44,7 @@ struct DevicesRoutes {
         if user.maySeeInbox {
             let store = app.store
             let query = SampleQuery(quarantine: .included, limit: Self.inboxLimit, unassignedOnly: true)
-            let inbox = try await NIOThreadPool.singleton.runIfActive { try store.samples(matching: query) }
+            let inbox = try await store.samples(matching: query)
             let patients = try await store.patients().filter { user.maySee(patientID: $0.id) }
             let measurements = Self.measurements(inbox)
             content["inbox"] =
