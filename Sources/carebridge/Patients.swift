@@ -83,7 +83,7 @@ struct PatientsList: AsyncParsableCommand {
                 ])
             }
             print(table.render())
-            let inbox = try store.unassignedCount()
+            let inbox = try await store.unassignedCount()
             if inbox > 0 { print("\(inbox) reading(s) wait in the unassigned inbox: carebridge samples --unassigned") }
         } catch {
             throw StoreExit.fail(error)
@@ -217,7 +217,7 @@ struct PatientsShow: AsyncParsableCommand {
             let plans = try store.plans(patientID: id)
             let tasks = try await store.tasks()
             let contacts = try await store.contacts(patientID: id)
-            let devices = try store.deviceAssignments().filter { $0.patientID == id }
+            let devices = try await store.deviceAssignments().filter { $0.patientID == id }
             let readings = try await store.samples(matching: SampleQuery()).count
             if json {
                 guard case .object(var object) = Patients.json(patient, plans: plans) else { return }

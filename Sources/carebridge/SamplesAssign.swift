@@ -40,7 +40,7 @@ struct SamplesAssign: AsyncParsableCommand {
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
         let result: InboxAssignment = try await StoreExit.attempt {
-            try store.assignSample(id: sampleID, to: patientID)
+            try await store.assignSample(id: sampleID, to: patientID)
         }
         if json {
             print(

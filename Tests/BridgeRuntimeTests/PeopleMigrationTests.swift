@@ -92,7 +92,7 @@ import Testing
         let all = try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
         #expect(all.count == 69)
         #expect(all.allSatisfy { $0.patientID == "default" && $0.inboxReason == nil })
-        #expect(try store.unassignedCount() == 0)
+        #expect(try await store.unassignedCount() == 0)
 
         // The events read the same, scoped or not, and storing every reading again adds and changes nothing.
         let events = try await store.events(matching: Self.month)

@@ -89,7 +89,7 @@ import Testing
         try store.savePatient(Patient(id: "alice", name: "Alice"))
         try store.savePatient(Patient(id: "bob", name: "Bob"))
         let scale = "C8:47:8C:00:00:10"
-        try store.assignDevice(scale, slot: 1, to: "alice")
+        try await store.assignDevice(scale, slot: 1, to: "alice")
         let strap = SampleSource(
             kind: .device,
             characteristic: BluetoothUUID("2A37"),

@@ -109,8 +109,8 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:10"
-        try store.assignDevice(scale, slot: 1, to: "alice")
-        try store.assignDevice(scale, slot: 2, to: "bob")
+        try await store.assignDevice(scale, slot: 1, to: "alice")
+        try await store.assignDevice(scale, slot: 2, to: "bob")
         let unowned = Self.weight(80.9, device: scale, slot: 3, at: Self.day.addingTimeInterval(600))
         let report = try await store.recordSamples([
             Self.weight(61.8, device: scale, slot: 1, at: Self.day),
@@ -126,19 +126,19 @@ import Testing
         let waiting = try #require(inbox.first)
         #expect(waiting.sample == unowned)  // every field, device time and payload kept
         #expect(waiting.inboxReason?.contains("user slot 3") == true)
-        #expect(try store.unassignedCount() == 1)
+        #expect(try await store.unassignedCount() == 1)
         // The inbox is no patient's data.
         #expect(try await store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
 
-        let filed = try store.assignSample(id: waiting.id, to: "bob")
+        let filed = try await store.assignSample(id: waiting.id, to: "bob")
         #expect(filed.samples == [waiting.id] && filed.eventsUpdated == 1)
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
         let moved = try #require(try await store.sample(id: waiting.id))
         #expect(moved.patientID == "bob" && moved.inboxReason == nil && moved.sample.start == unowned.start)
         #expect(moved.routedBy?.hasPrefix("assigned") == true)
-        #expect(try store.unassignedCount() == 0)
+        #expect(try await store.unassignedCount() == 0)
         // Filing twice is refused, saying where it is.
-        #expect(throws: CareStoreError.self) { try store.assignSample(id: waiting.id, to: "alice") }
+        await #expect(throws: CareStoreError.self) { try await store.assignSample(id: waiting.id, to: "alice") }
         // Re-recording the same reading changes nothing.
         #expect(try await store.recordSamples([unowned]).duplicates == 1)
     }
@@ -150,8 +150,8 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:20"
-        try store.assignDevice(scale, to: "alice", shared: true)
-        try store.assignDevice(scale, to: "bob", shared: true)
+        try await store.assignDevice(scale, to: "alice", shared: true)
+        try await store.assignDevice(scale, to: "bob", shared: true)
         let first = Self.day.addingTimeInterval(-86_400)
         let firstReport = try await store.recordSamples([
             Self.weight(62.0, device: scale, at: first),
@@ -160,8 +160,8 @@ import Testing
         #expect(firstReport.unassigned == 2)
         let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.allSatisfy { $0.inboxReason?.contains("no recent weight") == true })
-        try store.assignSample(id: waiting[0].id, to: "alice")
-        try store.assignSample(id: waiting[1].id, to: "bob")
+        try await store.assignSample(id: waiting[0].id, to: "alice")
+        try await store.assignSample(id: waiting[1].id, to: "bob")
 
         let payload: [UInt8] = [0x01, 0x7A]
         let report = try await store.recordSamples([
@@ -186,8 +186,8 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:21"
-        try store.assignDevice(scale, to: "alice", shared: true)
-        try store.assignDevice(scale, to: "bob", shared: true)
+        try await store.assignDevice(scale, to: "alice", shared: true)
+        try await store.assignDevice(scale, to: "bob", shared: true)
         let earlier = Self.day.addingTimeInterval(-86_400)
         try await store.scoped(to: "alice").recordSample(Self.weight(70.0, device: "manual-ish", at: earlier))
         try await store.scoped(to: "bob").recordSample(
@@ -225,7 +225,7 @@ import Testing
                 linkage: SampleLinkage(type: .bloodPressureSystolic, unit: .millimetreOfMercury, aggregation: .each)
             )
             try store.scoped(to: bed).addTask(task)
-            try store.assignDevice("CUFF-\(index + 1)", to: bed)
+            try await store.assignDevice("CUFF-\(index + 1)", to: bed)
         }
         var readings: [QuantitySample] = []
         for index in 0..<3 {
@@ -251,7 +251,7 @@ import Testing
         let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("CUFF-9 has no owner") == true)
         // Re-assigning a cuff says whose it was.
-        #expect(try store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
+        #expect(try await store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
     }
 
     @Test func patientsAndContactsAreVersionedAndSharingIsAudited() async throws {

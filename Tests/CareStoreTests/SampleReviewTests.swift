@@ -46,7 +46,7 @@ import Testing
         // A scale nobody registered, in a store of two patients: the inbox.
         let inbox = StoreFixture.weight(71.5, at: Self.day, payload: 3)
         #expect(try await fixture.store.recordSample(inbox).unassigned == 1)
-        try fixture.store.assignSample(id: inbox.id, to: "bob", by: "carol")
+        try await fixture.store.assignSample(id: inbox.id, to: "bob", by: "carol")
         #expect(try await fixture.store.deleteSample(id: inbox.id))
         let reviews = try #require(try await fixture.store.sampleReviews(of: [inbox.id])[inbox.id])
         #expect(reviews.map(\.action) == [.assign, .delete])

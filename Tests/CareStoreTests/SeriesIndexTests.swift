@@ -58,9 +58,9 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.store
         for id in ["alice", "bob"] { try store.savePatient(Patient(id: id, name: id.capitalized)) }
-        try store.assignDevice(Self.strap, to: "alice")
+        try await store.assignDevice(Self.strap, to: "alice")
         try await store.recordSamples((0..<300).map { Self.heartRate($0) })
-        try store.assignDevice(Self.strap, to: "bob")
+        try await store.assignDevice(Self.strap, to: "bob")
         let bobs = (300..<1_000).map { Self.heartRate($0) }
         try await store.recordSamples(bobs)
         // Bob's newest is deleted: his page shows the one before it.

@@ -37,7 +37,7 @@ import Testing
 
     @Test func aPatientsDevicesShowTheirLastReadingAndSlotButNotAnotherPatientsReadings() async throws {
         let fixture = try await CareAppFixture()
-        try fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
+        try await fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
         try await fixture.store.recordSample(Self.weighIn(71.2, minutesAgo: 90))
         try await fixture.test { browser in
             try await browser.signIn("anna")
@@ -57,7 +57,7 @@ import Testing
 
     @Test func aDevicesBatteryShowsItsNewestLevelAndAnOlderReadingNeverReplacesIt() async throws {
         let fixture = try await CareAppFixture()
-        try fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
+        try await fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
         try await fixture.store.recordSample(Self.weighIn(71.2, minutesAgo: 90))
         try await fixture.store.recordBatteries([
             BatteryReading(device: Self.scale, level: 8, at: CareAppFixture.start.addingTimeInterval(-3600))
