@@ -54,8 +54,8 @@ extension CareStore {
         if shared, slot != nil {
             throw CareStoreError(.invalidPatient, "a user slot has one owner; --shared is for devices without slots")
         }
-        _ = try resolvePatient(patientID)
         return try await write { db -> String? in
+            _ = try Self.resolvePatient(db, patientID)
             if shared {
                 try db.execute(
                     sql: """
@@ -120,9 +120,9 @@ extension CareStore {
     ) async throws(CareStoreError)
         -> InboxAssignment
     {
-        _ = try resolvePatient(patientID)
         let zone = bridgeZone
         let (assignment, changes) = try await write { db -> (InboxAssignment, [StoreChange]) in
+            _ = try Self.resolvePatient(db, patientID)
             var reader = try SampleRowReader(db)
             let found = try SampleTable.row(db, id: id, reader: &reader)
             guard let sample = found, sample.stored.deletedDate == nil, sample.stored.inboxReason != nil else {
