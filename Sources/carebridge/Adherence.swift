@@ -54,7 +54,7 @@ struct Adherence: AsyncParsableCommand {
         }
         let store = try storeOptions.open(zone: zone, mode: .existing)
         let days: [DailyAdherence] = try await StoreExit.attempt {
-            try store.adherence(from: start, to: end, kinds: kinds)
+            try await store.adherence(from: start, to: end, kinds: kinds)
         }
         if json {
             let array = days.map { day -> JSONValue in

@@ -188,7 +188,7 @@ struct Export: AsyncParsableCommand {
     /// before the deletion are history too); without --to, up to now.
     static func outcomes(_ store: CareStore, from: Date?, to: Date?) async throws(CareStoreError) -> [ExportOutcome] {
         var start = from
-        if start == nil { start = try store.earliestTaskEffectiveDate() }
+        if start == nil { start = try await store.earliestTaskEffectiveDate() }
         let end = to ?? Date()
         guard let start, start < end else { return [] }
         return try await store.events(matching: EventQuery(from: start, to: end)).compactMap { event in
