@@ -24,7 +24,7 @@ extension HubSyncChannel {
                 switch change.kind {
                 case .plan: try applyPlan(body, for: change)
                 case .acknowledgement: try await acknowledge(body, for: change)
-                case .quarantine: try decide(body, for: change)
+                case .quarantine: try await decide(body, for: change)
                 }
         } catch {
             if error.code == .database {
@@ -96,7 +96,7 @@ extension HubSyncChannel {
     /// A quarantine decision: the reading is released or rejected with the care team's reason, once (the store
     /// records the change in the transaction that applies it); a reading the bridge decided on first keeps the
     /// bridge's decision.
-    func decide(_ body: JSONObject, for change: HubChange) throws(CareStoreError) -> String? {
+    func decide(_ body: JSONObject, for change: HubChange) async throws(CareStoreError) -> String? {
         guard let verdict = body["decision"]?.stringValue.flatMap(QuarantineDecision.Verdict.init(rawValue:)),
             let text = body["sample"]?.stringValue, let id = UUID(uuidString: text)
         else { return "the decision is not a release or a rejection of a reading" }
@@ -108,6 +108,6 @@ extension HubSyncChannel {
             reason: body["reason"]?.stringValue ?? "decided at the hub",
             author: body["by"]?.stringValue
         )
-        return try store.applyQuarantineDecision(decision).refusal
+        return try await store.applyQuarantineDecision(decision).refusal
     }
 }

@@ -99,7 +99,7 @@ public actor HubSyncChannel: QueueingOutboxChannel {
     /// every stored sample and outcome and every open alert.
     public nonisolated func enable() async throws(CareStoreError) {
         try await store.enableOutbox(channel: Self.storeChannel, includingStored: true)
-        try store.enableAlertChannel(Self.storeChannel)
+        try await store.enableAlertChannel(Self.storeChannel)
     }
 
     // MARK: - OutboxChannel

@@ -41,7 +41,7 @@ public enum ReportBuilder {
                 daily.add(reading)
             }
         }
-        while let page = try cursor.next() {
+        while let page = try await cursor.next() {
             for stored in page {
                 add(pairer.add(stored))
                 guard let device = stored.sample.source.device else { continue }

@@ -55,7 +55,7 @@ public enum AlertEngine {
                 matching: SampleQuery(types: evaluator.readingTypes, from: start, to: end),
                 pageSize: pageSize
             )
-            while let page = try cursor.next() { trips += evaluator.readingTrips(page, index: index) }
+            while let page = try await cursor.next() { trips += evaluator.readingTrips(page, index: index) }
         }
         trips += evaluator.eventTrips(events: events, now: now)
         trips = trips.filter { $0.occurredAt >= start && $0.occurredAt < end }

@@ -31,7 +31,7 @@ public enum InsightsBuilder {
                 matching: SampleQuery(types: Set(linked.map(\.1.type)), from: previousFrom, to: to),
                 pageSize: 5_000
             )
-            while let page = try cursor.next() {
+            while let page = try await cursor.next() {
                 for (task, linkage) in linked {
                     let taskZone = task.schedule.timeZonePolicy.zone(bridge: zone)
                     for stored in page {

@@ -54,7 +54,7 @@ func runRetentionBenchmark() async throws {
     let emptyPath = directory.appendingPathComponent("empty.sqlite").path
     let empty = try CareStore(path: emptyPath, bridgeZone: zone, logger: logger)
     try empty.applyPlan(document)
-    let emptyBytes = try empty.compactFile(path: emptyPath).after
+    let emptyBytes = try await empty.compactFile(path: emptyPath).after
 
     let storePath = directory.appendingPathComponent("store.sqlite").path
     let store = try CareStore(path: storePath, bridgeZone: zone, logger: logger)
@@ -66,17 +66,17 @@ func runRetentionBenchmark() async throws {
         sink: CareStoreSink(store: store, recordedAt: day),
         logger: logger
     )
-    let rawBytes = try store.compactFile(path: storePath).after
-    let before = try store.statistics(now: day)
+    let rawBytes = try await store.compactFile(path: storePath).after
+    let before = try await store.statistics(now: day)
     let samples = before.types.reduce(0) { $0 + $1.samples }
 
     let clock = ContinuousClock()
     var steps: [RetentionStep] = []
-    let vacuumed = try clock.measure {
-        steps = try store.applyRetention(now: day.addingTimeInterval(400 * 86_400))
+    let vacuumed = try await clock.measure {
+        steps = try await store.applyRetention(now: day.addingTimeInterval(400 * 86_400))
     }
-    let aggregatedBytes = try store.compactFile(path: storePath).after
-    let after = try store.statistics(now: day)
+    let aggregatedBytes = try await store.compactFile(path: storePath).after
+    let after = try await store.statistics(now: day)
     let aggregateTable = after.objects.filter { $0.table == "sampleAggregate" }.reduce(0) { $0 + $1.bytes }
     let aggregateRows = after.types.reduce(0) { $0 + $1.aggregates }
 

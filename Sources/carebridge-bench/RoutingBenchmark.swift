@@ -71,10 +71,10 @@ func routingRow(patients: Int, count: Int, layout: RoutingLayout) async throws -
     if patients > 1 {
         for (index, id) in ids.enumerated() {
             switch layout {
-            case .ownDevices: try store.assignDevice(address(index), to: id)
-            case .slots: try store.assignDevice(scale, slot: index + 1, to: id)
+            case .ownDevices: try await store.assignDevice(address(index), to: id)
+            case .slots: try await store.assignDevice(scale, slot: index + 1, to: id)
             case .sharedScale:
-                try store.assignDevice(scale, to: id, shared: true)
+                try await store.assignDevice(scale, to: id, shared: true)
                 // Five reference weigh-ins each, filed explicitly, the day before.
                 let references = (0..<5).map { day in
                     routingSample(
@@ -112,7 +112,7 @@ func routingRow(patients: Int, count: Int, layout: RoutingLayout) async throws -
         }
     }
     // Every sample reached a patient: routing that sent them to the inbox would measure the wrong path.
-    let inbox = try store.unassignedCount()
+    let inbox = try await store.unassignedCount()
     guard inbox == 0 else {
         throw BenchmarkFailure(description: "routing \(layout) with \(patients) patients: \(inbox) in the inbox")
     }

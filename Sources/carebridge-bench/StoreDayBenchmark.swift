@@ -97,7 +97,7 @@ func runStoreDayChild(hours: Int) async throws {
     for _ in 0..<5 {
         let cpu = processCPUSeconds()
         let start = clock.now
-        var result = try store.samples(matching: dayQuery)
+        var result = try await store.samples(matching: dayQuery)
         let returned = clock.now
         daySamples = result.count
         result = []
@@ -129,7 +129,7 @@ func runStoreDayChild(hours: Int) async throws {
         sqliteReads.append(durationSeconds(clock.now - start))
     }
     sqliteReads.sort()
-    let samples = try store.sampleCount()
+    let samples = try await store.sampleCount()
     try await store.databaseWriter.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
     }

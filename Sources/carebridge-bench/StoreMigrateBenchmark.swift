@@ -33,7 +33,7 @@ let storeMigrateBenchmark = Benchmark(
 
     // Grow the old store with plain SQL in its own layout.
     let old = try DatabaseQueue(path: path)
-    try old.write { db in
+    try await old.write { db in
         // Samples only: the fixture's outbox channel would queue every added row.
         try db.execute(sql: "DROP TRIGGER IF EXISTS outboxEntry_onSampleInsert")
         try db.execute(
@@ -76,7 +76,7 @@ let storeMigrateBenchmark = Benchmark(
             try statement.execute()
         }
     }
-    try old.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    try await old.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     try old.close()
     let before = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 
@@ -88,9 +88,9 @@ let storeMigrateBenchmark = Benchmark(
     let elapsed = clock.now - start
     let cpu = processCPUSeconds() - cpuStart
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let samples = try store.sampleCount()
+    let samples = try await store.sampleCount()
     let after = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    let (free, tables) = try store.databaseWriter.read { db in
+    let (free, tables) = try await store.databaseWriter.read { db in
         (
             try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0,
             try Row.fetchAll(

@@ -4,7 +4,7 @@ import CarePlan
 import CareStore
 import Foundation
 
-struct Adherence: ParsableCommand {
+struct Adherence: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Completed and total events per local day (tasks that count toward adherence).",
         discussion: """
@@ -35,7 +35,7 @@ struct Adherence: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let today = TimeArguments.startOfDay(Date(), zone: zone)
         let start =
@@ -53,7 +53,9 @@ struct Adherence: ParsableCommand {
             kinds.insert(parsed)
         }
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let days: [DailyAdherence] = try StoreExit.attempt { try store.adherence(from: start, to: end, kinds: kinds) }
+        let days: [DailyAdherence] = try await StoreExit.attempt {
+            try await store.adherence(from: start, to: end, kinds: kinds)
+        }
         if json {
             let array = days.map { day -> JSONValue in
                 .object([

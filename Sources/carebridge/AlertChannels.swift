@@ -29,7 +29,7 @@ struct AlertChannels {
         zone: TimeZone,
         drainTimeout: Duration,
         logger: Logger
-    ) throws {
+    ) async throws {
         func outbox(_ channel: String, _ sender: any AlertSender) -> OutboxService<AlertOutboxChannel> {
             OutboxService(
                 channel: AlertOutboxChannel(store: store, channel: channel, sender: sender, logger: logger),
@@ -40,16 +40,16 @@ struct AlertChannels {
         }
         if let webhook {
             let sender = try Self.webhookSender(url: webhook, caFile: webhookCAFile, option: webhookOption, zone: zone)
-            try store.enableAlertChannel(CareStore.webhookAlertChannel)
+            try await store.enableAlertChannel(CareStore.webhookAlertChannel)
             outboxes.append(outbox(CareStore.webhookAlertChannel, sender))
         }
         if let connection {
-            try store.enableAlertChannel(CareStore.mqttAlertChannel)
+            try await store.enableAlertChannel(CareStore.mqttAlertChannel)
             let sender = MQTTAlertSender(store: store, connection: connection, discovery: discovery, zone: zone)
             outboxes.append(outbox(CareStore.mqttAlertChannel, sender))
         }
         if let email {
-            try store.enableAlertChannel(CareStore.emailAlertChannel)
+            try await store.enableAlertChannel(CareStore.emailAlertChannel)
             outboxes.append(outbox(CareStore.emailAlertChannel, email))
         }
     }

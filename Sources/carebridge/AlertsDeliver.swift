@@ -165,7 +165,7 @@ struct AlertsDeliver: AsyncParsableCommand {
         let started = Date()
         let channels: AlertChannels
         do {
-            channels = try AlertChannels(
+            channels = try await AlertChannels(
                 store: store,
                 webhook: webhookURL,
                 webhookCAFile: webhookCAFile,

@@ -3,7 +3,7 @@ import BridgeCore
 import BridgeFoundation
 import CareStore
 
-struct DevicesAssign: ParsableCommand {
+struct DevicesAssign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "assign",
         abstract: "Say which patient a device, or one user slot of it, belongs to (the device registry).",
@@ -58,12 +58,12 @@ struct DevicesAssign: ParsableCommand {
         if shared, slot != nil { throw ValidationError("--shared is for devices without user slots; drop --slot") }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, patients: .any)
         do {
             if let device, let patientID {
-                let previous = try store.assignDevice(device, slot: slot, to: patientID, shared: shared)
+                let previous = try await store.assignDevice(device, slot: slot, to: patientID, shared: shared)
                 if !json {
                     let what = slot.map { "user slot \($0) of \(device)" } ?? device
                     if shared {
@@ -76,7 +76,7 @@ struct DevicesAssign: ParsableCommand {
                     return
                 }
             }
-            let registry = try store.deviceAssignments()
+            let registry = try await store.deviceAssignments()
             if json {
                 print(
                     JSONValue.array(

@@ -71,7 +71,7 @@ struct DevicesConsent: AsyncParsableCommand {
             "userIndex": userIndex.map { .integer($0) },
         ]
         if forget { variables = ["consentCode": nil, "userIndex": nil] }
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await store.saveSessionVariables(variables, device: address, profile: profile)
         }
         if forget {

@@ -3,7 +3,7 @@ import BridgeCore
 import BridgeFoundation
 import CareStore
 
-struct DevicesList: ParsableCommand {
+struct DevicesList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the session variables kept per device.",
@@ -27,10 +27,10 @@ struct DevicesList: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
-        let variables: [StoredSessionVariable] = try StoreExit.attempt { try store.allSessionVariables() }
+        let variables: [StoredSessionVariable] = try await StoreExit.attempt { try await store.allSessionVariables() }
         func shown(_ variable: StoredSessionVariable) -> String {
             variable.name == "consentCode" ? "set" : variable.value.description
         }

@@ -69,7 +69,7 @@ struct Events: AsyncParsableCommand {
             Output.error(await UnknownName.task(unknown, in: store))
             throw ExitCode(StoreExit.notFound)
         }
-        let events: [CareEvent] = try await StoreExit.attemptAsync {
+        let events: [CareEvent] = try await StoreExit.attempt {
             try await store.events(matching: EventQuery(from: start, to: end, taskIDs: Set(keys)))
         }
         if json {
@@ -107,12 +107,18 @@ struct Events: AsyncParsableCommand {
         }
         var table = Table(["START", "END", "TASK", "TITLE", "#", "DONE", "VALUES"])
         for event in events {
-            var values = (event.outcome?.values ?? []).map { value in
-                if let format = event.answer { return format.display(value: value.value, text: value.text) }
-                if value.unit.rawValue == "1" { return "done \(TimeArguments.short(value.measuredAt, zone: zone))" }
-                // At the resolution of the sample it came from, when it came from one.
-                let sample = value.sampleID.flatMap { try? store.sample(id: $0)?.sample }
-                return Self.quantity(value.value, value.unit, comparator: value.comparator, sample: sample)
+            var values: [String] = []
+            for value in event.outcome?.values ?? [] {
+                if let format = event.answer {
+                    values.append(format.display(value: value.value, text: value.text))
+                } else if value.unit.rawValue == "1" {
+                    values.append("done \(TimeArguments.short(value.measuredAt, zone: zone))")
+                } else {
+                    // At the resolution of the sample it came from, when it came from one.
+                    var sample: QuantitySample?
+                    if let id = value.sampleID { sample = try? await store.sample(id: id)?.sample }
+                    values.append(Self.quantity(value.value, value.unit, comparator: value.comparator, sample: sample))
+                }
             }
             if let reason = event.outcome?.notDoneReason { values.append("not done: \(reason)") }
             if let note = event.outcome?.note { values.append("note: \(note)") }

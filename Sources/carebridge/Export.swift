@@ -115,7 +115,7 @@ struct Export: AsyncParsableCommand {
             includesDeleted: format == .fhir
         )
         let store = try storeOptions.open(zone: zone, mode: .existing)
-        let patient = format == .fhir ? try Self.fhirPatient(store) : nil
+        let patient = await format == .fhir ? try Self.fhirPatient(store) : nil
         if format == .fhir, subject == nil, patient == nil {
             Output.error(
                 "warning: no --subject and no patient in the store: the Observations and Tasks name no patient, "
@@ -188,7 +188,7 @@ struct Export: AsyncParsableCommand {
     /// before the deletion are history too); without --to, up to now.
     static func outcomes(_ store: CareStore, from: Date?, to: Date?) async throws(CareStoreError) -> [ExportOutcome] {
         var start = from
-        if start == nil { start = try store.earliestTaskEffectiveDate() }
+        if start == nil { start = try await store.earliestTaskEffectiveDate() }
         let end = to ?? Date()
         guard let start, start < end else { return [] }
         return try await store.events(matching: EventQuery(from: start, to: end)).compactMap { event in
@@ -239,9 +239,9 @@ struct Export: AsyncParsableCommand {
     static let cannotCreate: Int32 = 73
 
     /// The Patient resource of the patient the export is for (--patient, or the only one), with its identifiers.
-    static func fhirPatient(_ store: CareStore) throws -> FHIRPatient? {
+    static func fhirPatient(_ store: CareStore) async throws -> FHIRPatient? {
         guard let id = store.patientScope else { return nil }
-        let patient: Patient? = try StoreExit.attempt { try store.patient(id: id) }
+        let patient: Patient? = try await StoreExit.attempt { try store.patient(id: id) }
         guard let patient else { return nil }
         return FHIRPatient(
             id: patient.id,
@@ -265,9 +265,9 @@ struct StoredSampleCursor {
     func read(_ body: (ExportRecord) throws -> Void) async throws {
         // Aggregates of vacuumed samples, in time order with the raw samples (all of the range at once: one per
         // bucket, far fewer than the samples they replaced).
-        var aggregates = try store.sampleAggregates(matching: query)[...]
+        var aggregates = try await store.sampleAggregates(matching: query)[...]
         var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
-        while let page = try cursor.next() {
+        while let page = try await cursor.next() {
             let matches = try await self.matches(for: page)
             for stored in page {
                 while let next = aggregates.first, next.firstAt <= stored.sample.start {

@@ -135,7 +135,7 @@ struct FHIR: AsyncParsableCommand {
             }
             SecretFile.warnIfShared(keyFile, option: options.smartKeyFile)
         }
-        let patient = try Export.fhirPatient(store)
+        let patient = try await Export.fhirPatient(store)
         let channel = FHIRChannel(
             store: store,
             client: client,

@@ -28,8 +28,8 @@ struct FreshStoreFiles {
 
     /// Removes the store file (and its `-wal`, `-shm` and `-journal`) and the directories made for it, when the store
     /// is new and holds no reading; a directory that holds anything else stays.
-    func removeIfNothingStored(in store: CareStore) {
-        guard let file, (try? store.sampleCount()) == 0 else { return }
+    func removeIfNothingStored(in store: CareStore) async {
+        guard let file, (try? await store.sampleCount()) == 0 else { return }
         try? store.finishPendingAccess()
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(file + suffix) }
         for directory in directories { rmdir(directory) }

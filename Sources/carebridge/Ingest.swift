@@ -92,7 +92,7 @@ struct Ingest: AsyncParsableCommand {
         if let replacing {
             let opened = try storeOptions.open(zone: zone)
             replacingStore = opened
-            let old: StoredSample? = try StoreExit.attempt { try opened.sample(id: replacing) }
+            let old: StoredSample? = try await StoreExit.attempt { try await opened.sample(id: replacing) }
             guard let old, old.deletedDate == nil else {
                 Output.error(
                     "no live sample \(replacing.uuidString.lowercased()) to replace (see `carebridge samples`)"
@@ -131,7 +131,7 @@ struct Ingest: AsyncParsableCommand {
         }
         if at != nil, replacingStore == nil, !FileManager.default.fileExists(atPath: storeOptions.path) {
             // Refused before a store is created for it (a new store has nothing to re-evaluate).
-            try StoreExit.attempt {
+            try await StoreExit.attempt {
                 try CareStore.checkManualReadingTime(
                     measured,
                     types: Set(samples.map(\.type)),
@@ -159,7 +159,7 @@ struct Ingest: AsyncParsableCommand {
                 )
             }
             if let replacing {
-                report = try store.replaceManualSample(id: replacing, with: samples[0], recordedAt: now)
+                report = try await store.replaceManualSample(id: replacing, with: samples[0], recordedAt: now)
             } else {
                 report = try await store.recordSamples(samples, recordedAt: now)
             }

@@ -134,7 +134,7 @@ struct MQTTOptions: ParsableArguments {
     /// Turns queueing on, before anything is stored, and starts delivering (connecting in the background); the
     /// bridge then runs the publisher as a service, which drains the outbox for up to --mqtt-wait when it stops.
     func start(_ publisher: OutboxService<SampleStateChannel>) async throws {
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await publisher.channel.enable()
         }
         await publisher.start()

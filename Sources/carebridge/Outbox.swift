@@ -5,7 +5,7 @@ import CareStore
 import Foundation
 import MQTTBridge
 
-struct Outbox: ParsableCommand {
+struct Outbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the samples waiting to be published over MQTT.",
         discussion: """
@@ -44,14 +44,14 @@ struct Outbox: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
         if clear || disable {
-            let dropped = try StoreExit.attempt {
+            let dropped = try await StoreExit.attempt {
                 disable
-                    ? try store.disableOutbox(channel: CareStore.mqttOutboxChannel)
-                    : try store.clearOutbox(channel: CareStore.mqttOutboxChannel)
+                    ? try await store.disableOutbox(channel: CareStore.mqttOutboxChannel)
+                    : try await store.clearOutbox(channel: CareStore.mqttOutboxChannel)
             }
             if json {
                 print(JSONValue.object(["dropped": .int(dropped), "enabled": .bool(!disable)]).serialized())
@@ -62,8 +62,8 @@ struct Outbox: ParsableCommand {
             }
             return
         }
-        let summary: OutboxSummary = try StoreExit.attempt {
-            try store.outboxSummary(channel: CareStore.mqttOutboxChannel)
+        let summary: OutboxSummary = try await StoreExit.attempt {
+            try await store.outboxSummary(channel: CareStore.mqttOutboxChannel)
         }
         let discovery = HomeAssistantDiscovery(topicPrefix: topic)
         if json {

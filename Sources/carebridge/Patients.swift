@@ -4,7 +4,7 @@ import BridgeFoundation
 import CarePlan
 import CareStore
 
-struct Patients: ParsableCommand {
+struct Patients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List, add and show the patients of the store.",
         discussion: """
@@ -83,7 +83,7 @@ struct PatientsList: AsyncParsableCommand {
                 ])
             }
             print(table.render())
-            let inbox = try store.unassignedCount()
+            let inbox = try await store.unassignedCount()
             if inbox > 0 { print("\(inbox) reading(s) wait in the unassigned inbox: carebridge samples --unassigned") }
         } catch {
             throw StoreExit.fail(error)
@@ -91,7 +91,7 @@ struct PatientsList: AsyncParsableCommand {
     }
 }
 
-struct PatientsAdd: ParsableCommand {
+struct PatientsAdd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a patient, or a new version of one (changed fields; earlier versions are kept).",
@@ -217,8 +217,8 @@ struct PatientsShow: AsyncParsableCommand {
             let plans = try store.plans(patientID: id)
             let tasks = try await store.tasks()
             let contacts = try await store.contacts(patientID: id)
-            let devices = try store.deviceAssignments().filter { $0.patientID == id }
-            let readings = try store.samples(matching: SampleQuery()).count
+            let devices = try await store.deviceAssignments().filter { $0.patientID == id }
+            let readings = try await store.samples(matching: SampleQuery()).count
             if json {
                 guard case .object(var object) = Patients.json(patient, plans: plans) else { return }
                 object["tasks"] = .array(tasks.map { .string($0.task.id) })

@@ -4,7 +4,7 @@ import CarePlan
 import CareStore
 import Foundation
 
-struct PlanApply: ParsableCommand {
+struct PlanApply: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Create or version the tasks of a care plan file (JSON).",
@@ -32,12 +32,12 @@ struct PlanApply: ParsableCommand {
     @Argument(help: "The plan file.", completion: .file())
     var file: String
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let plan = try PlanFile.load(file, zone: zone, consequence: "nothing applied")
         // A file naming its patient needs no --patient; one that does not goes to --patient or the only patient.
         let store = try storeOptions.open(zone: zone, patients: plan.patient == nil ? .one : .any)
-        let report: PlanApplyReport = try StoreExit.attempt { try store.applyPlan(plan) }
+        let report: PlanApplyReport = try await StoreExit.attempt { try store.applyPlan(plan) }
         if json {
             var object: JSONObject = [
                 "added": .array(report.added.map(JSONValue.string)),

@@ -130,7 +130,7 @@ struct Replay: AsyncParsableCommand {
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
         let store = try storeOptions.open(zone: zone, patients: .any)
         if let document {
-            try StoreExit.attempt {
+            try await StoreExit.attempt {
                 try store.applyPlan(document)
             }
         }

@@ -7,6 +7,7 @@ import BridgeRuntime
 import CareHub
 import CarePlan
 import CareStore
+import CareWeb
 import DeviceProfiles
 import Foundation
 import Logging
@@ -242,10 +243,37 @@ struct Run: AsyncParsableCommand {
         let fresh = FreshStoreFiles(storePath: storeOptions.path)
         let notifier = ServiceNotifier(logger: logger)
         let store = try storeOptions.open(zone: zone, patients: .any)
-        var failed = true
-        defer { if failed, !notifier.becameReady { fresh.removeIfNothingStored(in: store) } }
+        do {
+            try await serve(
+                store: store,
+                notifier: notifier,
+                plan: document,
+                web: webConfiguration,
+                webhookURL: webhookURL,
+                catalog: catalog,
+                zone: zone,
+                logger: logger
+            )
+        } catch {
+            if !notifier.becameReady { await fresh.removeIfNothingStored(in: store) }
+            throw error
+        }
+    }
+
+    /// The bridge's run once its store is open, until it stops; ``run()`` removes a new store again when this
+    /// throws before the bridge came up.
+    private func serve(
+        store: CareStore,
+        notifier: ServiceNotifier,
+        plan document: CarePlanDocument?,
+        web webConfiguration: WebConfiguration?,
+        webhookURL: String?,
+        catalog: DeviceCatalog,
+        zone: TimeZone,
+        logger: Logger
+    ) async throws {
         if let document {
-            try StoreExit.attempt { try store.applyPlan(document) }
+            try await StoreExit.attempt { try store.applyPlan(document) }
         }
 
         var configuration = bluez.configuration()
@@ -397,7 +425,6 @@ struct Run: AsyncParsableCommand {
             recorder?.close()
             throw StoreExit.fail(error)
         }
-        failed = false
         recorder?.close()
         if let publisher { _ = await mqtt.report(publisher) }  // what is left waits in the outbox for the next run
         logger.info(
@@ -434,7 +461,7 @@ struct Run: AsyncParsableCommand {
                 if smtp.url != nil { Output.error("warning: --smtp: the care plan has no alert rules") }
                 return []
             }
-            let channels = try AlertChannels(
+            let channels = try await AlertChannels(
                 store: store,
                 webhook: webhookURL,
                 webhookCAFile: alertWebhookCAFile,

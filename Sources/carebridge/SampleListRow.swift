@@ -25,11 +25,11 @@ enum SampleListRow {
         pageSize: Int,
         limit: Int?,
         _ body: ([SampleListRow]) throws -> Void
-    ) throws {
-        var aggregates = try store.sampleAggregates(matching: query)[...]
+    ) async throws {
+        var aggregates = try await store.sampleAggregates(matching: query)[...]
         var remaining = limit ?? .max
         var cursor = store.sampleCursor(matching: query, pageSize: pageSize)
-        while remaining > 0, let page = try cursor.next() {
+        while remaining > 0, let page = try await cursor.next() {
             var rows: [SampleListRow] = []
             rows.reserveCapacity(page.count)
             for stored in page {

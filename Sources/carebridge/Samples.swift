@@ -7,7 +7,7 @@ import GATTDecoding
 import Insights
 import SampleExport
 
-struct Samples: ParsableCommand {
+struct Samples: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List stored samples, and release or delete one.",
         discussion: """
@@ -21,7 +21,7 @@ struct Samples: ParsableCommand {
     )
 }
 
-struct SamplesList: ParsableCommand {
+struct SamplesList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List stored samples by measurement time (the default of `carebridge samples`).",
@@ -96,7 +96,7 @@ struct SamplesList: ParsableCommand {
         try NumericOption.check(pageSize, "--page-size", in: 1...1_000_000)
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let selection = try SampleSelection(types: type, from: from, to: to, zone: zone)
         let query = SampleQuery(
@@ -117,7 +117,7 @@ struct SamplesList: ParsableCommand {
         // cell widens them from there on).
         var widths: [Int]?
         do {
-            try SampleListRow.read(store, matching: query, pageSize: pageSize, limit: limit) { rows in
+            try await SampleListRow.read(store, matching: query, pageSize: pageSize, limit: limit) { rows in
                 if json {
                     for row in rows { array.append(Self.json(row, zone: zone)) }
                     return
@@ -230,7 +230,9 @@ struct SamplesRelease: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
-        let released: StoredSample? = try StoreExit.attempt { try store.releaseSample(id: sampleID, reason: reason) }
+        let released: StoredSample? = try await StoreExit.attempt {
+            try await store.releaseSample(id: sampleID, reason: reason)
+        }
         guard let released else {
             Output.error(
                 "no quarantined sample \(sampleID.uuidString.lowercased()) (list them with `carebridge samples --quarantined`)"
@@ -280,8 +282,8 @@ struct SamplesDelete: AsyncParsableCommand {
         let deleted: Bool
         let start: Date?
         do {
-            start = try store.sample(id: sampleID)?.sample.start
-            deleted = try store.deleteSample(id: sampleID)
+            start = try await store.sample(id: sampleID)?.sample.start
+            deleted = try await store.deleteSample(id: sampleID)
         } catch {
             throw StoreExit.fail(error)
         }

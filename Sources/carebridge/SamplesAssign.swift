@@ -3,7 +3,7 @@ import BridgeFoundation
 import CareStore
 import Foundation
 
-struct SamplesAssign: ParsableCommand {
+struct SamplesAssign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "assign",
         abstract: "File a reading from the unassigned inbox under a patient.",
@@ -35,11 +35,13 @@ struct SamplesAssign: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
         let store = try storeOptions.open(zone: zone, patients: .any)
-        let result: InboxAssignment = try StoreExit.attempt { try store.assignSample(id: sampleID, to: patientID) }
+        let result: InboxAssignment = try await StoreExit.attempt {
+            try await store.assignSample(id: sampleID, to: patientID)
+        }
         if json {
             print(
                 JSONValue.object([

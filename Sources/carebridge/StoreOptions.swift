@@ -86,17 +86,7 @@ enum StoreExit {
 
     /// What `body` returns; a store error it throws is printed and thrown as its exit code (``fail(_:)``).
     @discardableResult
-    static func attempt<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as CareStoreError {
-            throw fail(error)
-        }
-    }
-
-    /// ``attempt(_:)`` for an async `body`.
-    @discardableResult
-    static func attemptAsync<T>(_ body: () async throws -> T) async throws -> T {
+    static func attempt<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as CareStoreError {

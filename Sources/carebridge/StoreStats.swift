@@ -4,7 +4,7 @@ import BridgeFoundation
 import CareStore
 import Foundation
 
-struct StoreStats: ParsableCommand {
+struct StoreStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Size of the store by table and by quantity type, and what retention would free.",
@@ -44,11 +44,11 @@ struct StoreStats: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let now = try asOf.map { try TimeArguments.parse($0, option: "--as-of", zone: zone) } ?? Date()
         let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
-        let stats: StoreStatistics = try StoreExit.attempt { try store.statistics(now: now) }
+        let stats: StoreStatistics = try await StoreExit.attempt { try await store.statistics(now: now) }
         if json {
             print(JSONValue.object(Self.json(stats, zone: zone)).serialized(pretty: Output.isTerminal))
             return

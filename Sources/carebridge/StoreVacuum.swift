@@ -9,7 +9,7 @@ import Foundation
 import Glibc
 #endif
 
-struct StoreVacuum: ParsableCommand {
+struct StoreVacuum: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vacuum",
         abstract: "Apply the retention policy: aggregate, then delete raw samples past their horizon; compact.",
@@ -64,7 +64,7 @@ struct StoreVacuum: ParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         let current = Date()
         let now = try asOf.map { try TimeArguments.parse($0, option: "--as-of", zone: zone) } ?? current
@@ -77,8 +77,8 @@ struct StoreVacuum: ParsableCommand {
         let policy: RetentionPolicy
         let plan: [RetentionStep]
         do {
-            policy = try store.retentionPolicy()
-            plan = try store.retentionPlan(now: now)
+            policy = try await store.retentionPolicy()
+            plan = try await store.retentionPlan(now: now)
         } catch {
             throw StoreExit.fail(error)
         }
@@ -141,7 +141,7 @@ struct StoreVacuum: ParsableCommand {
         let showProgress = !json && isatty(STDERR_FILENO) != 0
         let done: [RetentionStep]
         do {
-            done = try store.applyRetention(now: now) { progress in
+            done = try await store.applyRetention(now: now) { progress in
                 guard showProgress else { return }
                 let percent = progress.samplesPlanned > 0 ? progress.samplesDone * 100 / progress.samplesPlanned : 100
                 FileHandle.standardError.write(
@@ -162,7 +162,7 @@ struct StoreVacuum: ParsableCommand {
         var sizes: (before: Int, after: Int)?
         if deleted > 0 {
             do {
-                sizes = try store.compactFile(path: storeOptions.path)
+                sizes = try await store.compactFile(path: storeOptions.path)
             } catch {
                 guard !error.isDiskFull else { throw Self.diskFull(error, path: storeOptions.path) }
                 throw StoreExit.fail(error)

@@ -17,7 +17,7 @@ enum UploadPush {
         drainTimeout: Duration,
         logger: Logger
     ) async throws -> OutboxService<Channel> {
-        try await StoreExit.attemptAsync { try await channel.enable() }
+        try await StoreExit.attempt { try await channel.enable() }
         return OutboxService(channel: channel, changes: store.changes(), drainTimeout: drainTimeout, logger: logger)
     }
 

@@ -161,7 +161,7 @@ struct UsersAdd: AsyncParsableCommand {
         let store = try storeOptions.open(zone: try GlobalOptions.resolvedTimeZone(option: nil), patients: .any)
         let zone = try timeZone.map { try Users.zone($0, option: "--time-zone") }
         let password = try user.password()
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             let added = CareUser(
                 id: user.id,
                 displayName: user.name,
@@ -195,7 +195,7 @@ struct UsersPasswd: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let password = try passwordSource.read()
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await store.setPasswordHash(userID: id, PasswordHasher().hash(password))
             print("Changed the password of \(id); their open sessions have ended.")
         }
@@ -216,7 +216,7 @@ struct UsersLink: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await store.setPatients(userID: link.id, link.patients)
             print(Users.sees(link.id, link.patients))
         }
@@ -263,7 +263,7 @@ struct UsersSetZone: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let chosen = try zone.map { try Users.zone($0, option: "zone") }
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await store.setTimeZone(userID: id, chosen)
             print("\(id) now sees times in \(chosen?.identifier ?? "the bridge's zone").")
         }
@@ -285,7 +285,7 @@ struct UsersRevoke: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             let ended = try await store.endSessions(userID: id)
             print("Ended \(ended) session\(ended == 1 ? "" : "s") of \(id).")
         }
@@ -307,7 +307,7 @@ struct UsersRemove: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
-        try await StoreExit.attemptAsync {
+        try await StoreExit.attempt {
             try await store.removeUser(id: id)
             print("Removed \(id); their sessions have ended. Outcomes they recorded keep \(id) as author.")
         }

@@ -169,14 +169,14 @@ import Testing
         let outcome = Box<BridgeOutcome?>(nil)
         let parent = ServiceGroup(services: [BridgeService(bridge: bridge, outcome: outcome)], logger: Self.quiet)
         let running = Task { try await parent.run() }
-        try await waitUntil("bridge", timeout: .seconds(90)) { (try? store.sampleCount()) ?? 0 >= 3 }
+        try await waitUntil("bridge", timeout: .seconds(90)) { (try? await store.sampleCount()) ?? 0 >= 3 }
         await parent.triggerGracefulShutdown()
         try await running.value
         let result = try #require(outcome.current)
         #expect(result.interruptedIn == first.path)
         #expect(opened.current == ["heart-rate-strap-20-minutes.jsonl"])
         #expect(result.inserted >= 3 && result.inserted < 1200)
-        #expect(try store.sampleCount() == result.inserted)  // what was read is stored, and counted
+        #expect(try await store.sampleCount() == result.inserted)  // what was read is stored, and counted
     }
 
     /// Runs a bridge as a service of a parent group (so that the test can trigger its graceful shutdown).

@@ -72,7 +72,7 @@ import Testing
         let (report, sink) = try await Self.replay(path, into: store)
         #expect(report.badEvents.isEmpty, "\(report.badEvents)")
         #expect(await sink.inserted == 3)
-        let stored = try store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
+        let stored = try await store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
         #expect(stored.map(\.type) == [.bloodGlucose, .bloodGlucose, .bloodGlucose])
         #expect(stored.first?.comparator == .lessThan, "the LO is kept as a LO")
         #expect(stored.first?.metadata["mealName"] == "preprandial", "its context came with it")
@@ -93,7 +93,7 @@ import Testing
         #expect(again.badEvents.isEmpty, "\(again.badEvents)")
         #expect(await second.inserted == 0)
         #expect(await second.duplicates == 3)
-        #expect(try store.sampleCount() == 3)
+        #expect(try await store.sampleCount() == 3)
     }
 
     @Test func theBridgesOwnRecordingKeepsItsStrictDivergenceCheck() async throws {

@@ -59,7 +59,7 @@ import Testing
         #expect(await again.inserted == 0)
         #expect(await again.duplicates == 4)
         #expect(try await again.completedEvents().isEmpty)
-        #expect(try store.sampleCount() == 4)
+        #expect(try await store.sampleCount() == 4)
     }
 
     @Test func anInterruptedDownloadLosesNothingAndTheRepeatBringsTheContextTheFirstCopyLacked() async throws {
@@ -80,7 +80,7 @@ import Testing
         #expect(report.samples == 5, "records 1 and 2 of the cut-off download, then all three again")
         #expect(await sink.inserted == 3)
         #expect(await sink.duplicates == 2)
-        let stored = try store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
+        let stored = try await store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
         #expect(stored.map(\.value) == [106, 140, 120])
         let second = try #require(stored.dropFirst().first)
         #expect(second.metadata["sequenceNumber"] == "2")
@@ -94,7 +94,7 @@ import Testing
             recordedAt: Date(timeIntervalSince1970: 1_795_170_000)
         )
         #expect(await again.inserted == 0)
-        let after = try store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
+        let after = try await store.samples(matching: SampleQuery()).map(\.sample).sorted { $0.start < $1.start }
         #expect(after.map(\.metadata) == stored.map(\.metadata), "a third copy changes nothing")
     }
 }

@@ -87,8 +87,8 @@ import Testing
         #expect(a.idFromKey() == after.id, "\(b.id)")
     }
 
-    static func all(_ store: CareStore) throws -> [StoredSample] {
-        try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+    static func all(_ store: CareStore) async throws -> [StoredSample] {
+        try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
     }
 
     @Test func everySampleOutcomeOutboxEntryAndTombstoneReadsBackAsBefore() async throws {
@@ -112,7 +112,7 @@ import Testing
         #expect(messages.all.contains { $0.text == "converted 233 of 233 samples to the compact layout" })
         #expect(messages.all.contains { $0.text == "store upgraded" })
 
-        let after = try Self.all(store)
+        let after = try await Self.all(store)
         #expect(after.count == 233)
         for sample in after {
             guard let old = before.samples[sample.id] else {
@@ -121,9 +121,9 @@ import Testing
             }
             Self.expectSame(sample, old)
             #expect(Data(sample.sample.rawPayload) == before.payloads[sample.id])
-            #expect(try store.sample(id: sample.id) == sample)
+            #expect(try await store.sample(id: sample.id) == sample)
         }
-        #expect(try store.sampleCount() == 232)
+        #expect(try await store.sampleCount() == 232)
 
         // The tables that name samples are untouched, and what they name is found.
         let (values, outbox) = try await store.databaseWriter.read { db in
@@ -144,7 +144,7 @@ import Testing
         )
         let named = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
         #expect(named.count == 104)
-        #expect(try named.allSatisfy { try store.sample(id: $0)?.deletedDate == nil })
+        for id in named { #expect(try await store.sample(id: id)?.deletedDate == nil) }
 
         // Opening it again does nothing more.
         let count = messages.all.count
@@ -152,13 +152,13 @@ import Testing
         #expect(messages.all.dropFirst(count).allSatisfy { $0.level < .warning && $0.text != "store upgraded" })
     }
 
-    @Test func anInterruptedConversionContinuesWhereItStopped() throws {
+    @Test func anInterruptedConversionContinuesWhereItStopped() async throws {
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try DatabaseQueue(path: path)
-        let before = try queue.read { db in try Before(db) }
+        let before = try await queue.read { db in try Before(db) }
         // One chunk committed, the next one interrupted (its transaction rolled back).
-        #expect(try queue.write { db in try CompactSampleSchema.convert(db, limit: 100) } == 100)
+        await #expect(try queue.write { db in try CompactSampleSchema.convert(db, limit: 100) } == 100)
         struct PowerCut: Error {}
         #expect(throws: PowerCut.self) {
             try queue.write { db in
@@ -167,7 +167,7 @@ import Testing
             }
         }
         // The old layout is complete and the partial copy is where the committed chunk left it.
-        let (old, copied, pending) = try queue.read { db in
+        let (old, copied, pending) = try await queue.read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sample"),
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sampleRow"),
@@ -181,7 +181,7 @@ import Testing
         let logger = Logger(label: "test") { _ in CollectingLogHandler(messages: messages) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
         #expect(messages.all.contains { $0.text.contains("converting 133 samples to the compact layout") })
-        let after = try Self.all(store)
+        let after = try await Self.all(store)
         #expect(after.count == 233)
         for sample in after {
             guard let old = before.samples[sample.id] else {
@@ -190,7 +190,7 @@ import Testing
             }
             Self.expectSame(sample, old)
         }
-        let tables = try store.databaseWriter.read { db in
+        let tables = try await store.databaseWriter.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         #expect(!tables.contains("sample") && !tables.contains("sampleConversion"))
@@ -200,7 +200,7 @@ import Testing
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        let before = try Self.all(store)
+        let before = try await Self.all(store)
         let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
         // The recordings the fixture was written from (recordings added later are not in it), the heart-rate
         // strap cut to its first 70 lines.
@@ -257,7 +257,7 @@ import Testing
         // A repeat adds metadata keys a sample lacks (RepeatMetadataTests): today's decoders also note each
         // quantity's resolution (`resolution.<type>`), which the release that wrote the fixture did not. Those
         // keys may be new; everything else reads back exactly as before.
-        let after = try Self.all(store)
+        let after = try await Self.all(store)
         #expect(after.count == before.count)
         #expect(after.map(Self.withoutResolution) == before.map(Self.withoutResolution))
         #expect(after.contains { $0.sample.metadata.keys.contains { $0.hasPrefix("resolution.") } })

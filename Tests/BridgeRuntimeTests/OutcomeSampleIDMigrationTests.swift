@@ -67,7 +67,7 @@ import Testing
                 let uuid = try #require(UUID(uuidString: text))
                 #expect(bytes == withUnsafeBytes(of: uuid.uuid) { Data($0) })
                 // The bytes are the sample's own id.
-                #expect(try store.sample(id: uuid)?.id == uuid)
+                #expect(try await store.sample(id: uuid)?.id == uuid)
                 named += 1
             default:
                 #expect(after.sampleID == before.sampleID)
@@ -84,7 +84,7 @@ import Testing
         )
         let ids = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
         #expect(ids.count == 98)
-        #expect(try ids.allSatisfy { try store.sample(id: $0) != nil })
+        for id in ids { #expect(try await store.sample(id: id) != nil) }
     }
 
     @Test func anOutcomeWrittenAfterTheMigrationStoresSixteenBytes() async throws {

@@ -89,15 +89,15 @@ import Testing
         let tasks = try await store.tasks()
         #expect(tasks.count == 8)
         #expect(try await store.scoped(to: "default").tasks().map(\.task.id) == tasks.map(\.task.id))
-        let all = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+        let all = try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
         #expect(all.count == 69)
         #expect(all.allSatisfy { $0.patientID == "default" && $0.inboxReason == nil })
-        #expect(try store.unassignedCount() == 0)
+        #expect(try await store.unassignedCount() == 0)
 
         // The events read the same, scoped or not, and storing every reading again adds and changes nothing.
         let events = try await store.events(matching: Self.month)
         #expect(try await store.scoped(to: "default").events(matching: Self.month) == events)
-        let live = try store.samples(matching: SampleQuery(quarantine: .included)).map(\.sample)
+        let live = try await store.samples(matching: SampleQuery(quarantine: .included)).map(\.sample)
         let again = try await store.recordSamples(live)
         #expect(again.inserted == 0 && again.duplicates == live.count && again.eventsUpdated == 0)
         #expect(try await store.events(matching: Self.month) == events)

@@ -164,7 +164,7 @@ import Testing
 
         // Every row kept (tombstones too), each id now the time-ordered id of the rebuilt sample (paired by the
         // id each sample had before: the compact layout keeps no rowids).
-        let everything = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+        let everything = try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
         let byOldID = Dictionary(uniqueKeysWithValues: everything.map { ($0.sample.legacyID, $0.id) })
         #expect(new.ids.count == old.ids.count)
         #expect(Set(new.ids.values) == Set(everything.map(\.id)))
@@ -175,7 +175,7 @@ import Testing
         var renamed: [String: String] = [:]
         for (_, oldID) in old.ids {
             let newID = try #require(byOldID[oldID])
-            let stored = try #require(try store.sample(id: newID))
+            let stored = try #require(try await store.sample(id: newID))
             #expect(stored.sample.id == newID)
             #expect(stored.sample.idFromKey() == newID)
             #expect(stored.sample.legacyID == oldID)
@@ -184,7 +184,7 @@ import Testing
             #expect(prefix.reduce(Int64(0)) { $0 << 8 | Int64($1) } == stored.sample.idMilliseconds)
             renamed[oldID.uuidString.lowercased()] = newID.uuidString.lowercased()
         }
-        #expect(try store.sample(id: try #require(old.ids.values.first)) == nil)
+        #expect(try await store.sample(id: try #require(old.ids.values.first)) == nil)
 
         // Outcome values: same values in the same places, naming the same samples by their new ids.
         #expect(Set(new.values.keys) == Set(old.values.keys))
@@ -213,7 +213,7 @@ import Testing
         )
         let eventSampleIDs = events.flatMap { $0.outcome?.values.compactMap(\.sampleID) ?? [] }
         #expect(eventSampleIDs.count == 84)
-        #expect(try eventSampleIDs.allSatisfy { try store.sample(id: $0) != nil })
+        for id in eventSampleIDs { #expect(try await store.sample(id: id) != nil) }
     }
 
     /// `v6-sample-safety` on the old file: every sample stored before was a plain usable number and stays one (no
@@ -222,10 +222,10 @@ import Testing
         let (directory, path) = try Self.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        let all = try store.samples(matching: SampleQuery(quarantine: .included))
+        let all = try await store.samples(matching: SampleQuery(quarantine: .included))
         #expect(all.count == 203)  // 204 rows, one of them a tombstone
         #expect(all.allSatisfy { $0.sample.comparator == nil && !$0.sample.isQuarantined && $0.releaseReason == nil })
-        #expect(try store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
+        #expect(try await store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
         let events = try await store.events(
             matching: EventQuery(
                 from: Date(timeIntervalSince1970: 1_793_487_600),
@@ -245,7 +245,7 @@ import Testing
         implausible.value = 179_200_000
         implausible.quarantineReason = "implausible heart rate"
         #expect(try await store.recordSample(implausible).quarantined == 1)
-        #expect(try store.samples(matching: SampleQuery(quarantine: .only)).map(\.id) == [implausible.id])
+        #expect(try await store.samples(matching: SampleQuery(quarantine: .only)).map(\.id) == [implausible.id])
     }
 
     @Test func replayingTheOldSessionsIntoTheMigratedStoreAddsNothing() async throws {
@@ -317,7 +317,7 @@ import Testing
         #expect(pending.count == 205)
         #expect(pending.last?.sampleID == sample.id)
         // Disabling the last channel removes the trigger; enabling it again brings it back.
-        try store.disableOutbox()
+        try await store.disableOutbox()
         let later = try ManualReading.sample(
             type: .bodyMass,
             value: 71.8,

@@ -53,7 +53,7 @@ import Testing
         }
     }
 
-    @Test func theConvertedStoreOfAnOlderReleaseReadsTheSameBothWays() throws {
+    @Test func theConvertedStoreOfAnOlderReleaseReadsTheSameBothWays() async throws {
         let (directory, path) = try CompactSampleMigrationTests.copyFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
@@ -68,7 +68,7 @@ import Testing
         #expect(read.filter { $0.sample.unit != $0.sample.transmittedUnit }.count > 50)
         Self.expectSame(read, records)
         // The public query returns the same samples, in (start, id) order.
-        let all = try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
+        let all = try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))
         #expect(Set(all) == Set(records) && all.count == records.count)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.sample.start <= $1.sample.start })
     }
@@ -89,7 +89,7 @@ import Testing
         try store.savePatient(Patient(id: "alice", name: "Alice"))
         try store.savePatient(Patient(id: "bob", name: "Bob"))
         let scale = "C8:47:8C:00:00:10"
-        try store.assignDevice(scale, slot: 1, to: "alice")
+        try await store.assignDevice(scale, slot: 1, to: "alice")
         let strap = SampleSource(
             kind: .device,
             characteristic: BluetoothUUID("2A37"),
@@ -193,11 +193,19 @@ import Testing
             recordedAt: Self.morning.addingTimeInterval(20_000)
         )
         #expect(
-            try store.releaseSample(id: released.id, reason: "checked", at: Self.morning.addingTimeInterval(20_001))
+            try await store.releaseSample(
+                id: released.id,
+                reason: "checked",
+                at: Self.morning.addingTimeInterval(20_001)
+            )
                 != nil
         )
-        try store.replaceManualSample(id: typo.id, with: corrected, recordedAt: Self.morning.addingTimeInterval(20_002))
-        #expect(try store.deleteSample(id: deleted.id, at: Self.morning.addingTimeInterval(20_003)))
+        try await store.replaceManualSample(
+            id: typo.id,
+            with: corrected,
+            recordedAt: Self.morning.addingTimeInterval(20_002)
+        )
+        #expect(try await store.deleteSample(id: deleted.id, at: Self.morning.addingTimeInterval(20_003)))
 
         let (read, records) = try Self.bothWays(store)
         #expect(read.count == 13)
@@ -216,12 +224,12 @@ import Testing
             pageSize: 3
         )
         var paged: [StoredSample] = []
-        while let page = try cursor.next() { paged += page }
-        #expect(paged == (try store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))))
+        while let page = try await cursor.next() { paged += page }
+        #expect(paged == (try await store.samples(matching: SampleQuery(includesDeleted: true, quarantine: .included))))
         #expect(Set(paged) == Set(records))
         // A query of one type (the reader then does not read the type column) and of two, against the records.
         for types: Set<QuantityType> in [[.bodyMass], [.heartRate], [.rrInterval], [.heartRate, .rrInterval]] {
-            let queried = try store.samples(
+            let queried = try await store.samples(
                 matching: SampleQuery(types: types, includesDeleted: true, quarantine: .included)
             )
             let expected = records.filter { types.contains($0.sample.type) }
@@ -299,7 +307,7 @@ import Testing
         Self.expectSame(read, records)
         #expect(read.map(\.sample.rawPayload) == payloads)
         #expect(read.map(\.sample) == samples)
-        let queried = try store.samples(matching: SampleQuery(types: [.heartRate]))
+        let queried = try await store.samples(matching: SampleQuery(types: [.heartRate]))
         #expect(queried.map(\.sample.rawPayload) == payloads)
     }
 
@@ -339,7 +347,7 @@ import Testing
         let (read, records) = try Self.bothWays(store)
         Self.expectSame(read, records)
         #expect(read.map(\.sample.metadata) == [["zero": "yes"], [:]])
-        let queried = try store.samples(matching: SampleQuery(types: [.heartRate]))
+        let queried = try await store.samples(matching: SampleQuery(types: [.heartRate]))
         #expect(queried.map(\.sample.metadata) == [["zero": "yes"], [:]])
     }
 }

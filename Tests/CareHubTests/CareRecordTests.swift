@@ -171,7 +171,11 @@ import Testing
             let parcel = try await bridge.record(.bodyMass, 95.0, "kg", at: "2026-11-27T08:00", source: .device)
             #expect(Self.ids(try await session.record(days).readings) == [kept, typo, parcel].map(Self.id))
 
-            try bridge.store.deleteSample(id: parcel.id, at: CareRecordBridge.now, reason: "a parcel on the scale")
+            try await bridge.store.deleteSample(
+                id: parcel.id,
+                at: CareRecordBridge.now,
+                reason: "a parcel on the scale"
+            )
             let corrected = QuantitySample(
                 type: .bodyMass,
                 value: 71.2,
@@ -179,10 +183,10 @@ import Testing
                 start: typo.start,
                 source: SampleSource(kind: .manual)
             )
-            try bridge.store.replaceManualSample(id: typo.id, with: corrected, recordedAt: CareRecordBridge.now)
+            try await bridge.store.replaceManualSample(id: typo.id, with: corrected, recordedAt: CareRecordBridge.now)
             // Deleted before it went up: nothing to retract, nothing shows.
             let never = try await bridge.record(.bodyMass, 99.0, "kg", at: "2026-11-24T08:00")
-            try bridge.store.deleteSample(id: never.id, at: CareRecordBridge.now, reason: "someone else")
+            try await bridge.store.deleteSample(id: never.id, at: CareRecordBridge.now, reason: "someone else")
 
             let rows = try await session.record(days)
             #expect(Self.ids(rows.readings) == [kept, corrected].map(Self.id))
@@ -226,8 +230,8 @@ import Testing
             #expect(held.quarantined.map(\.quarantine) == ["250 kg is not plausible", "12 kg is not plausible"])
             #expect(held.outcomes.map(\.day) == ["2026-11-25"], "a quarantined reading completes nothing")
 
-            _ = try #require(try bridge.store.releaseSample(id: parcel.id, reason: "a new scale", by: "nurse"))
-            try bridge.store.deleteSample(id: toddler.id, reason: "her grandson", by: "nurse")
+            _ = try #require(try await bridge.store.releaseSample(id: parcel.id, reason: "a new scale", by: "nurse"))
+            try await bridge.store.deleteSample(id: toddler.id, reason: "her grandson", by: "nurse")
             let decided = try await session.record(days)
             #expect(Self.ids(decided.readings) == [kept, parcel].map(Self.id))
             #expect(decided.readings.allSatisfy { $0.quarantine == nil })

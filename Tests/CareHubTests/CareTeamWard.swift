@@ -39,7 +39,7 @@ struct CareTeamWard {
         try await record("ann", .bodyTemperature, 37.9, "Cel", hoursAgo: 24 * 10)
         try await record("ben", .bodyMass, 80.5, "kg", hoursAgo: 3)
         let deleted = try await record("ben", .bodyMass, 95.0, "kg", hoursAgo: 2)
-        try store.deleteSample(id: deleted, at: Self.now, reason: "someone else on the scale")
+        try await store.deleteSample(id: deleted, at: Self.now, reason: "someone else on the scale")
         try await record("cleo", .bodyMass, 64.2, "kg", hoursAgo: 5)
         try await raise("ann", subjects: ["a", "b"])
         let first = try #require(try await store.alerts().first { $0.trip.subject == "a" })
@@ -61,7 +61,7 @@ struct CareTeamWard {
             let token = try #require(try await hub.enrol(bridge: home, patients: [patient]))
             let bridge = try #require(try await hub.bridge(token: token))
             var messages: [SyncMessage] = []
-            for stored in try store.scoped(to: patient).samples(matching: SampleQuery(includesDeleted: true)) {
+            for stored in try await store.scoped(to: patient).samples(matching: SampleQuery(includesDeleted: true)) {
                 let id = stored.sample.id.uuidString.lowercased()
                 let body = stored.sample.json(in: Self.zone)
                 messages.append(SyncMessage(kind: .sample, id: id, sequence: next(), patient: patient, body: body))

@@ -136,8 +136,8 @@ extension HubSyncCommandTests {
         // The bridge: the parcel released by Nurse Kim and the strap by its own command line, once each; the
         // toddler deleted by Nurse Kim with her reason.
         let bridge = try CareStore(path: store, bridgeZone: zone, logger: Logger(label: "test"))
-        #expect(try bridge.quarantinedCount() == 0)
-        let live = try bridge.samples(matching: SampleQuery()).map { $0.id.uuidString.lowercased() }.sorted()
+        #expect(try await bridge.quarantinedCount() == 0)
+        let live = try await bridge.samples(matching: SampleQuery()).map { $0.id.uuidString.lowercased() }.sorted()
         #expect(live == [usable, parcel, strap].map(id).sorted())
         let reviews = try await bridge.sampleReviews(of: [parcel.id, toddler.id, strap.id])
         #expect(reviews[parcel.id]?.map { "\($0.action) \($0.author ?? "-")" } == ["release Nurse Kim"])

@@ -53,7 +53,7 @@ import Testing
         try await fixture.store.recordSamples([atStart, atEnd])
         #expect(try await day(fixture.store, 10).first?.outcome?.values.map(\.value) == [70])
         #expect(try await day(fixture.store, 11).first?.outcome == nil)
-        let unmatched = try fixture.store.samples(matching: SampleQuery(unmatchedOnly: true))
+        let unmatched = try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true))
         #expect(unmatched.map(\.id) == [atEnd.id])
     }
 
@@ -119,8 +119,8 @@ import Testing
         let report = try await fixture.store.recordSamples([before, after])
         #expect(report.unmatched == 1)
         #expect(try await day(fixture.store).first?.outcome?.values.map(\.sampleID) == [after.id])
-        #expect(try fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).map(\.id) == [before.id])
-        #expect(try fixture.store.samples(matching: SampleQuery(types: [.bodyMass])).count == 2)
+        #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).map(\.id) == [before.id])
+        #expect(try await fixture.store.samples(matching: SampleQuery(types: [.bodyMass])).count == 2)
     }
 
     @Test func sampleWithoutAnyLinkedTaskIsUnmatched() async throws {
@@ -128,7 +128,7 @@ import Testing
         try fixture.store.addTask(F.medication())
         let sample = F.weight(70, at: F.berlinTime(2026, 11, 10, 8, 30))
         #expect(try await fixture.store.recordSample(sample).unmatched == 1)
-        #expect(try fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).map(\.id) == [sample.id])
+        #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).map(\.id) == [sample.id])
     }
 
     @Test func storingTheSameSampleTwiceChangesNothing() async throws {
@@ -140,7 +140,7 @@ import Testing
         let again = try await fixture.store.recordSamples([sample, sample], recordedAt: F.berlinTime(2026, 11, 10, 9))
         #expect(again.inserted == 0 && again.duplicates == 2 && again.eventsUpdated == 0)
         #expect(try await day(fixture.store) == before)
-        #expect(try fixture.store.sampleCount() == 1)
+        #expect(try await fixture.store.sampleCount() == 1)
     }
 
     @Test func deletingASampleRederivesTheOutcomesItFed() async throws {
@@ -151,16 +151,16 @@ import Testing
         try await fixture.store.recordSamples([early, late])
         #expect(try await day(fixture.store).first?.outcome?.values.first?.sampleID == early.id)
 
-        #expect(try fixture.store.deleteSample(id: early.id))
+        #expect(try await fixture.store.deleteSample(id: early.id))
         #expect(try await day(fixture.store).first?.outcome?.values.map(\.sampleID) == [late.id])
-        #expect(try fixture.store.deleteSample(id: late.id))
+        #expect(try await fixture.store.deleteSample(id: late.id))
         let event = try #require(try await day(fixture.store).first)
         #expect(event.outcome == nil && !event.isCompleted)
         // A tombstone: re-importing the deleted reading does not bring it back.
         #expect(try await fixture.store.recordSample(early).duplicates == 1)
         #expect(try await day(fixture.store).first?.outcome == nil)
-        #expect(try fixture.store.sample(id: early.id)?.deletedDate != nil)
-        #expect(try fixture.store.deleteSample(id: early.id) == false)
+        #expect(try await fixture.store.sample(id: early.id)?.deletedDate != nil)
+        #expect(try await fixture.store.deleteSample(id: early.id) == false)
     }
 
     @Test func outOfOrderSamplesKeepMeasurementOrderInEach() async throws {
@@ -191,11 +191,11 @@ import Testing
         let fixture = try F()
         let sample = F.weight(72, at: F.berlinTime(2026, 11, 10, 7))
         try await fixture.store.recordSample(sample)
-        #expect(try fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).count == 1)
+        #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).count == 1)
         let report = try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
         #expect(report.added == ["weigh-in"] && report.eventsUpdated == 1)
         #expect(try await day(fixture.store).first?.outcome?.values.first?.sampleID == sample.id)
-        #expect(try fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).isEmpty)
+        #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).isEmpty)
     }
 
     @Test func changeStreamReportsSamplesAndEvents() async throws {

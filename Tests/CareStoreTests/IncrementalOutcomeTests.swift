@@ -73,7 +73,7 @@ import Testing
         try fixture.store.addTask(F.weighIn(aggregation: .mean))
         try await fixture.store.recordSamples(Array(samples[..<6]))
         try await fixture.store.recordSamples(Array(samples[6...]))
-        #expect(try fixture.store.deleteSample(id: samples[11].id))
+        #expect(try await fixture.store.deleteSample(id: samples[11].id))
         try await fixture.store.recordSamples([F.weight(90, at: F.berlinTime(2026, 11, 10, 20), payload: 99)])
         let remaining = Array(samples[..<11]) + [F.weight(90, at: F.berlinTime(2026, 11, 10, 20), payload: 99)]
         let mean = remaining.reduce(0) { $0 + $1.value } / Double(remaining.count)
@@ -85,7 +85,7 @@ import Testing
         var sample = F.weight(71, at: F.berlinTime(2026, 11, 10, 7))
         sample.metadata = ["quote\"key": "back\\slash", "line": "one\ntwo\tthree\u{01}", "ü": "€ 😀", "": ""]
         try await fixture.store.recordSample(sample)
-        let stored = try #require(try fixture.store.sample(id: sample.id))
+        let stored = try #require(try await fixture.store.sample(id: sample.id))
         #expect(stored.sample.metadata == sample.metadata)
         #expect(stored.sample == sample)
     }

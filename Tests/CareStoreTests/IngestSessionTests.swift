@@ -107,22 +107,22 @@ import Testing
         func weight(_ kilograms: Double, _ minute: Int, device: String = scale) -> QuantitySample {
             PeopleRoutingTests.weight(kilograms, device: device, at: Self.minute(minute))
         }
-        try store.assignDevice(scale, to: "alice")
+        try await store.assignDevice(scale, to: "alice")
         #expect(try await store.recordSamples([weight(70, 0)]).unassigned == 0)
-        try store.assignDevice(scale, to: "bob")
+        try await store.assignDevice(scale, to: "bob")
         #expect(try await store.recordSamples([weight(80, 1)]).unassigned == 0)
-        try other.assignDevice(scale, to: "alice")
+        try await other.assignDevice(scale, to: "alice")
         #expect(try await store.recordSamples([weight(71, 2)]).unassigned == 0)
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [70, 71])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [80])
         // A patient and an assignment added by the other connection, then by this store.
         try other.savePatient(Patient(id: "carol", name: "Carol"))
-        try other.assignDevice("AA:00:00:00:00:02", to: "carol")
+        try await other.assignDevice("AA:00:00:00:00:02", to: "carol")
         #expect(try await store.recordSamples([weight(60, 3, device: "AA:00:00:00:00:02")]).unassigned == 0)
         try store.savePatient(Patient(id: "dave", name: "Dave"))
-        try store.assignDevice("AA:00:00:00:00:03", to: "dave")
+        try await store.assignDevice("AA:00:00:00:00:03", to: "dave")
         #expect(try await store.recordSamples([weight(90, 4, device: "AA:00:00:00:00:03")]).unassigned == 0)
-        let owners = try store.samples(matching: SampleQuery()).sorted { $0.sample.start < $1.sample.start }
+        let owners = try await store.samples(matching: SampleQuery()).sorted { $0.sample.start < $1.sample.start }
             .map(\.patientID)
         #expect(owners == ["alice", "bob", "alice", "carol", "dave"])
     }
@@ -170,7 +170,7 @@ import Testing
             }
             if index == 5 {
                 let id = batches[1].samples[1].id
-                for store in [kept, fresh] { try store.deleteSample(id: id, at: Self.minute(4)) }
+                for store in [kept, fresh] { try await store.deleteSample(id: id, at: Self.minute(4)) }
             }
             try await kept.recordSamples(batch.samples, recordedAt: batch.recordedAt)
             let once = try CareStore(writer: freshQueue, bridgeZone: StoreFixture.berlin, logger: .quiet)

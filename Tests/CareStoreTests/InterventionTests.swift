@@ -112,11 +112,11 @@ import Testing
         try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
         try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
-        let days = try fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
+        let days = try await fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         #expect(days.map(\.day) == ["2026-11-10", "2026-11-11"])
         #expect(days.map(\.completed) == [1, 1])
         #expect(days.map(\.total) == [2, 2])
-        let interventions = try fixture.store.adherence(
+        let interventions = try await fixture.store.adherence(
             from: F.berlinTime(2026, 11, 10),
             to: F.berlinTime(2026, 11, 12),
             kinds: [.intervention]

@@ -69,7 +69,7 @@ import Testing
         #expect(report.inserted == 1 && report.unassigned == 0 && report.eventsUpdated == 1)
         #expect(try await Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
         #expect(try fixture.store.resolvePatient(nil) == "alice")
-        let stored = try fixture.store.samples(matching: SampleQuery())
+        let stored = try await fixture.store.samples(matching: SampleQuery())
         #expect(stored.map(\.patientID) == ["alice"] && stored.map(\.routedBy) == ["only patient"])
     }
 
@@ -81,7 +81,7 @@ import Testing
         #expect(try fixture.store.resolvePatient(nil) == nil)
         try fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
         #expect(try await fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
-        #expect(try fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
+        #expect(try await fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
         // Still completed: adoption changes no outcome.
         #expect(try await Self.values(fixture.store, task: "weigh-in", patient: "carol") == [70.2])
     }
@@ -109,8 +109,8 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:10"
-        try store.assignDevice(scale, slot: 1, to: "alice")
-        try store.assignDevice(scale, slot: 2, to: "bob")
+        try await store.assignDevice(scale, slot: 1, to: "alice")
+        try await store.assignDevice(scale, slot: 2, to: "bob")
         let unowned = Self.weight(80.9, device: scale, slot: 3, at: Self.day.addingTimeInterval(600))
         let report = try await store.recordSamples([
             Self.weight(61.8, device: scale, slot: 1, at: Self.day),
@@ -121,24 +121,24 @@ import Testing
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [61.8])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1])
 
-        let inbox = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let inbox = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(inbox.count == 1)
         let waiting = try #require(inbox.first)
         #expect(waiting.sample == unowned)  // every field, device time and payload kept
         #expect(waiting.inboxReason?.contains("user slot 3") == true)
-        #expect(try store.unassignedCount() == 1)
+        #expect(try await store.unassignedCount() == 1)
         // The inbox is no patient's data.
-        #expect(try store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
+        #expect(try await store.samples(matching: SampleQuery(patientID: "bob")).count == 1)
 
-        let filed = try store.assignSample(id: waiting.id, to: "bob")
+        let filed = try await store.assignSample(id: waiting.id, to: "bob")
         #expect(filed.samples == [waiting.id] && filed.eventsUpdated == 1)
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.1, 80.9])
-        let moved = try #require(try store.sample(id: waiting.id))
+        let moved = try #require(try await store.sample(id: waiting.id))
         #expect(moved.patientID == "bob" && moved.inboxReason == nil && moved.sample.start == unowned.start)
         #expect(moved.routedBy?.hasPrefix("assigned") == true)
-        #expect(try store.unassignedCount() == 0)
+        #expect(try await store.unassignedCount() == 0)
         // Filing twice is refused, saying where it is.
-        #expect(throws: CareStoreError.self) { try store.assignSample(id: waiting.id, to: "alice") }
+        await #expect(throws: CareStoreError.self) { try await store.assignSample(id: waiting.id, to: "alice") }
         // Re-recording the same reading changes nothing.
         #expect(try await store.recordSamples([unowned]).duplicates == 1)
     }
@@ -150,18 +150,18 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:20"
-        try store.assignDevice(scale, to: "alice", shared: true)
-        try store.assignDevice(scale, to: "bob", shared: true)
+        try await store.assignDevice(scale, to: "alice", shared: true)
+        try await store.assignDevice(scale, to: "bob", shared: true)
         let first = Self.day.addingTimeInterval(-86_400)
         let firstReport = try await store.recordSamples([
             Self.weight(62.0, device: scale, at: first),
             Self.weight(84.0, device: scale, at: first.addingTimeInterval(600)),
         ])
         #expect(firstReport.unassigned == 2)
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.allSatisfy { $0.inboxReason?.contains("no recent weight") == true })
-        try store.assignSample(id: waiting[0].id, to: "alice")
-        try store.assignSample(id: waiting[1].id, to: "bob")
+        try await store.assignSample(id: waiting[0].id, to: "alice")
+        try await store.assignSample(id: waiting[1].id, to: "bob")
 
         let payload: [UInt8] = [0x01, 0x7A]
         let report = try await store.recordSamples([
@@ -173,10 +173,10 @@ import Testing
         #expect(report.inserted == 4 && report.unassigned == 1)
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [62.6])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [84.9])
-        let fat = try store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
+        let fat = try await store.samples(matching: SampleQuery(types: [.bodyFatPercentage]))
         #expect(fat.map(\.patientID) == ["alice"])
         #expect(fat.first?.routedBy?.contains("weight band") == true)
-        let guest = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let guest = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(guest.map(\.sample.value) == [73.0])
         #expect(guest.first?.inboxReason?.contains("outside every band") == true)
     }
@@ -186,8 +186,8 @@ import Testing
         let fixture = try Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:21"
-        try store.assignDevice(scale, to: "alice", shared: true)
-        try store.assignDevice(scale, to: "bob", shared: true)
+        try await store.assignDevice(scale, to: "alice", shared: true)
+        try await store.assignDevice(scale, to: "bob", shared: true)
         let earlier = Self.day.addingTimeInterval(-86_400)
         try await store.scoped(to: "alice").recordSample(Self.weight(70.0, device: "manual-ish", at: earlier))
         try await store.scoped(to: "bob").recordSample(
@@ -195,7 +195,7 @@ import Testing
         )
         let report = try await store.recordSamples([Self.weight(70.5, device: scale, at: Self.day)])
         #expect(report.unassigned == 1)
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("fits several patients") == true)
     }
 
@@ -225,7 +225,7 @@ import Testing
                 linkage: SampleLinkage(type: .bloodPressureSystolic, unit: .millimetreOfMercury, aggregation: .each)
             )
             try store.scoped(to: bed).addTask(task)
-            try store.assignDevice("CUFF-\(index + 1)", to: bed)
+            try await store.assignDevice("CUFF-\(index + 1)", to: bed)
         }
         var readings: [QuantitySample] = []
         for index in 0..<3 {
@@ -246,12 +246,12 @@ import Testing
         #expect(report.inserted == 4 && report.unassigned == 1 && report.eventsUpdated == 3)
         for (index, bed) in beds.enumerated() {
             #expect(try await Self.values(store, task: "bp-\(bed)", patient: bed) == [Double(120 + 10 * index)])
-            #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
+            await #expect(try store.scoped(to: bed).samples(matching: SampleQuery()).count == 1)
         }
-        let waiting = try store.samples(matching: SampleQuery(unassignedOnly: true))
+        let waiting = try await store.samples(matching: SampleQuery(unassignedOnly: true))
         #expect(waiting.first?.inboxReason?.contains("CUFF-9 has no owner") == true)
         // Re-assigning a cuff says whose it was.
-        #expect(try store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
+        #expect(try await store.assignDevice("cuff-1", to: "bed-2") == "bed-1")
     }
 
     @Test func patientsAndContactsAreVersionedAndSharingIsAudited() async throws {

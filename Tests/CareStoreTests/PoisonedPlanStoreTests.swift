@@ -114,6 +114,6 @@ import Testing
         await Self.expectRefusal(poison) {
             _ = try store.applyPlan(CarePlanDocument(tasks: [F.medication()]), at: day)
         }
-        #expect(try store.sampleCount() == 0)
+        #expect(try await store.sampleCount() == 0)
     }
 }

@@ -64,7 +64,7 @@ import Testing
         let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.value == 20)
         #expect(value.comparator == .lessThan)
-        let stored = try #require(try fixture.store.sample(id: low.id))
+        let stored = try #require(try await fixture.store.sample(id: low.id))
         #expect(stored.sample.comparator == .lessThan)
     }
 
@@ -73,7 +73,7 @@ import Testing
         try fixture.store.addTask(Self.glucoseCheck(.each))
         let low = Self.glucose(-.infinity, at: F.berlinTime(2026, 11, 10, 3, 12), comparator: .lessThan, payload: 2)
         try await fixture.store.recordSample(low)
-        let stored = try #require(try fixture.store.sample(id: low.id))
+        let stored = try #require(try await fixture.store.sample(id: low.id))
         #expect(stored.sample.value == -.infinity)
         let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.comparator == .lessThan && value.value == -.infinity)
@@ -93,7 +93,7 @@ import Testing
         let value = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(value.sampleID == (aggregation == .min ? low.id : high.id))
         #expect(value.comparator == (aggregation == .min ? .lessThan : .greaterThan))
-        try fixture.store.deleteSample(id: plainLow.id)
+        try await fixture.store.deleteSample(id: plainLow.id)
         let again = try #require(try await day(fixture.store, task: "glucose")?.outcome?.values.first)
         #expect(again.sampleID == value.sampleID)
     }
@@ -124,25 +124,27 @@ import Testing
         let report = try await fixture.store.recordSample(parcel)
         #expect(report.inserted == 1 && report.quarantined == 1 && report.eventsUpdated == 0)
         #expect(try await day(fixture.store, task: "weigh-in")?.isCompleted == false)
-        #expect(try fixture.store.samples(matching: SampleQuery()).isEmpty)
-        let listed = try fixture.store.samples(matching: SampleQuery(quarantine: .only))
+        #expect(try await fixture.store.samples(matching: SampleQuery()).isEmpty)
+        let listed = try await fixture.store.samples(matching: SampleQuery(quarantine: .only))
         #expect(listed.map(\.id) == [parcel.id])
         #expect(listed.first?.sample.quarantineReason == parcel.quarantineReason)
         #expect(listed.first?.sample.rawPayload == parcel.rawPayload)
         #expect(listed.first?.sample.source.device?.address == "C8:47:8C:00:00:01")
-        #expect(try fixture.store.quarantinedCount() == 1)
+        #expect(try await fixture.store.quarantinedCount() == 1)
 
         // Storing it again changes nothing; a release needs a reason.
         #expect(try await fixture.store.recordSample(parcel).duplicates == 1)
-        #expect(throws: CareStoreError.self) { try fixture.store.releaseSample(id: parcel.id, reason: "  ") }
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.releaseSample(id: parcel.id, reason: "  ")
+        }
 
-        let released = try #require(try fixture.store.releaseSample(id: parcel.id, reason: "a newborn, checked"))
+        let released = try #require(try await fixture.store.releaseSample(id: parcel.id, reason: "a newborn, checked"))
         #expect(released.releaseReason == "a newborn, checked (quarantined: \(parcel.quarantineReason!))")
         #expect(try await day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [0.05])
-        #expect(try fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
-        #expect(try fixture.store.sample(id: parcel.id)?.releaseReason == released.releaseReason)
+        #expect(try await fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
+        #expect(try await fixture.store.sample(id: parcel.id)?.releaseReason == released.releaseReason)
         // Only quarantined samples can be released.
-        #expect(try fixture.store.releaseSample(id: parcel.id, reason: "again") == nil)
+        #expect(try await fixture.store.releaseSample(id: parcel.id, reason: "again") == nil)
     }
 
     @Test func deletingAQuarantinedSampleLeavesATombstone() async throws {
@@ -150,8 +152,8 @@ import Testing
         var bad = F.weight(72, at: F.berlinTime(2026, 11, 10, 7, 30))
         bad.quarantineReason = "device status says the value is invalid: measurement unsuccessful"
         try await fixture.store.recordSample(bad)
-        #expect(try fixture.store.deleteSample(id: bad.id))
-        #expect(try fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
+        #expect(try await fixture.store.deleteSample(id: bad.id))
+        #expect(try await fixture.store.samples(matching: SampleQuery(quarantine: .only)).isEmpty)
         #expect(try await fixture.store.recordSample(bad).inserted == 0)
     }
 
@@ -198,15 +200,15 @@ import Testing
         try await fixture.store.removeOutboxEntries(try await fixture.store.pendingOutbox(limit: 10).map(\.sequence))
 
         let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
-        let report = try fixture.store.replaceManualSample(
+        let report = try await fixture.store.replaceManualSample(
             id: typo.id,
             with: right,
             recordedAt: at.addingTimeInterval(60)
         )
         #expect(report.inserted == 1 && report.eventsUpdated == 1)
         #expect(try await day(fixture.store)?.outcome?.values.map(\.value) == [72.4])
-        #expect(try fixture.store.sample(id: typo.id)?.deletedDate == at.addingTimeInterval(60))
-        #expect(try fixture.store.samples(matching: SampleQuery()).map(\.id) == [right.id])
+        #expect(try await fixture.store.sample(id: typo.id)?.deletedDate == at.addingTimeInterval(60))
+        #expect(try await fixture.store.samples(matching: SampleQuery()).map(\.id) == [right.id])
         // The typo was published: its retraction is queued (enqueued at the deletion), then the new reading.
         let pending = try await fixture.store.pendingOutbox(limit: 10)
         #expect(pending.map(\.sampleID) == [typo.id, right.id])
@@ -221,12 +223,20 @@ import Testing
         let scale = F.weight(72.4, at: at)
         try await fixture.store.recordSample(scale)
         let manual = try ManualReading.sample(type: .bodyMass, value: 72.5, unit: "kg", at: at, receivedAt: at)
-        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: scale.id, with: manual) }
-        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: UUID(), with: manual) }
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.replaceManualSample(id: scale.id, with: manual)
+        }
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.replaceManualSample(id: UUID(), with: manual)
+        }
         try await fixture.store.recordSample(manual)
-        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: manual) }
-        #expect(throws: CareStoreError.self) { try fixture.store.replaceManualSample(id: manual.id, with: scale) }
-        #expect(try fixture.store.samples(matching: SampleQuery()).count == 2)
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.replaceManualSample(id: manual.id, with: manual)
+        }
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.replaceManualSample(id: manual.id, with: scale)
+        }
+        #expect(try await fixture.store.samples(matching: SampleQuery()).count == 2)
     }
 
     @Test func aReadingOfAnotherTypeDoesNotReplaceOneNamingBothTypes() async throws {
@@ -235,12 +245,12 @@ import Testing
         let weight = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
         try await fixture.store.recordSample(weight)
         let fever = try ManualReading.sample(type: .bodyTemperature, value: 37.2, unit: "°C", at: at, receivedAt: at)
-        let error = #expect(throws: CareStoreError.self) {
-            try fixture.store.replaceManualSample(id: weight.id, with: fever)
+        let error = await #expect(throws: CareStoreError.self) {
+            try await fixture.store.replaceManualSample(id: weight.id, with: fever)
         }
         #expect(error?.code == .invalidSample)
         #expect(error?.message.contains("bodyMass") == true && error?.message.contains("bodyTemperature") == true)
-        #expect(try fixture.store.samples(matching: SampleQuery()).map(\.id) == [weight.id])
+        #expect(try await fixture.store.samples(matching: SampleQuery()).map(\.id) == [weight.id])
     }
 
     @Test func deletingAnUnpublishedSampleQueuesNoRetraction() async throws {
@@ -248,7 +258,7 @@ import Testing
         try await fixture.store.enableOutbox()
         let sample = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
         try await fixture.store.recordSample(sample, recordedAt: F.berlinTime(2026, 11, 10, 8))
-        try fixture.store.deleteSample(id: sample.id, at: F.berlinTime(2026, 11, 10, 9))
+        try await fixture.store.deleteSample(id: sample.id, at: F.berlinTime(2026, 11, 10, 9))
         let pending = try await fixture.store.pendingOutbox(limit: 10)
         #expect(pending.count == 1)
         #expect(try #require(pending.first?.enqueuedAt) < (try #require(pending.first?.sample?.deletedDate)))

@@ -20,10 +20,10 @@ import Testing
         let report = try await fixture.store.recordSample(repeated)
         #expect(report.inserted == 0 && report.duplicates == 1)
 
-        let stored = try #require(try fixture.store.sample(id: first.id)).sample
+        let stored = try #require(try await fixture.store.sample(id: first.id)).sample
         #expect(stored.metadata == ["sequenceNumber": "2", "mealName": "postprandial"], "stored keys win")
         #expect(stored.value == first.value)
-        #expect(try fixture.store.sampleCount() == 1)
+        #expect(try await fixture.store.sampleCount() == 1)
     }
 
     @Test func aRepeatWithoutNewKeysLeavesTheRowAlone() async throws {
@@ -34,6 +34,6 @@ import Testing
         var repeated = sample
         repeated.metadata = [:]
         try await fixture.store.recordSample(repeated)
-        #expect(try fixture.store.sample(id: sample.id)?.sample.metadata == ["userID": "3"])
+        #expect(try await fixture.store.sample(id: sample.id)?.sample.metadata == ["userID": "3"])
     }
 }

@@ -60,9 +60,11 @@ import Testing
         return samples
     }
 
-    static func fixture(rule: RetentionRule = RetentionRule(type: .heartRate, keepRawDays: 30)) throws -> StoreFixture {
+    static func fixture(
+        rule: RetentionRule = RetentionRule(type: .heartRate, keepRawDays: 30)
+    ) async throws -> StoreFixture {
         let fixture = try StoreFixture()
-        try fixture.store.setRetentionPolicy(RetentionPolicy(rules: [rule]))
+        try await fixture.store.setRetentionPolicy(RetentionPolicy(rules: [rule]))
         return fixture
     }
 
@@ -73,13 +75,13 @@ import Testing
     }
 
     @Test func aggregatesAreExactPerMinuteAndDevice() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let samples = Self.heartRate(seconds: 3 * 3600 + 17)
         try await fixture.store.recordSamples(samples)
-        let raw = try fixture.store.samples(matching: SampleQuery(types: [.heartRate]))
-        let steps = try fixture.store.applyRetention(now: Self.now, batchSeconds: 3600)
+        let raw = try await fixture.store.samples(matching: SampleQuery(types: [.heartRate]))
+        let steps = try await fixture.store.applyRetention(now: Self.now, batchSeconds: 3600)
         #expect(steps.map(\.samples) == [samples.count])
-        let aggregates = try fixture.store.sampleAggregates(matching: SampleQuery(types: [.heartRate]))
+        let aggregates = try await fixture.store.sampleAggregates(matching: SampleQuery(types: [.heartRate]))
         // The expected aggregates, computed here from the raw samples.
         var expected: [String: [StoredSample]] = [:]
         for stored in raw {
@@ -106,11 +108,11 @@ import Testing
             #expect(aggregate.bucketEnd.timeIntervalSince(aggregate.bucketStart) == 60)
             #expect(aggregate.unit == .perMinute)
         }
-        #expect(try fixture.store.sampleCount() == 0)
+        #expect(try await fixture.store.sampleCount() == 0)
     }
 
     @Test func eventsCompletedBeforeKeepTheirOutcomesAndNewTasksAnswerFromAggregates() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let aggregations: [Aggregation] = [.mean, .sum, .min, .max, .first, .last, .each]
         try fixture.store.applyPlan(
             CarePlanDocument(tasks: aggregations.map { Self.heartRateTask("before-\($0)", $0) })
@@ -121,8 +123,8 @@ import Testing
             before[aggregation] = try await Self.outcomes(fixture.store, task: "before-\(aggregation)")
         }
         #expect(before[.each]?.flatMap { $0 }.count == 2 * 3600 + 720)
-        try fixture.store.applyRetention(now: Self.now)
-        #expect(try fixture.store.sampleCount() == 0)
+        try await fixture.store.applyRetention(now: Self.now)
+        #expect(try await fixture.store.sampleCount() == 0)
         for aggregation in aggregations {
             // Kept exactly: values, times, sample ids.
             #expect(try await Self.outcomes(fixture.store, task: "before-\(aggregation)") == before[aggregation])
@@ -140,28 +142,28 @@ import Testing
             #expect(new.allSatisfy { $0.sampleID == nil })
         }
         let each = try await Self.outcomes(fixture.store, task: "after-each").flatMap { $0 }
-        let aggregates = try fixture.store.sampleAggregates(matching: SampleQuery(types: [.heartRate]))
+        let aggregates = try await fixture.store.sampleAggregates(matching: SampleQuery(types: [.heartRate]))
         // Two straps' aggregates can start at the same instant: compared as sets of values.
         #expect(each.map(\.value).sorted() == aggregates.map(\.mean).sorted())
     }
 
     @Test func rangeStraddlingTheHorizonReturnsRawAndAggregatesWithoutDoubleCounting() async throws {
-        let fixture = try Self.fixture(rule: RetentionRule(type: .heartRate, keepRawDays: 1))
+        let fixture = try await Self.fixture(rule: RetentionRule(type: .heartRate, keepRawDays: 1))
         // Six hours around the horizon (now − 1 day, on a minute boundary).
         let now = F.berlinTime(2026, 11, 3, 11, 0, 30)
         let samples = Self.heartRate(seconds: 6 * 3600, from: F.berlinTime(2026, 11, 2, 8))
         try await fixture.store.recordSamples(samples)
-        let plan = try fixture.store.retentionPlan(now: now)
+        let plan = try await fixture.store.retentionPlan(now: now)
         let horizon = try #require(plan.first?.horizon)
         #expect(horizon == F.berlinTime(2026, 11, 2, 11))
-        try fixture.store.applyRetention(now: now)
+        try await fixture.store.applyRetention(now: now)
         let query = SampleQuery(
             types: [.heartRate],
             from: F.berlinTime(2026, 11, 2, 9),
             to: F.berlinTime(2026, 11, 2, 13)
         )
-        let raw = try fixture.store.samples(matching: query)
-        let aggregates = try fixture.store.sampleAggregates(matching: query)
+        let raw = try await fixture.store.samples(matching: query)
+        let aggregates = try await fixture.store.sampleAggregates(matching: query)
         #expect(raw.allSatisfy { $0.sample.start >= horizon })
         #expect(aggregates.allSatisfy { $0.lastAt < horizon })
         let expected = samples.filter { $0.start >= query.from! && $0.start < query.to! }
@@ -173,7 +175,7 @@ import Testing
     }
 
     @Test func vacuumTwiceChangesNothingAndADryRunChangesNothing() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         try await fixture.store.recordSamples(Self.heartRate(seconds: 3600))
         let untouched = StoreFixture.weight(72, at: Self.day)
         try await fixture.store.recordSample(untouched)
@@ -185,11 +187,11 @@ import Testing
             }
         }
         let initial = try snapshot()
-        let plan = try fixture.store.retentionPlan(now: Self.now)
+        let plan = try await fixture.store.retentionPlan(now: Self.now)
         #expect(plan.map(\.samples) == [3600 + 360])
         #expect(plan.map(\.aggregates) == [60 * 2])
         #expect(try snapshot() == initial)
-        let first = try fixture.store.applyRetention(now: Self.now)
+        let first = try await fixture.store.applyRetention(now: Self.now)
         #expect(first.map(\.samples) == [3600 + 360])
         #expect(first.map(\.aggregates) == [60 * 2])
         let vacuumed = try snapshot()
@@ -200,23 +202,23 @@ import Testing
             }
                 == 1
         )
-        let second = try fixture.store.applyRetention(now: Self.now)
+        let second = try await fixture.store.applyRetention(now: Self.now)
         #expect(second.map(\.samples) == [0])
         #expect(try snapshot() == vacuumed)
         // The type without a rule is untouched.
-        #expect(try fixture.store.sample(id: untouched.id) != nil)
-        #expect(try fixture.store.sampleCount() == 1)
+        #expect(try await fixture.store.sample(id: untouched.id) != nil)
+        #expect(try await fixture.store.sampleCount() == 1)
     }
 
     @Test func everyCommittedBatchIsConsistentAndAReImportIsNotStoredTwice() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let samples = Self.heartRate(seconds: 4 * 3600)
         try await fixture.store.recordSamples(samples)
         var checks = 0
-        try fixture.store.applyRetention(now: Self.now, batchSeconds: 1800) { progress in
+        try await fixture.store.applyRetention(now: Self.now, batchSeconds: 1800) { progress in
             // Read from the file after each commit: nothing lost, nothing counted twice.
-            let raw = (try? fixture.store.sampleCount()) ?? -1
-            let aggregated = (try? fixture.store.aggregateCount().samples) ?? -1
+            let raw = (try? await fixture.store.sampleCount()) ?? -1
+            let aggregated = (try? await fixture.store.aggregateCount().samples) ?? -1
             #expect(raw + aggregated == samples.count)
             #expect(aggregated == progress.samplesDone)
             checks += 1
@@ -225,11 +227,11 @@ import Testing
         let again = try await fixture.store.recordSamples(samples)
         #expect(again.inserted == 0)
         #expect(again.alreadyAggregated == samples.count)
-        #expect(try fixture.store.sampleCount() == 0)
+        #expect(try await fixture.store.sampleCount() == 0)
     }
 
     @Test func manualQuarantinedAndRecentSamplesStayRaw() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let old = Self.heartRate(seconds: 120)
         let manual = QuantitySample(
             type: .heartRate,
@@ -242,10 +244,10 @@ import Testing
         quarantined.quarantineReason = "implausible"
         let recent = Self.heartRate(seconds: 60, from: Self.now.addingTimeInterval(-86_400))
         try await fixture.store.recordSamples(old + [manual, quarantined] + recent)
-        let steps = try fixture.store.applyRetention(now: Self.now)
+        let steps = try await fixture.store.applyRetention(now: Self.now)
         #expect(steps.map(\.samples) == [old.count])
-        #expect(try fixture.store.sample(id: manual.id) != nil)
-        #expect(try fixture.store.sample(id: quarantined.id) != nil)
-        #expect(try fixture.store.samples(matching: SampleQuery(types: [.heartRate])).count == 1 + recent.count)
+        #expect(try await fixture.store.sample(id: manual.id) != nil)
+        #expect(try await fixture.store.sample(id: quarantined.id) != nil)
+        #expect(try await fixture.store.samples(matching: SampleQuery(types: [.heartRate])).count == 1 + recent.count)
     }
 }

@@ -19,19 +19,19 @@ import Testing
         }
     }
 
-    static func readAll(_ cursor: consuming SampleCursor) throws -> [[StoredSample]] {
+    static func readAll(_ cursor: consuming SampleCursor) async throws -> [[StoredSample]] {
         var pages: [[StoredSample]] = []
-        while let page = try cursor.next() { pages.append(page) }
+        while let page = try await cursor.next() { pages.append(page) }
         return pages
     }
 
     @Test func pagesSplitRunsOfEqualStartTimesWithoutRepeatingOrSkippingAny() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.recordSamples(Self.samples())
-        let everything = try fixture.store.samples(matching: SampleQuery())
+        let everything = try await fixture.store.samples(matching: SampleQuery())
         #expect(everything.count == 25)
         for pageSize in [1, 3, 4, 5, 7, 25, 100] {
-            let pages = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: pageSize))
+            let pages = try await Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: pageSize))
             #expect(pages.allSatisfy { !$0.isEmpty && $0.count <= pageSize })
             #expect(pages.count == (25 + pageSize - 1) / pageSize)
             #expect(pages.flatMap { $0 }.map(\.id) == everything.map(\.id), "page size \(pageSize)")
@@ -44,22 +44,24 @@ import Testing
     @Test func theQueryLimitCapsTheTotalAndTheTimeRangeHolds() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.recordSamples(Self.samples())
-        let limited = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(limit: 8), pageSize: 3))
+        let limited = try await Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(limit: 8), pageSize: 3))
         #expect(limited.map(\.count) == [3, 3, 2])
         let ranged = SampleQuery(from: Self.morning.addingTimeInterval(60), to: Self.morning.addingTimeInterval(180))
-        let pages = try Self.readAll(fixture.store.sampleCursor(matching: ranged, pageSize: 4))
+        let pages = try await Self.readAll(fixture.store.sampleCursor(matching: ranged, pageSize: 4))
         #expect(pages.flatMap { $0 }.count == 10)
-        #expect(try fixture.store.samples(matching: SampleQuery(limit: 8)).count == 8)
+        #expect(try await fixture.store.samples(matching: SampleQuery(limit: 8)).count == 8)
     }
 
     @Test func deletedSamplesAreReadOnlyWhenAskedFor() async throws {
         let fixture = try StoreFixture()
         let samples = Self.samples()
         try await fixture.store.recordSamples(samples)
-        #expect(try fixture.store.deleteSample(id: samples[6].id))
-        let live = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: 4)).flatMap { $0 }
+        #expect(try await fixture.store.deleteSample(id: samples[6].id))
+        let live = try await Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: 4)).flatMap {
+            $0
+        }
         #expect(live.count == 24 && !live.contains { $0.id == samples[6].id })
-        let all = try Self.readAll(
+        let all = try await Self.readAll(
             fixture.store.sampleCursor(matching: SampleQuery(includesDeleted: true), pageSize: 4)
         ).flatMap { $0 }
         #expect(all.count == 25 && all.contains { $0.id == samples[6].id && $0.deletedDate != nil })
@@ -104,22 +106,22 @@ import Testing
     @Test func pagesOverSeveralTypesKeepTheUnpagedOrderAcrossEqualStartTimes() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.recordSamples(Self.mixed())
-        let everything = try fixture.store.samples(matching: SampleQuery())
+        let everything = try await fixture.store.samples(matching: SampleQuery())
         #expect(everything.count == 51)
         // By start, then by the id's last ten bytes (the key's idTail), whatever the type.
         let keys = everything.map { ($0.sample.start, String($0.id.uuidString.lowercased().dropFirst(14))) }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
         #expect(Set(everything.map(\.sample.type)).count == 3)
         for pageSize in [1, 2, 3, 5, 8, 13, 50, 51, 100] {
-            let pages = try Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: pageSize))
+            let pages = try await Self.readAll(fixture.store.sampleCursor(matching: SampleQuery(), pageSize: pageSize))
             #expect(pages.allSatisfy { !$0.isEmpty && $0.count <= pageSize })
             #expect(pages.flatMap { $0 }.map(\.id) == everything.map(\.id), "page size \(pageSize)")
         }
         let two = SampleQuery(types: [.heartRate, .bodyTemperature], from: Self.morning.addingTimeInterval(60))
-        let twoAll = try fixture.store.samples(matching: two)
+        let twoAll = try await fixture.store.samples(matching: two)
         #expect(twoAll.count == 16 + 4)
         for pageSize in [1, 3, 7] {
-            let pages = try Self.readAll(fixture.store.sampleCursor(matching: two, pageSize: pageSize))
+            let pages = try await Self.readAll(fixture.store.sampleCursor(matching: two, pageSize: pageSize))
             #expect(pages.flatMap { $0 }.map(\.id) == twoAll.map(\.id), "page size \(pageSize)")
         }
     }
@@ -127,7 +129,7 @@ import Testing
     @Test func aPageAfterTheFirstSeeksEachTypesKeyRangeWithoutSortingWhatIsLeft() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.recordSamples(Self.mixed())
-        let last = try #require(try fixture.store.samples(matching: SampleQuery(limit: 10)).last)
+        let last = try #require(try await fixture.store.samples(matching: SampleQuery(limit: 10)).last)
         let position = SampleCursor.Position(start: last.sample.start, id: last.id, type: last.sample.type)
         let queries = [
             SampleQuery(),
@@ -137,7 +139,7 @@ import Testing
         ]
         for query in queries {
             for after in [nil, position] {
-                let plan = try fixture.store.samplePagePlan(matching: query, after: after, limit: 5)
+                let plan = try await fixture.store.samplePagePlan(matching: query, after: after, limit: 5)
                 #expect(!plan.isEmpty)
                 #expect(
                     !plan.contains { $0.contains("TEMP B-TREE") },

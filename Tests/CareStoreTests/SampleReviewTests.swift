@@ -22,14 +22,18 @@ import Testing
         let alices = try await Self.quarantined(fixture, patient: "alice", payload: 1)
         let bobs = try await Self.quarantined(fixture, patient: "bob", payload: 2)
         let alice = fixture.store.scoped(to: "alice")
-        #expect(try alice.releaseSample(id: bobs, reason: "fine", by: "nurse") == nil)
-        #expect(try alice.deleteSample(id: bobs, reason: "wrong", by: "nurse") == false)
-        #expect(try fixture.store.sample(id: bobs)?.sample.isQuarantined == true)
+        #expect(try await alice.releaseSample(id: bobs, reason: "fine", by: "nurse") == nil)
+        #expect(try await alice.deleteSample(id: bobs, reason: "wrong", by: "nurse") == false)
+        #expect(try await fixture.store.sample(id: bobs)?.sample.isQuarantined == true)
         #expect(try await fixture.store.sampleReviews(of: [bobs]).isEmpty, "nothing done, nothing recorded")
 
         let at = Self.day.addingTimeInterval(3600)
-        #expect(try alice.releaseSample(id: alices, reason: "a suitcase on the scale", at: at, by: "nurse") != nil)
-        #expect(try alice.deleteSample(id: alices, at: at.addingTimeInterval(60), reason: "no, a typo", by: "admin"))
+        #expect(
+            try await alice.releaseSample(id: alices, reason: "a suitcase on the scale", at: at, by: "nurse") != nil
+        )
+        #expect(
+            try await alice.deleteSample(id: alices, at: at.addingTimeInterval(60), reason: "no, a typo", by: "admin")
+        )
         let reviews = try #require(try await fixture.store.sampleReviews(of: [alices, bobs])[alices])
         #expect(reviews.map(\.action) == [.release, .delete])
         #expect(reviews.map(\.author) == ["nurse", "admin"])
@@ -42,8 +46,8 @@ import Testing
         // A scale nobody registered, in a store of two patients: the inbox.
         let inbox = StoreFixture.weight(71.5, at: Self.day, payload: 3)
         #expect(try await fixture.store.recordSample(inbox).unassigned == 1)
-        try fixture.store.assignSample(id: inbox.id, to: "bob", by: "carol")
-        #expect(try fixture.store.deleteSample(id: inbox.id))
+        try await fixture.store.assignSample(id: inbox.id, to: "bob", by: "carol")
+        #expect(try await fixture.store.deleteSample(id: inbox.id))
         let reviews = try #require(try await fixture.store.sampleReviews(of: [inbox.id])[inbox.id])
         #expect(reviews.map(\.action) == [.assign, .delete])
         #expect(reviews.map(\.author) == ["carol", nil])

@@ -58,13 +58,13 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.store
         for id in ["alice", "bob"] { try store.savePatient(Patient(id: id, name: id.capitalized)) }
-        try store.assignDevice(Self.strap, to: "alice")
+        try await store.assignDevice(Self.strap, to: "alice")
         try await store.recordSamples((0..<300).map { Self.heartRate($0) })
-        try store.assignDevice(Self.strap, to: "bob")
+        try await store.assignDevice(Self.strap, to: "bob")
         let bobs = (300..<1_000).map { Self.heartRate($0) }
         try await store.recordSamples(bobs)
         // Bob's newest is deleted: his page shows the one before it.
-        #expect(try store.deleteSample(id: bobs[bobs.count - 1].id))
+        #expect(try await store.deleteSample(id: bobs[bobs.count - 1].id))
 
         let alice = try await store.devices(of: "alice", since: Self.morning)
         #expect(alice.count == 1)

@@ -30,7 +30,7 @@ import Testing
                 == ["lastSequence": .integer(42), "consentCode": .bytes([0x34, 0x12])]
         )
         #expect(try await reopened.sessionVariables(device: meter, profile: "other").isEmpty)
-        #expect(try reopened.allSessionVariables().count == 3)
+        #expect(try await reopened.allSessionVariables().count == 3)
     }
 
     @Test func nilRemovesAndAValueReplaces() async throws {

@@ -44,7 +44,7 @@ import Testing
         #expect(
             try reopened.appliedMigrations() == StoreMigrations.all
         )
-        let stored = try #require(try reopened.sample(id: sample.id))
+        let stored = try #require(try await reopened.sample(id: sample.id))
         #expect(stored.sample == sample)
         let tables = try await reopened.databaseWriter.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -90,7 +90,7 @@ import Testing
             $0.source.device?.model = "BF 720"
         }
         try await fixture.store.recordSample(sample, recordedAt: Date(timeIntervalSince1970: 1_800_000_100))
-        let stored = try #require(try fixture.store.sample(id: sample.id))
+        let stored = try #require(try await fixture.store.sample(id: sample.id))
         #expect(stored.sample == sample)
         #expect(stored.sample.idempotencyKey == sample.idempotencyKey)
         #expect(stored.recordedAt == Date(timeIntervalSince1970: 1_800_000_100))

@@ -62,7 +62,7 @@ import Testing
             matching: EventQuery(from: CareAppFixture.start.addingTimeInterval(-3600), to: CareAppFixture.start)
         )
         #expect(bobs.allSatisfy { $0.outcome == nil })
-        #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery(quarantine: .included)).isEmpty)
+        await #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery(quarantine: .included)).isEmpty)
     }
 
     @Test func aClinicianSeesTheLinkedPatientsAndTheAdminEveryone() async throws {

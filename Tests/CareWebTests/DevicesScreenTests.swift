@@ -37,7 +37,7 @@ import Testing
 
     @Test func aPatientsDevicesShowTheirLastReadingAndSlotButNotAnotherPatientsReadings() async throws {
         let fixture = try await CareAppFixture()
-        try fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
+        try await fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
         try await fixture.store.recordSample(Self.weighIn(71.2, minutesAgo: 90))
         try await fixture.test { browser in
             try await browser.signIn("anna")
@@ -57,7 +57,7 @@ import Testing
 
     @Test func aDevicesBatteryShowsItsNewestLevelAndAnOlderReadingNeverReplacesIt() async throws {
         let fixture = try await CareAppFixture()
-        try fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
+        try await fixture.store.assignDevice(Self.scale.address!, slot: 2, to: "anna")
         try await fixture.store.recordSample(Self.weighIn(71.2, minutesAgo: 90))
         try await fixture.store.recordBatteries([
             BatteryReading(device: Self.scale, level: 8, at: CareAppFixture.start.addingTimeInterval(-3600))
@@ -101,7 +101,7 @@ import Testing
             #expect(try await browser.get("/patients/anna/devices").text.contains("The inbox is empty."))
             #expect(try await browser.post("/patients/anna" + path, ["csrf": csrf]).status == .notFound)
         }
-        #expect(try fixture.store.sample(id: sample.id)?.patientID == "anna")
+        #expect(try await fixture.store.sample(id: sample.id)?.patientID == "anna")
         let review = try #require(try await fixture.store.sampleReviews(of: [sample.id])[sample.id]?.first)
         #expect(review.action == .assign && review.author == "carol" && review.reason == "anna")
         // The weigh-in completed Anna's event.

@@ -95,7 +95,7 @@ import Testing
             #expect(future.status == .unprocessableContent)
             #expect(future.text.contains("That time is in the future"))
         }
-        let samples = try fixture.store.scoped(to: "anna").samples(matching: SampleQuery())
+        let samples = try await fixture.store.scoped(to: "anna").samples(matching: SampleQuery())
         #expect(
             samples.map(\.sample.type).sorted { $0.rawValue < $1.rawValue } == [
                 .bloodPressureDiastolic, .bloodPressureSystolic,
@@ -103,7 +103,7 @@ import Testing
         )
         #expect(samples.allSatisfy { $0.sample.source.kind == .manual && $0.sample.metadata["enteredBy"] == "anna" })
         #expect(samples.first { $0.sample.type == .bloodPressureSystolic }?.sample.value == 128)
-        #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery()).isEmpty)
+        await #expect(try fixture.store.scoped(to: "bob").samples(matching: SampleQuery()).isEmpty)
     }
 
     @Test func theCareTeamReleasesAQuarantinedReadingWithAReasonAndTheReviewNamesWho() async throws {
@@ -117,7 +117,7 @@ import Testing
             let refused = try await browser.post(path + "/release", ["csrf": own.csrf ?? "", "reason": "fine"])
             #expect(refused.status == .forbidden)
         }
-        #expect(try fixture.store.sample(id: id)?.sample.isQuarantined == true)
+        #expect(try await fixture.store.sample(id: id)?.sample.isQuarantined == true)
         try await fixture.test { browser in
             try await browser.signIn("nurse")
             let list = try await browser.get("/patients/anna/readings")
@@ -136,7 +136,7 @@ import Testing
             #expect(after.text.contains("Released from quarantine by nurse: weighed with a suitcase"), "\(after.text)")
             #expect(try await browser.get(path).status == .notFound, "no longer in quarantine")
         }
-        #expect(try fixture.store.sample(id: id)?.sample.isQuarantined == false)
+        #expect(try await fixture.store.sample(id: id)?.sample.isQuarantined == false)
         let reviews = try await fixture.store.sampleReviews(of: [id])
         #expect(reviews[id]?.map(\.author) == ["nurse"])
         #expect(reviews[id]?.map(\.action) == [.release])
@@ -157,7 +157,10 @@ import Testing
             )
             #expect(unconfirmed.status == .unprocessableContent)
             #expect(unconfirmed.text.contains("Yes, delete this reading for good"))
-            #expect(try fixture.store.sample(id: id)?.deletedDate == nil, "nothing deleted without the confirmation")
+            #expect(
+                try await fixture.store.sample(id: id)?.deletedDate == nil,
+                "nothing deleted without the confirmation"
+            )
             // Bob's reading cannot be reached through Anna's page.
             let crossed = try await browser.post(
                 "/patients/anna/readings/\(bobs.uuidString.lowercased())/delete",
@@ -171,8 +174,8 @@ import Testing
             #expect(deleted.status == .seeOther)
             #expect(!(try await browser.get("/patients/anna/readings").text.contains("472 kg")))
         }
-        #expect(try fixture.store.sample(id: id)?.deletedDate != nil)
-        #expect(try fixture.store.sample(id: bobs)?.deletedDate == nil)
+        #expect(try await fixture.store.sample(id: id)?.deletedDate != nil)
+        #expect(try await fixture.store.sample(id: bobs)?.deletedDate == nil)
         let review = try #require(try await fixture.store.sampleReviews(of: [id])[id]?.first)
         #expect(review.action == .delete && review.author == "nurse" && review.reason == "a child on the scale")
     }
@@ -189,8 +192,8 @@ import Testing
             #expect(try await browser.post(path + "/release", decision).status == .forbidden)
             #expect(try await browser.post(path + "/delete", decision).status == .forbidden)
         }
-        let stored = try #require(try fixture.store.sample(id: id))
+        let stored = try #require(try await fixture.store.sample(id: id))
         #expect(stored.deletedDate == nil && stored.sample.isQuarantined)
-        #expect(try fixture.store.scoped(to: "anna").samples(matching: SampleQuery()).isEmpty)
+        await #expect(try fixture.store.scoped(to: "anna").samples(matching: SampleQuery()).isEmpty)
     }
 }

@@ -122,7 +122,7 @@ import Testing
                 "\(typed.location ?? "")"
             )
         }
-        let typed = try fixture.store.scoped(to: "anna").samples(
+        let typed = try await fixture.store.scoped(to: "anna").samples(
             matching: SampleQuery(from: .distantPast, to: .distantFuture)
         ).first { $0.sample.value == 71.9 }
         #expect(typed?.sample.start == Date(timeIntervalSince1970: 1_795_744_800), "2026-11-27T02:00:00Z")

@@ -16,7 +16,7 @@ import Testing
     /// A store with a pain rule and one open alert, the webhook channel on.
     static func storeWithAlert(channel: String) async throws -> (F, Alert) {
         let fixture = try F()
-        try fixture.store.enableAlertChannel(channel)
+        try await fixture.store.enableAlertChannel(channel)
         try fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )

@@ -26,7 +26,7 @@ import Testing
         let fixture = try F()
         try fixture.store.addTask(F.weighIn([Self.heavy]))
         #expect(try await AlertService.planHasRules(fixture.store))
-        try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
+        try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         let sender = RecordingSender()
         // Polls and re-evaluation without changes only after an hour: the store's change is what makes it
         // evaluate, and the evaluation what wakes the outbox.
@@ -77,7 +77,7 @@ import Testing
     @Test func anAlertRaisedJustBeforeShutdownIsStillDelivered() async throws {
         let fixture = try F()
         try fixture.store.addTask(F.weighIn([Self.heavy]))
-        try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
+        try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         let sender = RecordingSender()
         let outbox = Self.outbox(fixture, sender)
         let service = AlertService(

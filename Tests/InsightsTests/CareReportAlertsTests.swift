@@ -18,7 +18,7 @@ import Testing
         // The earliest alert's reading is deleted (withdrawn); the second is acknowledged; a third stays open.
         let handled = try #require(alerts.first { $0.trip.samples == [outside.id] })
         try await fixture.store.acknowledgeAlert(id: handled.id, by: "nurse Kim", at: F.time(2026, 11, 20, 19))
-        try fixture.store.deleteSample(id: late.id)
+        try await fixture.store.deleteSample(id: late.id)
         let higher = try Readings.systolic(195, at: F.time(2026, 11, 20, 21))
         try await fixture.store.recordSample(higher, recordedAt: higher.start)
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 21))

@@ -22,7 +22,7 @@ struct EmailAlertSenderTests {
         let fixture = try F()
         let store = fixture.store
         try store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
-        try store.enableAlertChannel(CareStore.emailAlertChannel)
+        try await store.enableAlertChannel(CareStore.emailAlertChannel)
         try store.addTask(
             F.pain([AlertRule(id: "high", severity: severity, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
@@ -193,7 +193,7 @@ struct EmailAlertSenderTests {
     @Test func aDeliveryToABrokerOrWebhookSharesNothingWithTheContacts() async throws {
         let fixture = try F()
         try fixture.store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
-        try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
+        try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         try fixture.store.saveContact(
             CareContact(
                 id: "dr-weber",

@@ -86,7 +86,7 @@ import Testing
         let (fixture, _, late, _) = try await Self.history()
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 21))
         let alert = try #require(try await fixture.store.alerts().first { $0.trip.samples == [late.id] })
-        try fixture.store.deleteSample(id: late.id)
+        try await fixture.store.deleteSample(id: late.id)
         let result = try await AlertEngine.evaluate(
             store: fixture.store,
             from: F.time(2026, 11, 20),

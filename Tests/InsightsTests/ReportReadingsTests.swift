@@ -200,7 +200,7 @@ import Testing
         var table = ReadingsTable(zone: fixture.store.bridgeZone)
         var held: [Int] = []
         var cursor = fixture.store.sampleCursor(matching: SampleQuery(), pageSize: 300)
-        while let page = try cursor.next() {
+        while let page = try await cursor.next() {
             for stored in page { table.add(stored) }
             held.append(table.heldReadings)
         }

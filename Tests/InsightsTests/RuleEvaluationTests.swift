@@ -112,7 +112,7 @@ import Testing
         #expect(result.raised.count == 1)
         #expect(try await fixture.store.alerts().first?.trip.day == "2026-11-12")
         // Deleting the late reading (it was someone else's) withdraws the alert.
-        try fixture.store.deleteSample(id: late.id)
+        try await fixture.store.deleteSample(id: late.id)
         let after = try await AlertEngine.evaluate(
             store: fixture.store,
             from: late.start,
@@ -276,7 +276,7 @@ import Testing
 
     @Test func acknowledgingKeepsTheAlertAndQueuesNotifications() async throws {
         let fixture = try F()
-        try fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
+        try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         try fixture.store.addTask(F.pain([AlertRule(id: "high", condition: .compare(.greaterThan, 6, unit: nil))]))
         try await fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))

@@ -63,7 +63,7 @@ struct SampleStateChannelTests {
         try await store.enableOutbox()
         let samples = (0..<4).map { Self.weight(70 + Double($0), minute: $0) }
         try await store.recordSamples(samples)
-        try store.deleteSample(id: samples[1].id)
+        try await store.deleteSample(id: samples[1].id)
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 3)
 
         let publisher = try await Self.publisher(store, broker: broker)

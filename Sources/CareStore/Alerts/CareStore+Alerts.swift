@@ -325,8 +325,8 @@ extension CareStore {
 
     /// Starts queueing alert notifications for `channel`. When the channel is new, the alerts open at that
     /// moment are queued as raised (so the receiver learns about them), in the order they occurred.
-    public func enableAlertChannel(_ channel: String, at now: Date = Date()) throws(CareStoreError) {
-        try write { db in
+    public func enableAlertChannel(_ channel: String, at now: Date = Date()) async throws(CareStoreError) {
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO alertChannel (name, enabledAt) VALUES (?, ?)",
                 arguments: [channel, now.timeIntervalSince1970]
@@ -342,8 +342,8 @@ extension CareStore {
 
     /// Stops queueing for `channel` and drops what is pending. Returns how many were dropped.
     @discardableResult
-    public func disableAlertChannel(_ channel: String) throws(CareStoreError) -> Int {
-        try write { db in
+    public func disableAlertChannel(_ channel: String) async throws(CareStoreError) -> Int {
+        try await write { db in
             try db.execute(sql: "DELETE FROM alertChannel WHERE name = ?", arguments: [channel])
             try db.execute(sql: "DELETE FROM alertDelivery WHERE channel = ?", arguments: [channel])
             return db.changesCount

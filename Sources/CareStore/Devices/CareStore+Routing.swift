@@ -45,7 +45,7 @@ extension CareStore {
         to patientID: String,
         shared: Bool = false,
         at now: Date = Date()
-    ) throws(CareStoreError) -> String? {
+    ) async throws(CareStoreError) -> String? {
         let device = device.trimmingCharacters(in: .whitespaces).uppercased()
         guard !device.isEmpty else { throw CareStoreError(.invalidPatient, "a device needs an address or serial") }
         if let slot, !(0...254).contains(slot) {
@@ -54,8 +54,8 @@ extension CareStore {
         if shared, slot != nil {
             throw CareStoreError(.invalidPatient, "a user slot has one owner; --shared is for devices without slots")
         }
-        _ = try resolvePatient(patientID)
-        return try write { db -> String? in
+        return try await write { db -> String? in
+            _ = try Self.resolvePatient(db, patientID)
             if shared {
                 try db.execute(
                     sql: """
@@ -85,8 +85,8 @@ extension CareStore {
     }
 
     /// The device registry, by device then slot.
-    public func deviceAssignments() throws(CareStoreError) -> [DeviceAssignment] {
-        try read { db in try Self.deviceAssignments(db) }
+    public func deviceAssignments() async throws(CareStoreError) -> [DeviceAssignment] {
+        try await read { db in try Self.deviceAssignments(db) }
     }
 
     /// The device registry, by device then slot, in the caller's transaction.
@@ -117,12 +117,12 @@ extension CareStore {
         to patientID: String,
         at now: Date = Date(),
         by author: String? = nil
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> InboxAssignment
     {
-        _ = try resolvePatient(patientID)
         let zone = bridgeZone
-        let (assignment, changes) = try write { db -> (InboxAssignment, [StoreChange]) in
+        let (assignment, changes) = try await write { db -> (InboxAssignment, [StoreChange]) in
+            _ = try Self.resolvePatient(db, patientID)
             var reader = try SampleRowReader(db)
             let found = try SampleTable.row(db, id: id, reader: &reader)
             guard let sample = found, sample.stored.deletedDate == nil, sample.stored.inboxReason != nil else {
@@ -194,8 +194,8 @@ extension CareStore {
     }
 
     /// How many live readings wait in the unassigned inbox.
-    public func unassignedCount() throws(CareStoreError) -> Int {
-        try read { db in
+    public func unassignedCount() async throws(CareStoreError) -> Int {
+        try await read { db in
             try SampleTable.liveCount(db, flagged: SampleTable.inboxBit)
         }
     }

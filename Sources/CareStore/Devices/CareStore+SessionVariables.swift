@@ -75,8 +75,8 @@ extension CareStore {
     }
 
     /// Every persisted session variable, by device, profile and name.
-    public func allSessionVariables() throws(CareStoreError) -> [StoredSessionVariable] {
-        try read { db in
+    public func allSessionVariables() async throws(CareStoreError) -> [StoredSessionVariable] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """

@@ -68,8 +68,8 @@ extension CareStore {
     /// Stops queueing samples for `channel` and drops what is pending.
     /// - Returns: how many pending entries were dropped.
     @discardableResult
-    public func disableOutbox(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
-        try write { db in
+    public func disableOutbox(channel: String = CareStore.mqttOutboxChannel) async throws(CareStoreError) -> Int {
+        try await write { db in
             try db.execute(sql: "DELETE FROM outboxChannel WHERE name = ?", arguments: [channel])
             try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
             return db.changesCount
@@ -79,8 +79,8 @@ extension CareStore {
     /// Drops every pending entry of `channel` (they will not be delivered); queueing stays as it was.
     /// - Returns: how many entries were dropped.
     @discardableResult
-    public func clearOutbox(channel: String = CareStore.mqttOutboxChannel) throws(CareStoreError) -> Int {
-        try write { db in
+    public func clearOutbox(channel: String = CareStore.mqttOutboxChannel) async throws(CareStoreError) -> Int {
+        try await write { db in
             try db.execute(sql: "DELETE FROM outboxEntry WHERE channel = ?", arguments: [channel])
             return db.changesCount
         }
@@ -234,10 +234,10 @@ extension CareStore {
     /// What `channel` holds: count, oldest entry, and per device and quantity type.
     public func outboxSummary(
         channel: String = CareStore.mqttOutboxChannel
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> OutboxSummary
     {
-        let (enabled, entries) = try read { db in
+        let (enabled, entries) = try await read { db in
             let enabled =
                 try Bool.fetchOne(
                     db,

@@ -115,11 +115,15 @@ extension CareStore {
     ///   - from: the first instant considered; days are listed from its day in the bridge's zone.
     ///   - to: the end of the interval (exclusive).
     ///   - kinds: only these kinds of task (all when empty).
-    public func adherence(from: Date, to: Date, kinds: Set<TaskKind> = []) throws(CareStoreError) -> [DailyAdherence] {
+    public func adherence(
+        from: Date,
+        to: Date,
+        kinds: Set<TaskKind> = []
+    ) async throws(CareStoreError) -> [DailyAdherence] {
         let zone = bridgeZone
         let patient = patientScope
         let query = EventQuery(from: from, to: to, kinds: kinds)
-        let events = try read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
+        let events = try await read { db in try Self.events(db, query: query, zone: zone, patient: patient) }
             .filter { $0.impactsAdherence && $0.start >= from }
         var buckets: [String: (completed: Int, total: Int, progress: Double)] = [:]
         var day = WallClockTime(from, in: bridgeZone).startOfDay

@@ -23,7 +23,12 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.patientNotFound` (naming the patients there are) or `.patientRequired` when
     ///   the store has several and none was named.
     public func resolvePatient(_ requested: String?) throws(CareStoreError) -> String? {
-        let ids = try read { db in try Self.livePatients(db).map(\.id) }
+        try read { db in try Self.resolvePatient(db, requested) }
+    }
+
+    /// ``resolvePatient(_:)`` in the caller's transaction.
+    static func resolvePatient(_ db: Database, _ requested: String?) throws -> String? {
+        let ids = try livePatients(db).map(\.id)
         if let requested {
             guard ids.contains(requested) else {
                 throw CareStoreError(

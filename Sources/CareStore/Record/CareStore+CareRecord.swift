@@ -17,7 +17,7 @@ extension CareStore: CareRecordSource {
         let from = first.addingTimeInterval(-2 * 86_400)
         let to = last.addingTimeInterval(3 * 86_400)
         let scoped = scoped(to: patient)
-        let samples = try scoped.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
+        let samples = try await scoped.samples(matching: SampleQuery(from: from, to: to, quarantine: .included))
         var readings: [CareRecordRows.Reading] = []
         var quarantined: [CareRecordRows.Reading] = []
         for stored in samples {

@@ -8,10 +8,10 @@ extension CareStore {
     /// first. Answers the same query as ``samples(matching:)`` for the time before a retention horizon (the two
     /// never hold the same sample). Quarantined, unassigned and unmatched queries have no aggregates (those
     /// samples are never aggregated, and aggregates complete no event on their own).
-    public func sampleAggregates(matching query: SampleQuery) throws(CareStoreError) -> [SampleAggregate] {
+    public func sampleAggregates(matching query: SampleQuery) async throws(CareStoreError) -> [SampleAggregate] {
         if query.unassignedOnly || query.quarantine == .only || query.unmatchedOnly { return [] }
         let scope = patientScope
-        return try read { db in
+        return try await read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
             if !query.types.isEmpty {
@@ -83,8 +83,8 @@ extension CareStore {
     }
 
     /// How many aggregates the store holds, and how many samples they stand for.
-    public func aggregateCount() throws(CareStoreError) -> (aggregates: Int, samples: Int) {
-        try read { db in
+    public func aggregateCount() async throws(CareStoreError) -> (aggregates: Int, samples: Int) {
+        try await read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(count), 0) FROM sampleAggregate")
             return (row?[0] ?? 0, row?[1] ?? 0)
         }

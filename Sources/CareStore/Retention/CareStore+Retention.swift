@@ -5,8 +5,8 @@ import GRDB
 
 extension CareStore {
     /// The stored retention policy (empty: every sample is kept raw forever).
-    public func retentionPolicy() throws(CareStoreError) -> RetentionPolicy {
-        try read { db in try Self.retentionPolicy(db) }
+    public func retentionPolicy() async throws(CareStoreError) -> RetentionPolicy {
+        try await read { db in try Self.retentionPolicy(db) }
     }
 
     static func retentionPolicy(_ db: Database) throws -> RetentionPolicy {
@@ -24,8 +24,8 @@ extension CareStore {
 
     /// Replaces the stored retention policy (`plan apply` with a `"retention"` key). Nothing is deleted here:
     /// only `carebridge store vacuum` applies it.
-    public func setRetentionPolicy(_ policy: RetentionPolicy, at now: Date = Date()) throws(CareStoreError) {
-        try write { db in try Self.setRetentionPolicy(db, policy, at: now) }
+    public func setRetentionPolicy(_ policy: RetentionPolicy, at now: Date = Date()) async throws(CareStoreError) {
+        try await write { db in try Self.setRetentionPolicy(db, policy, at: now) }
     }
 
     static func setRetentionPolicy(_ db: Database, _ policy: RetentionPolicy, at now: Date) throws {
@@ -51,8 +51,8 @@ extension CareStore {
     }
 
     /// What a vacuum would aggregate and delete now, per type with a rule (a dry run: changes nothing).
-    public func retentionPlan(now: Date = Date()) throws(CareStoreError) -> [RetentionStep] {
-        try read { db in
+    public func retentionPlan(now: Date = Date()) async throws(CareStoreError) -> [RetentionStep] {
+        try await read { db in
             try Self.retentionPolicy(db).rules.map { rule in
                 let horizon = Self.horizon(rule, now: now)
                 let counts = try SampleRetentionSQL.countCandidates(
@@ -89,10 +89,10 @@ extension CareStore {
     public func applyRetention(
         now: Date = Date(),
         batchSeconds: Int = 21_600,
-        progress: (RetentionProgress) -> Void = { _ in }
-    ) throws(CareStoreError) -> [RetentionStep] {
-        let plan = try retentionPlan(now: now)
-        let policy = try retentionPolicy()
+        progress: (RetentionProgress) async -> Void = { _ in }
+    ) async throws(CareStoreError) -> [RetentionStep] {
+        let plan = try await retentionPlan(now: now)
+        let policy = try await retentionPolicy()
         var done: [RetentionStep] = []
         var deletedAny = false
         for planned in plan {
@@ -105,9 +105,10 @@ extension CareStore {
             step.aggregates = 0
             var from = Int64.min
             while true {
-                let batch = try write { db -> (samples: Int, aggregates: Int, reached: Int64)? in
+                let batchFrom = from
+                let batch = try await write { db -> (samples: Int, aggregates: Int, reached: Int64)? in
                     guard let code = try SampleRetentionSQL.typeCode(db, rule.type.rawValue),
-                        let first = try SampleRetentionSQL.firstCandidate(db, type: code, from: from, to: horizon)
+                        let first = try SampleRetentionSQL.firstCandidate(db, type: code, from: batchFrom, to: horizon)
                     else { return nil }
                     // Batches start on a bucket boundary and cover whole buckets, up to the horizon.
                     let start = Self.floorDiv(first, bucket) * bucket
@@ -141,7 +142,7 @@ extension CareStore {
                 deletedAny = deletedAny || batch.samples > 0
                 step.samples += batch.samples
                 step.aggregates += batch.aggregates
-                progress(
+                await progress(
                     RetentionProgress(
                         type: rule.type,
                         samplesDone: step.samples,
@@ -154,7 +155,7 @@ extension CareStore {
         }
         // The payloads of the deleted samples, once no sample refers to them (an interrupted vacuum leaves the
         // sweep pending; the next one does it).
-        try write { db in
+        try await write { db in
             guard try Self.payloadSweepPending(db) else { return }
             _ = try SampleRetentionSQL.deleteUnreferencedPayloads(db)
             try db.execute(sql: "DELETE FROM retentionState WHERE key = 'payloadSweepPending'")
@@ -174,10 +175,10 @@ extension CareStore {
     /// Rewrites the file without its free pages (SQLite `VACUUM`) and truncates the write-ahead log.
     /// - Returns: the file's size before and after (bytes, with the log).
     @discardableResult
-    public func compactFile(path: String) throws(CareStoreError) -> (before: Int, after: Int) {
+    public func compactFile(path: String) async throws(CareStoreError) -> (before: Int, after: Int) {
         let before = Self.fileSize(path) + Self.fileSize(path + "-wal")
         do {
-            try databaseWriter.writeWithoutTransaction { db in
+            try await databaseWriter.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
                 try db.execute(sql: "VACUUM")
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")

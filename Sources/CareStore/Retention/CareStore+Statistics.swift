@@ -8,10 +8,10 @@ extension CareStore {
     /// Table and index sizes come from SQLite's `dbstat` virtual table when this SQLite has it (``StoreStatistics/measured``);
     /// a type's bytes are its share, by row count, of the tables that hold raw samples. Without `dbstat` the
     /// used pages of the whole file stand in for those tables (an over-estimate, and said so).
-    public func statistics(now: Date = Date()) throws(CareStoreError) -> StoreStatistics {
+    public func statistics(now: Date = Date()) async throws(CareStoreError) -> StoreStatistics {
         let path = databaseWriter.path
-        let plan = try retentionPlan(now: now)
-        return try read { db in
+        let plan = try await retentionPlan(now: now)
+        return try await read { db in
             let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0

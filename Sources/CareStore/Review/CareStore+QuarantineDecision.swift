@@ -15,12 +15,12 @@ extension CareStore {
     public func applyQuarantineDecision(
         _ decision: QuarantineDecision,
         at date: Date = Date()
-    ) throws(CareStoreError) -> HandledHubChange {
+    ) async throws(CareStoreError) -> HandledHubChange {
         let zone = bridgeZone
         let kind = "quarantine"
         let id = decision.sample.uuidString.lowercased()
         let reason = decision.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        let (handled, changes) = try write { db -> (HandledHubChange, [StoreChange]) in
+        let (handled, changes) = try await write { db -> (HandledHubChange, [StoreChange]) in
             if let row = try Row.fetchOne(
                 db,
                 sql: "SELECT kind, reason FROM hubChange WHERE sequence = ?",

@@ -144,10 +144,10 @@ extension CareStore {
         at date: Date = Date(),
         reason: String? = nil,
         by author: String? = nil
-    ) throws(CareStoreError) -> Bool {
+    ) async throws(CareStoreError) -> Bool {
         let zone = bridgeZone
         let scope = patientScope
-        let result = try write { db in
+        let result = try await write { db in
             try Self.deleteSample(db, id: id, at: date, reason: reason, by: author, zone: zone, scope: scope)
         }
         guard let result else { return false }
@@ -215,7 +215,7 @@ extension CareStore {
         id: UUID,
         with replacement: QuantitySample,
         recordedAt: Date = Date()
-    ) throws(CareStoreError) -> IngestReport {
+    ) async throws(CareStoreError) -> IngestReport {
         guard replacement.source.kind == .manual else {
             throw CareStoreError(.invalidSample, "only a manual reading can replace a manual reading")
         }
@@ -226,7 +226,7 @@ extension CareStore {
             )
         }
         let zone = bridgeZone
-        let (report, changes) = try write { db -> (IngestReport, [StoreChange]) in
+        let (report, changes) = try await write { db -> (IngestReport, [StoreChange]) in
             var reader = try SampleRowReader(db)
             guard let row = try SampleTable.row(db, id: id, reader: &reader), row.stored.deletedDate == nil else {
                 throw CareStoreError(.sampleNotFound, "no live sample \(id.uuidString.lowercased())")
@@ -334,14 +334,14 @@ extension CareStore {
         reason: String,
         at date: Date = Date(),
         by author: String? = nil
-    ) throws(CareStoreError) -> StoredSample? {
+    ) async throws(CareStoreError) -> StoredSample? {
         let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
             throw CareStoreError(.invalidSample, "sample \(id.uuidString.lowercased()): a release needs a reason")
         }
         let zone = bridgeZone
         let scope = patientScope
-        let result = try write { db in
+        let result = try await write { db in
             try Self.releaseSample(db, id: id, reason: reason, at: date, by: author, zone: zone, scope: scope)
         }
         guard let result else { return nil }
@@ -381,15 +381,15 @@ extension CareStore {
     }
 
     /// How many live samples are in quarantine.
-    public func quarantinedCount() throws(CareStoreError) -> Int {
-        try read { db in
+    public func quarantinedCount() async throws(CareStoreError) -> Int {
+        try await read { db in
             try SampleTable.liveCount(db, flagged: SampleTable.quarantinedBit)
         }
     }
 
     /// One sample by id (deleted ones too).
-    public func sample(id: UUID) throws(CareStoreError) -> StoredSample? {
-        try read { db in
+    public func sample(id: UUID) async throws(CareStoreError) -> StoredSample? {
+        try await read { db in
             var reader = try SampleRowReader(db)
             return try SampleTable.row(db, id: id, reader: &reader)?.stored
         }
@@ -398,11 +398,11 @@ extension CareStore {
     /// Samples by measurement time, oldest first (then by the hash bits of their id).
     ///
     /// Reads every matching sample at once; for many, read them page by page with ``sampleCursor(matching:pageSize:)``.
-    public func samples(matching query: SampleQuery) throws(CareStoreError) -> [StoredSample] {
+    public func samples(matching query: SampleQuery) async throws(CareStoreError) -> [StoredSample] {
         var cursor = sampleCursor(matching: query, pageSize: query.limit ?? Int(Int32.max))
         // One page in the common case (no limit): handed on as read, not copied into a second array.
-        guard var result = try cursor.next() else { return [] }
-        while let page = try cursor.next() { result += page }
+        guard var result = try await cursor.next() else { return [] }
+        while let page = try await cursor.next() { result += page }
         return result
     }
 
@@ -418,9 +418,9 @@ extension CareStore {
         matching query: SampleQuery,
         after position: SampleCursor.Position?,
         limit: Int
-    ) throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
+    ) async throws(CareStoreError) -> (samples: [StoredSample], last: SampleCursor.Position?, exhausted: Bool) {
         let zone = bridgeZone
-        return try read { db -> ([StoredSample], SampleCursor.Position?, Bool) in
+        return try await read { db -> ([StoredSample], SampleCursor.Position?, Bool) in
             let (statement, typeCode) = try samplePageStatement(db, matching: query, after: position, limit: limit)
             guard let statement else { return ([], nil, true) }
             var reader = try SampleRowReader(db)
@@ -492,8 +492,8 @@ extension CareStore {
         matching query: SampleQuery,
         after position: SampleCursor.Position?,
         limit: Int
-    ) throws(CareStoreError) -> [String] {
-        try read { db -> [String] in
+    ) async throws(CareStoreError) -> [String] {
+        try await read { db -> [String] in
             let (statement, _) = try samplePageStatement(db, matching: query, after: position, limit: limit)
             guard let statement else { return [] }
             return try QueryPlan.details(db, sql: statement.sql, arguments: statement.arguments)
@@ -501,7 +501,7 @@ extension CareStore {
     }
 
     /// How many live samples the store holds.
-    public func sampleCount() throws(CareStoreError) -> Int {
-        try read { db in try SampleTable.liveCount(db) }
+    public func sampleCount() async throws(CareStoreError) -> Int {
+        try await read { db in try SampleTable.liveCount(db) }
     }
 }

@@ -8,7 +8,8 @@ public import Foundation
 /// samples that share a start time are neither repeated nor skipped, and reading a page costs the same at the
 /// end of a large store as at its start: each type's rows are one key range sought from the cursor and the types
 /// are merged in order (``SamplePageStatement``), with no sort of what is left. The query's `limit` caps the
-/// total. Pages may be shorter than the page size (the `unmatchedOnly` filter), never empty.
+/// total. Pages may be shorter than the page size (the `unmatchedOnly` filter), never empty. Each page is read on
+/// one of GRDB's reader connections, suspending the caller (`for try await page in cursor`).
 public struct SampleCursor: Sendable {
     /// A place in the (start, id) order: the start and id of the last sample read, and its type (a sample of a
     /// later type at the same start and id, which cannot occur with real ids, still follows it).
@@ -35,16 +36,16 @@ public struct SampleCursor: Sendable {
     init(store: CareStore, query: SampleQuery, pageSize: Int) {
         self.store = store
         self.query = query
-        self.pageSize = max(1, pageSize)
+        self.pageSize = Swift.max(1, pageSize)
         self.remaining = query.limit
     }
 
     /// The next page (never empty), or nil when every sample has been read.
-    public mutating func next() throws(CareStoreError) -> [StoredSample]? {
+    public mutating func next() async throws(CareStoreError) -> [StoredSample]? {
         while !exhausted {
             if let remaining, remaining <= 0 { break }
-            let limit = min(pageSize, remaining ?? pageSize)
-            let page = try store.samplePage(matching: query, after: position, limit: limit)
+            let limit = Swift.min(pageSize, remaining ?? pageSize)
+            let page = try await store.samplePage(matching: query, after: position, limit: limit)
             position = page.last ?? position
             exhausted = page.exhausted
             guard !page.samples.isEmpty else { continue }
@@ -58,4 +59,14 @@ public struct SampleCursor: Sendable {
         exhausted = true
         return nil
     }
+}
+
+// MARK: - AsyncSequence
+
+extension SampleCursor: AsyncSequence, AsyncIteratorProtocol {
+    public typealias Element = [StoredSample]
+    public typealias Failure = CareStoreError
+
+    /// The cursor itself, from where it stands.
+    public func makeAsyncIterator() -> SampleCursor { self }
 }

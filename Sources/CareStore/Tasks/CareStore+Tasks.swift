@@ -246,9 +246,9 @@ extension CareStore {
 
     /// The earliest effective date of any task version, deleted tasks included (of the scoped patient): where
     /// the store's events, and so its outcomes, can begin. Nil without tasks.
-    public func earliestTaskEffectiveDate() throws(CareStoreError) -> Date? {
+    public func earliestTaskEffectiveDate() async throws(CareStoreError) -> Date? {
         let scope = patientScope
-        let versions = try read { db in try TaskVersions.load(db, patient: scope) }
+        let versions = try await read { db in try TaskVersions.load(db, patient: scope) }
         return versions.all.map(\.effective).min()
     }
 

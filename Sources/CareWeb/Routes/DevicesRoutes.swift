@@ -4,7 +4,6 @@ import CareStore
 import Foundation
 import Hummingbird
 import Logging
-import NIOPosix
 import SampleExport
 
 /// `/patients/:patient/devices`: the patient's devices (the registry's and those that brought a reading lately)
@@ -44,7 +43,7 @@ struct DevicesRoutes {
         if user.maySeeInbox {
             let store = app.store
             let query = SampleQuery(quarantine: .included, limit: Self.inboxLimit, unassignedOnly: true)
-            let inbox = try await NIOThreadPool.singleton.runIfActive { try store.samples(matching: query) }
+            let inbox = try await store.samples(matching: query)
             let patients = try await store.patients().filter { user.maySee(patientID: $0.id) }
             let measurements = Self.measurements(inbox)
             content["inbox"] =
@@ -159,10 +158,9 @@ struct DevicesRoutes {
         let by = user.id
         let result: InboxAssignment
         do {
-            result = try await NIOThreadPool.singleton.runIfActive {
-                try store.assignSample(id: id, to: patientID, at: now, by: by)
-            }
-        } catch let error as CareStoreError where error.code == .sampleNotFound {
+            result = try await store.assignSample(id: id, to: patientID, at: now, by: by)
+        } catch {
+            guard error.code == .sampleNotFound else { throw error }
             throw WebError(.notFound, "That reading is no longer in the inbox.")
         }
         app.logger.info("care app: \(by) filed \(result.samples.count) inbox reading(s) under \(patientID)")

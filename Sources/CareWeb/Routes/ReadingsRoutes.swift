@@ -4,7 +4,6 @@ import CareStore
 import Foundation
 import Hummingbird
 import Logging
-import NIOPosix
 
 /// `/patients/:patient/readings`: the patient's readings by type and period, typed entry of a reading (read as
 /// `carebridge ingest` reads it), and for the care team the release or deletion of a quarantined reading, each
@@ -52,7 +51,7 @@ struct ReadingsRoutes {
             limit: ReadingsPage.limit + 1
         )
         let store = app.store.scoped(to: patient.id)
-        let readings = try await NIOThreadPool.singleton.runIfActive { try store.samples(matching: query) }
+        let readings = try await store.samples(matching: query)
         let reviews = try await store.sampleReviews(of: readings.filter { $0.releaseReason != nil }.map(\.id))
         let model = ReadingsPage(
             patient: patient,
@@ -186,7 +185,7 @@ struct ReadingsRoutes {
         let text = try context.parameters.require("sample")
         let store = app.store
         guard let id = UUID(uuidString: text),
-            let stored = try await NIOThreadPool.singleton.runIfActive({ try store.sample(id: id) }),
+            let stored = try await store.sample(id: id),
             stored.deletedDate == nil, stored.patientID == patient.id, stored.sample.isQuarantined
         else { throw WebError(.notFound, "\(patient.name) has no quarantined reading '\(text)'.") }
         return (user, patient, stored)
@@ -209,13 +208,12 @@ struct ReadingsRoutes {
         let now = app.now()
         let id = stored.id
         let by = user.id
-        let done = try await NIOThreadPool.singleton.runIfActive { () throws -> Bool in
+        let done: Bool =
             switch action {
-            case .release: try store.releaseSample(id: id, reason: reason, at: now, by: by) != nil
-            case .delete: try store.deleteSample(id: id, at: now, reason: reason, by: by)
+            case .release: try await store.releaseSample(id: id, reason: reason, at: now, by: by) != nil
+            case .delete: try await store.deleteSample(id: id, at: now, reason: reason, by: by)
             case .assign: false
             }
-        }
         guard done else { throw WebError(.notFound, "That reading is no longer in quarantine.") }
         app.logger.info(
             "care app: \(session.user.id) \(action == .release ? "released" : "deleted") reading \(id) of \(patient.id)"
