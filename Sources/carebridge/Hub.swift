@@ -47,7 +47,7 @@ struct HubDatabaseOptions: ParsableArguments {
     @Option(
         name: .customLong("database-timeout"),
         help: ArgumentHelp(
-            "Seconds one database operation may take before it fails (a bridge hears 503 and retries).",
+            "Seconds one database operation may take before it fails (a bridge hears 503 and retries; 1–86400).",
             valueName: "seconds"
         )
     )
@@ -59,7 +59,7 @@ struct HubDatabaseOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--database-timeout must be at least 1 second") }
+        try NumericOption.check(timeout, "--database-timeout", in: 1...Int(NumericOption.day))
     }
 
     /// The database's address and password, or a usage error.

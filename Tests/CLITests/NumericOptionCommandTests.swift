@@ -54,6 +54,11 @@ import Testing
         ),
         Row(command: ["scan"], option: "--timeout", refused: ["1e17", "0", "nan", "86401"]),
         Row(command: ["samples"], option: "--limit", refused: ["-1", "0", "2147483648", twoToThe63]),
+        Row(
+            command: ["hub", "status", "--database", "postgres://carebridge@127.0.0.1:1/hub"],
+            option: "--database-timeout",
+            refused: ["0", "-1", "86401", "9223372036854775807", twoToThe63]
+        ),
     ]
 
     static let cases: [(Row, String)] = rows.flatMap { row in row.refused.map { (row, $0) } }
@@ -64,7 +69,7 @@ import Testing
         let store = scratch.url.appendingPathComponent("store.sqlite").path
         let arguments = row.command + ["\(row.option)=\(value)"]
         let result = try await CarebridgeProcess.run(
-            arguments + (["scan", "record"].contains(row.command[0]) ? [] : ["--store", store]),
+            arguments + (["scan", "record", "hub"].contains(row.command[0]) ? [] : ["--store", store]),
             environment: ["TZ": "Europe/Berlin"]
         )
         #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
