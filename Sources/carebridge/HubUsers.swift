@@ -78,7 +78,7 @@ struct HubUsersLink: AsyncParsableCommand {
     @OptionGroup var link: UserPatientsOptions
 
     func validate() throws {
-        if link.patients.isEmpty { throw ValidationError("say which patients with --sees PATIENT (repeatable)") }
+        try link.requirePatients()
     }
 
     func run() async throws {
@@ -105,7 +105,7 @@ struct HubUsersUnlink: AsyncParsableCommand {
     @OptionGroup var link: UserPatientsOptions
 
     func validate() throws {
-        if link.patients.isEmpty { throw ValidationError("say which patients with --sees PATIENT (repeatable)") }
+        try link.requirePatients()
     }
 
     func run() async throws {

@@ -10,4 +10,10 @@ struct UserPatientsOptions: ParsableArguments {
         help: ArgumentHelp("A patient this user may see (repeatable).", valueName: "patient")
     )
     var patients: [String] = []
+
+    /// Refuses an empty list, for the commands that add or remove patients (`users link` replaces the list, so an
+    /// empty one is allowed there).
+    func requirePatients() throws {
+        if patients.isEmpty { throw ValidationError("say which patients with --sees PATIENT (repeatable)") }
+    }
 }
