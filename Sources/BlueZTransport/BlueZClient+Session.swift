@@ -60,6 +60,10 @@ extension BlueZClient {
                 spawn { await $0.sessionWrite(address, token: token, id: id, uuid, bytes, withResponse: withResponse) }
             case .read(let id, let uuid):
                 spawn { await $0.sessionRead(address, token: token, id: id, uuid) }
+            case .readDescriptors(let id, let characteristic, let descriptor):
+                spawn {
+                    await $0.sessionReadDescriptors(address, token: token, id: id, characteristic, descriptor)
+                }
             case .subscribe(let id, let uuid):
                 spawn { await $0.sessionSubscribe(address, token: token, id: id, uuid) }
             case .startTimer(let id, let seconds):
@@ -164,6 +168,79 @@ extension BlueZClient {
         } catch {
             feedSession(address, token: token, .failed(action: id, message: error.description))
         }
+    }
+
+    /// Reads the descriptors `descriptor` of `characteristic` for the session: each value is logged (info) and fed
+    /// to the session as a read of the descriptor's UUID. Not a pipeline event: a descriptor is the device's
+    /// configuration, not a measurement, and recordings hold characteristic traffic only.
+    func sessionReadDescriptors(
+        _ address: String,
+        token: Int,
+        id: Int,
+        _ characteristic: BluetoothUUID,
+        _ descriptor: BluetoothUUID
+    ) async {
+        guard case .some(let found) = sessionCharacteristic(address, token: token, characteristic) else { return }
+        guard let path = found else {
+            feedSession(
+                address,
+                token: token,
+                .failed(action: id, message: "the device has no characteristic \(characteristic)")
+            )
+            return
+        }
+        do {
+            let values = try await readDescriptors(descriptor, of: path)
+            guard sessions[address]?.token == token else { return }
+            for bytes in values {
+                logger.info(
+                    "descriptor read",
+                    metadata: [
+                        "device": "\(address)", "characteristic": "\(characteristic)", "descriptor": "\(descriptor)",
+                        "value": "\(Hex.string(bytes))",
+                    ]
+                )
+                feedSession(
+                    address,
+                    token: token,
+                    .value(CharacteristicValue(characteristic: descriptor, bytes: bytes, delivery: .read))
+                )
+            }
+            feedSession(address, token: token, .completed(action: id))
+        } catch {
+            logger.info(
+                "descriptor not read",
+                metadata: ["device": "\(address)", "characteristic": "\(characteristic)", "error": "\(error)"]
+            )
+            feedSession(address, token: token, .failed(action: id, message: error.description))
+        }
+    }
+
+    /// The values of every descriptor `uuid` of the characteristic at `characteristicPath`, in handle order
+    /// (`GattDescriptor1.ReadValue`; bluetoothd discovers descriptors with their characteristic and exports them
+    /// under its object path).
+    /// - Throws: ``TransportError`` (`descriptorUnavailable`) when the characteristic has none, or a read fails
+    ///   (the D-Bus error as its cause).
+    func readDescriptors(
+        _ uuid: BluetoothUUID,
+        of characteristicPath: String
+    ) async throws(TransportError)
+        -> [[UInt8]]
+    {
+        let paths = mirror.descriptors(uuid.uuidString, of: characteristicPath)
+        guard !paths.isEmpty else {
+            throw TransportError(.descriptorUnavailable, "\(characteristicPath) has no descriptor \(uuid)")
+        }
+        var values: [[UInt8]] = []
+        for path in paths {
+            do {
+                let reply = try await call(path, BlueZ.gattDescriptor, "ReadValue", [.properties([:])])
+                values.append(reply.arguments.first?.bytes ?? [])
+            } catch {
+                throw TransportError(.descriptorUnavailable, "reading descriptor \(path) failed", cause: error)
+            }
+        }
+        return values
     }
 
     func sessionSubscribe(_ address: String, token: Int, id: Int, _ uuid: BluetoothUUID) async {

@@ -7,6 +7,7 @@ enum BlueZ {
     static let device = "org.bluez.Device1"
     static let gattService = "org.bluez.GattService1"
     static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    static let gattDescriptor = "org.bluez.GattDescriptor1"
     static let agentManager = "org.bluez.AgentManager1"
     static let agent = "org.bluez.Agent1"
 

@@ -102,6 +102,14 @@ public struct ObjectMirror: Sendable {
         return out
     }
 
+    /// The paths of the descriptors of `uuid` (lower-case, as BlueZ writes it) under one characteristic, sorted
+    /// (bluetoothd names them `descNNNN` by handle, so in handle order).
+    public func descriptors(_ uuid: String, of characteristicPath: String) -> [String] {
+        paths(implementing: BlueZ.gattDescriptor, under: characteristicPath).filter {
+            properties($0, BlueZ.gattDescriptor)?["UUID"]?.string?.lowercased() == uuid.lowercased()
+        }
+    }
+
     /// Service UUID → characteristic UUIDs for one device.
     public func services(of devicePath: String) -> [String: [String]] {
         var out: [String: [String]] = [:]

@@ -22,6 +22,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case pairingFailed
         /// The D-Bus connection dropped.
         case busDisconnected
+        /// A characteristic has no descriptor of the UUID asked for, or reading one failed.
+        case descriptorUnavailable
     }
 
     public var code: Code
@@ -52,7 +54,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case .noAdapter: 69
         case .blockedByRfkill, .adapterNotReady: 78  // EX_CONFIG
         case .discoveryFailed, .scannerWedged: 75  // EX_TEMPFAIL: systemd restarts us
-        case .connectionFailed, .pairingFailed: 75
+        case .connectionFailed, .pairingFailed, .descriptorUnavailable: 75
         }
     }
 }

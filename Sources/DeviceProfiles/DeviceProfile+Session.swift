@@ -177,10 +177,11 @@ struct SessionScriptParser {
             try allow([])
             return .subscribe(try listed(main))
         case "read":
-            try allow(["capture", "optional"])
+            try allow(["descriptor", "capture", "optional"])
             return .read(
                 SessionStep.Read(
                     characteristic: try listed(main),
+                    descriptor: try object["descriptor"].map { reader throws(JSONReadError) in try uuid(reader) },
                     capture: try captures(object["capture"]),
                     optional: try object["optional"]?.bool() ?? false
                 )

@@ -127,7 +127,7 @@ extension OmronMemoryMap {
     }
 
     static func layout(_ reader: JSONReader) throws(JSONReadError) -> OmronRecordLayout {
-        let object = try reader.object(allowing: ["fields", "samples", "flags"], ignoringPrefix: "_")
+        let object = try reader.object(allowing: ["fields", "samples", "flags", "extras"], ignoringPrefix: "_")
         var fields: [OmronRecordLayout.Field] = []
         for entry in try object.required("fields").array() {
             let field = try entry.object(
@@ -193,7 +193,23 @@ extension OmronMemoryMap {
                 )
             )
         }
-        let layout = OmronRecordLayout(fields: fields, samples: samples, flags: flags)
+        var extras: [OmronRecordLayout.Extra] = []
+        for entry in try object["extras"]?.array() ?? [] {
+            let extra = try entry.object(allowing: ["key", "field", "on"], ignoringPrefix: "_")
+            let key = try extra.required("key").string()
+            guard !key.isEmpty, !key.contains(where: \.isWhitespace), !["userID", "memorySlot"].contains(key) else {
+                throw extra.error(
+                    "key",
+                    "'\(key)' is not a metadata key of its own (no spaces; not userID or memorySlot)"
+                )
+            }
+            let onText = try extra.required("on").string()
+            guard let on = QuantityType(rawValue: onText), samples.contains(where: { $0.type == on }) else {
+                throw extra.error("on", "'\(onText)' is not the type of one of the layout's samples")
+            }
+            extras.append(OmronRecordLayout.Extra(key: key, field: try extra.required("field").string(), on: on))
+        }
+        let layout = OmronRecordLayout(fields: fields, samples: samples, flags: flags, extras: extras)
         if let problem = layout.problem { throw reader.error(problem) }
         return layout
     }

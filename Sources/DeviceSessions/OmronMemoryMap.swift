@@ -115,8 +115,9 @@ public struct OmronMemoryMap: Sendable, Hashable {
     public var model: String
     public var users: [UserArea]
     public var recordSize: Int
-    /// Largest number of bytes one read asks for; reads cover whole records, so a read asks for
-    /// `max(1, blockSize / recordSize)` records.
+    /// Largest number of bytes one read asks for: a read asks for `max(1, blockSize / recordSize)` whole
+    /// records, or, when a record is larger than a block (the HBF-702T's 48-byte records, read 32 bytes at a
+    /// time as openScale does), for one ``recordParts`` part of a record.
     public var blockSize: Int
     public var layout: OmronRecordLayout
     /// Nil: the model's pointers are unknown, and every session reads every slot (the store drops what it has).
@@ -157,6 +158,14 @@ public struct OmronMemoryMap: Sendable, Hashable {
 
     /// Records one read asks for.
     public var recordsPerRead: Int { max(1, blockSize / max(1, recordSize)) }
+
+    /// The reads one record takes, as (offset in the record, byte count): the whole record when it fits in a
+    /// block, else `blockSize` bytes at a time with a shorter last part.
+    public var recordParts: [(offset: Int, count: Int)] {
+        let block = max(1, blockSize)
+        guard recordSize > block else { return [(0, recordSize)] }
+        return stride(from: 0, to: recordSize, by: block).map { ($0, min(block, recordSize - $0)) }
+    }
 
     /// The user (0-based) and slot of the record at `address`, when it is the start of a slot of a user area.
     public func slot(at address: Int) -> (user: Int, slot: Int)? {

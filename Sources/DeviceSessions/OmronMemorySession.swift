@@ -20,9 +20,10 @@ public struct OmronMemorySession: SessionProcedure {
         case unlock
         case start
         case index
-        /// Reads the record the cursor says was downloaded last.
-        case check(user: Int, slot: Int)
-        case records(user: Int, slot: Int, count: Int)
+        /// Reads the record the cursor says was downloaded last (part `part` of ``OmronMemoryMap/recordParts``).
+        case check(user: Int, slot: Int, part: Int)
+        /// Reads `count` whole records, or part `part` of one record when a record is larger than a block.
+        case records(user: Int, slot: Int, count: Int, part: Int)
         case end
 
         var description: String {
@@ -30,8 +31,9 @@ public struct OmronMemorySession: SessionProcedure {
             case .unlock: "unlock"
             case .start: "start of transmission"
             case .index: "read of the index pointers"
-            case .check(let user, let slot): "read of user \(user + 1) slot \(slot) (the last record downloaded)"
-            case .records(let user, let slot, let count): "read of user \(user + 1) slots \(slot)…\(slot + count - 1)"
+            case .check(let user, let slot, _): "read of user \(user + 1) slot \(slot) (the last record downloaded)"
+            case .records(let user, let slot, let count, _):
+                "read of user \(user + 1) slots \(slot)…\(slot + count - 1)"
             case .end: "end of transmission"
             }
         }
@@ -51,6 +53,8 @@ public struct OmronMemorySession: SessionProcedure {
     private var next: [Int?] = []
     /// Record bytes read this session, by user and slot.
     private var read: [[Int: [UInt8]]] = []
+    /// The parts of a record read so far, when a record takes more than one read.
+    private var partial: [UInt8] = []
 
     public init(map: OmronMemoryMap, variables: SessionVariables) {
         self.map = map
@@ -144,10 +148,18 @@ public struct OmronMemorySession: SessionProcedure {
                 case .start: OmronPacket.start
                 case .end: OmronPacket.end
                 case .index: OmronPacket.read(address: map.indexPointers!.address, count: map.indexPointers!.size)
-                case .check(let user, let slot):
-                    OmronPacket.read(address: map.address(user: user, slot: slot), count: map.recordSize)
-                case .records(let user, let slot, let count):
-                    OmronPacket.read(address: map.address(user: user, slot: slot), count: count * map.recordSize)
+                case .check(let user, let slot, let part):
+                    OmronPacket.read(
+                        address: map.address(user: user, slot: slot) + map.recordParts[part].offset,
+                        count: map.recordParts[part].count
+                    )
+                case .records(let user, let slot, let count, let part):
+                    map.recordParts.count > 1
+                        ? OmronPacket.read(
+                            address: map.address(user: user, slot: slot) + map.recordParts[part].offset,
+                            count: map.recordParts[part].count
+                        )
+                        : OmronPacket.read(address: map.address(user: user, slot: slot), count: count * map.recordSize)
                 case .unlock: []
                 }
             for (index, piece) in OmronPacket.pieces(packet).enumerated() where index < map.channels.tx.count {
@@ -161,8 +173,27 @@ public struct OmronMemorySession: SessionProcedure {
         return actions
     }
 
+    /// The reads of `count` slots of `user` from slot `from`: runs of whole records, or each record in its parts.
     func reads(user: Int, from: Int, count: Int) -> [Request] {
-        map.reads(user: user, from: from, count: count).map { .records(user: $0.user, slot: $0.slot, count: $0.count) }
+        let parts = map.recordParts.indices
+        return map.reads(user: user, from: from, count: count).flatMap { run -> [Request] in
+            guard parts.count > 1 else { return [.records(user: run.user, slot: run.slot, count: run.count, part: 0)] }
+            return (run.slot..<(run.slot + run.count)).flatMap { slot in
+                parts.map { Request.records(user: run.user, slot: slot, count: 1, part: $0) }
+            }
+        }
+    }
+
+    /// The reads of the record the cursor names (each part of it).
+    func checks(user: Int, slot: Int) -> [Request] {
+        map.recordParts.indices.map { .check(user: user, slot: slot, part: $0) }
+    }
+
+    /// Adds the bytes of part `part` of a record read in parts; the whole record once its last part arrived.
+    private mutating func joined(_ data: [UInt8], part: Int) -> [UInt8]? {
+        if part == 0 { partial = [] }
+        partial += data
+        return part == map.recordParts.count - 1 ? partial : nil
     }
 
     // MARK: - Responses
@@ -210,14 +241,18 @@ public struct OmronMemorySession: SessionProcedure {
         case .index:
             guard response.type == 0x8100, response.address == map.indexPointers?.address else { return [] }
             plan(index: response.data)
-        case .check(let user, let slot):
-            guard response.type == 0x8100, response.address == map.address(user: user, slot: slot) else { return [] }
-            read[user][slot] = response.data
+        case .check(let user, let slot, let part):
+            let (offset, size) = map.recordParts[part]
+            guard response.type == 0x8100, response.address == map.address(user: user, slot: slot) + offset,
+                response.data.count == size
+            else { return [] }
+            guard let record = joined(response.data, part: part) else { break }
+            read[user][slot] = record
             let names = OmronMemoryMap.cursorVariables(user: user)
             let cursor = variables[names.next]?.integer ?? 0
             let known = variables[names.last]
             let newCount = next[user].map { ($0 - cursor + map.users[user].count) % map.users[user].count } ?? 0
-            if known == .bytes(response.data) {
+            if known == .bytes(record) {
                 queue.insert(
                     contentsOf: reads(user: user, from: cursor, count: newCount),
                     at: queuePosition(user: user)
@@ -225,7 +260,15 @@ public struct OmronMemorySession: SessionProcedure {
             } else {
                 queue.insert(contentsOf: fullRead(user: user), at: queuePosition(user: user))
             }
-        case .records(let user, let slot, let count):
+        case .records(let user, let slot, let count, let part):
+            if map.recordParts.count > 1 {
+                let (offset, size) = map.recordParts[part]
+                guard response.type == 0x8100, response.address == map.address(user: user, slot: slot) + offset,
+                    response.data.count == size
+                else { return [] }
+                if let record = joined(response.data, part: part) { read[user][slot] = record }
+                break
+            }
             guard response.type == 0x8100, response.address == map.address(user: user, slot: slot),
                 response.data.count == count * map.recordSize
             else { return [] }
@@ -242,7 +285,7 @@ public struct OmronMemorySession: SessionProcedure {
     private func queuePosition(user: Int) -> Int {
         queue.firstIndex { request in
             switch request {
-            case .check(let other, _), .records(let other, _, _): other > user
+            case .check(let other, _, _), .records(let other, _, _, _): other > user
             case .end: true
             default: false
             }
@@ -263,7 +306,7 @@ public struct OmronMemorySession: SessionProcedure {
             if next[user] != nil, let cursor = variables[names.next]?.integer, (0..<count).contains(cursor),
                 variables[names.last] != nil
             {
-                queue.append(.check(user: user, slot: (cursor - 1 + count) % count))
+                queue += checks(user: user, slot: (cursor - 1 + count) % count)
             } else {
                 queue += fullRead(user: user)
             }

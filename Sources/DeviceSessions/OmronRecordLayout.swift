@@ -5,7 +5,7 @@ public import GATTDecoding
 /// How one record of an Omron memory map is laid out: named fields read by byte offset, integer type and bit
 /// range (the frame-language field form: `at`, `type`, `bits` counted from the least significant bit), the
 /// record's time from the fields `year` `month` `day` `hour` `minute` `second`, and which fields become
-/// samples and which are status flags.
+/// samples, which are status flags and which measures without a quantity type ride on a sample's metadata.
 public struct OmronRecordLayout: Sendable, Hashable {
     public struct Field: Sendable, Hashable {
         public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -99,14 +99,52 @@ public struct OmronRecordLayout: Sendable, Hashable {
         }
     }
 
+    /// A measure with no quantity type (an HBF scale's skeletal muscle %, visceral fat level, body age): its
+    /// scaled value is kept in the metadata of the record's `on` sample under `key`, or of the record's first
+    /// sample when that one was not measured, so it is never lost.
+    public struct Extra: Sendable, Hashable {
+        public var key: String
+        public var field: String
+        public var on: QuantityType
+
+        public init(key: String, field: String, on: QuantityType) {
+            self.key = key
+            self.field = field
+            self.on = on
+        }
+    }
+
     public var fields: [Field]
     public var samples: [Sample]
     public var flags: [Flag]
+    public var extras: [Extra]
 
-    public init(fields: [Field], samples: [Sample], flags: [Flag] = []) {
+    public init(fields: [Field], samples: [Sample], flags: [Flag] = [], extras: [Extra] = []) {
         self.fields = fields
         self.samples = samples
         self.flags = flags
+        self.extras = extras
+    }
+
+    /// The scaled value of `field` in `record` as metadata text (`31.2`, `7.5`, `34`); nil when it is missing or
+    /// holds an `absent` value.
+    public func metadataValue(of field: String, in record: OmronRecord) -> String? {
+        guard let raw = record.values[field], let definition = fields.first(where: { $0.name == field }),
+            !definition.absent.contains(raw)
+        else { return nil }
+        let value = ScaledValue.of(Double(raw), scale: definition.scale)
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// The extras of `record` for the sample of `type`, given the types of the samples the record made.
+    public func extras(for type: QuantityType, made: [QuantityType], in record: OmronRecord) -> [String: String] {
+        var out: [String: String] = [:]
+        for extra in extras {
+            let target = made.contains(extra.on) ? extra.on : made.first
+            guard target == type, let value = metadataValue(of: extra.field, in: record) else { continue }
+            out[extra.key] = value
+        }
+        return out
     }
 
     /// The value of `sample` in `record`, scaled; nil when its field is missing or holds an `absent` value.
@@ -123,7 +161,9 @@ public struct OmronRecordLayout: Sendable, Hashable {
     /// Field names used but not defined, or nil when the layout is complete.
     public var problem: String? {
         let names = Set(fields.map(\.name))
-        let missing = (Self.timeFields + samples.map(\.field) + flags.map(\.field)).filter { !names.contains($0) }
+        let missing = (Self.timeFields + samples.map(\.field) + flags.map(\.field) + extras.map(\.field)).filter {
+            !names.contains($0)
+        }
         guard missing.isEmpty else {
             var seen: Set<String> = []
             let unique = missing.filter { seen.insert($0).inserted }

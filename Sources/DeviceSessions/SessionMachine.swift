@@ -5,7 +5,8 @@ import GATTDecoding
 
 /// What happened that a running session must know about, fed by the transport.
 public enum SessionInput: Sendable, Hashable {
-    /// A value arrived (notification, indication, or the result of a read).
+    /// A value arrived (notification, indication, or the result of a read). The value of a descriptor read
+    /// (``SessionAction/readDescriptors(id:characteristic:descriptor:)``) comes as a read of the descriptor's UUID.
     case value(CharacteristicValue)
     /// The subscribe/read/write action with this id succeeded.
     case completed(action: Int)
@@ -21,6 +22,10 @@ public enum SessionInput: Sendable, Hashable {
 public enum SessionAction: Sendable, Hashable {
     case subscribe(id: Int, BluetoothUUID)
     case read(id: Int, BluetoothUUID)
+    /// Read every descriptor `descriptor` of characteristic `characteristic` (a GHS sensor keeps one Observation
+    /// Schedule descriptor per observation type on Health Sensor Features): each value as `.value` of a read of
+    /// `descriptor`, then `.completed`; `.failed` when the characteristic has no such descriptor.
+    case readDescriptors(id: Int, characteristic: BluetoothUUID, descriptor: BluetoothUUID)
     case write(id: Int, BluetoothUUID, [UInt8], withResponse: Bool)
     /// Report `.timer(id)` after this many seconds (timers are never cancelled; stale ones are ignored).
     case startTimer(id: Int, seconds: Double)
@@ -188,7 +193,7 @@ public struct SessionMachine: Sendable {
             feed(procedure, .value(value), now: now, into: &actions)
             return
         }
-        if case .action(_, .read(let read)) = waiting, read.characteristic == value.characteristic,
+        if case .action(_, .read(let read)) = waiting, (read.descriptor ?? read.characteristic) == value.characteristic,
             value.delivery == .read
         {
             for capture in read.capture { capture.apply(to: &variables, from: value.bytes) }
@@ -349,7 +354,11 @@ public struct SessionMachine: Sendable {
         case .read(let read):
             let id = newID()
             waiting = .action(id: id, step: step)
-            actions.append(.read(id: id, read.characteristic))
+            if let descriptor = read.descriptor {
+                actions.append(.readDescriptors(id: id, characteristic: read.characteristic, descriptor: descriptor))
+            } else {
+                actions.append(.read(id: id, read.characteristic))
+            }
         case .write(let write):
             let bytes: [UInt8]
             do {

@@ -149,12 +149,20 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
 
     public struct Read: Sendable, Hashable {
         public var characteristic: BluetoothUUID
+        /// Reads the characteristic's descriptors of this UUID instead of its value (each value is captured).
+        public var descriptor: BluetoothUUID?
         public var capture: [SessionCapture]
-        /// A device without the characteristic (or refusing the read) is not an error.
+        /// A device without the characteristic or descriptor (or refusing the read) is not an error.
         public var optional: Bool
 
-        public init(characteristic: BluetoothUUID, capture: [SessionCapture] = [], optional: Bool = false) {
+        public init(
+            characteristic: BluetoothUUID,
+            descriptor: BluetoothUUID? = nil,
+            capture: [SessionCapture] = [],
+            optional: Bool = false
+        ) {
             self.characteristic = characteristic
+            self.descriptor = descriptor
             self.capture = capture
             self.optional = optional
         }
@@ -230,7 +238,7 @@ public indirect enum SessionStep: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .subscribe(let uuid): "subscribe \(uuid)"
-        case .read(let read): "read \(read.characteristic)"
+        case .read(let read): "read \(read.characteristic)" + (read.descriptor.map { " descriptor \($0)" } ?? "")
         case .write(let write): "write \(write.characteristic) \(write.value)"
         case .await(let wait): "await \(wait.characteristic) '\(wait.pattern)'"
         case .delay(let seconds): "delay \(seconds) s"

@@ -357,6 +357,10 @@ struct SessionAnswerer {
                 out.append(.event(TransportEvent(time: time, device: device, kind: .download(.ended)), location))
             case .read(let id, let uuid):
                 running[device]?.reads.append((id, uuid))
+            case .readDescriptors(let id, _, let descriptor):
+                // Recordings hold characteristic traffic, never descriptor values: the read finds nothing to give.
+                let message = "descriptor \(descriptor) values are not recorded"
+                feed(device, .failed(action: id, message: message), at: time, location: location, into: &out)
             case .subscribe(let id, _):
                 feed(device, .completed(action: id), at: time, location: location, into: &out)
             case .startTimer(let id, let seconds):

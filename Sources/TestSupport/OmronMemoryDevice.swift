@@ -164,6 +164,8 @@ public enum SimulatedSession {
                 }
             case .subscribe(let id, _), .read(let id, _):
                 pending += machine.handle(.completed(action: id), now: time)
+            case .readDescriptors(let id, _, let descriptor):
+                pending += machine.handle(.failed(action: id, message: "no descriptor \(descriptor)"), now: time)
             case .startTimer(let id, let seconds):
                 timers.append((id, time.addingTimeInterval(seconds)))
             case .finished(let persist):

@@ -110,7 +110,7 @@ import Testing
                     next += machine.handle(.value(value), now: now)
                 }
                 queue += next
-            case .read(let id, _), .subscribe(let id, _):
+            case .read(let id, _), .subscribe(let id, _), .readDescriptors(let id, _, _):
                 queue += machine.handle(.completed(action: id), now: now)
             case .startTimer(let id, _):
                 timers.append(id)

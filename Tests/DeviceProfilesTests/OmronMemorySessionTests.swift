@@ -248,8 +248,14 @@ import Testing
             + Array(repeating: 0, count: extra)
     }
 
-    @Test(arguments: [("omron-hbf-222t", 32), ("omron-hbf-702t", 48)])
-    func anHBFScaleIsReadWholeAndItsRecordGivesWeightFatBMIAndBMRForItsUserSlot(id: String, size: Int) throws {
+    /// openScale reads at most 32 bytes per request and nothing published shows a longer read working: the
+    /// HBF-702T's 48-byte records are read in two requests (32 + 16 bytes) and joined.
+    @Test(arguments: [("omron-hbf-222t", 32, [32]), ("omron-hbf-702t", 48, [32, 16])])
+    func anHBFScaleIsReadWholeAndItsRecordGivesWeightFatBMIAndBMRForItsUserSlot(
+        id: String,
+        size: Int,
+        parts: [Int]
+    ) throws {
         let profile = Self.profile(id)
         let map = try #require(profile.omron)
         #expect(map.users.count == 4 && map.users.allSatisfy { $0.count == 30 } && map.recordSize == size)
@@ -257,8 +263,9 @@ import Testing
         device.measure(user: 2, record: try Self.hbfRecord(extra: size - 32))
         let run = Self.run(profile, device)
         #expect(run.outcome.failure == nil)
-        #expect(run.reads.count == 120, "no index pointers: all 4 users × 30 slots, one record per read")
-        #expect(run.reads.allSatisfy { $0.1 == size })
+        #expect(run.reads.count == 120 * parts.count, "no index pointers: all 4 users × 30 slots, each in its parts")
+        #expect(run.reads.map(\.1) == Array(Array(repeating: parts, count: 120).joined()))
+        #expect(run.reads.allSatisfy { $0.1 <= 32 }, "never more than openScale's 32 bytes per read")
         let read = Self.records(of: run, map: map)
         #expect(read.problems.isEmpty, "\(read.problems)")
         let samples = read.samples
@@ -271,6 +278,60 @@ import Testing
         #expect(
             samples.first?.deviceTime == DateTime(year: 2024, month: 3, day: 17, hours: 7, minutes: 45, seconds: 12)
         )
+        // The measures without a quantity type ride on the body-fat sample: 31.2 % skeletal muscle, body age 34,
+        // visceral fat 8 raw (whole levels on the 32-byte models, half levels on the 702T).
+        let fat = try #require(samples.first { $0.type == .bodyFatPercentage })
+        #expect(fat.metadata["omron.skeletalMusclePercent"] == "31.2")
+        #expect(fat.metadata["omron.bodyAge"] == "34")
+        #expect(fat.metadata["omron.visceralFatLevel"] == (size == 48 ? "4" : "8"))
+        #expect(samples.filter { $0.type != .bodyFatPercentage }.allSatisfy { $0.metadata["omron.bodyAge"] == nil })
+    }
+
+    @Test func withoutBodyFatTheExtraMeasuresRideOnTheWeightAndTheBCM500HasNoBodyAge() throws {
+        var record = try Self.hbfRecord()
+        record[2] = 0  // body fat (bits 6-15 of bytes 2-3) cleared, visceral fat (bits 0-5) kept
+        record[3] &= 0x3F
+        for (id, bodyAge) in [("omron-hbf-222t", "34"), ("omron-bcm-500", nil)] {
+            let profile = Self.profile(id)
+            let map = try #require(profile.omron)
+            var device = OmronMemoryDevice(map: map, key: Self.key)
+            device.measure(user: 0, record: record)
+            let read = Self.records(of: Self.run(profile, device), map: map)
+            #expect(read.problems.isEmpty, "\(read.problems)")
+            #expect(!read.samples.contains { $0.type == .bodyFatPercentage })
+            let weight = try #require(read.samples.first { $0.type == .bodyMass })
+            #expect(weight.metadata["omron.skeletalMusclePercent"] == "31.2", "\(id)")
+            #expect(weight.metadata["omron.visceralFatLevel"] == "8", "\(id)")
+            #expect(weight.metadata["omron.bodyAge"] == bodyAge, "\(id)")
+        }
+    }
+
+    @Test func aRecordPartThatDoesNotFollowTheOneBeforeIsAProblemNotASample() throws {
+        let map = try #require(Self.profile("omron-hbf-702t").omron)
+        var reader = OmronRecordReader(map: map)
+        let record = try Self.hbfRecord(extra: 16)
+        // The second part (16 bytes from byte 32) of slot 0 with no first part before it.
+        let orphan = OmronResponse.readPacket(address: map.address(user: 0, slot: 0) + 32, data: Array(record[32...]))
+        var problems: [String] = []
+        var samples = 0
+        for (index, piece) in OmronPacket.pieces(orphan).enumerated() {
+            let value = CharacteristicValue(
+                characteristic: map.channels.rx[index],
+                bytes: piece,
+                delivery: .notification
+            )
+            let context = SampleContext(
+                receivedAt: Self.start,
+                timeZone: Self.utc,
+                source: SampleSource(kind: .device, characteristic: value.characteristic),
+                payload: value.bytes
+            )
+            let out = reader.read(value, context: context)
+            problems += out.problems
+            samples += out.samples.count
+        }
+        #expect(samples == 0)
+        #expect(problems.count == 1 && problems[0].contains("does not follow"), "\(problems)")
     }
 
     @Test func bigEndianModelsReadSeveralRecordsPerBlock() throws {

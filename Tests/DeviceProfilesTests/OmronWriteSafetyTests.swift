@@ -74,7 +74,7 @@ import Testing
     @Test func theHBFScalesAreHeldToTheCuffsRules() throws {
         // The scales' vendor app resets the unread counters and writes the clock (01 C0), and openScale programs a key
         // (02, then 00 + key): the memory-map sessions below check that neither is ever sent to them either.
-        for id in ["omron-hbf-222t", "omron-hbf-702t"] {
+        for id in ["omron-hbf-222t", "omron-bcm-500", "omron-hbf-702t"] {
             #expect(Self.memoryMapProfiles.contains(id), "\(id) is checked as a memory-map profile")
             let map = try #require(Self.catalog.profile(id: id)?.omron)
             #expect(map.channels == .classic && map.unlockMode == .key)

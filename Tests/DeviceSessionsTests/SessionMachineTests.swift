@@ -44,7 +44,8 @@ import Testing
     static func id(_ actions: [SessionAction]) -> Int? {
         for action in actions {
             switch action {
-            case .write(let id, _, _, _), .read(let id, _), .subscribe(let id, _): return id
+            case .write(let id, _, _, _), .read(let id, _), .subscribe(let id, _), .readDescriptors(let id, _, _):
+                return id
             default: continue
             }
         }
@@ -135,6 +136,42 @@ import Testing
         let write = try #require(Self.id(afterRead))
         let failed = machine.handle(.failed(action: write, message: "NotPermitted"), now: Self.now)
         #expect(failed == [.failed(reason: "write 2A52 01: NotPermitted")])
+    }
+
+    @Test func aDescriptorReadAsksForEveryDescriptorOfTheCharacteristicAndCapturesTheirValues() throws {
+        let features = BluetoothUUID(0x2BF3)
+        let schedule = BluetoothUUID(0x2910)
+        var machine = SessionMachine(
+            script: SessionScript(
+                steps: [
+                    .read(
+                        SessionStep.Read(
+                            characteristic: features,
+                            descriptor: schedule,
+                            capture: [try SessionCapture(variable: "schedule", spec: "bytes@0")],
+                            optional: true
+                        )
+                    ),
+                    try Self.write("01"),
+                ],
+                persist: ["schedule"]
+            ),
+            timeZone: Self.utc
+        )
+        let started = machine.start(now: Self.now)
+        let read = try #require(Self.id(started))
+        #expect(started == [.readDescriptors(id: read, characteristic: features, descriptor: schedule)])
+        // A read of the characteristic itself is not the descriptor's value.
+        _ = machine.handle(Self.value(features, "00 02", .read), now: Self.now)
+        _ = machine.handle(Self.value(schedule, "b84b0200 01000000 01000000", .read), now: Self.now)
+        let written = machine.handle(.completed(action: read), now: Self.now)
+        #expect(Self.writtenBytes(written) == [[0x01]])
+        let end = machine.handle(.completed(action: try #require(Self.id(written))), now: Self.now)
+        #expect(end == [.finished(persist: ["schedule": .bytes(hex("b84b0200 01000000 01000000"))])])
+        #expect(
+            SessionStep.read(SessionStep.Read(characteristic: features, descriptor: schedule)).description
+                == "read 2BF3 descriptor 2910"
+        )
     }
 
     @Test func readCapturesIntoAVariableUsedByALaterTemplate() throws {

@@ -11,7 +11,8 @@
 #                               "scale_id": text, "c3_status": n, "corrupt_c1": bool}: a Eufy P2 scale that runs the
 #                               C0/C1/C2/C3 AES handshake and only then notifies its weighings on FFF2
 #   AddPeripheral(sss)          adapter, address, JSON {"name":..., "services": {"181D": [["2A9D","indicate"], ...]},
-#                               "reads": {"2A29": "hex"}} — a connectable GATT device
+#                               "reads": {"2A29": "hex"}, "descriptors": {"2BF3": [["2910", "hex"], ...]}} — a
+#                               connectable GATT device (descriptors read-only, under their characteristic)
 #   Play(ssd)                   adapter, Recordings/ file, speed (<= 0: as fast as possible): adverts are emitted,
 #                               notifications wait until the client subscribed, disconnects are simulated
 #   Advertise(ss)               address, JSON {"name", "rssi", "serviceData": {"181B": "hex"}, "manufacturerData": {...}}
@@ -48,6 +49,7 @@ ADAPTER_IFACE = 'org.bluez.Adapter1'
 DEVICE_IFACE = 'org.bluez.Device1'
 SERVICE_IFACE = 'org.bluez.GattService1'
 CHAR_IFACE = 'org.bluez.GattCharacteristic1'
+DESC_IFACE = 'org.bluez.GattDescriptor1'
 PROPS_IFACE = 'org.freedesktop.DBus.Properties'
 
 BASE = '-0000-1000-8000-00805f9b34fb'
@@ -168,12 +170,13 @@ def BlockAdapter(self, device_name):
 class Peripheral:
     '''A simulated GATT device (or broadcaster) behind one Device1 object.'''
 
-    def __init__(self, adapter, address, name, services, reads):
+    def __init__(self, adapter, address, name, services, reads, descriptors=None):
         self.adapter = adapter
         self.address = address.upper()
         self.name = name
         self.services = services  # [(service uuid, [(char uuid, [flags])])]
         self.reads = reads  # char uuid (full) -> bytes
+        self.descriptors = descriptors or {}  # char uuid (full) -> [(descriptor uuid (full), bytes)]
         self.notifying = set()  # char uuids (full)
         self.char_paths = {}  # char uuid -> path
         self.object_paths = []
@@ -337,6 +340,21 @@ class Peripheral:
                 self.object_paths.append(char_path)
                 pending.append((char_path, CHAR_IFACE, char_props))
                 handle += 2
+                for desc_uuid, value in self.descriptors.get(char_uuid, []):
+                    desc_path = f'{char_path}/desc{handle:04x}'
+                    desc_props = {
+                        'UUID': dbus.String(desc_uuid, variant_level=1),
+                        'Characteristic': dbus.ObjectPath(char_path, variant_level=1),
+                        'Value': byte_array(b'', variant_level=1),
+                        'Flags': dbus.Array(['read'], signature='s', variant_level=1),
+                        'Handle': dbus.UInt16(handle, variant_level=1),
+                    }
+                    read = (lambda obj, options, c=char_uuid, d=desc_uuid, v=value, h=handle:
+                            self.read_descriptor(c, d, h, v))
+                    manager().AddObject(desc_path, DESC_IFACE, desc_props, [('ReadValue', 'a{sv}', 'ay', read)])
+                    self.object_paths.append(desc_path)
+                    pending.append((desc_path, DESC_IFACE, desc_props))
+                    handle += 1
         if announce:
             for path, iface, props in pending:
                 manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
@@ -347,7 +365,7 @@ class Peripheral:
     def remove_gatt(self, emit=True):
         for path in reversed(self.object_paths):
             if path in mockobject.objects:
-                iface = CHAR_IFACE if '/char' in path else SERVICE_IFACE
+                iface = DESC_IFACE if '/desc' in path else CHAR_IFACE if '/char' in path else SERVICE_IFACE
                 manager().RemoveObject(path)
                 if emit:
                     manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesRemoved', 'oas',
@@ -408,6 +426,10 @@ class Peripheral:
     def read_value(self, uuid):
         journal(f'ReadValue {self.address} {uuid[4:8]}')
         return byte_array(self.reads.get(uuid, b''))
+
+    def read_descriptor(self, char_uuid, desc_uuid, handle, value):
+        journal(f'ReadDescriptor {self.address} {char_uuid[4:8]} {desc_uuid[4:8]} {handle:04x}')
+        return byte_array(value)
 
     def write_value(self, uuid, value):
         journal(f'WriteValue {self.address} {uuid[4:8]} {bytes(value).hex()}')
@@ -903,11 +925,16 @@ def parse_layout(spec):
     return layout, reads
 
 
+def parse_descriptors(spec):
+    return {full_uuid(k): [(full_uuid(d[0]), bytes.fromhex(d[1])) for d in v]
+            for k, v in spec.get('descriptors', {}).items()}
+
+
 @dbus.service.method(MOCK_IFACE, in_signature='sss', out_signature='s')
 def AddPeripheral(self, adapter, address, spec_json):
     spec = json.loads(spec_json)
     layout, reads = parse_layout(spec)
-    peripheral = Peripheral(adapter, address, spec.get('name'), layout, reads)
+    peripheral = Peripheral(adapter, address, spec.get('name'), layout, reads, parse_descriptors(spec))
     PERIPHERALS[peripheral.address] = peripheral
     return peripheral.path
 

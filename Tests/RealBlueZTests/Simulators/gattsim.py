@@ -33,6 +33,7 @@ ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
 AGENT_MANAGER = 'org.bluez.AgentManager1'
 SERVICE = 'org.bluez.GattService1'
 CHARACTERISTIC = 'org.bluez.GattCharacteristic1'
+DESCRIPTOR = 'org.bluez.GattDescriptor1'
 ADVERTISEMENT = 'org.bluez.LEAdvertisement1'
 AGENT = 'org.bluez.Agent1'
 
@@ -101,6 +102,8 @@ class Application(dbus.service.Object):
             objects[dbus.ObjectPath(service.path)] = service.properties()
             for characteristic in service.characteristics:
                 objects[dbus.ObjectPath(characteristic.path)] = characteristic.properties()
+                for descriptor in characteristic.descriptors:
+                    objects[dbus.ObjectPath(descriptor.path)] = descriptor.properties()
         return objects
 
 
@@ -143,7 +146,14 @@ class Characteristic(dbus.service.Object):
         self.subscriptions = 0  # StartNotify calls since the simulator started
         self.confirmed = 0
         self.reads = 0  # ReadValue calls answered
+        self.descriptors = []
         super().__init__(service.simulator.bus, self.path)
+
+    def add_descriptor(self, uuid, value):
+        """A read-only descriptor (bluetoothd serves the CCCD itself)."""
+        descriptor = Descriptor(self, len(self.descriptors), uuid, value)
+        self.descriptors.append(descriptor)
+        return descriptor
 
     def properties(self):
         return {CHARACTERISTIC: {
@@ -205,6 +215,40 @@ class Characteristic(dbus.service.Object):
         self.value = data
         self.PropertiesChanged(CHARACTERISTIC, {'Value': byte_array(data)}, dbus.Array([], signature='s'))
         self.simulator.record(kind or ('indication' if 'indicate' in self.flags else 'notification'), self.short, data)
+
+
+class Descriptor(dbus.service.Object):
+    """A read-only descriptor of a characteristic; every read is logged as `read descriptor UUID`."""
+
+    def __init__(self, characteristic, index, uuid, value):
+        self.path = f'{characteristic.path}/desc{index}'
+        self.uuid = full_uuid(uuid)
+        self.short = uuid.upper()
+        self.value = bytes(value)
+        self.characteristic = characteristic
+        self.simulator = characteristic.simulator
+        self.reads = 0
+        super().__init__(characteristic.simulator.bus, self.path)
+
+    def properties(self):
+        return {DESCRIPTOR: {
+            'Characteristic': dbus.ObjectPath(self.characteristic.path), 'UUID': self.uuid,
+            'Flags': dbus.Array(['read'], signature='s')}}
+
+    @dbus.service.method(PROPERTIES, in_signature='s', out_signature='a{sv}')
+    def GetAll(self, interface):
+        if interface != DESCRIPTOR:
+            raise InvalidArgs()
+        return self.properties()[DESCRIPTOR]
+
+    @dbus.service.method(DESCRIPTOR, in_signature='a{sv}', out_signature='ay')
+    def ReadValue(self, options):
+        self.simulator.log(f'read descriptor {self.short} of {self.characteristic.short}')
+        self.reads += 1
+        self.simulator.record('descriptor-read', self.short, self.value)
+        self.simulator.wake()
+        offset = int(options.get('offset', 0))
+        return byte_array(self.value[offset:])
 
 
 class Advertisement(dbus.service.Object):

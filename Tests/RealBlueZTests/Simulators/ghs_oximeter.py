@@ -3,7 +3,9 @@
 Stored Health Observations (2BDD, notify), Health Sensor Features (2BF3, read), Record Access Control Point
 (2A52, write + indicate), GHS Control Point (2BF4, write + indicate), Observation Schedule Changed (2BF1,
 indicate: once, when live observations start, SpO2 every second: observation type, measurement period and update
-interval, uint32 and two FLOATs), and Current Elapsed Time (2BF2, read) in an Elapsed Time Service (183F).
+interval, uint32 and two FLOATs), and Current Elapsed Time (2BF2, read) in an Elapsed Time Service (183F). Health
+Sensor Features carries an Observation Schedule descriptor (2910, the same layout) per supported observation type,
+as GHS 1.0 places them; their reads are logged as `read descriptor 2910 of 2BF3`.
 
 Observations are IEEE 11073-10206 numeric observations built from the GHS 1.0 field layout: SpO2
 (MDC_PULS_OXIM_SAT_O2 150456, %) and pulse rate (MDC_PULS_OXIM_PULS_RATE 149530, bpm), each with an Elapsed Time
@@ -67,8 +69,11 @@ def main():
     ghs = sim.service('1840')
     live = ghs.add('2B8B', ['notify'])
     stored = ghs.add('2BDD', ['notify'])
-    # Health Sensor Features: features 00, two supported observation types.
-    ghs.add('2BF3', ['read'], bytes([0x00, 0x02]) + struct.pack('<II', SPO2, PULSE))
+    # Health Sensor Features: features 00, two supported observation types; it carries the Observation Schedule
+    # descriptor (0x2910) of each: SpO2 measured over 1 s every 1 s, pulse rate over 4 s every 2 s.
+    features = ghs.add('2BF3', ['read'], bytes([0x00, 0x02]) + struct.pack('<II', SPO2, PULSE))
+    features.add_descriptor('2910', struct.pack('<III', SPO2, 1, 1))
+    features.add_descriptor('2910', struct.pack('<III', PULSE, 4, 2))
     schedule = ghs.add('2BF1', ['indicate'])
     sim.service('183F').add('2BF2', ['read'], elapsed_time(now))
 

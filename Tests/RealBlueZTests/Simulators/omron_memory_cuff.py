@@ -66,6 +66,26 @@ def command(kind, address, count, data=b''):
     return packet + bytes([xor(packet)])
 
 
+def received(sim, state, channel, data):
+    """Adds the piece written to transmit `channel` (0 starts a packet) to `state['pending']`; returns the whole
+    command as (kind, address, count, packet) once its length is in, or None (incomplete, or a bad XOR or still
+    locked: logged)."""
+    if channel == 0:
+        state['pending'] = b''
+    state['pending'] += bytes(data)
+    pending = state['pending']
+    if len(pending) < pending[0]:
+        return None
+    packet, state['pending'] = pending[:pending[0]], b''
+    if xor(packet) != 0 or len(packet) < 8:
+        sim.log(f'bad packet {packet.hex()}')
+        return None
+    if not state['unlocked']:
+        sim.log(f'locked: ignored {packet.hex()}')
+        return None
+    return packet[1] << 8 | packet[2], packet[3] << 8 | packet[4], packet[5], packet
+
+
 def main():
     args = gattsim.arguments(__doc__, options)
     family = FAMILIES[args.family]
@@ -111,20 +131,10 @@ def main():
         send([(unlock, b'\x81\x00' if accepted else b'\x81\x0f')])
 
     def tx_written(channel, data):
-        if channel == 0:
-            state['pending'] = b''
-        state['pending'] += bytes(data)
-        pending = state['pending']
-        if len(pending) < pending[0]:
+        command_in = received(sim, state, channel, data)
+        if command_in is None:
             return
-        packet, state['pending'] = pending[:pending[0]], b''
-        if xor(packet) != 0 or len(packet) < 8:
-            sim.log(f'bad packet {packet.hex()}')
-            return
-        if not state['unlocked']:
-            sim.log(f'locked: ignored {packet.hex()}')
-            return
-        kind, address, count = packet[1] << 8 | packet[2], packet[3] << 8 | packet[4], packet[5]
+        kind, address, count, packet = command_in
         if kind == 0x0000:
             sim.log('start of transmission')
             answer = command(0x8000, 0, 0x10, bytes(0x10))

@@ -292,6 +292,23 @@ scenario_omron_classic_cuff() {
     stop_bridge
 }
 
+# An Omron HBF-702T body-composition scale (WLC class, openScale's protocol facts): bonded, unlocked with the stored
+# key, records of two users in its 48-byte slots; on each of two visits the bridge reads every slot of the four users
+# (no index pointers) in reads of at most 32 bytes (the scale refuses longer ones), never writes its memory and never
+# programs a key. The first visit stores the three records (weight, fat, BMI, BMR), the second nothing new.
+scenario_omron_hbf_scale() {
+    simulator scale omron_hbf_scale.py --adapter hci1 --model HBF-702T
+    step "the scale advertises" wait_log "$dir/scale.log" "advertising as" 90
+    run_bridge
+    step "bonded" wait_log "$dir/scale.log" "bonded" 120
+    step "unlocked" wait_log "$dir/scale.log" "unlocked" 120
+    step "first visit: transmission ended" wait_log "$dir/scale.log" "MARK visit-1" 600
+    step "12 samples stored" wait_stored 12 60
+    step "second visit: transmission ended" wait_log "$dir/scale.log" "MARK done" 600
+    step "the second session completed" wait_for 60 log_count_at_least "$dir/bridge.log" "device session completed" 2
+    stop_bridge
+}
+
 # A Eufy P2 scale (T9148): on each of two visits the bridge logs in with the AES handshake (C0-C3, the key from the
 # scale's address) and the scale sends a weighing (live frames, then the final one, shaped like a T9149's published
 # frames); only the final weights are stored, never bytes 8-10 as an impedance.
@@ -422,6 +439,11 @@ run_scenario() {
     # Each scenario has a budget of its own (CAREBRIDGE_SCENARIO_BUDGET seconds, from the host): its waits end at
     # the deadline, so an overrun fails this scenario alone and leaves the next ones (and a retry) their budgets.
     local budget="${CAREBRIDGE_SCENARIO_BUDGET:-300}"
+    # A long scenario (CAREBRIDGE_LONG_SCENARIOS, comma-separated, from the host) has CAREBRIDGE_LONG_SCENARIO_BUDGET
+    # seconds: the HBF scale's two visits read 480 record parts.
+    case ",${CAREBRIDGE_LONG_SCENARIOS:-}," in
+        *",$name,"*) budget="${CAREBRIDGE_LONG_SCENARIO_BUDGET:-$((budget * 3))}" ;;
+    esac
     scenario_deadline=$(($(date +%s) + budget))
     "scenario_${name//-/_}" >>"$dir/scenario.log" 2>&1
     if [ "$(date +%s)" -ge "$scenario_deadline" ]; then
