@@ -109,7 +109,7 @@ import Testing
 
     @Test func observedEventsUpdateAfterASample() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.addTask(StoreFixture.weighIn())
+        try await fixture.store.addTask(StoreFixture.weighIn())
         let query = EventQuery(
             from: StoreFixture.berlinTime(2026, 11, 10),
             to: StoreFixture.berlinTime(2026, 11, 11),

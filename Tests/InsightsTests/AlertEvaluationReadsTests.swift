@@ -34,16 +34,16 @@ import Testing
             bridgeZone: F.berlin,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         )
-        try store.addTask(
+        try await store.addTask(
             F.weighIn([AlertRule(id: "heavy", condition: .compare(.greaterThan, 90, unit: nil))]),
             at: applied
         )
-        try store.addTask(
+        try await store.addTask(
             F.medication([AlertRule(id: "missed", condition: .adherence(fewerThan: 2, by: nil))]),
             at: applied
         )
         for index in 0..<plainTasks {
-            try store.addTask(
+            try await store.addTask(
                 CareTask(
                     id: "plain-\(index)",
                     title: "Plain \(index)",
