@@ -74,7 +74,7 @@ import Testing
         #expect(old.samples.count == 69 && old.values.count == 24)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        #expect(try store.appliedMigrations().contains("v8-people"))
+        #expect(try await store.appliedMigrations().contains("v8-people"))
         var new = try await store.databaseWriter.read { db in try Snapshot(db) }
         #expect(
             new.migrations == old.migrations + StoreMigrations.after("v7-session-variables")

@@ -133,7 +133,7 @@ import Testing
         }
 
         let store = try CareStore(writer: queue, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations().contains(TaskNameSchema.migrationName))
+        #expect(try await store.appliedMigrations().contains(TaskNameSchema.migrationName))
         let outcomesAfter = try await queue.read { db in
             try String.fetchAll(
                 db,
