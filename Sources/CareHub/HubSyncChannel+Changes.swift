@@ -22,7 +22,7 @@ extension HubSyncChannel {
         do throws(CareStoreError) {
             refusal =
                 switch change.kind {
-                case .plan: try applyPlan(body, for: change)
+                case .plan: try await applyPlan(body, for: change)
                 case .acknowledgement: try await acknowledge(body, for: change)
                 case .quarantine: try await decide(body, for: change)
                 }
@@ -46,7 +46,7 @@ extension HubSyncChannel {
     }
 
     /// A plan file: parsed as `carebridge plan apply` parses it, applied for the change's patient.
-    func applyPlan(_ body: JSONObject, for change: HubChange) throws(CareStoreError) -> String? {
+    func applyPlan(_ body: JSONObject, for change: HubChange) async throws(CareStoreError) -> String? {
         guard let text = body["file"]?.stringValue else { return "the change carries no plan file" }
         let document: CarePlanDocument
         do {
@@ -58,7 +58,7 @@ extension HubSyncChannel {
         } catch {
             return error.description
         }
-        try store.scoped(to: change.patient).applyPlan(document)
+        try await store.scoped(to: change.patient).applyPlan(document)
         return nil
     }
 

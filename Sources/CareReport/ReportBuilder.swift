@@ -277,7 +277,7 @@ public enum ReportBuilder {
     /// team contact whose role names a physician or clinician, else the first care team contact). Empty for a
     /// store without patients.
     static func patientDetails(store: CareStore) async throws(CareStoreError) -> [String] {
-        guard let id = store.patientScope, let record = try store.patient(id: id) else { return [] }
+        guard let id = store.patientScope, let record = try await store.patient(id: id) else { return [] }
         var details: [String] = []
         if let birthday = record.birthday { details.append("born \(birthday)") }
         let recordNumber = record.identifiers.first { $0.type == "MR" } ?? record.identifiers.first

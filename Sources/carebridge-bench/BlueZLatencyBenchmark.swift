@@ -110,7 +110,7 @@ func runBlueZLatency(notifications: Int, interval: UInt32) async throws {
     // The bridge: transport → pipeline → store with a plan linking heart rate.
     var configuration = BlueZConfiguration()
     configuration.bus = .address(address)
-    let bridge = try TimedHeartRateBridge.start(
+    let bridge = try await TimedHeartRateBridge.start(
         configuration: configuration,
         zone: zone,
         directory: directory,

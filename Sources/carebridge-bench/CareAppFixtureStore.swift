@@ -54,7 +54,7 @@ enum CareAppFixtureStore {
             let plan = """
                 {"patient": {"id": "\(id)", "name": "Patient \(index)"}, "tasks": [\(tasks.joined(separator: ","))]}
                 """
-            _ = try store.applyPlan(
+            _ = try await store.applyPlan(
                 try CarePlanDocument.parse(Data(plan.utf8), path: "\(id).json", bridgeZone: zone),
                 at: yearAgo
             )

@@ -22,7 +22,7 @@ let storeQueryBenchmark = Benchmark(
             logger: quietLogger
         )
         let historyStart = WallClockTime(year: 2046 - years + 1, month: 1, day: 1)
-        try store.applyPlan(benchmarkPlan(start: historyStart))
+        try await store.applyPlan(benchmarkPlan(start: historyStart))
         // An outcome with one value for every event of the history, the queried year included.
         let tasks = try await store.tasks()
         let outcomes = try await store.databaseWriter.write { db -> Int in

@@ -98,8 +98,8 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
                 )
             }
         )
-        try store.applyPlan(plan)
-        let again = try store.applyPlan(plan)
+        try await store.applyPlan(plan)
+        let again = try await store.applyPlan(plan)
         precondition(again.unchanged.count == count)
     }
 
@@ -134,7 +134,7 @@ let growthBenchmark = Benchmark(name: "growth", summary: "n vs 4n on paths that 
             #"{"patient": {"id": "p", "name": "P"}, "plan": {"id": "plan", "title": "Plan"}, "contacts": ["#
             + contacts.joined(separator: ",") + "]}"
         let plan = try CarePlanDocument.parse(Data(text.utf8), path: "contacts.json", bridgeZone: berlin)
-        try store.applyPlan(plan)
+        try await store.applyPlan(plan)
         let stored = try await store.contacts().count
         precondition(stored == count)
     }

@@ -24,7 +24,7 @@ let storeIngestBenchmark = Benchmark(
         bridgeZone: berlin,
         logger: quietLogger
     )
-    try store.applyPlan(benchmarkPlan(start: planStart))
+    try await store.applyPlan(benchmarkPlan(start: planStart))
 
     var inserted = 0
     var unmatched = 0

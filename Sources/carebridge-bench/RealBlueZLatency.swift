@@ -25,7 +25,7 @@ func runRealBlueZLatency(adapter: String, sentFile: String, count: Int) async th
     defer { try? FileManager.default.removeItem(at: directory) }
     var configuration = BlueZConfiguration()
     configuration.adapter = adapter
-    let bridge = try TimedHeartRateBridge.start(
+    let bridge = try await TimedHeartRateBridge.start(
         configuration: configuration,
         zone: zone,
         directory: directory,

@@ -63,7 +63,7 @@ func runReplayChild(hours: Int) async throws {
            "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"}}
         ]}
         """
-    try store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
+    try await store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
     let catalog = DeviceProfileLoader.loadDefault().catalog
     guard catalog.profile(id: "heart-rate") != nil else {
         FileHandle.standardError.write(Data("carebridge-bench: Devices/ not found next to the executable\n".utf8))

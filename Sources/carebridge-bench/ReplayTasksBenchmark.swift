@@ -88,7 +88,7 @@ func runReplayTasksChild(tasks: Int) async throws {
             )
         }
     )
-    try store.applyPlan(plan)
+    try await store.applyPlan(plan)
     let beforeReplayMB = (residentKilobytes(field: "VmRSS:") ?? 0) / 1024
     let catalog = DeviceProfileLoader.loadDefault().catalog
     guard catalog.profile(id: "heart-rate") != nil else {

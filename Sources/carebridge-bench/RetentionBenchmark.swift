@@ -53,12 +53,12 @@ func runRetentionBenchmark() async throws {
     // The fixed part: a store with the plan and no samples.
     let emptyPath = directory.appendingPathComponent("empty.sqlite").path
     let empty = try CareStore(path: emptyPath, bridgeZone: zone, logger: logger)
-    try empty.applyPlan(document)
+    try await empty.applyPlan(document)
     let emptyBytes = try await empty.compactFile(path: emptyPath).after
 
     let storePath = directory.appendingPathComponent("store.sqlite").path
     let store = try CareStore(path: storePath, bridgeZone: zone, logger: logger)
-    try store.applyPlan(document)
+    try await store.applyPlan(document)
     _ = try await PipelineRunner.replay(
         try ReplayTransport(path: recording, logger: logger),
         catalog: catalog,

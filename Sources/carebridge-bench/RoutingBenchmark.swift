@@ -64,7 +64,7 @@ func routingRow(patients: Int, count: Int, layout: RoutingLayout) async throws -
         logger: quiet
     )
     let ids = (0..<patients).map { String(format: "p%04d", $0) }
-    for id in ids { try store.savePatient(Patient(id: id, name: id)) }
+    for id in ids { try await store.savePatient(Patient(id: id, name: id)) }
     func address(_ index: Int) -> String { String(format: "C8:47:8C:00:%02X:%02X", index / 256, index % 256) }
     let scale = "C8:47:8C:FF:FF:01"
     let start = Date(timeIntervalSince1970: 1_800_000_000)

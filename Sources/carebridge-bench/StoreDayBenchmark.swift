@@ -58,7 +58,7 @@ func runStoreDayChild(hours: Int) async throws {
            "linkage": {"type": "heartRate", "unit": "/min", "aggregation": "min"}}
         ]}
         """
-    try store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
+    try await store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
     let catalog = DeviceProfileLoader.loadDefault().catalog
     guard catalog.profile(id: "heart-rate") != nil else {
         FileHandle.standardError.write(Data("carebridge-bench: Devices/ not found next to the executable\n".utf8))

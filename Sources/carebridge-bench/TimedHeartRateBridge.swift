@@ -24,7 +24,7 @@ struct TimedHeartRateBridge {
         zone: TimeZone,
         directory: URL,
         logger: Logger
-    ) throws -> TimedHeartRateBridge {
+    ) async throws -> TimedHeartRateBridge {
         let store = try CareStore(
             path: directory.appendingPathComponent("store.sqlite").path,
             bridgeZone: zone,
@@ -35,7 +35,9 @@ struct TimedHeartRateBridge {
               "schedule": {"timeZone": "\(zone.identifier)", "elements": [{"start": "2020-01-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
               "linkage": {"type": "heartRate", "unit": "/min", "aggregation": "last"}}]}
             """
-        try store.applyPlan(try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone))
+        try await store.applyPlan(
+            try CarePlanDocument.parse(Data(plan.utf8), path: "bench-plan.json", bridgeZone: zone)
+        )
         let catalog = DeviceProfileLoader.load(directories: [PackageRoot.devices]).catalog
         let transport = BlueZTransport(configuration: configuration, policy: catalog, logger: logger)
         let sink = TimingSink(inner: CareStoreSink(store: store, recordedAt: Date()))

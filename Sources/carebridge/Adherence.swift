@@ -52,7 +52,7 @@ struct Adherence: AsyncParsableCommand {
             }
             kinds.insert(parsed)
         }
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         let days: [DailyAdherence] = try await StoreExit.attempt {
             try await store.adherence(from: start, to: end, kinds: kinds)
         }

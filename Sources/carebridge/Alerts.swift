@@ -90,7 +90,7 @@ struct AlertsList: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let minimum = try Self.severity(severity)
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let now = Date()
         let alerts: [Alert]
         var names: [String: String] = [:]
@@ -194,7 +194,7 @@ struct AlertsAck: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let limit = try before.map { try TimeArguments.parse($0, option: "--before", zone: zone) }
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let alerts: [Alert]
         do {
             if let limit {

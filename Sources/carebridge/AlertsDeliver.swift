@@ -148,7 +148,7 @@ struct AlertsDeliver: AsyncParsableCommand {
         let webhookURL = try alertWebhook.url()
         alertWebhook.warnIfExposed()
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let logger = CLILogging.logger
         let discovery = HomeAssistantDiscovery(discoveryPrefix: prefix, topicPrefix: topic)
         let connection = try mqtt.map {

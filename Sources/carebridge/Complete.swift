@@ -60,7 +60,7 @@ struct Complete: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let now = Date()
         let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? now
-        let store = try storeOptions.open(zone: zone)
+        let store = try await storeOptions.open(zone: zone)
         let result: CompletionResult
         do {
             result = try await store.complete(

@@ -33,7 +33,7 @@ struct Contacts: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         let contacts: [CareContact] = try await StoreExit.attempt {
             try await store.contacts(patientID: store.patientScope)
         }

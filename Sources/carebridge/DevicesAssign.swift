@@ -60,7 +60,7 @@ struct DevicesAssign: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         do {
             if let device, let patientID {
                 let previous = try await store.assignDevice(device, slot: slot, to: patientID, shared: shared)

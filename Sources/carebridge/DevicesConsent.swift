@@ -63,7 +63,7 @@ struct DevicesConsent: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let address = BluetoothAddress(device)!.description
         var variables: [String: SessionValue?] = [
             "consentCode": consentCode.map { .integer($0) },

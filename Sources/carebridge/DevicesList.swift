@@ -29,7 +29,7 @@ struct DevicesList: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let variables: [StoredSessionVariable] = try await StoreExit.attempt { try await store.allSessionVariables() }
         func shown(_ variable: StoredSessionVariable) -> String {
             variable.name == "consentCode" ? "set" : variable.value.description

@@ -52,7 +52,7 @@ struct Events: AsyncParsableCommand {
             try to.map { try TimeArguments.parseEnd($0, option: "--to", zone: zone) }
             ?? TimeArguments.startOfDay(start.addingTimeInterval(36 * 3600), zone: zone)
         try TimeArguments.checkOrder(start, end, from: from, to: to)
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         var unknown: String?
         var keys: [String] = []
         do {

@@ -114,7 +114,7 @@ struct Export: AsyncParsableCommand {
             // FHIR carries corrections: a deleted sample is written as entered-in-error.
             includesDeleted: format == .fhir
         )
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         let patient = await format == .fhir ? try Self.fhirPatient(store) : nil
         if format == .fhir, subject == nil, patient == nil {
             Output.error(
@@ -241,7 +241,7 @@ struct Export: AsyncParsableCommand {
     /// The Patient resource of the patient the export is for (--patient, or the only one), with its identifiers.
     static func fhirPatient(_ store: CareStore) async throws -> FHIRPatient? {
         guard let id = store.patientScope else { return nil }
-        let patient: Patient? = try await StoreExit.attempt { try store.patient(id: id) }
+        let patient: Patient? = try await StoreExit.attempt { try await store.patient(id: id) }
         guard let patient else { return nil }
         return FHIRPatient(
             id: patient.id,

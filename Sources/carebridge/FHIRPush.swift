@@ -79,7 +79,7 @@ struct FHIRPush: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let outbox = try await FHIR.outbox(
             store: store,
             server: server,

@@ -90,7 +90,7 @@ struct Ingest: AsyncParsableCommand {
         var replacingStore: CareStore?
         var replacedStart: Date?
         if let replacing {
-            let opened = try storeOptions.open(zone: zone)
+            let opened = try await storeOptions.open(zone: zone)
             replacingStore = opened
             let old: StoredSample? = try await StoreExit.attempt { try await opened.sample(id: replacing) }
             guard let old, old.deletedDate == nil else {
@@ -142,7 +142,7 @@ struct Ingest: AsyncParsableCommand {
                 )
             }
         }
-        let store = try replacingStore ?? storeOptions.open(zone: zone)
+        let store = if let replacingStore { replacingStore } else { try await storeOptions.open(zone: zone) }
         // With --mqtt, queueing is on before the reading is stored; it is delivered before the command ends.
         let publisher = try mqtt.makeConnection(publisher: nil, logger: CLILogging.logger).map {
             mqtt.makePublisher(store: store, connection: $0, zone: zone, logger: CLILogging.logger)

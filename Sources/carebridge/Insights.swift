@@ -45,7 +45,7 @@ struct InsightsCommand: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let (from, to) = try period.resolve(zone: zone)
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         let report: InsightsReport
         do {
             try await AlertRefresh.evaluate(store: store, path: storeOptions.path, from: from, to: min(to, Date()))

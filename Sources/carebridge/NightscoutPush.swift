@@ -49,7 +49,7 @@ struct NightscoutPush: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let outbox = try await Nightscout.outbox(
             store: store,
             url: url,

@@ -46,7 +46,7 @@ struct Outbox: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         if clear || disable {
             let dropped = try await StoreExit.attempt {
                 disable

@@ -57,10 +57,10 @@ struct PatientsList: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         do {
             let patients = try await store.patients()
-            let plans = try store.plans()
+            let plans = try await store.plans()
             if json {
                 let rows = patients.map { patient in
                     Patients.json(patient, plans: plans.filter { $0.patientID == patient.id })
@@ -136,7 +136,7 @@ struct PatientsAdd: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the patient as JSON.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let zone = try global.resolvedTimeZone()
         var identifiers: [PatientIdentifier] = []
         if let mrn { identifiers.append(PatientIdentifier(value: mrn, type: "MR")) }
@@ -167,11 +167,11 @@ struct PatientsAdd: AsyncParsableCommand {
             allergies: allergy,
             identifiers: identifiers
         )
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         do {
-            let result = try store.savePatient(patient)
+            let result = try await store.savePatient(patient)
             if json {
-                print(Patients.json(patient, plans: try store.plans(patientID: id)).serialized())
+                print(Patients.json(patient, plans: try await store.plans(patientID: id)).serialized())
                 return
             }
             switch result {
@@ -209,12 +209,12 @@ struct PatientsShow: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let opened = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let opened = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         do {
-            _ = try opened.resolvePatient(id)
+            _ = try await opened.resolvePatient(id)
             let store = opened.scoped(to: id)
-            guard let patient = try store.patient(id: id) else { throw ExitCode(StoreExit.notFound) }
-            let plans = try store.plans(patientID: id)
+            guard let patient = try await store.patient(id: id) else { throw ExitCode(StoreExit.notFound) }
+            let plans = try await store.plans(patientID: id)
             let tasks = try await store.tasks()
             let contacts = try await store.contacts(patientID: id)
             let devices = try await store.deviceAssignments().filter { $0.patientID == id }

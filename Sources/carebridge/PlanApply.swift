@@ -36,8 +36,8 @@ struct PlanApply: AsyncParsableCommand {
         let zone = try global.resolvedTimeZone()
         let plan = try PlanFile.load(file, zone: zone, consequence: "nothing applied")
         // A file naming its patient needs no --patient; one that does not goes to --patient or the only patient.
-        let store = try storeOptions.open(zone: zone, patients: plan.patient == nil ? .one : .any)
-        let report: PlanApplyReport = try await StoreExit.attempt { try store.applyPlan(plan) }
+        let store = try await storeOptions.open(zone: zone, patients: plan.patient == nil ? .one : .any)
+        let report: PlanApplyReport = try await StoreExit.attempt { try await store.applyPlan(plan) }
         if json {
             var object: JSONObject = [
                 "added": .array(report.added.map(JSONValue.string)),

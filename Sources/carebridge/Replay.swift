@@ -128,10 +128,10 @@ struct Replay: AsyncParsableCommand {
         }
 
         let document = try plan.map { try PlanFile.load($0, zone: zone) }
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         if let document {
             try await StoreExit.attempt {
-                try store.applyPlan(document)
+                try await store.applyPlan(document)
             }
         }
 

@@ -86,9 +86,9 @@ struct Report: AsyncParsableCommand {
         options.patient = nil
         // Read-only for a user who may only read the store, unless the report is to be recorded as shared.
         let mode: CareStore.OpenMode = shareWith.isEmpty ? .existing : .create
-        let unscoped = try options.open(zone: zone, mode: mode, patients: .any)
+        let unscoped = try await options.open(zone: zone, mode: mode, patients: .any)
         if (try? await unscoped.patients().isEmpty) != true { options.patient = storeOptions.patient }
-        let store = try options.open(zone: zone, mode: mode)
+        let store = try await options.open(zone: zone, mode: mode)
         let data: ReportData
         do throws(CareStoreError) {
             // Checked before anything is written: a mistyped contact is not found after the report exists.
@@ -100,7 +100,7 @@ struct Report: AsyncParsableCommand {
                         + (contacts.isEmpty ? " (there are none)" : "; contacts: \(contacts.joined(separator: ", "))")
                 )
             }
-            if let id = store.patientScope { header = try store.patient(id: id)?.name ?? header }
+            if let id = store.patientScope { header = try await store.patient(id: id)?.name ?? header }
             try await AlertRefresh.evaluate(store: store, path: storeOptions.path, from: from, to: min(to, Date()))
             data = try await ReportBuilder.build(
                 store: store,

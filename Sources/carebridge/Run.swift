@@ -242,7 +242,7 @@ struct Run: AsyncParsableCommand {
         // A run that fails before the bridge came up and stored a reading leaves no new empty store behind.
         let fresh = FreshStoreFiles(storePath: storeOptions.path)
         let notifier = ServiceNotifier(logger: logger)
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         do {
             try await serve(
                 store: store,
@@ -273,7 +273,7 @@ struct Run: AsyncParsableCommand {
         logger: Logger
     ) async throws {
         if let document {
-            try await StoreExit.attempt { try store.applyPlan(document) }
+            try await StoreExit.attempt { try await store.applyPlan(document) }
         }
 
         var configuration = bluez.configuration()

@@ -108,7 +108,7 @@ struct SamplesList: AsyncParsableCommand {
             limit: limit,
             unassignedOnly: unassigned
         )
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: unassigned ? .any : .one)
         var headers = ["MEASURED", "TYPE", "VALUE", "AS SENT", "SOURCE", "STATUS", "ID"]
         if quarantined { headers.insert("QUARANTINED BECAUSE", at: 6) }
         if unassigned { headers.insert("UNASSIGNED BECAUSE", at: headers.count - 1) }
@@ -229,7 +229,7 @@ struct SamplesRelease: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let released: StoredSample? = try await StoreExit.attempt {
             try await store.releaseSample(id: sampleID, reason: reason)
         }
@@ -278,7 +278,7 @@ struct SamplesDelete: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let deleted: Bool
         let start: Date?
         do {

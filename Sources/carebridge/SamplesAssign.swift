@@ -38,7 +38,7 @@ struct SamplesAssign: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let sampleID = try SamplesList.id(id)
-        let store = try storeOptions.open(zone: zone, patients: .any)
+        let store = try await storeOptions.open(zone: zone, patients: .any)
         let result: InboxAssignment = try await StoreExit.attempt {
             try await store.assignSample(id: sampleID, to: patientID)
         }

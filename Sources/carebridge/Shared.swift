@@ -41,7 +41,7 @@ struct Shared: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: record == nil ? .existing : .create, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: record == nil ? .existing : .create, patients: .any)
         do {
             if let record {
                 let entry = try await store.recordShare(contactID: record, what: what, channel: channel, detail: detail)

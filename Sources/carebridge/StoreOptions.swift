@@ -47,7 +47,11 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store; floating schedules are evaluated in `zone`. Commands that only list or export pass
     /// `.existing`: a mistyped --store then creates nothing and says that there is no store, and a store this
     /// user may only read is opened read-only. The store is scoped to `--patient` (see ``PatientUse``).
-    func open(zone: TimeZone, mode: CareStore.OpenMode = .create, patients: PatientUse = .one) throws -> CareStore {
+    func open(
+        zone: TimeZone,
+        mode: CareStore.OpenMode = .create,
+        patients: PatientUse = .one
+    ) async throws -> CareStore {
         let store: CareStore
         do {
             store = try CareStore(path: path, bridgeZone: zone, logger: CLILogging.logger, mode: mode)
@@ -58,11 +62,10 @@ struct StoreOptions: ParsableArguments {
         }
         do {
             switch patients {
-            case .one: return store.scoped(to: try store.resolvePatient(patient))
+            case .one: return store.scoped(to: try await store.resolvePatient(patient))
             case .any:
-                return store.scoped(
-                    to: try patient.map { id throws(CareStoreError) in try store.resolvePatient(id) } ?? nil
-                )
+                guard let patient else { return store }
+                return store.scoped(to: try await store.resolvePatient(patient))
             }
         } catch {
             throw StoreExit.fail(error)

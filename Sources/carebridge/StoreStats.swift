@@ -47,7 +47,7 @@ struct StoreStats: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let now = try asOf.map { try TimeArguments.parse($0, option: "--as-of", zone: zone) } ?? Date()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let stats: StoreStatistics = try await StoreExit.attempt { try await store.statistics(now: now) }
         if json {
             print(JSONValue.object(Self.json(stats, zone: zone)).serialized(pretty: Output.isTerminal))

@@ -73,7 +73,7 @@ struct StoreVacuum: AsyncParsableCommand {
                 "--as-of \(asOf ?? ""): is in the future; a vacuum may only count back from now or earlier"
             )
         }
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let policy: RetentionPolicy
         let plan: [RetentionStep]
         do {

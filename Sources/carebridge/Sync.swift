@@ -141,7 +141,7 @@ struct SyncPush: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let outbox = try await Sync.outbox(
             store: store,
             hub: hub,

@@ -25,7 +25,7 @@ struct Tasks: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try global.resolvedTimeZone()
-        let store = try storeOptions.open(zone: zone, mode: .existing)
+        let store = try await storeOptions.open(zone: zone, mode: .existing)
         let tasks: [StoredTask] = try await StoreExit.attempt { try await store.tasks() }
         if json {
             let array = tasks.map { stored -> JSONValue in

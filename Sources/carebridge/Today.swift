@@ -54,7 +54,7 @@ struct Today: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let now = try at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let dayStart = TimeArguments.startOfDay(
             try day.map { try TimeArguments.parse($0, option: "--day", zone: zone) } ?? now,
             zone: zone

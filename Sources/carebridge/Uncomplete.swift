@@ -23,7 +23,7 @@ struct Uncomplete: AsyncParsableCommand {
     func run() async throws {
         let zone = try global.resolvedTimeZone()
         let at = try selection.at.map { try TimeArguments.parse($0, option: "--at", zone: zone) } ?? Date()
-        let store = try storeOptions.open(zone: zone)
+        let store = try await storeOptions.open(zone: zone)
         do {
             let event = try await store.uncomplete(
                 taskID: try await store.taskKey(for: selection.task),

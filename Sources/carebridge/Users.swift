@@ -116,7 +116,7 @@ struct UsersList: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         do {
             let users = try await store.users()
             if json {
@@ -158,7 +158,7 @@ struct UsersAdd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try GlobalOptions.resolvedTimeZone(option: nil), patients: .any)
+        let store = try await storeOptions.open(zone: try GlobalOptions.resolvedTimeZone(option: nil), patients: .any)
         let zone = try timeZone.map { try Users.zone($0, option: "--time-zone") }
         let password = try user.password()
         try await StoreExit.attempt {
@@ -193,7 +193,7 @@ struct UsersPasswd: AsyncParsableCommand {
     @OptionGroup var passwordSource: PasswordFileOption
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let password = try passwordSource.read()
         try await StoreExit.attempt {
             try await store.setPasswordHash(userID: id, PasswordHasher().hash(password))
@@ -215,7 +215,7 @@ struct UsersLink: AsyncParsableCommand {
     @OptionGroup var link: UserPatientsOptions
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         try await StoreExit.attempt {
             try await store.setPatients(userID: link.id, link.patients)
             print(Users.sees(link.id, link.patients))
@@ -261,7 +261,7 @@ struct UsersSetZone: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         let chosen = try zone.map { try Users.zone($0, option: "zone") }
         try await StoreExit.attempt {
             try await store.setTimeZone(userID: id, chosen)
@@ -284,7 +284,7 @@ struct UsersRevoke: AsyncParsableCommand {
     var id: String
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         try await StoreExit.attempt {
             let ended = try await store.endSessions(userID: id)
             print("Ended \(ended) session\(ended == 1 ? "" : "s") of \(id).")
@@ -306,7 +306,7 @@ struct UsersRemove: AsyncParsableCommand {
     var id: String
 
     func run() async throws {
-        let store = try storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: try global.resolvedTimeZone(), mode: .existing, patients: .any)
         try await StoreExit.attempt {
             try await store.removeUser(id: id)
             print("Removed \(id); their sessions have ended. Outcomes they recorded keep \(id) as author.")

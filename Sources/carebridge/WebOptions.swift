@@ -123,7 +123,7 @@ struct Serve: AsyncParsableCommand {
         let configuration = try web.configuration(listen: listen, option: "--listen")
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
-        let store = try storeOptions.open(zone: zone, mode: .existing, patients: .any)
+        let store = try await storeOptions.open(zone: zone, mode: .existing, patients: .any)
         let services = try await WebOptions.services(
             store: store,
             configuration: configuration,

@@ -55,14 +55,14 @@ import Testing
         func update(_ body: @Sendable (inout Value) -> Void) { value.withLock { body(&$0) } }
     }
 
-    func store(in directory: URL) throws -> CareStore {
+    func store(in directory: URL) async throws -> CareStore {
         let store = try CareStore(
             path: directory.appendingPathComponent("store.sqlite").path,
             bridgeZone: Self.zone,
             logger: Self.quiet
         )
         let planData = try Data(contentsOf: PackageRoot.recordings.appendingPathComponent("care-plan.json"))
-        try store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
+        try await store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
         return store
     }
 
@@ -77,7 +77,7 @@ import Testing
     @Test func recordingsGoIntoTheStoreAndTheOutcomeNamesTheEventsTheyCompleted() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try store(in: directory)
+        let store = try await store(in: directory)
         let log = Box<[String]>([])
         let bridge = Bridge(
             source: .recordings([recording("weight-scale-stored-burst.jsonl")]),
@@ -154,7 +154,7 @@ import Testing
     @Test func aShutdownCutsTheReplayShortKeepsWhatWasReadAndOpensNoFurtherFile() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try store(in: directory)
+        let store = try await store(in: directory)
         let opened = Box<[String]>([])
         let first = recording("heart-rate-strap-20-minutes.jsonl", speed: ReplaySpeed("5")!, opened: opened)
         let bridge = Bridge(

@@ -45,7 +45,7 @@ import Testing
             logger: logger
         )
         let planData = try Data(contentsOf: PackageRoot.recordings.appendingPathComponent("care-plan.json"))
-        try store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
+        try await store.applyPlan(try CarePlanDocument.parse(planData, path: "care-plan.json", bridgeZone: Self.zone))
 
         let (report, sink) = try await replay(into: store, recordedAt: Date(timeIntervalSince1970: 1_795_160_000))
         #expect(report.samples == 4)

@@ -105,7 +105,7 @@ import Testing
         let messages = CollectedMessages()
         let logger = Logger(label: "test") { _ in CollectingLogHandler(messages: messages) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: logger)
-        #expect(try store.appliedMigrations().contains(CompactSampleSchema.migrationName))
+        #expect(try await store.appliedMigrations().contains(CompactSampleSchema.migrationName))
         let warnings = messages.all.filter { $0.level >= .warning }.map(\.text)
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("converting 233 samples to the compact layout") == true)

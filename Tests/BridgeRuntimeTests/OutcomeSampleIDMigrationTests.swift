@@ -51,7 +51,7 @@ import Testing
         #expect(oldTexts.count == 98)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        #expect(try store.appliedMigrations().contains("v9-outcome-sample-id-blob"))
+        #expect(try await store.appliedMigrations().contains("v9-outcome-sample-id-blob"))
         let new = try await store.databaseWriter.read { db in try Self.values(db) }
         #expect(Set(new.keys) == Set(old.keys))
         var named = 0

@@ -74,7 +74,7 @@ import Testing
         #expect(old.samples.count == 69 && old.values.count == 24)
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
-        #expect(try store.appliedMigrations().contains("v8-people"))
+        #expect(try await store.appliedMigrations().contains("v8-people"))
         var new = try await store.databaseWriter.read { db in try Snapshot(db) }
         #expect(
             new.migrations == old.migrations + StoreMigrations.after("v7-session-variables")
@@ -84,8 +84,8 @@ import Testing
 
         // One default patient and plan hold every task and sample.
         #expect(try await store.patients().map(\.id) == ["default"])
-        #expect(try store.plans().map(\.id) == ["default"])
-        #expect(try store.resolvePatient(nil) == "default")
+        #expect(try await store.plans().map(\.id) == ["default"])
+        #expect(try await store.resolvePatient(nil) == "default")
         let tasks = try await store.tasks()
         #expect(tasks.count == 8)
         #expect(try await store.scoped(to: "default").tasks().map(\.task.id) == tasks.map(\.task.id))
@@ -111,8 +111,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         let before = try await store.events(matching: Self.month)
-        try store.savePatient(Patient(id: "guest-room", name: "Second patient"))
-        #expect(throws: CareStoreError.self) { try store.resolvePatient(nil) }
+        try await store.savePatient(Patient(id: "guest-room", name: "Second patient"))
+        await #expect(throws: CareStoreError.self) { try await store.resolvePatient(nil) }
         #expect(try await store.scoped(to: "default").events(matching: Self.month) == before)
         #expect(try await store.scoped(to: "guest-room").events(matching: Self.month).isEmpty)
         let reading = QuantitySample(

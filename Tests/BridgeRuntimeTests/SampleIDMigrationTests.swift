@@ -158,7 +158,7 @@ import Testing
 
         let store = try CareStore(path: path, bridgeZone: Self.zone, logger: Self.logger)
         #expect(
-            try store.appliedMigrations() == StoreMigrations.all
+            try await store.appliedMigrations() == StoreMigrations.all
         )
         let new = try await store.databaseWriter.read { db in try Snapshot(db) }
 

@@ -86,8 +86,8 @@ import Testing
             bridgeZone: Self.zone,
             logger: Self.logger
         )
-        try store.savePatient(Patient(id: "alice", name: "Alice"))
-        try store.savePatient(Patient(id: "bob", name: "Bob"))
+        try await store.savePatient(Patient(id: "alice", name: "Alice"))
+        try await store.savePatient(Patient(id: "bob", name: "Bob"))
         let scale = "C8:47:8C:00:00:10"
         try await store.assignDevice(scale, slot: 1, to: "alice")
         let strap = SampleSource(

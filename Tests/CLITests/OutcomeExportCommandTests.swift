@@ -146,7 +146,7 @@ import Testing
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let deletion = try #require(calendar.date(from: DateComponents(year: 2026, month: 11, day: 15)))
-        try store.deleteTask(id: "medication", effective: deletion)
+        try await store.deleteTask(id: "medication", effective: deletion)
         let walk = try plan(
             "walk.json",
             """

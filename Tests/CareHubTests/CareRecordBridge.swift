@@ -45,7 +45,7 @@ struct CareRecordBridge {
                "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]}]}
             """
         let document = try CarePlanDocument.parse(Data(text.utf8), path: "ann.json", bridgeZone: Self.zone)
-        _ = try store.applyPlan(document, at: date)
+        _ = try await store.applyPlan(document, at: date)
     }
 
     /// A reading of Ann's (`at`: Berlin wall time, `2026-11-27T09:00`).

@@ -31,7 +31,7 @@ struct CareTeamWard {
                 path: "\(patient).json",
                 bridgeZone: Self.zone
             )
-            _ = try store.applyPlan(document, at: Self.now.addingTimeInterval(-30 * 86400))
+            _ = try await store.applyPlan(document, at: Self.now.addingTimeInterval(-30 * 86400))
         }
         try await record("ann", .bodyMass, 71.0, "kg", hoursAgo: 48)
         try await record("ann", .bodyMass, 72.5, "kg", hoursAgo: 1)

@@ -26,7 +26,7 @@ import Testing
 
     @Test func scaleAnswersAreCheckedAndStoredWithTheirLabel() async throws {
         let fixture = try F()
-        try fixture.store.addTask(Self.answered("pain", .scale(min: 0, max: 10, step: 1, labels: [10: "worst"])))
+        try await fixture.store.addTask(Self.answered("pain", .scale(min: 0, max: 10, step: 1, labels: [10: "worst"])))
         let at = F.berlinTime(2026, 11, 20, 9)
         let result = try await fixture.store.complete(
             taskID: "pain",
@@ -85,7 +85,7 @@ import Testing
             (Self.answered("falls", .count), "2", 2, nil),
         ]
         for (task, input, value, text) in tasks {
-            try fixture.store.addTask(task)
+            try await fixture.store.addTask(task)
             let result = try await fixture.store.complete(
                 taskID: task.id,
                 occurrence: nil,
@@ -118,7 +118,7 @@ import Testing
 
     @Test func notDoneWithAReasonIsNotCompletedAndCanBeUndoneByCompleting() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let at = F.berlinTime(2026, 11, 20, 8, 30)
         let skipped = try await fixture.store.complete(
             taskID: "medication",
@@ -164,7 +164,7 @@ import Testing
                 count: 4
             )
         )
-        try fixture.store.addTask(task)
+        try await fixture.store.addTask(task)
         let at = F.berlinTime(2026, 11, 20, 8, 15)
         var occurrences: [Int] = []
         for _ in 0..<4 {
@@ -192,7 +192,7 @@ import Testing
 
     @Test func futureTimesNeedForce() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let now = F.berlinTime(2026, 11, 20, 7, 0)
         let error = try await #require(throws: CareStoreError.self) {
             try await fixture.store.complete(
@@ -228,14 +228,14 @@ import Testing
         task.alerts = [
             AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))
         ]
-        try fixture.store.addTask(task)
+        try await fixture.store.addTask(task)
         let stored = try #require(try await fixture.store.tasks().first)
         #expect(stored.task.answer == task.answer && stored.task.alerts == task.alerts)
         // Applying the same plan again is a no-op; changing a rule is a new version.
-        let again = try fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
+        let again = try await fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
         #expect(again.unchanged == ["pain"])
         task.alerts[0].condition = .compare(.greaterThanOrEqual, 8, unit: nil)
-        let changed = try fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
+        let changed = try await fixture.store.applyPlan(CarePlanDocument(tasks: [task]))
         #expect(changed.updated == ["pain"])
         #expect(try await fixture.store.taskVersions(id: "pain").map(\.versionNumber) == [1, 2])
     }

@@ -21,7 +21,7 @@ import Testing
 
     @Test func sampleInAllDayWindowCompletesThatDaysEvent() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         let sample = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
         let report = try await fixture.store.recordSample(sample)
         #expect(report.inserted == 1 && report.eventsUpdated == 1 && report.unmatched == 0)
@@ -38,7 +38,7 @@ import Testing
     @Test(arguments: [(0, 0, 0, true), (23, 59, 59, true)])
     func allDayWindowIncludesBothEndsOfTheLocalDay(hour: Int, minute: Int, second: Int, expected: Bool) async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         try await fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 10, hour, minute, second)))
         #expect(try await day(fixture.store).first?.isCompleted == expected)
         #expect(try await day(fixture.store, 9).first?.isCompleted == false)
@@ -47,7 +47,7 @@ import Testing
 
     @Test func timedWindowIncludesStartAndExcludesEnd() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(duration: .hours(1), hour: 8))
+        try await fixture.store.addTask(F.weighIn(duration: .hours(1), hour: 8))
         let atStart = F.weight(70, at: F.berlinTime(2026, 11, 10, 8, 0))
         let atEnd = F.weight(71, at: F.berlinTime(2026, 11, 11, 9, 0))
         try await fixture.store.recordSamples([atStart, atEnd])
@@ -60,7 +60,7 @@ import Testing
     @Test(arguments: Aggregation.allCases)
     func twoSamplesInOneEvent(aggregation: Aggregation) async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: aggregation))
+        try await fixture.store.addTask(F.weighIn(aggregation: aggregation))
         // The later sample is lighter, so first ≠ min and last ≠ max.
         let early = F.weight(73.0, at: F.berlinTime(2026, 11, 10, 7, 0), payload: 1)
         let late = F.weight(72.0, at: F.berlinTime(2026, 11, 10, 21, 0), payload: 2)
@@ -82,14 +82,14 @@ import Testing
         #expect(values.map(\.sampleID) == expected.map(\.1))
         // One batch gives the same outcome as two separate calls.
         let batch = try F()
-        try batch.store.addTask(F.weighIn(aggregation: aggregation))
+        try await batch.store.addTask(F.weighIn(aggregation: aggregation))
         try await batch.store.recordSamples([late, early])
         #expect(try await day(batch.store).first?.outcome?.values.map(\.value) == values.map(\.value))
     }
 
     @Test func valuesAreConvertedToTheLinkageUnit() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(unit: .pound))
+        try await fixture.store.addTask(F.weighIn(unit: .pound))
         let sample = F.weight(45.359237, at: F.berlinTime(2026, 11, 10, 7))
         try await fixture.store.recordSample(sample)
         let value = try #require(try await day(fixture.store).first?.outcome?.values.first)
@@ -99,7 +99,7 @@ import Testing
 
     @Test func lateSampleFromScaleMemoryCompletesItsOwnPastDay() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         // Today's reading first, then history downloaded from the scale's memory.
         try await fixture.store.recordSample(
             F.weight(72, at: F.berlinTime(2026, 11, 20, 7)),
@@ -113,7 +113,7 @@ import Testing
 
     @Test func sampleBeforeEffectiveDateStaysUnmatchedAndQueryable() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(effectiveDate: F.berlinTime(2026, 11, 10, 12)))
+        try await fixture.store.addTask(F.weighIn(effectiveDate: F.berlinTime(2026, 11, 10, 12)))
         let before = F.weight(72, at: F.berlinTime(2026, 11, 10, 7))
         let after = F.weight(71, at: F.berlinTime(2026, 11, 10, 13))
         let report = try await fixture.store.recordSamples([before, after])
@@ -125,7 +125,7 @@ import Testing
 
     @Test func sampleWithoutAnyLinkedTaskIsUnmatched() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let sample = F.weight(70, at: F.berlinTime(2026, 11, 10, 8, 30))
         #expect(try await fixture.store.recordSample(sample).unmatched == 1)
         #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).map(\.id) == [sample.id])
@@ -133,7 +133,7 @@ import Testing
 
     @Test func storingTheSameSampleTwiceChangesNothing() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .each))
+        try await fixture.store.addTask(F.weighIn(aggregation: .each))
         let sample = F.weight(72.4, at: F.berlinTime(2026, 11, 10, 7, 30))
         try await fixture.store.recordSample(sample, recordedAt: F.berlinTime(2026, 11, 10, 7, 31))
         let before = try await day(fixture.store)
@@ -145,7 +145,7 @@ import Testing
 
     @Test func deletingASampleRederivesTheOutcomesItFed() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .first))
+        try await fixture.store.addTask(F.weighIn(aggregation: .first))
         let early = F.weight(73, at: F.berlinTime(2026, 11, 10, 7), payload: 1)
         let late = F.weight(72, at: F.berlinTime(2026, 11, 10, 20), payload: 2)
         try await fixture.store.recordSamples([early, late])
@@ -165,7 +165,7 @@ import Testing
 
     @Test func outOfOrderSamplesKeepMeasurementOrderInEach() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .each))
+        try await fixture.store.addTask(F.weighIn(aggregation: .each))
         let times = [9, 7, 20, 8].map { F.berlinTime(2026, 11, 10, $0) }
         for (index, time) in times.enumerated() {
             try await fixture.store.recordSample(F.weight(70 + Double(index), at: time, payload: UInt8(index)))
@@ -176,7 +176,7 @@ import Testing
 
     @Test func targetValuesMakeProgressUntilMet() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.weighIn(aggregation: .each, targetValues: [TargetValue(value: 150, unit: .kilogram)])
         )
         try await fixture.store.recordSample(F.weight(70, at: F.berlinTime(2026, 11, 10, 7), payload: 1))
@@ -192,7 +192,7 @@ import Testing
         let sample = F.weight(72, at: F.berlinTime(2026, 11, 10, 7))
         try await fixture.store.recordSample(sample)
         #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).count == 1)
-        let report = try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
+        let report = try await fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
         #expect(report.added == ["weigh-in"] && report.eventsUpdated == 1)
         #expect(try await day(fixture.store).first?.outcome?.values.first?.sampleID == sample.id)
         #expect(try await fixture.store.samples(matching: SampleQuery(unmatchedOnly: true)).isEmpty)
@@ -200,7 +200,7 @@ import Testing
 
     @Test func changeStreamReportsSamplesAndEvents() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         let changes = fixture.store.changes()
         let sample = F.weight(72, at: F.berlinTime(2026, 11, 10, 7))
         try await fixture.store.recordSample(sample)
@@ -218,7 +218,7 @@ import Testing
     @Test func lateEveningOnThe25HourDayMatchesThatDay() async throws {
         // 2026-10-25 in Berlin has 25 hours (CEST → CET): 23:30 local is 22:30 UTC, still the 25th.
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         let sample = F.weight(70, at: F.berlinTime(2026, 10, 25, 23, 30))
         #expect(try await fixture.store.recordSample(sample).unmatched == 1)  // before the plan's start (Nov 1)
         let november = try F()
@@ -229,7 +229,7 @@ import Testing
             duration: .allDay,
             timeZone: .fixed("Europe/Berlin")
         )
-        try november.store.addTask(task)
+        try await november.store.addTask(task)
         try await november.store.recordSample(sample)
         let events = try await november.store.events(
             matching: EventQuery(from: F.berlinTime(2026, 10, 25), to: F.berlinTime(2026, 10, 26))
@@ -246,7 +246,7 @@ import Testing
             let fixture = try F(bridgeZone: newYork)
             var task = F.weighIn()
             task.schedule.timeZonePolicy = policy
-            try fixture.store.addTask(task)
+            try await fixture.store.addTask(task)
             try await fixture.store.recordSample(F.weight(70, at: instant))
             let completed = try await fixture.store.events(
                 matching: EventQuery(from: F.berlinTime(2026, 11, 8), to: F.berlinTime(2026, 11, 12))
@@ -258,7 +258,7 @@ import Testing
 
     @Test func eventIDsAreStableAcrossRestarts() async throws {
         let fixture = try F()
-        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
+        try await fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
         let query = EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 20))
         let before = try await fixture.store.events(matching: query).map(\.id)
         let reopened = try CareStore(

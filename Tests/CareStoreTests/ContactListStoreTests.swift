@@ -20,7 +20,7 @@ import Testing
     static let berlin = TimeZone(identifier: "Europe/Berlin")!
     static let now = Date(timeIntervalSince1970: 1_795_158_000)
 
-    static func store() throws -> (CareStore, StatementLog) {
+    static func store() async throws -> (CareStore, StatementLog) {
         let log = StatementLog()
         var configuration = Configuration()
         configuration.prepareDatabase { db in db.trace { log.add($0.expandedDescription) } }
@@ -29,7 +29,10 @@ import Testing
             bridgeZone: berlin,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         )
-        try store.savePatient(Patient(id: "p", name: "P"), plan: PatientPlan(id: "plan", title: "Plan", patientID: "p"))
+        try await store.savePatient(
+            Patient(id: "p", name: "P"),
+            plan: PatientPlan(id: "plan", title: "Plan", patientID: "p")
+        )
         return (store, log)
     }
 
@@ -38,23 +41,23 @@ import Testing
     }
 
     /// How many statements storing `count` contacts ran that read the care plans.
-    static func planReads(storing count: Int) throws -> Int {
-        let (store, log) = try store()
+    static func planReads(storing count: Int) async throws -> Int {
+        let (store, log) = try await store()
         let before = log.all.count
-        let results = try store.saveContacts(contacts(count), at: now)
+        let results = try await store.saveContacts(contacts(count), at: now)
         #expect(results.count == count && results.allSatisfy { $0 == .added })
         return log.all.dropFirst(before).filter { $0.contains("FROM carePlan") }.count
     }
 
-    @Test func storingTenTimesTheContactsReadsThePlansAsOften() throws {
-        let few = try Self.planReads(storing: 10)
-        let many = try Self.planReads(storing: 100)
+    @Test func storingTenTimesTheContactsReadsThePlansAsOften() async throws {
+        let few = try await Self.planReads(storing: 10)
+        let many = try await Self.planReads(storing: 100)
         #expect(few == 1)
         #expect(many == few)
     }
 
     @Test func aContactNamingNoPlanStoresNoneOfTheList() async throws {
-        let (store, _) = try Self.store()
+        let (store, _) = try await Self.store()
         let list =
             Self.contacts(5)
             + Self.contacts(1, plan: "missing").map {
@@ -62,7 +65,7 @@ import Testing
                 contact.id = "stray"
                 return contact
             }
-        #expect(throws: CareStoreError.self) { try store.saveContacts(list, at: Self.now) }
+        await #expect(throws: CareStoreError.self) { try await store.saveContacts(list, at: Self.now) }
         #expect(try await store.contacts().isEmpty)
     }
 }

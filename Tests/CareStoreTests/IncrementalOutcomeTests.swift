@@ -34,12 +34,12 @@ import Testing
     func inOrderBatchesGiveTheSameValueAsOneBatch(_ aggregation: Aggregation) async throws {
         let samples = readings()
         let batched = try F()
-        try batched.store.addTask(F.weighIn(aggregation: aggregation))
+        try await batched.store.addTask(F.weighIn(aggregation: aggregation))
         for start in stride(from: 0, to: samples.count, by: 5) {
             try await batched.store.recordSamples(Array(samples[start..<min(start + 5, samples.count)]))
         }
         let whole = try F()
-        try whole.store.addTask(F.weighIn(aggregation: aggregation))
+        try await whole.store.addTask(F.weighIn(aggregation: aggregation))
         try await whole.store.recordSamples(samples)
 
         let expectedTotal = samples.reduce(0) { $0 + $1.value }
@@ -54,7 +54,7 @@ import Testing
     @Test func anEarlierSampleArrivingLaterIsCountedOnce() async throws {
         let samples = readings()
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .mean))
+        try await fixture.store.addTask(F.weighIn(aggregation: .mean))
         try await fixture.store.recordSamples(Array(samples[4...]))
         try await fixture.store.recordSamples(Array(samples[..<4]))
         // Re-sending everything adds nothing.
@@ -70,7 +70,7 @@ import Testing
     @Test func deletingASampleAfterIncrementalUpdatesRederivesTheMean() async throws {
         let samples = readings()
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .mean))
+        try await fixture.store.addTask(F.weighIn(aggregation: .mean))
         try await fixture.store.recordSamples(Array(samples[..<6]))
         try await fixture.store.recordSamples(Array(samples[6...]))
         #expect(try await fixture.store.deleteSample(id: samples[11].id))

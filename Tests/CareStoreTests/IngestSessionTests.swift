@@ -39,7 +39,7 @@ import Testing
 
     @Test func notificationsReuseThePlanReadOnceWhileNothingChanges() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
+        try await fixture.store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
         for minute in 0..<5 {
             let report = try await fixture.store.recordSamples([
                 StoreFixture.weight(70 + Double(minute) / 10, at: Self.minute(minute), payload: UInt8(minute))
@@ -55,7 +55,7 @@ import Testing
         let store = fixture.store
         let first = try await store.recordSamples([StoreFixture.weight(70, at: Self.minute(0), payload: 1)])
         #expect(first.unmatched == 1 && first.eventsUpdated == 0)
-        try store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
+        try await store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
         let second = try await store.recordSamples([StoreFixture.weight(71, at: Self.minute(1), payload: 2)])
         #expect(second.unmatched == 0 && second.eventsUpdated == 1)
         // An outbox enabled in between (a write that is not the plan) keeps the plan read.
@@ -65,7 +65,7 @@ import Testing
         #expect(try await store.outboxCount() == 1)
         #expect(store.ingestSession.loads == 2)
         // A deleted task completes nothing from the next notification on.
-        try store.deleteTask(id: "weigh-in", effective: Self.minute(3), at: Self.minute(3))
+        try await store.deleteTask(id: "weigh-in", effective: Self.minute(3), at: Self.minute(3))
         let fourth = try await store.recordSamples([StoreFixture.weight(73, at: Self.minute(4), payload: 4)])
         #expect(fourth.unmatched == 1 && fourth.eventsUpdated == 0)
         #expect(store.ingestSession.loads == 3)
@@ -75,7 +75,7 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.store
         let other = try Self.secondStore(fixture)
-        try store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
+        try await store.addTask(Self.weighIn("weigh-in", .each), at: Self.planDate)
         #expect(
             try await store.recordSamples([StoreFixture.weight(70, at: Self.minute(0), payload: 1)]).eventsUpdated == 1
         )
@@ -84,13 +84,13 @@ import Testing
         #expect(try await store.recordSamples([StoreFixture.weight(72, at: Self.minute(2), payload: 3)]).inserted == 1)
         #expect(try await other.recordSamples([StoreFixture.weight(73, at: Self.minute(3), payload: 4)]).inserted == 1)
         // A second linked task applied by the other connection: the very next notification completes both.
-        try other.addTask(Self.weighIn("weigh-max", .max), at: Self.minute(4))
+        try await other.addTask(Self.weighIn("weigh-max", .max), at: Self.minute(4))
         let report = try await store.recordSamples([StoreFixture.weight(74, at: Self.minute(5), payload: 5)])
         #expect(report.eventsUpdated == 2 && report.unmatched == 0)
         #expect(try await Self.values(store, task: "weigh-in") == [70, 71, 72, 73, 74])
         #expect(try await Self.values(store, task: "weigh-max") == [74])
         // Deleted there, it completes nothing here from the next notification on.
-        try other.deleteTask(id: "weigh-max", effective: Self.minute(6), at: Self.minute(6))
+        try await other.deleteTask(id: "weigh-max", effective: Self.minute(6), at: Self.minute(6))
         let after = try await store.recordSamples([StoreFixture.weight(75, at: Self.minute(7), payload: 6)])
         #expect(after.eventsUpdated == 1)
         let origins = try await store.databaseWriter.read { db in
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func patientsAndAssignmentsChangedBetweenNotificationsRouteTheNextOne() async throws {
-        let fixture = try PeopleRoutingTests.store(patients: ["alice", "bob"])
+        let fixture = try await PeopleRoutingTests.store(patients: ["alice", "bob"])
         let store = fixture.store
         let other = try Self.secondStore(fixture)
         let scale = "AA:00:00:00:00:01"
@@ -116,10 +116,10 @@ import Testing
         #expect(try await Self.values(store, task: "weigh-alice", patient: "alice") == [70, 71])
         #expect(try await Self.values(store, task: "weigh-bob", patient: "bob") == [80])
         // A patient and an assignment added by the other connection, then by this store.
-        try other.savePatient(Patient(id: "carol", name: "Carol"))
+        try await other.savePatient(Patient(id: "carol", name: "Carol"))
         try await other.assignDevice("AA:00:00:00:00:02", to: "carol")
         #expect(try await store.recordSamples([weight(60, 3, device: "AA:00:00:00:00:02")]).unassigned == 0)
-        try store.savePatient(Patient(id: "dave", name: "Dave"))
+        try await store.savePatient(Patient(id: "dave", name: "Dave"))
         try await store.assignDevice("AA:00:00:00:00:03", to: "dave")
         #expect(try await store.recordSamples([weight(90, 4, device: "AA:00:00:00:00:03")]).unassigned == 0)
         let owners = try await store.samples(matching: SampleQuery()).sorted { $0.sample.start < $1.sample.start }
@@ -135,8 +135,8 @@ import Testing
         let fresh = try CareStore(writer: freshQueue, bridgeZone: StoreFixture.berlin, logger: .quiet)
         for store in [kept, fresh] {
             try await store.enableOutbox(at: Self.planDate)
-            try store.addTask(Self.weighIn("weigh-each", .each), at: Self.planDate)
-            try store.addTask(Self.weighIn("weigh-mean", .mean), at: Self.planDate)
+            try await store.addTask(Self.weighIn("weigh-each", .each), at: Self.planDate)
+            try await store.addTask(Self.weighIn("weigh-mean", .mean), at: Self.planDate)
         }
         let context = ["note": "after breakfast"]
         let batches: [(samples: [QuantitySample], recordedAt: Date)] = [
@@ -165,7 +165,7 @@ import Testing
         for (index, batch) in batches.enumerated() {
             if index == 3 {
                 for store in [kept, fresh] {
-                    try store.addTask(Self.weighIn("weigh-max", .max), at: Self.minute(2))
+                    try await store.addTask(Self.weighIn("weigh-max", .max), at: Self.minute(2))
                 }
             }
             if index == 5 {

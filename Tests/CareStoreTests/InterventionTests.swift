@@ -9,7 +9,7 @@ import Testing
 
     @Test func completesTheEventContainingTheTime() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let event = try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 8, 20))
         #expect(event.isCompleted)
         #expect(event.start == F.berlinTime(2026, 11, 10, 8))
@@ -22,7 +22,7 @@ import Testing
 
     @Test func completesByOccurrenceAndUncompletes() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         // Occurrence 9 is the tenth daily event: 2026-11-10 08:00.
         let event = try await fixture.store.complete(
             taskID: "medication",
@@ -47,7 +47,7 @@ import Testing
 
     @Test func beforeTheDaysFirstEventIsAnErrorThatNamesTheDaysEvents() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let error = try await #require(throws: CareStoreError.self) {
             try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 7))
         }
@@ -61,7 +61,7 @@ import Testing
 
     @Test func aDoseTakenLateCompletesTheDaysOpenEventAtTheTimeItWasTaken() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
+        try await fixture.store.addTask(F.medication())
         let late = try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 10, 11, 30))
         #expect(late.occurrence == 9 && late.start == F.berlinTime(2026, 11, 10, 8) && late.isCompleted)
         #expect(late.outcome?.values.first?.measuredAt == F.berlinTime(2026, 11, 10, 11, 30))
@@ -89,7 +89,7 @@ import Testing
 
     @Test func linkedAssessmentsAreCompletedBySamplesNotByHand() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         let error = try await #require(throws: CareStoreError.self) {
             try await fixture.store.complete(taskID: "weigh-in", at: F.berlinTime(2026, 11, 10, 12))
         }
@@ -100,7 +100,7 @@ import Testing
         let fixture = try F()
         var early = F.medication()
         early.id = "a-early"
-        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication(), early]))
+        try await fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication(), early]))
         let events = try await fixture.store.events(
             matching: EventQuery(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))
         )
@@ -109,7 +109,7 @@ import Testing
 
     @Test func adherenceCountsCompletedPerLocalDay() async throws {
         let fixture = try F()
-        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
+        try await fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn(), F.medication()]))
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 23, 30)))
         try await fixture.store.complete(taskID: "medication", at: F.berlinTime(2026, 11, 11, 8, 5))
         let days = try await fixture.store.adherence(from: F.berlinTime(2026, 11, 10), to: F.berlinTime(2026, 11, 12))

@@ -272,7 +272,7 @@ import Testing
 
         let store = try CareStore(path: path, bridgeZone: StoreFixture.berlin, logger: .quiet)
         #expect(
-            try store.appliedMigrations() == StoreMigrations.all
+            try await store.appliedMigrations() == StoreMigrations.all
         )
         #expect(try await store.sampleCount() == old.count)
         for sample in old { #expect(try await store.sample(id: sample.id)?.sample == sample) }

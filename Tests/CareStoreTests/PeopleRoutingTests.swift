@@ -42,13 +42,13 @@ import Testing
     }
 
     /// A store with the given patients, each with a weigh-in task `weigh-<id>` (each value kept).
-    static func store(patients ids: [String]) throws -> StoreFixture {
+    static func store(patients ids: [String]) async throws -> StoreFixture {
         let fixture = try StoreFixture()
         for id in ids {
-            try fixture.store.savePatient(Patient(id: id, name: id.capitalized))
+            try await fixture.store.savePatient(Patient(id: id, name: id.capitalized))
             var task = StoreFixture.weighIn(aggregation: .each)
             task.id = "weigh-\(id)"
-            try fixture.store.scoped(to: id).addTask(task)
+            try await fixture.store.scoped(to: id).addTask(task)
         }
         return fixture
     }
@@ -62,24 +62,24 @@ import Testing
     }
 
     @Test func aStoreWithOnePatientTakesEveryReadingAsBefore() async throws {
-        let fixture = try Self.store(patients: ["alice"])
+        let fixture = try await Self.store(patients: ["alice"])
         let report = try await fixture.store.recordSamples([
             Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day)
         ])
         #expect(report.inserted == 1 && report.unassigned == 0 && report.eventsUpdated == 1)
         #expect(try await Self.values(fixture.store, task: "weigh-alice", patient: "alice") == [70.2])
-        #expect(try fixture.store.resolvePatient(nil) == "alice")
+        #expect(try await fixture.store.resolvePatient(nil) == "alice")
         let stored = try await fixture.store.samples(matching: SampleQuery())
         #expect(stored.map(\.patientID) == ["alice"] && stored.map(\.routedBy) == ["only patient"])
     }
 
     @Test func aStoreWithoutPatientsAdoptsEverythingWhenTheFirstIsAdded() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.addTask(StoreFixture.weighIn())
+        try await fixture.store.addTask(StoreFixture.weighIn())
         try await fixture.store.recordSample(Self.weight(70.2, device: "AA:00:00:00:00:01", at: Self.day))
         #expect(try await fixture.store.patients().isEmpty)
-        #expect(try fixture.store.resolvePatient(nil) == nil)
-        try fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
+        #expect(try await fixture.store.resolvePatient(nil) == nil)
+        try await fixture.store.savePatient(Patient(id: "carol", name: "Carol"))
         #expect(try await fixture.store.scoped(to: "carol").tasks().map(\.task.id) == ["weigh-in"])
         #expect(try await fixture.store.samples(matching: SampleQuery(patientID: "carol")).count == 1)
         // Still completed: adoption changes no outcome.
@@ -87,26 +87,26 @@ import Testing
     }
 
     @Test func severalPatientsNeedAPatientNamedAndTheErrorListsThem() async throws {
-        let fixture = try Self.store(patients: ["alice", "bob"])
-        #expect(throws: CareStoreError.self) { try fixture.store.resolvePatient(nil) }
+        let fixture = try await Self.store(patients: ["alice", "bob"])
+        await #expect(throws: CareStoreError.self) { try await fixture.store.resolvePatient(nil) }
         do {
-            _ = try fixture.store.resolvePatient(nil)
+            _ = try await fixture.store.resolvePatient(nil)
         } catch {
             #expect(error.code == .patientRequired && error.message.contains("alice, bob"))
         }
         do {
-            _ = try fixture.store.resolvePatient("zoe")
+            _ = try await fixture.store.resolvePatient("zoe")
         } catch {
             #expect(error.code == .patientNotFound && error.message.contains("alice, bob"))
         }
-        #expect(try fixture.store.resolvePatient("bob") == "bob")
+        #expect(try await fixture.store.resolvePatient("bob") == "bob")
         #expect(try await fixture.store.scoped(to: "bob").tasks().map(\.task.id) == ["weigh-bob"])
     }
 
     /// A two-user scale: slots 1 and 2 assigned, slot 3 not; the slot-3 weigh-in waits in the inbox with every
     /// field and is then filed under bob with its original time.
     @Test func aTwoUserScaleRoutesBySlotAndKeepsAnUnownedSlotInTheInbox() async throws {
-        let fixture = try Self.store(patients: ["alice", "bob"])
+        let fixture = try await Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:10"
         try await store.assignDevice(scale, slot: 1, to: "alice")
@@ -147,7 +147,7 @@ import Testing
     /// reference and wait; once filed, later ones follow the weight band, the fat of a weigh-in goes with its
     /// weight, and the guest waits.
     @Test func aSharedScaleWithoutSlotsMatchesByWeightBandAndKeepsTheGuest() async throws {
-        let fixture = try Self.store(patients: ["alice", "bob"])
+        let fixture = try await Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:20"
         try await store.assignDevice(scale, to: "alice", shared: true)
@@ -183,7 +183,7 @@ import Testing
 
     /// Two patients within a band of the reading: ambiguous, so the inbox, never a guess.
     @Test func aWeighInFittingTwoPatientsIsNotGuessed() async throws {
-        let fixture = try Self.store(patients: ["alice", "bob"])
+        let fixture = try await Self.store(patients: ["alice", "bob"])
         let store = fixture.store
         let scale = "C8:47:8C:00:00:21"
         try await store.assignDevice(scale, to: "alice", shared: true)
@@ -205,7 +205,7 @@ import Testing
         let store = fixture.store
         let beds = ["bed-1", "bed-2", "bed-3"]
         for (index, bed) in beds.enumerated() {
-            try store.savePatient(
+            try await store.savePatient(
                 Patient(
                     id: bed,
                     name: "Patient \(index + 1)",
@@ -224,7 +224,7 @@ import Testing
                 ),
                 linkage: SampleLinkage(type: .bloodPressureSystolic, unit: .millimetreOfMercury, aggregation: .each)
             )
-            try store.scoped(to: bed).addTask(task)
+            try await store.scoped(to: bed).addTask(task)
             try await store.assignDevice("CUFF-\(index + 1)", to: bed)
         }
         var readings: [QuantitySample] = []
@@ -273,16 +273,16 @@ import Testing
             path: "alice.json",
             bridgeZone: StoreFixture.berlin
         )
-        try store.applyPlan(plan)
+        try await store.applyPlan(plan)
         #expect(try await store.patients().map(\.id) == ["alice"])
-        #expect(try store.patient(id: "alice")?.identifiers.first?.value == "MRN-7")
-        #expect(try store.plans(patientID: "alice").map(\.id) == ["alice-home"])
+        #expect(try await store.patient(id: "alice")?.identifiers.first?.value == "MRN-7")
+        #expect(try await store.plans(patientID: "alice").map(\.id) == ["alice-home"])
         #expect(try await store.contacts(patientID: "alice").map(\.id).sorted() == ["ben", "dr-lee"])
         // Same file again: nothing new; a changed name: a new version, the old one kept.
-        try store.applyPlan(plan)
-        #expect(try store.patientVersions(id: "alice").count == 1)
-        #expect(try store.savePatient(Patient(id: "alice", name: "Alice Q. Example")) == .updated)
-        let versions = try store.patientVersions(id: "alice")
+        try await store.applyPlan(plan)
+        #expect(try await store.patientVersions(id: "alice").count == 1)
+        #expect(try await store.savePatient(Patient(id: "alice", name: "Alice Q. Example")) == .updated)
+        let versions = try await store.patientVersions(id: "alice")
         #expect(versions.map(\.patient.name) == ["Alice Example", "Alice Q. Example"])
 
         let share = try await store.recordShare(
@@ -298,21 +298,24 @@ import Testing
         }
     }
 
-    @Test func aBirthdayInTheFutureOrBeforeAnyoneAliveIsRefused() throws {
+    @Test func aBirthdayInTheFutureOrBeforeAnyoneAliveIsRefused() async throws {
         let fixture = try StoreFixture()
         let now = StoreFixture.berlinTime(2026, 11, 20, 12)
         for birthday in ["2999-01-01", "2026-11-22", "1800-06-01", "1869-12-31"] {
-            let error = try #require(throws: CareStoreError.self) {
-                try fixture.store.savePatient(Patient(id: "p", name: "P", birthday: birthday), at: now)
+            let error = try await #require(throws: CareStoreError.self) {
+                try await fixture.store.savePatient(Patient(id: "p", name: "P", birthday: birthday), at: now)
             }
             #expect(error.code == .invalidPatient)
             let expected = birthday.hasPrefix("1") ? "is before 1870" : "is in the future (today is 2026-11-2"
             #expect(error.message.contains(expected), "\(birthday): \(error.message)")
         }
         for birthday in ["1870-01-01", "1948-02-29", "2026-11-20"] {
-            try fixture.store.savePatient(Patient(id: "p\(birthday.prefix(4))", name: "P", birthday: birthday), at: now)
+            try await fixture.store.savePatient(
+                Patient(id: "p\(birthday.prefix(4))", name: "P", birthday: birthday),
+                at: now
+            )
         }
-        #expect(try fixture.store.patient(id: "p1948")?.birthday == "1948-02-29")
+        #expect(try await fixture.store.patient(id: "p1948")?.birthday == "1948-02-29")
         // A plan file's patient is checked when it is read, with the path in the error.
         #expect(throws: (any Error).self) {
             try CarePlanDocument.parse(

@@ -59,12 +59,12 @@ import Testing
 
     /// Writes a store holding `poison`: the task added as this release would, then its column rewritten the
     /// way the earlier release would have stored it (a new version uuid, so no decoded copy is cached).
-    static func poisonedStore(_ poison: Poison) throws -> (F, CareStore) {
+    static func poisonedStore(_ poison: Poison) async throws -> (F, CareStore) {
         let fixture = try F()
-        try fixture.store.addTask(task(), at: F.berlinTime(2026, 10, 1))
+        try await fixture.store.addTask(task(), at: F.berlinTime(2026, 10, 1))
         let path = fixture.directory.path("care/store.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
+        try await queue.write { db in
             let stored = try String.fetchOne(db, sql: "SELECT \(poison.column) FROM task") ?? ""
             #expect(stored.contains(poison.valid), "\(stored)")
             try db.execute(
@@ -97,7 +97,7 @@ import Testing
 
     @Test(arguments: poisons)
     func eventsCompletionIngestAndPlanApplyRefuseThePoisonedStore(_ poison: Poison) async throws {
-        let (fixture, store) = try Self.poisonedStore(poison)
+        let (fixture, store) = try await Self.poisonedStore(poison)
         _ = fixture
         let day = F.berlinTime(2026, 11, 10, 8, 30)
         await Self.expectRefusal(poison) {
@@ -112,7 +112,7 @@ import Testing
             _ = try await store.recordSample(F.weight(72, at: day), recordedAt: day)
         }
         await Self.expectRefusal(poison) {
-            _ = try store.applyPlan(CarePlanDocument(tasks: [F.medication()]), at: day)
+            _ = try await store.applyPlan(CarePlanDocument(tasks: [F.medication()]), at: day)
         }
         #expect(try await store.sampleCount() == 0)
     }

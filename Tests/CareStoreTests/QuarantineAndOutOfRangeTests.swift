@@ -57,7 +57,7 @@ import Testing
 
     @Test func aLowGlucoseCompletesItsEventWithTheComparator() async throws {
         let fixture = try F()
-        try fixture.store.addTask(Self.glucoseCheck(.first))
+        try await fixture.store.addTask(Self.glucoseCheck(.first))
         let low = Self.glucose(20, at: F.berlinTime(2026, 11, 10, 3, 12), comparator: .lessThan, payload: 1)
         let report = try await fixture.store.recordSample(low)
         #expect(report.inserted == 1 && report.eventsUpdated == 1)
@@ -70,7 +70,7 @@ import Testing
 
     @Test func aLowWithAnUnknownLimitIsStoredAsMinusInfinity() async throws {
         let fixture = try F()
-        try fixture.store.addTask(Self.glucoseCheck(.each))
+        try await fixture.store.addTask(Self.glucoseCheck(.each))
         let low = Self.glucose(-.infinity, at: F.berlinTime(2026, 11, 10, 3, 12), comparator: .lessThan, payload: 2)
         try await fixture.store.recordSample(low)
         let stored = try #require(try await fixture.store.sample(id: low.id))
@@ -82,7 +82,7 @@ import Testing
     @Test(arguments: [Aggregation.min, .max])
     func lowSortsBelowAndHighAboveEveryNumber(aggregation: Aggregation) async throws {
         let fixture = try F()
-        try fixture.store.addTask(Self.glucoseCheck(aggregation))
+        try await fixture.store.addTask(Self.glucoseCheck(aggregation))
         // The limits (20 and 600) are inside the range of plain values, so only the comparator orders them right.
         let low = Self.glucose(20, at: F.berlinTime(2026, 11, 10, 3), comparator: .lessThan, payload: 1)
         let plainLow = Self.glucose(15, at: F.berlinTime(2026, 11, 10, 4), payload: 2)
@@ -100,7 +100,7 @@ import Testing
 
     @Test func meanOfLowsKeepsTheComparatorAndLowWithHighKeepsEachValue() async throws {
         let fixture = try F()
-        try fixture.store.addTask(Self.glucoseCheck(.mean))
+        try await fixture.store.addTask(Self.glucoseCheck(.mean))
         try await fixture.store.recordSample(Self.glucose(100, at: F.berlinTime(2026, 11, 10, 3), payload: 1))
         try await fixture.store.recordSample(
             Self.glucose(20, at: F.berlinTime(2026, 11, 10, 4), comparator: .lessThan, payload: 2)
@@ -117,7 +117,7 @@ import Testing
 
     @Test func aQuarantinedSampleIsKeptButCompletesNothingUntilReleased() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         var parcel = F.weight(3, at: F.berlinTime(2026, 11, 10, 7, 30))
         parcel.value = 0.05
         parcel.quarantineReason = "implausible body mass 0.05 kg: outside 0.2–650 kg"
@@ -159,7 +159,7 @@ import Testing
 
     @Test func sameInstantTieGoesToTheReadingEnteredLater() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .last))
+        try await fixture.store.addTask(F.weighIn(aggregation: .last))
         let at = F.berlinTime(2026, 11, 10, 7, 30)
         let typo = try ManualReading.sample(type: .bodyMass, value: 27.4, unit: "kg", at: at, receivedAt: at)
         let right = try ManualReading.sample(type: .bodyMass, value: 72.4, unit: "kg", at: at, receivedAt: at)
@@ -168,7 +168,7 @@ import Testing
         #expect(try await day(fixture.store, task: "weigh-in")?.outcome?.values.map(\.value) == [72.4])
         // Whatever the ids: entered in the other order, the later entry wins again.
         let other = try F()
-        try other.store.addTask(F.weighIn(aggregation: .last))
+        try await other.store.addTask(F.weighIn(aggregation: .last))
         try await other.store.recordSample(right, recordedAt: at.addingTimeInterval(60))
         try await other.store.recordSample(typo, recordedAt: at.addingTimeInterval(120))
         #expect(try await day(other.store, task: "weigh-in")?.outcome?.values.map(\.value) == [27.4])
@@ -191,7 +191,7 @@ import Testing
 
     @Test func replacingATypoRederivesTheEventAndLeavesATombstone() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn(aggregation: .first))
+        try await fixture.store.addTask(F.weighIn(aggregation: .first))
         try await fixture.store.enableOutbox()
         let at = F.berlinTime(2026, 11, 10, 7, 30)
         let typo = try ManualReading.sample(type: .bodyMass, value: 27.4, unit: "kg", at: at, receivedAt: at)

@@ -114,7 +114,7 @@ import Testing
     @Test func eventsCompletedBeforeKeepTheirOutcomesAndNewTasksAnswerFromAggregates() async throws {
         let fixture = try await Self.fixture()
         let aggregations: [Aggregation] = [.mean, .sum, .min, .max, .first, .last, .each]
-        try fixture.store.applyPlan(
+        try await fixture.store.applyPlan(
             CarePlanDocument(tasks: aggregations.map { Self.heartRateTask("before-\($0)", $0) })
         )
         try await fixture.store.recordSamples(Self.heartRate(seconds: 2 * 3600))
@@ -131,7 +131,7 @@ import Testing
         }
         // Tasks added after the vacuum are derived from the aggregates: exact for every aggregation but `each`
         // (one value per aggregate, its mean).
-        try fixture.store.applyPlan(
+        try await fixture.store.applyPlan(
             CarePlanDocument(tasks: aggregations.map { Self.heartRateTask("after-\($0)", $0) })
         )
         for aggregation in [Aggregation.mean, .sum, .min, .max, .first, .last] {

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func aScopedStoreRefusesAnotherPatientsReadingAndRecordsWhoReviewedItsOwn() async throws {
-        let fixture = try PeopleRoutingTests.store(patients: ["alice", "bob"])
+        let fixture = try await PeopleRoutingTests.store(patients: ["alice", "bob"])
         let alices = try await Self.quarantined(fixture, patient: "alice", payload: 1)
         let bobs = try await Self.quarantined(fixture, patient: "bob", payload: 2)
         let alice = fixture.store.scoped(to: "alice")
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func theCommandLineReviewsWithoutAnAuthorAndFilingRecordsThePatient() async throws {
-        let fixture = try PeopleRoutingTests.store(patients: ["alice", "bob"])
+        let fixture = try await PeopleRoutingTests.store(patients: ["alice", "bob"])
         // A scale nobody registered, in a store of two patients: the inbox.
         let inbox = StoreFixture.weight(71.5, at: Self.day, payload: 3)
         #expect(try await fixture.store.recordSample(inbox).unassigned == 1)

@@ -28,9 +28,9 @@ import Testing
         )
     }
 
-    @Test func theSeriesLookupAndADevicesNewestReadingReadThroughAnIndex() throws {
+    @Test func theSeriesLookupAndADevicesNewestReadingReadThroughAnIndex() async throws {
         let fixture = try StoreFixture()
-        let plans = try fixture.store.read { db -> [[String]] in
+        let plans = try await fixture.store.read { db -> [[String]] in
             let series = try QueryPlan.details(
                 db,
                 sql: SampleInserter.seriesLookupSQL,
@@ -57,7 +57,7 @@ import Testing
     @Test func theDevicesPageFindsEachPatientsNewestReadingFromAStrapTheyShareInTurn() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        for id in ["alice", "bob"] { try store.savePatient(Patient(id: id, name: id.capitalized)) }
+        for id in ["alice", "bob"] { try await store.savePatient(Patient(id: id, name: id.capitalized)) }
         try await store.assignDevice(Self.strap, to: "alice")
         try await store.recordSamples((0..<300).map { Self.heartRate($0) })
         try await store.assignDevice(Self.strap, to: "bob")

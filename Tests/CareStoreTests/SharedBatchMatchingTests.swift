@@ -94,7 +94,7 @@ import Testing
         let batched = try F()
         let oneByOne = try F()
         for fixture in [batched, oneByOne] {
-            for task in Self.tasks { try fixture.store.addTask(task) }
+            for task in Self.tasks { try await fixture.store.addTask(task) }
         }
         try await batched.store.recordSamples(samples, recordedAt: recordedAt)
         for sample in samples { try await oneByOne.store.recordSamples([sample], recordedAt: recordedAt) }

@@ -32,7 +32,7 @@ import Testing
     @Test func appliesNamedMigrationsOnceAndKeepsDataOnReopen() async throws {
         let fixture = try StoreFixture()
         #expect(
-            try fixture.store.appliedMigrations() == StoreMigrations.all
+            try await fixture.store.appliedMigrations() == StoreMigrations.all
         )
         let sample = StoreFixture.weight(71.5, at: Date(timeIntervalSince1970: 1_800_000_000))
         try await fixture.store.recordSample(sample)
@@ -42,7 +42,7 @@ import Testing
             logger: .quiet
         )
         #expect(
-            try reopened.appliedMigrations() == StoreMigrations.all
+            try await reopened.appliedMigrations() == StoreMigrations.all
         )
         let stored = try #require(try await reopened.sample(id: sample.id))
         #expect(stored.sample == sample)
@@ -109,7 +109,7 @@ import Testing
 
     @Test func observedEventsUpdateAfterASample() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.addTask(StoreFixture.weighIn())
+        try await fixture.store.addTask(StoreFixture.weighIn())
         let query = EventQuery(
             from: StoreFixture.berlinTime(2026, 11, 10),
             to: StoreFixture.berlinTime(2026, 11, 11),

@@ -11,7 +11,7 @@ import Testing
 
     @Test func recordSamplesNamesTheEventsItChangedAndEventsByKeyFetchesThem() async throws {
         let fixture = try F()
-        try fixture.store.addTask(QuarantineAndOutOfRangeTests.glucoseCheck(.each))
+        try await fixture.store.addTask(QuarantineAndOutOfRangeTests.glucoseCheck(.each))
         let samples = [
             QuarantineAndOutOfRangeTests.glucose(101, at: F.berlinTime(2026, 11, 10, 8, 0), payload: 1),
             QuarantineAndOutOfRangeTests.glucose(140, at: F.berlinTime(2026, 11, 10, 19, 0), payload: 2),
@@ -37,7 +37,7 @@ import Testing
 
     @Test func aKeyOfAnUnknownVersionOrOccurrenceIsLeftOut() async throws {
         let fixture = try F()
-        try fixture.store.addTask(QuarantineAndOutOfRangeTests.glucoseCheck(.each))
+        try await fixture.store.addTask(QuarantineAndOutOfRangeTests.glucoseCheck(.each))
         let report = try await fixture.store.recordSamples([
             QuarantineAndOutOfRangeTests.glucose(101, at: F.berlinTime(2026, 11, 10, 8, 0), payload: 1)
         ])

@@ -20,7 +20,7 @@ import Testing
             )
         }
         let store = try CareStore(writer: queue, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations().contains(UserTimeZoneSchema.migrationName))
+        #expect(try await store.appliedMigrations().contains(UserTimeZoneSchema.migrationName))
         #expect(try await store.users().map(\.timeZone) == [nil], "nil: the bridge's zone, as before")
         #expect(try await store.credentials(userID: "anna")?.passwordHash == "hash")
 

@@ -15,11 +15,11 @@ import Testing
 
     @Test func updateEffectiveBeforeAnOutcomeIsRejectedWithTaskVersionAndDate() async throws {
         let fixture = try F()
-        let first = try fixture.store.addTask(F.weighIn())
+        let first = try await fixture.store.addTask(F.weighIn())
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         var changed = F.weighIn(aggregation: .last)
         changed.effectiveDate = F.berlinTime(2026, 11, 10)  // exactly the start of the event with an outcome
-        let error = try #require(throws: CareStoreError.self) { try fixture.store.updateTask(changed) }
+        let error = try await #require(throws: CareStoreError.self) { try await fixture.store.updateTask(changed) }
         #expect(error.code == .versionWouldShadowOutcomes)
         #expect(error.taskID == "weigh-in")
         #expect(error.version == first.version)
@@ -31,13 +31,13 @@ import Testing
 
     @Test func applyingAPlanThatWouldShadowOutcomesAppliesNothing() async throws {
         let fixture = try F()
-        try fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
+        try await fixture.store.applyPlan(CarePlanDocument(tasks: [F.weighIn()]))
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
         var retitled = F.weighIn()
         retitled.title = "Step on the scale"
         let newTask = F.medication()
-        #expect(throws: CareStoreError.self) {
-            try fixture.store.applyPlan(CarePlanDocument(tasks: [newTask, retitled]))
+        await #expect(throws: CareStoreError.self) {
+            try await fixture.store.applyPlan(CarePlanDocument(tasks: [newTask, retitled]))
         }
         #expect(try await fixture.store.tasks().map(\.id) == ["weigh-in"])
     }
@@ -45,21 +45,21 @@ import Testing
     @Test func reapplyingTheSamePlanIsANoOp() async throws {
         let fixture = try F()
         let plan = CarePlanDocument(tasks: [F.weighIn(), F.medication()])
-        #expect(try fixture.store.applyPlan(plan).added.sorted() == ["medication", "weigh-in"])
+        #expect(try await fixture.store.applyPlan(plan).added.sorted() == ["medication", "weigh-in"])
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
-        let again = try fixture.store.applyPlan(plan)
+        let again = try await fixture.store.applyPlan(plan)
         #expect(again.added.isEmpty && again.updated.isEmpty && again.unchanged.sorted() == ["medication", "weigh-in"])
     }
 
     @Test func newLinkageVersionNeverRewritesPastOutcomes() async throws {
         let fixture = try F()
-        let v1 = try fixture.store.addTask(F.weighIn(aggregation: .first, unit: .kilogram))
+        let v1 = try await fixture.store.addTask(F.weighIn(aggregation: .first, unit: .kilogram))
         try await fixture.store.recordSamples([
             F.weight(73, at: F.berlinTime(2026, 11, 10, 7), payload: 1),
             F.weight(72, at: F.berlinTime(2026, 11, 10, 20), payload: 2),
         ])
         let before = try await events(fixture.store, from: 10, to: 11).filter { $0.key.taskVersion == v1.version }
-        let v2 = try fixture.store.updateTask(
+        let v2 = try await fixture.store.updateTask(
             F.weighIn(aggregation: .last, unit: .pound, effectiveDate: F.berlinTime(2026, 11, 15))
         )
         #expect(v2.versionNumber == 2 && v2.previousVersion == v1.version)
@@ -84,9 +84,9 @@ import Testing
 
     @Test func deletionKeepsPastEventsAndHidesLaterOnes() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn())
+        try await fixture.store.addTask(F.weighIn())
         try await fixture.store.recordSample(F.weight(72, at: F.berlinTime(2026, 11, 10, 7)))
-        try fixture.store.deleteTask(id: "weigh-in", effective: F.berlinTime(2026, 11, 15))
+        try await fixture.store.deleteTask(id: "weigh-in", effective: F.berlinTime(2026, 11, 15))
         #expect(try await fixture.store.tasks().isEmpty)
         let versions = try await fixture.store.taskVersions(id: "weigh-in")
         #expect(versions.count == 2 && versions.last?.deletedDate != nil)
@@ -94,13 +94,13 @@ import Testing
         #expect(try await events(fixture.store, from: 15, to: 20).isEmpty)
         // Samples after the deletion match nothing.
         #expect(try await fixture.store.recordSample(F.weight(71, at: F.berlinTime(2026, 11, 16, 7))).unmatched == 1)
-        #expect(throws: CareStoreError.self) { try fixture.store.deleteTask(id: "weigh-in") }
+        await #expect(throws: CareStoreError.self) { try await fixture.store.deleteTask(id: "weigh-in") }
     }
 
-    @Test func addingAnExistingTaskFails() throws {
+    @Test func addingAnExistingTaskFails() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication())
-        let error = try #require(throws: CareStoreError.self) { try fixture.store.addTask(F.medication()) }
+        try await fixture.store.addTask(F.medication())
+        let error = try await #require(throws: CareStoreError.self) { try await fixture.store.addTask(F.medication()) }
         #expect(error.code == .taskExists)
     }
 }

@@ -19,11 +19,11 @@ import Testing
     static func beds(_ count: Int) -> [String] { (1...count).map { "bed-\($0)" } }
 
     /// A store with `beds` patients, each given ``ward``.
-    static func admit(_ beds: [String], to store: CareStore) throws -> [String: PlanApplyReport] {
+    static func admit(_ beds: [String], to store: CareStore) async throws -> [String: PlanApplyReport] {
         var reports: [String: PlanApplyReport] = [:]
         for bed in beds {
-            try store.savePatient(Patient(id: bed, name: "Patient \(bed)"))
-            reports[bed] = try store.scoped(to: bed).applyPlan(ward)
+            try await store.savePatient(Patient(id: bed, name: "Patient \(bed)"))
+            reports[bed] = try await store.scoped(to: bed).applyPlan(ward)
         }
         return reports
     }
@@ -31,12 +31,12 @@ import Testing
     @Test func theSameFileServesTwentyPatientsAndEachCompletesOnlyTheirOwnEvents() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        let reports = try Self.admit(Self.beds(20), to: store)
+        let reports = try await Self.admit(Self.beds(20), to: store)
         #expect(reports["bed-1"]?.added == ["medication", "weigh-in"] && reports["bed-1"]?.keys == [:])
         #expect(reports["bed-12"]?.added == ["medication", "weigh-in"])
         #expect(reports["bed-12"]?.keys == ["medication": "medication@bed-12", "weigh-in": "weigh-in@bed-12"])
         // Applying the file again changes nothing for anyone.
-        let again = try store.scoped(to: "bed-12").applyPlan(Self.ward)
+        let again = try await store.scoped(to: "bed-12").applyPlan(Self.ward)
         #expect(again.unchanged == ["medication", "weigh-in"] && again.added.isEmpty && again.updated.isEmpty)
 
         let bed7 = store.scoped(to: "bed-7")
@@ -67,7 +67,7 @@ import Testing
 
     @Test func aNameSeveralPatientsShareIsRefusedWithoutThePatientAndListsThem() async throws {
         let fixture = try StoreFixture()
-        _ = try Self.admit(["bed-10", "bed-2", "bed-1"], to: fixture.store)
+        _ = try await Self.admit(["bed-10", "bed-2", "bed-1"], to: fixture.store)
         let error = await #expect(throws: CareStoreError.self) {
             try await fixture.store.taskKey(for: "medication")
         }
@@ -84,35 +84,35 @@ import Testing
         // A name one patient has needs no patient, as before.
         var mine = StoreFixture.medication()
         mine.id = "physio"
-        try fixture.store.scoped(to: "bed-2").applyPlan(CarePlanDocument(tasks: [mine]))
+        try await fixture.store.scoped(to: "bed-2").applyPlan(CarePlanDocument(tasks: [mine]))
         #expect(try await fixture.store.taskKey(for: "physio") == "physio")
     }
 
     @Test func aPatientCannotUseOneTaskIDInTwoPlans() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.savePatient(
+        try await store.savePatient(
             Patient(id: "bed-1", name: "Ada"),
             plan: PatientPlan(id: "ward", title: "Ward", patientID: "bed-1")
         )
-        try store.scoped(to: "bed-1").applyPlan(Self.ward)
+        try await store.scoped(to: "bed-1").applyPlan(Self.ward)
         let rehab = CarePlanDocument(
             tasks: [StoreFixture.medication()],
             plan: PatientPlan(id: "rehab", title: "Rehab", patientID: "bed-1")
         )
-        let error = #expect(throws: CareStoreError.self) { try store.scoped(to: "bed-1").applyPlan(rehab) }
+        let error = await #expect(throws: CareStoreError.self) { try await store.scoped(to: "bed-1").applyPlan(rehab) }
         #expect(error?.code == .invalidPatient && error?.taskID == "medication")
     }
 
     @Test func aStoreFromBeforeTheMigrationKeepsItsKeysOutcomesAndOutwardIds() async throws {
         let queue = try DatabaseQueue()
         let before = try CareStore(writer: queue, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        try before.savePatient(Patient(id: "alice", name: "Alice"))
-        try before.savePatient(Patient(id: "bob", name: "Bob"))
+        try await before.savePatient(Patient(id: "alice", name: "Alice"))
+        try await before.savePatient(Patient(id: "bob", name: "Bob"))
         var bobs = StoreFixture.medication()
         bobs.id = "medication-bob"
-        try before.scoped(to: "alice").applyPlan(Self.ward)
-        try before.scoped(to: "bob").applyPlan(CarePlanDocument(tasks: [bobs]))
+        try await before.scoped(to: "alice").applyPlan(Self.ward)
+        try await before.scoped(to: "bob").applyPlan(CarePlanDocument(tasks: [bobs]))
         try await before.complete(taskID: "medication", at: Self.morning, now: Self.morning)
         try await before.complete(taskID: "medication-bob", at: Self.morning, now: Self.morning)
         // Back to the v21 layout, as the release before this one left it.
@@ -133,7 +133,7 @@ import Testing
         }
 
         let store = try CareStore(writer: queue, bridgeZone: StoreFixture.berlin, logger: .quiet)
-        #expect(try store.appliedMigrations().contains(TaskNameSchema.migrationName))
+        #expect(try await store.appliedMigrations().contains(TaskNameSchema.migrationName))
         let outcomesAfter = try await queue.read { db in
             try String.fetchAll(
                 db,
@@ -149,7 +149,7 @@ import Testing
         #expect(try await store.scoped(to: "alice").events(matching: Self.day).filter(\.isCompleted).count == 1)
 
         // After the migration, Bob gets Alice's protocol too; Alice's keys stay as they were.
-        let report = try store.scoped(to: "bob").applyPlan(Self.ward)
+        let report = try await store.scoped(to: "bob").applyPlan(Self.ward)
         #expect(report.keys == ["medication": "medication@bob", "weigh-in": "weigh-in@bob"])
         let bob = try await store.scoped(to: "bob").events(matching: Self.day)
         #expect(bob.map(\.taskID).sorted() == ["medication-bob", "medication@bob", "weigh-in@bob"])

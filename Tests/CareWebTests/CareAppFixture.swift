@@ -29,7 +29,7 @@ final class CareAppFixture: Sendable {
         for patient in ["anna", "bob"] {
             let plan = Self.plan(patient)
             let document = try CarePlanDocument.parse(Data(plan.utf8), path: "\(patient).json", bridgeZone: Self.zone)
-            _ = try store.applyPlan(document, at: Self.start.addingTimeInterval(-30 * 86400))
+            _ = try await store.applyPlan(document, at: Self.start.addingTimeInterval(-30 * 86400))
         }
         let hasher = PasswordHasher(cost: 4)
         for (id, role, patients) in [

@@ -60,7 +60,7 @@ import Testing
             path: "anna.json",
             bridgeZone: CareAppFixture.zone
         )
-        _ = try fixture.store.applyPlan(document, at: CareAppFixture.start.addingTimeInterval(-86400))
+        _ = try await fixture.store.applyPlan(document, at: CareAppFixture.start.addingTimeInterval(-86400))
         let fetched = Mutex<[String]>([])
         try await fixture.test { browser in
             try await browser.signIn("anna")

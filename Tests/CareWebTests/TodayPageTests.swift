@@ -317,7 +317,7 @@ import Testing
                 path: "\(patient).json",
                 bridgeZone: CareAppFixture.zone
             )
-            _ = try fixture.store.applyPlan(document, at: CareAppFixture.start)
+            _ = try await fixture.store.applyPlan(document, at: CareAppFixture.start)
             let stamp = try await anna.outcomeStamp(from: day.from, to: day.to)
             #expect(patient == "bob" ? stamp == undone : stamp != undone, "after \(patient)'s plan change")
         }

@@ -16,7 +16,7 @@ import Testing
 
     /// Anna's plan with a 03:00 night dose (21:00 the evening before in New York) and a walk from 29 October
     /// (Berlin is back on CET from 25 October, New York on EDT until 1 November).
-    static func addNightDoseAndWalk(_ fixture: CareAppFixture) throws {
+    static func addNightDoseAndWalk(_ fixture: CareAppFixture) async throws {
         let extra = """
             , {"id": "night-anna", "title": "Night dose", "kind": "intervention",
                "schedule": {"timeZone": "Europe/Berlin", "elements": [
@@ -27,12 +27,12 @@ import Testing
             """
         let text = CareAppFixture.plan("anna", extraTasks: extra)
         let document = try CarePlanDocument.parse(Data(text.utf8), path: "anna.json", bridgeZone: CareAppFixture.zone)
-        _ = try fixture.store.applyPlan(document, at: CareAppFixture.start.addingTimeInterval(-30 * 86400 + 3600))
+        _ = try await fixture.store.applyPlan(document, at: CareAppFixture.start.addingTimeInterval(-30 * 86400 + 3600))
     }
 
     @Test func aNewYorkReaderSeesBerlinDosesInNewYorkTimeOnThePlansDay() async throws {
         let fixture = try await CareAppFixture()
-        try Self.addNightDoseAndWalk(fixture)
+        try await Self.addNightDoseAndWalk(fixture)
         try await PatientScreensTests.heavyReading(fixture)
         try await fixture.store.setTimeZone(userID: "nurse", Self.newYork)
         try await fixture.test { browser in
@@ -80,7 +80,7 @@ import Testing
 
     @Test func theWeekTheZonesChangeAtDifferentDatesShowsEachDaysOwnOffset() async throws {
         let fixture = try await CareAppFixture()
-        try Self.addNightDoseAndWalk(fixture)
+        try await Self.addNightDoseAndWalk(fixture)
         try await fixture.store.setTimeZone(userID: "nurse", Self.newYork)
         try await fixture.test { browser in
             try await browser.signIn("nurse")

@@ -22,7 +22,7 @@ import Testing
             bridgeZone: CareAppFixture.zone
         )
         for patient in ["anna", "bob"] {
-            try fixture.store.scoped(to: patient).applyPlan(
+            try await fixture.store.scoped(to: patient).applyPlan(
                 document,
                 at: CareAppFixture.start.addingTimeInterval(-86400)
             )

@@ -17,7 +17,7 @@ import Testing
     static func storeWithAlert(channel: String) async throws -> (F, Alert) {
         let fixture = try F()
         try await fixture.store.enableAlertChannel(channel)
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
         try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))

@@ -24,7 +24,7 @@ import Testing
 
     @Test func aReadingStoredWhileRunningRaisesItsAlertAndTheChannelGetsIt() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn([Self.heavy]))
+        try await fixture.store.addTask(F.weighIn([Self.heavy]))
         #expect(try await AlertService.planHasRules(fixture.store))
         try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         let sender = RecordingSender()
@@ -70,13 +70,13 @@ import Testing
 
     @Test func aPlanWithoutRulesHasNone() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn([]))
+        try await fixture.store.addTask(F.weighIn([]))
         #expect(try await AlertService.planHasRules(fixture.store) == false)
     }
 
     @Test func anAlertRaisedJustBeforeShutdownIsStillDelivered() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.weighIn([Self.heavy]))
+        try await fixture.store.addTask(F.weighIn([Self.heavy]))
         try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
         let sender = RecordingSender()
         let outbox = Self.outbox(fixture, sender)

@@ -15,7 +15,7 @@ import Testing
     @Test func noAdherenceAlertForDaysBeforeTheTaskVersionWasApplied() async throws {
         let fixture = try F()
         // The schedule starts 2026-10-01; the plan is applied on 11-20 at 14:00, after that day's 08:00 dose.
-        try fixture.store.addTask(F.medication([Self.missed]), at: F.time(2026, 11, 20, 14))
+        try await fixture.store.addTask(F.medication([Self.missed]), at: F.time(2026, 11, 20, 14))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 10, 1), now: F.time(2026, 11, 23, 1))
         let alerts = try await fixture.store.alerts()
         #expect(alerts.map(\.trip.day) == ["2026-11-20", "2026-11-21", "2026-11-22"])
@@ -38,9 +38,9 @@ import Testing
 
     @Test func noAdherenceAlertForDaysBeforeTheStoreFirstSawThePatient() async throws {
         let fixture = try F()
-        try fixture.store.addTask(F.medication([Self.missed]), at: F.time(2026, 11, 1))
+        try await fixture.store.addTask(F.medication([Self.missed]), at: F.time(2026, 11, 1))
         // The first patient adopts the tasks recorded so far; the store first sees her on 11-21 at 10:00.
-        try fixture.store.savePatient(Patient(id: "ada", name: "Ada"), at: F.time(2026, 11, 21, 10))
+        try await fixture.store.savePatient(Patient(id: "ada", name: "Ada"), at: F.time(2026, 11, 21, 10))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 23, 1))
         let alerts = try await fixture.store.alerts()
         #expect(alerts.map(\.trip.day) == ["2026-11-21", "2026-11-22"])
@@ -50,7 +50,7 @@ import Testing
     /// A pain score with an info, a warning and a critical threshold, answered 9 on 11-10 and 4 on 11-12.
     static func painHistory() async throws -> F {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.pain([
                 AlertRule(id: "mild", severity: .info, condition: .compare(.greaterThanOrEqual, 3, unit: nil)),
                 AlertRule(id: "strong", severity: .warning, condition: .compare(.greaterThanOrEqual, 5, unit: nil)),
@@ -118,13 +118,13 @@ import Testing
             AlertRule(id: "severe", severity: .critical, condition: .compare(.greaterThanOrEqual, 8, unit: nil)),
         ]
         for (index, id) in ["ada", "ben", "cleo"].enumerated() {
-            try fixture.store.savePatient(Patient(id: id, name: id.capitalized), at: F.time(2026, 11, 1))
+            try await fixture.store.savePatient(Patient(id: id, name: id.capitalized), at: F.time(2026, 11, 1))
             var pain = F.pain(rules)
             pain.id = "pain-\(id)"
-            try fixture.store.scoped(to: id).addTask(pain, at: F.time(2026, 11, 1))
+            try await fixture.store.scoped(to: id).addTask(pain, at: F.time(2026, 11, 1))
             var medication = F.medication([])
             medication.id = "medication-\(id)"
-            try fixture.store.scoped(to: id).addTask(medication, at: F.time(2026, 11, 1))
+            try await fixture.store.scoped(to: id).addTask(medication, at: F.time(2026, 11, 1))
             // ada answers 9 (two alerts), ben 6 (one), cleo 2 (none).
             try await fixture.answer("pain-\(id)", ["9", "6", "2"][index], at: F.time(2026, 11, 10, 9))
         }

@@ -25,7 +25,7 @@ import Testing
     /// The golden history (a weight jump on 11-19), a cuff's blood pressures, a low sugar and a yes/no question.
     static func week() async throws -> F {
         let fixture = try await InsightsGoldenTests.history()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             CareTask(id: "dizzy", title: "Dizziness", kind: .assessment, schedule: F.daily(), answer: .yesNo)
         )
         for (day, answer) in [(17, "yes"), (18, "no"), (19, "yes")] {

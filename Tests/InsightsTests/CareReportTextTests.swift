@@ -138,7 +138,7 @@ import Testing
                 at: AlertFixture.time(2026, 11, 17, 12).addingTimeInterval(Double(minute) * 60)
             )
         }
-        try fixture.store.savePatient(
+        try await fixture.store.savePatient(
             Patient(
                 id: "anna",
                 name: "Anna Łukasiewicz",
@@ -147,10 +147,10 @@ import Testing
                 identifiers: [PatientIdentifier(system: "urn:example:mrn", value: "MRN-0042", type: "MR")]
             )
         )
-        try fixture.store.saveContact(
+        try await fixture.store.saveContact(
             CareContact(id: "neighbour", planID: "anna", name: "Bea", category: .personal, role: "neighbour")
         )
-        try fixture.store.saveContact(
+        try await fixture.store.saveContact(
             CareContact(
                 id: "gp",
                 planID: "anna",
@@ -192,7 +192,7 @@ import Testing
 
     @Test func aPatientWithoutRecordedAllergiesOrClinicianSaysSoRatherThanNothing() async throws {
         let fixture = try AlertFixture()
-        try fixture.store.savePatient(Patient(id: "ben", name: "Ben"))
+        try await fixture.store.savePatient(Patient(id: "ben", name: "Ben"))
         let report = try await ReportBuilder.build(
             store: fixture.store.scoped(to: "ben"),
             from: AlertFixture.time(2026, 11, 16),

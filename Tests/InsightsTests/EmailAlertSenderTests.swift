@@ -21,9 +21,9 @@ struct EmailAlertSenderTests {
     static func ward(severity: AlertSeverity) async throws -> (F, Alert) {
         let fixture = try F()
         let store = fixture.store
-        try store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
+        try await store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
         try await store.enableAlertChannel(CareStore.emailAlertChannel)
-        try store.addTask(
+        try await store.addTask(
             F.pain([AlertRule(id: "high", severity: severity, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
         let contacts = [
@@ -62,7 +62,7 @@ struct EmailAlertSenderTests {
                 receives: [.reports]
             ),
         ]
-        for contact in contacts { try store.saveContact(contact) }
+        for contact in contacts { try await store.saveContact(contact) }
         try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         return (fixture, try #require(try await store.alerts().first))
@@ -192,9 +192,9 @@ struct EmailAlertSenderTests {
 
     @Test func aDeliveryToABrokerOrWebhookSharesNothingWithTheContacts() async throws {
         let fixture = try F()
-        try fixture.store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
+        try await fixture.store.savePatient(Patient(id: "bed-2", name: "Jürgen Weiß"))
         try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
-        try fixture.store.saveContact(
+        try await fixture.store.saveContact(
             CareContact(
                 id: "dr-weber",
                 planID: "bed-2",
@@ -204,7 +204,7 @@ struct EmailAlertSenderTests {
                 receives: [.alerts]
             )
         )
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.pain([AlertRule(id: "high", severity: .critical, condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
         )
         try await fixture.answer("pain", "8", at: F.time(2026, 11, 20, 9))

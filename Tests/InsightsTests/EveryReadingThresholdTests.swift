@@ -40,7 +40,7 @@ import Testing
     /// 150 completes the event; 180 later in the same window and 185 outside every window were taken too.
     static func history() async throws -> (F, first: QuantitySample, late: QuantitySample, outside: QuantitySample) {
         let fixture = try F()
-        try fixture.store.addTask(bloodPressure())
+        try await fixture.store.addTask(bloodPressure())
         let first = try systolic(150, at: F.time(2026, 11, 20, 8))
         let late = try systolic(180, at: F.time(2026, 11, 20, 9))
         let outside = try systolic(185, at: F.time(2026, 11, 20, 18))
@@ -69,10 +69,10 @@ import Testing
     @Test func aReadingOutsideEveryWindowIsJudgedByTheVersionInForce() async throws {
         let fixture = try F()
         var task = Self.bloodPressure()
-        try fixture.store.addTask(task)
+        try await fixture.store.addTask(task)
         task.alerts = [AlertRule(id: "high", condition: .compare(.greaterThan, 190, unit: nil))]
         task.effectiveDate = F.time(2026, 11, 15)
-        try fixture.store.updateTask(task)
+        try await fixture.store.updateTask(task)
         for (day, value) in [(10, 185.0), (20, 185.0), (21, 195.0)] {
             let sample = try Self.systolic(value, at: F.time(2026, 11, day, 18))
             try await fixture.store.recordSample(sample, recordedAt: sample.start)

@@ -19,7 +19,7 @@ import Testing
     /// jump on 11-19, a day marked not done.
     static func history() async throws -> F {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.pain([
                 AlertRule(
                     id: "pain-high",
@@ -28,13 +28,13 @@ import Testing
                 )
             ])
         )
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.weighIn([
                 AlertRule(id: "gain", severity: .critical, condition: .trend(change: 2, days: 3, unit: nil)),
                 AlertRule(id: "heavy", condition: .compare(.greaterThan, 78, unit: nil)),
             ])
         )
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.medication([AlertRule(id: "missed", condition: .adherence(fewerThan: 2, by: nil))]),
             at: F.time(2026, 10, 1)
         )

@@ -42,7 +42,7 @@ import Testing
             bridgeZone: F.berlin,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         )
-        try store.addTask(
+        try await store.addTask(
             CareTask(
                 id: "pulse",
                 title: "Pulse",

@@ -10,7 +10,7 @@ import Testing
 
     @Test func aNumericThresholdOnAnAnswerRaisesOnceAndACorrectionWithdrawsIt() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.pain([
                 AlertRule(
                     id: "high",
@@ -45,7 +45,7 @@ import Testing
 
     @Test func rangesComparisonsAndThresholdUnits() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.weighIn([
                 AlertRule(id: "band", condition: .range(lower: 60, upper: 80, inside: false, unit: nil)),
                 AlertRule(id: "pounds", condition: .compare(.greaterThan, 177, unit: .pound)),
@@ -70,7 +70,7 @@ import Testing
 
     @Test func aTrendCountsCalendarDaysAcrossTheAutumnDSTChange() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.weighIn([
                 AlertRule(id: "gain", severity: .critical, condition: .trend(change: 2, days: 3, unit: .kilogram))
             ])
@@ -96,7 +96,7 @@ import Testing
 
     @Test func aLateReadingRaisesATrendForAnEarlierDayAndAnotherOneWithdrawsIt() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.weighIn([AlertRule(id: "gain", condition: .trend(change: 2, days: 3, unit: nil))])
         )
         try await fixture.weight(72.6, at: F.time(2026, 11, 12, 8))
@@ -124,7 +124,7 @@ import Testing
 
     @Test func adherenceIsJudgedOnlyAfterTheDeadline() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.medication([
                 AlertRule(id: "day", condition: .adherence(fewerThan: 2, by: nil)),
                 AlertRule(id: "morning", severity: .info, condition: .adherence(fewerThan: 1, by: 10 * 60)),
@@ -172,7 +172,7 @@ import Testing
 
     @Test func theByDeadlineCountsOnlyWhatWasDoneByThen() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.medication([AlertRule(id: "morning", condition: .adherence(fewerThan: 1, by: 9 * 60))]),
             at: F.time(2026, 10, 1)
         )
@@ -198,7 +198,7 @@ import Testing
 
     @Test func adherenceOnTheSpringDSTDayUsesTheLocalDay() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             F.medication([AlertRule(id: "day", condition: .adherence(fewerThan: 2, by: nil))]),
             at: F.time(2026, 10, 1)
         )
@@ -229,7 +229,7 @@ import Testing
 
     @Test func anOutOfRangeReadingAlwaysAlertsAndAQuarantinedOneNever() async throws {
         let fixture = try F()
-        try fixture.store.addTask(
+        try await fixture.store.addTask(
             CareTask(
                 id: "glucose",
                 title: "Glucose",
@@ -277,7 +277,9 @@ import Testing
     @Test func acknowledgingKeepsTheAlertAndQueuesNotifications() async throws {
         let fixture = try F()
         try await fixture.store.enableAlertChannel(CareStore.webhookAlertChannel)
-        try fixture.store.addTask(F.pain([AlertRule(id: "high", condition: .compare(.greaterThan, 6, unit: nil))]))
+        try await fixture.store.addTask(
+            F.pain([AlertRule(id: "high", condition: .compare(.greaterThan, 6, unit: nil))])
+        )
         try await fixture.answer("pain", "7", at: F.time(2026, 11, 20, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 20), now: F.time(2026, 11, 20, 10))
         let alert = try #require(try await fixture.store.alerts().first)
@@ -303,11 +305,11 @@ import Testing
     @Test func theRuleVersionIsTheTaskVersionInForce() async throws {
         let fixture = try F()
         var task = F.pain([AlertRule(id: "high", condition: .compare(.greaterThanOrEqual, 7, unit: nil))])
-        try fixture.store.addTask(task)
+        try await fixture.store.addTask(task)
         try await fixture.answer("pain", "7", at: F.time(2026, 11, 10, 9))
         task.alerts = [AlertRule(id: "high", condition: .compare(.greaterThanOrEqual, 8, unit: nil))]
         task.effectiveDate = F.time(2026, 11, 15)
-        try fixture.store.updateTask(task)
+        try await fixture.store.updateTask(task)
         try await fixture.answer("pain", "7", at: F.time(2026, 11, 16, 9))
         try await fixture.answer("pain", "8", at: F.time(2026, 11, 17, 9))
         try await AlertEngine.evaluate(store: fixture.store, from: F.time(2026, 11, 1), now: F.time(2026, 11, 18))

@@ -42,8 +42,8 @@ struct PerPatientMQTTTests {
             logger: SampleStateChannelTests.quiet
         )
         try await store.enableOutbox()
-        try store.savePatient(Patient(id: "anna", name: "Anna"))
-        try store.savePatient(Patient(id: "ben", name: "Ben"))
+        try await store.savePatient(Patient(id: "anna", name: "Anna"))
+        try await store.savePatient(Patient(id: "ben", name: "Ben"))
         try await store.assignDevice(SampleStateChannelTests.scale.address!, to: "anna")
         let anna = Self.weight(61, minute: 0, device: SampleStateChannelTests.scale)
         let ben = Self.weight(84, minute: 1, device: SampleStateChannelTests.scale)

@@ -234,8 +234,8 @@ public struct CareStore: Sendable {
     }
 
     /// The names of the migrations applied to this store, oldest first.
-    public func appliedMigrations() throws(CareStoreError) -> [String] {
-        try read { db in try Schema.migrator.appliedMigrations(db) }
+    public func appliedMigrations() async throws(CareStoreError) -> [String] {
+        try await read { db in try Schema.migrator.appliedMigrations(db) }
     }
 
     /// Every change committed through this store value (and its copies) from now on, batched per transaction.
@@ -246,27 +246,9 @@ public struct CareStore: Sendable {
 
     // MARK: - Access with typed errors
 
-    /// Runs `body` in a read transaction, blocking the calling thread (the CLI's one-shot commands).
-    func read<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
-        do {
-            return try databaseWriter.read(body)
-        } catch {
-            throw Self.accessError(error, "read")
-        }
-    }
-
-    /// Runs `body` in an IMMEDIATE write transaction, blocking the calling thread (the CLI's one-shot commands).
-    func write<T>(_ body: (Database) throws -> T) throws(CareStoreError) -> T {
-        do {
-            return try databaseWriter.write(body)
-        } catch {
-            throw Self.accessError(error, "write")
-        }
-    }
-
     /// Runs `body` in a read transaction on one of GRDB's reader connections, suspending the caller instead of
     /// blocking a thread of the cooperative pool (the runtime's entry points; GRDB's demo `AppDatabase` has this
-    /// shape). Like the blocking ``read(_:)`` it is not interrupted when the caller's task is cancelled.
+    /// shape). It is not interrupted when the caller's task is cancelled.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(CareStoreError) -> T {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
             databaseWriter.asyncRead { database in
@@ -309,6 +291,9 @@ public struct CareStore: Sendable {
     /// not checkpoint, and the reader, read-only, closed last and could not either: one `carebridge ingest` in
     /// about eight left the `-wal` behind on the loaded 2-core machine. Draining every reader's queue
     /// (`releaseMemory()` with persistent readers) waits for those jobs.
+    ///
+    /// Not async on purpose: it runs once, at the end of a command whose work has finished, and waiting is its job;
+    /// what it waits for runs on GRDB's own queues, which never need the cooperative pool to make progress.
     /// - Throws: ``CareStoreError`` (`.database`) when the store cannot be reached.
     public func finishPendingAccess() throws(CareStoreError) {
         do {

@@ -29,7 +29,8 @@ public final class StoreChangeMonitor: Sendable {
 }
 
 extension CareStore {
-    /// A monitor of this store's file (see ``StoreChangeMonitor``).
+    /// A monitor of this store's file (see ``StoreChangeMonitor``). Not async: it only opens a read-only connection
+    /// (no transaction, so no lock to wait for), once, when the care app is built; reading it is async.
     /// - Throws: ``CareStoreError`` `.database` for a store that is not a file.
     public func changeMonitor() throws(CareStoreError) -> StoreChangeMonitor {
         try StoreChangeMonitor(path: databaseWriter.path)

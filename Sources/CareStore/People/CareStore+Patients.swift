@@ -22,8 +22,8 @@ extension CareStore {
     /// when the store has none, as before patients existed).
     /// - Throws: ``CareStoreError`` `.patientNotFound` (naming the patients there are) or `.patientRequired` when
     ///   the store has several and none was named.
-    public func resolvePatient(_ requested: String?) throws(CareStoreError) -> String? {
-        try read { db in try Self.resolvePatient(db, requested) }
+    public func resolvePatient(_ requested: String?) async throws(CareStoreError) -> String? {
+        try await read { db in try Self.resolvePatient(db, requested) }
     }
 
     /// ``resolvePatient(_:)`` in the caller's transaction.
@@ -54,15 +54,15 @@ extension CareStore {
     }
 
     /// One live patient.
-    public func patient(id: String) throws(CareStoreError) -> Patient? {
-        try read { db in try Self.livePatients(db).first { $0.id == id }?.patient }
+    public func patient(id: String) async throws(CareStoreError) -> Patient? {
+        try await read { db in try Self.livePatients(db).first { $0.id == id }?.patient }
     }
 
     /// Every version of one patient, oldest first (tombstones included).
     public func patientVersions(
         id: String
-    ) throws(CareStoreError) -> [(patient: Patient, version: Int, created: Date, deleted: Date?)] {
-        try read { db in
+    ) async throws(CareStoreError) -> [(patient: Patient, version: Int, created: Date, deleted: Date?)] {
+        try await read { db in
             try PatientRecord.filter(Column("id") == id).order(Column("versionNumber")).fetchAll(db).map {
                 ($0.patient, $0.versionNumber, $0.createdDate, $0.deletedDate)
             }
@@ -70,8 +70,8 @@ extension CareStore {
     }
 
     /// The live plans, of one patient or all.
-    public func plans(patientID: String? = nil) throws(CareStoreError) -> [PatientPlan] {
-        try read { db in
+    public func plans(patientID: String? = nil) async throws(CareStoreError) -> [PatientPlan] {
+        try await read { db in
             try Self.livePlans(db).map(\.plan).filter { patientID == nil || $0.patientID == patientID }
         }
     }
@@ -97,42 +97,29 @@ extension CareStore {
         _ patient: Patient,
         plan: PatientPlan? = nil,
         at now: Date = Date()
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> PeopleSaveResult
     {
+        // Checked before the transaction too, so that a store opened read-only gives the same answer.
         if let problem = patient.validationProblem(asOf: now) { throw CareStoreError(.invalidPatient, problem) }
-        return try write { db -> PeopleSaveResult in
-            let live = try Self.livePatients(db)
-            let result = try PatientRecord.saveVersion(db, patient, id: patient.id, now: now)
-            var plan = plan ?? PatientPlan(id: patient.id, title: "Care plan of \(patient.name)", patientID: patient.id)
-            plan.patientID = patient.id
-            let hasPlan = try Self.livePlans(db).contains { $0.patientID == patient.id }
-            if !hasPlan || plan.id != patient.id {
-                _ = try Self.savePlan(db, plan, now: now)
-            }
-            if live.isEmpty {
-                let planID = try Self.livePlans(db).first { $0.patientID == patient.id }?.id ?? plan.id
-                try Self.adopt(db, patientID: patient.id, planID: planID)
-            }
-            return result
-        }
+        return try await write { db in try Self.savePatient(db, patient, plan: plan, now: now) }
     }
 
     /// Adds a plan of an existing patient, or versions it.
     @discardableResult
-    public func savePlan(_ plan: PatientPlan, at now: Date = Date()) throws(CareStoreError) -> PeopleSaveResult {
-        try write { db in
-            guard try Self.livePatients(db).contains(where: { $0.id == plan.patientID }) else {
-                throw CareStoreError(.patientNotFound, "plan '\(plan.id)': no patient '\(plan.patientID)'")
-            }
-            return try Self.savePlan(db, plan, now: now)
-        }
+    public func savePlan(_ plan: PatientPlan, at now: Date = Date()) async throws(CareStoreError) -> PeopleSaveResult {
+        try await write { db in try Self.savePlanOfPatient(db, plan, now: now) }
     }
 
     /// Adds a contact to a plan, or versions it.
     @discardableResult
-    public func saveContact(_ contact: CareContact, at now: Date = Date()) throws(CareStoreError) -> PeopleSaveResult {
-        try saveContacts([contact], at: now)[0]
+    public func saveContact(
+        _ contact: CareContact,
+        at now: Date = Date()
+    ) async throws(CareStoreError)
+        -> PeopleSaveResult
+    {
+        try await saveContacts([contact], at: now)[0]
     }
 
     /// Adds or versions contacts in one transaction (a plan file's contact list): the live plans are read once,
@@ -142,22 +129,11 @@ extension CareStore {
     public func saveContacts(
         _ contacts: [CareContact],
         at now: Date = Date()
-    ) throws(CareStoreError)
+    ) async throws(CareStoreError)
         -> [PeopleSaveResult]
     {
-        for contact in contacts where contact.id.isEmpty || contact.name.isEmpty {
-            throw CareStoreError(.invalidPatient, "a contact needs an id and a name")
-        }
         guard !contacts.isEmpty else { return [] }
-        return try write { db in
-            let plans = Set(try Self.livePlans(db).map(\.id))
-            return try contacts.map { contact in
-                guard plans.contains(contact.planID) else {
-                    throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
-                }
-                return try ContactRecord.saveVersion(db, contact, id: contact.id, now: now)
-            }
-        }
+        return try await write { db in try Self.saveContacts(db, contacts, now: now) }
     }
 
     // MARK: - Internals
@@ -171,6 +147,51 @@ extension CareStore {
 
     static func livePlans(_ db: Database) throws -> [CarePlanRecord] {
         try CarePlanRecord.fetchAll(db, sql: Versioned.currentSQL("carePlan"))
+    }
+
+    /// ``savePatient(_:plan:at:)`` in the caller's transaction.
+    static func savePatient(
+        _ db: Database,
+        _ patient: Patient,
+        plan: PatientPlan?,
+        now: Date
+    ) throws -> PeopleSaveResult {
+        if let problem = patient.validationProblem(asOf: now) { throw CareStoreError(.invalidPatient, problem) }
+        let live = try livePatients(db)
+        let result = try PatientRecord.saveVersion(db, patient, id: patient.id, now: now)
+        var plan = plan ?? PatientPlan(id: patient.id, title: "Care plan of \(patient.name)", patientID: patient.id)
+        plan.patientID = patient.id
+        let hasPlan = try livePlans(db).contains { $0.patientID == patient.id }
+        if !hasPlan || plan.id != patient.id {
+            _ = try savePlan(db, plan, now: now)
+        }
+        if live.isEmpty {
+            let planID = try livePlans(db).first { $0.patientID == patient.id }?.id ?? plan.id
+            try adopt(db, patientID: patient.id, planID: planID)
+        }
+        return result
+    }
+
+    /// ``savePlan(_:at:)`` in the caller's transaction: the plan's patient must be live.
+    static func savePlanOfPatient(_ db: Database, _ plan: PatientPlan, now: Date) throws -> PeopleSaveResult {
+        guard try livePatients(db).contains(where: { $0.id == plan.patientID }) else {
+            throw CareStoreError(.patientNotFound, "plan '\(plan.id)': no patient '\(plan.patientID)'")
+        }
+        return try savePlan(db, plan, now: now)
+    }
+
+    /// ``saveContacts(_:at:)`` in the caller's transaction.
+    static func saveContacts(_ db: Database, _ contacts: [CareContact], now: Date) throws -> [PeopleSaveResult] {
+        for contact in contacts where contact.id.isEmpty || contact.name.isEmpty {
+            throw CareStoreError(.invalidPatient, "a contact needs an id and a name")
+        }
+        let plans = Set(try livePlans(db).map(\.id))
+        return try contacts.map { contact in
+            guard plans.contains(contact.planID) else {
+                throw CareStoreError(.patientNotFound, "contact '\(contact.id)': no plan '\(contact.planID)'")
+            }
+            return try ContactRecord.saveVersion(db, contact, id: contact.id, now: now)
+        }
     }
 
     static func savePlan(_ db: Database, _ plan: PatientPlan, now: Date) throws -> PeopleSaveResult {

@@ -5,96 +5,21 @@ import GRDB
 import Logging
 
 extension CareStore {
-    /// Creates or versions every task of a plan in one transaction: a task that does not exist is added, a
-    /// task whose content changed gets a new version, an unchanged task is left alone. Tasks not in the plan
-    /// are not touched. If any task fails (e.g. the versioning guard), nothing is applied.
+    /// Creates or versions the file's patient, plan, contacts and every task of a plan in one transaction: a task
+    /// that does not exist is added, a task whose content changed gets a new version, an unchanged task is left
+    /// alone. Tasks not in the plan are not touched. If anything fails (e.g. the versioning guard), nothing is
+    /// applied.
     /// - Throws: ``CareStoreError`` `.versionWouldShadowOutcomes` naming the task, version and date.
     @discardableResult
-    public func applyPlan(_ plan: CarePlanDocument, at now: Date = Date()) throws(CareStoreError) -> PlanApplyReport {
+    public func applyPlan(
+        _ plan: CarePlanDocument,
+        at now: Date = Date()
+    ) async throws(CareStoreError)
+        -> PlanApplyReport
+    {
         let zone = bridgeZone
-        // A file naming its patient adds or versions the patient first (that may adopt the implicit patient's
-        // tasks); a file for another patient than --patient is refused.
-        var scope = patientScope
-        if let patient = plan.patient {
-            if let scope, scope != patient.id {
-                throw CareStoreError(
-                    .invalidPatient,
-                    "the plan file is for patient '\(patient.id)', not '\(scope)' (--patient)"
-                )
-            }
-            try savePatient(patient, plan: plan.plan, at: now)
-            scope = patient.id
-        } else if let filePlan = plan.plan {
-            guard let scope else {
-                throw CareStoreError(
-                    .patientRequired,
-                    "plan '\(filePlan.id)': the file names no patient; give --patient"
-                )
-            }
-            var filePlan = filePlan
-            filePlan.patientID = scope
-            try savePlan(filePlan, at: now)
-        }
-        let planID = plan.plan?.id
-        let scopeForTasks = scope
-        let contactPlanID: String? =
-            if let planID { planID } else { try read { db in try Self.defaultPlan(db, patientID: scopeForTasks) } }
-        var contacts: [CareContact] = []
-        for var contact in plan.contacts {
-            guard let contactPlan = contactPlanID else {
-                throw CareStoreError(.patientRequired, "contact '\(contact.id)': no plan to add it to; give --patient")
-            }
-            contact.planID = contactPlan
-            contacts.append(contact)
-        }
-        try saveContacts(contacts, at: now)
-        let report = try write { db -> PlanApplyReport in
-            var report = PlanApplyReport()
-            if let retention = plan.retention { try Self.setRetentionPolicy(db, retention, at: now) }
-            var added: [UUID] = []
-            let versions = try TaskVersions.load(db)
-            let targetPlan = try planID ?? Self.defaultPlan(db, patientID: scopeForTasks)
-            let patientCount = try Self.livePatients(db).count
-            if targetPlan == nil, patientCount > 1, !plan.tasks.isEmpty {
-                throw CareStoreError(
-                    .patientRequired,
-                    "the store has \(patientCount) patients: say whose plan this is with --patient ID or a \"patient\" in the file"
-                )
-            }
-            let targetPatient = try targetPlan.flatMap { try Self.planPatient(db, planID: $0) }
-            var chains: [String: (key: String, chain: [TaskVersion])] = [:]
-            for task in plan.tasks {
-                chains[task.id] = try Self.chainForPlan(
-                    db,
-                    name: task.id,
-                    versions: versions,
-                    plan: targetPlan,
-                    patient: targetPatient
-                )
-            }
-            for task in plan.tasks {
-                guard let (key, chain) = chains[task.id] else { continue }
-                if let newest = chain.last, newest.record.deletedDate == nil, Self.sameContent(newest, task) {
-                    report.unchanged.append(task.id)
-                    continue
-                }
-                added.append(
-                    try Self.insertVersion(
-                        db,
-                        task: task,
-                        key: key,
-                        chain: chain,
-                        zone: zone,
-                        now: now,
-                        planID: targetPlan
-                    )
-                )
-                if chain.isEmpty { report.added.append(task.id) } else { report.updated.append(task.id) }
-                if key != task.id { report.keys[task.id] = key }
-            }
-            report.eventsUpdated = try Self.deriveFromStoredSamples(db, versions: added, zone: zone, now: now).count
-            return report
-        }
+        let scope = patientScope
+        let report = try await write { db in try Self.applyPlan(db, plan, scope: scope, zone: zone, now: now) }
         if !report.added.isEmpty || !report.updated.isEmpty {
             broadcaster.publish([.taskListChanged(taskIDs: (report.added + report.updated).map { report.key(of: $0) })])
             logger.info(
@@ -108,10 +33,10 @@ extension CareStore {
     /// Adds a new task (version 1).
     /// - Throws: ``CareStoreError`` if a task with this id exists (even deleted).
     @discardableResult
-    public func addTask(_ task: CareTask, at now: Date = Date()) throws(CareStoreError) -> StoredTask {
+    public func addTask(_ task: CareTask, at now: Date = Date()) async throws(CareStoreError) -> StoredTask {
         let zone = bridgeZone
         let scope = patientScope
-        let stored = try write { db -> StoredTask in
+        let stored = try await write { db -> StoredTask in
             let planID = try Self.defaultPlan(db, patientID: scope)
             let patient = try planID.flatMap { try Self.planPatient(db, planID: $0) }
             let versions = try TaskVersions.load(db)
@@ -150,9 +75,9 @@ extension CareStore {
     /// - Throws: ``CareStoreError`` `.taskNotFound`, `.taskDeleted`, or `.versionWouldShadowOutcomes` when the
     ///   effective date is at or before the start of an event that already has an outcome.
     @discardableResult
-    public func updateTask(_ task: CareTask, at now: Date = Date()) throws(CareStoreError) -> StoredTask {
+    public func updateTask(_ task: CareTask, at now: Date = Date()) async throws(CareStoreError) -> StoredTask {
         let zone = bridgeZone
-        let stored = try write { db -> StoredTask in
+        let stored = try await write { db -> StoredTask in
             let chain = try TaskVersions.load(db).versions(of: task.id)
             guard let newest = chain.last else {
                 throw CareStoreError(.taskNotFound, "no task '\(task.id)' to update", taskID: task.id)
@@ -178,8 +103,12 @@ extension CareStore {
     /// Deletes a task by appending a tombstone version effective at `date` (default now). Events before it,
     /// and their outcomes, stay visible: deletion never rewrites history. Events from `date` on disappear.
     /// - Throws: ``CareStoreError`` `.taskNotFound` or `.taskDeleted`.
-    public func deleteTask(id: String, effective date: Date? = nil, at now: Date = Date()) throws(CareStoreError) {
-        try write { db in
+    public func deleteTask(
+        id: String,
+        effective date: Date? = nil,
+        at now: Date = Date()
+    ) async throws(CareStoreError) {
+        try await write { db in
             let chain = try TaskVersions.load(db).versions(of: id)
             guard let newest = chain.last else {
                 throw CareStoreError(.taskNotFound, "no task '\(id)' to delete", taskID: id)
@@ -295,6 +224,96 @@ extension CareStore {
     }
 
     // MARK: - Internals
+
+    /// ``applyPlan(_:at:)`` in one transaction: the file's patient, plan and contacts, then its tasks; a failure
+    /// anywhere applies nothing.
+    static func applyPlan(
+        _ db: Database,
+        _ plan: CarePlanDocument,
+        scope: String?,
+        zone: TimeZone,
+        now: Date
+    ) throws -> PlanApplyReport {
+        // A file naming its patient adds or versions the patient first (that may adopt the implicit patient's
+        // tasks); a file for another patient than --patient is refused.
+        var scope = scope
+        if let patient = plan.patient {
+            if let scope, scope != patient.id {
+                throw CareStoreError(
+                    .invalidPatient,
+                    "the plan file is for patient '\(patient.id)', not '\(scope)' (--patient)"
+                )
+            }
+            _ = try savePatient(db, patient, plan: plan.plan, now: now)
+            scope = patient.id
+        } else if let filePlan = plan.plan {
+            guard let scope else {
+                throw CareStoreError(
+                    .patientRequired,
+                    "plan '\(filePlan.id)': the file names no patient; give --patient"
+                )
+            }
+            var filePlan = filePlan
+            filePlan.patientID = scope
+            _ = try savePlanOfPatient(db, filePlan, now: now)
+        }
+        let planID = plan.plan?.id
+        let contactPlanID = try planID ?? defaultPlan(db, patientID: scope)
+        var contacts: [CareContact] = []
+        for var contact in plan.contacts {
+            guard let contactPlan = contactPlanID else {
+                throw CareStoreError(.patientRequired, "contact '\(contact.id)': no plan to add it to; give --patient")
+            }
+            contact.planID = contactPlan
+            contacts.append(contact)
+        }
+        _ = try saveContacts(db, contacts, now: now)
+        var report = PlanApplyReport()
+        if let retention = plan.retention { try setRetentionPolicy(db, retention, at: now) }
+        var added: [UUID] = []
+        let versions = try TaskVersions.load(db)
+        let targetPlan = contactPlanID
+        let patientCount = try livePatients(db).count
+        if targetPlan == nil, patientCount > 1, !plan.tasks.isEmpty {
+            throw CareStoreError(
+                .patientRequired,
+                "the store has \(patientCount) patients: say whose plan this is with --patient ID or a \"patient\" in the file"
+            )
+        }
+        let targetPatient = try targetPlan.flatMap { try planPatient(db, planID: $0) }
+        var chains: [String: (key: String, chain: [TaskVersion])] = [:]
+        for task in plan.tasks {
+            chains[task.id] = try chainForPlan(
+                db,
+                name: task.id,
+                versions: versions,
+                plan: targetPlan,
+                patient: targetPatient
+            )
+        }
+        for task in plan.tasks {
+            guard let (key, chain) = chains[task.id] else { continue }
+            if let newest = chain.last, newest.record.deletedDate == nil, sameContent(newest, task) {
+                report.unchanged.append(task.id)
+                continue
+            }
+            added.append(
+                try insertVersion(
+                    db,
+                    task: task,
+                    key: key,
+                    chain: chain,
+                    zone: zone,
+                    now: now,
+                    planID: targetPlan
+                )
+            )
+            if chain.isEmpty { report.added.append(task.id) } else { report.updated.append(task.id) }
+            if key != task.id { report.keys[task.id] = key }
+        }
+        report.eventsUpdated = try deriveFromStoredSamples(db, versions: added, zone: zone, now: now).count
+        return report
+    }
 
     /// Whether the plan file's `task` says what the stored version says, ignoring the effective date and the key
     /// (re-applying the same plan is a no-op).
