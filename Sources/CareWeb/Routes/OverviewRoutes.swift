@@ -105,6 +105,17 @@ struct OverviewRoutes {
                 "Readings of \(entry.patient.name) on \(day.label(zone: zone)), oldest first"
             ),
             "held": table(rows.quarantined, "Quarantined readings of \(entry.patient.name), oldest first"),
+            "hasEvents": !rows.events.isEmpty,
+            "events": rows.events.map { event -> [String: Any] in
+                let state = event.state(at: now(), zone: zone)
+                return [
+                    "when": event.isAllDay
+                        ? "all day" : shown.window(start: event.start, end: event.end, planZone: zone),
+                    "task": event.title, "version": String(event.taskVersion.prefix(8)),
+                    "state": state == .due ? "not yet due" : state.rawValue,
+                    "stateClass": state == .missed ? "missed" : "",
+                ]
+            },
             "hasOutcomes": !rows.outcomes.isEmpty,
             "outcomes": rows.outcomes.map { outcome -> [String: Any] in
                 let values = outcome.values.map { $0.map { String(format: "%g", $0) } ?? "no number" }
