@@ -139,6 +139,15 @@ import Testing
             )
             let unknown = try await browser.post("/overview/ann/acknowledge", ["csrf": csrf, "alert": "home-1/999"])
             #expect(unknown.status == .conflict && unknown.text.contains("has sent no alert 999"))
+            // Until the bridge answers, the page says the acknowledgements wait for it, with when they were sent.
+            let waiting = try await browser.get("/overview/ann").text
+            #expect(
+                waiting.components(
+                    separatedBy: "Acknowledgement sent to the bridge at Fri 27 Nov 2026 09:30, waiting for its answer."
+                ).count == 3,
+                "\(waiting)"
+            )
+            #expect(!waiting.contains(#"value="home-1/\#(a.id)""#), "no second Acknowledge")
 
             // b's facts are gone on the bridge before the acknowledgements arrive: it withdraws b.
             try await bridge.raise(subjects: [("a", now.addingTimeInterval(-7200))], now: now.addingTimeInterval(60))

@@ -54,18 +54,20 @@ struct OverviewRoutes {
         content["onSummary"] = true
         content["hasAlerts"] = !entry.openAlerts.isEmpty
         content["alerts"] = entry.openAlerts.map { alert -> [String: Any] in
-            [
+            var row: [String: Any] = [
                 "key": alert.key, "severity": alert.severity, "severityLabel": alert.severity.capitalized,
                 "message": alert.message, "when": shown.dateTime(alert.occurredAt),
                 "acknowledgeAction": "/overview/\(entry.patient.id)/acknowledge",
             ]
+            if let sent = alert.acknowledgementSentAt { row["sentAt"] = shown.dateTime(sent) }
+            return row
         }
         if let error { content["error"] = error }
         if request.uri.queryParameters["acknowledged"] != nil {
             content["notice"] =
                 entry.patient.homes.isEmpty
                 ? "Acknowledged."
-                : "Acknowledgement sent: the alert closes here once its bridge has applied it."
+                : "Acknowledgement sent to the bridge: the alert closes here once the bridge has answered."
         }
         return pages.page(
             title: entry.patient.name,
