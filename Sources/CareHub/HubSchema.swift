@@ -30,6 +30,8 @@
 ///   `patient_named_at`); NULL until a bridge sends one (an older bridge never does: the dashboard shows the id).
 /// - `hub_sample_latest` (`v9-overview-index`): the readings no bridge retracted by patient, type and instant
 ///   (`hub_instant(start)`), newest first: the overview's newest readings without reading the rest.
+/// - `hub_task_version` (`v11-task-versions`): every task version each bridge made (schedule, effective date,
+///   deletion), each once: the events of a patient's day are computed from them with the bridge's rules.
 public enum HubSchema {
     /// The migrations in the order they run.
     public static let migrations: [(name: String, sql: [String])] = [
@@ -183,6 +185,8 @@ public enum HubSchema {
                 "ALTER TABLE hub_quarantine ADD COLUMN decision_change bigint REFERENCES hub_change (sequence)",
             ]
         ),
+        // The bridges' task versions: the hub computes a patient's events (done, missed, due) from them.
+        ("v11-task-versions", HubSchema.receivedTable(.taskVersion)),
     ]
 
     /// The columns every table of received messages has.

@@ -76,18 +76,28 @@ extension HubStore: CareTeamOverviewSource {
     func alertRows(of patients: [String]) async throws -> [CareTeamOverviewRows.AlertRow] {
         try await client.query(
             """
-            SELECT a.patient_id, b.name, a.arrival, (a.body->'alert'->>'occurredAt')::timestamptz, a.body::text
+            SELECT a.patient_id, b.name, a.arrival, (a.body->'alert'->>'occurredAt')::timestamptz, a.body::text,
+                (SELECT c.body->>'at' FROM hub_change c
+                 WHERE c.kind = \(HubChange.Kind.acknowledgement.rawValue) AND c.bridge_id = a.bridge_id
+                     AND c.body->>'alert' = a.body->'alert'->>'id'
+                     AND NOT EXISTS (SELECT 1 FROM hub_change_result r
+                                     WHERE r.bridge_id = c.bridge_id AND r.change_sequence = c.sequence)
+                 ORDER BY c.sequence DESC LIMIT 1)
             FROM hub_alert a JOIN hub_bridge b ON b.id = a.bridge_id
             WHERE a.patient_id = ANY(\(patients))
             """,
             logger: logger
-        ).decode((String, String, Int64, Date, String).self).collected().compactMap {
+        ).decode((String, String, Int64, Date, String, String?).self).collected().compactMap {
             patient,
             bridge,
             arrival,
             occurred,
-            text in
-            Self.alert(patient: patient, bridge: bridge, arrival: arrival, occurredAt: occurred, body: text)
+            text,
+            sent in
+            var row = Self.alert(patient: patient, bridge: bridge, arrival: arrival, occurredAt: occurred, body: text)
+            // An acknowledgement made here that its bridge has not answered yet: sent, waiting.
+            row?.acknowledgementSentAt = sent.flatMap { ISO8601DateFormatter().date(from: $0) }
+            return row
         }
     }
 

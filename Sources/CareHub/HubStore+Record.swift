@@ -1,3 +1,4 @@
+import BridgeCore
 import BridgeFoundation
 public import CareStore
 import Foundation
@@ -9,8 +10,9 @@ import PostgresNIO
 /// from what the bridges sent, each fact on the day its bridge wrote it down.
 extension HubStore: CareRecordSource {
     /// The patient's samples no bridge retracted, measured on `days` (and apart, those its bridge holds in
-    /// quarantine and has not decided on), the recorded outcomes of events on them and
-    /// every alert change received. A day is read off the time as the bridge wrote it
+    /// quarantine and has not decided on), the recorded outcomes of events on them, the events themselves (done or
+    /// not: computed from the task versions each bridge sent, by the bridge's rules, in its zone) and every alert
+    /// change received. A day is read off the time as the bridge wrote it
     /// (``CareRecordRows/day(ofStamp:)``), never from PostgreSQL's or the hub's zone.
     public func recordRows(patient: String, days: ClosedRange<String>) async throws(HubError) -> CareRecordRows {
         guard CareRecordRows.day(ofStamp: days.lowerBound) == days.lowerBound,
@@ -38,6 +40,13 @@ extension HubStore: CareRecordSource {
                 """,
                 logger: logger
             ).decode((String, Date, String, String).self).collected()
+            let versions = try await client.query(
+                """
+                SELECT v.bridge_id, v.id, v.body::text FROM hub_task_version v
+                WHERE v.patient_id = \(patient) ORDER BY v.bridge_id, v.arrival
+                """,
+                logger: logger
+            ).decode((Int64, String, String).self).collected()
             let outcomes = try await client.query(
                 """
                 SELECT o.body::text FROM hub_outcome o
@@ -58,9 +67,88 @@ extension HubStore: CareRecordSource {
                 readings: samples.compactMap(reading),
                 quarantined: quarantined.compactMap(reading),
                 outcomes: outcomes.compactMap { Self.outcome(body: $0) },
+                events: try Self.events(patient: patient, days: days, versions: versions, outcomes: outcomes),
                 alerts: try await alertRows(of: [patient])
             )
         }
+    }
+
+    /// The events on `days` of the task versions each bridge sent (`(bridge, version id, body)`, each bridge's in
+    /// its order), with the recorded outcomes (bodies of `outcome` messages) joined by version and occurrence:
+    /// ``CareEvent/events(of:from:to:zone:outcome:)``, the bridge's own rule, in the zone of the bridge that made
+    /// the versions. Each bridge's versions are its own (a plan put on the hub becomes a version on each bridge).
+    static func events(
+        patient: String,
+        days: ClosedRange<String>,
+        versions: [(Int64, String, String)],
+        outcomes: [String]
+    ) throws(HubError) -> [CareRecordRows.Event] {
+        var recorded: [String: Outcome] = [:]
+        for body in outcomes {
+            guard let object = (try? JSONValue.parse(Array(body.utf8)))?.objectValue,
+                let version = object["taskVersion"]?.stringValue, case .int(let occurrence)? = object["occurrence"],
+                let outcome = object["outcome"]?.objectValue.map(Self.recordedOutcome)
+            else { continue }
+            recorded["\(version.lowercased())/\(occurrence)"] = outcome
+        }
+        var events: [CareRecordRows.Event] = []
+        for (_, sent) in Dictionary(grouping: versions, by: \.0).sorted(by: { $0.key < $1.key }) {
+            let read = sent.compactMap { SyncMessage.taskVersion(id: $0.1, patient: patient, body: $0.2) }
+            guard let zone = read.first?.zone,
+                let first = try? Timestamp.parse(days.lowerBound, in: zone),
+                let last = try? Timestamp.parse(days.upperBound, in: zone)
+            else { continue }
+            // Two days either side cover every offset; the day each event starts on decides.
+            let computed: [CareEvent]
+            do {
+                computed = try CareEvent.events(
+                    of: read.map(\.version),
+                    from: first.addingTimeInterval(-2 * 86_400),
+                    to: last.addingTimeInterval(3 * 86_400),
+                    zone: zone
+                ) { version, occurrence in recorded["\(version.uuidString.lowercased())/\(occurrence)"] }
+            } catch {
+                throw HubError(.invalid, "the task versions of patient \(patient) cannot be read: \(error.message)")
+            }
+            events += computed.map { CareRecordRows.Event($0, zone: zone) }.filter { days.contains($0.day) }
+        }
+        return events
+    }
+
+    /// An outcome as a bridge sent it (the form its undo record keeps: `values` with `value`, `unit`,
+    /// `comparator`, `measuredAt`, `text`; `note`, `notDoneReason`, `author`, `createdDate`). A LO/HI limit sent
+    /// without a number is ±∞ again, as the bridge holds it.
+    static func recordedOutcome(_ object: JSONObject) -> Outcome {
+        let iso = ISO8601DateFormatter()
+        let date = { (key: String, value: JSONObject) -> Date in
+            value[key]?.stringValue.flatMap { iso.date(from: $0) } ?? .distantPast
+        }
+        let values = (object["values"]?.arrayValue ?? []).compactMap(\.objectValue).map { value -> OutcomeValue in
+            let comparator = value["comparator"]?.stringValue.flatMap(ValueComparator.init(rawValue:))
+            let limit: Double =
+                switch comparator {
+                case .greaterThan: .infinity
+                case .lessThan: -.infinity
+                case nil: .nan
+                }
+            return OutcomeValue(
+                value: value["value"]?.doubleValue ?? limit,
+                unit: HealthUnit(rawValue: value["unit"]?.stringValue ?? ""),
+                measuredAt: date("measuredAt", value),
+                sampleID: value["sampleID"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                recordedAt: date("measuredAt", value),
+                text: value["text"]?.stringValue,
+                comparator: comparator
+            )
+        }
+        return Outcome(
+            values: values,
+            createdDate: date("createdDate", object),
+            updatedDate: date("createdDate", object),
+            note: object["note"]?.stringValue,
+            notDoneReason: object["notDoneReason"]?.stringValue,
+            author: object["author"]?.stringValue
+        )
     }
 
     /// An outcome message's body (`task`, `taskVersion`, `occurrence`, `eventStart`, `outcome`) as a recorded

@@ -316,8 +316,8 @@ public struct HubStore: Sendable {
     }
 
     /// What a message the hub holds already does: an outcome's newer state replaces the held one (the same or an
-    /// older one changes nothing), a device's newer facts replace the held ones, a sample, an alert change or a
-    /// retraction or a quarantined sample is kept as first received.
+    /// older one changes nothing), a device's newer facts replace the held ones, a sample, an alert change, a
+    /// retraction, a quarantined sample or a task version (never changed once made) is kept as first received.
     static func conflict(of kind: SyncMessage.Kind) -> String {
         switch kind {
         case .outcome:
@@ -332,7 +332,7 @@ public struct HubStore: Sendable {
                 body = excluded.body, received_at = now()
             WHERE hub_device.bridge_sequence <= excluded.bridge_sequence
             """
-        case .sample, .alert, .retraction, .quarantined: "ON CONFLICT DO NOTHING"
+        case .sample, .alert, .retraction, .quarantined, .taskVersion: "ON CONFLICT DO NOTHING"
         }
     }
 

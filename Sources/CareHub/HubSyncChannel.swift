@@ -251,6 +251,7 @@ public actor HubSyncChannel: QueueingOutboxChannel {
     /// The message an entry stands for, or nil when it is not sent (see the type's notes).
     func message(_ entry: OutboxEntry) -> SyncMessage? {
         if let outcome = entry.outcome { return message(outcome, sequence: entry.sequence) }
+        if let version = entry.taskVersion { return .taskVersion(version, sequence: entry.sequence, zone: zone) }
         guard let stored = entry.sample, let patient = stored.patientID, !stored.isUnassigned else { return nil }
         if let deleted = stored.deletedDate {
             // Queued at its deletion, so it went up before (an entry still waiting keeps its place and is dropped

@@ -1,7 +1,8 @@
 public import BridgeFoundation
 
 /// One message of a sync batch: a sample, an outcome or an alert change a bridge stored, a sample's retraction, a
-/// sample it holds in quarantine, or what the bridge knows about a device of a patient, with CareBridge's own id.
+/// sample it holds in quarantine, a task version, or what the bridge knows about a device of a patient, with
+/// CareBridge's own id.
 ///
 /// On the wire (JSON): `{"kind": "sample", "id": "…", "sequence": 17, "patient": "alice", "body": {…}}`. The id
 /// makes the message idempotent at the hub; `sequence` is the bridge's outbox sequence (its order on the bridge),
@@ -21,6 +22,9 @@ public struct SyncMessage: Sendable, Equatable {
         /// A sample the bridge holds in quarantine (an implausible value, a status saying it is invalid): the id is
         /// the sample's. The hub holds it apart from the record until the care team (or the bridge) decides.
         case quarantined
+        /// A version of a task of the patient's plan as the bridge made it (schedule, effective date, deletion):
+        /// the id is the version's uuid. The hub computes the patient's events from these, as the bridge does.
+        case taskVersion
 
         /// The hub's table of this kind (a fixed name: never built from input).
         var table: String {
@@ -31,6 +35,7 @@ public struct SyncMessage: Sendable, Equatable {
             case .retraction: "hub_retraction"
             case .device: "hub_device"
             case .quarantined: "hub_quarantine"
+            case .taskVersion: "hub_task_version"
             }
         }
 
@@ -80,7 +85,8 @@ public struct SyncMessage: Sendable, Equatable {
         guard let kind = Kind(rawValue: try text("kind")) else {
             throw HubError(
                 .malformed,
-                "message \(index) has an unknown kind (sample, outcome, alert, retraction, device or quarantined)"
+                "message \(index) has an unknown kind (sample, outcome, alert, retraction, device, quarantined or "
+                    + "taskVersion)"
             )
         }
         guard case .int(let sequence)? = object["sequence"], sequence >= 0 else {

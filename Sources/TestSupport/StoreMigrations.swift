@@ -7,6 +7,7 @@ public enum StoreMigrations {
         "v11-sample-aggregates", "v12-app-users", "v13-sample-review", "v14-outcome-undo", "v15-device-battery",
         "v16-series-indexes", "v17-alert-delivery-failures", "v18-user-time-zone", "v19-outcome-outbox",
         "v20-outbox-channel-types", "v21-hub-changes", "v22-task-names", "v23-hub-quarantine",
+        "v24-task-version-outbox",
     ]
 
     /// The migrations after `name` (a store made by an older release gains these).

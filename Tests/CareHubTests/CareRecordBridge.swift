@@ -48,6 +48,32 @@ struct CareRecordBridge {
         _ = try await store.applyPlan(document, at: date)
     }
 
+    /// Ann's plan with a pill besides the weigh-in: twice a day, at 08:00 and 20:00 in Berlin for an hour each,
+    /// from `start` (a Berlin day).
+    func applyPillPlan(from start: String, at date: Date) async throws {
+        let text = """
+            {"patient": {"id": "ann", "name": "Ann Weber"},
+             "tasks": [
+              {"id": "weigh", "title": "Weigh yourself", "kind": "assessment",
+               "schedule": {"timeZone": "Europe/Berlin", "elements": [
+                 {"start": "2026-11-01T00:00:00", "interval": {"days": 1}, "duration": "allDay"}]},
+               "linkage": {"type": "bodyMass", "unit": "kg", "aggregation": "first"},
+               "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]},
+              {"id": "pill", "title": "Take the pill", "kind": "intervention",
+               "schedule": {"timeZone": "Europe/Berlin", "elements": [
+                 {"start": "\(start)T08:00:00", "interval": {"days": 1}, "duration": 3600},
+                 {"start": "\(start)T20:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
+            """
+        let document = try CarePlanDocument.parse(Data(text.utf8), path: "ann.json", bridgeZone: Self.zone)
+        _ = try await store.applyPlan(document, at: date)
+    }
+
+    /// Ann takes her pill at `wallTime` (Berlin), completing the event whose window holds it.
+    func takePill(at wallTime: String) async throws {
+        let at = try Timestamp.parse(wallTime, in: Self.zone)
+        try await store.scoped(to: Self.patient).complete(taskID: "pill", at: at, now: at)
+    }
+
     /// A reading of Ann's (`at`: Berlin wall time, `2026-11-27T09:00`).
     @discardableResult
     func record(

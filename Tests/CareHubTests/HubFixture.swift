@@ -21,7 +21,7 @@ enum HubFixture {
                     HubSchema.migrations.map(\.name) == [
                         "v1-bridges", "v1-received", "v2-outcome-changes", "v3-bridge-backlog", "v4-changes",
                         "v5-retractions-devices", "v6-client-certificates", "v7-users", "v8-patient-names",
-                        "v9-overview-index", "v10-quarantine",
+                        "v9-overview-index", "v10-quarantine", "v11-task-versions",
                     ]
                 )
                 #expect(try await store.migrate().isEmpty, "a second start applies nothing")

@@ -87,6 +87,32 @@ import Testing
     }
 
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
+    func aNurseSeesTheDaysEventsDoneMissedAndNotYetDueFromTheBridgesTaskVersions() async throws {
+        try await withDashboard { bridge, hub, enrolled, browser in
+            try await bridge.applyPillPlan(
+                from: "2026-11-20",
+                at: CareRecordBridge.now.addingTimeInterval(-10 * 86_400)
+            )
+            try await bridge.takePill(at: "2026-11-26T08:15")
+            try await bridge.send(to: hub, as: enrolled)
+            let events = { (day: String) async throws -> Substring in
+                let text = try await browser.get("/overview/ann/record?day=\(day)").text
+                let start = try #require(text.range(of: "<h2 id=\"events-heading\">Events</h2>"))
+                let end = try #require(text.range(of: "Recorded outcomes"))
+                return text[start.upperBound..<end.lowerBound]
+            }
+            let thursday = try await events("2026-11-26")
+            #expect(thursday.contains("<td>08:00–09:00</td><th scope=\"row\">Take the pill</th>"))
+            #expect(
+                thursday.contains(#"<td class="">done</td>"#) && thursday.contains(#"<td class="missed">missed</td>"#)
+            )
+            #expect(thursday.contains("all day"), "the weigh-in, not done that day")
+            let friday = try await events("2026-11-27")
+            #expect(friday.contains(">late<") && friday.contains(">not yet due<") && !friday.contains(">missed<"))
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func anAlertAcknowledgedOnTheHubComesDownAndTheBridgesWithdrawalStands() async throws {
         try await withDashboard { bridge, hub, enrolled, browser in
             let now = CareRecordBridge.now
@@ -113,6 +139,15 @@ import Testing
             )
             let unknown = try await browser.post("/overview/ann/acknowledge", ["csrf": csrf, "alert": "home-1/999"])
             #expect(unknown.status == .conflict && unknown.text.contains("has sent no alert 999"))
+            // Until the bridge answers, the page says the acknowledgements wait for it, with when they were sent.
+            let waiting = try await browser.get("/overview/ann").text
+            #expect(
+                waiting.components(
+                    separatedBy: "Acknowledgement sent to the bridge at Fri 27 Nov 2026 09:30, waiting for its answer."
+                ).count == 3,
+                "\(waiting)"
+            )
+            #expect(!waiting.contains(#"value="home-1/\#(a.id)""#), "no second Acknowledge")
 
             // b's facts are gone on the bridge before the acknowledgements arrive: it withdraws b.
             try await bridge.raise(subjects: [("a", now.addingTimeInterval(-7200))], now: now.addingTimeInterval(60))

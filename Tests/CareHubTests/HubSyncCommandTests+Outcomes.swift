@@ -51,9 +51,10 @@ extension HubSyncCommandTests {
                 store, "--json",
             ])
         }
-        // Two outcomes and the raised alert (the stored history, queued when the channel is first enabled).
+        // The plan's two task versions, two outcomes and the raised alert (the stored history, queued when the
+        // channel is first enabled).
         let first = try await push()
-        #expect(first.status == 0 && first.stdout.contains(#""sent": 3"#), "\(first)")
+        #expect(first.status == 0 && first.stdout.contains(#""sent": 5"#), "\(first)")
 
         // The medication undone and the alert acknowledged on the bridge; the hub's answer is lost.
         try await bridge(["uncomplete", "medication", "--at", "2026-11-10T08:30"])

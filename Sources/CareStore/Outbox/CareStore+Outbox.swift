@@ -43,6 +43,8 @@ extension CareStore {
                 )
             }
             guard includingStored, added else { return }
+            // The hub's plan first: task versions, then what was recorded under them.
+            if channel == Self.hubOutboxChannel { try TaskVersionOutboxSchema.queueStored(db) }
             // Every live sample, in the order it was stored (then measured): the channel's history.
             var reader = try SampleRowReader(db)
             let stored = try reader.samples(
@@ -116,8 +118,13 @@ extension CareStore {
             let id = OutboxSchema.sampleUUID(key)
             let enqueuedAt: Double = row["enqueuedAt"]
             var outcome: OutboxOutcome?
-            if id == nil, let text = String.fromDatabaseValue(key), text.hasPrefix("outcome/") {
-                outcome = try Self.outboxOutcome(db, key: text, versions: &versions)
+            var taskVersion: StoredTask?
+            if id == nil, let text = String.fromDatabaseValue(key) {
+                if text.hasPrefix("outcome/") {
+                    outcome = try Self.outboxOutcome(db, key: text, versions: &versions)
+                } else if let uuid = TaskVersionOutboxSchema.version(ofKey: text) {
+                    taskVersion = try Self.outboxTaskVersion(db, uuid: uuid, versions: &versions)
+                }
             }
             entries.append(
                 OutboxEntry(
@@ -125,11 +132,28 @@ extension CareStore {
                     sample: try id.flatMap { id in try SampleTable.row(db, id: id, reader: &reader)?.stored },
                     sampleID: id,
                     enqueuedAt: Date(timeIntervalSince1970: enqueuedAt),
-                    outcome: outcome
+                    outcome: outcome,
+                    taskVersion: taskVersion
                 )
             )
         }
         return entries
+    }
+
+    /// The task version an entry's key (`task/<version uuid>`) names, with its patient and name; nil when it is
+    /// gone. `versions` is loaded on first use.
+    static func outboxTaskVersion(
+        _ db: Database,
+        uuid: String,
+        versions: inout [String: TaskVersion]?
+    ) throws -> StoredTask? {
+        if versions == nil {
+            versions = Dictionary(
+                try TaskVersions.load(db).all.map { ($0.record.uuid, $0) },
+                uniquingKeysWith: { first, _ in first }
+            )
+        }
+        return versions?[uuid]?.storedTask
     }
 
     /// The state of the outcome an entry's key (`outcome/<task version uuid>/<occurrence>`) names: recorded (as

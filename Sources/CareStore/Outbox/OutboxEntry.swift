@@ -2,7 +2,7 @@ public import BridgeCore
 public import Foundation
 
 /// One sample waiting in the outbox of a channel (e.g. `mqtt`), in delivery order; on the `hub` channel also an
-/// outcome (``outcome``; then `sample` and `sampleID` are nil).
+/// outcome (``outcome``) or a task version (``taskVersion``; then `sample` and `sampleID` are nil).
 public struct OutboxEntry: Sendable, Hashable {
     /// Delivery order: increases with every enqueued sample, never reused.
     public var sequence: Int64
@@ -13,19 +13,23 @@ public struct OutboxEntry: Sendable, Hashable {
     public var enqueuedAt: Date
     /// The outcome an entry of the `hub` channel stands for, read when the entry was.
     public var outcome: OutboxOutcome?
+    /// The task version an entry of the `hub` channel stands for (``TaskVersionOutboxSchema``).
+    public var taskVersion: StoredTask?
 
     public init(
         sequence: Int64,
         sample: StoredSample?,
         sampleID: UUID?,
         enqueuedAt: Date,
-        outcome: OutboxOutcome? = nil
+        outcome: OutboxOutcome? = nil,
+        taskVersion: StoredTask? = nil
     ) {
         self.sequence = sequence
         self.sample = sample
         self.sampleID = sampleID
         self.enqueuedAt = enqueuedAt
         self.outcome = outcome
+        self.taskVersion = taskVersion
     }
 }
 

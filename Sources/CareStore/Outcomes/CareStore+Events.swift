@@ -389,6 +389,21 @@ extension CareStore {
     ) throws
         -> [CareEvent]
     {
+        try merged(versions: versions, query: query, zone: zone) { version, scheduled in
+            try events(db, version: version, scheduled: scheduled, zone: zone)
+        }
+    }
+
+    /// The events rule of every engine: each live version (not deleted, not shadowed) contributes its schedule's
+    /// events in the part of `[from, to)` where it is in force, `join` adds their outcomes, and the whole is
+    /// sorted by start, then task id, then occurrence. Pure but for `join` (the SQLite store reads outcomes there,
+    /// the hub hands over those its bridges sent).
+    static func merged(
+        versions: [TaskVersion],
+        query: EventQuery,
+        zone: TimeZone,
+        join: (TaskVersion, [ScheduledEvent]) throws -> [CareEvent]
+    ) rethrows -> [CareEvent] {
         // Versions in task-id order, so sorting needs only (start, rank, occurrence) and no string comparisons.
         let live = versions.filter { version in
             !version.isTombstone && !version.isShadowed
@@ -400,7 +415,7 @@ extension CareStore {
         for (rank, version) in live.enumerated() {
             guard let (lower, upper) = version.clip(from: query.from, to: query.to) else { continue }
             let scheduled = version.task.schedule.storeEvents(from: lower, to: upper, zone: zone)
-            let events = try events(db, version: version, scheduled: scheduled, zone: zone)
+            let events = try join(version, scheduled)
             let list = perVersion.count
             for (index, event) in events.enumerated() {
                 keys.append((event.start.timeIntervalSince1970, rank, event.occurrence, list << 32 | index))
@@ -468,6 +483,16 @@ extension CareStore {
             )
         }
         if let current { byOccurrence[current.occurrence] = current.outcome }
+        return careEvents(version: version, scheduled: scheduled, zone: zone, outcomes: byOccurrence)
+    }
+
+    /// The events of one version with their outcomes by occurrence (none: not recorded).
+    static func careEvents(
+        version: TaskVersion,
+        scheduled: [ScheduledEvent],
+        zone: TimeZone,
+        outcomes byOccurrence: [Int: Outcome]
+    ) -> [CareEvent] {
         let task = version.task
         let info = EventTaskInfo(
             title: task.title,

@@ -19,11 +19,24 @@ public enum EventState: String, Sendable, Hashable, CaseIterable {
 extension CareEvent {
     /// The event's state at `now`; the day is the calendar day of `now` in `zone`.
     public func state(at now: Date, zone: TimeZone) -> EventState {
-        if outcome?.notDoneReason != nil { return .notDone }
-        if isCompleted { return .done }
-        if now <= end { return .due }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar.isDate(end, inSameDayAs: now) ? .late : .missed
+        EventState(notDone: outcome?.notDoneReason != nil, completed: isCompleted, end: end, at: now, zone: zone)
+    }
+}
+
+extension EventState {
+    /// The state of an event marked not done or not, completed or not, whose window ends at `end`, at `now` (the
+    /// day is `now`'s calendar day in `zone`): the one rule a bridge's day view and either engine's record use.
+    public init(notDone: Bool, completed: Bool, end: Date, at now: Date, zone: TimeZone) {
+        if notDone {
+            self = .notDone
+        } else if completed {
+            self = .done
+        } else if now <= end {
+            self = .due
+        } else {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            self = calendar.isDate(end, inSameDayAs: now) ? .late : .missed
+        }
     }
 }

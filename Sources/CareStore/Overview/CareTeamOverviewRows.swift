@@ -75,6 +75,9 @@ public struct CareTeamOverviewRows: Sendable, Hashable {
         public var occurredAt: Date
         /// The order the states were recorded in (higher: newer).
         public var order: Int64
+        /// When an acknowledgement made at the hub was sent down to the alert's bridge, while the bridge has not
+        /// answered it yet (nil: none waiting; a bridge's own store acknowledges at once).
+        public var acknowledgementSentAt: Date? = nil
 
         public init(
             patientID: String,

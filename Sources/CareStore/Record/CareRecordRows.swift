@@ -39,12 +39,55 @@ public struct CareRecordRows: Sendable, Hashable {
         }
     }
 
+    /// An event of the patient's plan on a day: what was due, from the task version in force, and whether it was
+    /// done (``state(at:zone:)`` tells done, not done, due, late or missed).
+    public struct Event: Sendable, Hashable {
+        public var taskID: String
+        /// The task's id in its patient's plan.
+        public var taskName: String
+        public var title: String
+        /// The id (lower-case UUID) of the task version the event belongs to.
+        public var taskVersion: String
+        public var occurrence: Int
+        /// `yyyy-MM-dd` of the event's start where the patient lives.
+        public var day: String
+        public var start: Date
+        public var end: Date
+        public var isAllDay: Bool
+        /// Whether its outcome completes it (CareKit's progress reached 1).
+        public var isCompleted: Bool
+        /// Why it was not done, when it was marked so.
+        public var notDoneReason: String?
+
+        /// The event as the record keeps it, on its day in `zone` (the patient's).
+        public init(_ event: CareEvent, zone: TimeZone) {
+            taskID = event.taskID
+            taskName = event.taskName
+            title = event.title
+            taskVersion = event.key.taskVersion.uuidString.lowercased()
+            occurrence = event.occurrence
+            day = CareRecordRows.day(of: event.start, in: zone)
+            start = event.start
+            end = event.end
+            isAllDay = event.isAllDay
+            isCompleted = event.isCompleted
+            notDoneReason = event.outcome?.notDoneReason
+        }
+
+        /// Where the event stands at `now` (the day of `now` in `zone`), by the bridge's own rule (``EventState``).
+        public func state(at now: Date, zone: TimeZone) -> EventState {
+            EventState(notDone: notDoneReason != nil, completed: isCompleted, end: end, at: now, zone: zone)
+        }
+    }
+
     /// Usable readings, oldest first (ties: by id).
     public var readings: [Reading]
     /// Readings held in quarantine (not in the record until a person releases them), oldest first.
     public var quarantined: [Reading]
     /// Recorded outcomes, by day, task and occurrence.
     public var outcomes: [Outcome]
+    /// The events of the patient's plan on the days, done or not, by start, task and occurrence.
+    public var events: [Event]
     /// Every state of the patient's alerts the store holds (``CareTeamOverview`` tells which is newest).
     public var alerts: [CareTeamOverviewRows.AlertRow]
 
@@ -52,6 +95,7 @@ public struct CareRecordRows: Sendable, Hashable {
         readings: [Reading],
         quarantined: [Reading] = [],
         outcomes: [Outcome],
+        events: [Event] = [],
         alerts: [CareTeamOverviewRows.AlertRow]
     ) {
         let order = { (a: Reading, b: Reading) in
@@ -60,6 +104,7 @@ public struct CareRecordRows: Sendable, Hashable {
         self.readings = readings.sorted(by: order)
         self.quarantined = quarantined.sorted(by: order)
         self.outcomes = outcomes.sorted { ($0.day, $0.taskID, $0.occurrence) < ($1.day, $1.taskID, $1.occurrence) }
+        self.events = events.sorted { ($0.start, $0.taskID, $0.occurrence) < ($1.start, $1.taskID, $1.occurrence) }
         self.alerts = alerts
     }
 

@@ -30,19 +30,26 @@ extension CareStore: CareRecordSource {
                 readings.append(CareRecordRows.Reading(reading: row, day: day))
             }
         }
-        let outcomes = try await scoped.events(matching: EventQuery(from: from, to: to)).compactMap {
-            event -> CareRecordRows.Outcome? in
-            let day = CareRecordRows.day(of: event.start, in: zone)
-            guard let outcome = event.outcome, days.contains(day) else { return nil }
+        let events = try await scoped.events(matching: EventQuery(from: from, to: to)).filter {
+            days.contains(CareRecordRows.day(of: $0.start, in: zone))
+        }
+        let outcomes = events.compactMap { event -> CareRecordRows.Outcome? in
+            guard let outcome = event.outcome else { return nil }
             return CareRecordRows.Outcome(
                 taskID: event.taskID,
                 taskVersion: event.key.taskVersion.uuidString.lowercased(),
                 occurrence: event.occurrence,
-                day: day,
+                day: CareRecordRows.day(of: event.start, in: zone),
                 values: outcome.values.map { $0.value.isFinite ? $0.value : nil }
             )
         }
         let alerts = try await self.alerts().filter { $0.patientID == patient }.compactMap(Self.alertRow)
-        return CareRecordRows(readings: readings, quarantined: quarantined, outcomes: outcomes, alerts: alerts)
+        return CareRecordRows(
+            readings: readings,
+            quarantined: quarantined,
+            outcomes: outcomes,
+            events: events.map { CareRecordRows.Event($0, zone: zone) },
+            alerts: alerts
+        )
     }
 }

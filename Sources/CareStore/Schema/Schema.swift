@@ -117,6 +117,7 @@ enum Schema {
         HubChangeSchema.register(in: &migrator)
         TaskNameSchema.register(in: &migrator)
         HubQuarantineSchema.register(in: &migrator)
+        TaskVersionOutboxSchema.register(in: &migrator)
         return migrator
     }
 }

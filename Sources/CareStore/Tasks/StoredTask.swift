@@ -37,6 +37,31 @@ public struct StoredTask: Sendable, Hashable {
     }
 }
 
+extension StoredTask {
+    /// A version as another store holds it (the hub reads the versions its bridges sent).
+    public init(
+        task: CareTask,
+        version: UUID,
+        versionNumber: Int,
+        previousVersion: UUID?,
+        effectiveDate: Date,
+        createdDate: Date,
+        deletedDate: Date?,
+        patientID: String?,
+        name: String
+    ) {
+        self.task = task
+        self.version = version
+        self.versionNumber = versionNumber
+        self.previousVersion = previousVersion
+        self.effectiveDate = effectiveDate
+        self.createdDate = createdDate
+        self.deletedDate = deletedDate
+        self.patientID = patientID
+        self.name = name
+    }
+}
+
 /// What applying a plan did, by task id.
 public struct PlanApplyReport: Sendable, Hashable {
     /// Tasks that did not exist before.

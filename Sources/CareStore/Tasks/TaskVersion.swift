@@ -79,41 +79,9 @@ struct TaskVersions: Sendable {
         for row in try Row.fetchAll(db, sql: "SELECT id, patientID FROM carePlan ORDER BY versionNumber") {
             planPatients[row[0]] = row[1] as String
         }
-        var all: [TaskVersion] = []
-        var ranges: [String: Range<Int>] = [:]
-        var index = 0
-        while index < records.count {
-            var end = index
-            while end < records.count, records[end].id == records[index].id { end += 1 }
-            // Newest first: each version is bounded by the earliest effective date among newer ones.
-            var bound: Date?
-            var chain: [TaskVersion] = []
-            for record in records[index..<end].reversed() {
-                let task = try DecodedTasks.shared.task(for: record)
-                let version = TaskVersion(
-                    record: record,
-                    uuid: UUID(uuidString: record.uuid) ?? UUID(),
-                    task: task,
-                    effective: record.effectiveDate,
-                    until: bound,
-                    patient: record.carePlanID.flatMap { planPatients[$0] }
-                )
-                chain.append(version)
-                bound = min(bound ?? record.effectiveDate, record.effectiveDate)
-            }
-            ranges[records[index].id] = all.count..<(all.count + chain.count)
-            all += chain.reversed()
-            index = end
+        return try TaskVersions(records: records) { record in
+            (try DecodedTasks.shared.task(for: record), record.carePlanID.flatMap { planPatients[$0] })
         }
-        var linked: [QuantityType: [TaskVersion]] = [:]
-        for version in all where !version.isTombstone && !version.isShadowed {
-            if let linkage = version.task.linkage, version.task.kind == .assessment {
-                linked[linkage.type, default: []].append(version)
-            }
-        }
-        var keysByName: [String: [String]] = [:]
-        for (key, range) in ranges { keysByName[all[range.upperBound - 1].name, default: []].append(key) }
-        return TaskVersions(all: all, linkedByType: linked, ranges: ranges, keysByName: keysByName)
     }
 
     /// The keys of the tasks named `name` (one per patient at most), each with its patient.
@@ -144,6 +112,49 @@ struct TaskVersions: Sendable {
             index = end
         }
         return result
+    }
+}
+
+extension TaskVersions {
+    /// The versions of these rows (by task id, then version number), each chain's regions computed: pure, so the
+    /// hub builds the same versions from what bridges sent (``CareEvent/events(of:from:to:zone:outcome:)``).
+    /// - Parameter content: each row's task and patient.
+    init(records: [TaskRecord], content: (TaskRecord) throws -> (CareTask, String?)) rethrows {
+        var all: [TaskVersion] = []
+        var ranges: [String: Range<Int>] = [:]
+        var index = 0
+        while index < records.count {
+            var end = index
+            while end < records.count, records[end].id == records[index].id { end += 1 }
+            // Newest first: each version is bounded by the earliest effective date among newer ones.
+            var bound: Date?
+            var chain: [TaskVersion] = []
+            for record in records[index..<end].reversed() {
+                let (task, patient) = try content(record)
+                let version = TaskVersion(
+                    record: record,
+                    uuid: UUID(uuidString: record.uuid) ?? UUID(),
+                    task: task,
+                    effective: record.effectiveDate,
+                    until: bound,
+                    patient: patient
+                )
+                chain.append(version)
+                bound = min(bound ?? record.effectiveDate, record.effectiveDate)
+            }
+            ranges[records[index].id] = all.count..<(all.count + chain.count)
+            all += chain.reversed()
+            index = end
+        }
+        var linked: [QuantityType: [TaskVersion]] = [:]
+        for version in all where !version.isTombstone && !version.isShadowed {
+            if let linkage = version.task.linkage, version.task.kind == .assessment {
+                linked[linkage.type, default: []].append(version)
+            }
+        }
+        var keysByName: [String: [String]] = [:]
+        for (key, range) in ranges { keysByName[all[range.upperBound - 1].name, default: []].append(key) }
+        self.init(all: all, linkedByType: linked, ranges: ranges, keysByName: keysByName)
     }
 }
 

@@ -48,7 +48,8 @@ extension Templates {
         """
 
     /// One day of a patient's record: the readings measured that day (flagged and LO/HI ones marked), those held
-    /// in quarantine apart, and the recorded outcomes of the day's events by task version.
+    /// in quarantine apart, the day's events (done, missed, late or not yet due) and the recorded outcomes of the
+    /// day's events by task version.
     static let overviewRecord = """
         <h1>{{name}} <span class="sub">{{dayLabel}}</span></h1>
         {{> overviewPatientNav}}
@@ -67,6 +68,21 @@ extension Templates {
         <section aria-labelledby="quarantine-heading">
         <h2 id="quarantine-heading">Held in quarantine</h2>
         {{#held}}{{#hasRows}}<p class="text">Kept apart and not used until the care team releases them.</p>{{> readingTable}}{{/hasRows}}{{^hasRows}}<p>None on this day.</p>{{/hasRows}}{{/held}}
+        </section>
+        <section aria-labelledby="events-heading">
+        <h2 id="events-heading">Events</h2>
+        {{#hasEvents}}
+        <div class="table-wrap">
+        <table class="events">
+        <caption class="visually-hidden">Events of {{name}}'s plan on {{dayLabel}}: done, missed or not yet due</caption>
+        <thead><tr><th scope="col">When</th><th scope="col">Task</th><th scope="col">Version</th><th scope="col">State</th></tr></thead>
+        <tbody>
+        {{#events}}<tr><td>{{when}}</td><th scope="row">{{task}}</th><td>{{version}}</td><td class="{{stateClass}}">{{state}}</td></tr>{{/events}}
+        </tbody>
+        </table>
+        </div>
+        {{/hasEvents}}
+        {{^hasEvents}}<p>No event of the plan on this day.</p>{{/hasEvents}}
         </section>
         <section aria-labelledby="outcomes-heading">
         <h2 id="outcomes-heading">Recorded outcomes</h2>

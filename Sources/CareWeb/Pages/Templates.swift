@@ -32,10 +32,11 @@ enum Templates {
         {{#alerts}}
         <li class="alert {{severity}}" data-alert>
         <p><strong>{{severityLabel}}</strong>: {{message}} <span class="when">({{when}})</span></p>
-        <form method="post" action="{{acknowledgeAction}}" class="act">
+        {{#sentAt}}<p class="pending">Acknowledgement sent to the bridge at {{sentAt}}, waiting for its answer.</p>{{/sentAt}}
+        {{^sentAt}}<form method="post" action="{{acknowledgeAction}}" class="act">
         <input type="hidden" name="csrf" value="{{csrf}}">{{#key}}<input type="hidden" name="alert" value="{{key}}">{{/key}}
         <button type="submit">Acknowledge<span class="visually-hidden">: {{message}}</span></button>
-        </form>
+        </form>{{/sentAt}}
         </li>
         {{/alerts}}
         </ul>

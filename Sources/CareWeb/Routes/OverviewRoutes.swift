@@ -54,18 +54,20 @@ struct OverviewRoutes {
         content["onSummary"] = true
         content["hasAlerts"] = !entry.openAlerts.isEmpty
         content["alerts"] = entry.openAlerts.map { alert -> [String: Any] in
-            [
+            var row: [String: Any] = [
                 "key": alert.key, "severity": alert.severity, "severityLabel": alert.severity.capitalized,
                 "message": alert.message, "when": shown.dateTime(alert.occurredAt),
                 "acknowledgeAction": "/overview/\(entry.patient.id)/acknowledge",
             ]
+            if let sent = alert.acknowledgementSentAt { row["sentAt"] = shown.dateTime(sent) }
+            return row
         }
         if let error { content["error"] = error }
         if request.uri.queryParameters["acknowledged"] != nil {
             content["notice"] =
                 entry.patient.homes.isEmpty
                 ? "Acknowledged."
-                : "Acknowledgement sent: the alert closes here once its bridge has applied it."
+                : "Acknowledgement sent to the bridge: the alert closes here once the bridge has answered."
         }
         return pages.page(
             title: entry.patient.name,
@@ -105,6 +107,17 @@ struct OverviewRoutes {
                 "Readings of \(entry.patient.name) on \(day.label(zone: zone)), oldest first"
             ),
             "held": table(rows.quarantined, "Quarantined readings of \(entry.patient.name), oldest first"),
+            "hasEvents": !rows.events.isEmpty,
+            "events": rows.events.map { event -> [String: Any] in
+                let state = event.state(at: now(), zone: zone)
+                return [
+                    "when": event.isAllDay
+                        ? "all day" : shown.window(start: event.start, end: event.end, planZone: zone),
+                    "task": event.title, "version": String(event.taskVersion.prefix(8)),
+                    "state": state == .due ? "not yet due" : state.rawValue,
+                    "stateClass": state == .missed ? "missed" : "",
+                ]
+            },
             "hasOutcomes": !rows.outcomes.isEmpty,
             "outcomes": rows.outcomes.map { outcome -> [String: Any] in
                 let values = outcome.values.map { $0.map { String(format: "%g", $0) } ?? "no number" }

@@ -1,0 +1,119 @@
+import BridgeCore
+import CareHub
+import CareStore
+import Foundation
+import TestSupport
+import Testing
+
+/// The events of a patient's day, done or not, over both engines: the hub computes them from the task versions
+/// the bridge sent, with the bridge's own rules, and must answer what the bridge's store answers.
+extension CareRecordTests {
+    /// Each event as `day HH:mm task vN state` (Berlin time; N: the version's number on the bridge), with its state
+    /// at the suite's now.
+    static func described(_ events: [CareRecordRows.Event], versions: [String: Int]) -> [String] {
+        events.map { event in
+            let time = String(Timestamp.format(event.start, in: CareRecordBridge.zone).dropFirst(11).prefix(5))
+            let state = event.state(at: CareRecordBridge.now, zone: CareRecordBridge.zone)
+            return "\(event.day) \(time) \(event.taskName) v\(versions[event.taskVersion] ?? 0) \(state.rawValue)"
+        }
+    }
+
+    /// The version numbers of Ann's tasks by version id, as the bridge holds them.
+    static func versionNumbers(_ bridge: CareRecordBridge) async throws -> [String: Int] {
+        var numbers: [String: Int] = [:]
+        for task in ["weigh", "pill"] {
+            for version in try await bridge.store.scoped(to: CareRecordBridge.patient).taskVersions(id: task) {
+                numbers[version.version.uuidString.lowercased()] = version.versionNumber
+            }
+        }
+        return numbers
+    }
+
+    /// The engine's record of `days`, and (on the hub) that it holds the very events the bridge's store gives.
+    static func events(_ session: Session, _ days: ClosedRange<String>) async throws -> [CareRecordRows.Event] {
+        let rows = try await session.record(days)
+        if session.hub != nil {
+            let own = try await session.bridge.store.recordRows(patient: CareRecordBridge.patient, days: days)
+            #expect(rows.events == own.events, "the hub's events are the bridge's")
+        }
+        return rows.events
+    }
+
+    @Test(
+        .enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"),
+        arguments: Engine.allCases
+    )
+    func aDayShowsItsEventsDoneMissedLateAndNotYetDue(engine: Engine) async throws {
+        try await withSession(engine) { session in
+            let bridge = session.bridge
+            try await bridge.applyPillPlan(
+                from: "2026-11-20",
+                at: CareRecordBridge.now.addingTimeInterval(-10 * 86_400)
+            )
+            try await bridge.record(.bodyMass, 69.5, "kg", at: "2026-11-26T07:30")
+            try await bridge.takePill(at: "2026-11-26T08:15")
+            let events = try await Self.events(session, "2026-11-26"..."2026-11-27")
+            // Friday 09:30: Thursday's evening pill was missed, Friday's morning one is late (the day is not over),
+            // the rest of Friday is not due yet.
+            #expect(
+                Self.described(events, versions: try await Self.versionNumbers(bridge)) == [
+                    "2026-11-26 00:00 weigh v1 done", "2026-11-26 08:00 pill v1 done",
+                    "2026-11-26 20:00 pill v1 missed", "2026-11-27 00:00 weigh v1 due",
+                    "2026-11-27 08:00 pill v1 late", "2026-11-27 20:00 pill v1 due",
+                ]
+            )
+        }
+    }
+
+    @Test(
+        .enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"),
+        arguments: Engine.allCases
+    )
+    func aTaskChangedMidWeekHasTheOldVersionsEventsBeforeAndTheNewOnesAfter(engine: Engine) async throws {
+        try await withSession(engine) { session in
+            let bridge = session.bridge
+            try await bridge.record(.bodyMass, 69.0, "kg", at: "2026-11-22T08:00")
+            try await bridge.applyPlan(
+                title: "Weigh yourself, shoes off",
+                at: CareRecordBridge.now.addingTimeInterval(-3 * 86_400),
+                effective: "2026-11-24T00:00:00"
+            )
+            try await bridge.record(.bodyMass, 69.5, "kg", at: "2026-11-25T08:00")
+            let events = try await Self.events(session, "2026-11-22"..."2026-11-26")
+            #expect(
+                Self.described(events, versions: try await Self.versionNumbers(bridge)) == [
+                    "2026-11-22 00:00 weigh v1 done", "2026-11-23 00:00 weigh v1 missed",
+                    "2026-11-24 00:00 weigh v2 missed", "2026-11-25 00:00 weigh v2 done",
+                    "2026-11-26 00:00 weigh v2 missed",
+                ]
+            )
+            #expect(Set(events.map(\.title)).count == 2)
+        }
+    }
+
+    @Test(
+        .enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"),
+        arguments: Engine.allCases
+    )
+    func aDayAcrossTheEndOfSummerTimeKeepsItsEventsAtTheirWallClockTimes(engine: Engine) async throws {
+        try await withSession(engine) { session in
+            let bridge = session.bridge
+            // Berlin leaves summer time at 03:00 on Sunday 2026-10-25: that day has 25 hours.
+            try await bridge.applyPillPlan(
+                from: "2026-10-20",
+                at: CareRecordBridge.now.addingTimeInterval(-40 * 86_400)
+            )
+            try await bridge.takePill(at: "2026-10-25T20:30")
+            let events = try await Self.events(session, "2026-10-24"..."2026-10-26")
+            #expect(
+                Self.described(events, versions: try await Self.versionNumbers(bridge)) == [
+                    "2026-10-24 08:00 pill v1 missed", "2026-10-24 20:00 pill v1 missed",
+                    "2026-10-25 08:00 pill v1 missed", "2026-10-25 20:00 pill v1 done",
+                    "2026-10-26 08:00 pill v1 missed", "2026-10-26 20:00 pill v1 missed",
+                ]
+            )
+            // Saturday 08:00 to Sunday 08:00, across the change, is 25 hours.
+            #expect(events[2].start.timeIntervalSince(events[0].start) == 25 * 3600)
+        }
+    }
+}
