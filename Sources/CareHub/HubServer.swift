@@ -58,7 +58,7 @@ public struct HubServer: Sendable {
         let configuration = configuration
         return Application(
             router: router(),
-            server: try configuration.serverBuilder(),
+            server: try configuration.serverBuilder(logger: logger),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
