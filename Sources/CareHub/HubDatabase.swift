@@ -147,23 +147,23 @@ public struct HubDatabase: Sendable {
 
     /// The driver's configuration for one of ``servers``.
     public func configuration(of server: Server) -> PostgresClient.Configuration {
-        let password = password(of: server)
-        var configuration: PostgresClient.Configuration
-        if let socketDirectory {
-            configuration = PostgresClient.Configuration(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(server.port)",
-                username: username,
-                password: password,
-                database: database
-            )
-        } else {
-            configuration = PostgresClient.Configuration(
-                host: server.host,
-                port: server.port,
+        var configuration = configuration(
+            of: server,
+            socket: PostgresClient.Configuration.init(unixSocketPath:username:password:database:)
+        ) { host, port, username, password, database in
+            let tls: PostgresClient.Configuration.TLS =
+                switch sslMode {
+                case "disable": .disable
+                case "require": .require(.makeClientConfiguration())
+                default: .prefer(.makeClientConfiguration())
+                }
+            return PostgresClient.Configuration(
+                host: host,
+                port: port,
                 username: username,
                 password: password,
                 database: database,
-                tls: clientTLS
+                tls: tls
             )
         }
         configuration.options.connectTimeout = .seconds(5)
@@ -174,25 +174,19 @@ public struct HubDatabase: Sendable {
     /// `timeout`.
     /// - Throws: when the TLS context cannot be made.
     func connectionConfiguration(of server: Server, timeout: Duration) throws -> PostgresConnection.Configuration {
-        let password = password(of: server)
-        var configuration: PostgresConnection.Configuration
-        if let socketDirectory {
-            configuration = PostgresConnection.Configuration(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(server.port)",
-                username: username,
-                password: password,
-                database: database
-            )
-        } else {
+        var configuration = try configuration(
+            of: server,
+            socket: PostgresConnection.Configuration.init(unixSocketPath:username:password:database:)
+        ) { host, port, username, password, database in
             let tls: PostgresConnection.Configuration.TLS =
                 switch sslMode {
                 case "disable": .disable
                 case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
                 default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
                 }
-            configuration = PostgresConnection.Configuration(
-                host: server.host,
-                port: server.port,
+            return PostgresConnection.Configuration(
+                host: host,
+                port: port,
                 username: username,
                 password: password,
                 database: database,
@@ -203,12 +197,19 @@ public struct HubDatabase: Sendable {
         return configuration
     }
 
-    private var clientTLS: PostgresClient.Configuration.TLS {
-        switch sslMode {
-        case "disable": .disable
-        case "require": .require(.makeClientConfiguration())
-        default: .prefer(.makeClientConfiguration())
+    /// Where `server` is and who logs in, handed to one of the driver's two configuration types: its Unix socket
+    /// (`?host=/socket/dir`), else its host and port over TCP.
+    private func configuration<Configuration>(
+        of server: Server,
+        socket: (_ path: String, _ username: String, _ password: String?, _ database: String?) -> Configuration,
+        tcp: (_ host: String, _ port: Int, _ username: String, _ password: String?, _ database: String?) throws
+            -> Configuration
+    ) rethrows -> Configuration {
+        let password = password(of: server)
+        if let socketDirectory {
+            return socket("\(socketDirectory)/.s.PGSQL.\(server.port)", username, password, database)
         }
+        return try tcp(server.host, server.port, username, password, database)
     }
 
     private func password(of server: Server) -> String? {
