@@ -49,3 +49,34 @@ final class FirstAnswer<Value: Sendable>: Sendable {
         for action in actions { action() }
     }
 }
+
+extension FirstAnswer {
+    /// Runs `body` against `deadline` on `clock` and the caller's cancellation, and returns the first answer: the
+    /// body's result, nil when the deadline came first (a `CancellationError` when the caller was cancelled). The
+    /// answer does not wait for `body` to wind down: it is cancelled and left to finish on its own; the timer stops
+    /// once an answer is in.
+    static func race<Success: Sendable>(
+        within deadline: Duration,
+        on clock: any Clock<Duration>,
+        _ body: @escaping @Sendable () async throws -> Success
+    ) async -> Value? where Value == Result<Success, any Error> {
+        let answer = FirstAnswer()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+                answer.wait(continuation)
+                let work = Task {
+                    do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
+                }
+                answer.onGiven { work.cancel() }
+                let timer = Task {
+                    try? await clock.sleep(for: deadline)
+                    answer.give(nil)
+                }
+                // Once answered, the timer stops: it does not sleep on for the rest of its deadline.
+                answer.onGiven { timer.cancel() }
+            }
+        } onCancel: {
+            answer.give(.failure(CancellationError()))
+        }
+    }
+}

@@ -58,7 +58,7 @@ public struct HubServer: Sendable {
         let configuration = configuration
         return Application(
             router: router(),
-            server: try configuration.serverBuilder(),
+            server: try configuration.serverBuilder(logger: logger),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
@@ -165,10 +165,10 @@ public struct HubServer: Sendable {
 }
 
 extension HubServer {
-    /// The services of `carebridge hub serve`: the database client first (so it is shut down last), then the
+    /// The services of `carebridge hub serve`: the database client (``HubPrimary``) first (so it is shut down last), then the
     /// application, which migrates the schema before it listens.
     public func services(onListening: @escaping @Sendable (String) async -> Void) throws -> [any Service] {
-        [store.client, MigratedApplication(store: store, application: try service(onListening: onListening))]
+        [store.primary, MigratedApplication(store: store, application: try service(onListening: onListening))]
     }
 }
 

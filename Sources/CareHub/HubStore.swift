@@ -7,22 +7,38 @@ public import PostgresNIO
 ///
 /// A `Sendable` façade over a `PostgresClient` (which must be running: ``HubDatabase/withClient(_:logger:_:)`` or
 /// a service group) with intention-named methods; the rules of what a bridge may write live here, where the sync
-/// endpoint and the command line both use them.
+/// endpoint and the command line both use them. Over several servers (``HubPrimary``), the client is the one on the
+/// writable server now: an operation that fails on a lost connection or a read-only server makes the hub look for
+/// the writable one again.
 public struct HubStore: Sendable {
-    public let client: PostgresClient
+    /// The client on the writable server now.
+    public var client: PostgresClient { primary.client }
+    /// The server (or servers) the store writes to.
+    public let primary: HubPrimary
     /// How long one operation may wait for PostgreSQL before it fails as `.database`.
     public var deadline: Duration
     /// The clock the deadline runs on.
     let clock: any Clock<Duration>
     let logger: Logger
 
+    /// A store over one running client.
     public init(
         client: PostgresClient,
         deadline: Duration = .seconds(10),
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
-        self.client = client
+        self.init(primary: HubPrimary(client: client), deadline: deadline, clock: clock, logger: logger)
+    }
+
+    /// A store over the writable server `primary` finds (it must be running: ``HubDatabase/withStore(deadline:logger:_:)`` or a service group).
+    public init(
+        primary: HubPrimary,
+        deadline: Duration = .seconds(10),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
+        self.primary = primary
         self.deadline = deadline
         self.clock = clock
         self.logger = logger
@@ -411,25 +427,13 @@ public struct HubStore: Sendable {
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws(HubError) -> Result {
         let deadline = limit ?? self.deadline
-        let answer = FirstAnswer<Swift.Result<Result, any Error>>()
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Swift.Result<Result, any Error>?, Never>) in
-                answer.wait(continuation)
-                let work = Task {
-                    do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
-                }
-                answer.onGiven { work.cancel() }
-                let timer = Task { [deadline, clock] in
-                    try? await clock.sleep(for: deadline)
-                    answer.give(nil)
-                }
-                // Once answered, the timer stops: it does not sleep on for the rest of its deadline.
-                answer.onGiven { timer.cancel() }
-            }
-        } onCancel: {
-            answer.give(.failure(CancellationError()))
+        let primary = primary
+        let outcome = await FirstAnswer.race(within: deadline, on: clock) {
+            // While the hub looks for its writable server, a request waits here (within its deadline).
+            try await primary.ready()
+            return try await body()
         }
+        if HubPrimary.isConnectionFailure(outcome) { primary.suspect() }
         switch outcome {
         case .success(let value)?:
             return value

@@ -126,10 +126,17 @@ package final class PostgresServer: @unchecked Sendable {
     package var url: String { "postgres://\(user)@127.0.0.1:\(port)/postgres?sslmode=disable" }
 
     /// Writes the role's password to `passwordFile` (mode 0600) and returns the `carebridge hub` options that
-    /// name the database and that file.
-    package func databaseOptions(passwordFile: String) throws -> [String] {
+    /// name the database and that file; with `replicas`, the address names this server and then each of them
+    /// (libpq's multi-host form, `?target_session_attrs=read-write`), so the hub follows a failover.
+    package func databaseOptions(passwordFile: String, replicas: [PostgresServer] = []) throws -> [String] {
         try ScratchDirectory.writeSecret("\(password)\n", to: passwordFile)
-        return ["--database", url, "--database-password-file", passwordFile]
+        guard !replicas.isEmpty else { return ["--database", url, "--database-password-file", passwordFile] }
+        let servers = ([self] + replicas).map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+        return [
+            "--database",
+            "postgres://\(user)@\(servers)/postgres?sslmode=disable&target_session_attrs=read-write",
+            "--database-password-file", passwordFile,
+        ]
     }
 
     /// As root: `setpriv` to the `postgres` user (which execs, so the process is the server itself).

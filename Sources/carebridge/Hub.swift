@@ -15,7 +15,9 @@ struct Hub: AsyncParsableCommand {
             Bridges push with `carebridge sync push` or `carebridge run --hub`. See docs/hub.md.
 
             The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require, \
-            ?host=/socket/dir for a Unix socket). Its password comes from --database-password-file, or from a libpq \
+            ?host=/socket/dir for a Unix socket), or a primary and its replicas, \
+            postgres://USER@HOST1:PORT1,HOST2:PORT2/DATABASE (?target_session_attrs=read-write|primary): the hub \
+            writes to the first writable one and follows a failover. Its password comes from --database-password-file, or from a libpq \
             password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused.
 
             Examples:
@@ -34,7 +36,10 @@ struct Hub: AsyncParsableCommand {
 struct HubDatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("The hub's PostgreSQL, postgres://USER@HOST:PORT/DATABASE (no password).", valueName: "url")
+        help: ArgumentHelp(
+            "The hub's PostgreSQL, postgres://USER@HOST:PORT[,HOST:PORT…]/DATABASE (no password).",
+            valueName: "url"
+        )
     )
     var database: String
 
@@ -53,9 +58,14 @@ struct HubDatabaseOptions: ParsableArguments {
     )
     var timeout: Int = 10
 
-    /// The store over a running client, with this deadline for each operation.
-    func store(_ client: PostgresClient, logger: Logger) -> HubStore {
-        HubStore(client: client, deadline: .seconds(timeout), logger: logger)
+    /// The store on the database's writable server (``HubPrimary``, to be run), with this deadline for each
+    /// operation and each probe.
+    func store(_ database: HubDatabase, logger: Logger) -> HubStore {
+        HubStore(
+            primary: HubPrimary(database: database, probeTimeout: .seconds(timeout), logger: logger),
+            deadline: .seconds(timeout),
+            logger: logger
+        )
     }
 
     func validate() throws {
@@ -79,8 +89,7 @@ struct HubDatabaseOptions: ParsableArguments {
     ) async throws -> Result {
         let database = try resolved()
         do {
-            return try await database.withClient(logger: logger) { client in
-                let store = store(client, logger: logger)
+            return try await database.withStore(deadline: .seconds(timeout), logger: logger) { store in
                 try await store.migrate()
                 return try await body(store)
             }

@@ -62,8 +62,7 @@ struct HubServe: AsyncParsableCommand {
         let hubDatabase = try database.resolved()
         var logger = CLILogging.logger
         if ProcessInfo.processInfo.environment["CAREBRIDGE_LOG_LEVEL"] == nil { logger.logLevel = .info }
-        let client = PostgresClient(configuration: hubDatabase.configuration, backgroundLogger: logger)
-        let store = database.store(client, logger: logger)
+        let store = database.store(hubDatabase, logger: logger)
         let server = HubServer(
             store: store,
             configuration: configuration,

@@ -122,6 +122,13 @@ extension HubSyncCommandTests {
         #expect(stale.status == 77, "\(stale)")
         #expect(stale.stderr.contains("refused the client certificate: it has expired"), "\(stale.stderr)")
 
+        // Plain HTTP to the TLS port: no answer but a closed connection; the push gives up at its timeout.
+        let plain = try await carebridge([
+            "sync", "push", "--hub", hub.url.replacingOccurrences(of: "https://", with: "http://"), "--token-file",
+            file("home-4.token"), "--timeout", "1", "--store", file("home-4.sqlite"), "--json",
+        ])
+        #expect(plain.status == 75, "\(plain)")
+
         // home-1 enrols a new key and certificate: the old certificate stops at once, the new one syncs.
         try await ingest(file("home-1.sqlite"), count: 2, from: 3)
         try FileManager.default.moveItem(atPath: file("home-1.pem"), toPath: file("home-1-old.pem"))
@@ -152,6 +159,16 @@ extension HubSyncCommandTests {
         await postgres.stop()
         let logs = hub.stdout + hub.stderr
         #expect(logs.contains("belongs to no enrolled bridge"), "the replaced certificate was refused: \(logs)")
+        // Each refused handshake is logged once (one line per connection: the push may have tried twice) at warning
+        // level, with the peer and the reason in words.
+        let refusals = logs.split(separator: "\n").filter { $0.contains("TLS handshake refused") }
+        let peers = refusals.compactMap { $0.split(separator: " ").first { $0.hasPrefix("peer=") } }
+        #expect(peers.count == refusals.count && Set(peers).count == peers.count, "once per connection: \(refusals)")
+        let unverified = refusals.filter { $0.contains("the client certificate failed verification") }
+        #expect(unverified.count >= 2, "the foreign and the expired certificate: \(refusals)")
+        #expect(refusals.contains { $0.contains("plain HTTP to the TLS port") }, "\(refusals)")
+        #expect(refusals.allSatisfy { $0.contains("warning") && $0.contains("peer=127.0.0.1:") }, "\(refusals)")
+        #expect(!refusals.contains { $0.contains("home-1") || $0.contains("BEGIN") }, "no certificate's contents")
         for name in ["home-1", "home-1-old", "home-2"] {
             let key = try String(contentsOfFile: file("\(name).key"), encoding: .utf8)
             let body = key.split(separator: "\n").dropFirst().first.map(String.init) ?? key

@@ -83,7 +83,7 @@ public struct CareWebApp: Sendable {
     func application(
         onListening: @escaping @Sendable (String) async -> Void
     ) throws -> some ApplicationProtocol & Service {
-        let server = try configuration.serverBuilder()
+        let server = try configuration.serverBuilder(logger: logger)
         return Application(
             router: router(),
             server: server,

@@ -1,12 +1,14 @@
 public import HummingbirdCore
 import HummingbirdTLS
+public import Logging
 import NIOSSL
 
 extension WebConfiguration {
     /// HTTP/1.1, over TLS from ``tls``'s PEM files when they are given: the care app's server, and the hub's (which
     /// also checks the client certificates of ``clientCertificateAuthority``).
+    /// A refused TLS handshake is logged to `logger` (``TLSHandshakeLog``).
     /// - Throws: ``WebStartError`` naming the files when they cannot be used.
-    public func serverBuilder() throws(WebStartError) -> HTTPServerBuilder {
+    public func serverBuilder(logger: Logger) throws(WebStartError) -> HTTPServerBuilder {
         guard let tls else { return .http1() }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
@@ -25,7 +27,10 @@ extension WebConfiguration {
                 }
                 configuration.certificateVerification = .optionalVerification
             }
-            return try .tls(.http1(), tlsConfiguration: configuration)
+            return try .tls(
+                .http1(configuration: .init(additionalChannelHandlers: [TLSHandshakeLog(logger: logger)])),
+                tlsConfiguration: configuration
+            )
         } catch let error as WebStartError {
             throw error
         } catch {
