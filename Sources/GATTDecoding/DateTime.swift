@@ -57,16 +57,7 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
     /// or day is "not known" (see ``isUnknown``).
     /// - Returns: nil when there are not six numbers or one is out of its range.
     public init?(checking numbers: [Int]) {
-        guard numbers.count == 6,
-            Self.isValid(
-                year: numbers[0],
-                month: numbers[1],
-                day: numbers[2],
-                hours: numbers[3],
-                minutes: numbers[4],
-                seconds: numbers[5]
-            )
-        else { return nil }
+        guard numbers.count == 6, numbers.allSatisfy({ (0...Int(UInt16.max)).contains($0) }) else { return nil }
         self.init(
             year: numbers[0],
             month: numbers[1],
@@ -75,13 +66,13 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
             minutes: numbers[4],
             seconds: numbers[5]
         )
+        guard isInRange else { return nil }
     }
 
     /// Whether the fields are in their ranges (0 allowed in year, month and day).
-    @inline(__always)
-    private static func isValid(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) -> Bool {
-        (year == 0 || (1582...9999).contains(year)) && (0...12).contains(month) && (0...31).contains(day)
-            && (0...23).contains(hours) && (0...59).contains(minutes) && (0...59).contains(seconds)
+    private var isInRange: Bool {
+        (year == 0 || (1582...9999).contains(year)) && month <= 12 && day <= 31 && hours <= 23 && minutes <= 59
+            && seconds <= 59
             && (year == 0 || month == 0 || day <= 28 || day <= CivilDate.daysInMonth(year: year, month: month))
     }
 
@@ -100,9 +91,7 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
         rawHours = UInt8(truncatingIfNeeded: time)
         rawMinutes = UInt8(truncatingIfNeeded: time >> 8)
         // One test for a valid time; only an invalid one goes through the checks that say which field is wrong.
-        if !Self.isValid(year: year, month: month, day: day, hours: hours, minutes: minutes, seconds: seconds) {
-            try validate(offset: start, reader)
-        }
+        if !isInRange { try validate(offset: start, reader) }
     }
 
     /// Throws the error for the first field out of its range, in the order of the fields.
