@@ -278,8 +278,8 @@ extension Bridge {
         }
     }
 
-    /// Counts `signals` beside the group (which sees the first and shuts down gracefully); a signal that finds an
-    /// earlier request calls `forceQuit`. The sequence is installed before the group starts, so no signal is seen
+    /// Counts `signals` beside the group (which sees the first and shuts down gracefully); the first is logged (a
+    /// drain may take a while), a signal that finds an earlier request calls `forceQuit`. The sequence is installed before the group starts, so no signal is seen
     /// by one and not the other.
     static func watchForRepeatedSignal(
         _ signals: [UnixSignal],
@@ -291,7 +291,13 @@ extension Bridge {
         let sequence = await UnixSignalsSequence(trapping: signals)
         return Task {
             for await signal in sequence {
-                guard requests.note() >= 2 else { continue }
+                guard requests.note() >= 2 else {
+                    logger.info(
+                        "stopping gracefully (what was read is stored, the outbox drains); a second signal stops now",
+                        metadata: ["signal": "\(signal)"]
+                    )
+                    continue
+                }
                 logger.warning(
                     "signal during graceful shutdown: stopping now",
                     metadata: ["signal": "\(signal)"]

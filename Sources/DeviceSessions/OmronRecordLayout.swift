@@ -188,17 +188,7 @@ public struct OmronRecordLayout: Sendable, Hashable {
             values[field.name] = value
         }
         let time = Self.timeFields.map { values[$0] ?? -1 }
-        let dateTime = DateTime(
-            year: time[0],
-            month: time[1],
-            day: time[2],
-            hours: time[3],
-            minutes: time[4],
-            seconds: time[5]
-        )
-        guard (1...12).contains(time[1]), (1...31).contains(time[2]), (0...23).contains(time[3]),
-            (0...59).contains(time[4]), (0...59).contains(time[5]), (2000...2099).contains(time[0]),
-            time[2] <= CivilDate.daysInMonth(year: time[0], month: time[1])
+        guard let dateTime = DateTime(checking: time), !dateTime.isUnknown, (2000...2099).contains(dateTime.year)
         else {
             throw .invalidTime(time.map(String.init).joined(separator: " "))
         }

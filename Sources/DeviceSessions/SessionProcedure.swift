@@ -22,38 +22,30 @@ public enum SessionProcedureStatus: Sendable, Hashable {
     case failed(String)
 }
 
-/// What a request-and-answer procedure makes of an input about its writes or the link
-/// (``SessionProcedure/writeOrLink(_:writes:during:)``).
-public enum SessionProcedureLinkInput: Sendable, Hashable {
-    /// A value or a timer: the procedure's own to handle.
-    case notHandled
-    /// Nothing more to do (one of its writes completed, or another step's write failed).
-    case handled
-    /// The procedure fails with this reason: one of its writes failed, or the link went down.
-    case failed(String)
-}
-
 extension SessionProcedure {
     /// The inputs every request-and-answer procedure (the Omron memory map, the Viatom files) handles alike: a write
     /// of its own that completed is forgotten, one that failed fails the procedure naming the request, and the link
     /// going down fails it naming the request it was waiting on. `writes` holds the ids of its writes not yet
-    /// completed; `request` describes the request being waited on (nil: none, at the end).
-    public static func writeOrLink(
+    /// completed; `request` describes the request being waited on (nil: none, at the end); `fail` is how the
+    /// procedure fails with a reason.
+    /// - Returns: the actions for such an input; nil for a value or a timer, the procedure's own to handle.
+    public mutating func writeOrLink(
         _ input: SessionInput,
-        writes: inout Set<Int>,
-        during request: String?
-    ) -> SessionProcedureLinkInput {
+        writes: WritableKeyPath<Self, Set<Int>>,
+        during request: String?,
+        fail: (inout Self, String) -> [SessionAction]
+    ) -> [SessionAction]? {
         switch input {
         case .completed(let id):
-            writes.remove(id)
-            return .handled
+            self[keyPath: writes].remove(id)
+            return []
         case .failed(let id, let message):
-            guard writes.contains(id) else { return .handled }
-            return .failed("\(request ?? "write"): \(message)")
+            guard self[keyPath: writes].contains(id) else { return [] }
+            return fail(&self, "\(request ?? "write"): \(message)")
         case .disconnected:
-            return .failed("the link went down at the \(request ?? "end")")
+            return fail(&self, "the link went down at the \(request ?? "end")")
         case .value, .timer:
-            return .notHandled
+            return nil
         }
     }
 }

@@ -32,19 +32,10 @@ public struct ViatomDeviceInfo: Sendable, Hashable {
         clock = object["CurTIME"]?.stringValue.flatMap(Self.time)
     }
 
-    /// `YYYY-MM-DD,HH:MM:SS` as a device time.
+    /// `YYYY-MM-DD,HH:MM:SS` as a device time (a known date from 2000 on).
     static func time(_ text: String) -> DateTime? {
         let parts = text.split(whereSeparator: { "-,: ".contains($0) }).compactMap { Int($0) }
-        guard parts.count == 6, parts[0] >= 2000, (1...12).contains(parts[1]), (1...31).contains(parts[2]),
-            parts[3] < 24, parts[4] < 60, parts[5] < 60
-        else { return nil }
-        return DateTime(
-            year: parts[0],
-            month: parts[1],
-            day: parts[2],
-            hours: parts[3],
-            minutes: parts[4],
-            seconds: parts[5]
-        )
+        guard let time = DateTime(checking: parts), !time.isUnknown, time.year >= 2000 else { return nil }
+        return time
     }
 }

@@ -72,10 +72,8 @@ public struct ViatomFileSession: SessionProcedure {
 
     public mutating func handle(_ input: SessionInput, ids: inout Int) -> [SessionAction] {
         guard status == .running else { return [] }
-        switch Self.writeOrLink(input, writes: &writes, during: current?.description) {
-        case .handled: return []
-        case .failed(let reason): return fail(reason)
-        case .notHandled: break
+        if let actions = writeOrLink(input, writes: \.writes, during: current?.description, fail: { $0.fail($1) }) {
+            return actions
         }
         switch input {
         case .value(let value):

@@ -62,16 +62,10 @@ public struct ViatomOximetryFile: Sendable, Hashable {
         guard version == 3 else { throw .version(version) }
         let (year, month, day) = (u16(2), Int(bytes[4]), Int(bytes[5]))
         let (hour, minute, second) = (Int(bytes[6]), Int(bytes[7]), Int(bytes[8]))
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60, year >= 2000
+        guard let start = DateTime(checking: [year, month, day, hour, minute, second]), !start.isUnknown,
+            year >= 2000
         else { throw .start("\(year)-\(month)-\(day) \(hour):\(minute):\(second)") }
-        start = DateTime(
-            year: year,
-            month: month,
-            day: day,
-            hours: hour,
-            minutes: minute,
-            seconds: second
-        )
+        self.start = start
         let duration = u32(13)
         self.duration = duration
         let body = bytes.count - Self.headerLength

@@ -227,21 +227,19 @@ public struct FrameField: Sendable, Hashable {
                     parts.append(Int(byte >> 4) * 10 + Int(byte & 0x0F))
                 }
             }
-            let time = DateTime(
-                year: 2000 + parts[0],
-                month: parts[1],
-                day: parts[2],
-                hours: parts[3],
-                minutes: parts[4],
-                seconds: parts[5]
-            )
-            guard (1...12).contains(time.month),
-                (1...CivilDate.daysInMonth(year: time.year, month: time.month)).contains(time.day),
-                time.hours < 24, time.minutes < 60, time.seconds < 60
-            else {
-                if parts.allSatisfy({ $0 == 0 }) {
-                    return DecodedField(name: name, value: nil, note: "\(name): the device did not know the date")
-                }
+            if parts.allSatisfy({ $0 == 0 }) {
+                return DecodedField(name: name, value: nil, note: "\(name): the device did not know the date")
+            }
+            parts[0] += 2000
+            guard let time = DateTime(checking: parts), !time.isUnknown else {
+                let time = DateTime(
+                    year: parts[0],
+                    month: parts[1],
+                    day: parts[2],
+                    hours: parts[3],
+                    minutes: parts[4],
+                    seconds: parts[5]
+                )
                 throw FrameDecodingError(frame: frame, message: "field \(name): \(time) is not a valid date and time")
             }
             return DecodedField(name: name, value: .time(time))

@@ -52,6 +52,30 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
         rawSeconds = UInt8(clamping: seconds)
     }
 
+    /// A date and time from six numbers (year, month, day, hours, minutes, seconds), checked as ``init(from:)``
+    /// checks the wire form: year 1582–9999, month 1–12, a day of that month, 00:00:00–23:59:59; 0 in year, month
+    /// or day is "not known" (see ``isUnknown``).
+    /// - Returns: nil when there are not six numbers or one is out of its range.
+    public init?(checking numbers: [Int]) {
+        guard numbers.count == 6, numbers.allSatisfy({ (0...Int(UInt16.max)).contains($0) }) else { return nil }
+        self.init(
+            year: numbers[0],
+            month: numbers[1],
+            day: numbers[2],
+            hours: numbers[3],
+            minutes: numbers[4],
+            seconds: numbers[5]
+        )
+        guard isInRange else { return nil }
+    }
+
+    /// Whether the fields are in their ranges (0 allowed in year, month and day).
+    private var isInRange: Bool {
+        (year == 0 || (1582...9999).contains(year)) && month <= 12 && day <= 31 && hours <= 23 && minutes <= 59
+            && seconds <= 59
+            && (year == 0 || month == 0 || day <= 28 || day <= CivilDate.daysInMonth(year: year, month: month))
+    }
+
     public init(from reader: inout ByteReader) throws(GATTDecodingError) {
         try reader.require(7, for: "Date Time")
         let start = reader.offset
@@ -67,12 +91,7 @@ public struct DateTime: GATTPayload, Hashable, CustomStringConvertible {
         rawHours = UInt8(truncatingIfNeeded: time)
         rawMinutes = UInt8(truncatingIfNeeded: time >> 8)
         // One test for a valid time; only an invalid one goes through the checks that say which field is wrong.
-        let valid =
-            (rawYear == 0 || (1582...9999).contains(rawYear)) && rawMonth <= 12 && rawDay <= 31 && rawHours <= 23
-            && rawMinutes <= 59 && rawSeconds <= 59
-            && (rawYear == 0 || rawMonth == 0 || rawDay <= 28
-                || day <= CivilDate.daysInMonth(year: year, month: month))
-        if !valid { try validate(offset: start, reader) }
+        if !isInRange { try validate(offset: start, reader) }
     }
 
     /// Throws the error for the first field out of its range, in the order of the fields.

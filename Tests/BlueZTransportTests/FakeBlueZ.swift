@@ -185,10 +185,13 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 
     func journal() async throws -> [String] {
-        for _ in 0..<50 {
-            if let reply = try? await mockCall("GetJournal") { return reply.arguments.first?.stringArray ?? [] }
-            try await Task.sleep(for: .milliseconds(100))  // bluetoothd "restarting"
+        var journal: [String]?
+        // The name is gone while a simulated bluetoothd restart is under way: ask until the fake answers.
+        _ = await Self.eventually(timeout: .seconds(60)) {
+            journal = try? await mockCall("GetJournal").arguments.first?.stringArray ?? []
+            return journal != nil
         }
+        if let journal { return journal }
         return try await mockCall("GetJournal").arguments.first?.stringArray ?? []
     }
 

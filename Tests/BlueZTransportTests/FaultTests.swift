@@ -75,8 +75,13 @@ extension FakeBlueZSuites {
             let status = try await fake.waitForPlayback(timeout: .seconds(90))
             #expect(status.done, "playback stuck with \(status.pending) events; \(collector.events.suffix(5))")
             let expected = try Self.notifications(recording)
-            #expect(await FakeBlueZ.eventually { collector.values(characteristic).count >= expected.count })
-            try await Task.sleep(for: .milliseconds(300))
+            // Every recording ends with the device hanging up after its last notification, and the transport reports
+            // one device's signals in the order bluetoothd sent them: once that disconnect is in, a duplicate of any
+            // notification before it would be in too.
+            #expect(
+                await FakeBlueZ.eventually { collector.hungUpAfterLastValue(characteristic, count: expected.count) },
+                "no disconnect after the last notification; \(collector.events.suffix(5))"
+            )
             #expect(collector.values(characteristic) == expected, "lost or duplicated notifications")
             let disconnects = collector.count {
                 if case .disconnected(let reason) = $0 { reason != "local" } else { false }

@@ -69,6 +69,18 @@ final class EventCollector: Sendable {
 
     func count(where predicate: (TransportEvent.Kind) -> Bool) -> Int { events.filter { predicate($0.kind) }.count }
 
+    /// Whether at least `count` values of `uuid` are in and their device has disconnected since the last one.
+    func hungUpAfterLastValue(_ uuid: BluetoothUUID, count: Int) -> Bool {
+        let events = self.events
+        let isValue: (TransportEvent) -> Bool = {
+            if case .value(let value) = $0.kind { value.characteristic == uuid } else { false }
+        }
+        guard let last = events.lastIndex(where: isValue), events.count(where: isValue) >= count else { return false }
+        return events[(last + 1)...].contains {
+            if case .disconnected = $0.kind { $0.device == events[last].device } else { false }
+        }
+    }
+
     /// Asks the transport to stop gracefully and waits for its stream to finish.
     func shutDown(_ transport: BlueZTransport) async {
         transport.shutdown.request()

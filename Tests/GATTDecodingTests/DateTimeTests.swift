@@ -49,6 +49,8 @@ import Testing
                                     seconds: seconds
                                 )
                                 let label = "\(year)-\(month)-\(day) \(hours):\(minutes):\(seconds)"
+                                let numbers = [year, month, day, hours, minutes, seconds]
+                                #expect((DateTime(checking: numbers) != nil) == (expected == nil), "\(label)")
                                 do {
                                     let value = try DateTime.decode(bytes)
                                     #expect(expected == nil, "\(label) was read; expected \(expected!.field) refused")
@@ -78,6 +80,15 @@ import Testing
             }
         }
         #expect(checked == 11 * 7 * 8 * 4 * 3 * 3)
+    }
+
+    @Test func sixNumbersMakeADateTimeOnlyWhenEachIsInItsRange() {
+        #expect(DateTime(checking: [2024, 2, 29, 7, 30, 0])?.description == "2024-02-29T07:30:00")
+        #expect(DateTime(checking: [0, 0, 0, 0, 0, 0])?.isUnknown == true)
+        #expect(DateTime(checking: [2023, 2, 29, 7, 30, 0]) == nil)
+        #expect(DateTime(checking: [2024, -1, 15, 7, 30, 0]) == nil)
+        #expect(DateTime(checking: [2024, 3, 15, 7, 30]) == nil)
+        #expect(DateTime(checking: [2024, 3, 15, 7, 30, 0, 0]) == nil)
     }
 
     @Test func aDayThatDoesNotExistInItsMonthSaysHowManyDaysTheMonthHas() throws {

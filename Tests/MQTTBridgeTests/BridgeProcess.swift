@@ -8,7 +8,10 @@ import Glibc
 /// Runs the built `carebridge` executable, in the foreground or in the background (to kill it).
 struct BridgeProcess {
     struct Result {
+        /// The exit status, or the signal's number when a signal ended it.
         var status: Int32
+        /// Whether it exited (rather than being killed by a signal).
+        var exited: Bool
         var stdout: String
         var stderr: String
     }
@@ -50,17 +53,25 @@ struct BridgeProcess {
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
+    var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` to the process.
+    func send(_ signal: Int32) {
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
     /// Waits for the process to exit (at most `timeout`, then kills it and fails).
     func wait(timeout: Duration = .seconds(120)) async throws -> Result {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                Glibc.kill(process.processIdentifier, SIGKILL)
-                throw MosquittoBroker.Failure(description: "carebridge did not finish within \(timeout):\n\(stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(timeout: timeout, { !process.isRunning }) else {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            throw MosquittoBroker.Failure(description: "carebridge did not finish within \(timeout):\n\(stderr)")
         }
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        return Result(
+            status: process.terminationStatus,
+            exited: process.terminationReason == .exit,
+            stdout: stdout,
+            stderr: stderr
+        )
     }
 
     /// Kills the bridge as a crash would (SIGKILL: no DISCONNECT, no clean-up).

@@ -137,7 +137,8 @@ struct ReplayMQTTTests {
         try await waitUntil("the first \(before) samples reach the subscriber") { first.received.count >= before }
         broker.stop()
         let beforeOutage = first.received
-        try await Task.sleep(for: .milliseconds(300))
+        // The broker comes back once the bridge has seen it go (its log says so), not after a guessed pause.
+        try await waitUntil("the bridge notices the broker is gone") { bridge.stderr.contains("lost the MQTT broker") }
         try broker.start()
         let second = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: never)
         // The second subscriber was in place before the bridge came back (the log after the restart).

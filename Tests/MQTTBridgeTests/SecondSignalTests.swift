@@ -30,26 +30,31 @@ struct SecondSignalTests {
     func replayWithAHungDrain(
         _ broker: MosquittoBroker,
         scratch: ScratchDirectory
-    ) async throws -> (ChildProcess, store: String) {
+    ) async throws -> (BridgeProcess, store: String) {
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 100_000)
         let store = scratch.path("store.sqlite")
         // 20 minutes of heart rate at their own pace: a sample a second for 20 min, long enough for the looks at the
         // outbox (each a `carebridge outbox` run that waits its turn among the suite's children) to come first (at
         // 10 times the pace, the whole replay once ended first on a loaded machine).
-        let replay = try ChildProcess(
-            PackageRoot.carebridgeExecutable,
+        let replay = try BridgeProcess(
             [
                 "replay", "--store", store, "--time-zone", "UTC", "--speed", "1", "--json",
                 "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-wait", "600", Self.recording,
-            ]
+            ],
+            directory: scratch.url
         )
         try await waitUntil("samples reach the subscriber") { subscriber.received.count >= 5 }
         broker.pause()
         try await waitUntil("samples queue behind the frozen broker") { try await pending(store) > 0 }
         replay.send(SIGINT)
         // The replay stops reading; the publisher now waits up to --mqtt-wait for a broker that does not answer.
-        try await Task.sleep(for: .seconds(2))
-        #expect(replay.isRunning, "one SIGINT waits for the outbox to drain")
+        // Once the replay says it stops gracefully, the signal has been counted: the next one is a second signal.
+        // That it waits is proved later: by the second signal's message (only a process still stopping prints it),
+        // or by an empty outbox once the broker answers again (the frozen broker acknowledged nothing so far).
+        try await waitUntil("the replay acknowledges the first SIGINT") {
+            replay.stderr.contains("stopping gracefully") || !replay.isRunning
+        }
+        #expect(replay.isRunning, "one SIGINT waits for the outbox to drain: \(replay.stderr)")
         return (replay, store)
     }
 
@@ -65,11 +70,11 @@ struct SecondSignalTests {
         let sent = ContinuousClock.now
         replay.send(SIGINT)
         try await waitUntil("the replay ends after the second SIGINT", timeout: .seconds(15)) { !replay.isRunning }
-        let output = await replay.wait()
+        let output = try await replay.wait()
         #expect(sent.duration(to: .now) < .seconds(15))
         #expect(output.exited, "exited, not killed by the signal")
-        #expect(output.status == 130, "\(output.standardError)")
-        #expect(output.standardError.contains("SIGINT while stopping: exiting now (130)"), "\(output.standardError)")
+        #expect(output.status == 130, "\(output.stderr)")
+        #expect(output.stderr.contains("SIGINT while stopping: exiting now (130)"), "\(output.stderr)")
         // Nothing stored is lost: what the frozen broker never acknowledged stays queued for the next run.
         #expect(try await pending(store) > 0)
     }
@@ -82,12 +87,12 @@ struct SecondSignalTests {
         let (replay, store) = try await replayWithAHungDrain(broker, scratch: scratch)
         broker.resume()
         try await waitUntil("the replay ends once the broker answers", timeout: .seconds(60)) { !replay.isRunning }
-        let output = await replay.wait()
+        let output = try await replay.wait()
         #expect(output.exited)
         // 130: the replay was interrupted (documented); the drain itself finished.
-        #expect(output.status == 130, "\(output.standardError)")
-        #expect(!output.standardError.contains("while stopping"), "\(output.standardError)")
-        let summary = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
+        #expect(output.status == 130, "\(output.stderr)")
+        #expect(!output.stderr.contains("while stopping"), "\(output.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         #expect(summary["interrupted"] != nil)
         #expect(try await pending(store) == 0, "every stored sample was published")
     }

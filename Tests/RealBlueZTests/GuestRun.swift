@@ -274,11 +274,8 @@ struct GuestRun: Sendable {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(250))
-        }
-        if process.isRunning {
+        let exited = await eventually(timeout: .seconds(timeout), interval: .milliseconds(250)) { !process.isRunning }
+        if !exited {
             process.terminate()
             process.waitUntilExit()
         }

@@ -625,15 +625,6 @@ extension SampleRecord {
 
     /// Reads `YYYY-MM-DDTHH:MM:SS` back into a device `DateTime`.
     static func parseDeviceTime(_ text: String) -> DateTime? {
-        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
-        guard parts.count == 6 else { return nil }
-        return DateTime(
-            year: parts[0],
-            month: parts[1],
-            day: parts[2],
-            hours: parts[3],
-            minutes: parts[4],
-            seconds: parts[5]
-        )
+        DateTime(checking: text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) })
     }
 }

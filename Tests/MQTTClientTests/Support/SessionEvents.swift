@@ -6,8 +6,17 @@ import TestSupport
 
 /// Collects an ``MQTTSession``'s events so tests can wait for one without owning the stream's iterator.
 final class SessionEvents: Sendable {
+    private struct State {
+        var events: [MQTTSession.Event] = []
+        /// Waiters for the next event (or their deadline), by ticket.
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Tickets whose deadline has passed.
+        var expired: Set<Int> = []
+        var nextTicket = 0
+    }
+
     private final class Storage: Sendable {
-        let events = Mutex<[MQTTSession.Event]>([])
+        let state = Mutex(State())
     }
 
     private let storage: Storage
@@ -17,26 +26,59 @@ final class SessionEvents: Sendable {
         let storage = Storage()
         self.storage = storage
         task = Task {
-            for await event in session.events { storage.events.withLock { $0.append(event) } }
+            for await event in session.events {
+                let waiters = storage.state.withLock { state in
+                    state.events.append(event)
+                    defer { state.waiters = [:] }
+                    return Array(state.waiters.values)
+                }
+                for waiter in waiters { waiter.resume() }
+            }
         }
     }
 
     deinit { task.cancel() }
 
-    var all: [MQTTSession.Event] { storage.events.withLock { $0 } }
+    var all: [MQTTSession.Event] { storage.state.withLock { $0.events } }
 
-    /// Waits (real time, bounded) until `count` recorded events satisfy `predicate`.
+    /// Waits until `count` recorded events satisfy `predicate`, looking again at each new event (and giving up
+    /// after `timeout` of real time, a budget, not a pace).
     func wait(
         count: Int = 1,
         timeout: Duration = .seconds(10),
         for predicate: (MQTTSession.Event) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
-        while all.filter(predicate).count < count {
+        let ticket = storage.state.withLock {
+            $0.nextTicket += 1
+            return $0.nextTicket
+        }
+        let timer = Task { [storage] in
+            try? await ContinuousClock().sleep(until: deadline)
+            storage.state.withLock {
+                $0.expired.insert(ticket)
+                return $0.waiters.removeValue(forKey: ticket)
+            }?.resume()
+        }
+        defer {
+            timer.cancel()
+            storage.state.withLock { _ = $0.expired.remove(ticket) }
+        }
+        while true {
+            let seen = all
+            if seen.filter(predicate).count >= count { return }
             guard ContinuousClock.now < deadline else {
-                throw MosquittoBroker.Failure(description: "event not seen within \(timeout); events: \(all)")
+                throw MosquittoBroker.Failure(description: "event not seen within \(timeout); events: \(seen)")
             }
-            try await Task.sleep(for: .milliseconds(5))
+            await withCheckedContinuation { continuation in
+                let ready = storage.state.withLock {
+                    // An event came since `seen` was taken, or the deadline passed: look again at once.
+                    guard $0.events.count == seen.count, !$0.expired.contains(ticket) else { return true }
+                    $0.waiters[ticket] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
         }
     }
 }
