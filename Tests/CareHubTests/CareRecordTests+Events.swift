@@ -13,7 +13,7 @@ extension CareRecordTests {
     static func described(_ events: [CareRecordRows.Event], versions: [String: Int]) -> [String] {
         events.map { event in
             let time = String(Timestamp.format(event.start, in: CareRecordBridge.zone).dropFirst(11).prefix(5))
-            let state = event.state(at: CareRecordBridge.now, zone: CareRecordBridge.zone)
+            let state = event.state(at: CareRecordBridge.now)
             return "\(event.day) \(time) \(event.taskName) v\(versions[event.taskVersion] ?? 0) \(state.rawValue)"
         }
     }
@@ -115,5 +115,33 @@ extension CareRecordTests {
             // Saturday 08:00 to Sunday 08:00, across the change, is 25 hours.
             #expect(events[2].start.timeIntervalSince(events[0].start) == 25 * 3600)
         }
+    }
+
+    @Test(
+        .enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"),
+        arguments: Engine.allCases
+    )
+    func lateAgainstMissedIsJudgedOnThePatientsDayWhereverThePageIsRead(engine: Engine) async throws {
+        try await withSession(engine) { session in
+            try await session.bridge.applyPillPlan(
+                from: "2026-11-20",
+                at: CareRecordBridge.now.addingTimeInterval(-10 * 86_400)
+            )
+            let events = try await Self.events(session, "2026-11-26"..."2026-11-26")
+            let evening = try #require(events.first { $0.taskName == "pill" && Self.hour($0) == 20 })
+            #expect(evening.zone.identifier == CareRecordBridge.zone.identifier)
+            // 23:30 UTC is already Friday 00:30 in Berlin: Thursday's 20:00 dose is missed for Ann, though a viewer in
+            // UTC is still on Thursday (where it would read "late").
+            let midnightInBerlin = Date(timeIntervalSince1970: 1_795_735_800)  // 2026-11-26T23:30:00Z
+            #expect(evening.state(at: midnightInBerlin) == .missed)
+            #expect(evening.state(at: midnightInBerlin.addingTimeInterval(-3600)) == .late)
+        }
+    }
+
+    /// The hour an event starts at in Ann's zone.
+    static func hour(_ event: CareRecordRows.Event) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = CareRecordBridge.zone
+        return calendar.component(.hour, from: event.start)
     }
 }

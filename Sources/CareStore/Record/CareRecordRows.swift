@@ -58,6 +58,9 @@ public struct CareRecordRows: Sendable, Hashable {
         public var isCompleted: Bool
         /// Why it was not done, when it was marked so.
         public var notDoneReason: String?
+        /// The patient's zone the event was computed in (the bridge's): its day decides late against missed, not
+        /// the zone of whoever looks at the page.
+        public var zone: TimeZone
 
         /// The event as the record keeps it, on its day in `zone` (the patient's).
         public init(_ event: CareEvent, zone: TimeZone) {
@@ -72,10 +75,12 @@ public struct CareRecordRows: Sendable, Hashable {
             isAllDay = event.isAllDay
             isCompleted = event.isCompleted
             notDoneReason = event.outcome?.notDoneReason
+            self.zone = zone
         }
 
-        /// Where the event stands at `now` (the day of `now` in `zone`), by the bridge's own rule (``EventState``).
-        public func state(at now: Date, zone: TimeZone) -> EventState {
+        /// Where the event stands at `now` (the day of `now` in the patient's ``zone``), by the bridge's own rule
+        /// (``EventState``).
+        public func state(at now: Date) -> EventState {
             EventState(notDone: notDoneReason != nil, completed: isCompleted, end: end, at: now, zone: zone)
         }
     }

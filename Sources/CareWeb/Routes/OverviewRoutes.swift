@@ -109,7 +109,7 @@ struct OverviewRoutes {
             "held": table(rows.quarantined, "Quarantined readings of \(entry.patient.name), oldest first"),
             "hasEvents": !rows.events.isEmpty,
             "events": rows.events.map { event -> [String: Any] in
-                let state = event.state(at: now(), zone: zone)
+                let state = event.state(at: now())
                 return [
                     "when": event.isAllDay
                         ? "all day" : shown.window(start: event.start, end: event.end, planZone: zone),
