@@ -87,7 +87,7 @@ extension HubStore: CareRecordSource {
         for body in outcomes {
             guard let object = (try? JSONValue.parse(Array(body.utf8)))?.objectValue,
                 let version = object["taskVersion"]?.stringValue, case .int(let occurrence)? = object["occurrence"],
-                let outcome = object["outcome"]?.objectValue.map(Self.recordedOutcome)
+                let outcome = object["outcome"].flatMap({ OutcomeUndo.outcome(fromJSON: $0.serialized()) })
             else { continue }
             recorded["\(version.lowercased())/\(occurrence)"] = outcome
         }
@@ -113,42 +113,6 @@ extension HubStore: CareRecordSource {
             events += computed.map { CareRecordRows.Event($0, zone: zone) }.filter { days.contains($0.day) }
         }
         return events
-    }
-
-    /// An outcome as a bridge sent it (the form its undo record keeps: `values` with `value`, `unit`,
-    /// `comparator`, `measuredAt`, `text`; `note`, `notDoneReason`, `author`, `createdDate`). A LO/HI limit sent
-    /// without a number is ±∞ again, as the bridge holds it.
-    static func recordedOutcome(_ object: JSONObject) -> Outcome {
-        let iso = ISO8601DateFormatter()
-        let date = { (key: String, value: JSONObject) -> Date in
-            value[key]?.stringValue.flatMap { iso.date(from: $0) } ?? .distantPast
-        }
-        let values = (object["values"]?.arrayValue ?? []).compactMap(\.objectValue).map { value -> OutcomeValue in
-            let comparator = value["comparator"]?.stringValue.flatMap(ValueComparator.init(rawValue:))
-            let limit: Double =
-                switch comparator {
-                case .greaterThan: .infinity
-                case .lessThan: -.infinity
-                case nil: .nan
-                }
-            return OutcomeValue(
-                value: value["value"]?.doubleValue ?? limit,
-                unit: HealthUnit(rawValue: value["unit"]?.stringValue ?? ""),
-                measuredAt: date("measuredAt", value),
-                sampleID: value["sampleID"]?.stringValue.flatMap(UUID.init(uuidString:)),
-                recordedAt: date("measuredAt", value),
-                text: value["text"]?.stringValue,
-                comparator: comparator
-            )
-        }
-        return Outcome(
-            values: values,
-            createdDate: date("createdDate", object),
-            updatedDate: date("createdDate", object),
-            note: object["note"]?.stringValue,
-            notDoneReason: object["notDoneReason"]?.stringValue,
-            author: object["author"]?.stringValue
-        )
     }
 
     /// An outcome message's body (`task`, `taskVersion`, `occurrence`, `eventStart`, `outcome`) as a recorded

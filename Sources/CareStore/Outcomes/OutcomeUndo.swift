@@ -22,20 +22,22 @@ public struct OutcomeUndo: Sendable, Hashable {
         self.outcome = outcome
     }
 
-    private struct Stored: Encodable {
-        struct Value: Encodable {
+    /// The form `outcome` is kept in. Decoding takes each field as optional, so a form missing one still reads
+    /// (``outcome(fromJSON:)`` gives its defaults); encoding writes every field the outcome has.
+    private struct Stored: Codable {
+        struct Value: Codable {
             var value: Double?
-            var unit: String
-            var measuredAt: Date
+            var unit: String?
+            var measuredAt: Date?
             var sampleID: UUID?
             var text: String?
             var comparator: String?
         }
-        var values: [Value]
+        var values: [Value]?
         var note: String?
         var notDoneReason: String?
         var author: String?
-        var createdDate: Date
+        var createdDate: Date?
     }
 
     /// The JSON kept for `outcome`. A LO/HI value keeps its comparator; an infinite limit is written as null.
@@ -60,5 +62,40 @@ public struct OutcomeUndo: Sendable, Hashable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(stored), as: UTF8.self)
+    }
+
+    /// The outcome `json(_:)` wrote (a bridge's outcome as it reaches the hub), as the store holds it: a LO/HI
+    /// limit written as null is ±∞ again, another value without a number NaN; a missing time is `distantPast`, a
+    /// missing unit empty. Nil when `json` is not that form.
+    public static func outcome(fromJSON json: String) -> Outcome? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let stored = try? decoder.decode(Stored.self, from: Data(json.utf8)) else { return nil }
+        let values = (stored.values ?? []).map { value -> OutcomeValue in
+            let comparator = value.comparator.flatMap(ValueComparator.init(rawValue:))
+            let limit: Double =
+                switch comparator {
+                case .greaterThan: .infinity
+                case .lessThan: -.infinity
+                case nil: .nan
+                }
+            return OutcomeValue(
+                value: value.value ?? limit,
+                unit: HealthUnit(rawValue: value.unit ?? ""),
+                measuredAt: value.measuredAt ?? .distantPast,
+                sampleID: value.sampleID,
+                recordedAt: value.measuredAt ?? .distantPast,
+                text: value.text,
+                comparator: comparator
+            )
+        }
+        return Outcome(
+            values: values,
+            createdDate: stored.createdDate ?? .distantPast,
+            updatedDate: stored.createdDate ?? .distantPast,
+            note: stored.note,
+            notDoneReason: stored.notDoneReason,
+            author: stored.author
+        )
     }
 }
