@@ -22,17 +22,14 @@ extension HubSyncCommandTests {
         for (bridge, patient) in bridges.sorted(by: { $0.key < $1.key }) {
             let added = try await bridgeRun(bridge, ["patients", "add", patient, "--name", patient.capitalized])
             #expect(added.status == 0, "\(added)")
-            let enrolled = try await carebridge(
-                ["hub", "enrol"] + database + ["--bridge", bridge, "--patient", patient]
+            try await enrol(
+                bridge,
+                patient: patient,
+                database: database,
+                tokenFile: directory.appendingPathComponent("\(bridge).token").path
             )
-            #expect(enrolled.status == 0, "\(enrolled)")
-            try Data(enrolled.stdout.utf8).write(to: directory.appendingPathComponent("\(bridge).token"))
         }
-        let hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        let hub = try await serveHub(database)
         func push(_ bridge: String) async throws -> [String: Any] {
             let run = try await bridgeRun(
                 bridge,

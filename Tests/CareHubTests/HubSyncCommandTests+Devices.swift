@@ -21,11 +21,7 @@ extension HubSyncCommandTests {
         ])
         _ = try await bridge(["ingest", "bodyMass", "71.5", "kg", "--at", "2026-11-20T08:30", "--force"])
         try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
-        let hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        let hub = try await serveHub(database)
         func push() async throws -> CarebridgeRun {
             try await bridge(["sync", "push", "--hub", hub.url, "--token-file", tokenFile, "--timeout", "60", "--json"])
         }

@@ -36,20 +36,11 @@ extension HubSyncCommandTests {
         try await bridge(["plan", "apply", planFile])
         try await bridge(["complete", "pain", "--at", "2026-11-10T09:00", "--value", "8"])
         try await bridge(["complete", "medication", "--at", "2026-11-10T08:30"])
-        let enrolled = try await carebridge(["hub", "enrol"] + database + ["--bridge", "home-1", "--patient", "ann"])
-        #expect(enrolled.status == 0, "\(enrolled)")
-        try Data(enrolled.stdout.utf8).write(to: URL(fileURLWithPath: tokenFile))
+        try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
 
-        var hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        var hub = try await serveHub(database)
         func push(timeout: Int = 60) async throws -> CarebridgeRun {
-            try await carebridge([
-                "sync", "push", "--hub", hub.url, "--token-file", tokenFile, "--timeout", "\(timeout)", "--store",
-                store, "--json",
-            ])
+            try await syncPush(store, to: hub, tokenFile: tokenFile, timeout: timeout)
         }
         // The plan's two task versions, two outcomes and the raised alert (the stored history, queued when the
         // channel is first enabled).
@@ -76,11 +67,7 @@ extension HubSyncCommandTests {
         try await bridge(["complete", "medication", "--at", "2026-11-10T08:45"])
         let unreachable = try await push(timeout: 2)
         #expect(unreachable.status == 75, "\(unreachable)")
-        hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        hub = try await serveHub(database)
         let caughtUp = try await push()
         #expect(caughtUp.status == 0 && caughtUp.stdout.contains(#""sent": 1"#), "\(caughtUp)")
 

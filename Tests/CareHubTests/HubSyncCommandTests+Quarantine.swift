@@ -22,9 +22,7 @@ extension HubSyncCommandTests {
 
         let added = try await carebridge(["patients", "add", "ann", "--name", "Ann", "--store", store])
         #expect(added.status == 0, "\(added)")
-        let enrolled = try await carebridge(["hub", "enrol"] + database + ["--bridge", "home-1", "--patient", "ann"])
-        #expect(enrolled.status == 0, "\(enrolled)")
-        try Data(enrolled.stdout.utf8).write(to: URL(fileURLWithPath: file("home-1.token")))
+        try await enrol("home-1", patient: "ann", database: database, tokenFile: file("home-1.token"))
 
         // What the bridge's pipeline keeps of a scale weighing a parcel and a pulse read through a loose strap.
         func reading(

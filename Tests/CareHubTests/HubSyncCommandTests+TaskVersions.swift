@@ -38,19 +38,10 @@ extension HubSyncCommandTests {
         }
 
         try await apply(Self.plan)
-        let enrolled = try await carebridge(["hub", "enrol"] + database + ["--bridge", "home-1", "--patient", "ann"])
-        #expect(enrolled.status == 0, "\(enrolled)")
-        try Data(enrolled.stdout.utf8).write(to: URL(fileURLWithPath: tokenFile))
-        var hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        try await enrol("home-1", patient: "ann", database: database, tokenFile: tokenFile)
+        var hub = try await serveHub(database)
         func push(timeout: Int = 60) async throws -> CarebridgeRun {
-            try await carebridge([
-                "sync", "push", "--hub", hub.url, "--token-file", tokenFile, "--timeout", "\(timeout)", "--store",
-                store, "--json",
-            ])
+            try await syncPush(store, to: hub, tokenFile: tokenFile, timeout: timeout)
         }
         // The plan's two tasks: the stored history, queued when the channel is first enabled.
         let first = try await push()
@@ -63,11 +54,7 @@ extension HubSyncCommandTests {
         try await apply(Self.changedPlan(title: "Take medication after breakfast", effective: "2026-11-24T00:00:00"))
         let away = try await push(timeout: 2)
         #expect(away.status == 75, "\(away)")
-        hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        hub = try await serveHub(database)
         let caughtUp = try await push()
         #expect(caughtUp.status == 0 && caughtUp.stdout.contains(#""sent": 2"#), "\(caughtUp)")
         let again = try await push()

@@ -75,11 +75,7 @@ import Glibc
         let again = try await carebridge(["hub", "enrol"] + database + ["--bridge", "home-1", "--patient", "ann"])
         #expect(again.status == 0 && again.stdout.isEmpty, "\(again)")
 
-        var hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        var hub = try await serveHub(database)
         var hubLogs = ""
         func push(_ bridge: String, timeout: Int = 60) async throws -> CarebridgeRun {
             try await carebridge([
@@ -130,11 +126,7 @@ import Glibc
         let unreachable = try await push("home-2", timeout: 2)
         #expect(unreachable.status == 75, "\(unreachable)")
         #expect(unreachable.stderr.contains("2 entries are still waiting for the hub"), "\(unreachable.stderr)")
-        hub = try await ListeningProcess.start(
-            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
-            prefix: "hub listening on ",
-            directory: directory
-        )
+        hub = try await serveHub(database)
         let caughtUp = try await push("home-2")
         #expect(caughtUp.status == 0 && caughtUp.stdout.contains(#""sent": 2"#), "\(caughtUp)")
 
@@ -206,6 +198,30 @@ import Glibc
         try await postgres.start()
         let passwordFile = directory.appendingPathComponent("db-password").path
         return (postgres, passwordFile, try postgres.databaseOptions(passwordFile: passwordFile))
+    }
+
+    /// `hub serve` on `database`, listening on a free local port.
+    func serveHub(_ database: [String]) async throws -> ListeningProcess {
+        try await ListeningProcess.start(
+            ["hub", "serve"] + database + ["--listen", "127.0.0.1:0"],
+            prefix: "hub listening on ",
+            directory: directory
+        )
+    }
+
+    /// One `sync push --json` of `store` to `hub` with the token in `tokenFile`.
+    func syncPush(
+        _ store: String,
+        to hub: ListeningProcess,
+        tokenFile: String,
+        timeout: Int
+    ) async throws
+        -> CarebridgeRun
+    {
+        try await carebridge([
+            "sync", "push", "--hub", hub.url, "--token-file", tokenFile, "--timeout", "\(timeout)", "--store", store,
+            "--json",
+        ])
     }
 
     /// The store file and its journal files, copied aside.
