@@ -80,6 +80,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--replay-tasks
     exit(0)
 }
 
+// A store of heart-rate history to enable the hub channel on (see HeartRateHistoryStore.swift):
+// `carebridge-bench --heart-rate-store DAYS PATH`.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--heart-rate-store",
+    let days = Int(CommandLine.arguments[2])
+{
+    try await writeHeartRateStore(days: days, path: CommandLine.arguments[3])
+    exit(0)
+}
+
 // A child run of the export benchmark, measured in its own process (see ExportBenchmark.swift).
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "export-run", let count = Int(CommandLine.arguments[3])
 {

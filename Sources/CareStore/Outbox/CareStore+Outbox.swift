@@ -16,12 +16,15 @@ extension CareStore {
     /// ``disableOutbox(channel:)``. Enabling again keeps what is pending.
     ///
     /// - Parameters:
-    ///   - includingStored: when the channel is enabled now (not already), also queue every sample the store
-    ///     holds, oldest stored first (a hub wants a bridge's history; a broker only what is new); for the hub
-    ///     channel then every outcome too, oldest write first.
+    ///   - includingStored: when the channel is enabled now (not already), also queue every live sample the store
+    ///     holds (quarantined ones too), oldest stored first (a hub wants a bridge's history; a broker only what is
+    ///     new); for the hub channel every task version before them and every outcome after them, oldest write
+    ///     first. The samples are queued in one statement without being read into memory
+    ///     (``OutboxChannelTypesSchema/enqueueStored(_:channel:types:where:)``).
     ///   - sampleTypes: the only types the channel takes (nil: every type). Enabling again with other types
     ///     changes what is queued from now on; what is pending stays.
-    /// - Throws: ``CareStoreError`` `.database`.
+    /// - Throws: ``CareStoreError`` `.database`; `.corruptRow` (nothing queued) when queueing the stored samples
+    ///   meets one of a type this release does not know.
     public func enableOutbox(
         channel: String = CareStore.mqttOutboxChannel,
         at date: Date = Date(),
@@ -45,24 +48,8 @@ extension CareStore {
             guard includingStored, added else { return }
             // The hub's plan first: task versions, then what was recorded under them.
             if channel == Self.hubOutboxChannel { try TaskVersionOutboxSchema.queueStored(db) }
-            // Every live sample, in the order it was stored (then measured): the channel's history.
-            var reader = try SampleRowReader(db)
-            let stored = try reader.samples(
-                db,
-                where: """
-                    r.type IN (SELECT code FROM quantityType) \
-                    AND (r.state IS NULL OR r.state & \(SampleTable.deletedBit) = 0)
-                    """,
-                arguments: []
-            )
-            .filter { sampleTypes?.contains($0.sample.type) ?? true }
-            .sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
-            let insert = try db.makeStatement(
-                sql: "INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt) VALUES (?, ?, ?)"
-            )
-            for sample in stored {
-                try insert.execute(arguments: [channel, sample.id.data, sample.recordedAt.timeIntervalSince1970])
-            }
+            // Every live sample, in the order it was stored (then measured): the channel's history, in SQL.
+            try OutboxChannelTypesSchema.enqueueStored(db, channel: channel, types: sampleTypes)
             if channel == Self.hubOutboxChannel { try OutcomeOutboxSchema.queueStored(db) }
         }
     }

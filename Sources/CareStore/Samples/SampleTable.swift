@@ -128,6 +128,22 @@ enum SampleTable {
         )
     }
 
+    /// The SQL function `carebridgeSampleID(start, idTail, detail)`: the 16 bytes of a row's sample id, as
+    /// ``SampleRowReader`` reads it (the key time from the detail when it has one, else `start`), for statements
+    /// that copy ids without reading the samples (``OutboxChannelTypesSchema/enqueueStored(_:channel:types:where:)``).
+    /// Added to a connection with `db.add(function:)`. (SQLite before 3.41, Debian 12's, has no `unhex` to put the
+    /// bytes together in SQL.)
+    ///
+    /// A NULL start or tail, or a detail that is not a JSON object, fails the statement (`.corruptRow`) instead of
+    /// giving NULL, which an `INSERT OR IGNORE` would skip without a word.
+    static let idFunction = DatabaseFunction("carebridgeSampleID", argumentCount: 3, pure: true) { values in
+        guard let start = Int64.fromDatabaseValue(values[0]), let tail = Data.fromDatabaseValue(values[1]) else {
+            throw CareStoreError(.corruptRow, "sample row without a start or an id tail")
+        }
+        let detail = try SampleDetail(json: String.fromDatabaseValue(values[2]))
+        return id(keyTime: detail.keyTime ?? start, tail: tail).data
+    }
+
     // MARK: - Finding rows
 
     /// Where a row is: its primary key.

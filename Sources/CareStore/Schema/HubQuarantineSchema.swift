@@ -1,10 +1,10 @@
-import BridgeCore
 import Foundation
 import GRDB
 
 /// Migration `"v23-hub-quarantine"`: quarantined readings go up to the hub (as `quarantined`, held apart there for
 /// the care team to decide on). A bridge whose hub channel was enabled before dropped them from its queue; this
-/// queues its live quarantined readings again, once, so the hub can list them.
+/// queues its live quarantined readings again, once, so the hub can list them (in the order and with the times the
+/// first enable queues them: ``OutboxChannelTypesSchema/enqueueStored(_:channel:types:where:)``).
 enum HubQuarantineSchema {
     static let migrationName = "v23-hub-quarantine"
 
@@ -16,22 +16,12 @@ enum HubQuarantineSchema {
                 try Bool.fetchOne(db, sql: "SELECT 1 FROM outboxChannel WHERE name = ?", arguments: [channel])
                     ?? false
             else { return }
-            var reader = try SampleRowReader(db)
-            let held = try reader.samples(
+            try OutboxChannelTypesSchema.enqueueStored(
                 db,
-                where: """
-                    r.type IN (SELECT code FROM quantityType) AND r.state IS NOT NULL \
-                    AND r.state & \(SampleTable.quarantinedBit) != 0 AND r.state & \(SampleTable.deletedBit) = 0
-                    """,
-                arguments: []
+                channel: channel,
+                types: nil,
+                where: "r.state IS NOT NULL AND r.state & \(SampleTable.quarantinedBit) != 0"
             )
-            .sorted { ($0.recordedAt, $0.sample.start) < ($1.recordedAt, $1.sample.start) }
-            let insert = try db.makeStatement(
-                sql: "INSERT OR IGNORE INTO outboxEntry (channel, sampleID, enqueuedAt) VALUES (?, ?, ?)"
-            )
-            for stored in held {
-                try insert.execute(arguments: [channel, stored.id.data, stored.recordedAt.timeIntervalSince1970])
-            }
         }
     }
 }
