@@ -106,7 +106,7 @@ public struct EmailAlertSender: AlertSender {
             "Patient:  \(patient.isEmpty ? "-" : patient)",
             "Severity: \(trip.severity.rawValue)",
             "When:     \(formatter.string(from: trip.occurredAt)) (\(zone.identifier))",
-            "Rule:     \(trip.ruleID) of task \(trip.taskID)",
+            "Rule:     \(trip.ruleID) of task \(alert.taskName)",
             "Alert:    \(alert.id), \(alert.state)",
         ]
         switch delivery.change {

@@ -7,7 +7,7 @@ import Foundation
 /// Plan form: `{"id": "pain-high", "severity": "warning", "when": {">=": 7}, "message": "Pain {value}"}`;
 /// `"when": {"outside": [90, 140], "unit": "mmHg"}` or `{"inside": […]}`; `"trend": {"rise": 2, "unit": "kg",
 /// "withinDays": 3}` (or `"fall"`); `"adherence": {"fewerThan": 2, "by": "21:00"}` (`by` optional).
-/// Message placeholders: `{task}`, `{title}`, `{value}`, `{unit}`, `{threshold}`, `{day}`, `{time}`,
+/// Message placeholders: `{task}` (the task's id in the patient's plan, not its store key), `{title}`, `{value}`, `{unit}`, `{threshold}`, `{day}`, `{time}`,
 /// `{change}`, `{completed}`, `{expected}`, `{rule}`.
 public struct AlertRule: Sendable, Hashable, Codable {
     public var id: String

@@ -16,11 +16,15 @@ enum CredentialFile {
     }
 
     /// The whole file (a PEM key).
-    /// - Throws: ``UploadFailure`` when the file cannot be read.
+    /// - Throws: ``UploadFailure`` when the file cannot be read or is empty, saying which.
     static func contents(of file: String, what: String) throws(UploadFailure) -> String {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8), !text.isEmpty else {
-            throw UploadFailure(description: "cannot read \(what) from \(file)")
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            let why =
+                FileManager.default.fileExists(atPath: file)
+                ? "this user may not read it, or it is not text" : "there is no such file"
+            throw UploadFailure(description: "cannot read \(what) from \(file): \(why)")
         }
+        guard !text.isEmpty else { throw UploadFailure(description: "cannot read \(what) from \(file): it is empty") }
         return text
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 public import Foundation
 import JWTKit
 import NIOCore
@@ -8,7 +7,8 @@ import NIOCore
 ///
 /// The token endpoint is the one given, or the `token_endpoint` of the server's
 /// `[base]/.well-known/smart-configuration` (read once). Each assertion is a JWT signed ES384 (a P-384 key) or RS384
-/// (an RSA key of at least 2048 bits), as the SMART spec asks, with `kid` (the key's RFC 7638 thumbprint) in its
+/// (an RSA key of at least 2048 bits), as the SMART spec asks, with `kid` (the key's RFC 7638 thumbprint,
+/// ``SMARTClientKey``: the same `kid` as the JWK set `carebridge fhir smart-jwks` prints for registration) in its
 /// header and iss = sub = the client id, aud = the token endpoint, exp four minutes ahead (the spec's limit is five)
 /// and a fresh jti. The access token is kept until shortly before its `expires_in` runs out, and fetched again then
 /// or when the FHIR server refuses it (``invalidate(_:)``).
@@ -53,25 +53,11 @@ public actor SMARTBackendAuthorization {
         timeout: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws(UploadFailure) {
-        let pem = try CredentialFile.contents(of: keyFile, what: "a private key")
+        let key = try SMARTClientKey(file: keyFile)
         let keys = JWTKeyCollection()
-        if let key = try? ES384PrivateKey(pem: pem), let (x, y) = key.parameters {
-            keyID = Self.thumbprint(#"{"crv":"P-384","kty":"EC","x":"\#(x)","y":"\#(y)"}"#)
-            algorithm = "ES384"
-            await keys.add(ecdsa: key, kid: JWKIdentifier(string: keyID))
-        } else if let key = try? Insecure.RSA.PrivateKey(pem: pem),
-            let (modulus, exponent) = try? key.publicKey.getKeyPrimitives()
-        {
-            keyID = Self.thumbprint(
-                #"{"e":"\#(Self.base64URL(exponent))","kty":"RSA","n":"\#(Self.base64URL(modulus))"}"#
-            )
-            algorithm = "RS384"
-            await keys.add(rsa: key, digestAlgorithm: .sha384, kid: JWKIdentifier(string: keyID))
-        } else {
-            throw UploadFailure(
-                description: "\(keyFile) holds no P-384 or RSA (2048 bits or more) private key in PEM form"
-            )
-        }
+        await key.add(to: keys)
+        keyID = key.keyID
+        algorithm = key.algorithm
         self.keys = keys
         self.clientID = clientID
         self.scope = scope
@@ -195,15 +181,6 @@ public actor SMARTBackendAuthorization {
         } catch {
             throw UploadFailure(description: "cannot sign the SMART client assertion (\(algorithm))")
         }
-    }
-
-    static func thumbprint(_ canonicalJWK: String) -> String {
-        base64URL(Data(SHA256.hash(data: Data(canonicalJWK.utf8))))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     /// `application/x-www-form-urlencoded` of one value.

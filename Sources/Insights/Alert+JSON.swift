@@ -5,13 +5,16 @@ public import CareStore
 public import Foundation
 
 extension Alert {
-    /// The alert as `carebridge alerts --json` and the webhook show it.
+    /// The alert as `carebridge alerts --json` and the webhook show it: `task` is the task's store-wide key (as
+    /// before), `taskName` its name in the patient's plan (the same for a first patient, `medication` for
+    /// `medication@bed-2`).
     public func json(in zone: TimeZone) -> JSONValue {
         let time = { (date: Date?) -> JSONValue in date.map { .string(Timestamp.format($0, in: zone)) } ?? .null }
         return .object([
             "id": .int(Int(id)),
             "patient": patientID.map { .string($0) } ?? .null,
             "task": .string(trip.taskID),
+            "taskName": .string(taskName),
             "rule": .string(trip.ruleID),
             "ruleVersion": .int(trip.taskVersionNumber),
             "taskVersion": .string(trip.taskVersion.uuidString.lowercased()),

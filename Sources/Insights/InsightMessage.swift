@@ -8,7 +8,10 @@ public struct InsightMessage: Sendable, Hashable {
 
     public var kind: Kind
     public var severity: AlertSeverity
+    /// The task's store-wide key.
     public var taskID: String
+    /// Its name in the patient's plan (``StoredTask/taskName``).
+    public var taskName: String
     public var text: String
     /// The day it is about, `YYYY-MM-DD`.
     public var day: String?

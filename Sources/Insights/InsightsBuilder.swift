@@ -46,7 +46,7 @@ public enum InsightsBuilder {
             }
         }
         return report(
-            tasks: tasks.map(\.task),
+            tasks: tasks,
             events: events,
             previous: previous,
             readings: readings,
@@ -73,7 +73,7 @@ public enum InsightsBuilder {
     /// - Parameter readings: the readings of the linked tasks in `[previousFrom, to)` (of the report's patient),
     ///   summed up per task.
     static func report(
-        tasks: [CareTask],
+        tasks: [StoredTask],
         events: [CareEvent],
         previous: [CareEvent],
         readings: [String: ReadingSummary] = [:],
@@ -87,7 +87,8 @@ public enum InsightsBuilder {
         let days = Self.days(from: from, to: to, zone: zone)
         var insights: [TaskInsight] = []
         var messages: [InsightMessage] = []
-        for task in tasks.sorted(by: { ($0.kind.rawValue, $0.id) > ($1.kind.rawValue, $1.id) }) {
+        for stored in tasks.sorted(by: { ($0.task.kind.rawValue, $0.id) > ($1.task.kind.rawValue, $1.id) }) {
+            let task = stored.task
             let own = events.filter { $0.taskID == task.id }
             let before = previous.filter { $0.taskID == task.id }
             let numeric = task.hasNumericValues
@@ -123,6 +124,7 @@ public enum InsightsBuilder {
             let openAlerts = alerts.filter { $0.trip.taskID == task.id && $0.isOpen }.count
             let insight = TaskInsight(
                 id: task.id,
+                name: stored.taskName,
                 title: task.title,
                 kind: task.kind,
                 unit: numeric ? unit : nil,
@@ -143,6 +145,7 @@ public enum InsightsBuilder {
                     kind: .alert,
                     severity: alert.trip.severity,
                     taskID: alert.trip.taskID,
+                    taskName: alert.taskName,
                     text: alert.trip.message,
                     day: alert.trip.day,
                     alertID: alert.id,
@@ -219,23 +222,19 @@ public enum InsightsBuilder {
             let percent = { (rate: Double) in "\(Int((rate * 100).rounded()))%" }
             tips.append(
                 InsightMessage(
-                    kind: .tip,
-                    severity: now < before ? .warning : .info,
-                    taskID: insight.id,
+                    tip: now < before ? .warning : .info,
+                    about: insight,
                     text: "\(insight.title): \(percent(now)) done, \(now < before ? "down" : "up") from "
-                        + "\(percent(before)) the period before",
-                    day: nil
+                        + "\(percent(before)) the period before"
                 )
             )
         }
         if insight.kind == .assessment, insight.completion.total > 0, insight.completion.completed == 0 {
             tips.append(
                 InsightMessage(
-                    kind: .tip,
-                    severity: .info,
-                    taskID: insight.id,
-                    text: "\(insight.title): nothing recorded in this period (\(insight.completion.total) expected)",
-                    day: nil
+                    tip: .info,
+                    about: insight,
+                    text: "\(insight.title): nothing recorded in this period (\(insight.completion.total) expected)"
                 )
             )
         }
@@ -257,7 +256,17 @@ public enum InsightsBuilder {
 }
 
 extension InsightMessage {
-    init(kind: Kind, severity: AlertSeverity, taskID: String, text: String, day: String?) {
-        self.init(kind: kind, severity: severity, taskID: taskID, text: text, day: day, alertID: nil, state: nil)
+    /// A tip about `insight`'s task (no day, no alert).
+    init(tip severity: AlertSeverity, about insight: TaskInsight, text: String) {
+        self.init(
+            kind: .tip,
+            severity: severity,
+            taskID: insight.id,
+            taskName: insight.name,
+            text: text,
+            day: nil,
+            alertID: nil,
+            state: nil
+        )
     }
 }

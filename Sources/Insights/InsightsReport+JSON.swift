@@ -27,6 +27,7 @@ extension InsightsReport {
         let tasks = tasks.map { task -> JSONValue in
             .object([
                 "id": .string(task.id),
+                "name": .string(task.name),
                 "title": .string(task.title),
                 "kind": .string(task.kind.rawValue),
                 "unit": task.unit.map { .string($0) } ?? .null,
@@ -55,6 +56,7 @@ extension InsightsReport {
                 "kind": .string(message.kind.rawValue),
                 "severity": .string(message.severity.rawValue),
                 "task": .string(message.taskID),
+                "taskName": .string(message.taskName),
                 "text": .string(message.text),
                 "day": message.day.map { .string($0) } ?? .null,
                 "alert": message.alertID.map { .int(Int($0)) } ?? .null,

@@ -395,7 +395,7 @@ public struct RuleEvaluator: Sendable {
         let day = Self.dayKey(at, zone: zone)
         let unitText = unit.map { $0.rawValue == "1" ? "" : $0.displaySymbol } ?? ""
         var values: [String: String] = [
-            "task": stored.task.id, "title": stored.task.title, "rule": rule.id, "day": day,
+            "task": stored.taskName, "title": stored.task.title, "rule": rule.id, "day": day,
             "time": Timestamp.format(at, in: zone).dropFirst(11).prefix(5).description,
             "threshold": rule.condition.summary, "unit": unitText, "unitSuffix": unitText.isEmpty ? "" : " \(unitText)",
             "severity": rule.severity.rawValue,

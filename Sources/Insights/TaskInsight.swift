@@ -36,7 +36,10 @@ public struct TaskInsight: Sendable, Hashable {
         public var high: Double? = nil
     }
 
+    /// The task's store-wide key (`medication@bed-2` for a second patient's `medication`).
     public var id: String
+    /// Its name in the patient's plan, what a person reads (``StoredTask/taskName``).
+    public var name: String
     public var title: String
     public var kind: TaskKind
     /// The unit of the values (`kg`, `1` for scales and counts, `s` for durations); nil for tasks without values.

@@ -29,7 +29,10 @@ public struct ExportOutcome: Sendable, Hashable {
         }
     }
 
+    /// The task's store-wide key: what the outcome's identifier and the task code carry (stable).
     public var taskID: String
+    /// The task's name in the patient's plan (`medication` for the key `medication@bed-2`): the code's display.
+    public var taskName: String
     public var title: String
     public var kind: Kind
     public var occurrence: Int
@@ -43,8 +46,10 @@ public struct ExportOutcome: Sendable, Hashable {
     public var notDoneReason: String?
     public var note: String?
 
+    /// - Parameter taskName: the task's name in the patient's plan; nil: the same as `taskID`.
     public init(
         taskID: String,
+        taskName: String? = nil,
         title: String,
         kind: Kind,
         occurrence: Int,
@@ -56,6 +61,7 @@ public struct ExportOutcome: Sendable, Hashable {
         note: String? = nil
     ) {
         self.taskID = taskID
+        self.taskName = taskName ?? taskID
         self.title = title
         self.kind = kind
         self.occurrence = occurrence

@@ -188,13 +188,17 @@ public final class FHIRBundleWriter {
     /// reason when marked not done; `executionPeriod` the time it was done, `restriction.period` the event's
     /// window), an answered assessment as one survey `Observation` per answer (`valueInteger`, `valueQuantity`,
     /// `valueBoolean` or `valueString`; a not-done assessment as status `cancelled` with a `dataAbsentReason`).
-    /// Both carry the subject, the note, and the task id as a code in `urn:carebridge:task`.
+    /// Both carry the subject, the note, and the task's key as a code in `urn:carebridge:task` (stable across
+    /// patients: `medication@bed-2` for a second patient's `medication`) whose display is the task's name in the
+    /// patient's plan (`medication`), with the title as the code's text.
     /// - Throws: ``ExportError`` after `finish()`, or what the sink throws.
     public func write(outcome: ExportOutcome) throws {
         guard !finished else { throw ExportError.finished("FHIR bundle writer") }
         let key = outcome.taskID + "@" + Timestamp.format(outcome.start, offsetSeconds: 0)
         var code = "{\"coding\":[{\"system\":\"\(Self.taskCodeSystem)\",\"code\":"
         JSONValue.writeString(outcome.taskID, into: &code)
+        code += ",\"display\":"
+        JSONValue.writeString(outcome.taskName, into: &code)
         code += "}],\"text\":"
         JSONValue.writeString(outcome.title, into: &code)
         code += "}"

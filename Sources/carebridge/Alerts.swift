@@ -17,7 +17,9 @@ struct Alerts: AsyncParsableCommand {
             an answer, a day), stays until acknowledged, and is withdrawn when a late reading or a correction \
             removes the facts that tripped it. With --patient, only that patient's alerts (the rules of tasks in \
             their plans, tripped by their readings) are evaluated, listed and may be acknowledged; without it, in \
-            a store with several patients, each alert names its patient (a PATIENT column, by name).
+            a store with several patients, each alert names its patient (a PATIENT column, by name). TASK/RULE \
+            names the task as the patient's plan does (`medication`, also for a second patient whose task's key \
+            is `medication@bed-2`).
 
             Alerts are listed most severe first, then newest first. No adherence alert is raised for time before \
             the task version was applied or before the store first saw the patient (a plan whose schedule starts \
@@ -32,7 +34,8 @@ struct Alerts: AsyncParsableCommand {
               carebridge alerts ack --all --before 2026-11-27 --by "Nurse Kim"
 
             JSON (--json): an array of {"id", "patient" (the patient's id, null in a store without patients), \
-            "task", "rule", "ruleVersion", "taskVersion", "severity", "state" \
+            "task" (the task's store-wide key, `medication@bed-2`), "taskName" (its name in the plan, \
+            `medication`), "rule", "ruleVersion", "taskVersion", "severity", "state" \
             (open, acknowledged, withdrawn), "message", "value", "unit", "occurredAt", "day", "subject", "events", \
             "samples", "raisedAt", "acknowledgedAt", "acknowledgedBy", "withdrawnAt", "withdrawnReason"}.
 
@@ -137,7 +140,7 @@ struct AlertsList: AsyncParsableCommand {
                     alert.trip.severity.rawValue,
                 ]
                     + (byPatient ? [patient] : []) + [
-                        "\(alert.trip.taskID)/\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)",
+                        "\(alert.taskName)/\(alert.trip.ruleID) v\(alert.trip.taskVersionNumber)",
                         alert.state, alert.trip.message,
                     ],
                 colors: painted ? [nil, nil, TerminalColor.severity(alert.trip.severity)] : []

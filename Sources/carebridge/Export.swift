@@ -197,6 +197,7 @@ struct Export: AsyncParsableCommand {
             if event.kind == .intervention {
                 return ExportOutcome(
                     taskID: event.taskID,
+                    taskName: event.taskName,
                     title: event.title,
                     kind: .intervention,
                     occurrence: event.occurrence,
@@ -223,6 +224,7 @@ struct Export: AsyncParsableCommand {
             }
             return ExportOutcome(
                 taskID: event.taskID,
+                taskName: event.taskName,
                 title: event.title,
                 kind: .assessment,
                 occurrence: event.occurrence,

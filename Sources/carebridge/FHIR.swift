@@ -14,8 +14,9 @@ struct FHIR: AsyncParsableCommand {
             Examples:
               carebridge fhir push --server https://fhir.example/r4 \\
                 --token-file /etc/carebridge/fhir.token
+              carebridge fhir smart-jwks --smart-key-file /etc/carebridge/fhir.pem
             """,
-        subcommands: [FHIRPush.self]
+        subcommands: [FHIRPush.self, FHIRSmartJWKS.self]
     )
 
     /// The systemd credential holding the bearer token when no token file is given.

@@ -21,11 +21,15 @@ struct InsightsCommand: AsyncParsableCommand {
             value for assessments). Messages: the period's alerts (open, acknowledged) and tips (adherence that \
             moved by 20 points or more, assessments left unanswered).
 
-            JSON (--json): {"patient", "from", "to", "previousFrom", "days", "tasks": [{"id", "title", "kind", \
-            "unit", "answer", "completion": {"completed", "total", "notDone", "rate"}, "previousCompletion", \
-            "values": {"count", "mean", "min", "max", "latest", "latestText", "latestAt"}, "previousValues", \
-            "days": [{"day", "completed", "total", "value"}], "widget": {"latest", "state", "openAlerts"}}], \
-            "messages": [{"kind", "severity", "task", "text", "day", "alert", "state"}]}.
+            The TASK column is the task's name in the patient's plan (`medication`, also for a second patient \
+            whose task's key is `medication@bed-2`).
+
+            JSON (--json): {"patient", "from", "to", "previousFrom", "days", "tasks": [{"id" (the task's key), \
+            "name" (its name in the patient's plan), "title", "kind", "unit", "answer", "completion": \
+            {"completed", "total", "notDone", "rate"}, "previousCompletion", "values": {"count", "mean", "min", \
+            "max", "latest", "latestText", "latestAt"}, "previousValues", "days": [{"day", "completed", "total", \
+            "value"}], "widget": {"latest", "state", "openAlerts"}}], "messages": [{"kind", "severity", "task" \
+            (the key), "taskName", "text", "day", "alert", "state"}]}.
 
             Examples:
               carebridge insights
@@ -104,7 +108,7 @@ enum InsightsText {
         var table = Table(["TASK", "DONE", "BEFORE", "VALUES", "DAYS"])
         for task in report.tasks {
             table.append([
-                task.id + (task.openAlerts > 0 ? " !" : ""),
+                task.name + (task.openAlerts > 0 ? " !" : ""),
                 completion(task.completion),
                 completion(task.previousCompletion),
                 values(task),

@@ -15,6 +15,13 @@ public struct Alert: Sendable, Hashable, Identifiable {
     public var withdrawnReason: String?
     /// The patient whose plan the rule belongs to (nil in a store without patients).
     public var patientID: String? = nil
+    /// The task's name in its patient's plan, where it differs from the key (`medication` for
+    /// `medication@bed-2`); read with the alert.
+    var name: String? = nil
+
+    /// The task's name as a person reads it within its patient (``CareEvent/taskName``, ``StoredTask/taskName``);
+    /// `trip.taskID` stays the store-wide key that topics, Home Assistant and `alerts --json`'s `task` use.
+    public var taskName: String { name ?? trip.taskID }
 
     /// `open` (needs attention), `acknowledged`, or `withdrawn`.
     public var state: String {

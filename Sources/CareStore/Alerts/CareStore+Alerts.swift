@@ -200,7 +200,7 @@ extension CareStore {
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let alerts = try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.alertColumns) FROM alert \(filter) ORDER BY occurredAt, id",
+                sql: "SELECT \(Self.alertColumns()) FROM alert \(filter) ORDER BY occurredAt, id",
                 arguments: arguments
             )
             .map(Self.alert)
@@ -217,7 +217,7 @@ extension CareStore {
     /// One alert by id, or nil.
     public func alert(id: Int64) async throws(CareStoreError) -> Alert? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.alertColumns) FROM alert WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT \(Self.alertColumns()) FROM alert WHERE id = ?", arguments: [id])
                 .map(Self.alert)
         }
     }
@@ -316,7 +316,8 @@ extension CareStore {
             if db.changesCount > 0 {
                 try enqueue(db, alertID: id, change: .acknowledged, channels: channels, now: now)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT \(alertColumns) FROM alert WHERE id = ?", arguments: [id]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT \(alertColumns()) FROM alert WHERE id = ?", arguments: [id])
+            {
                 alerts.append(alert(row))
             }
         }
@@ -363,8 +364,8 @@ extension CareStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError, a.*,
-                        \(Self.patientColumn("a"))
+                    SELECT d.sequence, d.channel, d.change, d.attempts, d.nextAttemptAt, d.lastError,
+                        \(Self.alertColumns("a"))
                     FROM alertDelivery d JOIN alert a ON a.id = d.alertID
                     WHERE d.channel = ? ORDER BY d.sequence LIMIT ?
                     """,
@@ -504,8 +505,15 @@ extension CareStore {
 
     // MARK: - Internals
 
-    /// The alert's columns and its patient's id (`patientID`), for `SELECT … FROM alert`.
-    static let alertColumns = "alert.*, \(patientColumn("alert"))"
+    /// The columns of the alert `table` (its name or alias in `FROM`), its patient's id (`patientID`) and its
+    /// task's name (`taskName`, from the newest version), for ``alert(_:)``.
+    static func alertColumns(_ table: String = "alert") -> String {
+        """
+        \(table).*, \(patientColumn(table)),
+        (SELECT task.name FROM task WHERE task.id = \(table).taskID ORDER BY task.versionNumber DESC LIMIT 1)
+         AS taskName
+        """
+    }
 
     /// `patientID`: the patient of the plan the alert's task belongs to (NULL in a store without patients).
     static func patientColumn(_ table: String) -> String {
@@ -572,7 +580,8 @@ extension CareStore {
             acknowledgedBy: row["acknowledgedBy"],
             withdrawnAt: date("withdrawnAt"),
             withdrawnReason: row["withdrawnReason"],
-            patientID: row["patientID"]
+            patientID: row["patientID"],
+            name: (row["taskName"] as String?).flatMap { $0 == (row["taskID"] as String) ? nil : $0 }
         )
     }
 }

@@ -30,7 +30,7 @@ extension CareEvent {
                 deleted: stored.deletedDate,
                 key: stored.id
             )
-            record.name = stored.name.isEmpty ? stored.id : stored.name
+            record.name = stored.taskName
             return record
         }.sorted { ($0.id, $0.versionNumber) < ($1.id, $1.versionNumber) }
         // Each version's content is read back the way the store reads its own rows.

@@ -29,10 +29,14 @@ public struct StoredTask: Sendable, Hashable {
 
     public var id: String { task.id }
 
+    /// The task's name as a person reads it within its patient (``name``; the key where no name is known): what
+    /// insights, the report, alerts and FHIR texts show, as ``CareEvent/taskName`` is for an event.
+    public var taskName: String { name.isEmpty ? task.id : name }
+
     /// The task as its plan file says it: `id` is the name (what `plan show --json` prints and `plan apply` reads).
     public var planTask: CareTask {
         var task = task
-        task.id = name.isEmpty ? task.id : name
+        task.id = taskName
         return task
     }
 }

@@ -9,9 +9,10 @@ creates (201); `urn:uuid:` references inside the Bundle are rewritten to the ids
 is a transaction-response Bundle.
 
 SMART Backend Services (hl7.org/fhir/smart-app-launch/backend-services.html), with --smart-client-id and
---smart-public-key (PEM): GET [base]/.well-known/smart-configuration names the token endpoint, POST /auth/token takes
-a client-credentials grant with a signed JWT assertion and verifies it: ES384 or RS384 signed with the registered
-public key, `kid` in the header, iss = sub = the client id, aud = the token endpoint's URL, exp at most 5 minutes
+--smart-public-key (a PEM public key, or a JWK set as `carebridge fhir smart-jwks` prints it): GET
+[base]/.well-known/smart-configuration names the token endpoint, POST /auth/token takes a client-credentials grant
+with a signed JWT assertion and verifies it: ES384 or RS384 signed with the registered public key, `kid` in the
+header (with a JWK set: the key of that `kid`, whose `alg` is the header's, and only public parameters in the set), iss = sub = the client id, aud = the token endpoint's URL, exp at most 5 minutes
 ahead, a jti not seen before. It answers an access token valid for --token-lifetime seconds, or 400/401
 `invalid_client`/`invalid_grant`; every token request is recorded in `tokens.jsonl` ({"status", "error"}).
 
@@ -112,8 +113,17 @@ def verify_assertion(form, token_url):
         header = jwt.get_unverified_header(assertion)
         if header.get("alg") not in ("ES384", "RS384") or not header.get("kid") or header.get("typ") != "JWT":
             return 401, "invalid_client", "header %s" % header
+        key = PUBLIC_KEY
+        if PUBLIC_KEY.lstrip().startswith("{"):
+            keys = json.loads(PUBLIC_KEY)["keys"]
+            if any(set(k) & {"d", "p", "q", "dp", "dq", "qi"} for k in keys):
+                return 401, "invalid_client", "private parameters in the registered JWK set"
+            match = [k for k in keys if k.get("kid") == header["kid"]]
+            if len(match) != 1 or match[0].get("alg") != header["alg"]:
+                return 401, "invalid_client", "no registered key with kid %s for %s" % (header["kid"], header["alg"])
+            key = jwt.PyJWK.from_dict(match[0]).key
         claims = jwt.decode(
-            assertion, PUBLIC_KEY, algorithms=["ES384", "RS384"], audience=token_url,
+            assertion, key, algorithms=["ES384", "RS384"], audience=token_url,
             options={"require": ["iss", "sub", "aud", "exp", "jti"]},
         )
     except jwt.InvalidTokenError as error:
