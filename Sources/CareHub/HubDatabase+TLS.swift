@@ -40,7 +40,7 @@ extension HubDatabase {
         let sslMode: SSLMode
         switch mode {
         case nil: sslMode = local ? .prefer : .require
-        case "verify-full": sslMode = .require
+        case "verify-full"?: sslMode = .require
         case let name?:
             guard let named = SSLMode(rawValue: name) else {
                 throw HubError(

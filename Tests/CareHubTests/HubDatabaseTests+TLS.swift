@@ -13,7 +13,7 @@ extension HubDatabaseTests {
     @Test(
         "the default sslmode: TLS for a server on another machine, prefer for a socket or loopback",
         arguments: [
-            ("postgres://hub@db.example/hub", HubDatabase.SSLMode.require),
+            ("postgres://hub@db.example/hub", .require),
             ("postgres://hub@10.0.0.5:5433/hub", .require),
             ("postgres://hub@127.0.0.1,db2.example/hub", .require),
             ("postgres://hub@localhost/hub", .prefer),
@@ -24,7 +24,7 @@ extension HubDatabaseTests {
             ("postgres://hub@db.example/hub?sslmode=verify-full", .require),
             ("postgres://hub@db.example/hub?sslmode=verify-ca", .verifyCA),
             ("postgres://hub@localhost/hub?sslmode=require", .require),
-        ]
+        ] as [(String, HubDatabase.SSLMode)]
     )
     func theDefaultIsTLSForAServerOnAnotherMachine(url: String, mode: HubDatabase.SSLMode) throws {
         let database = try HubDatabase(url: url)

@@ -66,16 +66,17 @@ import Testing
             refusals.cancel()
         }
         var iterator = addresses.makeAsyncIterator()
-        let url = try #require(await iterator.next())
+        let listeningAt = await iterator.next()
+        let url = try #require(listeningAt)
 
-        /// `curl` with `certificate` and home-3's key: the answer's status, or nil when the handshake failed.
-        func get(with certificate: String, key: String = scratch.path("home-3.key")) async throws -> Bool {
+        /// `curl` with `certificate` and its key (home-3's by default): whether it got its answer.
+        func get(with certificate: String, key: String? = nil) async throws -> Bool {
             let curl = try #require(MosquittoBroker.locate("curl"), "curl is not installed (apt-get install -y curl)")
             let output = try await ChildProcess.run(
                 URL(fileURLWithPath: curl),
                 [
                     "--silent", "--output", "/dev/null", "--cacert", serverAuthority.certificate, "--cert",
-                    certificate, "--key", key, "\(url)/health",
+                    certificate, "--key", key ?? scratch.path("home-3.key"), "\(url)/health",
                 ]
             )
             return output.exited && output.status == 0
