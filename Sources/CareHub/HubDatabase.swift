@@ -10,6 +10,10 @@ public import PostgresNIO
 /// `?target_session_attrs=read-write` or `primary`): a primary and its replicas. The hub then writes to the first
 /// writable one and follows a failover to another (``HubPrimary``).
 ///
+/// Over the network the link is TLS with the server's certificate verified (``SSLMode``): `sslmode=require` (or
+/// `verify-full`) is the default unless every server is a Unix socket or a loopback address, and `sslrootcert=FILE`
+/// names the CA the server's certificate must be signed by.
+///
 /// A password written into the address is refused: command lines are visible to every user of the machine
 /// (`ps`), and addresses end up in logs. Nothing here formats the password into a message.
 public struct HubDatabase: Sendable {
@@ -41,8 +45,12 @@ public struct HubDatabase: Sendable {
     public var socketDirectory: String?
     public var username: String
     public var database: String
-    /// `disable`, `prefer` (default) or `require`, as libpq's `sslmode`.
-    public var sslMode: String
+    /// `sslmode`: ``SSLMode/prefer`` by default for a socket or loopback servers, else ``SSLMode/require``.
+    public var sslMode: SSLMode
+    /// `sslrootcert`: the CA file (PEM) the server's certificate must be signed by; nil: the system's trusted CAs.
+    public var rootCertificateFile: String?
+    /// The certificates of ``rootCertificateFile``, read once.
+    var rootCertificates: [NIOSSLCertificate]?
     /// How a probe tells a writable server from a standby.
     public var sessionTarget: SessionTarget
     /// Each server's password (a password file's line can differ per host and port).
@@ -55,7 +63,8 @@ public struct HubDatabase: Sendable {
 
     /// Reads the address and finds the password.
     /// - Parameters:
-    ///   - url: `postgres://USER@HOST[:PORT][,HOST[:PORT]…]/DATABASE[?sslmode=…&host=/socket/dir&target_session_attrs=…]`.
+    ///   - url: `postgres://USER@HOST[:PORT][,HOST[:PORT]…]/DATABASE[?sslmode=…&sslrootcert=FILE&host=/socket/dir&`
+    ///     `target_session_attrs=…]`.
     ///   - passwordFile: a file whose first line is the password.
     ///   - environment: where `PGPASSFILE` and `HOME` are read.
     /// - Throws: ``HubError`` `.configuration` saying what is wrong (never the password).
@@ -86,10 +95,11 @@ public struct HubDatabase: Sendable {
         username = components.user ?? environment["USER"] ?? "postgres"
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.isEmpty ? username : path
-        sslMode = query["sslmode"] ?? "prefer"
-        guard ["disable", "prefer", "require"].contains(sslMode) else {
-            throw HubError(.configuration, "sslmode '\(sslMode)' is not disable, prefer or require")
-        }
+        (sslMode, rootCertificateFile, rootCertificates) = try Self.tls(
+            mode: query["sslmode"],
+            rootCertificate: query["sslrootcert"],
+            local: socketDirectory != nil || servers.allSatisfy(Self.isLoopback)
+        )
         let target = query["target_session_attrs"] ?? SessionTarget.readWrite.rawValue
         guard let sessionTarget = SessionTarget(rawValue: target) else {
             throw HubError(
@@ -153,9 +163,9 @@ public struct HubDatabase: Sendable {
         ) { host, port, username, password, database in
             let tls: PostgresClient.Configuration.TLS =
                 switch sslMode {
-                case "disable": .disable
-                case "require": .require(.makeClientConfiguration())
-                default: .prefer(.makeClientConfiguration())
+                case .disable: .disable
+                case .require, .verifyCA: .require(tlsConfiguration)
+                case .prefer: .prefer(tlsConfiguration)
                 }
             return PostgresClient.Configuration(
                 host: host,
@@ -180,9 +190,9 @@ public struct HubDatabase: Sendable {
         ) { host, port, username, password, database in
             let tls: PostgresConnection.Configuration.TLS =
                 switch sslMode {
-                case "disable": .disable
-                case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-                default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .disable: .disable
+                case .require, .verifyCA: .require(try NIOSSLContext(configuration: tlsConfiguration))
+                case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
                 }
             return PostgresConnection.Configuration(
                 host: host,

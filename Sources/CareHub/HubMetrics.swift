@@ -1,3 +1,4 @@
+import CareWeb
 import CoreMetrics
 import Foundation
 public import Prometheus
@@ -11,6 +12,9 @@ public import Prometheus
 ///   (a batch sent again counts again: these are what was accepted, not what is new);
 /// - `carebridge_hub_changes_sent_total`: changes the answers carried down;
 /// - `carebridge_hub_postgres_errors_total`: requests and scrapes that failed on PostgreSQL;
+/// - `carebridge_hub_tls_refused_total{reason}`: TLS handshakes refused, by ``TLSRefusal/label`` (`expired`,
+///   `not_yet_valid`, `other_ca`, `no_certificate`, `not_tls`, …), every one counted though the log sums up a peer's
+///   repeats;
 /// - `carebridge_hub_bridge_last_contact_seconds{bridge}`, `carebridge_hub_bridge_backlog{bridge}`,
 ///   `carebridge_hub_bridge_changes_waiting{bridge}`: per bridge, read from the database at each scrape (Unix time;
 ///   entries the bridge said it still held; changes it has not dealt with).
@@ -53,6 +57,12 @@ public struct HubMetrics: Sendable {
     /// A request or scrape that PostgreSQL failed.
     func databaseFailed() {
         Counter(label: "carebridge_hub_postgres_errors_total", factory: factory).increment()
+    }
+
+    /// A TLS handshake the hub refused.
+    func tlsRefused(_ refusal: TLSRefusal) {
+        Counter(label: "carebridge_hub_tls_refused_total", dimensions: [("reason", refusal.label)], factory: factory)
+            .increment()
     }
 
     /// The per-bridge gauges, from the hub's status.

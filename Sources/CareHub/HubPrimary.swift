@@ -15,7 +15,14 @@ import Synchronization
 /// repeat with a backoff on the injected clock, 0.5 s doubling to 15 s.
 ///
 /// Over one server, or one client given, it only runs that client: PostgreSQL restarting under the same address
-/// needs no probe, the driver reconnects.
+/// needs no probe, the driver reconnects. Over one server it still connects once on start and on each suspicion, to
+/// say what is wrong when the driver cannot connect.
+///
+/// A probe that cannot connect is logged as a warning naming the server and the problem in words
+/// (``HubDatabase/connectionProblem(_:at:)``: a certificate that failed verification against which CA file, a
+/// server without TLS), once until the problem changes; an operation that then fails on the connection or on its
+/// deadline says it too (``problem``). A link that may carry readings across the network in plain text
+/// (``HubDatabase/plainTextWarning``) is logged as a warning once, when the primary is made.
 public final class HubPrimary: Service, Sendable {
     /// The servers followed; nil for one client given.
     public let database: HubDatabase?
@@ -50,6 +57,10 @@ public final class HubPrimary: Service, Sendable {
         var cancelledBeforeWaiting: Set<Int> = []
         var nextID = 0
         var stopped = false
+        /// Each server's problem, from its last probe that could not connect.
+        var problems: [HubDatabase.Server: String] = [:]
+        /// The problem of the last probe that could not connect, until a probe of that server connects.
+        var problem: String?
     }
 
     private let state: Mutex<State>
@@ -85,7 +96,11 @@ public final class HubPrimary: Service, Sendable {
         let client = PostgresClient(configuration: database.configuration, backgroundLogger: logger)
         state = Mutex(State(client: client, writable: fixed))
         (suspicions, suspicion) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        if let warning = database.plainTextWarning { logger.warning("\(warning)") }
     }
+
+    /// Why the last probe could not connect, in words naming the server; nil once a probe of it connects.
+    var problem: String? { state.withLock { $0.problem } }
 
     /// The client on the writable server (before one is found: a client on the first server).
     public var client: PostgresClient { state.withLock { $0.client } }
@@ -132,17 +147,28 @@ public final class HubPrimary: Service, Sendable {
     /// An operation failed on a lost connection, a read-only server or no answer in time: look for the writable
     /// server again (several suspicions before the next probe make one).
     func suspect() {
-        guard !fixed else { return }
+        guard database != nil else { return }
         suspicion.yield()
     }
 
     // MARK: - Service
 
-    /// Runs the client (one server), or follows the writable server until cancelled or shut down gracefully; then
-    /// stops every client it started.
+    /// Runs the client (one server, connecting once on start and on each suspicion to find a problem), or follows
+    /// the writable server until cancelled or shut down gracefully; then stops every client it started.
     public func run() async throws {
         guard let database, !fixed else {
-            await client.run()
+            await withTaskGroup(of: Void.self) { group in
+                if let database {
+                    group.addTask {
+                        var suspicions = self.suspicions.makeAsyncIterator()
+                        repeat {
+                            _ = await self.isWritable(database.servers[0], of: database)
+                        } while await suspicions.next() != nil
+                    }
+                }
+                await client.run()
+                group.cancelAll()
+            }
             return
         }
         await cancelWhenGracefulShutdown { await self.follow(database) }
@@ -264,20 +290,30 @@ public final class HubPrimary: Service, Sendable {
         switch outcome {
         case .success(let writable)?:
             logger.debug("hub database probe", metadata: ["database.server": "\(server)", "writable": "\(writable)"])
+            state.withLock { state in
+                if state.problems.removeValue(forKey: server) == state.problem { state.problem = nil }
+            }
             return writable
         case .failure(let error)?:
             logger.debug(
                 "hub database probe failed",
                 metadata: ["database.server": "\(server)", "error": "\(String(reflecting: error))"]
             )
+            failed(server, database.connectionProblem(error, at: server))
             return false
         case nil:
-            logger.debug(
-                "hub database probe: no answer within \(probeTimeout)",
-                metadata: ["database.server": "\(server)"]
-            )
+            failed(server, "PostgreSQL at \(server) did not answer within \(probeTimeout)")
             return false
         }
+    }
+
+    /// Keeps a probe's `problem` with `server`; logs it as a warning when it is new for that server.
+    private func failed(_ server: HubDatabase.Server, _ problem: String) {
+        let new = state.withLock { state in
+            state.problem = problem
+            return state.problems.updateValue(problem, forKey: server) != problem
+        }
+        if new { logger.warning("hub database: cannot connect", metadata: ["problem": "\(problem)"]) }
     }
 
     // MARK: - Which failures send the hub looking

@@ -21,6 +21,9 @@ public struct HubServer: Sendable {
     public let metrics: HubMetrics
     /// The care team's dashboard (sign-in and the overview across every bridge's patients); nil: sync only.
     public let dashboard: CareTeamDashboard?
+    /// The TLS handshakes the hub refused: logged once per peer and window, each counted in ``metrics``
+    /// (`carebridge_hub_tls_refused_total{reason}`).
+    public let refusals: TLSRefusalLog
     let logger: Logger
 
     /// The largest batch body taken.
@@ -31,6 +34,7 @@ public struct HubServer: Sendable {
         configuration: WebConfiguration,
         metrics: HubMetrics = HubMetrics(),
         dashboard: CareTeamDashboard? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
         self.store = store
@@ -38,6 +42,7 @@ public struct HubServer: Sendable {
         self.metrics = metrics
         self.dashboard = dashboard
         self.logger = logger
+        refusals = TLSRefusalLog(clock: clock, logger: logger) { metrics.tlsRefused($0) }
     }
 
     /// The router: the sync endpoint, the health check and the metrics (Prometheus text), and the dashboard when
@@ -58,7 +63,7 @@ public struct HubServer: Sendable {
         let configuration = configuration
         return Application(
             router: router(),
-            server: try configuration.serverBuilder(logger: logger),
+            server: try configuration.serverBuilder(refusals: refusals),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
@@ -165,10 +170,14 @@ public struct HubServer: Sendable {
 }
 
 extension HubServer {
-    /// The services of `carebridge hub serve`: the database client (``HubPrimary``) first (so it is shut down last), then the
-    /// application, which migrates the schema before it listens.
+    /// The services of `carebridge hub serve`: the database client (``HubPrimary``) first (so it is shut down last),
+    /// the log of refused TLS handshakes (its last counts logged once the server is down), then the application,
+    /// which migrates the schema before it listens.
     public func services(onListening: @escaping @Sendable (String) async -> Void) throws -> [any Service] {
-        [store.primary, MigratedApplication(store: store, application: try service(onListening: onListening))]
+        [
+            store.primary, refusals,
+            MigratedApplication(store: store, application: try service(onListening: onListening)),
+        ]
     }
 }
 

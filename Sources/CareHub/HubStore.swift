@@ -434,6 +434,8 @@ public struct HubStore: Sendable {
             return try await body()
         }
         if HubPrimary.isConnectionFailure(outcome) { primary.suspect() }
+        // A probe that could not connect says why (a certificate, no TLS, a refused connection).
+        let problem = HubPrimary.isConnectionFailure(outcome) ? primary.problem.map { " (\($0))" } ?? "" : ""
         switch outcome {
         case .success(let value)?:
             return value
@@ -444,9 +446,9 @@ public struct HubStore: Sendable {
             if let refusal = error.closureError as? HubError, error.rollbackError == nil { throw refusal }
             throw HubError(.database, message, cause: error)
         case .failure(let error)?:
-            throw HubError(.database, message, cause: error)
+            throw HubError(.database, message + problem, cause: error)
         case nil:
-            throw HubError(.database, "\(message): PostgreSQL did not answer within \(deadline)")
+            throw HubError(.database, "\(message): PostgreSQL did not answer within \(deadline)\(problem)")
         }
     }
 }

@@ -139,6 +139,20 @@ package final class PostgresServer: @unchecked Sendable {
         ]
     }
 
+    /// Serves TLS (`ssl = on`) with `certificate` and `key` (PEM files), copied into the server's directory (the key
+    /// mode 0600, owned by the server's user, as PostgreSQL wants it). Call before ``start()``.
+    package func serveTLS(certificate: String, key: String) throws {
+        let certificateCopy = directory.appendingPathComponent("server.crt").path
+        let keyCopy = directory.appendingPathComponent("server.key").path
+        try ScratchDirectory.writeSecret(try String(contentsOfFile: certificate, encoding: .utf8), to: certificateCopy)
+        try ScratchDirectory.writeSecret(try String(contentsOfFile: key, encoding: .utf8), to: keyCopy)
+        try handOver(certificateCopy)
+        try handOver(keyCopy)
+        settings["ssl"] = "on"
+        settings["ssl_cert_file"] = certificateCopy
+        settings["ssl_key_file"] = keyCopy
+    }
+
     /// As root: `setpriv` to the `postgres` user (which execs, so the process is the server itself).
     private var asServerUser: [String] {
         guard geteuid() == 0 else { return [] }

@@ -14,11 +14,14 @@ struct Hub: AsyncParsableCommand {
             for the patients it is enrolled for. \
             Bridges push with `carebridge sync push` or `carebridge run --hub`. See docs/hub.md.
 
-            The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require, \
-            ?host=/socket/dir for a Unix socket), or a primary and its replicas, \
+            The database is --database postgres://USER@HOST:PORT/DATABASE (?sslmode=disable|prefer|require|\
+            verify-ca|verify-full, ?sslrootcert=CA-FILE, ?host=/socket/dir for a Unix socket), or a primary and its \
+            replicas, \
             postgres://USER@HOST1:PORT1,HOST2:PORT2/DATABASE (?target_session_attrs=read-write|primary): the hub \
             writes to the first writable one and follows a failover. Its password comes from --database-password-file, or from a libpq \
-            password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused.
+            password file (PGPASSFILE, else ~/.pgpass); a password in the address is refused. A server on another \
+            machine is reached over TLS by default (require: its certificate verified against sslrootcert, else the \
+            system's CAs, and for its host name).
 
             Examples:
               carebridge hub serve --database postgres://carebridge@localhost/hub \\

@@ -26,6 +26,8 @@ public struct CareWebApp: Sendable {
     var pages: PageRenderer { signIn.pages }
     /// The one-time setup of a store without users (`/setup`); nil when the store has users.
     let setup: SetupGate?
+    /// The TLS handshakes the server refused, logged once per peer and window (a service of ``services(onListening:)``).
+    public let refusals: TLSRefusalLog
 
     public init(
         store: CareStore,
@@ -48,6 +50,7 @@ public struct CareWebApp: Sendable {
             clock: clock,
             logger: logger
         )
+        refusals = TLSRefusalLog(clock: clock, now: now, logger: logger)
     }
 
     /// The routes: sign-in (and the one-time setup), the patient list, each patient's screens with their forms,
@@ -72,18 +75,19 @@ public struct CareWebApp: Sendable {
         return router
     }
 
-    /// The services to run: the HTTP (or HTTPS) application, then the change feed. A service group shuts its
-    /// services down last first, so the feed ends the open live streams before the server waits for its
-    /// connections to finish.
+    /// The services to run: the log of refused TLS handshakes, the HTTP (or HTTPS) application, then the change
+    /// feed. A service group shuts its services down last first, so the feed ends the open live streams before the
+    /// server waits for its connections to finish, and the refusals still counted are logged once the server is
+    /// down.
     /// - Parameter onListening: called with the bound address once the server listens (`--listen :0`).
     public func services(onListening: @escaping @Sendable (String) async -> Void = { _ in }) throws -> [any Service] {
-        [try application(onListening: onListening), feed]
+        [refusals, try application(onListening: onListening), feed]
     }
 
     func application(
         onListening: @escaping @Sendable (String) async -> Void
     ) throws -> some ApplicationProtocol & Service {
-        let server = try configuration.serverBuilder(logger: logger)
+        let server = try configuration.serverBuilder(refusals: refusals)
         return Application(
             router: router(),
             server: server,

@@ -1,22 +1,27 @@
-import Logging
 import NIOCore
 import NIOSSL
 import NIOTLS
+import SwiftASN1
+import X509
 
-/// Logs a TLS handshake the server refused, once per connection, at warning level: the peer's address and the
-/// reason in words (no client certificate when one is required, one the client CA did not sign or expired, plain
-/// HTTP to the TLS port, the client refusing the server's certificate), never any part of a certificate or key.
+/// Reports a TLS handshake the server refused to the server's ``TLSRefusalLog``, once per connection: the peer's
+/// address and the reason (``TLSRefusal``), read from BoringSSL's error and, for a client certificate that failed
+/// verification, from the certificate the client showed checked against the client CA (`authorities`): expired,
+/// not valid yet, signed by another CA, or another check. Of a certificate only the common name and the validity
+/// dates go into words, never a key.
 ///
 /// Sits in the pipeline behind the `NIOSSLServerHandler`, which fires the handshake's failure as an error and its
 /// success as `TLSUserEvent.handshakeCompleted`; both pass on unchanged.
 final class TLSHandshakeLog: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private let logger: Logger
+    private let log: TLSRefusalLog
+    private let authorities: [Certificate]
     private var settled = false
 
-    init(logger: Logger) {
-        self.logger = logger
+    init(log: TLSRefusalLog, authorities: [Certificate]) {
+        self.log = log
+        self.authorities = authorities
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -27,40 +32,22 @@ final class TLSHandshakeLog: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !settled {
             settled = true
-            let peer = context.channel.remoteAddress
-            logger.warning(
-                "TLS handshake refused",
-                metadata: [
-                    "peer": "\(peer.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown")",
-                    "reason": "\(Self.reason(for: error))",
-                ]
+            let refusal = TLSRefusal(
+                error,
+                clientCertificate: { Self.clientCertificate(context) },
+                authorities: authorities,
+                now: log.now()
             )
+            log.refused(refusal, peer: context.channel.remoteAddress)
         }
         context.fireErrorCaught(error)
     }
 
-    /// The reason in words, from BoringSSL's error names; else the error's own description (which names no
-    /// certificate's contents).
-    static func reason(for error: any Error) -> String {
-        let text = String(describing: error)
-        let reasons = [
-            ("PEER_DID_NOT_RETURN_A_CERTIFICATE", "the client showed no certificate, and one is required"),
-            (
-                "CERTIFICATE_VERIFY_FAILED",
-                "the client certificate failed verification: not signed by the client CA, expired or not valid yet"
-            ),
-            ("HTTP_REQUEST", "plain HTTP to the TLS port"),
-            ("WRONG_VERSION_NUMBER", "not TLS (plain HTTP to the TLS port?)"),
-            ("ALERT_UNKNOWN_CA", "the client does not trust the server's certificate (unknown CA)"),
-            ("ALERT_BAD_CERTIFICATE", "the client does not accept the server's certificate"),
-            ("ALERT_CERTIFICATE_UNKNOWN", "the client does not accept the server's certificate"),
-            ("NO_SHARED_CIPHER", "no cipher in common with the client"),
-            ("UNSUPPORTED_PROTOCOL", "no TLS version in common with the client"),
-        ]
-        if let (_, reason) = reasons.first(where: { text.contains($0.0) }) { return reason }
-        if case NIOSSLError.uncleanShutdown? = error as? NIOSSLError {
-            return "the client closed the connection during the handshake"
-        }
-        return "the handshake failed: \(text)"
+    /// The certificate the client showed in this (failed) handshake, as BoringSSL keeps it for the session.
+    private static func clientCertificate(_ context: ChannelHandlerContext) -> Certificate? {
+        guard let handler = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
+            let der = try? handler.peerCertificate?.toDERBytes()
+        else { return nil }
+        return try? Certificate(derEncoded: der)
     }
 }
