@@ -22,7 +22,7 @@ public struct SMARTClientKey: Sendable {
 
     enum PrivateKey: Sendable {
         case ecdsa(ES384PrivateKey)
-        case rsa(Insecure.RSA.PrivateKey)
+        case rsa(JWTKit.Insecure.RSA.PrivateKey)
     }
 
     /// Reads the key from `file`.
@@ -32,7 +32,7 @@ public struct SMARTClientKey: Sendable {
         let pem = try CredentialFile.contents(of: file, what: "a private key")
         if let key = try? ES384PrivateKey(pem: pem), let (x, y) = key.parameters {
             self.init(algorithm: "ES384", members: [("crv", "P-384"), ("kty", "EC"), ("x", x), ("y", y)], .ecdsa(key))
-        } else if let key = try? Insecure.RSA.PrivateKey(pem: pem),
+        } else if let key = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem),
             let (modulus, exponent) = try? key.publicKey.getKeyPrimitives()
         {
             self.init(

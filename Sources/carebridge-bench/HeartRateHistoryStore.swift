@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeFoundation
 import CareStore
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeFoundation
 import CareUploads
 import Foundation
 

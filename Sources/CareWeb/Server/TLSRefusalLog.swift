@@ -95,9 +95,12 @@ public final class TLSRefusalLog: Service, Sendable {
         let window = limiter.withLock { $0.window }
         for summary in summaries {
             let reasons = summary.reasons.map { $0.count == 1 ? $0.words : "\($0.words) (\($0.count) times)" }
+            let plural = summary.count == 1 ? "" : "s"
+            let text =
+                "\(summary.count) more refused TLS handshake\(plural) from \(summary.peer) in the last "
+                + "\(window.components.seconds) s: \(reasons.joined(separator: "; "))"
             logger.warning(
-                "\(summary.count) more refused TLS handshake\(summary.count == 1 ? "" : "s") from \(summary.peer) in "
-                    + "the last \(window.components.seconds) s: \(reasons.joined(separator: "; "))",
+                "\(text)",
                 metadata: ["peer": "\(summary.peer)", "count": "\(summary.count)"]
             )
         }
