@@ -36,8 +36,10 @@ extension CareRecordTests {
         let rows = try await session.record(days)
         if session.hub != nil {
             let own = try await session.bridge.store.recordRows(patient: CareRecordBridge.patient, days: days)
-            #expect(own.events.allSatisfy(\.bridges.isEmpty), "a bridge's own record names no bridge")
-            #expect(rows.events.allSatisfy { $0.bridges.map(\.bridge) == [session.bridge.name] })
+            let unnamed = own.events.allSatisfy(\.bridges.isEmpty)
+            let named = rows.events.allSatisfy { $0.bridges.map(\.bridge) == [session.bridge.name] }
+            #expect(unnamed, "a bridge's own record names no bridge")
+            #expect(named, "each of the hub's events names the one bridge")
             #expect(rows.events.map(Self.withoutBridges) == own.events, "the hub's events are the bridge's")
         }
         return rows.events
