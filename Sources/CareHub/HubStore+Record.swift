@@ -10,9 +10,10 @@ import PostgresNIO
 /// from what the bridges sent, each fact on the day its bridge wrote it down.
 extension HubStore: CareRecordSource {
     /// The patient's samples no bridge retracted, measured on `days` (and apart, those its bridge holds in
-    /// quarantine and has not decided on), the recorded outcomes of events on them, the events themselves (done or
-    /// not: computed from the task versions each bridge sent, by the bridge's rules, in its zone) and every alert
-    /// change received. A day is read off the time as the bridge wrote it
+    /// quarantine and has not decided on), the recorded outcomes of events on them (every bridge's, each with its
+    /// bridge), the events themselves (done or not: computed from the task versions each bridge sent, by the
+    /// bridge's rules, in its zone; an event several bridges hold is there once, with each bridge's copy) and every
+    /// alert change received. A day is read off the time as the bridge wrote it
     /// (``CareRecordRows/day(ofStamp:)``), never from PostgreSQL's or the hub's zone.
     public func recordRows(patient: String, days: ClosedRange<String>) async throws(HubError) -> CareRecordRows {
         guard CareRecordRows.day(ofStamp: days.lowerBound) == days.lowerBound,
@@ -42,19 +43,19 @@ extension HubStore: CareRecordSource {
             ).decode((String, Date, String, String).self).collected()
             let versions = try await client.query(
                 """
-                SELECT v.bridge_id, v.id, v.body::text FROM hub_task_version v
-                WHERE v.patient_id = \(patient) ORDER BY v.bridge_id, v.arrival
+                SELECT b.name, v.id, v.body::text FROM hub_task_version v JOIN hub_bridge b ON b.id = v.bridge_id
+                WHERE v.patient_id = \(patient) ORDER BY b.name, v.arrival
                 """,
                 logger: logger
-            ).decode((Int64, String, String).self).collected()
+            ).decode((String, String, String).self).collected()
             let outcomes = try await client.query(
                 """
-                SELECT o.body::text FROM hub_outcome o
+                SELECT b.name, o.body::text FROM hub_outcome o JOIN hub_bridge b ON b.id = o.bridge_id
                 WHERE o.patient_id = \(patient) AND o.body->>'state' = 'recorded'
                     AND left(o.body->>'eventStart', 10) BETWEEN \(first) AND \(last)
                 """,
                 logger: logger
-            ).decode(String.self).collected()
+            ).decode((String, String).self).collected()
             let reading = { (row: (String, Date, String, String)) -> CareRecordRows.Reading? in
                 let (id, start, stamp, text) = row
                 guard let day = CareRecordRows.day(ofStamp: stamp),
@@ -66,21 +67,23 @@ extension HubStore: CareRecordSource {
             return CareRecordRows(
                 readings: samples.compactMap(reading),
                 quarantined: quarantined.compactMap(reading),
-                outcomes: outcomes.compactMap { Self.outcome(body: $0) },
-                events: try Self.events(patient: patient, days: days, versions: versions, outcomes: outcomes),
+                outcomes: outcomes.compactMap { Self.outcome(body: $0.1, bridge: $0.0) },
+                events: try Self.events(patient: patient, days: days, versions: versions, outcomes: outcomes.map(\.1)),
                 alerts: try await alertRows(of: [patient])
             )
         }
     }
 
-    /// The events on `days` of the task versions each bridge sent (`(bridge, version id, body)`, each bridge's in
-    /// its order), with the recorded outcomes (bodies of `outcome` messages) joined by version and occurrence:
+    /// The events on `days` of the task versions each bridge sent (`(bridge name, version id, body)`, each bridge's
+    /// in its order), with the recorded outcomes (bodies of `outcome` messages) joined by version and occurrence:
     /// ``CareEvent/events(of:from:to:zone:outcome:)``, the bridge's own rule, in the zone of the bridge that made
-    /// the versions. Each bridge's versions are its own (a plan put on the hub becomes a version on each bridge).
+    /// the versions. Each bridge's versions are its own (a plan put on the hub becomes a version on each bridge),
+    /// so a patient enrolled on two bridges has each event twice: ``CareRecordRows/Event/merged(_:)`` makes it one,
+    /// with both bridges' copies, before the day each event starts on decides whether it is in `days`.
     static func events(
         patient: String,
         days: ClosedRange<String>,
-        versions: [(Int64, String, String)],
+        versions: [(String, String, String)],
         outcomes: [String]
     ) throws(HubError) -> [CareRecordRows.Event] {
         var recorded: [String: Outcome] = [:]
@@ -92,7 +95,7 @@ extension HubStore: CareRecordSource {
             recorded["\(version.lowercased())/\(occurrence)"] = outcome
         }
         var events: [CareRecordRows.Event] = []
-        for (_, sent) in Dictionary(grouping: versions, by: \.0).sorted(by: { $0.key < $1.key }) {
+        for (bridge, sent) in Dictionary(grouping: versions, by: \.0).sorted(by: { $0.key < $1.key }) {
             let read = sent.compactMap { SyncMessage.taskVersion(id: $0.1, patient: patient, body: $0.2) }
             guard let zone = read.first?.zone,
                 let first = try? Timestamp.parse(days.lowerBound, in: zone),
@@ -110,14 +113,14 @@ extension HubStore: CareRecordSource {
             } catch {
                 throw HubError(.invalid, "the task versions of patient \(patient) cannot be read: \(error.message)")
             }
-            events += computed.map { CareRecordRows.Event($0, zone: zone) }.filter { days.contains($0.day) }
+            events += computed.map { CareRecordRows.Event($0, zone: zone, bridge: bridge) }
         }
-        return events
+        return CareRecordRows.Event.merged(events).filter { days.contains($0.day) }
     }
 
-    /// An outcome message's body (`task`, `taskVersion`, `occurrence`, `eventStart`, `outcome`) as a recorded
-    /// outcome; nil when it lacks one of them.
-    static func outcome(body: String) -> CareRecordRows.Outcome? {
+    /// An outcome message's body (`task`, `taskVersion`, `occurrence`, `eventStart`, `outcome`) as the outcome
+    /// `bridge` recorded; nil when it lacks one of them.
+    static func outcome(body: String, bridge: String) -> CareRecordRows.Outcome? {
         guard let object = (try? JSONValue.parse(Array(body.utf8)))?.objectValue,
             let task = object["task"]?.stringValue, let version = object["taskVersion"]?.stringValue,
             case .int(let occurrence)? = object["occurrence"],
@@ -129,7 +132,8 @@ extension HubStore: CareRecordSource {
             taskVersion: version,
             occurrence: occurrence,
             day: day,
-            values: values.map { $0.objectValue?["value"]?.doubleValue }
+            values: values.map { $0.objectValue?["value"]?.doubleValue },
+            bridge: bridge
         )
     }
 }

@@ -16,13 +16,26 @@ struct CareRecordBridge {
     /// Friday 2026-11-27, 09:30 in Berlin.
     static let now = Date(timeIntervalSince1970: 1_795_768_200)
 
+    /// The bridge's name at the hub.
+    let name: String
     let store: CareStore
     let channel: HubSyncChannel
 
-    init(scratch: ScratchDirectory) async throws {
-        store = try CareStore(path: scratch.path("bridge.sqlite"), bridgeZone: Self.zone, logger: Logger(label: "test"))
+    /// A bridge named `name` at the hub, with Ann's plan applied 30 days before the suite's now; `before`: what
+    /// its store holds before Ann's plan comes.
+    init(
+        scratch: ScratchDirectory,
+        name: String = "home-1",
+        before: (CareRecordBridge) async throws -> Void = { _ in }
+    ) async throws {
+        self.name = name
+        store = try CareStore(
+            path: scratch.path("\(name).sqlite"),
+            bridgeZone: Self.zone,
+            logger: Logger(label: "test")
+        )
         // The channel builds the messages; it never connects (the tests hand them to the hub's store).
-        let tokenFile = try scratch.writeSecret("hub.token", "cbh_" + String(repeating: "0", count: 64))
+        let tokenFile = try scratch.writeSecret("\(name).token", "cbh_" + String(repeating: "0", count: 64))
         channel = HubSyncChannel(
             store: store,
             client: try HubClient(hub: "https://hub.invalid", credential: .tokenFile(tokenFile)),
@@ -30,6 +43,7 @@ struct CareRecordBridge {
             logger: Logger(label: "test")
         )
         try await channel.enable()
+        try await before(self)
         try await applyPlan(title: "Weigh yourself", at: Self.now.addingTimeInterval(-30 * 86_400))
     }
 
@@ -48,9 +62,9 @@ struct CareRecordBridge {
         _ = try await store.applyPlan(document, at: date)
     }
 
-    /// Ann's plan with a pill besides the weigh-in: twice a day, at 08:00 and 20:00 in Berlin for an hour each,
-    /// from `start` (a Berlin day).
-    func applyPillPlan(from start: String, at date: Date) async throws {
+    /// Ann's plan with a pill besides the weigh-in: twice a day, at `morning` (08:00) and 20:00 in Berlin for an
+    /// hour each, from `start` (a Berlin day).
+    func applyPillPlan(from start: String, at date: Date, morning: String = "08:00") async throws {
         let text = """
             {"patient": {"id": "ann", "name": "Ann Weber"},
              "tasks": [
@@ -61,7 +75,7 @@ struct CareRecordBridge {
                "alerts": [{"id": "heavy", "when": {">": 70, "unit": "kg"}, "severity": "warning"}]},
               {"id": "pill", "title": "Take the pill", "kind": "intervention",
                "schedule": {"timeZone": "Europe/Berlin", "elements": [
-                 {"start": "\(start)T08:00:00", "interval": {"days": 1}, "duration": 3600},
+                 {"start": "\(start)T\(morning):00", "interval": {"days": 1}, "duration": 3600},
                  {"start": "\(start)T20:00:00", "interval": {"days": 1}, "duration": 3600}]}}]}
             """
         let document = try CarePlanDocument.parse(Data(text.utf8), path: "ann.json", bridgeZone: Self.zone)
@@ -100,9 +114,9 @@ struct CareRecordBridge {
         return sample
     }
 
-    /// Enrols the bridge on the hub for Ann.
-    func enrol(on hub: HubStore) async throws -> HubBridge {
-        let token = try #require(try await hub.enrol(bridge: "home-1", patients: [Self.patient]))
+    /// Enrols the bridge on the hub for Ann (and `others`).
+    func enrol(on hub: HubStore, others: [String] = []) async throws -> HubBridge {
+        let token = try #require(try await hub.enrol(bridge: name, patients: [Self.patient] + others))
         return try #require(try await hub.bridge(token: token))
     }
 

@@ -30,13 +30,26 @@ extension CareRecordTests {
     }
 
     /// The engine's record of `days`, and (on the hub) that it holds the very events the bridge's store gives.
+    /// The rule for one bridge: the hub's events are the bridge's own, each naming that bridge as the one that
+    /// holds it (`HubTwoBridgeRecordTests` has the rule for two).
     static func events(_ session: Session, _ days: ClosedRange<String>) async throws -> [CareRecordRows.Event] {
         let rows = try await session.record(days)
         if session.hub != nil {
             let own = try await session.bridge.store.recordRows(patient: CareRecordBridge.patient, days: days)
-            #expect(rows.events == own.events, "the hub's events are the bridge's")
+            let unnamed = own.events.allSatisfy(\.bridges.isEmpty)
+            let named = rows.events.allSatisfy { $0.bridges.map(\.bridge) == [session.bridge.name] }
+            #expect(unnamed, "a bridge's own record names no bridge")
+            #expect(named, "each of the hub's events names the one bridge")
+            #expect(rows.events.map(Self.withoutBridges) == own.events, "the hub's events are the bridge's")
         }
         return rows.events
+    }
+
+    /// The event without the bridges that hold it, as a bridge's own store has it.
+    static func withoutBridges(_ event: CareRecordRows.Event) -> CareRecordRows.Event {
+        var event = event
+        event.bridges = []
+        return event
     }
 
     @Test(

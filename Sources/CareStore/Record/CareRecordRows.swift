@@ -29,19 +29,63 @@ public struct CareRecordRows: Sendable, Hashable {
         public var day: String
         /// The outcome's values (nil: a value with no number, such as a LO/HI limit or a text answer).
         public var values: [Double?]
+        /// The bridge that recorded it (on the hub; nil in a bridge's own store).
+        public var bridge: String?
 
-        public init(taskID: String, taskVersion: String, occurrence: Int, day: String, values: [Double?]) {
+        public init(
+            taskID: String,
+            taskVersion: String,
+            occurrence: Int,
+            day: String,
+            values: [Double?],
+            bridge: String? = nil
+        ) {
             self.taskID = taskID
             self.taskVersion = taskVersion
             self.occurrence = occurrence
             self.day = day
             self.values = values
+            self.bridge = bridge
         }
     }
 
     /// An event of the patient's plan on a day: what was due, from the task version in force, and whether it was
-    /// done (``state(at:zone:)`` tells done, not done, due, late or missed).
+    /// done (``state(at:)`` tells done, not done, due, late or missed). On the hub, one event the patient's plan
+    /// gives on several bridges is one event here, with each bridge's copy in ``bridges``
+    /// (``CareRecordRows/Event/merged(_:)``); its other fields are the first bridge's (by name).
     public struct Event: Sendable, Hashable {
+        /// One bridge's copy of an event: the bridge's key, task version and occurrence for it, and what was
+        /// recorded there.
+        public struct OnBridge: Sendable, Hashable {
+            /// The bridge's name at the hub.
+            public var bridge: String
+            /// The bridge's store-wide key for the task (`weigh`, or `weigh@ann` when another patient had `weigh`).
+            public var taskID: String
+            /// The id (lower-case UUID) of the bridge's task version the event belongs to.
+            public var taskVersion: String
+            public var occurrence: Int
+            /// Whether the bridge's outcome completes it.
+            public var isCompleted: Bool
+            /// Why it was not done, when the bridge marked it so.
+            public var notDoneReason: String?
+
+            public init(
+                bridge: String,
+                taskID: String,
+                taskVersion: String,
+                occurrence: Int,
+                isCompleted: Bool,
+                notDoneReason: String?
+            ) {
+                self.bridge = bridge
+                self.taskID = taskID
+                self.taskVersion = taskVersion
+                self.occurrence = occurrence
+                self.isCompleted = isCompleted
+                self.notDoneReason = notDoneReason
+            }
+        }
+
         public var taskID: String
         /// The task's id in its patient's plan.
         public var taskName: String
@@ -54,16 +98,20 @@ public struct CareRecordRows: Sendable, Hashable {
         public var start: Date
         public var end: Date
         public var isAllDay: Bool
-        /// Whether its outcome completes it (CareKit's progress reached 1).
+        /// Whether its outcome completes it (CareKit's progress reached 1); on the hub, whether some bridge's does.
         public var isCompleted: Bool
-        /// Why it was not done, when it was marked so.
+        /// Why it was not done, when it was marked so (on the hub: by some bridge, and no bridge completed it).
         public var notDoneReason: String?
         /// The patient's zone the event was computed in (the bridge's): its day decides late against missed, not
         /// the zone of whoever looks at the page.
         public var zone: TimeZone
+        /// The bridges that hold the event, each with its copy, by bridge name (on the hub; empty in a bridge's own
+        /// store).
+        public var bridges: [OnBridge]
 
-        /// The event as the record keeps it, on its day in `zone` (the patient's).
-        public init(_ event: CareEvent, zone: TimeZone) {
+        /// The event as the record keeps it, on its day in `zone` (the patient's); `bridge`: the bridge it came
+        /// from, on the hub.
+        public init(_ event: CareEvent, zone: TimeZone, bridge: String? = nil) {
             taskID = event.taskID
             taskName = event.taskName
             title = event.title
@@ -76,6 +124,19 @@ public struct CareRecordRows: Sendable, Hashable {
             isCompleted = event.isCompleted
             notDoneReason = event.outcome?.notDoneReason
             self.zone = zone
+            bridges = []
+            if let bridge {
+                bridges.append(
+                    OnBridge(
+                        bridge: bridge,
+                        taskID: event.taskID,
+                        taskVersion: event.key.taskVersion.uuidString.lowercased(),
+                        occurrence: event.occurrence,
+                        isCompleted: event.isCompleted,
+                        notDoneReason: event.outcome?.notDoneReason
+                    )
+                )
+            }
         }
 
         /// Where the event stands at `now` (the day of `now` in the patient's ``zone``), by the bridge's own rule
@@ -89,9 +150,9 @@ public struct CareRecordRows: Sendable, Hashable {
     public var readings: [Reading]
     /// Readings held in quarantine (not in the record until a person releases them), oldest first.
     public var quarantined: [Reading]
-    /// Recorded outcomes, by day, task and occurrence.
+    /// Recorded outcomes, by day, task, occurrence and bridge (on the hub every bridge's, each with its bridge).
     public var outcomes: [Outcome]
-    /// The events of the patient's plan on the days, done or not, by start, task and occurrence.
+    /// The events of the patient's plan on the days, done or not, by start, task, occurrence and first bridge.
     public var events: [Event]
     /// Every state of the patient's alerts the store holds (``CareTeamOverview`` tells which is newest).
     public var alerts: [CareTeamOverviewRows.AlertRow]
@@ -108,8 +169,13 @@ public struct CareRecordRows: Sendable, Hashable {
         }
         self.readings = readings.sorted(by: order)
         self.quarantined = quarantined.sorted(by: order)
-        self.outcomes = outcomes.sorted { ($0.day, $0.taskID, $0.occurrence) < ($1.day, $1.taskID, $1.occurrence) }
-        self.events = events.sorted { ($0.start, $0.taskID, $0.occurrence) < ($1.start, $1.taskID, $1.occurrence) }
+        self.outcomes = outcomes.sorted {
+            ($0.day, $0.taskID, $0.occurrence, $0.bridge ?? "") < ($1.day, $1.taskID, $1.occurrence, $1.bridge ?? "")
+        }
+        self.events = events.sorted {
+            ($0.start, $0.taskID, $0.occurrence, $0.bridges.first?.bridge ?? "")
+                < ($1.start, $1.taskID, $1.occurrence, $1.bridges.first?.bridge ?? "")
+        }
         self.alerts = alerts
     }
 

@@ -49,7 +49,8 @@ extension Templates {
 
     /// One day of a patient's record: the readings measured that day (flagged and LO/HI ones marked), those held
     /// in quarantine apart, the day's events (done, missed, late or not yet due) and the recorded outcomes of the
-    /// day's events by task version.
+    /// day's events by task version; on the hub (`bridged`), the bridges that hold each event and the bridge that
+    /// recorded each outcome, in words.
     static let overviewRecord = """
         <h1>{{name}} <span class="sub">{{dayLabel}}</span></h1>
         {{> overviewPatientNav}}
@@ -75,9 +76,9 @@ extension Templates {
         <div class="table-wrap">
         <table class="events">
         <caption class="visually-hidden">Events of {{name}}'s plan on {{dayLabel}}: done, missed or not yet due</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Task</th><th scope="col">Version</th><th scope="col">State</th></tr></thead>
+        <thead><tr><th scope="col">When</th><th scope="col">Task</th><th scope="col">Version</th>{{#bridged}}<th scope="col">Bridges</th>{{/bridged}}<th scope="col">State</th></tr></thead>
         <tbody>
-        {{#events}}<tr><td>{{when}}</td><th scope="row">{{task}}</th><td>{{version}}</td><td class="{{stateClass}}">{{state}}</td></tr>{{/events}}
+        {{#events}}<tr><td>{{when}}</td><th scope="row">{{task}}</th><td>{{version}}</td>{{#bridged}}<td>{{bridges}}</td>{{/bridged}}<td class="{{stateClass}}">{{state}}</td></tr>{{/events}}
         </tbody>
         </table>
         </div>
@@ -90,9 +91,9 @@ extension Templates {
         <div class="table-wrap">
         <table class="outcomes">
         <caption class="visually-hidden">Outcomes of {{name}} on {{dayLabel}}, by task</caption>
-        <thead><tr><th scope="col">Task</th><th scope="col">Version</th><th scope="col">Event</th><th scope="col">Outcome</th></tr></thead>
+        <thead><tr><th scope="col">Task</th><th scope="col">Version</th><th scope="col">Event</th>{{#bridged}}<th scope="col">Recorded on</th>{{/bridged}}<th scope="col">Outcome</th></tr></thead>
         <tbody>
-        {{#outcomes}}<tr><th scope="row">{{task}}</th><td>{{version}}</td><td>{{occurrence}}</td><td>{{outcome}}</td></tr>{{/outcomes}}
+        {{#outcomes}}<tr><th scope="row">{{task}}</th><td>{{version}}</td><td>{{occurrence}}</td>{{#bridged}}<td>{{bridge}}</td>{{/bridged}}<td>{{outcome}}</td></tr>{{/outcomes}}
         </tbody>
         </table>
         </div>

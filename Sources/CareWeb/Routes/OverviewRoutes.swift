@@ -108,14 +108,23 @@ struct OverviewRoutes {
             ),
             "held": table(rows.quarantined, "Quarantined readings of \(entry.patient.name), oldest first"),
             "hasEvents": !rows.events.isEmpty,
+            // On the hub each event and outcome names its bridges (one event the plan gives on two bridges is one
+            // row naming both); a bridge's own record has none and shows no such column.
+            "bridged": rows.events.contains { !$0.bridges.isEmpty } || rows.outcomes.contains { $0.bridge != nil },
             "events": rows.events.map { event -> [String: Any] in
                 let state = event.state(at: now())
+                var stateText = state == .due ? "not yet due" : state.rawValue
+                let by = event.bridges.filter { state == .done ? $0.isCompleted : $0.notDoneReason != nil }
+                if event.bridges.count > 1, !by.isEmpty {
+                    stateText += " on " + by.map(\.bridge).joined(separator: " and ")
+                }
+                let versions = event.bridges.isEmpty ? [event.taskVersion] : event.bridges.map(\.taskVersion)
                 return [
                     "when": event.isAllDay
                         ? "all day" : shown.window(start: event.start, end: event.end, planZone: zone),
-                    "task": event.title, "version": String(event.taskVersion.prefix(8)),
-                    "state": state == .due ? "not yet due" : state.rawValue,
-                    "stateClass": state == .missed ? "missed" : "",
+                    "task": event.title, "version": versions.map { String($0.prefix(8)) }.joined(separator: ", "),
+                    "bridges": event.bridges.map(\.bridge).joined(separator: ", "),
+                    "state": stateText, "stateClass": state == .missed ? "missed" : "",
                 ]
             },
             "hasOutcomes": !rows.outcomes.isEmpty,
@@ -123,7 +132,7 @@ struct OverviewRoutes {
                 let values = outcome.values.map { $0.map { String(format: "%g", $0) } ?? "no number" }
                 return [
                     "task": outcome.taskID, "version": String(outcome.taskVersion.prefix(8)),
-                    "occurrence": outcome.occurrence,
+                    "occurrence": outcome.occurrence, "bridge": outcome.bridge ?? "",
                     "outcome": values.isEmpty ? "done" : "done: \(values.joined(separator: ", "))",
                 ]
             },
