@@ -74,4 +74,16 @@ extension QuantitySample {
     /// The id this sample had before ids were time-ordered (SHA-256 of the key, name-based layout); only the
     /// store's migration to time-ordered ids needs it.
     public var legacyID: UUID { SHA256.uuid(for: idempotencyKey) }
+
+    /// This reading typed in by hand, under an id whose key also names `patient`: where ``id`` is already another
+    /// patient's reading of the same type, value, unit and time (two beds on a ward both weighed 72.5 kg at 07:30),
+    /// this patient's is a reading of its own, not a duplicate. Same time prefix; a device reading keeps its id
+    /// (one device's reading is one patient's).
+    public func typedIn(forPatient patient: String) -> QuantitySample {
+        guard source.kind == .manual else { return self }
+        return QuantitySample(
+            fields,
+            id: SampleID.uuid(key: idempotencyKey + "|patient|" + patient, milliseconds: idMilliseconds)
+        )
+    }
 }

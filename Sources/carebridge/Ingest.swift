@@ -20,7 +20,8 @@ struct Ingest: AsyncParsableCommand {
             bpm, /min, mmHg, kPa, %, mg/dL, mmol/L, ms. A negative value is refused. The value is converted to \
             the type's canonical unit and checked for plausibility (e.g. body temperature 25–45 °C, body mass \
             0.2–650 kg, heart rate 20–300 /min); a refused reading writes nothing. The sample's source is \
-            `manual`; recording the same reading (type, value, unit, time) twice changes nothing. An --at more \
+            `manual`; recording the same reading (type, value, unit, time) twice for one patient changes \
+            nothing (another patient's same reading, two beds weighed alike in one minute, is their own). An --at more \
             than 5 minutes in the future, or more than 7 days ago (a typo for the year re-evaluates a year of \
             rules), is refused without --force; the error says what recording it would re-evaluate.
 
@@ -166,14 +167,15 @@ struct Ingest: AsyncParsableCommand {
         } catch {
             throw StoreExit.fail(error)
         }
-        let sample = samples[0]
+        let stored = samples.map(report.stored)
+        let sample = stored[0]
         let inserted = report.inserted > 0
         let types = Set(samples.map(\.type))
         if json, inserted { await AlertReport.evaluate(store, from: sample.start, types: types, quiet: true) }
         if json {
             var object: JSONObject = [
                 "sample": sample.json(in: zone),
-                "samples": .array(samples.map { $0.json(in: zone) }),
+                "samples": .array(stored.map { $0.json(in: zone) }),
                 "inserted": .bool(inserted),
                 "eventsUpdated": .int(report.eventsUpdated),
                 "matched": .bool(inserted ? report.unmatched == 0 : false),

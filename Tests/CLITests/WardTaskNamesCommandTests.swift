@@ -30,7 +30,8 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
 
-    /// Both beds on the same file, each weighed (72.5 kg trips `heavy`) and given their medication on 20 Nov.
+    /// Both beds on the same file, each weighed 72.5 kg at 07:30 (typed in; it trips `heavy`; bed 2's is a
+    /// reading of its own, not "already recorded") and given their medication on 20 Nov.
     func admitTwoBeds() async throws {
         let ward = """
             {"tasks": [
@@ -50,7 +51,7 @@ import Testing
             _ = try await run(["patients", "add", bed, "--name", "Patient \(bed)"])
             _ = try await run(["plan", "apply", "--patient", bed, file])
             _ = try await run([
-                "replay", "--patient", bed, ReplayCommandTests.recording("weight-scale-morning-weigh-in.jsonl"),
+                "ingest", "bodyMass", "72.5", "kg", "--patient", bed, "--at", "2026-11-20T07:30", "--force",
             ])
             _ = try await run(["complete", "medication", "--patient", bed, "--at", "2026-11-20T08:30"])
         }
@@ -126,8 +127,8 @@ import Testing
         #expect(coding(bed1)["code"] as? String == "medication" && coding(bed1)["display"] as? String == "medication")
         #expect(coding(bed2)["code"] as? String == "medication@bed-2")
         #expect(coding(bed2)["display"] as? String == "medication")
-        #expect(identifier(bed1) == "medication@2026-11-20T07:00:00Z")
-        #expect(identifier(bed2) == "medication@bed-2@2026-11-20T07:00:00Z")
+        #expect(identifier(bed1) == "medication@2026-11-20T07:00:00+00:00")
+        #expect(identifier(bed2) == "medication@bed-2@2026-11-20T07:00:00+00:00")
         #expect((bed2["code"] as? [String: Any])?["text"] as? String == "Take the tablets")
     }
 }

@@ -325,4 +325,40 @@ import Testing
             )
         }
     }
+
+    /// Two beds weighed 72.5 kg in the same minute and typed in one after the other: each bed keeps its reading
+    /// (the second is not "already recorded"), the first keeps the id a reading typed in always had, and typing
+    /// either again changes nothing.
+    @Test func theSameReadingTypedInForTwoPatientsAtTheSameTimeIsEachOnesOwn() async throws {
+        let fixture = try await Self.store(patients: ["bed-1", "bed-2"])
+        let typed = QuantitySample(
+            type: .bodyMass,
+            value: 72.5,
+            unit: .kilogram,
+            start: Self.day,
+            source: .manual,
+            receivedAt: Self.day.addingTimeInterval(60)
+        )
+        let first = try await fixture.store.scoped(to: "bed-1").recordSamples([typed])
+        let second = try await fixture.store.scoped(to: "bed-2").recordSamples([typed])
+        #expect(first.inserted == 1 && first.storedUnder.isEmpty && first.eventsUpdated == 1)
+        #expect(second.inserted == 1 && second.duplicates == 0 && second.eventsUpdated == 1)
+        let bedTwos = try #require(second.storedUnder[typed.id])
+        #expect(bedTwos != typed.id && second.stored(typed).id == bedTwos)
+        #expect(bedTwos == typed.typedIn(forPatient: "bed-2").id)
+
+        #expect(try await Self.values(fixture.store, task: "weigh-bed-1", patient: "bed-1") == [72.5])
+        #expect(try await Self.values(fixture.store, task: "weigh-bed-2", patient: "bed-2") == [72.5])
+        let stored = try await fixture.store.samples(matching: SampleQuery())
+        #expect(
+            Set(stored.map { "\($0.patientID ?? "-") \($0.id)" })
+                == ["bed-1 \(typed.id)", "bed-2 \(bedTwos)"]
+        )
+
+        for bed in ["bed-1", "bed-2", "bed-2"] {
+            let again = try await fixture.store.scoped(to: bed).recordSamples([typed])
+            #expect(again.inserted == 0 && again.duplicates == 1, "\(bed)")
+        }
+        #expect(try await fixture.store.samples(matching: SampleQuery()).count == 2)
+    }
 }

@@ -65,7 +65,7 @@ extension CareStore {
             var router = SampleRouter(registry: state.registry, scope: scope, batch: samples)
             let recordedSeconds = recordedAt.timeIntervalSince1970
             for original in samples {
-                let id = original.id
+                var id = original.id
                 let sample = Self.wholeMilliseconds(original)
                 if try state.aggregated.covers(sample, db: db) {
                     report.duplicates += 1
@@ -73,7 +73,16 @@ extension CareStore {
                     continue
                 }
                 let route = try router.route(sample, db: db)
-                guard try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route) else {
+                var inserted = try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route)
+                if !inserted, original.source.kind == .manual, let patient = route.patientID,
+                    try Self.patientOfSample(db, id: id) != patient
+                {
+                    // Another patient's reading of the same type, value and time: this patient's is its own.
+                    id = original.typedIn(forPatient: patient).id
+                    inserted = try inserter.insert(sample, id: id, recordedAt: recordedSeconds, route: route)
+                    if inserted { report.storedUnder[original.id] = id }
+                }
+                guard inserted else {
                     report.duplicates += 1
                     continue
                 }
@@ -153,6 +162,12 @@ extension CareStore {
         guard let result else { return false }
         broadcaster.publish(result)
         return true
+    }
+
+    /// The patient the sample stored under `id` belongs to (nil: the implicit patient, or no such sample).
+    static func patientOfSample(_ db: Database, id: UUID) throws -> String? {
+        var reader = try SampleRowReader(db)
+        return try SampleTable.row(db, id: id, reader: &reader)?.stored.patientID
     }
 
     /// ``deleteSample(id:at:reason:by:)`` in the caller's transaction; nil when no live sample of `scope` has

@@ -216,6 +216,16 @@ public struct IngestReport: Sendable, Hashable {
     /// Samples skipped because their period was already vacuumed into an aggregate from the same device and
     /// source kind (a re-import of old data; counted in ``duplicates`` too).
     public var alreadyAggregated = 0
+    /// Readings typed in by hand stored under another id than their own, by their own id: the same reading (type,
+    /// value, unit, time) was already another patient's, so this patient's has the id that names the patient
+    /// (``QuantitySample/typedIn(forPatient:)``).
+    public var storedUnder: [UUID: UUID] = [:]
+
+    /// `sample` with the id it is stored under (its own, unless it is in ``storedUnder``).
+    public func stored(_ sample: QuantitySample) -> QuantitySample {
+        guard let id = storedUnder[sample.id] else { return sample }
+        return QuantitySample(sample.draft, id: id)
+    }
 
     public init(inserted: Int = 0, duplicates: Int = 0, eventsUpdated: Int = 0, unmatched: Int = 0) {
         self.inserted = inserted

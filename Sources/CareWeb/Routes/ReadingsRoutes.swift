@@ -119,7 +119,7 @@ struct ReadingsRoutes {
             "care app: \(session.user.id) typed in \(samples.count) reading(s) for \(patient.id) (\(report.inserted) new)"
         )
         let day = CalendarDay(containing: measured, zone: zone)
-        let anchor = samples[0].id.uuidString.lowercased()
+        let anchor = report.stored(samples[0]).id.uuidString.lowercased()
         return .redirect(
             to: "/patients/\(patient.id)/readings?from=\(day.key)&to=\(CalendarDay(containing: now, zone: zone).key)"
                 + "#reading-\(anchor)",
