@@ -42,9 +42,9 @@ package final class ChildProcess: Sendable {
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
+        let out = Pipe.closedOnExec()
+        let err = Pipe.closedOnExec()
+        let input = Pipe.closedOnExec()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input

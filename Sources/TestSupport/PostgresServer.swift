@@ -47,8 +47,8 @@ package final class PostgresServer: @unchecked Sendable {
     private var process: Process?
     private var logHandle: FileHandle?
 
-    /// Creates the cluster (not started).
-    package init(directory: URL) throws {
+    /// Creates the cluster (not started), `initdb` run without blocking a thread of the cooperative pool.
+    package init(directory: URL) async throws {
         guard let bin = Self.binaries else {
             throw Failure(description: "PostgreSQL is not installed (apt-get install -y postgresql)")
         }
@@ -62,7 +62,7 @@ package final class PostgresServer: @unchecked Sendable {
         try handOver(self.directory.path)
         try handOver(passwordFile.path)
         let command = asServerUser + ["\(bin)/initdb"]
-        let initdb = try ChildProcess.run(
+        let initdb = try await ChildProcess.run(
             URL(fileURLWithPath: command[0]),
             Array(command.dropFirst()) + [
                 "-D", dataPath, "-U", user, "--auth=scram-sha-256", "--pwfile", passwordFile.path, "-E", "UTF8",
@@ -75,7 +75,7 @@ package final class PostgresServer: @unchecked Sendable {
     /// Creates a streaming replica of the running `primary` (not started): `pg_basebackup -R` over the primary's
     /// replication connection, with the role's password in a pass file (mode 0600), never on a command line. Started,
     /// it is a hot standby until ``promote()``.
-    package init(replicaOf primary: PostgresServer, directory: URL) throws {
+    package init(replicaOf primary: PostgresServer, directory: URL) async throws {
         bin = primary.bin
         self.directory = directory.appendingPathComponent("pg")
         password = primary.password
@@ -86,7 +86,7 @@ package final class PostgresServer: @unchecked Sendable {
         try ScratchDirectory.writeSecret("127.0.0.1:\(primary.port):*:\(user):\(password)\n", to: passFile)
         try handOver(passFile)
         let command = asServerUser + ["\(bin)/pg_basebackup"]
-        let backup = try ChildProcess.run(
+        let backup = try await ChildProcess.run(
             URL(fileURLWithPath: command[0]),
             Array(command.dropFirst()) + [
                 "-h", "127.0.0.1", "-p", "\(primary.port)", "-U", user, "-D", dataPath, "-R", "-X", "stream",

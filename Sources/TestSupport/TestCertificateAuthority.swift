@@ -83,7 +83,7 @@ package final class TestCertificateAuthority: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: opensslPath!)
         process.arguments = arguments
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()

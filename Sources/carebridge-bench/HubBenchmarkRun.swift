@@ -48,7 +48,7 @@ struct HubBenchmarkRun: Sendable {
     func run() async throws -> HubBenchmarkFigures {
         let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let postgres = try PostgresServer(directory: directory)
+        let postgres = try await PostgresServer(directory: directory)
         postgres.durable = options.durable
         try await postgres.start()
         do {

@@ -21,7 +21,7 @@ extension FakeBlueZSuites.BridgeEndToEndTests {
         let store = file("bridge.sqlite")
         _ = try await carebridge(["patients", "add", "ann", "--name", "Ann", "--store", store])
 
-        let postgres = try PostgresServer(directory: scratch.url)
+        let postgres = try await PostgresServer(directory: scratch.url)
         try await postgres.start()
         let database = try postgres.databaseOptions(passwordFile: file("db-password"))
         let authority = try TestCertificateAuthority()

@@ -59,7 +59,7 @@ final class FakeBlueZ: @unchecked Sendable {
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: Self.which("dbus-daemon") ?? "/usr/bin/dbus-daemon")
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
-        let out = Pipe()
+        let out = Pipe.closedOnExec()
         daemon.standardOutput = out
         try daemon.run()
         var line = Data()

@@ -74,7 +74,7 @@ extension HubDatabaseTests {
         let authority = try TestCertificateAuthority()
         let otherAuthority = try TestCertificateAuthority(name: "Another CA")
         let issued = try authority.issueServer(named: "postgres", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
-        let postgres = try PostgresServer(directory: scratch.url)
+        let postgres = try await PostgresServer(directory: scratch.url)
         try postgres.serveTLS(certificate: issued.certificate, key: issued.key)
         try await postgres.start()
         let passwordFile = scratch.path("password")

@@ -9,7 +9,7 @@ enum HubFixture {
     /// Runs `body` with a migrated store (every migration applied once, none on a second start), then stops the
     /// server, also when `body` throws.
     static func withStore(scratch: ScratchDirectory, _ body: @Sendable (HubStore) async throws -> Void) async throws {
-        let postgres = try PostgresServer(directory: scratch.url)
+        let postgres = try await PostgresServer(directory: scratch.url)
         try await postgres.start()
         let passwordFile = try scratch.writeSecret("password", postgres.password)
         let database = try HubDatabase(url: postgres.url, passwordFile: passwordFile)

@@ -13,8 +13,8 @@ import Testing
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func aReadOnlyErrorSendsTheHubToTheNextWritableServerLoggedOnce() async throws {
         let scratch = try ScratchDirectory("cb-ro-")  // short: the servers' socket paths have 107 bytes at most
-        let first = try PostgresServer(directory: scratch.url.appendingPathComponent("a"))
-        let second = try PostgresServer(directory: scratch.url.appendingPathComponent("b"))
+        let first = try await PostgresServer(directory: scratch.url.appendingPathComponent("a"))
+        let second = try await PostgresServer(directory: scratch.url.appendingPathComponent("b"))
         try await first.start()
         try await second.start()
         // Each server has its own password: one password-file line per port, as libpq reads them.
@@ -67,7 +67,7 @@ import Testing
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func withNoWritableServerTheHubAnswers503AndProbesAgainOnlyAfterItsBackoff() async throws {
         let scratch = try ScratchDirectory("carebridge-hub-primary-")
-        let postgres = try PostgresServer(directory: scratch.url)  // not started yet
+        let postgres = try await PostgresServer(directory: scratch.url)  // not started yet
         let nothing = try MosquittoBroker.freeLoopbackPort()  // nothing listens there
         let passwordFile = try scratch.writeSecret("password", postgres.password)
         let database = try HubDatabase(

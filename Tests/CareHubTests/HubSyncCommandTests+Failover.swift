@@ -15,10 +15,13 @@ extension HubSyncCommandTests {
     /// primary, the rest arrive, each once, in the bridge's order.
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func aPrimaryKilledMidSyncAndItsReplicaPromotedLoseAndRepeatNothing() async throws {
-        let primary = try PostgresServer(directory: directory.appendingPathComponent("primary"))
+        let primary = try await PostgresServer(directory: directory.appendingPathComponent("primary"))
         primary.settings = ["synchronous_standby_names": "*"]
         try await primary.start()
-        let replica = try PostgresServer(replicaOf: primary, directory: directory.appendingPathComponent("replica"))
+        let replica = try await PostgresServer(
+            replicaOf: primary,
+            directory: directory.appendingPathComponent("replica")
+        )
         try await replica.start()
         let passwordFile = directory.appendingPathComponent("db-password").path
         let database = try primary.databaseOptions(passwordFile: passwordFile, replicas: [replica])

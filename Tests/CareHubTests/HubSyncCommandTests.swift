@@ -194,7 +194,7 @@ import Glibc
 
     /// A started PostgreSQL, its password file and the `--database` options naming both.
     func startPostgres() async throws -> (PostgresServer, passwordFile: String, database: [String]) {
-        let postgres = try PostgresServer(directory: directory)
+        let postgres = try await PostgresServer(directory: directory)
         try await postgres.start()
         let passwordFile = directory.appendingPathComponent("db-password").path
         return (postgres, passwordFile, try postgres.databaseOptions(passwordFile: passwordFile))

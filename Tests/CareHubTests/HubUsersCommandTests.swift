@@ -32,7 +32,7 @@ import Testing
 
     @Test(.enabled(if: PostgresServer.testsEnabled, "PostgreSQL is not installed (apt-get install -y postgresql)"))
     func aUserIsListedLinkedUnlinkedAndGivenANewPasswordThatEndsTheirSessions() async throws {
-        let postgres = try PostgresServer(directory: scratch.url)
+        let postgres = try await PostgresServer(directory: scratch.url)
         try await postgres.start()
         do {
             try await exercise(postgres)
