@@ -207,7 +207,8 @@ struct GuestRun: Sendable {
         )
         // The console beside the results, after an earlier boot's (Harness/timings.py reads the boot's figures).
         let console = directory.appendingPathComponent("console.txt")
-        let text = "--- boot: \(scenarios.joined(separator: " ")): \(String(format: "%.1f", run.seconds)) s\n" + run.console
+        let seconds = String(format: "%.1f", run.seconds)
+        let text = "--- boot: \(scenarios.joined(separator: " ")): \(seconds) s\n" + run.console
         if let handle = try? FileHandle(forWritingTo: console) {
             defer { try? handle.close() }
             _ = try? handle.seekToEnd()
