@@ -205,6 +205,17 @@ struct GuestRun: Sendable {
         print(
             "real-bluez: one guest boot, \(scenarios.count) scenarios, \(Int(run.seconds)) s (results in \(directory.path))"
         )
+        // The console beside the results, after an earlier boot's (Harness/timings.py reads the boot's figures).
+        let console = directory.appendingPathComponent("console.txt")
+        let seconds = String(format: "%.1f", run.seconds)
+        let text = "--- boot: \(scenarios.joined(separator: " ")): \(seconds) s\n" + run.console
+        if let handle = try? FileHandle(forWritingTo: console) {
+            defer { try? handle.close() }
+            _ = try? handle.seekToEnd()
+            try? handle.write(contentsOf: Data(text.utf8))
+        } else {
+            try? text.write(to: console, atomically: false, encoding: .utf8)
+        }
         // A scenario run again after bluetoothd crashed under it (Harness/guest/scenarios.sh) is said, never hidden.
         if let retried = try? String(contentsOf: directory.appendingPathComponent("retried.txt"), encoding: .utf8) {
             print("real-bluez: \(retried.trimmingCharacters(in: .whitespacesAndNewlines))")

@@ -424,6 +424,8 @@ started=$(now)
 bt_up 3 || exit 1
 mark_boot=$(now)
 echo "stack-up $mark_boot" >"$CAREBRIDGE_OUT/timings.txt"
+# Wall clock minus uptime: the bridge's log lines carry wall time, every mark here uptime (Harness/timings.py).
+echo "uptime-epoch $(awk -v epoch="$EPOCHREALTIME" '{ printf "%.3f\n", epoch - $1 }' /proc/uptime)" >>"$CAREBRIDGE_OUT/timings.txt"
 : >/run/scenario.pids
 failures=0
 # run_scenario NAME: one scenario in $CAREBRIDGE_OUT/NAME; sets scenario_failed.
