@@ -17,9 +17,12 @@ struct FHIRSmartJWKS: AsyncParsableCommand {
             or RS384), `key_ops` ["verify"], and the `kid` every assertion carries in its header (the key's \
             RFC 7638 thumbprint). The private key's parameters are never printed.
 
+            Make the key first, for example with `openssl genpkey -algorithm EC -pkeyopt \
+            ec_paramgen_curve:P-384 -out /etc/carebridge/fhir.pem`.
+
             Examples:
-              openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out /etc/carebridge/fhir.pem
-              carebridge fhir smart-jwks --smart-key-file /etc/carebridge/fhir.pem > carebridge-7.jwks.json
+              carebridge fhir smart-jwks --smart-key-file /etc/carebridge/fhir.pem \\
+                > carebridge-7.jwks.json
             """
     )
 
