@@ -66,7 +66,7 @@ import Testing
             let held = await client.wait(timeout: .seconds(15)) { client.bluezPresent }
             result.withLock { $0 = held }
         }
-        try await clock.waitForSleepers(1, timeout: .seconds(60))
+        try await clock.waitForSleepers(1)
         clock.advance(by: .seconds(14))
         #expect(result.withLock { $0 } == nil)
         clock.advance(by: .seconds(1))

@@ -120,7 +120,7 @@ import Testing
             logger: Self.quiet
         )
         let running = Task { try await parent.run() }
-        try await waitUntil("bridge", timeout: .seconds(90)) { log.current == ["companion started"] }
+        try await waitUntil("bridge", timeout: .seconds(300)) { log.current == ["companion started"] }
         await parent.triggerGracefulShutdown()
         try await running.value
         #expect(transport.reasons.withLock { $0 } == [.shutdown])
@@ -142,7 +142,7 @@ import Testing
             logger: Self.quiet
         )
         let running = Task { try await bridge.run() }
-        try await clock.waitForSleepers(1, timeout: .seconds(90))  // the group started (slow on a loaded machine)
+        try await clock.waitForSleepers(1)  // the group started (slow on a loaded machine)
         clock.advance(by: .seconds(29))
         #expect(transport.reasons.withLock { $0 }.isEmpty)
         clock.advance(by: .seconds(1))
@@ -169,7 +169,7 @@ import Testing
         let outcome = Box<BridgeOutcome?>(nil)
         let parent = ServiceGroup(services: [BridgeService(bridge: bridge, outcome: outcome)], logger: Self.quiet)
         let running = Task { try await parent.run() }
-        try await waitUntil("bridge", timeout: .seconds(90)) { (try? await store.sampleCount()) ?? 0 >= 3 }
+        try await waitUntil("bridge", timeout: .seconds(300)) { (try? await store.sampleCount()) ?? 0 >= 3 }
         await parent.triggerGracefulShutdown()
         try await running.value
         let result = try #require(outcome.current)

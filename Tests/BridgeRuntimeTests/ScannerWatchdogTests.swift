@@ -12,7 +12,7 @@ import Testing
 /// The scanner watchdog as a service: staged recovery of a silent scanner on an injected clock, reset by any
 /// advertisement, idle while discovery is paused, and part of the bridge's group (a give-up ends the run, a
 /// graceful shutdown ends the watchdog).
-@Suite(.timeLimit(.minutes(1))) struct ScannerWatchdogTests {
+@Suite(.timeLimit(.minutes(5))) struct ScannerWatchdogTests {
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     /// A scanner whose state the test sets; notes each recovery step with the clock's time.

@@ -63,7 +63,7 @@ import Testing
 
         receiver.answer(204)
         let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
-        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        #expect(await outbox.drain(timeout: .seconds(180)) == 0)
         await outbox.stop()
         try await receiver.stop()
         let requests = receiver.requests
@@ -111,9 +111,9 @@ import Testing
         defer { broker.stop() }
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/alert/#", count: 6)
         let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
-        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        #expect(await outbox.drain(timeout: .seconds(180)) == 0)
         try await fixture.store.acknowledgeAlert(id: alert.id, by: nil)
-        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        #expect(await outbox.drain(timeout: .seconds(180)) == 0)
         await outbox.stop()
         await connection.stop()
 
@@ -160,7 +160,7 @@ import Testing
         )
         channel.initialRetry = .zero
         let outbox = OutboxService(channel: channel, changes: nil, logger: Self.quiet)
-        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        #expect(await outbox.drain(timeout: .seconds(180)) == 0)
         await outbox.stop()
         let request = try #require(receiver.requests.first)
         #expect(request.path == "/hook?k=1")
@@ -211,7 +211,7 @@ import Testing
         )
         trusted.initialRetry = .zero
         let outbox = OutboxService(channel: trusted, changes: nil, logger: Self.quiet)
-        #expect(await outbox.drain(timeout: .seconds(20)) == 0)
+        #expect(await outbox.drain(timeout: .seconds(180)) == 0)
         await outbox.stop()
         let requests = receiver.requests
         #expect(requests.map(\.path) == ["/hooks/t0ken-s3cret?key=k3y"])

@@ -58,7 +58,7 @@ struct PerPatientMQTTTests {
         let configs = try await MosquittoSubscriber(broker: broker, topic: "homeassistant/#", count: never)
         let publisher = try await SampleStateChannelTests.publisher(store, broker: broker)
         await publisher.start()
-        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+        #expect(await publisher.drain(timeout: .seconds(180)) == 0)
         #expect(await publisher.statistics.delivered == 2)
         #expect(await publisher.statistics.unassigned == 1)
 
@@ -97,7 +97,7 @@ struct PerPatientMQTTTests {
         seen = try byID()
         #expect(seen[id(guest)]?.topic == "carebridge/ben/c8_47_8c_00_00_99/bodyMass")
         #expect(seen[id(guest)]?.patient == "ben")
-        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+        #expect(await publisher.drain(timeout: .seconds(180)) == 0)
         await publisher.stopWithConnection()
     }
 }

@@ -68,7 +68,7 @@ struct SampleStateChannelTests {
 
         let publisher = try await Self.publisher(store, broker: broker)
         await publisher.start()
-        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+        #expect(await publisher.drain(timeout: .seconds(180)) == 0)
         await publisher.stopWithConnection()
 
         let ids = try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String }
@@ -88,7 +88,7 @@ struct SampleStateChannelTests {
         let publisher = try await Self.publisher(store, broker: broker)
         await publisher.start()
         try await store.recordSamples([Self.weight(71, minute: 0)])
-        #expect(await publisher.drain(timeout: .seconds(20)) == 0)
+        #expect(await publisher.drain(timeout: .seconds(180)) == 0)
 
         // A broker without persistence forgets retained messages when it restarts.
         broker.stop()

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Misbehaving brokers, played by ``ScriptedBroker``.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct MQTTSessionProtocolErrorTests {
     func session(port: Int, clock: ManualClock) -> MQTTSession {
         MQTTSession(

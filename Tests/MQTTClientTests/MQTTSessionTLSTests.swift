@@ -69,7 +69,7 @@ func tlsConnectFailure(_ session: MQTTSession) async -> MQTTClientError? {
 @Suite(
     "MQTTSession over TLS against a real mosquitto with a test CA",
     .enabled(if: MosquittoBroker.testsEnabled),
-    .timeLimit(.minutes(1))
+    .timeLimit(.minutes(5))
 )
 struct MQTTSessionTLSTests {
     @Test func publishesOverTLSWhenTheBrokersCertificateChainsToTheGivenCA() async throws {

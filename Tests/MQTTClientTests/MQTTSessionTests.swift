@@ -44,7 +44,7 @@ func eventually(
 @Suite(
     "MQTTSession against a real mosquitto broker",
     .enabled(if: MosquittoBroker.testsEnabled),
-    .timeLimit(.minutes(1))
+    .timeLimit(.minutes(5))
 )
 struct MQTTSessionBrokerTests {
     @Test func qos1PublishesArriveExactlyWithPayloadsAndRetainFlags() async throws {

@@ -15,26 +15,30 @@ import Testing
         #expect(await CPUBoundWork.run { (1...100).reduce(0, +) } == 5050)
     }
 
+    /// How many jobs are inside at once, and the most seen.
+    final class Occupancy: Sendable {
+        private let state = Mutex((now: 0, most: 0))
+
+        func enter() { state.withLock { $0 = (now: $0.now + 1, most: max($0.most, $0.now + 1)) } }
+        func leave() { state.withLock { $0.now -= 1 } }
+        var most: Int { state.withLock { $0.most } }
+    }
+
     @Test func jobsStartedTogetherRunOneAtATime() async {
-        let running = Mutex(0)
-        let most = Mutex(0)
+        let occupancy = Occupancy()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<6 {
                 group.addTask {
                     await CPUBoundWork.run {
-                        let now = running.withLock {
-                            $0 += 1
-                            return $0
-                        }
-                        most.withLock { $0 = max($0, now) }
+                        occupancy.enter()
                         // Long enough for a second thread, had one been started, to be inside too.
                         usleep(20_000)
-                        running.withLock { $0 -= 1 }
+                        occupancy.leave()
                     }
                 }
             }
         }
-        #expect(most.withLock { $0 } == 1)
+        #expect(occupancy.most == 1)
     }
 
     @Test func whatAJobThrowsReachesTheTestAndTheLaneGoesOn() async {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The process runner never deadlocks on a chatty child: both pipes are read while it runs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ChildProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
     /// Slots of their own: these tests are about the runner, and have a time limit that a turn behind the
