@@ -39,10 +39,13 @@ case "$accel" in
     kvm) accel_args=(-accel kvm -cpu host) ;;
     *) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 esac
-echo "run-vm: accel=$accel kernel=$version out=$outdir" >&2
+# One virtual CPU per host core (CAREBRIDGE_VM_CPUS to choose): under TCG each is a host thread (thread=multi), so the
+# guest's bluetoothd, simulators and bridge run side by side instead of taking turns on one emulated CPU.
+cpus="${CAREBRIDGE_VM_CPUS:-$(nproc)}"
+echo "run-vm: accel=$accel cpus=$cpus kernel=$version out=$outdir" >&2
 
 timeout -k 10 "${CAREBRIDGE_VM_TIMEOUT:-900}" qemu-system-x86_64 "${accel_args[@]}" \
-    -m "${CAREBRIDGE_VM_MEM:-1G}" -smp 1 \
+    -m "${CAREBRIDGE_VM_MEM:-1G}" -smp "$cpus" \
     -nodefaults -no-user-config -display none -no-reboot \
     -serial stdio -monitor none \
     -kernel "$kernel" -initrd "$cache/initrd.img" \
