@@ -39,9 +39,11 @@ case "$accel" in
     kvm) accel_args=(-accel kvm -cpu host) ;;
     *) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 esac
-# One virtual CPU per host core (CAREBRIDGE_VM_CPUS to choose): under TCG each is a host thread (thread=multi), so the
-# guest's bluetoothd, simulators and bridge run side by side instead of taking turns on one emulated CPU.
-cpus="${CAREBRIDGE_VM_CPUS:-$(nproc)}"
+# One virtual CPU per host core, at most 4 (CAREBRIDGE_VM_CPUS to choose): under TCG each is a host thread
+# (thread=multi), so the guest's btvirt, bluetoothd, simulators and bridge run side by side instead of taking turns on
+# one emulated CPU (with one, on 2 cores, the bridge never saw an advertisement).
+host_cpus="$(nproc)"
+cpus="${CAREBRIDGE_VM_CPUS:-$((host_cpus < 4 ? host_cpus : 4))}"
 echo "run-vm: accel=$accel cpus=$cpus kernel=$version out=$outdir" >&2
 
 timeout -k 10 "${CAREBRIDGE_VM_TIMEOUT:-900}" qemu-system-x86_64 "${accel_args[@]}" \
