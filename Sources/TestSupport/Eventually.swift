@@ -17,7 +17,7 @@ package func eventually(
 /// - Throws: ``EventuallyTimeout`` naming `what` when `timeout` passed first.
 package func waitUntil(
     _ what: String,
-    timeout: Duration = .seconds(60),
+    timeout: Duration = .seconds(180),
     interval: Duration = .milliseconds(20),
     _ condition: () async throws -> Bool
 ) async throws {

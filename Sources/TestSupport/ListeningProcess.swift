@@ -64,7 +64,7 @@ package final class ListeningProcess: @unchecked Sendable {
     /// - Throws: nothing yet; callers keep `try` so that a failed wait can become an error.
     package func stop() async throws -> (status: Int32, exited: Bool) {
         kill(process.processIdentifier, SIGTERM)
-        let exited = await eventually(timeout: .seconds(60)) { !self.process.isRunning }
+        let exited = await eventually(timeout: .seconds(180)) { !self.process.isRunning }
         if !exited { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return (process.terminationStatus, process.terminationReason == .exit && exited)

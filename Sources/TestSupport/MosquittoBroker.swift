@@ -186,7 +186,7 @@ package final class MosquittoBroker: Sendable {
     package var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// Waits until the log contains `text` `count` times.
-    package func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(60)) async throws {
+    package func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(180)) async throws {
         // `eventually` checks a last time at the deadline: on a loaded machine this task may not run again until
         // long after the broker wrote the line, and that must not count as the line missing.
         let shown = await eventually(timeout: timeout, interval: .milliseconds(10)) {
@@ -280,7 +280,7 @@ package final class MosquittoSubscriber: Sendable {
         topic: String = "#",
         count: Int,
         qos: Int = 1,
-        timeoutSeconds: Int = 30,
+        timeoutSeconds: Int = 300,
         liveOnly: Bool = false
     ) async throws {
         self.broker = broker
@@ -299,7 +299,7 @@ package final class MosquittoSubscriber: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        try await broker.waitForLog("Sending SUBACK to \(clientID)", timeout: .seconds(60))
+        try await broker.waitForLog("Sending SUBACK to \(clientID)", timeout: .seconds(180))
     }
 
     deinit {
@@ -307,7 +307,7 @@ package final class MosquittoSubscriber: Sendable {
     }
 
     /// Waits for `mosquitto_sub` to exit after ``count`` messages and returns them in arrival order.
-    package func messages(timeout: Duration = .seconds(30)) async throws -> [Message] {
+    package func messages(timeout: Duration = .seconds(300)) async throws -> [Message] {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let text = output

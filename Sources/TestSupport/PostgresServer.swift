@@ -206,7 +206,7 @@ package final class PostgresServer: @unchecked Sendable {
     package func stop() async {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGINT)
-        _ = await eventually(timeout: .seconds(60)) { !process.isRunning }
+        _ = await eventually(timeout: .seconds(180)) { !process.isRunning }
         process.waitUntilExit()
         try? logHandle?.close()
         self.process = nil

@@ -108,7 +108,7 @@ extension FakeBlueZSuites {
                 bus: fake.address,
                 environment: ["CAREBRIDGE_LOG_LEVEL": "info"]
             )
-            let discovering = try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+            let discovering = try await FakeBlueZ.eventually(timeout: .seconds(120)) {
                 try await fake.journal().contains { $0.hasPrefix("StartDiscovery") } || !bridge.process.isRunning
             }
             #expect(discovering && bridge.process.isRunning, "bridge did not start: \(bridge.stderr)")
@@ -278,7 +278,7 @@ extension FakeBlueZSuites {
             #expect(added.status == 0, "\(added.stderr)")
             let bridge = try await Self.startBridge(fake, store: store, extra: ["--http", "127.0.0.1:0"])
             var url: String?
-            try await waitUntil("the care app listens", timeout: .seconds(60), interval: .milliseconds(100)) {
+            try await waitUntil("the care app listens", timeout: .seconds(180), interval: .milliseconds(100)) {
                 url = bridge.stdout.split(separator: "\n").first { $0.hasPrefix("care app listening on ") }
                     .map { String($0.dropFirst("care app listening on ".count)) }
                 return url != nil || !bridge.process.isRunning
@@ -306,7 +306,7 @@ extension FakeBlueZSuites {
                 bus: fake.address
             )
             #expect(
-                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                try await FakeBlueZ.eventually(timeout: .seconds(120)) {
                     try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
                 }
             )
@@ -341,7 +341,7 @@ extension FakeBlueZSuites {
             try await fake.addAdapter()
             let scan = try CarebridgeBinary(["scan", "--timeout", "4", "--json"], bus: fake.address)
             #expect(
-                try await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                try await FakeBlueZ.eventually(timeout: .seconds(120)) {
                     try await fake.journal().contains { $0.hasPrefix("StartDiscovery") }
                 }
             )
@@ -349,7 +349,7 @@ extension FakeBlueZSuites {
                 FakeBlueZ.recordings.appendingPathComponent("mi-body-composition-scale-2-broadcast.jsonl")
             )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent("thermometer-fahrenheit.jsonl"))
-            #expect(await scan.wait(timeout: .seconds(30)) == 0, "\(scan.stderr)")
+            #expect(await scan.wait(timeout: .seconds(120)) == 0, "\(scan.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.stdout.utf8)) as? [String: Any])
             let devices = try #require(object["devices"] as? [[String: Any]])
             let profiles = Dictionary(

@@ -32,7 +32,7 @@ extension FakeBlueZSuites {
             try await fake.addAdapter()
             try await fake.addPeripheral(Self.sensor, Self.spec(descriptors: descriptors))
             let (transport, collector) = await fake.startTransport(memory: InMemorySessionMemory())
-            let started = try await eventually(timeout: .seconds(60), interval: .milliseconds(300)) {
+            let started = try await eventually(timeout: .seconds(180), interval: .milliseconds(300)) {
                 if try await fake.journal().contains("WriteValue \(Self.sensor) 2bf4 01") { return true }
                 try? await fake.advertise(Self.sensor, Self.advert)
                 return false

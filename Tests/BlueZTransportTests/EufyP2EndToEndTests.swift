@@ -26,7 +26,7 @@ extension FakeBlueZSuites {
             let store = BridgeEndToEndTests.temporaryStore()
             defer { try? FileManager.default.removeItem(atPath: store) }
             let bridge = try await BridgeEndToEndTests.startBridge(fake, store: store)
-            let finished = try await eventually(timeout: .seconds(90), interval: .milliseconds(500)) {
+            let finished = try await eventually(timeout: .seconds(180), interval: .milliseconds(500)) {
                 if try await done(bridge, store) { return true }
                 try? await fake.advertise(Self.scale, Self.advert)
                 return false

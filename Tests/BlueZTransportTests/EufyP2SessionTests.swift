@@ -38,7 +38,7 @@ extension FakeBlueZSuites {
 
             /// Advertises every 300 ms (the scale advertises while it is awake) until `condition`.
             func advertise(until condition: () async throws -> Bool) async throws -> Bool {
-                try await eventually(timeout: .seconds(60), interval: .milliseconds(300)) {
+                try await eventually(timeout: .seconds(180), interval: .milliseconds(300)) {
                     if try await condition() { return true }
                     try? await fake.advertise(EufyP2SessionTests.scale, EufyP2SessionTests.advert)
                     return false

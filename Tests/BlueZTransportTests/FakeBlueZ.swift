@@ -105,7 +105,7 @@ final class FakeBlueZ: @unchecked Sendable {
         try mock.run()
         self.mock = mock
         // Python starts slowly on a loaded machine.
-        let appeared = await Self.eventually(timeout: .seconds(60)) {
+        let appeared = await Self.eventually(timeout: .seconds(180)) {
             (try? await control.call(Self.bus("GetNameOwner", [.string("org.bluez")]))) != nil
         }
         if appeared { return }
@@ -158,7 +158,7 @@ final class FakeBlueZ: @unchecked Sendable {
                 member: member,
                 arguments: arguments
             ),
-            timeout: .seconds(20)
+            timeout: .seconds(120)
         )
     }
 
@@ -187,7 +187,7 @@ final class FakeBlueZ: @unchecked Sendable {
     func journal() async throws -> [String] {
         var journal: [String]?
         // The name is gone while a simulated bluetoothd restart is under way: ask until the fake answers.
-        _ = await Self.eventually(timeout: .seconds(60)) {
+        _ = await Self.eventually(timeout: .seconds(180)) {
             journal = try? await mockCall("GetJournal").arguments.first?.stringArray ?? []
             return journal != nil
         }
@@ -207,7 +207,7 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 
     /// Polls until the playback is done (or the timeout passes).
-    func waitForPlayback(timeout: Duration = .seconds(60)) async throws -> PlaybackStatus {
+    func waitForPlayback(timeout: Duration = .seconds(180)) async throws -> PlaybackStatus {
         var last: PlaybackStatus?
         // The name disappears while a simulated bluetoothd restart is under way.
         _ = await Self.eventually(timeout: timeout) {
@@ -226,7 +226,7 @@ final class FakeBlueZ: @unchecked Sendable {
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes (TestSupport's `eventually`).
     static func eventually(
-        timeout: Duration = .seconds(60),
+        timeout: Duration = .seconds(180),
         _ condition: () async throws -> Bool
     ) async rethrows -> Bool {
         try await TestSupport.eventually(timeout: timeout, interval: .milliseconds(50), condition)

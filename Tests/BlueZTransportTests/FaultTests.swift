@@ -72,7 +72,7 @@ extension FakeBlueZSuites {
             let (transport, collector) = start(fake)
             #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
-            let status = try await fake.waitForPlayback(timeout: .seconds(90))
+            let status = try await fake.waitForPlayback(timeout: .seconds(180))
             #expect(status.done, "playback stuck with \(status.pending) events; \(collector.events.suffix(5))")
             let expected = try Self.notifications(recording)
             // Every recording ends with the device hanging up after its last notification, and the transport reports
@@ -177,7 +177,7 @@ extension FakeBlueZSuites {
             #expect(await FakeBlueZ.eventually { collector.statusLog.contains(.ready(adapter: "hci0")) })
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(Self.burst))
             #expect(
-                await FakeBlueZ.eventually(timeout: .seconds(30)) {
+                await FakeBlueZ.eventually(timeout: .seconds(120)) {
                     collector.events.contains { if case .error = $0.kind { true } else { false } }
                 }
             )
@@ -217,7 +217,7 @@ extension FakeBlueZSuites {
             )
             let supervision = Task { try await watchdog.run() }
             defer { supervision.cancel() }
-            #expect(await FakeBlueZ.eventually(timeout: .seconds(20)) { collector.finished })
+            #expect(await FakeBlueZ.eventually(timeout: .seconds(120)) { collector.finished })
             let error = try #require(collector.error as? TransportError)
             #expect(error.code == .scannerWedged)
             #expect(error.exitCode == 75)

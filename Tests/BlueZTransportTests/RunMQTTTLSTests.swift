@@ -30,7 +30,7 @@ extension FakeBlueZSuites {
                 ]
             )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
-            let messages = try await states.messages(timeout: .seconds(60))
+            let messages = try await states.messages()
             #expect(messages.count == expected.count)
             #expect(bridge.process.isRunning)
             try await BridgeEndToEndTests.settle(fake) { messages.count >= expected.count }

@@ -30,7 +30,7 @@ extension FakeBlueZSuites {
             )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent(recording))
             // The samples are published while the bridge runs, as they arrive.
-            let messages = try await states.messages(timeout: .seconds(60))
+            let messages = try await states.messages()
             #expect(bridge.process.isRunning)
             try await BridgeEndToEndTests.settle(fake) { messages.count >= expected.count }
             #expect(await bridge.terminate() == 0, "carebridge run: \(bridge.stderr.suffix(3000))")
@@ -87,8 +87,8 @@ extension FakeBlueZSuites {
                 extra: ["--mqtt", "mqtt://127.0.0.1:\(broker.port)"]
             )
             try await fake.play(FakeBlueZ.recordings.appendingPathComponent("thermometer-fahrenheit.jsonl"))
-            #expect(try await samples.messages(timeout: .seconds(60)).count == 1)
-            #expect(try await alert.messages(timeout: .seconds(60)).map(\.payload) == ["ON"])
+            #expect(try await samples.messages().count == 1)
+            #expect(try await alert.messages().map(\.payload) == ["ON"])
             // The retained `online` now, and the will's `offline` once the bridge is gone.
             let status = try await MosquittoSubscriber(broker: broker, topic: "carebridge/status", count: 2)
             try await waitUntil("online") { status.received.map(\.payload) == ["online"] }
@@ -96,7 +96,7 @@ extension FakeBlueZSuites {
             // Killed as a crash would be: no DISCONNECT, so the broker publishes the will.
             kill(bridge.process.processIdentifier, SIGKILL)
             bridge.process.waitUntilExit()
-            #expect(try await status.messages(timeout: .seconds(60)).map(\.payload) == ["online", "offline"])
+            #expect(try await status.messages().map(\.payload) == ["online", "offline"])
 
             // One connection carried it all: the samples, the alert sensor, the status.
             let connections = broker.log.split(separator: "\n").filter {

@@ -68,7 +68,7 @@ extension FakeBlueZSuites {
                 environment: ["NOTIFY_SOCKET": socket.path]
             )
             var messages: [String] = []
-            let ready = await FakeBlueZ.eventually(timeout: .seconds(30)) {
+            let ready = await FakeBlueZ.eventually(timeout: .seconds(120)) {
                 messages += socket.drain()
                 return messages.contains { $0.contains("READY=1") } && messages.contains { $0.contains("WATCHDOG=1") }
             }

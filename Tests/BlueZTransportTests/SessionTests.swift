@@ -54,7 +54,7 @@ extension FakeBlueZSuites {
 
             /// Advertises every 300 ms (a meter advertises while it has something to say) until `condition`.
             func advertise(until condition: () async throws -> Bool) async throws -> Bool {
-                try await eventually(timeout: .seconds(30), interval: .milliseconds(300)) {
+                try await eventually(timeout: .seconds(120), interval: .milliseconds(300)) {
                     if try await condition() { return true }
                     try? await fake.advertise(SessionTests.meter, SessionTests.advert)
                     return false

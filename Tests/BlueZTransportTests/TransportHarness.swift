@@ -84,13 +84,13 @@ final class EventCollector: Sendable {
     /// Asks the transport to stop gracefully and waits for its stream to finish.
     func shutDown(_ transport: BlueZTransport) async {
         transport.shutdown.request()
-        _ = await FakeBlueZ.eventually(timeout: .seconds(60)) { self.finished }
+        _ = await FakeBlueZ.eventually(timeout: .seconds(180)) { self.finished }
     }
 
     /// Cancels the consumer (graceful shutdown of the transport) and waits for the stream to finish.
     func stop() async {
         task.withLock { $0?.cancel() }
-        _ = await FakeBlueZ.eventually(timeout: .seconds(60)) { self.finished }
+        _ = await FakeBlueZ.eventually(timeout: .seconds(180)) { self.finished }
     }
 }
 

@@ -58,7 +58,7 @@ extension FakeBlueZSuites {
             }
 
             func advertise(until condition: () async throws -> Bool) async throws -> Bool {
-                try await eventually(timeout: .seconds(60), interval: .milliseconds(300)) {
+                try await eventually(timeout: .seconds(180), interval: .milliseconds(300)) {
                     if try await condition() { return true }
                     try? await fake.advertise(ViatomSessionTests.ring, ViatomSessionTests.advert)
                     return false

@@ -70,7 +70,7 @@ import Testing
         defer { task.cancel() }
         // The watchdog sleeps again only after it has handled the previous tick (or it has ended: given up).
         func settled() async throws -> Bool {
-            try await waitUntil("the watchdog handled the tick", timeout: .seconds(60)) {
+            try await waitUntil("the watchdog handled the tick", timeout: .seconds(180)) {
                 clock.sleeperCount >= 1 || ended.value.withLock { $0 }
             }
             return !ended.value.withLock { $0 }

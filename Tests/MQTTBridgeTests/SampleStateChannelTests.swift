@@ -119,14 +119,14 @@ struct SampleStateChannelTests {
         let subscriber = try await MosquittoSubscriber(broker: broker, topic: "carebridge/+/+", count: 1)
         let sample = Self.weight(72, minute: 3)
         try await store.recordSamples([sample])
-        try await waitUntil("published", timeout: .seconds(20)) { await publisher.statistics.delivered == 1 }
+        try await waitUntil("published", timeout: .seconds(120)) { await publisher.statistics.delivered == 1 }
         #expect(
             try await subscriber.messages().map { try jsonObject($0.payload)["id"] as? String } == [
                 sample.id.uuidString.lowercased()
             ]
         )
         // Removed from the outbox once the batch is acknowledged (a moment after the count above).
-        try await waitUntil("the outbox is empty", timeout: .seconds(60)) { (try? await store.outboxCount()) == 0 }
+        try await waitUntil("the outbox is empty", timeout: .seconds(180)) { (try? await store.outboxCount()) == 0 }
         await publisher.stopWithConnection()
     }
 
@@ -148,7 +148,7 @@ struct SampleStateChannelTests {
         #expect(await publisher.statistics.delivered == 0, "not before the poll")
         clock.advance(by: .seconds(1))
         // Published, then removed from the outbox once the batch is acknowledged (a moment later).
-        try await waitUntil("published and removed from the outbox", timeout: .seconds(60)) {
+        try await waitUntil("published and removed from the outbox", timeout: .seconds(180)) {
             let removed = (try? await store.outboxCount()) == 0
             return await publisher.statistics.delivered == 1 && removed
         }

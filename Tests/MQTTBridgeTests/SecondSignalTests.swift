@@ -69,7 +69,7 @@ struct SecondSignalTests {
         let (replay, store) = try await replayWithAHungDrain(broker, scratch: scratch)
         let sent = ContinuousClock.now
         replay.send(SIGINT)
-        try await waitUntil("the replay ends after the second SIGINT", timeout: .seconds(15)) { !replay.isRunning }
+        try await waitUntil("the replay ends after the second SIGINT", timeout: .seconds(120)) { !replay.isRunning }
         let output = try await replay.wait()
         #expect(sent.duration(to: .now) < .seconds(15))
         #expect(output.exited, "exited, not killed by the signal")
@@ -86,7 +86,7 @@ struct SecondSignalTests {
         defer { broker.stop() }
         let (replay, store) = try await replayWithAHungDrain(broker, scratch: scratch)
         broker.resume()
-        try await waitUntil("the replay ends once the broker answers", timeout: .seconds(60)) { !replay.isRunning }
+        try await waitUntil("the replay ends once the broker answers", timeout: .seconds(180)) { !replay.isRunning }
         let output = try await replay.wait()
         #expect(output.exited)
         // 130: the replay was interrupted (documented); the drain itself finished.

@@ -34,7 +34,7 @@ typealias Message = MosquittoSubscriber.Message
 
 /// Polls `condition` in real time until it holds (bounded; TestSupport's `waitUntil`).
 func eventually(
-    timeout: Duration = .seconds(60),
+    timeout: Duration = .seconds(240),
     _ what: String,
     _ condition: () async -> Bool
 ) async throws {
