@@ -73,8 +73,13 @@ enum RealBlueZ {
         return probe.terminationStatus == 0
     }
 
-    /// The built `carebridge` (next to the test bundle, else `.build/debug`).
+    /// The `carebridge` the guest runs: `CAREBRIDGE_REAL_BLUEZ_CAREBRIDGE` when set (`.ci/run` names its release
+    /// build, as the README installs it; `carebridge-bench` is looked for beside it), else the one built next to the
+    /// test bundle, else `.build/debug`'s.
     static var carebridge: URL {
+        if let path = ProcessInfo.processInfo.environment["CAREBRIDGE_REAL_BLUEZ_CAREBRIDGE"], !path.isEmpty {
+            return URL(fileURLWithPath: path).absoluteURL
+        }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -162,6 +167,9 @@ struct GuestRun: Sendable {
 
     static func boot(scenarios: [String]) async throws -> GuestRun {
         try await prepare()
+        guard FileManager.default.isExecutableFile(atPath: RealBlueZ.carebridge.path) else {
+            throw SetupError(description: "no carebridge to run in the guest at \(RealBlueZ.carebridge.path)")
+        }
         let directory = try resultsDirectory()
         var run = try await bootOnce(scenarios: scenarios, into: directory, retryingAPanic: true)
         // A kernel oops during a scenario leaves that boot's Bluetooth stack broken: the guest stops and names the
@@ -181,7 +189,68 @@ struct GuestRun: Sendable {
                 seconds: run.seconds + next.seconds
             )
         }
+        try await exportStores(in: directory)
         return run
+    }
+
+    /// Each scenario's kept store (`PREFIXstore.sqlite`, Harness/guest/scenarios.sh) exported on the host with the
+    /// same `carebridge` the guest ran: `samples --json` into `PREFIXsamples.json` and the plan's events of yesterday,
+    /// today and tomorrow (a run can cross midnight, UTC) into `PREFIXevents.json`, their errors into `export.log`.
+    static func exportStores(in directory: URL) async throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = { (offset: Int) -> String in
+            let date = calendar.date(byAdding: .day, value: offset, to: Date())!
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        let manager = FileManager.default
+        for scenario in try manager.contentsOfDirectory(atPath: directory.path).sorted() {
+            let folder = directory.appendingPathComponent(scenario)
+            let files = (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
+            for file in files.sorted() where file.hasSuffix("store.sqlite") {
+                let prefix = String(file.dropLast("store.sqlite".count))
+                let store = folder.appendingPathComponent(file).path
+                try await export(
+                    ["samples", "--store", store, "--json", "--from", "2000-01-01", "--to", "2100-01-01"],
+                    into: folder.appendingPathComponent(prefix + "samples.json"),
+                    errors: folder.appendingPathComponent("export.log")
+                )
+                try await export(
+                    [
+                        "events", "--store", store, "--json", "--time-zone", "UTC", "--from", day(-1), "--to", day(1),
+                    ],
+                    into: folder.appendingPathComponent(prefix + "events.json"),
+                    errors: folder.appendingPathComponent("export.log")
+                )
+            }
+        }
+    }
+
+    /// `carebridge ARGUMENTS` with its standard output into `output` and its errors appended to `errors`.
+    private static func export(_ arguments: [String], into output: URL, errors: URL) async throws {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        if !FileManager.default.fileExists(atPath: errors.path) {
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        }
+        let out = try FileHandle(forWritingTo: output)
+        defer { try? out.close() }
+        let err = try FileHandle(forWritingTo: errors)
+        defer { try? err.close() }
+        _ = try err.seekToEnd()
+        let process = Process()
+        process.executableURL = RealBlueZ.carebridge
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let exited = await eventually(timeout: .seconds(180), interval: .milliseconds(100)) { !process.isRunning }
+        if !exited {
+            process.terminate()
+            process.waitUntilExit()
+            throw SetupError(description: "carebridge \(arguments.joined(separator: " ")) did not finish in 180 s")
+        }
     }
 
     private static func bootOnce(

@@ -524,7 +524,7 @@ struct RealBlueZTests {
         let result = try await RealBlueZ.scenario("latency")
         #expect(result.stepsSucceeded, "\(result.diagnostics)")
         let report = result.text("latency.txt")
-        print("real-bluez latency (TCG guest, debug build):\n\(report)")
+        print("real-bluez latency (TCG guest, \(RealBlueZ.carebridge.path)):\n\(report)")
         #expect(report.contains("lost: 0"), "\(report)")
     }
 
