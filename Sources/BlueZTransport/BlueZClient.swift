@@ -34,6 +34,9 @@ actor BlueZClient {
     var bluezPresent = false
     /// We own a running discovery session.
     var discovering = false
+    /// A re-attach failed (bluetoothd answers `Busy` to our power-on while it powers its adapters itself after a
+    /// restart); the next adapter seen powered tries again.
+    var reattachFailed = false
     /// Discovery is stopped on purpose while a connection attempt runs.
     var discoveryPausedForConnect = false
 
@@ -306,9 +309,14 @@ actor BlueZClient {
                 }
             case BlueZ.gattCharacteristic:
                 if let value = changed["Value"]?.bytes { characteristicChanged(path, value: value) }
-            case BlueZ.adapter where path == adapterPath:
-                if changed["Powered"]?.bool == false, !stopping {
+            case BlueZ.adapter:
+                if path == adapterPath, changed["Powered"]?.bool == false, !stopping {
                     logger.warning("adapter powered off", metadata: ["adapter": "\(Self.adapterName(path))"])
+                }
+                if reattachFailed, changed["Powered"]?.bool == true, bluezPresent, !discovering {
+                    reattachFailed = false
+                    logger.info("adapter powered; re-attaching", metadata: ["adapter": "\(Self.adapterName(path))"])
+                    spawn { await $0.reattach() }
                 }
             default:
                 break
@@ -357,7 +365,11 @@ actor BlueZClient {
             if error.code == .blockedByRfkill {
                 fail(error)
             } else {
-                logger.warning("re-attaching to bluetoothd failed; waiting", metadata: ["error": "\(error)"])
+                reattachFailed = !discovering
+                logger.warning(
+                    "re-attaching to bluetoothd failed; trying again when an adapter is powered",
+                    metadata: ["error": "\(error)"]
+                )
             }
         }
     }

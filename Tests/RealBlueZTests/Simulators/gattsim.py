@@ -407,6 +407,7 @@ class Simulator:
         self.battery = None
         self.devices = {}
         self.address = None
+        self.busy_retries = 0
 
     # -- set-up
 
@@ -506,6 +507,12 @@ class Simulator:
                 manager.RequestDefaultAgent(self.agent.path)
                 self.log(f'agent {self.agent.capability} registered (bus name {self.bus.get_unique_name()})')
         except dbus.exceptions.DBusException as error:
+            if error.get_dbus_name() == 'org.bluez.Error.Busy' and self.busy_retries < 120:
+                # A restarted bluetoothd powers its adapters itself and answers Busy to our power change meanwhile.
+                self.busy_retries += 1
+                self.log(f'set-up: bluetoothd is busy ({error.get_dbus_message()}); trying again')
+                GLib.timeout_add(250, self.register)
+                return False
             self.registration_error = f'set-up: {error.get_dbus_name()}: {error.get_dbus_message()}'
             self.wake()
             return False
