@@ -87,6 +87,10 @@ def weight_frame(kilograms, extra, final):
 
 def main():
     args = gattsim.arguments(__doc__, options)
+    # The first AES use loads the OpenSSL backend of python3-cryptography: the scale's first decrypt took 12 s under
+    # TCG once, longer than the bridge waits for the answer to its login. Load it before advertising, as a scale's
+    # firmware has its cipher ready.
+    assert decrypt(bytes(16), encrypt(bytes(16), 'warm-up')) == 'warm-up'
     sim = gattsim.Simulator(args, 'eufy T9148', service_uuids=['FFF0'])
     weighings = [(float(kg), int(ohm)) for kg, ohm in (item.split(':') for item in args.weighings.split(',') if item)]
     faults = [fault for fault in args.faults.split(',') if fault]
